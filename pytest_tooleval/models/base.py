@@ -1,0 +1,39 @@
+"""The small protocol every model backend implements."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+
+@dataclass(frozen=True)
+class ChatRequest:
+    """One chat-completions request, as sent (and as keyed in the cache)."""
+
+    messages: tuple[dict[str, str], ...]
+    temperature: float | None = None
+    top_p: float | None = None
+    max_tokens: int | None = None
+    stop: tuple[str, ...] | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Reply:
+    """A model's answer to one request."""
+
+    text: str
+    latency_s: float = 0.0
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    cached: bool = False
+
+
+class InfrastructureError(Exception):
+    """The model could not be asked (retries exhausted, timeout, bad key, ...): the test errors, it is never scored."""
+
+
+class ModelBackend(Protocol):
+    name: str
+
+    async def complete(self, request: ChatRequest) -> Reply: ...
