@@ -1,0 +1,140 @@
+"""Cases -> parametrized test items, and an answered case -> pass / fail / error plus its report payload."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from .errors import ToolevalUsageError
+from .outcome import SampleResult
+from .session import ToolevalSession
+from .transport import PROPERTY, error_payload, result_payload
+
+NO_MODEL = "no model to evaluate: pass --tooleval-model NAME (or 'oracle', or 'replay:PATH')"
+NO_DATA = "no model and no local data: pass --tooleval-model NAME (data is downloaded on first use)"
+FAILURE_TEXT_LIMIT = 2000
+
+
+def parametrize_cases(metafunc: pytest.Metafunc, session: ToolevalSession, marker: pytest.Mark) -> None:
+    if not marker.args:
+        raise ToolevalUsageError("@pytest.mark.tooleval needs the suite name, e.g. @pytest.mark.tooleval('acebench')")
+    suite_name = marker.args[0]
+    try:
+        cases = session.cases(suite_name)
+    except ToolevalUsageError:
+        if session.active:
+            raise
+        # installed but unused: show one skipped placeholder instead of failing collection or downloading
+        metafunc.parametrize("tooleval_case", [pytest.param(None, id="no-model", marks=pytest.mark.skip(reason=NO_DATA))],
+                             indirect=True)
+        return
+    sizes = Counter((case.language, case.category) for case in cases)
+    session.category_sizes.update(sizes)
+    params = [
+        pytest.param(
+            case,
+            id=case.test_id,
+            marks=[getattr(pytest.mark, case.suite), getattr(pytest.mark, case.family), getattr(pytest.mark, case.language)],
+        )
+        for case in session.schedule(cases)
+    ]
+    metafunc.parametrize("tooleval_case", params, indirect=True)
+
+
+@dataclass(frozen=True)
+class CaseHandle:
+    """What the test function receives: the case and its scored result."""
+
+    case: Any
+    result: SampleResult
+    scorer: str
+
+    @property
+    def verdict(self) -> Any:
+        return self.result.verdict
+
+    @property
+    def passed(self) -> bool:
+        verdict = self.result.verdict
+        if self.scorer == "fixed" and verdict.fixed_valid is not None:
+            return bool(verdict.fixed_valid)
+        return bool(verdict.valid)
+
+    def check(self) -> None:
+        """Fail the test, with a readable message, when the sample's verdict is negative."""
+        __tracebackhide__ = True
+        if not self.passed:
+            pytest.fail(describe_failure(self.case, self.result, self.scorer), pytrace=False)
+
+
+def answer_case(session: ToolevalSession, case: Any) -> CaseHandle:
+    if not session.active:
+        pytest.skip(NO_MODEL)
+    return CaseHandle(case, session.run(case), session.settings.scorer)
+
+
+def attach_payload(item: pytest.Item, call: pytest.CallInfo[None], report: pytest.TestReport,
+                   handle: CaseHandle | None) -> None:
+    case = item.callspec.params["tooleval_case"]  # type: ignore[attr-defined]
+    if case is None:
+        return
+    session: ToolevalSession = item.config.stash[_session_key()]
+    size = session.category_sizes.get((case.language, case.category), 0)
+    if report.when == "setup" and report.failed:
+        reason = call.excinfo.exconly() if call.excinfo else "setup failed"
+        payload = error_payload(case, size, _trim(reason, 500))
+    elif report.when == "setup" and report.skipped:
+        payload = error_payload(case, size, _skip_reason(report), outcome="skipped")
+    elif report.when == "call" and handle is not None:
+        payload = result_payload(case, size, handle.result, handle.scorer)
+        if report.failed and not call.excinfo.errisinstance(pytest.fail.Exception):  # type: ignore[union-attr]
+            payload["outcome"] = "error"  # the test body itself broke: not a verdict
+    else:
+        return
+    report.user_properties.append((PROPERTY, payload))
+
+
+def _session_key() -> Any:
+    from .plugin import SESSION_KEY
+
+    return SESSION_KEY
+
+
+def _skip_reason(report: pytest.TestReport) -> str:
+    longrepr = report.longrepr
+    if isinstance(longrepr, tuple) and len(longrepr) == 3:
+        return str(longrepr[2]).removeprefix("Skipped: ")
+    return str(longrepr)
+
+
+def _trim(text: str, limit: int = FAILURE_TEXT_LIMIT) -> str:
+    return text if len(text) <= limit else text[:limit] + f"... [{len(text) - limit} more characters]"
+
+
+def describe_failure(case: Any, result: SampleResult, scorer: str) -> str:
+    verdict = result.verdict
+    lines = [f"{case.suite} {case.language}/{case.id}: {verdict.error_type or 'invalid'} (scorer: {scorer})"]
+    if verdict.error not in (None, "", []):
+        lines.append(f"  error:    {_trim(_show(verdict.error))}")
+    expected = getattr(case, "expected_text", None)
+    if expected:
+        lines.append(f"  expected: {_trim(expected)}")
+    if verdict.calls is not None:
+        lines.append(f"  decoded:  {_trim(_show(verdict.calls))}")
+    for key, value in verdict.details.items():
+        lines.append(f"  {key}: {_trim(_show(value))}")
+    lines.append(f"  output:   {_trim(_show(result.output))}")
+    other = verdict.valid if scorer == "fixed" else verdict.fixed_valid
+    if other is not None and other != (verdict.fixed_valid if scorer == "fixed" else verdict.valid):
+        lines.append(f"  note: the {'official' if scorer == 'fixed' else 'fixed'} scorer says {'valid' if other else 'invalid'}")
+    return "\n".join(lines)
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False, default=str)

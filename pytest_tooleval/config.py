@@ -1,0 +1,200 @@
+"""One Settings object, resolved once per process: CLI > TOOLEVAL_* env > ini/pyproject > default.
+
+Every option is declared once in OPTIONS; the same table drives `addoption`, `addini`, the env twin,
+validation and the header line that says where each value came from.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import pytest
+
+from .errors import ToolevalUsageError
+
+
+def _parse_float(name: str, text: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise ToolevalUsageError(f"--tooleval-{name}: {text!r} is not a number, e.g. 0.5") from None
+
+
+def _parse_int(name: str, text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise ToolevalUsageError(f"--tooleval-{name}: {text!r} is not a whole number, e.g. 8") from None
+    if value < 0:
+        raise ToolevalUsageError(f"--tooleval-{name}: {text!r} must not be negative")
+    return value
+
+
+def _parse_bool(name: str, text: str) -> bool:
+    lowered = str(text).strip().lower()
+    if lowered in ("1", "true", "yes", "on"):
+        return True
+    if lowered in ("0", "false", "no", "off", ""):
+        return False
+    raise ToolevalUsageError(f"tooleval {name}: {text!r} is not a boolean (true/false)")
+
+
+def _parse_list(name: str, text: str) -> tuple[str, ...]:
+    return tuple(part.strip() for part in str(text).split(",") if part.strip())
+
+
+def parse_thresholds(name: str, text: str) -> dict[str, float]:
+    """`overall=0.85,special=0.8` -> {"overall": 0.85, "special": 0.8}; fractions in [0, 1]."""
+    thresholds: dict[str, float] = {}
+    for part in _parse_list(name, text):
+        key, sep, value = part.partition("=")
+        example = "expected GROUP=FRACTION, e.g. overall=0.80"
+        if not sep or not key.strip():
+            raise ToolevalUsageError(f"--tooleval-{name}: {part!r} is not a valid threshold; {example}")
+        try:
+            fraction = float(value)
+        except ValueError:
+            raise ToolevalUsageError(f"--tooleval-{name}: {part!r} is not a valid threshold; {example}") from None
+        if not 0.0 <= fraction <= 1.0:
+            raise ToolevalUsageError(f"--tooleval-{name}: {part!r}: the fraction must lie between 0 and 1")
+        thresholds[key.strip().lower()] = fraction
+    return thresholds
+
+
+def _choice(*allowed: str) -> Callable[[str, str], str]:
+    def parse(name: str, text: str) -> str:
+        if text not in allowed:
+            raise ToolevalUsageError(
+                f"--tooleval-{name}: {text!r} is not valid; choose one of {', '.join(allowed)}"
+            )
+        return text
+
+    return parse
+
+
+@dataclass(frozen=True)
+class Option:
+    name: str  # CLI suffix: --tooleval-<name>; ini key tooleval_<name>; env TOOLEVAL_<NAME>
+    help: str
+    default: Any = None
+    parse: Callable[[str, str], Any] | None = None
+    flag: bool = False  # a store_true switch
+    secret: bool = False  # never printed
+
+    @property
+    def dest(self) -> str:
+        return "tooleval_" + self.name.replace("-", "_")
+
+    @property
+    def env(self) -> str:
+        return "TOOLEVAL_" + self.name.replace("-", "_").upper()
+
+
+OPTIONS: tuple[Option, ...] = (
+    Option("model", "model to evaluate: a model name served by the endpoint, 'oracle' (ground truth, a "
+           "self-check) or 'replay:PATH' (recorded outputs)"),
+    Option("base-url", "OpenAI-compatible endpoint (default: OPENAI_BASE_URL or api.openai.com)"),
+    Option("api-key", "API key (default: OPENAI_API_KEY); never printed or stored", secret=True),
+    Option("temperature", "sampling temperature", 0.0, _parse_float),
+    Option("top-p", "nucleus sampling top_p (unset: the endpoint's default)", None, _parse_float),
+    Option("max-tokens", "max_tokens per answer (ACEBench's runner uses 1200)", 1200, _parse_int),
+    Option("timeout", "seconds one request may take", 120.0, _parse_float),
+    Option("max-retries", "retries of a transient failure (429, 5xx, timeout, connection)", 6, _parse_int),
+    Option("concurrency", "requests in flight per process", 8, _parse_int),
+    Option("language", "ACEBench language: en, zh or all", "en", _choice("en", "zh", "all")),
+    Option("categories", "comma list of categories to collect (default: all)", (), _parse_list),
+    Option("data-dir", "folder holding the upstream data (default: TOOLEVAL_DATA_DIR, then the download cache)"),
+    Option("cache-dir", "folder for downloads and the response cache (default: ~/.cache/pytest-tooleval)"),
+    Option("offline", "never download; fail if the data is not there", False, _parse_bool, flag=True),
+    Option("no-cache", "do not read or write the response cache", False, _parse_bool, flag=True),
+    Option("scorer", "official (reproduces the reference, default) or fixed (documented bugs fixed)",
+           "official", _choice("official", "fixed")),
+    Option("report", "write the JSON report to this path"),
+    Option("fail-under", "gate: GROUP=FRACTION thresholds, e.g. overall=0.85,special=0.8", {},
+           parse_thresholds),
+    Option("max-error-rate", "gate: the largest share of samples that may end in errors", 0.02, _parse_float),
+    Option("user-model", "model playing the user in agent_multi_turn"),
+    Option("user-base-url", "endpoint of the user model (default: the agent's)"),
+    Option("user-api-key", "API key of the user model (default: the agent's)", secret=True),
+    Option("user-temperature", "temperature of the user model (ACEBench uses 0.001)", 0.001, _parse_float),
+    Option("max-dialog-turns", "turn limit of an agent rollout", 40, _parse_int),
+)
+
+OPTION_BY_DEST = {option.dest: option for option in OPTIONS}
+
+
+def add_options(parser: pytest.Parser) -> None:
+    group = parser.getgroup("tooleval", "tool-use evaluation (pytest-tooleval)")
+    for option in OPTIONS:
+        shown_default = "" if option.default in (None, (), {}) or option.secret else f" (default: {option.default})"
+        if option.flag:
+            group.addoption(f"--tooleval-{option.name}", action="store_true", default=None, dest=option.dest,
+                            help=option.help)
+        else:
+            group.addoption(f"--tooleval-{option.name}", default=None, dest=option.dest,
+                            help=option.help + shown_default)
+        parser.addini(option.dest, option.help, default=None)
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The effective configuration of one run. `sources` tells where each value came from."""
+
+    values: dict[str, Any]
+    sources: dict[str, str]
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self.values[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    def header(self) -> str:
+        """One line for the pytest header; secrets show only whether they are set."""
+        shown = []
+        for option in OPTIONS:
+            source = self.sources[option.name]
+            if source == "default" and option.name not in ("model", "scorer", "language"):
+                continue
+            value = self.values[option.name.replace("-", "_")]
+            text = "set" if option.secret else _show(value)
+            shown.append(f"{option.name}={text} ({source})")
+        return "tooleval: " + ", ".join(shown)
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, tuple):
+        return ",".join(value) or "-"
+    if isinstance(value, dict):
+        return ",".join(f"{k}={v}" for k, v in value.items()) or "-"
+    return str(value)
+
+
+def resolve(config: pytest.Config, environ: dict[str, str] | None = None) -> Settings:
+    """CLI > TOOLEVAL_* env > ini > default; every value validated, errors name the option and an example."""
+    environ = dict(os.environ if environ is None else environ)
+    values: dict[str, Any] = {}
+    sources: dict[str, str] = {}
+    for option in OPTIONS:
+        raw, source = config.getoption(option.dest), "cli"
+        if raw is None and environ.get(option.env) not in (None, ""):
+            raw, source = environ[option.env], "env"
+        if raw is None:
+            raw, source = config.getini(option.dest), "ini"
+        if raw is None:
+            raw, source = option.default, "default"
+        if source != "default" and option.parse is not None and not isinstance(raw, bool):
+            raw = option.parse(option.name, str(raw))
+        values[option.name.replace("-", "_")] = raw
+        sources[option.name] = source
+    _fill_api_key(values, sources, environ)
+    return Settings(values, sources)
+
+
+def _fill_api_key(values: dict[str, Any], sources: dict[str, str], environ: dict[str, str]) -> None:
+    if values["api_key"] is None and environ.get("OPENAI_API_KEY"):
+        values["api_key"], sources["api-key"] = environ["OPENAI_API_KEY"], "env OPENAI_API_KEY"
+    if values["base_url"] is None and environ.get("OPENAI_BASE_URL"):
+        values["base_url"], sources["base-url"] = environ["OPENAI_BASE_URL"], "env OPENAI_BASE_URL"

@@ -1,0 +1,66 @@
+"""The controller side of a run (the only process without xdist, the xdist master with it).
+
+It gathers the per-sample payloads from test reports, builds the summary, applies the gate to the exit
+status and writes the JSON report. The summary arithmetic and the rendering live in report/.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from .report.gate import GateResult, evaluate_gate
+from .report.json_report import write_report
+from .report.summary import RunSummary, summarize
+from .session import ToolevalSession
+from .transport import PROPERTY
+
+
+class Controller:
+    def __init__(self, session: ToolevalSession) -> None:
+        self.session = session
+        self.samples: dict[tuple[str, str, str], dict[str, Any]] = {}
+        self.other_failures = 0
+        self.summary: RunSummary | None = None
+        self.gate: GateResult | None = None
+
+    @pytest.hookimpl
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        payloads = [value for name, value in report.user_properties if name == PROPERTY]
+        for payload in payloads:
+            key = (payload["suite"], payload["language"], payload["id"])
+            if self.samples.get(key, {}).get("outcome") in (None, "skipped") or payload["outcome"] != "skipped":
+                self.samples[key] = payload
+        if not payloads and report.failed:  # the user's own tests: the gate never hides their failures
+            self.other_failures += 1
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        rows = [row for row in self.samples.values() if row["outcome"] != "skipped"]
+        if not rows:
+            return
+        settings = self.session.settings
+        self.summary = summarize(rows)
+        if settings.fail_under:
+            self.gate = evaluate_gate(self.summary, settings.fail_under, settings.max_error_rate)
+            if exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
+                if not self.gate.passed:
+                    session.exitstatus = pytest.ExitCode.TESTS_FAILED
+                elif self.other_failures == 0:
+                    session.exitstatus = pytest.ExitCode.OK
+        if settings.report:
+            write_report(settings.report, self.session, self.summary, rows, self.gate)
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if self.summary is None:
+            return
+        from .report.table import render_summary
+
+        terminalreporter.write_sep("=", "tooleval summary")
+        terminalreporter.write(render_summary(self.summary) + "\n")
+        if self.gate is not None:
+            for line in self.gate.lines():
+                terminalreporter.write_line(line, red=not self.gate.passed, green=self.gate.passed)
+        if self.session.settings.report:
+            terminalreporter.write_line(f"tooleval report: {self.session.settings.report}")

@@ -1,0 +1,41 @@
+"""A per-process asyncio loop in a background thread: tests hand it coroutines and wait for the result.
+
+One long-lived loop (rather than one loop per test) lets the HTTP client keep its connections and the
+concurrency limits hold across tests.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from concurrent.futures import Future
+from typing import Any, Awaitable, Callable, TypeVar
+
+T = TypeVar("T")
+
+
+class Engine:
+    def __init__(self) -> None:
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, name="tooleval-engine", daemon=True)
+        self._thread.start()
+        self._closers: list[Callable[[], Awaitable[Any]]] = []
+
+    def submit(self, coroutine: Awaitable[T]) -> Future[T]:
+        return asyncio.run_coroutine_threadsafe(coroutine, self._loop)  # type: ignore[arg-type]
+
+    def run(self, coroutine: Awaitable[T]) -> T:
+        return self.submit(coroutine).result()
+
+    def on_close(self, closer: Callable[[], Awaitable[Any]]) -> None:
+        self._closers.append(closer)
+
+    def close(self) -> None:
+        for closer in self._closers:
+            try:
+                self.run(closer())
+            except Exception:  # closing is best effort: the process is ending
+                pass
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(timeout=5)
+        self._loop.close()

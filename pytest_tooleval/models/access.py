@@ -1,0 +1,29 @@
+"""How a suite reaches the model under test: a chat function, recorded outputs, or the oracle."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Awaitable, Callable
+
+from .base import Reply
+from .replay import ReplayStore
+
+# messages -> Reply; sampling parameters are bound when the function is built
+ChatFn = Callable[[list[dict[str, str]]], Awaitable[Reply]]
+
+
+@dataclass(frozen=True)
+class ModelAccess:
+    """What a suite may use to answer one sample.
+
+    Attributes:
+        kind: "chat" (a live endpoint, cached), "replay" (recorded outputs) or "oracle" (ground truth).
+        chat: the agent/model chat function (kind "chat").
+        replay: the recorded outputs (kind "replay").
+        user_chat: the chat function of the user simulator, where one is configured.
+    """
+
+    kind: str
+    chat: ChatFn | None = None
+    replay: ReplayStore | None = None
+    user_chat: ChatFn | None = None

@@ -1,0 +1,21 @@
+"""What running one sample produced, before pytest turns it into passed / failed / error."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .verdict import Verdict
+
+
+class SampleError(Exception):
+    """The sample could not be scored (no recorded output, model unreachable, ...): the test errors."""
+
+
+@dataclass(frozen=True)
+class SampleResult:
+    verdict: Verdict
+    output: Any = None  # the raw model output (text), or the agent's messages
+    latency_s: float = 0.0
+    tokens: dict[str, int] = field(default_factory=dict)
+    transcript: list[dict[str, Any]] | None = None

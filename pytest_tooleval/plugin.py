@@ -1,0 +1,85 @@
+"""pytest hooks for pytest-tooleval: glue only, each hook a few lines that call into the modules.
+
+Importing this module is cheap (no openai, no data): the plugin costs nothing until a test asks for it.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Generator
+
+import pytest
+
+from .config import add_options, resolve
+from .session import ToolevalSession
+
+SESSION_KEY = pytest.StashKey[ToolevalSession]()
+RESULT_KEY = pytest.StashKey[Any]()
+CONTROLLER_KEY = pytest.StashKey[Any]()
+
+MARKERS = (
+    "tooleval(suite): parametrize this test with one case per sample of the named benchmark suite",
+    "acebench: an ACEBench sample",
+    "normal: an ACEBench normal-family sample",
+    "special: an ACEBench special-family sample",
+    "agent: an ACEBench agent-family sample",
+    "en: an English sample",
+    "zh: a Chinese sample",
+)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    add_options(parser)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    for line in MARKERS:
+        config.addinivalue_line("markers", line)
+    session = ToolevalSession(resolve(config))
+    config.stash[SESSION_KEY] = session
+    if session.active:
+        session.preload()  # data problems stop the run here, as one line with exit status 4
+    if not hasattr(config, "workerinput"):  # the controller (or a run without xdist) aggregates
+        from .controller import Controller
+
+        config.stash[CONTROLLER_KEY] = controller = Controller(session)
+        config.pluginmanager.register(controller, "tooleval-controller")
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if SESSION_KEY in config.stash:
+        config.stash[SESSION_KEY].close()
+
+
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    session = config.stash[SESSION_KEY]
+    return [session.settings.header()] if session.active else []
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    marker = metafunc.definition.get_closest_marker("tooleval")
+    if marker is None or "tooleval_case" not in metafunc.fixturenames:
+        return
+    from .collect import parametrize_cases
+
+    parametrize_cases(metafunc, metafunc.config.stash[SESSION_KEY], marker)
+
+
+@pytest.fixture
+def tooleval_case(request: pytest.FixtureRequest) -> Any:
+    """The sample this test evaluates, already answered and scored (an infrastructure failure errors here)."""
+    from .collect import answer_case
+
+    handle = answer_case(request.config.stash[SESSION_KEY], request.param)
+    request.node.stash[RESULT_KEY] = handle
+    return handle
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, Any]:
+    report = yield
+    callspec = getattr(item, "callspec", None)
+    if callspec is not None and "tooleval_case" in callspec.params:
+        from .collect import attach_payload
+
+        attach_payload(item, call, report, item.stash.get(RESULT_KEY, None))
+    return report

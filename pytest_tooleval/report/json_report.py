@@ -1,0 +1,65 @@
+"""The JSON report: fingerprint, summary and one object per sample (schema documented in the README)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from .. import __version__
+from .gate import GateResult
+from .summary import RunSummary
+
+SCHEMA = "pytest-tooleval/report/1"
+
+
+def fingerprint(session: Any) -> dict[str, Any]:
+    """Everything that changes a score, and nothing secret (the API key never appears)."""
+    settings = session.settings
+    base_url = settings.base_url or ""
+    return {
+        "plugin_version": __version__,
+        "model": settings.model,
+        "endpoint_host": urlsplit(base_url).hostname if base_url else None,
+        "parameters": {
+            "temperature": settings.temperature,
+            "top_p": settings.top_p,
+            "max_tokens": settings.max_tokens,
+            "max_dialog_turns": settings.max_dialog_turns,
+        },
+        "user_model": settings.user_model,
+        "scorer": settings.scorer,
+        "language": settings.language,
+        "categories": list(settings.categories),
+        "data_manifest_sha256": session.data_fingerprint(),
+    }
+
+
+def write_report(path: str, session: Any, summary: RunSummary, rows: list[dict[str, Any]],
+                 gate: GateResult | None) -> None:
+    document = {
+        "schema": SCHEMA,
+        "fingerprint": fingerprint(session),
+        "summary": {name: suite.data for name, suite in summary.suites.items()},
+        "gate": None if gate is None else {
+            "passed": gate.passed,
+            "checks": [{"figure": name, "actual": actual, "threshold": threshold, "met": met}
+                       for name, actual, threshold, met in gate.checks],
+            "error_rate": gate.error_rate,
+            "max_error_rate": gate.max_error_rate,
+        },
+        "samples": sorted(rows, key=lambda row: (row["suite"], row["language"], row["category"], row["index"])),
+    }
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    temporary.write_text(json.dumps(document, ensure_ascii=False, indent=1, default=str), encoding="utf-8")
+    os.replace(temporary, target)
+
+
+def manifest_sha256(root: Path) -> str | None:
+    manifest = root / "MANIFEST.json"
+    return hashlib.sha256(manifest.read_bytes()).hexdigest() if manifest.exists() else None

@@ -1,0 +1,76 @@
+"""A run's summary: one SuiteSummary per suite, built by that suite's own (pure) summariser."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Table:
+    title: str
+    headers: list[str]
+    rows: list[list[Any]]
+
+
+@dataclass(frozen=True)
+class SuiteSummary:
+    """Figures of one suite.
+
+    Attributes:
+        suite: the suite name.
+        tables: what the terminal shows (rendered with tabulate).
+        figures: gateable numbers by name, fractions in [0, 1] (e.g. "overall", "en.special").
+        partial: True when the run did not cover the whole benchmark, so the figures are renormalised.
+        counts: total, scored, passed, failed, errors.
+        data: the JSON form of everything above, for the report.
+    """
+
+    suite: str
+    tables: list[Table]
+    figures: dict[str, float]
+    partial: bool
+    counts: dict[str, int]
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    suites: dict[str, SuiteSummary]
+
+    @property
+    def counts(self) -> dict[str, int]:
+        total: dict[str, int] = {}
+        for summary in self.suites.values():
+            for key, value in summary.counts.items():
+                total[key] = total.get(key, 0) + value
+        return total
+
+
+def summarize(rows: list[dict[str, Any]]) -> RunSummary:
+    by_suite: dict[str, list[dict[str, Any]]] = {}
+    for row in rows:
+        by_suite.setdefault(row["suite"], []).append(row)
+    summaries = {}
+    for suite, suite_rows in sorted(by_suite.items()):
+        summaries[suite] = _summariser(suite)(suite_rows)
+    return RunSummary(summaries)
+
+
+def _summariser(suite: str) -> Any:
+    if suite == "acebench":
+        from ..suites.acebench.summary import summarize_acebench
+
+        return summarize_acebench
+    raise ValueError(f"no summariser for suite {suite!r}")
+
+
+def outcome_counts(rows: list[dict[str, Any]]) -> dict[str, int]:
+    counts = {"total": len(rows), "scored": 0, "passed": 0, "failed": 0, "errors": 0}
+    for row in rows:
+        if row["outcome"] == "error":
+            counts["errors"] += 1
+        else:
+            counts["scored"] += 1
+            counts["passed" if row["outcome"] == "passed" else "failed"] += 1
+    return counts

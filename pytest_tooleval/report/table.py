@@ -1,0 +1,22 @@
+"""Rendering a RunSummary as text (pure: no terminal, no I/O)."""
+
+from __future__ import annotations
+
+from tabulate import tabulate
+
+from .summary import RunSummary
+
+
+def render_summary(summary: RunSummary) -> str:
+    blocks = []
+    for suite in summary.suites.values():
+        for table in suite.tables:
+            body = tabulate(table.rows, headers=table.headers, tablefmt="simple", floatfmt=".3f", missingval="-")
+            blocks.append(f"{table.title}\n{body}")
+        counts = suite.counts
+        blocks.append(
+            f"{suite.suite}: {counts['scored']}/{counts['total']} scored, {counts['passed']} passed, "
+            f"{counts['failed']} failed, {counts['errors']} errors"
+            + (" (partial run: figures renormalised over what ran)" if suite.partial else "")
+        )
+    return "\n\n".join(blocks)

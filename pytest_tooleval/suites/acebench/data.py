@@ -1,0 +1,195 @@
+"""ACEBench data: find the upstream tree, read both JSON Lines files of a category, pair them by line.
+
+Layout (acebench-scoring §1.1): data_all/data_<lang>/data_<category>.json (prompt side) and
+.../possible_answer/data_<category>.json (answer side), aligned by line index.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from ...download import Pin, cache_path, ensure_downloaded
+from ...errors import DataError, ToolevalUsageError
+
+NORMAL_CATEGORIES = (
+    "normal_single_turn_single_function",
+    "normal_single_turn_parallel_function",
+    "normal_multi_turn_user_adjust",
+    "normal_multi_turn_user_switch",
+    "normal_similar_api",
+    "normal_preference",
+    "normal_atom_bool",
+    "normal_atom_enum",
+    "normal_atom_number",
+    "normal_atom_list",
+    "normal_atom_object_deep",
+    "normal_atom_object_short",
+)
+SPECIAL_CATEGORIES = ("special_incomplete", "special_error_param", "special_irrelevant")
+AGENT_CATEGORIES = ("agent_multi_step", "agent_multi_turn")
+CATEGORIES = NORMAL_CATEGORIES + SPECIAL_CATEGORIES + AGENT_CATEGORIES
+LANGUAGES = ("en", "zh")
+
+PIN_FILE = Path(__file__).with_name("pin.json")
+
+
+def family_of(category: str) -> str:
+    return category.split("_", 1)[0]
+
+
+class PromptRecord(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    id: str
+    question: Any
+    function: Any
+
+
+class AnswerRecord(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    id: str
+    ground_truth: Any
+
+
+@dataclass(frozen=True, eq=False)
+class AceCase:
+    """One ACEBench sample: the prompt record and its answer record, as upstream pairs them."""
+
+    language: str
+    category: str
+    index: int  # line index in the category file; upstream pairs and orders by it
+    record: dict[str, Any] = field(repr=False)
+    answer: dict[str, Any] = field(repr=False)
+
+    suite = "acebench"
+
+    @property
+    def id(self) -> str:
+        return self.record["id"]
+
+    @property
+    def family(self) -> str:
+        return family_of(self.category)
+
+    @property
+    def test_id(self) -> str:
+        return f"{self.language}-{self.id}"
+
+    @property
+    def ground_truth(self) -> Any:
+        return self.answer["ground_truth"]
+
+    @property
+    def expected_text(self) -> str:
+        """The ground truth in the official output format, for failure messages."""
+        if self.family == "agent":
+            return ""
+        from .scoring import render_ground_truth
+
+        return render_ground_truth(self.ground_truth, self.category)
+
+
+def locate(data_dir: str | None, cache_dir: Path, offline: bool) -> Path:
+    """The ACEBench root: the given folder (the root holding acebench/, or acebench/ itself), else the cache."""
+    if data_dir:
+        given = Path(data_dir).expanduser()
+        for candidate in (given / "acebench", given):
+            if (candidate / "data_all").is_dir():
+                return candidate
+        raise DataError(
+            f"{given}: no ACEBench data there (expected data_all/data_en/... under it or under {given}/acebench)"
+        )
+    pin = load_pin()
+    cached = cache_path(pin, cache_dir)
+    if (cached / "MANIFEST.json").exists():
+        return cached
+    if offline:
+        raise ToolevalUsageError(
+            "ACEBench data is not in the cache and --tooleval-offline forbids the download: "
+            "pass --tooleval-data-dir or set TOOLEVAL_DATA_DIR"
+        )
+    return ensure_downloaded(pin, cache_dir)
+
+
+def load_pin() -> Pin:
+    pinned = json.loads(PIN_FILE.read_text(encoding="utf-8"))
+    url = os.environ.get("TOOLEVAL_ACEBENCH_URL", pinned["url"])
+    return Pin("acebench", url, pinned["files"], pinned["prompt_constants"], pinned["prompts_sha256"])
+
+
+def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    """JSON Lines with errors that name the file and line."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise DataError(f"{path}: file is missing") from None
+    except UnicodeDecodeError as exc:
+        raise DataError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    rows = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise DataError(f"{path}:{number}: malformed JSON ({exc.msg}, column {exc.colno})") from None
+        if not isinstance(row, dict):
+            raise DataError(f"{path}:{number}: expected a JSON object, got {type(row).__name__}")
+        rows.append(row)
+    return rows
+
+
+@lru_cache(maxsize=None)
+def load_category(root: Path, language: str, category: str) -> tuple[AceCase, ...]:
+    """Both files of one category, validated and paired by line (parsed once per process)."""
+    folder = root / "data_all" / f"data_{language}"
+    prompt_path = folder / f"data_{category}.json"
+    answer_path = folder / "possible_answer" / f"data_{category}.json"
+    prompts, answers = read_jsonl(prompt_path), read_jsonl(answer_path)
+    if len(prompts) != len(answers):
+        raise DataError(f"{answer_path}: {len(answers)} records, but {prompt_path} has {len(prompts)}")
+    cases = []
+    for index, (prompt, answer) in enumerate(zip(prompts, answers)):
+        _validate(PromptRecord, prompt, prompt_path, index)
+        _validate(AnswerRecord, answer, answer_path, index)
+        if prompt["id"] != answer["id"]:
+            raise DataError(f"{answer_path}:{index + 1}: id {answer['id']!r} does not match {prompt['id']!r}")
+        cases.append(AceCase(language, category, index, prompt, answer))
+    return tuple(cases)
+
+
+def _validate(model: type[BaseModel], row: dict[str, Any], path: Path, index: int) -> None:
+    try:
+        model.model_validate(row)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"]) or "record"
+        raise DataError(f"{path}:{index + 1}: {where}: {first['msg']}") from None
+
+
+@lru_cache(maxsize=None)
+def load_prompts(root: Path) -> dict[str, dict[str, str]]:
+    path = root / "prompts.json"
+    try:
+        prompts = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise DataError(f"{path}: file is missing") from None
+    except json.JSONDecodeError as exc:
+        raise DataError(f"{path}:{exc.lineno}: malformed JSON ({exc.msg})") from None
+    return prompts
+
+
+def select(root: Path, languages: tuple[str, ...], categories: tuple[str, ...]) -> list[AceCase]:
+    unknown = [name for name in categories if name not in CATEGORIES]
+    if unknown:
+        raise ToolevalUsageError(
+            f"--tooleval-categories: unknown category {unknown[0]!r}; known: {', '.join(CATEGORIES)}"
+        )
+    chosen = categories or CATEGORIES
+    return [case for language in languages for category in chosen for case in load_category(root, language, category)]

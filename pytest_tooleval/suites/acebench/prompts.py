@@ -1,0 +1,40 @@
+"""The official system/user messages for normal and special samples (acebench-scoring §2.1).
+
+The prompt texts come from the downloaded upstream files (prompts.json); this module only chooses and
+fills them the way upstream's inference code does.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .data import AceCase
+
+
+def _template(prompts: dict[str, dict[str, str]], language: str, name: str) -> str:
+    suffix = language.upper()
+    return prompts[f"model_inference/prompt_{language}.py"][f"{name}_{suffix}"]
+
+
+def single_turn_messages(case: AceCase, prompts: dict[str, dict[str, str]]) -> list[dict[str, str]]:
+    """[system, user] for a normal or special sample, filled exactly as upstream fills them."""
+    record = case.record
+    functions: Any = record["function"]
+    if not isinstance(functions, list):  # upstream wraps a lone dict or string in a list first
+        functions = [functions]
+    # `{function}` is filled with the list object itself, so the model sees its Python repr, not JSON
+    # (acebench-scoring §2.1); upstream picks the template by substring of the category name.
+    if "special" in case.category:
+        system = _template(prompts, case.language, "SYSTEM_PROMPT_FOR_SPECIAL_DATA").format(
+            time=record.get("time", ""), function=functions
+        )
+    elif "preference" in case.category:
+        system = _template(prompts, case.language, "SYSTEM_PROMPT_FOR_PREFERENCE_DATA").format(
+            profile=record.get("profile", ""), function=functions
+        )
+    else:
+        system = _template(prompts, case.language, "SYSTEM_PROMPT_FOR_NORMAL_DATA").format(
+            time=record.get("time", ""), function=functions
+        )
+    user = _template(prompts, case.language, "USER_PROMPT").format(question=record["question"])
+    return [{"role": "system", "content": system}, {"role": "user", "content": user}]

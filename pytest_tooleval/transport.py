@@ -1,0 +1,63 @@
+"""The per-sample payload that rides on test reports (user_properties) from any worker to the controller.
+
+Plain JSON-safe dicts, versioned, so `-n0` and `-n8` share one path (xdist serialises reports).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .outcome import SampleResult
+
+PROPERTY = "tooleval"
+PAYLOAD_VERSION = 1
+OUTPUT_LIMIT = 20_000  # characters of raw output kept per sample in reports
+
+
+def json_safe(value: Any) -> Any:
+    """Round-trip through JSON: tuples become lists, odd keys and objects become strings."""
+    return json.loads(json.dumps(value, default=str, ensure_ascii=False, skipkeys=False))
+
+
+def case_fields(case: Any, category_size: int) -> dict[str, Any]:
+    return {
+        "v": PAYLOAD_VERSION,
+        "suite": case.suite,
+        "id": case.id,
+        "category": case.category,
+        "language": case.language,
+        "index": case.index,
+        "category_size": category_size,
+    }
+
+
+def result_payload(case: Any, category_size: int, result: SampleResult, scorer: str) -> dict[str, Any]:
+    verdict = result.verdict
+    passed = verdict.fixed_valid if scorer == "fixed" and verdict.fixed_valid is not None else verdict.valid
+    output = result.output
+    if isinstance(output, str) and len(output) > OUTPUT_LIMIT:
+        output = output[:OUTPUT_LIMIT] + f"... [{len(output) - OUTPUT_LIMIT} more characters]"
+    payload = case_fields(case, category_size)
+    payload.update(
+        outcome="passed" if passed else "failed",
+        valid=verdict.valid,
+        fixed_valid=verdict.fixed_valid,
+        error_type=verdict.error_type,
+        error=verdict.error,
+        output=output,
+        calls=verdict.calls,
+        process=verdict.process,
+        details=verdict.details,
+        latency_s=round(result.latency_s, 4),
+        tokens=result.tokens,
+    )
+    if result.transcript is not None:
+        payload["transcript"] = result.transcript
+    return json_safe(payload)
+
+
+def error_payload(case: Any, category_size: int, reason: str, outcome: str = "error") -> dict[str, Any]:
+    payload = case_fields(case, category_size)
+    payload.update(outcome=outcome, valid=None, fixed_valid=None, error_type="", error=reason, output=None)
+    return payload

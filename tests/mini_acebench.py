@@ -1,0 +1,64 @@
+"""A tiny synthetic ACEBench tree (our own records and prompt texts) for tests that need no upstream data."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+SCHEMA = {
+    "name": "get_weather",
+    "description": "Weather for a city.",
+    "parameters": {
+        "type": "object",
+        "properties": {"city": {"type": "string"}, "days": {"type": "integer"}},
+        "required": ["city"],
+    },
+}
+
+# (category, prompt record extras, ground truth); ids are assigned per category
+RECORDS: dict[str, list[tuple[str, object]]] = {
+    "normal_atom_bool": [
+        ("user: weather in Paris?", {"get_weather": {"city": "Paris"}}),
+        ("user: weather in Rome for 3 days?", {"get_weather": {"city": "Rome", "days": 3}}),
+    ],
+    "normal_single_turn_single_function": [("user: weather in Oslo?", {"get_weather": {"city": "Oslo"}})],
+    "normal_multi_turn_user_adjust": [
+        ("user: weather in Lima?", {"get_weather": {"city": "Lima"}}),
+        ("user: weather in Lima?\nsystem: [get_weather(city='Lima')]\nuser: and Quito?", {"get_weather": {"city": "Quito"}}),
+    ],
+    "special_irrelevant": [
+        ("user: book me a flight", "Due to the limitations of the function, I cannot solve this problem."),
+    ],
+    "special_incomplete": [("user: what's the weather?", {"get_weather": ["city"]})],
+}
+
+PROMPTS = {
+    "model_inference/prompt_en.py": {
+        "SYSTEM_PROMPT_FOR_NORMAL_DATA_EN": "Call the APIs as [Name(k='v')].\n{time}\nAPIs: {function}",
+        "SYSTEM_PROMPT_FOR_PREFERENCE_DATA_EN": "Profile: {profile}\nAPIs: {function}",
+        "SYSTEM_PROMPT_FOR_SPECIAL_DATA_EN": "Say what is wrong.\n{time}\nAPIs: {function}",
+        "USER_PROMPT_EN": "History:\n{question}",
+    },
+}
+
+
+def write_mini_acebench(root: Path) -> Path:
+    """Write the tree under root/acebench and return that folder."""
+    base = root / "acebench"
+    folder = base / "data_all" / "data_en"
+    (folder / "possible_answer").mkdir(parents=True)
+    for category, rows in RECORDS.items():
+        prompts, answers = [], []
+        for number, (question, truth) in enumerate(rows):
+            sample_id = f"{category}_{number}"
+            if category.startswith("normal_multi_turn"):
+                sample_id = f"{category}_0_{number}"
+            prompts.append({"id": sample_id, "question": question, "function": [SCHEMA], "time": ""})
+            answers.append({"id": sample_id, "ground_truth": truth})
+        (folder / f"data_{category}.json").write_text("\n".join(json.dumps(p) for p in prompts) + "\n")
+        (folder / "possible_answer" / f"data_{category}.json").write_text(
+            "\n".join(json.dumps(a) for a in answers) + "\n"
+        )
+    (base / "prompts.json").write_text(json.dumps(PROMPTS))
+    (base / "MANIFEST.json").write_text(json.dumps({"files": {}}))
+    return base

@@ -1,0 +1,87 @@
+"""Samples become tests: ids, markers, selection, and the runs a user makes without a model."""
+
+from __future__ import annotations
+
+import pytest
+
+from mini_acebench import write_mini_acebench
+
+THIN_TEST = """
+import pytest
+
+@pytest.mark.tooleval("acebench")
+def test_acebench(tooleval_case):
+    tooleval_case.check()
+"""
+
+MINI_CATEGORIES = "normal_atom_bool,normal_single_turn_single_function,normal_multi_turn_user_adjust,special_irrelevant,special_incomplete"
+
+
+@pytest.fixture
+def mini(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.delenv("TOOLEVAL_DATA_DIR", raising=False)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    data = write_mini_acebench(pytester.path / "data")
+    pytester.makepyfile(test_acebench=THIN_TEST)
+    return ["--tooleval-data-dir", str(data), "--tooleval-categories", MINI_CATEGORIES,
+            "--tooleval-cache-dir", str(pytester.path / "cache"), "-p", "no:cacheprovider"]
+
+
+def test_ids_are_language_and_record_id(pytester: pytest.Pytester, mini: list[str]) -> None:
+    result = pytester.runpytest("--collect-only", "-q", *mini)
+    result.stdout.fnmatch_lines([
+        "test_acebench.py::test_acebench[[]en-normal_atom_bool_0[]]",
+        "test_acebench.py::test_acebench[[]en-normal_multi_turn_user_adjust_0_1[]]",
+        "test_acebench.py::test_acebench[[]en-special_irrelevant_0[]]",
+        "7 tests collected*",
+    ])
+
+
+def test_k_selects_one_category(pytester: pytest.Pytester, mini: list[str]) -> None:
+    result = pytester.runpytest("--collect-only", "-q", "-k", "special_irrelevant", *mini)
+    result.stdout.fnmatch_lines(["*test_acebench[[]en-special_irrelevant_0[]]", "1/7 tests collected (6 deselected)*"])
+
+
+def test_family_and_language_markers(pytester: pytest.Pytester, mini: list[str]) -> None:
+    result = pytester.runpytest("--collect-only", "-q", "-m", "special and en", *mini)
+    result.stdout.fnmatch_lines(["2/7 tests collected (5 deselected)*"])
+
+
+def test_without_a_model_every_sample_is_skipped_with_the_reason(pytester: pytest.Pytester, mini: list[str]) -> None:
+    result = pytester.runpytest("-rs", *mini)
+    result.assert_outcomes(skipped=7)
+    result.stdout.fnmatch_lines(["*no model to evaluate: pass --tooleval-model*"])
+    assert "tooleval summary" not in result.stdout.str()
+
+
+def test_without_model_or_data_one_placeholder_skips(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("TOOLEVAL_DATA_DIR", raising=False)
+    pytester.makepyfile(test_acebench=THIN_TEST)
+    result = pytester.runpytest("-rs", "--tooleval-offline", "--tooleval-cache-dir", str(pytester.path / "c"))
+    result.assert_outcomes(skipped=1)
+    result.stdout.fnmatch_lines(["*no model and no local data*"])
+
+
+def test_unknown_category_is_a_usage_error(pytester: pytest.Pytester, mini: list[str]) -> None:
+    args = [a if a != MINI_CATEGORIES else "normal_atom_bool,special_irelevant" for a in mini]
+    result = pytester.runpytest("--tooleval-model", "oracle", *args)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*unknown category 'special_irelevant'*"])
+
+
+def test_bad_threshold_is_a_usage_error(pytester: pytest.Pytester, mini: list[str]) -> None:
+    result = pytester.runpytest("--tooleval-model", "oracle", "--tooleval-fail-under", "overal:0.8", *mini)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([
+        "ERROR: --tooleval-fail-under: 'overal:0.8' is not a valid threshold; expected GROUP=FRACTION, e.g. overall=0.80"
+    ])
+
+
+def test_malformed_data_file_names_file_and_line(pytester: pytest.Pytester, mini: list[str]) -> None:
+    data = pytester.path / "data" / "acebench" / "data_all" / "data_en" / "data_normal_atom_bool.json"
+    lines = data.read_text().splitlines()
+    data.write_text(lines[0] + "\n" + lines[1][:40] + "\n")
+    result = pytester.runpytest("--tooleval-model", "oracle", *mini)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: *data_normal_atom_bool.json:2: malformed JSON (Expecting value, column 41)"])
+    assert "Traceback" not in result.stdout.str() + result.stderr.str()

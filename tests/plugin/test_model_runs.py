@@ -1,0 +1,154 @@
+"""End-to-end runs against the fake OpenAI server: outcomes, summary, cache, retries, xdist, the gate."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from fake_openai import Fault, FakeOpenAI
+from mini_acebench import write_mini_acebench
+
+THIN_TEST = """
+import pytest
+
+@pytest.mark.tooleval("acebench")
+def test_acebench(tooleval_case):
+    tooleval_case.check()
+"""
+
+CATEGORIES = "normal_atom_bool,normal_single_turn_single_function,normal_multi_turn_user_adjust,special_irrelevant,special_incomplete"
+KEY = "sk-test-0123456789abcdef"
+
+# scripted answers, keyed by a substring of the user message (the question of each synthetic sample)
+RIGHT = {
+    "weather in Paris": "[get_weather(city='Paris')]",
+    "Rome for 3 days": "[get_weather(city='Rome', days=3)]",
+    "weather in Oslo": "[get_weather(city='Oslo')]",
+    "and Quito": "[get_weather(city='Quito')]",
+    "weather in Lima": "[get_weather(city='Lima')]",
+    "book me a flight": "Due to the limitations of the function, I cannot solve this problem.",
+    "what's the weather": "Missing necessary parameters (city) for the api (get_weather)",
+}
+
+
+@pytest.fixture
+def run_args(pytester: pytest.Pytester, fake_openai: FakeOpenAI, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    monkeypatch.delenv("TOOLEVAL_DATA_DIR", raising=False)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    data = write_mini_acebench(pytester.path / "data")
+    pytester.makepyfile(test_acebench=THIN_TEST)
+    return ["--tooleval-model", "fake-model", "--tooleval-base-url", fake_openai.base_url,
+            "--tooleval-api-key", KEY, "--tooleval-data-dir", str(data), "--tooleval-categories", CATEGORIES,
+            "--tooleval-cache-dir", str(pytester.path / "cache"), "-p", "no:cacheprovider"]
+
+
+def read_report(pytester: pytest.Pytester, name: str = "report.json") -> dict:
+    return json.loads((pytester.path / name).read_text())
+
+
+def test_right_answers_pass_and_summary_is_printed(pytester: pytest.Pytester, fake_openai: FakeOpenAI,
+                                                   run_args: list[str]) -> None:
+    fake_openai.replies.update(RIGHT)
+    result = pytester.runpytest(*run_args, "--tooleval-report", "report.json")
+    result.assert_outcomes(passed=7)
+    result.stdout.fnmatch_lines(["*tooleval summary*", "*normal_atom_bool*", "*partial*"])
+    report = read_report(pytester)
+    assert report["fingerprint"]["model"] == "fake-model"
+    assert report["fingerprint"]["endpoint_host"] == "127.0.0.1"
+    assert {sample["outcome"] for sample in report["samples"]} == {"passed"}
+    assert len(report["samples"]) == 7
+    assert fake_openai.stats.requests == 7
+    system = fake_openai.stats.bodies[0]["messages"][0]
+    assert system["role"] == "system" and "'name': 'get_weather'" in system["content"]  # Python repr, as upstream
+
+
+def test_wrong_answer_fails_with_a_readable_message(pytester: pytest.Pytester, fake_openai: FakeOpenAI,
+                                                    run_args: list[str]) -> None:
+    fake_openai.replies.update(RIGHT)
+    fake_openai.replies["weather in Oslo"] = "[get_weather(city='Bergen')]"
+    result = pytester.runpytest(*run_args, "-k", "Oslo or Paris")
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines([
+        "*acebench en/normal_single_turn_single_function_0: value_error:string (scorer: official)",
+        "*expected: [[]get_weather(city='Oslo')[]]",
+        "*output:   [[]get_weather(city='Bergen')[]]",
+    ])
+
+
+def test_retries_exhausted_is_an_error_not_a_failure(pytester: pytest.Pytester, fake_openai: FakeOpenAI,
+                                                     run_args: list[str]) -> None:
+    fake_openai.fault_rate, fake_openai.fault = 1.0, Fault.http(503)
+    result = pytester.runpytest(*run_args, "-k", "Paris or irrelevant", "--tooleval-max-retries", "1",
+                                "--tooleval-report", "report.json")
+    result.assert_outcomes(errors=2)
+    assert KEY not in result.stdout.str()
+    report = read_report(pytester)
+    assert [sample["outcome"] for sample in report["samples"]] == ["error", "error"]
+    assert KEY not in json.dumps(report)
+
+
+def test_429_then_success_is_scored(pytester: pytest.Pytester, fake_openai: FakeOpenAI, run_args: list[str]) -> None:
+    fake_openai.replies.update(RIGHT)
+    fake_openai.fail_first(2, Fault.rate_limit(retry_after=0))
+    result = pytester.runpytest(*run_args, "-k", "special_irrelevant")
+    result.assert_outcomes(passed=1)
+    assert fake_openai.stats.requests == 3
+
+
+def test_a_rerun_is_answered_from_the_cache(pytester: pytest.Pytester, fake_openai: FakeOpenAI,
+                                            run_args: list[str]) -> None:
+    fake_openai.replies.update(RIGHT)
+    pytester.runpytest(*run_args).assert_outcomes(passed=7)
+    assert fake_openai.stats.requests == 7
+    pytester.runpytest(*run_args).assert_outcomes(passed=7)
+    assert fake_openai.stats.requests == 7
+    pytester.runpytest(*run_args, "--tooleval-no-cache").assert_outcomes(passed=7)
+    assert fake_openai.stats.requests == 14
+
+
+def test_interrupted_run_resumes_without_asking_again(pytester: pytest.Pytester, fake_openai: FakeOpenAI,
+                                                      run_args: list[str]) -> None:
+    fake_openai.replies.update(RIGHT)
+    pytester.runpytest(*run_args, "-k", "normal_atom_bool").assert_outcomes(passed=2)
+    pytester.runpytest(*run_args).assert_outcomes(passed=7)
+    assert fake_openai.stats.requests == 7
+
+
+def test_xdist_run_aggregates_on_the_controller(pytester: pytest.Pytester, fake_openai: FakeOpenAI,
+                                                run_args: list[str]) -> None:
+    fake_openai.replies.update(RIGHT)
+    fake_openai.replies["weather in Oslo"] = "[get_weather(city='Bergen')]"
+    result = pytester.runpytest_subprocess(*run_args, "-n", "2", "--tooleval-report", "report.json")
+    result.assert_outcomes(passed=6, failed=1)
+    report = read_report(pytester)
+    assert len(report["samples"]) == 7
+    categories = report["summary"]["acebench"]["en"]["categories"]
+    assert categories["normal_single_turn_single_function"]["accuracy"] == 0.0
+    assert categories["normal_atom_bool"]["accuracy"] == 1.0
+    result.stdout.fnmatch_lines(["*tooleval summary*"])
+
+
+@pytest.mark.parametrize(("threshold", "expected_exit"), [("0.5", 0), ("0.9", 1)])
+def test_gate_decides_the_exit_status(pytester: pytest.Pytester, fake_openai: FakeOpenAI, run_args: list[str],
+                                      threshold: str, expected_exit: int) -> None:
+    fake_openai.replies.update(RIGHT)
+    fake_openai.replies["weather in Oslo"] = "[get_weather(city='Bergen')]"
+    result = pytester.runpytest(*run_args, "--tooleval-fail-under", f"normal_atom_bool=1.0,normal={threshold}")
+    result.assert_outcomes(passed=6, failed=1)
+    assert result.ret == expected_exit
+    if expected_exit:
+        result.stdout.fnmatch_lines(["*tooleval gate: en.normal MISSED: 0.667 < 0.900 (short by 0.233)*",
+                                     "*tooleval gate: FAILED*"])
+    else:
+        result.stdout.fnmatch_lines(["*tooleval gate: PASSED*"])
+
+
+def test_gate_fails_on_too_many_errors(pytester: pytest.Pytester, fake_openai: FakeOpenAI,
+                                       run_args: list[str]) -> None:
+    fake_openai.replies.update(RIGHT)
+    fake_openai.replies["weather in Oslo"] = Fault.http(400)  # type: ignore[assignment]
+    result = pytester.runpytest(*run_args, "--tooleval-fail-under", "special=0.5")
+    result.assert_outcomes(passed=6, errors=1)
+    assert result.ret == 1
+    result.stdout.fnmatch_lines(["*tooleval gate: error rate 0.143 <= 0.020 MISSED*"])

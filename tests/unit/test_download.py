@@ -1,0 +1,171 @@
+"""The downloader against a real local HTTP server serving archives built here."""
+
+from __future__ import annotations
+
+import hashlib
+import http.server
+import io
+import json
+import tarfile
+import threading
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+from pytest_tooleval.download import Pin, canonical_sha256, ensure_downloaded, lift_string_constants
+from pytest_tooleval.errors import DataError
+
+
+def build_archive(files: dict[str, bytes], top: str = "Upstream-abc123") -> bytes:
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
+        for relative, content in files.items():
+            info = tarfile.TarInfo(f"{top}/{relative}")
+            info.size = len(content)
+            tar.addfile(info, io.BytesIO(content))
+    return buffer.getvalue()
+
+
+def python_constants(constants: dict[str, str]) -> bytes:
+    """Upstream-like Python source: assignments plus code that must never run."""
+    lines = ["import os", "os.system('touch SHOULD_NOT_EXIST')"]
+    lines += [f"{name} = {text!r}" for name, text in constants.items()]
+    return "\n".join(lines).encode()
+
+
+class ArchiveServer:
+    def __init__(self) -> None:
+        self.routes: dict[str, bytes] = {}
+        self.hits = 0
+        outer = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+                outer.hits += 1
+                body = outer.routes.get(self.path)
+                self.send_response(200 if body is not None else 404)
+                self.send_header("Content-Length", str(len(body or b"")))
+                self.end_headers()
+                self.wfile.write(body or b"")
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def url(self, path: str) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}{path}"
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture
+def archive_server() -> Iterator[ArchiveServer]:
+    server = ArchiveServer()
+    yield server
+    server.close()
+
+
+def small_pin(url: str, files: dict[str, bytes], constants: dict[str, dict[str, str]]) -> Pin:
+    return Pin(
+        "demo",
+        url,
+        {path: hashlib.sha256(content).hexdigest() for path, content in files.items()},
+        {path: list(names) for path, names in constants.items()},
+        canonical_sha256(constants),
+    )
+
+
+def test_download_verifies_lifts_prompts_and_caches(archive_server: ArchiveServer, tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    data = {"data_all/data_en/data_x.json": b'{"id": "x_0"}\n'}
+    constants = {"model_inference/prompt_en.py": {"GREETING_EN": "Hello {name}"}}
+    archive = build_archive({**data, "model_inference/prompt_en.py": python_constants(constants["model_inference/prompt_en.py"]),
+                             "README.md": b"not kept"})
+    archive_server.routes["/a.tar.gz"] = archive
+    pin = small_pin(archive_server.url("/a.tar.gz"), data, constants)
+
+    folder = ensure_downloaded(pin, tmp_path / "cache")
+    assert (folder / "data_all/data_en/data_x.json").read_bytes() == data["data_all/data_en/data_x.json"]
+    assert json.loads((folder / "prompts.json").read_text()) == constants
+    assert not (folder / "README.md").exists()
+    assert not (tmp_path / "SHOULD_NOT_EXIST").exists()  # the upstream module was read, never run
+    assert ensure_downloaded(pin, tmp_path / "cache") == folder
+    assert archive_server.hits == 1  # the second call used the cache
+
+
+def test_a_tampered_file_is_rejected_by_name(archive_server: ArchiveServer, tmp_path: Path) -> None:
+    data = {"data_all/data_en/data_x.json": b'{"id": "x_0"}\n'}
+    constants = {"model_inference/prompt_en.py": {"GREETING_EN": "Hello"}}
+    pin = small_pin(archive_server.url("/t.tar.gz"), data, constants)
+    archive_server.routes["/t.tar.gz"] = build_archive({
+        "data_all/data_en/data_x.json": b'{"id": "x_1"}\n',
+        "model_inference/prompt_en.py": python_constants(constants["model_inference/prompt_en.py"]),
+    })
+    with pytest.raises(DataError, match=r"data_all/data_en/data_x.json has sha256 [0-9a-f]{64}, expected"):
+        ensure_downloaded(pin, tmp_path / "cache")
+    assert not any((tmp_path / "cache" / "demo").iterdir())  # nothing half-written is left behind
+
+
+def test_changed_prompts_are_rejected(archive_server: ArchiveServer, tmp_path: Path) -> None:
+    constants = {"model_inference/prompt_en.py": {"GREETING_EN": "Hello"}}
+    pin = small_pin(archive_server.url("/p.tar.gz"), {}, constants)
+    archive_server.routes["/p.tar.gz"] = build_archive(
+        {"model_inference/prompt_en.py": python_constants({"GREETING_EN": "Hello, changed"})}
+    )
+    with pytest.raises(DataError, match="lifted prompt constants do not match the pinned hash"):
+        ensure_downloaded(pin, tmp_path / "cache")
+
+
+def test_unreachable_url_says_what_to_do(tmp_path: Path) -> None:
+    pin = Pin("demo", "http://127.0.0.1:9/nothing.tar.gz", {}, {})
+    with pytest.raises(DataError, match="could not download .*Point --tooleval-data-dir"):
+        ensure_downloaded(pin, tmp_path / "cache", timeout=2)
+
+
+def test_not_an_archive(archive_server: ArchiveServer, tmp_path: Path) -> None:
+    archive_server.routes["/bad.tar.gz"] = b"<html>not found</html>"
+    pin = Pin("demo", archive_server.url("/bad.tar.gz"), {}, {})
+    with pytest.raises(DataError, match="not a readable archive"):
+        ensure_downloaded(pin, tmp_path / "cache")
+
+
+def test_lifting_ignores_non_string_and_reports_missing() -> None:
+    source = "A = 'x'\nB = 3\nC = f'{A}'\nclass K:\n    D = 'inner'\n"
+    assert lift_string_constants(source, ["A"], "m.py") == {"A": "x"}
+    with pytest.raises(DataError, match="m.py: prompt constants not found: B, D"):
+        lift_string_constants(source, ["A", "B", "D"], "m.py")
+
+
+def test_pinned_acebench_archive_end_to_end(archive_server: ArchiveServer, acebench_dir: Path, tmp_path: Path,
+                                            pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The plugin downloads the pinned ACEBench files (served locally), verifies them and runs on them."""
+    pinned = json.loads((Path(__file__).parents[2] / "pytest_tooleval/suites/acebench/pin.json").read_text())
+    prompts = json.loads((acebench_dir / "prompts.json").read_text())
+    files = {relative: (acebench_dir / relative).read_bytes() for relative in pinned["files"]}
+    files.update({path: python_constants(constants) for path, constants in prompts.items()})
+    archive_server.routes["/acebench.tar.gz"] = build_archive(files, top="ACEBench-e6db74b")
+    monkeypatch.setenv("TOOLEVAL_ACEBENCH_URL", archive_server.url("/acebench.tar.gz"))
+    monkeypatch.delenv("TOOLEVAL_DATA_DIR")
+    pytester.makepyfile(test_acebench="""
+import pytest
+
+@pytest.mark.tooleval("acebench")
+def test_acebench(tooleval_case):
+    tooleval_case.check()
+""")
+    cache = tmp_path / "cache"
+    result = pytester.runpytest("--tooleval-model", "oracle", "--tooleval-cache-dir", str(cache),
+                                "--tooleval-categories", "special_irrelevant", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=50)
+    assert archive_server.hits == 1
+    rerun = pytester.runpytest("--tooleval-model", "oracle", "--tooleval-cache-dir", str(cache), "--tooleval-offline",
+                               "--tooleval-categories", "special_irrelevant", "-p", "no:cacheprovider")
+    rerun.assert_outcomes(passed=50)
+    assert archive_server.hits == 1
