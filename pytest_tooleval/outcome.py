@@ -13,6 +13,18 @@ class SampleError(Exception):
 
 
 @dataclass(frozen=True)
+class Answer:
+    """What the model side produced for one sample, before scoring."""
+
+    output: Any  # the raw output text, or the agent's messages
+    latency_s: float = 0.0
+    tokens: dict[str, int] = field(default_factory=dict)
+    transcript: list[dict[str, Any]] | None = None
+    state: Any = None  # the agent environment's end state, where there is one
+    process: list[str] | None = None  # agent messages routed to the executor
+
+
+@dataclass(frozen=True)
 class SampleResult:
     verdict: Verdict
     output: Any = None  # the raw model output (text), or the agent's messages

@@ -72,7 +72,8 @@ class ToolevalSession:
 
     def run(self, case: Any) -> SampleResult:
         suite = self.suite(case.suite)
-        return self.engine.run(suite.run(case, self.access))
+        answer = self.engine.run(suite.answer(case, self.access))
+        return suite.score(case, answer)
 
     def data_fingerprint(self) -> str | None:
         """sha256 of the data manifest in use (located without downloading)."""

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from ...models.access import ModelAccess
-from ...outcome import SampleError, SampleResult
+from ...outcome import Answer, SampleError, SampleResult
 from . import data
 from .prompts import single_turn_messages
 from .scoring import render_ground_truth, score_normal, score_special
@@ -22,13 +21,26 @@ class AceBenchSuite:
     def cases(self, languages: tuple[str, ...], categories: tuple[str, ...]) -> list[data.AceCase]:
         return data.select(self.root, languages, categories)
 
-    async def run(self, case: data.AceCase, access: ModelAccess) -> SampleResult:
+    async def answer(self, case: data.AceCase, access: ModelAccess) -> Answer:
+        """Everything that talks to a model (runs on the engine's loop)."""
         if case.family == "agent":
             from .agent_runner import run_agent_case  # rollouts pull in the environments: load them lazily
 
             return await run_agent_case(case, access, self.prompts)
         output, latency, tokens = await self._single_answer(case, access)
-        return SampleResult(score(case, output), output, latency, tokens)
+        return Answer(output, latency, tokens)
+
+    def score(self, case: data.AceCase, answer: Answer) -> SampleResult:
+        """Pure scoring (runs in the test's own thread)."""
+        if case.family == "agent":
+            from .agent_runner import grade_agent_case
+
+            verdict = grade_agent_case(case, answer)
+        elif case.family == "special":
+            verdict = score_special(case.category, case.ground_truth, answer.output)
+        else:
+            verdict = score_normal(case.record["function"], case.ground_truth, answer.output)
+        return SampleResult(verdict, answer.output, answer.latency_s, answer.tokens, answer.transcript)
 
     async def _single_answer(self, case: data.AceCase, access: ModelAccess) -> tuple[str, float, dict[str, int]]:
         if access.kind == "oracle":
@@ -49,9 +61,3 @@ class AceBenchSuite:
         }
         return reply.text, reply.latency_s, tokens
 
-
-def score(case: data.AceCase, output: str) -> Any:
-    """The official verdict (with the fixed-mode verdict alongside) for one normal or special output."""
-    if case.family == "special":
-        return score_special(case.category, case.ground_truth, output)
-    return score_normal(case.record["function"], case.ground_truth, output)

@@ -1,0 +1,165 @@
+"""Decoding a model's text answer into calls, the way ACEBench's official evaluator does.
+
+The output contract is one Python expression: a list of calls, ``[Api(key='value', ...), ...]``.
+`decode_official` reproduces upstream's ``decode_ast`` path bit for bit, quirks included
+(acebench-scoring §3.1); `decode_fixed` is the same contract with two upstream bugs fixed, for the
+``fixed`` scorer. Neither executes anything: values are read off the AST, and the binary-operator
+values upstream ``eval``s are folded by `safe_eval.fold_constant`.
+
+A decoded call is ``{name: {keyword: value}}``; values are plain Python (str, int, float, bool, None,
+list, tuple, dict, ...). ``**kw`` arguments are stored under the key ``None``, as upstream does.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import warnings
+from typing import Any
+
+from pytest_tooleval.suites.acebench.safe_eval import MAX_AST_DEPTH, DecodeError, ast_depth, fold_constant
+
+__all__ = ["MAX_SOURCE_CHARS", "DecodeError", "decode_fixed", "decode_official", "strip_whitespace"]
+
+#: Longest answer (after whitespace handling) we try to parse. A real answer is a few thousand
+#: characters (upstream asks for at most 1,200 tokens); parsing is linear but memory-hungry.
+MAX_SOURCE_CHARS = 100_000
+
+# Whitespace that str.split() knows but Python's tokenizer rejects outside string literals.
+_EXOTIC_SPACE = re.compile(r"[^\S \t\n\r\f]")
+
+def strip_whitespace(text: str) -> str:
+    """Delete every whitespace character, inside string literals too, as upstream does first."""
+    return "".join(text.split())
+
+
+def decode_official(text: str) -> list[dict[str, dict]]:
+    """Decode `text` exactly like the official evaluator.
+
+    Args:
+        text: the model's raw answer.
+
+    Returns:
+        One ``{name: {keyword: value}}`` dict per call, in output order.
+
+    Raises:
+        DecodeError: whatever upstream reports as ``wrong_output_format``.
+    """
+    # ACEBench quirk: all whitespace is deleted before parsing, inside strings too (acebench-scoring §3.1)
+    return _decode(strip_whitespace(text), fixed=False)
+
+
+def decode_fixed(text: str) -> list[dict[str, dict]]:
+    """Decode `text` for the fixed scorer: whitespace is kept and unary operators mean what they say.
+
+    The contract is otherwise the official one (same accepted shapes, same value rules, same errors).
+    Whitespace Python does not accept between tokens (a no-break space, say) is read as a space, since
+    upstream's whitespace deletion makes it harmless there too.
+    """
+    source = text.strip()
+    try:
+        return _decode(source, fixed=True)
+    except DecodeError:
+        spaced = _EXOTIC_SPACE.sub(" ", source)
+        if spaced == source:
+            raise
+        return _decode(spaced, fixed=True)
+
+
+# --- parsing --------------------------------------------------------------------------------------
+
+
+def _parse(source: str) -> ast.expr:
+    if len(source) > MAX_SOURCE_CHARS:
+        raise DecodeError(f"output longer than {MAX_SOURCE_CHARS} characters")
+    try:
+        with warnings.catch_warnings():
+            # Invalid escapes and the like only warn upstream; under `-W error` they would raise here.
+            warnings.simplefilter("ignore")
+            tree = ast.parse(source, mode="eval")
+    except (SyntaxError, ValueError, MemoryError, RecursionError, OverflowError) as exc:
+        raise DecodeError(f"not a Python expression: {type(exc).__name__}: {exc}") from None
+    if ast_depth(tree) > MAX_AST_DEPTH:
+        raise DecodeError("output nested too deeply")
+    return tree.body
+
+
+def _decode(source: str, *, fixed: bool) -> list[dict[str, dict]]:
+    body = _parse(source)
+    # Upstream iterates `body.elts`: a list, tuple or set display all work, nothing else does (§3.1).
+    if not isinstance(body, (ast.List, ast.Tuple, ast.Set)):
+        raise DecodeError(f"expected a list of calls, got {type(body).__name__}")
+    calls: list[dict[str, dict]] = []
+    for element in body.elts:
+        if not isinstance(element, ast.Call):
+            raise DecodeError(f"list element is not a call: {type(element).__name__}")
+        calls.append(_call(element, fixed=fixed))
+    return calls
+
+
+def _call_name(func: ast.expr) -> str:
+    """``a.b.c`` for an attribute chain; a base that is not a plain name is silently dropped (§3.1)."""
+    parts: list[str] = []
+    while isinstance(func, ast.Attribute):
+        parts.append(func.attr)
+        func = func.value
+    if isinstance(func, ast.Name):
+        parts.append(func.id)
+    return ".".join(reversed(parts))
+
+
+def _call(node: ast.Call, *, fixed: bool) -> dict[str, dict]:
+    # ACEBench quirk: positional arguments are dropped unread; `**kw` lands under the key None (§3.1)
+    arguments: dict[str | None, Any] = {}
+    for keyword in node.keywords:
+        arguments[keyword.arg] = _value(keyword.value, fixed=fixed)  # a repeated keyword keeps the last value
+    return {_call_name(node.func): arguments}  # type: ignore[dict-item]
+
+
+def _value(node: ast.expr, *, fixed: bool) -> Any:
+    """One argument value, by upstream's ``resolve_ast_by_type`` rules."""
+    if isinstance(node, ast.Constant):
+        return "..." if node.value is Ellipsis else node.value
+    if isinstance(node, ast.UnaryOp):
+        return _unary(node, fixed=fixed)
+    if isinstance(node, ast.List):
+        return [_value(item, fixed=fixed) for item in node.elts]
+    if isinstance(node, ast.Dict):
+        result: dict[Any, Any] = {}
+        for key, value in zip(node.keys, node.values):
+            if key is None:  # `{**x}` has no key node; upstream fails on it
+                raise DecodeError("dict unpacking is not supported")
+            resolved_key = _value(key, fixed=fixed)
+            try:
+                result[resolved_key] = _value(value, fixed=fixed)
+            except TypeError:
+                raise DecodeError("unhashable dict key") from None
+        return result
+    if isinstance(node, ast.BinOp):
+        # ACEBench quirk: upstream eval()s binary operations; we fold literals instead (§3.1, §9.B)
+        return fold_constant(node)
+    if isinstance(node, ast.Name):
+        # ACEBench quirk: a bare name becomes its identifier, so city=Paris gives "Paris" (§3.1)
+        return node.id
+    if isinstance(node, ast.Call):
+        return _call(node, fixed=fixed)
+    if isinstance(node, ast.Tuple):
+        return tuple(_value(item, fixed=fixed) for item in node.elts)
+    if isinstance(node, ast.Subscript):
+        # ACEBench quirk: a subscript is kept as its source text, e.g. "x[0]" (§3.1)
+        return ast.unparse(node.value) + "[" + ast.unparse(node.slice) + "]"
+    # Lambda, set, f-string, attribute, comparison, bool-op, if-expression, comprehension, ...
+    raise DecodeError(f"unsupported value: {type(node).__name__}")
+
+
+def _unary(node: ast.UnaryOp, *, fixed: bool) -> Any:
+    operand = node.operand
+    if not isinstance(operand, ast.Constant):
+        raise DecodeError("a unary operator needs a literal operand")
+    if fixed:
+        return fold_constant(node)  # Python semantics: +2 is 2, ~5 is -6, not True is False
+    try:
+        # ACEBench quirk: every unary operator negates, so +2 gives -2, ~5 and not(5) give -5 (§3.1)
+        return -operand.value
+    except TypeError:
+        raise DecodeError(f"cannot negate {type(operand.value).__name__}") from None

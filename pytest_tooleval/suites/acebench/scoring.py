@@ -1,0 +1,184 @@
+"""Per-sample ACEBench scoring for the normal and special categories, and the oracle's renderer.
+
+`score_normal` and `score_special` turn one model answer into a `Verdict` the way upstream's
+``eval_main`` does for one sample (acebench-scoring §4.1, §5); `Verdict.fixed_valid` carries the
+fixed scorer's opinion. `render_ground_truth` writes the answer a perfect model would give, for the
+oracle backend. All of it is pure.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any
+
+from pytest_tooleval.suites.acebench.checker import UPSTREAM_CRASH, CheckResult, normal_checker
+from pytest_tooleval.suites.acebench.decode import DecodeError, decode_fixed, decode_official
+from pytest_tooleval.suites.acebench.special import special_checker
+from pytest_tooleval.verdict import Verdict
+
+__all__ = [
+    "SPECIAL_CATEGORIES",
+    "jsonable",
+    "render_ground_truth",
+    "score_normal",
+    "score_special",
+]
+
+SPECIAL_CATEGORIES = ("special_incomplete", "special_error_param", "special_irrelevant")
+
+_SUFFIX = re.compile(r"_\d+$")
+
+
+def score_normal(functions: list[dict], ground_truth: Any, output: str) -> Verdict:
+    """Score one answer of a normal category (single-turn, or one step of a multi-turn dialogue).
+
+    Args:
+        functions: the record's ``function`` list.
+        ground_truth: the answer record's ``ground_truth``: one ``{api: {param: value}}`` dict, or a list
+            of such dicts meaning alternatives (any may match).
+        output: the model's raw answer.
+
+    Returns:
+        A `Verdict`. ``calls`` holds the officially decoded calls made JSON-safe by `jsonable` (None
+        when decoding failed); ``error``/``error_type`` are those of the first alternative when none
+        matches, as upstream writes them; ``fixed_valid`` is the fixed decoder and checker's verdict,
+        and ``details["fixed_error_type"]`` its error type when that differs from the official one.
+    """
+    official = _check_normal(functions, ground_truth, output, fixed=False)
+    fixed = _check_normal(functions, ground_truth, output, fixed=True)
+    details: dict[str, Any] = {}
+    if fixed[0].error_type != official[0].error_type:
+        details["fixed_error_type"] = fixed[0].error_type
+    result, calls = official
+    return Verdict(
+        valid=result.valid,
+        error_type=result.error_type if not result.valid else "",
+        error=None if result.valid else jsonable(result.error),
+        calls=None if calls is None else jsonable(calls),
+        fixed_valid=fixed[0].valid,
+        details=details,
+    )
+
+
+def _check_normal(
+    functions: list[dict], ground_truth: Any, output: str, *, fixed: bool
+) -> tuple[CheckResult, list[dict] | None]:
+    decode = decode_fixed if fixed else decode_official
+    try:
+        calls = decode(output)
+    except DecodeError as exc:
+        return CheckResult(False, "wrong_output_format", [f"Could not decode the answer as a call list: {exc}"]), None
+    # §4.1: a list ground truth holds alternatives; the first failure is the one reported.
+    alternatives = ground_truth if isinstance(ground_truth, list) else [ground_truth]
+    first_failure: CheckResult | None = None
+    for alternative in alternatives:
+        result = normal_checker(functions, calls, alternative, fixed=fixed)
+        if result.valid:
+            return result, calls
+        first_failure = first_failure or result
+    return first_failure or CheckResult(False, "wrong functions number", ["The answer has no alternatives."]), calls
+
+
+def score_special(category: str, ground_truth: Any, output: str) -> Verdict:
+    """Score one answer of a special category (``special_incomplete``/``_error_param``/``_irrelevant``).
+
+    The special checker has no known bug to fix, so ``fixed_valid`` equals ``valid``.
+    """
+    try:
+        result = special_checker(category, output, ground_truth)
+    except (TypeError, AttributeError) as exc:
+        # A ground truth of an unexpected shape (a non-string value): upstream raises on it too.
+        result = CheckResult(False, UPSTREAM_CRASH, [f"the official evaluator raises here: {exc}"])
+    return Verdict(
+        valid=result.valid,
+        error_type=result.error_type,
+        error=None if result.valid else jsonable(result.error),
+        fixed_valid=result.valid,
+    )
+
+
+# --- JSON-safe values -------------------------------------------------------------------------------
+
+
+def jsonable(value: Any) -> Any:
+    """`value` with only JSON types: tuples and sets become lists, non-string keys become strings.
+
+    Keys follow ``json.dumps``: None -> "null", True -> "true", numbers -> their text; any other key
+    (a tuple, say) -> its repr. Non-finite floats, bytes, complex numbers and other objects become their
+    repr, so a report never fails to serialise.
+    """
+    if value is None or isinstance(value, (bool, int, str)):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else repr(value)
+    if isinstance(value, dict):
+        return {_json_key(key): jsonable(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [jsonable(item) for item in value]
+    if isinstance(value, (set, frozenset)):
+        return sorted((jsonable(item) for item in value), key=repr)
+    return repr(value)
+
+
+def _json_key(key: Any) -> str:
+    if key is None:
+        return "null"
+    if isinstance(key, bool):
+        return "true" if key else "false"
+    if isinstance(key, str):
+        return key
+    if isinstance(key, (int, float)):
+        return str(key)
+    return repr(key)
+
+
+# --- the oracle's answer -----------------------------------------------------------------------------
+
+
+def render_ground_truth(ground_truth: Any, category: str | None = None) -> str:
+    """The answer a model that knows the ground truth would give, in the prompt's output format.
+
+    Normal categories: the first alternative as ``[name(k=repr(v), ...), ...]``, with the ``_<digits>``
+    suffix that marks repeated calls stripped from each key (acebench-scoring §4.8). Special categories:
+    the sentinel sentence the special prompt asks for, naming the ground truth's keys and values
+    verbatim (padded values keep their spaces, which is what the official checker needs).
+
+    Args:
+        ground_truth: the answer record's ``ground_truth``.
+        category: the category name; needed to tell ``special_incomplete`` from ``special_error_param``
+            (both are ``{str: [str]}``). Without it only normal and irrelevant answers can be rendered.
+
+    Raises:
+        ValueError: the ground truth's shape does not say which sentence to write.
+    """
+    if category is not None and "special" in category:
+        return _render_special(category, ground_truth)
+    if isinstance(ground_truth, str):
+        return _render_special("special_irrelevant", ground_truth)
+    alternative = ground_truth[0] if isinstance(ground_truth, list) else ground_truth
+    if isinstance(alternative, dict) and all(isinstance(args, dict) for args in alternative.values()):
+        calls = (
+            f"{_SUFFIX.sub('', name)}({', '.join(f'{key}={value!r}' for key, value in args.items())})"
+            for name, args in alternative.items()
+        )
+        return "[" + ", ".join(calls) + "]"
+    raise ValueError("cannot tell which special category this ground truth belongs to; pass category=")
+
+
+def _render_special(category: str, ground_truth: Any) -> str:
+    if "incomplete" in category:
+        sentences = [
+            f"Missing necessary parameters ({', '.join(params)}) for the api ({api})"
+            for api, params in ground_truth.items()
+        ]
+    elif "error" in category:
+        keys = ", ".join(ground_truth)
+        values = ", ".join(str(value) for values in ground_truth.values() for value in values)
+        sentences = [f"There is incorrect value ({values}) for the parameters ({keys}) in the conversation history."]
+    elif "irrelevant" in category:
+        sentences = ["Due to the limitations of the function, I cannot solve this problem."]
+    else:
+        raise ValueError(f"{category!r} is not a special ACEBench category")
+    # Written by hand rather than with repr(), so quotes or backslashes in a value are not escaped away.
+    return "[" + ", ".join(f'"{sentence}"' for sentence in sentences) + "]"

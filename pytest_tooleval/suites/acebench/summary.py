@@ -1,0 +1,83 @@
+"""Report rows of an ACEBench run -> the per-language summary tables and gateable figures."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from typing import Any
+
+from ...report.summary import SuiteSummary, Table, outcome_counts
+from .aggregate import ALL_CATEGORIES, SampleScore, Summary, summarize
+
+_VALID_BY_OUTCOME = {"passed": True, "failed": False, "error": None}
+
+
+def summarize_acebench(rows: list[dict[str, Any]]) -> SuiteSummary:
+    """Aggregate each language on its own, as upstream's leaderboard does, from the tests' outcomes.
+
+    The outcome already reflects the chosen scorer (official or fixed); an errored sample has no verdict,
+    so its category (and the run) is reported as partial rather than scored as wrong.
+    """
+    languages = sorted({row["language"] for row in rows})
+    tables, figures, data = [], {}, {}
+    partial = False
+    for language in languages:
+        mine = [row for row in rows if row["language"] == language]
+        scores = [
+            SampleScore(row["category"], row["id"], _VALID_BY_OUTCOME[row["outcome"]], row.get("process"), language)
+            for row in mine
+        ]
+        expected = {row["category"]: row["category_size"] for row in mine}
+        summary = summarize(scores, expected=expected)
+        partial = partial or summary.partial
+        tables.append(_table(language, summary, mine))
+        figures.update(_figures(language, summary))
+        data[language] = _json(summary, mine)
+    return SuiteSummary("acebench", tables, figures, partial, outcome_counts(rows), data)
+
+
+def _table(language: str, summary: Summary, rows: list[dict[str, Any]]) -> Table:
+    errors: dict[str, int] = {}
+    for row in rows:
+        if row["outcome"] == "error":
+            errors[row["category"]] = errors.get(row["category"], 0) + 1
+    body: list[list[Any]] = []
+    for name in ALL_CATEGORIES:
+        score = summary.categories.get(name)
+        if score is None:
+            continue
+        scored = f"{score.scored}/{score.n}"
+        if score.steps is not None:
+            scored += f" ({score.correct_steps}/{score.steps} steps)"
+        body.append([name, scored, errors.get(name, 0), score.accuracy, score.process_acc])
+    note = " (partial)" if summary.partial else ""
+    for name, group in summary.groups.items():
+        body.append([f"{name}{note}", "", "", group.value, None])
+    if summary.overall is not None:
+        body.append([f"OVERALL{note}", "", "", summary.overall, None])
+    title = f"ACEBench {language}" + (f": partial run ({'; '.join(summary.reasons)})" if summary.partial else "")
+    return Table(title, ["category", "scored/total", "errors", "accuracy", "process_acc"], body)
+
+
+def _figures(language: str, summary: Summary) -> dict[str, float]:
+    figures = {f"{language}.{name}": score.accuracy for name, score in summary.categories.items()}
+    figures.update({f"{language}.{name.lower()}": group.value for name, group in summary.groups.items()})
+    if summary.overall is not None:
+        figures[f"{language}.overall"] = summary.overall
+    return figures
+
+
+def _json(summary: Summary, rows: list[dict[str, Any]]) -> dict[str, Any]:
+    sizes = {row["category"]: row["category_size"] for row in rows}
+    categories = {}
+    for name, score in summary.categories.items():
+        entry = asdict(score)
+        entry["benchmark_total"] = sizes.get(name)
+        entry["errors"] = sum(1 for row in rows if row["category"] == name and row["outcome"] == "error")
+        categories[name] = entry
+    return {
+        "categories": categories,
+        "groups": {name: asdict(group) for name, group in summary.groups.items()},
+        "overall": summary.overall,
+        "partial": summary.partial,
+        "partial_reasons": list(summary.reasons),
+    }
