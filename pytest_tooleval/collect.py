@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 
 from .errors import ToolevalUsageError
-from .outcome import SampleResult
+from .models.base import InfrastructureError
+from .outcome import SampleError, SampleResult
 from .session import ToolevalSession
 from .transport import PROPERTY, error_payload, result_payload
 
@@ -72,9 +73,14 @@ class CaseHandle:
 
 
 def answer_case(session: ToolevalSession, case: Any) -> CaseHandle:
+    """Ask and score; an infrastructure failure errors the test with one readable line (no traceback)."""
     if not session.active:
         pytest.skip(NO_MODEL)
-    return CaseHandle(case, session.run(case), session.settings.scorer)
+    try:
+        result = session.run(case)
+    except (InfrastructureError, SampleError) as exc:
+        pytest.fail(f"{type(exc).__name__}: {exc}", pytrace=False)
+    return CaseHandle(case, result, session.settings.scorer)
 
 
 def attach_payload(item: pytest.Item, call: pytest.CallInfo[None], report: pytest.TestReport,
@@ -85,7 +91,7 @@ def attach_payload(item: pytest.Item, call: pytest.CallInfo[None], report: pytes
     session: ToolevalSession = item.config.stash[_session_key()]
     size = session.category_sizes.get((case.language, case.category), 0)
     if report.when == "setup" and report.failed:
-        reason = call.excinfo.exconly() if call.excinfo else "setup failed"
+        reason = call.excinfo.exconly().removeprefix("Failed: ") if call.excinfo else "setup failed"
         payload = error_payload(case, size, _trim(reason, 500))
     elif report.when == "setup" and report.skipped:
         payload = error_payload(case, size, _skip_reason(report), outcome="skipped")

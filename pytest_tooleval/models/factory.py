@@ -40,7 +40,7 @@ def _chat_function(settings: Settings, cache_dir: Path, engine: Engine, model: s
         api_key=api_key,
         timeout=settings.timeout,
         max_retries=settings.max_retries,
-        concurrency=settings.concurrency,
+        max_concurrency=max(1, settings.concurrency),
     )
     engine.on_close(backend.aclose)
     if not settings.no_cache:

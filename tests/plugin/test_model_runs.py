@@ -67,7 +67,7 @@ def test_wrong_answer_fails_with_a_readable_message(pytester: pytest.Pytester, f
                                                     run_args: list[str]) -> None:
     fake_openai.replies.update(RIGHT)
     fake_openai.replies["weather in Oslo"] = "[get_weather(city='Bergen')]"
-    result = pytester.runpytest(*run_args, "-k", "Oslo or Paris")
+    result = pytester.runpytest(*run_args, "-k", "normal_atom_bool_0 or single_function")
     result.assert_outcomes(passed=1, failed=1)
     result.stdout.fnmatch_lines([
         "*acebench en/normal_single_turn_single_function_0: value_error:string (scorer: official)",
@@ -79,7 +79,7 @@ def test_wrong_answer_fails_with_a_readable_message(pytester: pytest.Pytester, f
 def test_retries_exhausted_is_an_error_not_a_failure(pytester: pytest.Pytester, fake_openai: FakeOpenAI,
                                                      run_args: list[str]) -> None:
     fake_openai.fault_rate, fake_openai.fault = 1.0, Fault.http(503)
-    result = pytester.runpytest(*run_args, "-k", "Paris or irrelevant", "--tooleval-max-retries", "1",
+    result = pytester.runpytest(*run_args, "-k", "normal_atom_bool_0 or irrelevant", "--tooleval-max-retries", "1",
                                 "--tooleval-report", "report.json")
     result.assert_outcomes(errors=2)
     assert KEY not in result.stdout.str()

@@ -228,7 +228,8 @@ def summarize(rows: Iterable[SampleScore], *, expected: Mapping[str, int] | None
 
     accuracies = {name: score.accuracy for name, score in categories.items()}
     if reasons:
-        groups, overall = partial_groups(accuracies)
+        # a category with no verdict at all has no accuracy: it is left out, not counted as 0
+        groups, overall = partial_groups({name: value for name, value in accuracies.items() if categories[name].scored})
         return Summary(categories, groups, overall, partial=True, reasons=tuple(reasons))
     groups, overall = official_groups(accuracies)
     return Summary(categories, groups, overall, partial=False)

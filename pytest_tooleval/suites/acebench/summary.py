@@ -48,7 +48,8 @@ def _table(language: str, summary: Summary, rows: list[dict[str, Any]]) -> Table
         scored = f"{score.scored}/{score.n}"
         if score.steps is not None:
             scored += f" ({score.correct_steps}/{score.steps} steps)"
-        body.append([name, scored, errors.get(name, 0), score.accuracy, score.process_acc])
+        accuracy = score.accuracy if score.scored else None  # nothing scored: no figure, not a zero
+        body.append([name, scored, errors.get(name, 0), accuracy, score.process_acc if score.scored else None])
     note = " (partial)" if summary.partial else ""
     for name, group in summary.groups.items():
         body.append([f"{name}{note}", "", "", group.value, None])
@@ -59,7 +60,7 @@ def _table(language: str, summary: Summary, rows: list[dict[str, Any]]) -> Table
 
 
 def _figures(language: str, summary: Summary) -> dict[str, float]:
-    figures = {f"{language}.{name}": score.accuracy for name, score in summary.categories.items()}
+    figures = {f"{language}.{name}": score.accuracy for name, score in summary.categories.items() if score.scored}
     figures.update({f"{language}.{name.lower()}": group.value for name, group in summary.groups.items()})
     if summary.overall is not None:
         figures[f"{language}.overall"] = summary.overall
