@@ -1,0 +1,180 @@
+"""Grading an agent rollout: end-state check and process accuracy (acebench-scoring §7.2-§7.3, agent §7-§8).
+
+Pure functions over JSON data: the recorded end state, the process list and the sample's possible answer.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pytest_tooleval.verdict import Verdict
+
+WRONG_CLASS_COUNT = "wrong number of class"
+WRONG_ATTRIBUTES = "class attributes wrong"
+
+
+def _only_item(entry: Mapping[str, Any]) -> tuple[str, Any]:
+    return next(iter(entry.items()))
+
+
+def check_class(model_entry: Mapping[str, Any], gt_entry: Mapping[str, Any]) -> tuple[bool, list[str]]:
+    """Upstream's per-class state check: (valid, error strings) (acebench-scoring §7.2 step 3).
+
+    Every attribute the model entry holds is compared: a dict-valued GT attribute is a subset check (extra
+    model keys pass), anything else must be equal.
+    """
+    scenario, expected = _only_item(gt_entry)
+    _, actual = _only_item(model_entry)
+    valid = True
+    errors: list[str] = []
+    for attr, value in actual.items():
+        if attr not in expected:
+            valid = False
+            errors.append(f"class({scenario}) attributes({attr}) missing in possible_answer.")
+            continue
+        wanted = expected[attr]
+        if isinstance(wanted, dict):
+            # ACEBench quirk: GT keys must be present and equal; extra model keys are ignored (§7.2).
+            for key, sub in wanted.items():
+                if key not in value:
+                    valid = False
+                    errors.append(f"class({scenario}) attributes({attr}) wrong, [expected: {wanted}, real: {value}]")
+                elif sub != value[key]:
+                    valid = False
+                    errors.append(
+                        f"class({scenario}) attributes({attr}.{key}) wrong, [expected: {sub}, real: {value[key]}]"
+                    )
+        elif wanted != value:
+            valid = False
+            errors.append(f"class({scenario}) attributes({attr}) wrong, [expected: {wanted}, real: {value}]")
+    return valid, errors
+
+
+def check_end_state(
+    end_state: Sequence[Mapping[str, Any]], ground_truth: Any
+) -> tuple[bool, str, list[list[str]], list[str]]:
+    """Upstream's ``agent_eval`` for one sample.
+
+    Returns:
+        (valid, error_type, error, unchecked): ``error`` is upstream's list of per-class error lists;
+        ``unchecked`` names GT classes no recorded class matched (a GT typo such as ``ReminderAPI``).
+    """
+    state = json.loads(json.dumps(list(end_state), default=str))  # as upstream reads it back from its file
+    gt = ground_truth if isinstance(ground_truth, list) else [ground_truth]
+    if len(gt) != len(state):
+        return False, WRONG_CLASS_COUNT, [], []
+    valid = True
+    error_type = ""
+    errors: list[list[str]] = []
+    unchecked: list[str] = []
+    verdict: tuple[bool, list[str]] = (True, [])
+    for gt_entry in gt:
+        match = next((entry for entry in state if set(entry) == set(gt_entry)), None)
+        if match:
+            verdict = check_class(match, gt_entry)
+        else:
+            # ACEBench quirk: an unmatched GT class reuses the previous class's verdict, so a misspelt
+            # class name is never checked (acebench-scoring §7.2, ACEBench#25).
+            unchecked.extend(gt_entry)
+        if not verdict[0]:
+            valid = False
+            errors.append(verdict[1])
+            error_type = WRONG_ATTRIBUTES
+    return valid, error_type, errors, unchecked
+
+
+def milestone_score(milestones: Sequence[str], process: Sequence[str]) -> float:
+    """Greedy in-order matching of stripped strings; the cursor never rewinds (acebench-agent §8)."""
+    if not milestones:
+        return 1.0
+    hits = 0
+    cursor = 0
+    for stone in milestones:
+        target = stone.strip()
+        while cursor < len(process):
+            cursor += 1
+            if process[cursor - 1].strip() == target:
+                hits += 1
+                break
+    return hits / len(milestones)
+
+
+def process_accuracy(mile_stone: Sequence[Any], process: Sequence[str], end_to_end_valid: bool) -> float:
+    """The sample's contribution to the category's process accuracy.
+
+    1.0 when the end state is correct. With alternative milestone lists, the best of the per-alternative
+    scores, each rounded to 3 decimals; a single list's score is not rounded (upstream sums it raw).
+    """
+    if end_to_end_valid:
+        return 1.0
+    if not mile_stone:
+        return 1.0  # upstream would crash on an empty list (it reads mile_stone[0]); no sample has one
+    if isinstance(mile_stone[0], list):  # upstream looks at the first entry only
+        return max(round(milestone_score(alt, process), 3) for alt in mile_stone)
+    return milestone_score(mile_stone, process)
+
+
+def state_diff(end_state: Sequence[Mapping[str, Any]], ground_truth: Any) -> list[str]:
+    """Readable lines for every graded attribute that differs from the ground truth."""
+    gt = ground_truth if isinstance(ground_truth, list) else [ground_truth]
+    state = json.loads(json.dumps(list(end_state), default=str))
+    lines: list[str] = []
+    by_class = {name: attrs for entry in state for name, attrs in entry.items()}
+    if len(gt) != len(state):
+        lines.append(f"recorded {len(state)} classes {sorted(by_class)}, ground truth has {len(gt)}")
+    for gt_entry in gt:
+        for name, expected in gt_entry.items():
+            if name not in by_class:
+                lines.append(f"{name}: not recorded (a ground-truth typo is never checked)")
+                continue
+            actual = by_class[name]
+            for attr in sorted(set(expected) | set(actual)):
+                if attr not in actual:
+                    continue  # upstream only checks attributes the model entry holds
+                if attr not in expected:
+                    lines.append(f"{name}.{attr}: not in the ground truth")
+                    continue
+                want, got = expected[attr], actual[attr]
+                if isinstance(want, dict) and isinstance(got, dict):
+                    for key in want:
+                        if key not in got:
+                            lines.append(f"{name}.{attr}[{key!r}]: missing, expected {_show(want[key])}")
+                        elif want[key] != got[key]:
+                            lines.append(f"{name}.{attr}[{key!r}]: expected {_show(want[key])}, got {_show(got[key])}")
+                    for key in got:
+                        if key not in want:
+                            lines.append(f"{name}.{attr}[{key!r}]: extra {_show(got[key])} (not graded)")
+                elif want != got:
+                    lines.append(f"{name}.{attr}: expected {_show(want)}, got {_show(got)}")
+    return lines
+
+
+def _show(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+def grade(
+    possible_answer: Mapping[str, Any], end_state: Sequence[Mapping[str, Any]], process: Sequence[str]
+) -> Verdict:
+    """Score one agent sample as upstream does.
+
+    Args:
+        possible_answer: the sample's possible-answer record (``ground_truth``, ``mile_stone``).
+        end_state: the recorded end state (``[]`` when upstream would have recorded none).
+        process: the agent messages that reached the executor, in order.
+    """
+    valid, error_type, error, unchecked = check_end_state(end_state, possible_answer["ground_truth"])
+    mile_stone = possible_answer.get("mile_stone", [])
+    process_score = process_accuracy(mile_stone, process, valid)
+    details: dict[str, Any] = {
+        "process_rounded": round(process_score, 3),
+        "state_diff": state_diff(end_state, possible_answer["ground_truth"]),
+        "unchecked_classes": unchecked,
+        "process_steps": len(process),
+    }
+    if mile_stone and isinstance(mile_stone[0], list):
+        details["process_alternatives"] = [round(milestone_score(alt, process), 3) for alt in mile_stone]
+    return Verdict(valid=valid, error_type=error_type, error=None if valid else error, process=process_score,
+                   details=details)
