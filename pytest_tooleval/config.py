@@ -120,6 +120,8 @@ OPTIONS: tuple[Option, ...] = (
     Option("user-api-key", "API key of the user model (default: the agent's)", secret=True),
     Option("user-temperature", "temperature of the user model (ACEBench uses 0.001)", 0.001, _parse_float),
     Option("max-dialog-turns", "turn limit of an agent rollout", 40, _parse_int),
+    Option("agent-step-prompts", "agent_multi_step prompt language: upstream (zh prompts on every language, "
+           "as ACEBench's API runner does) or data (the sample's language)", "upstream", _choice("upstream", "data")),
 )
 
 OPTION_BY_DEST = {option.dest: option for option in OPTIONS}

@@ -43,7 +43,8 @@ class ToolevalSession:
             from .suites.acebench.suite import AceBenchSuite
 
             root = data.locate(self.settings.data_dir, self.cache_dir, self.settings.offline)
-            self._suites[name] = AceBenchSuite(root)
+            self._suites[name] = AceBenchSuite(root, max_dialog_turns=self.settings.max_dialog_turns,
+                                               step_prompts=self.settings.agent_step_prompts)
         return self._suites[name]
 
     def preload(self) -> None:

@@ -29,6 +29,7 @@ def fingerprint(session: Any) -> dict[str, Any]:
             "top_p": settings.top_p,
             "max_tokens": settings.max_tokens,
             "max_dialog_turns": settings.max_dialog_turns,
+            "agent_step_prompts": settings.agent_step_prompts,
         },
         "user_model": settings.user_model,
         "scorer": settings.scorer,

@@ -14,9 +14,13 @@ from .scoring import render_ground_truth, score_normal, score_special
 class AceBenchSuite:
     name = "acebench"
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, *, max_dialog_turns: int = 40, step_prompts: str = "upstream") -> None:
         self.root = root
         self.prompts = data.load_prompts(root)
+        self.max_dialog_turns = max_dialog_turns
+        # ACEBench quirk: its API-model runner builds the multi_step agent without a language, so it gets
+        # the zh prompts on en data too (acebench-agent §6); "data" uses the sample's language instead.
+        self.step_prompt_language = "zh" if step_prompts == "upstream" else None
 
     def cases(self, languages: tuple[str, ...], categories: tuple[str, ...]) -> list[data.AceCase]:
         return data.select(self.root, languages, categories)
@@ -26,7 +30,8 @@ class AceBenchSuite:
         if case.family == "agent":
             from .agent_runner import run_agent_case  # rollouts pull in the environments: load them lazily
 
-            return await run_agent_case(case, access, self.prompts)
+            return await run_agent_case(case, access, self.prompts, self.root, self.max_dialog_turns,
+                                        self.step_prompt_language)
         output, latency, tokens = await self._single_answer(case, access)
         return Answer(output, latency, tokens)
 

@@ -1,0 +1,93 @@
+"""Agent samples in the plugin: pick the driver (live model, replayed messages or the gold oracle), roll out, grade."""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from ...models.access import ChatFn, ModelAccess
+from ...outcome import Answer, SampleError
+from ...verdict import Verdict
+from .agent import AskFn, RolloutResult, replay, run_oracle, run_rollout, score_rollout
+from .data import AceCase
+
+GOLD_FILE = "agent_gold_sequences.json"
+NO_USER_MODEL = (
+    "agent_multi_turn needs a model to play the user: pass --tooleval-user-model NAME "
+    "(ACEBench uses gpt-4o); the sample is not scored without one"
+)
+
+
+@lru_cache(maxsize=None)
+def _gold(root: Path) -> dict[str, Any]:
+    path = root / GOLD_FILE
+    if not path.exists():
+        raise SampleError(
+            f"the oracle needs verified gold call sequences for agent samples ({GOLD_FILE} in the data folder "
+            f"{root}); the upstream milestones cannot serve as gold (acebench-agent §8)"
+        )
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+class _Meter:
+    """Wraps a chat function: counts latency and tokens over a rollout, returns the reply text."""
+
+    def __init__(self, chat: ChatFn) -> None:
+        self.chat = chat
+        self.latency_s = 0.0
+        self.tokens: dict[str, int] = {}
+
+    async def __call__(self, messages: list[dict[str, str]]) -> str:
+        reply = await self.chat(messages)
+        self.latency_s += reply.latency_s
+        for key, value in (("prompt", reply.prompt_tokens), ("completion", reply.completion_tokens)):
+            if value is not None:
+                self.tokens[key] = self.tokens.get(key, 0) + value
+        return reply.text
+
+
+async def run_agent_case(case: AceCase, access: ModelAccess, prompts: dict[str, Any], root: Path,
+                         max_turns: int, step_prompt_language: str | None) -> Answer:
+    record = case.record
+    if access.kind == "oracle":
+        result = await run_oracle(record, case.language, _gold(root), prompts)
+        return _answer(result)
+    if access.kind == "replay":
+        assert access.replay is not None
+        row = access.replay.lookup(case.language, case.id)
+        if row is None or not isinstance(row.get("messages"), list):
+            raise SampleError(f"no recorded agent messages for {case.language}/{case.id} in {access.replay.source}")
+        result = await replay(record, case.language, [str(m) for m in row["messages"]], row.get("user_turns"),
+                              prompts, max_turns)
+        return _answer(result)
+    assert access.chat is not None
+    ask_user: AskFn | None = None
+    user_meter = None
+    if case.category == "agent_multi_turn":
+        if access.user_chat is None:
+            raise SampleError(NO_USER_MODEL)
+        user_meter = _Meter(access.user_chat)
+        ask_user = user_meter
+    agent_meter = _Meter(access.chat)
+    result = await run_rollout(record, case.language, prompts, agent_meter, ask_user, max_turns,
+                               step_prompt_language)
+    tokens = dict(agent_meter.tokens)
+    if user_meter is not None:
+        tokens.update({f"user_{key}": value for key, value in user_meter.tokens.items()})
+    return _answer(result, agent_meter.latency_s, tokens)
+
+
+def _answer(result: RolloutResult, latency_s: float = 0.0, tokens: dict[str, int] | None = None) -> Answer:
+    agent_messages = [entry["message"] for entry in result.transcript if entry.get("sender") == "agent"]
+    transcript = [{key: _plain(value) for key, value in entry.items()} for entry in result.transcript]
+    return Answer(agent_messages, latency_s, tokens or {}, transcript, state=result, process=list(result.process))
+
+
+def _plain(value: Any) -> Any:
+    return value if isinstance(value, (str, int, float, bool, type(None))) else json.loads(json.dumps(value, default=str))
+
+
+def grade_agent_case(case: AceCase, answer: Answer) -> Verdict:
+    return score_rollout(case.answer, answer.state)
