@@ -26,6 +26,7 @@ class Reply:
     latency_s: float = 0.0
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
+    finish_reason: str | None = None  # as the endpoint reported it: "stop", "length", ...; None if absent
     cached: bool = False
 
 

@@ -23,8 +23,8 @@ def mini(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     data = write_mini_acebench(pytester.path / "data")
     pytester.makepyfile(test_acebench=THIN_TEST)
-    return ["--tooleval-data-dir", str(data), "--tooleval-categories", MINI_CATEGORIES,
-            "--tooleval-cache-dir", str(pytester.path / "cache"), "-p", "no:cacheprovider"]
+    return [f"--tooleval-data-dir={data}", "--tooleval-categories", MINI_CATEGORIES,
+            f"--tooleval-cache-dir={pytester.path / 'cache'}", "-p", "no:cacheprovider"]
 
 
 def test_ids_are_language_and_record_id(pytester: pytest.Pytester, mini: list[str]) -> None:
@@ -57,7 +57,7 @@ def test_without_a_model_every_sample_is_skipped_with_the_reason(pytester: pytes
 def test_without_model_or_data_one_placeholder_skips(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("TOOLEVAL_DATA_DIR", raising=False)
     pytester.makepyfile(test_acebench=THIN_TEST)
-    result = pytester.runpytest("-rs", "--tooleval-offline", "--tooleval-cache-dir", str(pytester.path / "c"))
+    result = pytester.runpytest("-rs", "--tooleval-offline", f"--tooleval-cache-dir={pytester.path / 'c'}")
     result.assert_outcomes(skipped=1)
     result.stdout.fnmatch_lines(["*no model and no local data*"])
 

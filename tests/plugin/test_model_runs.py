@@ -39,8 +39,8 @@ def run_args(pytester: pytest.Pytester, fake_openai: FakeOpenAI, monkeypatch: py
     data = write_mini_acebench(pytester.path / "data")
     pytester.makepyfile(test_acebench=THIN_TEST)
     return ["--tooleval-model", "fake-model", "--tooleval-base-url", fake_openai.base_url,
-            "--tooleval-api-key", KEY, "--tooleval-data-dir", str(data), "--tooleval-categories", CATEGORIES,
-            "--tooleval-cache-dir", str(pytester.path / "cache"), "-p", "no:cacheprovider"]
+            "--tooleval-api-key", KEY, f"--tooleval-data-dir={data}", "--tooleval-categories", CATEGORIES,
+            f"--tooleval-cache-dir={pytester.path / 'cache'}", "-p", "no:cacheprovider"]
 
 
 def read_report(pytester: pytest.Pytester, name: str = "report.json") -> dict:

@@ -161,11 +161,11 @@ def test_acebench(tooleval_case):
     tooleval_case.check()
 """)
     cache = tmp_path / "cache"
-    result = pytester.runpytest("--tooleval-model", "oracle", "--tooleval-cache-dir", str(cache),
+    result = pytester.runpytest("--tooleval-model", "oracle", f"--tooleval-cache-dir={cache}",
                                 "--tooleval-categories", "special_irrelevant", "-p", "no:cacheprovider")
     result.assert_outcomes(passed=50)
     assert archive_server.hits == 1
-    rerun = pytester.runpytest("--tooleval-model", "oracle", "--tooleval-cache-dir", str(cache), "--tooleval-offline",
+    rerun = pytester.runpytest("--tooleval-model", "oracle", f"--tooleval-cache-dir={cache}", "--tooleval-offline",
                                "--tooleval-categories", "special_irrelevant", "-p", "no:cacheprovider")
     rerun.assert_outcomes(passed=50)
     assert archive_server.hits == 1

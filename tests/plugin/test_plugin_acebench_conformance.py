@@ -42,7 +42,7 @@ DIALOGUE_ACCURACY = {("en", "normal_multi_turn_user_adjust"): 0.76, ("en", "norm
 def run_plugin(pytester: pytest.Pytester, acebench_dir: Path, *args: str) -> dict:
     pytester.makepyfile(test_acebench=THIN_TEST)
     pytester.runpytest_subprocess(
-        "--tooleval-data-dir", str(acebench_dir), "--tooleval-cache-dir", str(pytester.path / "cache"),
+        f"--tooleval-data-dir={acebench_dir}", f"--tooleval-cache-dir={pytester.path / 'cache'}",
         "-m", "not agent", "-n", "2", "-p", "no:cacheprovider", "--tooleval-report", "report.json", "-q", *args,
     )
     return json.loads((pytester.path / "report.json").read_text())

@@ -1,0 +1,248 @@
+"""A response cache in one sqlite file, shared by the xdist workers of a run (and by later runs).
+
+WAL mode lets readers and one writer work at once, and `busy_timeout` queues the other writers, so eight
+worker processes can put answers concurrently. A file that fails `PRAGMA quick_check` on open is renamed
+`<name>.corrupt` with a warning and rebuilt empty: a broken cache costs re-asking, never a failed run.
+Keys hash what determines an answer (backend identity, messages, sampling parameters); never the API key.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import sqlite3
+import threading
+import time
+import warnings
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+from .base import ChatRequest, ModelBackend, Reply
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows: no inter-process lock around the open-time check
+    fcntl = None  # type: ignore[assignment]
+
+__all__ = ["CachedBackend", "ResponseCache", "ResponseCacheWarning", "cache_key"]
+
+KEY_VERSION = 1  # bump when the key payload changes, so old entries stop matching
+_TABLE = "replies_v1"  # a new layout gets a new table, and old files stay readable without migrations
+_SQLITE_CORRUPT, _SQLITE_NOTADB = 11, 26
+
+
+class ResponseCacheWarning(UserWarning):
+    """The cache file was unusable and has been set aside."""
+
+
+def cache_key(identity: Mapping[str, Any], request: ChatRequest) -> str:
+    """sha256 of the canonical JSON of everything that determines an answer.
+
+    Args:
+        identity: the backend's `cache_identity()` (kind, model, endpoint host and path); never the key.
+        request: the request; messages, sampling parameters, stop and extra all count.
+    """
+    payload = {
+        "v": KEY_VERSION,
+        "backend": dict(identity),
+        "messages": [dict(m) for m in request.messages],
+        # 0 and 0.0 ask the same thing; JSON would spell them differently.
+        "temperature": None if request.temperature is None else float(request.temperature),
+        "top_p": None if request.top_p is None else float(request.top_p),
+        "max_tokens": request.max_tokens,
+        "stop": list(request.stop) if request.stop else None,  # () and None both send no stop
+        "extra": request.extra,
+    }
+    canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=True, allow_nan=False)
+    return hashlib.sha256(canonical.encode("ascii")).hexdigest()
+
+
+class ResponseCache:
+    """Replies by key in a sqlite file; safe for concurrent processes, each opening its own instance.
+
+    Args:
+        path: the sqlite file; its folder is created if missing.
+        busy_timeout_s: how long a write waits for another process's write before failing.
+
+    Open it in the process (and thread family) that uses it: a connection must not cross a fork.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], *, busy_timeout_s: float = 60.0) -> None:
+        self.path = Path(path)
+        self.busy_timeout_s = busy_timeout_s
+        self._lock = threading.Lock()  # one connection, possibly used from an engine thread and the main thread
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with _file_lock(self.path.with_name(self.path.name + ".lock")):
+            try:
+                self._conn = self._connect()
+            except sqlite3.DatabaseError as exc:
+                if not _is_corruption(exc):
+                    raise
+                aside = _set_aside(self.path)
+                warnings.warn(
+                    f"response cache {self.path} is corrupt ({exc}); moved it to {aside.name} and started "
+                    "an empty cache (answers will be asked again)",
+                    ResponseCacheWarning,
+                    stacklevel=2,
+                )
+                self._conn = self._connect()
+
+    def _connect(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(self.path, timeout=self.busy_timeout_s, isolation_level=None, check_same_thread=False)
+        try:
+            conn.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout_s * 1000)}")
+            conn.execute("PRAGMA journal_mode = WAL")
+            conn.execute("PRAGMA synchronous = NORMAL")  # in WAL mode: durable across crashes of the process
+            problems = [row[0] for row in conn.execute("PRAGMA quick_check")]
+            if problems != ["ok"]:
+                raise _Corrupt("; ".join(problems[:3]))
+            conn.execute(
+                f"CREATE TABLE IF NOT EXISTS {_TABLE} ("
+                "key TEXT PRIMARY KEY, text TEXT NOT NULL, prompt_tokens INTEGER, completion_tokens INTEGER, "
+                "finish_reason TEXT, latency_s REAL NOT NULL, created REAL NOT NULL)"
+            )
+        except BaseException:
+            conn.close()
+            raise
+        return conn
+
+    def get(self, key: str) -> Reply | None:
+        with self._lock:
+            row = self._conn.execute(
+                f"SELECT text, prompt_tokens, completion_tokens, finish_reason, latency_s FROM {_TABLE} WHERE key = ?",
+                (key,),
+            ).fetchone()
+        if row is None:
+            return None
+        text, prompt_tokens, completion_tokens, finish_reason, latency_s = row
+        return Reply(
+            text=text,
+            latency_s=latency_s,
+            prompt_tokens=prompt_tokens,
+            completion_tokens=completion_tokens,
+            finish_reason=finish_reason,
+            cached=True,
+        )
+
+    def put(self, key: str, reply: Reply) -> None:
+        """Store `reply` unless `key` is already there: the first answer stays, so reruns see the same one."""
+        with self._lock:
+            self._conn.execute(
+                f"INSERT OR IGNORE INTO {_TABLE} "
+                "(key, text, prompt_tokens, completion_tokens, finish_reason, latency_s, created) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (
+                    key,
+                    reply.text,
+                    reply.prompt_tokens,
+                    reply.completion_tokens,
+                    reply.finish_reason,
+                    reply.latency_s,
+                    time.time(),
+                ),
+            )
+
+    def __len__(self) -> int:
+        with self._lock:
+            return int(self._conn.execute(f"SELECT count(*) FROM {_TABLE}").fetchone()[0])
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()  # the last connection to close checkpoints the WAL into the main file
+
+    def __enter__(self) -> ResponseCache:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+
+@runtime_checkable
+class _HasCacheIdentity(Protocol):
+    def cache_identity(self) -> Mapping[str, Any]: ...
+
+
+class CachedBackend:
+    """Wraps any backend: a request answered before is served from the cache (`cached=True`), never re-asked.
+
+    Only answers are stored; an `InfrastructureError` passes through and the next run asks again.
+
+    Args:
+        backend: the backend that answers misses.
+        cache: where answers are kept.
+        identity: what names the backend in keys; default its `cache_identity()`, else its class and name.
+    """
+
+    def __init__(self, backend: ModelBackend, cache: ResponseCache, *, identity: Mapping[str, Any] | None = None):
+        self.backend = backend
+        self.cache = cache
+        self.name = backend.name
+        if identity is None:
+            if isinstance(backend, _HasCacheIdentity):
+                identity = backend.cache_identity()
+            else:
+                identity = {"backend": type(backend).__name__, "name": backend.name}
+        self.identity = dict(identity)
+
+    def cache_identity(self) -> dict[str, Any]:
+        return dict(self.identity)
+
+    async def complete(self, request: ChatRequest) -> Reply:
+        key = cache_key(self.identity, request)
+        hit = self.cache.get(key)
+        if hit is not None:
+            return hit
+        reply = await self.backend.complete(request)
+        self.cache.put(key, reply)
+        return reply
+
+    async def aclose(self) -> None:
+        aclose = getattr(self.backend, "aclose", None)
+        if aclose is not None:
+            await aclose()
+
+
+class _Corrupt(sqlite3.DatabaseError):
+    """quick_check found damage that did not raise on its own."""
+
+
+def _is_corruption(exc: sqlite3.DatabaseError) -> bool:
+    # OperationalError ("database is locked") is also a DatabaseError: contention must not discard a good file.
+    if isinstance(exc, _Corrupt):
+        return True
+    code = getattr(exc, "sqlite_errorcode", None)  # Python >= 3.11
+    if code is not None:
+        return code & 0xFF in (_SQLITE_CORRUPT, _SQLITE_NOTADB)
+    message = str(exc).lower()
+    return "malformed" in message or "not a database" in message
+
+
+def _set_aside(path: Path) -> Path:
+    """Rename `path` (and its -wal/-shm, which must never be replayed onto a new file) to a free `.corrupt` name."""
+    aside = path.with_name(path.name + ".corrupt")
+    n = 1
+    while aside.exists():
+        n += 1
+        aside = path.with_name(f"{path.name}.corrupt{n}")
+    for suffix in ("-wal", "-shm", ""):
+        source = path.with_name(path.name + suffix)
+        if source.exists():
+            os.replace(source, aside.with_name(aside.name + suffix))
+    return aside
+
+
+@contextlib.contextmanager
+def _file_lock(lock_path: Path) -> Iterator[None]:
+    """An exclusive inter-process lock, so only one process checks (and maybe replaces) the file at a time."""
+    if fcntl is None:  # pragma: no cover
+        yield
+        return
+    with open(lock_path, "a+b") as handle:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)

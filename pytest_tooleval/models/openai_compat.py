@@ -1,0 +1,389 @@
+"""Any OpenAI-compatible chat-completions endpoint, asked through the official async client.
+
+We own the retries (the client gets `max_retries=0`): one `classify(exc)` table decides whether a failure is
+transient, a rate limit, or permanent, and `OpenAIBackend.complete` backs off with full jitter, honouring
+`Retry-After`. Whatever cannot be answered ends as `InfrastructureError`, whose message never carries the API key.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import json
+import math
+import os
+import random
+import re
+import threading
+import time
+import weakref
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+from urllib.parse import urlsplit
+
+import openai
+
+from .base import ChatRequest, InfrastructureError, Reply
+
+__all__ = [
+    "DEFAULT_BASE_URL",
+    "MalformedResponse",
+    "OpenAIBackend",
+    "RetryDecision",
+    "classify",
+    "endpoint_label",
+    "parse_retry_after",
+    "redact",
+]
+
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+# Sent when no key is configured: local servers (vLLM, llama.cpp, ...) accept anything, and a real endpoint
+# answers 401, which we report with a hint rather than failing before the first request.
+_NO_KEY = "EMPTY"
+_DETAIL_CHARS = 300  # server error bodies can be megabytes; the message keeps their start
+
+
+@dataclass(frozen=True)
+class RetryDecision:
+    """What to do about one failed attempt (after inspect_ai's three-way RetryDecision)."""
+
+    kind: Literal["transient", "rate_limit", "permanent"]
+    reason: str
+    retry_after: float | None = None  # seconds the server asked us to wait, if it said
+
+    @classmethod
+    def transient(cls, reason: str, retry_after: float | None = None) -> RetryDecision:
+        return cls("transient", reason, retry_after)
+
+    @classmethod
+    def rate_limit(cls, reason: str, retry_after: float | None = None) -> RetryDecision:
+        return cls("rate_limit", reason, retry_after)
+
+    @classmethod
+    def permanent(cls, reason: str) -> RetryDecision:
+        return cls("permanent", reason)
+
+    @property
+    def retryable(self) -> bool:
+        return self.kind != "permanent"
+
+
+class MalformedResponse(Exception):
+    """The endpoint answered 2xx with something that is not a usable chat completion (no choices, bad shape)."""
+
+
+def classify(exc: BaseException, *, now: Callable[[], float] = time.time) -> RetryDecision:
+    """The one retry table: 408, 409, 429, 5xx, timeouts, connection errors and garbage bodies are retried.
+
+    Any other 4xx is permanent: asking again with the same key and body cannot change the answer.
+    """
+    if isinstance(exc, openai.APIStatusError):
+        status = exc.status_code
+        retry_after = parse_retry_after(exc.response.headers, now=now)
+        if status == 429:
+            return RetryDecision.rate_limit(f"HTTP {status}", retry_after)
+        if status in (408, 409) or status >= 500:
+            return RetryDecision.transient(f"HTTP {status}", retry_after)
+        return RetryDecision.permanent(f"HTTP {status}")
+    if isinstance(exc, openai.APITimeoutError):  # before its base class, APIConnectionError
+        return RetryDecision.transient("timed out")
+    if isinstance(exc, openai.APIConnectionError):
+        return RetryDecision.transient("connection error")
+    # A 200 whose body is cut off, not UTF-8, or not a completion: the server sent garbage, which is
+    # infrastructure (retried, then an error), never a model answer.
+    if isinstance(exc, (MalformedResponse, openai.APIResponseValidationError)):
+        return RetryDecision.transient("malformed response")
+    if isinstance(exc, (json.JSONDecodeError, UnicodeDecodeError)):
+        return RetryDecision.transient("malformed response body")
+    return RetryDecision.permanent(type(exc).__name__)
+
+
+def parse_retry_after(headers: Mapping[str, str], *, now: Callable[[], float] = time.time) -> float | None:
+    """Seconds to wait from `retry-after-ms`, or `Retry-After` as seconds or an HTTP date; None if absent/invalid."""
+    for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
+        value = headers.get(name)
+        if value is None:
+            continue
+        try:
+            seconds = float(value) * scale
+        except ValueError:
+            continue
+        return max(seconds, 0.0) if math.isfinite(seconds) else None
+    value = headers.get("retry-after")
+    if value is None:
+        return None
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    return max(when.timestamp() - now(), 0.0)
+
+
+def endpoint_label(base_url: str) -> str:
+    """host[:port]/path of an endpoint: what messages and cache keys name (never userinfo, query or key)."""
+    parts = urlsplit(base_url)
+    host = (parts.hostname or "").lower()
+    if parts.port is not None:
+        host = f"{host}:{parts.port}"
+    return host + parts.path.rstrip("/")
+
+
+_TOKEN = re.compile(r"[A-Za-z0-9_\-~+/=*]+")
+
+
+def redact(text: str, secret: str | None, *, overlap: int = 6) -> str:
+    """`text` without `secret`, nor any word sharing `overlap` consecutive characters with it.
+
+    The overlap rule catches servers that echo part of a key ("Incorrect API key provided: sk-abc1****wxyz").
+    """
+    if not secret or len(secret) < 4:
+        return text
+    text = text.replace(secret, "***")
+    if len(secret) < overlap:
+        return text
+    grams = {secret[i : i + overlap] for i in range(len(secret) - overlap + 1)}
+
+    def mask(match: re.Match[str]) -> str:
+        word = match.group(0)
+        leaks = any(word[i : i + overlap] in grams for i in range(len(word) - overlap + 1))
+        return "***" if leaks else word
+
+    return _TOKEN.sub(mask, text)
+
+
+@dataclass(frozen=True)
+class _Answer:
+    text: str
+    prompt_tokens: int | None
+    completion_tokens: int | None
+    finish_reason: str | None
+
+
+@dataclass(frozen=True)
+class _Failure:
+    # Only strings: the exception itself (whose text may echo the key) must not outlive the except block.
+    decision: RetryDecision
+    detail: str
+
+
+@dataclass
+class _LoopState:
+    client: openai.AsyncOpenAI
+    slots: asyncio.Semaphore
+
+
+Sleep = Callable[[float], Awaitable[None]]
+
+
+class OpenAIBackend:
+    """A `ModelBackend` for any OpenAI-compatible chat-completions endpoint.
+
+    The client and the concurrency limit are created lazily, one per event loop, so the backend may be used
+    from several loops in turn (pytest-asyncio's loop per test, an engine thread's loop). Call `aclose()` in
+    each loop you used it from, or use it as `async with`. `Reply.latency_s` is the wall time of the attempt
+    that answered, excluding waits for a concurrency slot and backoff.
+
+    Args:
+        model: the model id sent with every request.
+        base_url: the endpoint, e.g. http://localhost:8000/v1; default $OPENAI_BASE_URL, then api.openai.com.
+        api_key: default $OPENAI_API_KEY; without one, a placeholder is sent (local servers ignore it).
+        timeout: seconds for one attempt (connect, write, and each read).
+        max_retries: retries after the first attempt, so 6 allows seven attempts in all.
+        max_concurrency: requests in flight at once from this backend instance in one event loop; a request
+            holds its slot only while on the wire, not while backing off.
+        backoff_base_s, backoff_cap_s: the n-th retry waits uniform(0, min(cap, base * 2**n)) ("full jitter").
+        max_retry_after_s: a server's `Retry-After` is honoured up to this many seconds.
+        sleep: awaited for every backoff; tests pass a recorder.
+        rng: the jitter's random source (seed it for reproducible waits).
+        name: the label reports use; default the model id.
+    """
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        timeout: float = 120.0,
+        max_retries: int = 6,
+        max_concurrency: int = 16,
+        backoff_base_s: float = 0.5,
+        backoff_cap_s: float = 60.0,
+        max_retry_after_s: float = 60.0,
+        sleep: Sleep = asyncio.sleep,
+        rng: random.Random | None = None,
+        name: str | None = None,
+    ) -> None:
+        if max_retries < 0:
+            raise ValueError(f"max_retries must be >= 0, got {max_retries}")
+        if max_concurrency < 1:
+            raise ValueError(f"max_concurrency must be >= 1, got {max_concurrency}")
+        self.model = model
+        self.name = name or model
+        self.base_url = base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
+        self.endpoint = endpoint_label(self.base_url)
+        self.timeout = timeout
+        self.max_retries = max_retries
+        self.max_concurrency = max_concurrency
+        self.backoff_base_s = backoff_base_s
+        self.backoff_cap_s = backoff_cap_s
+        self.max_retry_after_s = max_retry_after_s
+        self._key_given = bool(api_key or os.environ.get("OPENAI_API_KEY"))
+        self._api_key = api_key or os.environ.get("OPENAI_API_KEY") or _NO_KEY
+        self._sleep = sleep
+        self._rng = rng or random.Random()
+        self._states: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _LoopState] = weakref.WeakKeyDictionary()
+        self._states_lock = threading.Lock()  # loops in different threads may each create their state
+
+    def __repr__(self) -> str:  # no key: reprs end up in tracebacks and `pytest -l` locals
+        return f"OpenAIBackend(model={self.model!r}, endpoint={self.endpoint!r})"
+
+    def cache_identity(self) -> dict[str, str]:
+        """What distinguishes this backend's answers in a response cache: never the key."""
+        return {"backend": "openai", "model": self.model, "endpoint": self.endpoint}
+
+    # -- asking ------------------------------------------------------------------------------------------
+
+    async def complete(self, request: ChatRequest) -> Reply:
+        state = self._state()
+        params = self._params(request)
+        failure: _Failure | None = None
+        for attempt in range(self.max_retries + 1):
+            if failure is not None:
+                await self._sleep(self.retry_delay(attempt - 1, failure.decision))
+            async with state.slots:
+                started = time.perf_counter()
+                outcome = await self._attempt(state.client, params)
+                latency_s = time.perf_counter() - started
+            if isinstance(outcome, _Answer):
+                return Reply(
+                    text=outcome.text,
+                    latency_s=latency_s,
+                    prompt_tokens=outcome.prompt_tokens,
+                    completion_tokens=outcome.completion_tokens,
+                    finish_reason=outcome.finish_reason,
+                )
+            failure = outcome
+            if not failure.decision.retryable:
+                break
+        assert failure is not None
+        # Raised outside any except block: no __context__ chain can carry the client's exception text.
+        raise InfrastructureError(self._message(failure, attempt + 1))
+
+    def retry_delay(self, retry: int, decision: RetryDecision) -> float:
+        """Seconds before retry number `retry` (0-based): the server's Retry-After (capped), else full jitter."""
+        if decision.retry_after is not None:
+            return min(decision.retry_after, self.max_retry_after_s)
+        ceiling = min(self.backoff_cap_s, self.backoff_base_s * 2.0 ** min(retry, 64))
+        return self._rng.uniform(0.0, ceiling)
+
+    async def _attempt(self, client: openai.AsyncOpenAI, params: dict[str, Any]) -> _Answer | _Failure:
+        try:
+            completion = await client.chat.completions.create(**params)
+            return _extract(completion)
+        except (openai.OpenAIError, MalformedResponse, json.JSONDecodeError, UnicodeDecodeError) as exc:
+            detail = " ".join(_describe(exc).split())  # HTML error pages from proxies arrive multi-line
+            return _Failure(classify(exc), redact(detail, self._api_key)[:_DETAIL_CHARS])
+
+    def _params(self, request: ChatRequest) -> dict[str, Any]:
+        params: dict[str, Any] = {"model": self.model, "messages": [dict(m) for m in request.messages]}
+        for name in ("temperature", "top_p", "max_tokens"):
+            value = getattr(request, name)
+            if value is not None:
+                params[name] = value
+        if request.stop:
+            params["stop"] = list(request.stop)
+        if request.extra:
+            # extra_body is merged into the JSON body as is: provider-specific knobs (seed, top_k, ...) pass
+            # through without the client validating their names.
+            params["extra_body"] = dict(request.extra)
+        return params
+
+    def _message(self, failure: _Failure, attempts: int) -> str:
+        where = f"model {self.model!r} at {self.endpoint}"
+        decision = failure.decision
+        if decision.retryable:
+            text = f"{where}: gave up after {attempts} attempts; last error: {failure.detail}"
+        else:
+            text = (
+                f"{where}: {failure.detail} (not retried: only 408, 409, 429, 5xx, timeouts, "
+                "connection errors and malformed responses are)"
+            )
+        if decision.reason == "timed out":
+            text += f" (timeout {self.timeout:g} s per attempt)"
+        if decision.reason == "HTTP 401" and not self._key_given:
+            text += "; no API key was configured (set OPENAI_API_KEY or pass one)"
+        return redact(text, self._api_key)
+
+    # -- per-loop client ---------------------------------------------------------------------------------
+
+    def _state(self) -> _LoopState:
+        loop = asyncio.get_running_loop()
+        with self._states_lock:
+            state = self._states.get(loop)
+            if state is None:
+                for old in [old for old in self._states if old.is_closed()]:
+                    del self._states[old]  # a closed loop cannot run the client's close; let it go
+                client = openai.AsyncOpenAI(
+                    api_key=self._api_key, base_url=self.base_url, timeout=self.timeout, max_retries=0
+                )
+                state = self._states[loop] = _LoopState(client, asyncio.Semaphore(self.max_concurrency))
+        return state
+
+    async def aclose(self) -> None:
+        """Close the client of the running loop; a later call creates a fresh one."""
+        with self._states_lock:
+            state = self._states.pop(asyncio.get_running_loop(), None)
+        if state is not None:
+            await state.client.close()
+
+    async def __aenter__(self) -> OpenAIBackend:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+
+def _extract(completion: Any) -> _Answer:
+    # Non-strict parsing (compatible servers omit fields) means any shape can arrive: check what we use.
+    choices = getattr(completion, "choices", None)
+    if not isinstance(choices, list) or not choices:
+        raise MalformedResponse("the response has no choices")
+    message = getattr(choices[0], "message", None)
+    if message is None:
+        raise MalformedResponse("the first choice has no message")
+    content = getattr(message, "content", None)
+    if content is not None and not isinstance(content, str):
+        raise MalformedResponse(f"the message content is a {type(content).__name__}, not text")
+    usage = getattr(completion, "usage", None)
+    finish_reason = getattr(choices[0], "finish_reason", None)
+    return _Answer(
+        # `content: null` is a well-formed answer of nothing (e.g. tool_calls only, or a refusal): the model
+        # said no text, which the scorer judges; it is not a server fault.
+        text=content or "",
+        prompt_tokens=_count(getattr(usage, "prompt_tokens", None)),
+        completion_tokens=_count(getattr(usage, "completion_tokens", None)),
+        finish_reason=finish_reason if isinstance(finish_reason, str) else None,
+    )
+
+
+def _count(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _describe(exc: BaseException) -> str:
+    if isinstance(exc, openai.APIStatusError):
+        body = exc.body
+        message = body.get("message") if isinstance(body, dict) else None
+        return f"HTTP {exc.status_code}: {message if isinstance(message, str) else exc.message}"
+    if isinstance(exc, openai.APITimeoutError):
+        return "the request timed out"
+    if isinstance(exc, openai.APIConnectionError):
+        cause = exc.__cause__
+        return f"connection error ({type(cause).__name__})" if cause is not None else "connection error"
+    if isinstance(exc, MalformedResponse):
+        return f"malformed response: {exc}"
+    if isinstance(exc, (json.JSONDecodeError, UnicodeDecodeError)):
+        return f"malformed response body ({type(exc).__name__}: {exc})"
+    return f"{type(exc).__name__}: {exc}"

@@ -1,0 +1,449 @@
+"""ToolAlpaca data: find the upstream tree, validate the two evaluation files, turn each instruction into a case.
+
+Layout (toolalpaca-gpt4tools §1): data/eval_simulated.json and data/eval_real.json are JSON lists of API
+records; each record carries its OpenAPI spec (as a string), the tool list, the instructions and, aligned by
+index, the gold call sequences. Prompts are read from prompts/*.txt and prompts.json (agent prompt constants
+lifted with `ast`).
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import re
+import unicodedata
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import cached_property, lru_cache
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, StrictStr, ValidationError
+
+from ...download import Pin, cache_path, ensure_downloaded
+from ...errors import DataError, ToolevalUsageError
+from .prompts import AgentPromptParts, Prompts
+
+__all__ = [
+    "CREDENTIAL_ENV_VARS",
+    "SUBSETS",
+    "UNDOCUMENTED_GOLD",
+    "Api",
+    "GoldStep",
+    "ToolAlpacaCase",
+    "credential_env_var",
+    "credentials_for",
+    "lift_helper_descriptions",
+    "load_pin",
+    "load_prompts",
+    "load_subset",
+    "locate",
+    "missing_credentials",
+    "select",
+]
+
+SUBSETS = ("simulated", "real")
+SUBSET_FILES = {"simulated": "data/eval_simulated.json", "real": "data/eval_real.json"}
+PIN_FILE = Path(__file__).with_name("pin.json")
+
+# Real-API keys are never in the data (the files hold "***"): each comes from an environment variable.
+# Keyed by (API name, authentication parameter); an API not listed here falls back to
+# TOOLEVAL_TOOLALPACA_<API>_<PARAM> (see `credential_env_var`).
+CREDENTIAL_ENV_VARS: Mapping[tuple[str, str], str] = {
+    ("apilayer weatherstack", "access_key"): "TOOLEVAL_WEATHERSTACK_ACCESS_KEY",
+    ("WolframAlpha", "appid"): "TOOLEVAL_WOLFRAMALPHA_APPID",
+    ("CurrencyBeacon", "api_key"): "TOOLEVAL_CURRENCYBEACON_API_KEY",
+}
+
+# ToolAlpaca data issue: AviationAPI gold answers 5-10 (0-based) call functions the spec does not expose, so
+# reports give the real subset with and without them (toolalpaca-gpt4tools §1.3, §6.3).
+UNDOCUMENTED_GOLD: frozenset[tuple[str, str, int]] = frozenset(("real", "AviationAPI", index) for index in range(5, 11))
+
+_HTTP_METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
+
+
+class GoldStep(BaseModel):
+    """One gold call. ``Action_Input`` is text for the judge to read; it is not always JSON (§1.3)."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+    Action: StrictStr
+    Action_Input: StrictStr
+
+
+class ApiRecord(BaseModel):
+    """The fields of one API record that evaluation uses (§1.2); others are kept but not checked."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+    Name: StrictStr
+    Documentation: StrictStr
+    NLDocumentation: StrictStr
+    Function_Description: dict[StrictStr, StrictStr]
+    Function_Projection: dict[StrictStr, tuple[StrictStr, StrictStr]]
+    Instructions: list[StrictStr]
+    Golden_Answers: list[list[GoldStep]]
+    Authentication: dict[StrictStr, StrictStr] = Field(default_factory=dict)
+    external_tools: list[StrictStr] = Field(default_factory=list)
+
+
+@dataclass(frozen=True, eq=False)
+class Api:
+    """One API record with its parsed spec.
+
+    Attributes:
+        subset: "simulated" or "real".
+        index: position of the record in its file.
+        record: the validated record.
+        spec: the OpenAPI spec with local ``$ref``s resolved (what the tool executor reads, §2.5).
+    """
+
+    subset: str
+    index: int
+    record: ApiRecord = field(repr=False)
+    spec: dict[str, Any] = field(repr=False)
+
+    @property
+    def name(self) -> str:
+        return self.record.Name
+
+    @property
+    def server_url(self) -> str:
+        """``servers[0].url`` of the spec: the real base URL (and what the simulator shows in its curl line)."""
+        return str(self.spec["servers"][0]["url"])
+
+    @property
+    def functions(self) -> dict[str, tuple[str, str]]:
+        """Function name -> (path, method), in file order: the API's own tools (§1.2)."""
+        return dict(self.record.Function_Projection)
+
+    @property
+    def uses_retrieval(self) -> bool:
+        return "retrieval" in self.record.external_tools
+
+    @cached_property
+    def documentation_for_simulator(self) -> str:
+        """The spec re-dumped with default JSON separators and ``$ref``s unresolved (§2.6)."""
+        return json.dumps(json.loads(self.record.Documentation))
+
+
+@dataclass(frozen=True, eq=False)
+class ToolAlpacaCase:
+    """One instruction of one API, with its gold steps."""
+
+    api: Api
+    index: int  # position in the API's Instructions; upstream keys judge outputs by it
+    instruction: str
+    gold: tuple[GoldStep, ...] = field(repr=False)
+
+    suite = "toolalpaca"
+
+    @property
+    def subset(self) -> str:
+        return self.api.subset
+
+    @property
+    def api_name(self) -> str:
+        return self.api.name
+
+    @property
+    def test_id(self) -> str:
+        """``<subset>-<API>-<index>``, with the API name folded to ASCII and spaces as underscores."""
+        return f"{self.subset}-{_slug(self.api.name)}-{self.index}"
+
+    @property
+    def has_undocumented_gold(self) -> bool:
+        return (self.subset, self.api.name, self.index) in UNDOCUMENTED_GOLD
+
+
+def _slug(name: str) -> str:
+    ascii_name = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode("ascii")
+    return re.sub(r"\s+", "_", ascii_name.strip())
+
+
+# ---------------------------------------------------------------------------------------------- locating data
+
+
+def locate(data_dir: str | None, cache_dir: Path, offline: bool) -> Path:
+    """The ToolAlpaca root: the given folder (the root holding toolalpaca/, or toolalpaca/ itself), else the cache."""
+    if data_dir:
+        given = Path(data_dir).expanduser()
+        for candidate in (given / "toolalpaca", given):
+            if (candidate / SUBSET_FILES["simulated"]).is_file():
+                return candidate
+        raise DataError(
+            f"{given}: no ToolAlpaca data there (expected data/eval_simulated.json under it or under "
+            f"{given}/toolalpaca)"
+        )
+    pin = load_pin()
+    cached = cache_path(pin, cache_dir)
+    if (cached / "MANIFEST.json").exists():
+        return cached
+    if offline:
+        raise ToolevalUsageError(
+            "ToolAlpaca data is not in the cache and --tooleval-offline forbids the download: "
+            "pass --tooleval-data-dir or set TOOLEVAL_DATA_DIR"
+        )
+    return ensure_downloaded(pin, cache_dir)
+
+
+def load_pin() -> Pin:
+    pinned = json.loads(PIN_FILE.read_text(encoding="utf-8"))
+    url = os.environ.get("TOOLEVAL_TOOLALPACA_URL", pinned["url"])
+    return Pin("toolalpaca", url, pinned["files"], pinned["prompt_constants"], pinned["prompts_sha256"])
+
+
+# ---------------------------------------------------------------------------------------------- loading cases
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise DataError(f"{path}: file is missing") from None
+    except UnicodeDecodeError as exc:
+        raise DataError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise DataError(f"{path}:{exc.lineno}:{exc.colno}: malformed JSON ({exc.msg})") from None
+
+
+@lru_cache(maxsize=None)
+def load_subset(root: Path, subset: str) -> tuple[ToolAlpacaCase, ...]:
+    """Every instruction of one subset, in file order (parsed once per process).
+
+    Raises:
+        DataError: the file is missing or malformed; the message names the file, the API record's position
+            and name, and the field.
+    """
+    if subset not in SUBSET_FILES:
+        raise ToolevalUsageError(f"unknown ToolAlpaca subset {subset!r}; known: {', '.join(SUBSETS)}")
+    path = root / SUBSET_FILES[subset]
+    raw = _read_json(path)
+    if not isinstance(raw, list):
+        raise DataError(f"{path}: expected a JSON list of API records, found {_json_type(raw)}")
+    cases: list[ToolAlpacaCase] = []
+    seen: dict[str, int] = {}
+    for index, item in enumerate(raw):
+        api = _load_api(path, subset, index, item)
+        if api.name in seen:
+            raise DataError(f"{_where(path, index, api.name)}: Name: duplicate of API [{seen[api.name]}]")
+        seen[api.name] = index
+        for position, instruction in enumerate(api.record.Instructions):
+            cases.append(ToolAlpacaCase(api, position, instruction, tuple(api.record.Golden_Answers[position])))
+    return tuple(cases)
+
+
+def select(root: Path, subsets: tuple[str, ...] = SUBSETS) -> list[ToolAlpacaCase]:
+    unknown = [name for name in subsets if name not in SUBSETS]
+    if unknown:
+        raise ToolevalUsageError(f"unknown ToolAlpaca subset {unknown[0]!r}; known: {', '.join(SUBSETS)}")
+    return [case for subset in subsets for case in load_subset(root, subset)]
+
+
+def _where(path: Path, index: int, name: Any) -> str:
+    label = f" {name!r}" if isinstance(name, str) else ""
+    return f"{path}: API [{index}]{label}"
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    names = {dict: "an object", list: "a list", str: "a string", bool: "a boolean", int: "a number", float: "a number"}
+    return names.get(type(value), type(value).__name__)
+
+
+def _load_api(path: Path, subset: str, index: int, item: Any) -> Api:
+    if not isinstance(item, dict):
+        raise DataError(f"{path}: API [{index}]: expected a JSON object, found {_json_type(item)}")
+    where = _where(path, index, item.get("Name"))
+    try:
+        record = ApiRecord.model_validate(item)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        location = ".".join(str(part) for part in first["loc"]) or "record"
+        raise DataError(f"{where}: {location}: {first['msg']}") from None
+    if len(record.Golden_Answers) != len(record.Instructions):
+        raise DataError(
+            f"{where}: Golden_Answers: {len(record.Golden_Answers)} entries for "
+            f"{len(record.Instructions)} Instructions (they are aligned by index)"
+        )
+    try:
+        spec = json.loads(record.Documentation)
+    except json.JSONDecodeError as exc:
+        raise DataError(f"{where}: Documentation: not a JSON document ({exc.msg}, line {exc.lineno})") from None
+    if not isinstance(spec, dict) or not isinstance(spec.get("paths"), dict):
+        raise DataError(f"{where}: Documentation: no 'paths' object in the OpenAPI spec")
+    servers = spec.get("servers")
+    if not (isinstance(servers, list) and servers and isinstance(servers[0], dict) and servers[0].get("url")):
+        raise DataError(f"{where}: Documentation: no servers[0].url in the OpenAPI spec")
+    if "components" not in record.Function_Description:
+        raise DataError(f"{where}: Function_Description: no 'components' entry (use \"\" when there is none)")
+    for name, (route, method) in record.Function_Projection.items():
+        if name not in record.Function_Description:
+            raise DataError(f"{where}: Function_Description: no description for function {name!r}")
+        operation = spec["paths"].get(route, {}).get(method) if isinstance(spec["paths"].get(route), dict) else None
+        if not isinstance(operation, dict):
+            raise DataError(
+                f"{where}: Function_Projection.{name}: {method.upper()} {route} is not an operation of the spec"
+            )
+    return Api(subset, index, record, resolve_refs(spec))
+
+
+def resolve_refs(spec: dict[str, Any]) -> dict[str, Any]:
+    """A copy of `spec` with local JSON-pointer ``$ref``s replaced by their targets.
+
+    Upstream loads the spec with jsonref (§2.5); a ref object is replaced whole, sibling keys dropped. A cyclic
+    or dangling ref is left as it is (no eval spec has one).
+    """
+
+    def walk(node: Any, active: tuple[str, ...]) -> Any:
+        if isinstance(node, dict):
+            ref = node.get("$ref")
+            if isinstance(ref, str) and ref.startswith("#/") and ref not in active:
+                target = _pointer(spec, ref)
+                if target is not _MISSING:
+                    return walk(target, active + (ref,))
+            return {key: walk(value, active) for key, value in node.items()}
+        if isinstance(node, list):
+            return [walk(value, active) for value in node]
+        return node
+
+    resolved = walk(spec, ())
+    assert isinstance(resolved, dict)
+    return resolved
+
+
+_MISSING = object()
+
+
+def _pointer(document: Any, ref: str) -> Any:
+    node = document
+    for token in ref[2:].split("/"):
+        token = token.replace("~1", "/").replace("~0", "~")
+        if isinstance(node, dict) and token in node:
+            node = node[token]
+        elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
+            node = node[int(token)]
+        else:
+            return _MISSING
+    return node
+
+
+# ---------------------------------------------------------------------------------------------- credentials
+
+
+def credential_env_var(api_name: str, parameter: str) -> str:
+    """The environment variable holding `parameter` of `api_name` (see CREDENTIAL_ENV_VARS)."""
+    known = CREDENTIAL_ENV_VARS.get((api_name, parameter))
+    if known:
+        return known
+    token = re.sub(r"[^A-Z0-9]+", "_", f"{_slug(api_name)}_{parameter}".upper()).strip("_")
+    return f"TOOLEVAL_TOOLALPACA_{token}"
+
+
+def missing_credentials(case: ToolAlpacaCase, environ: Mapping[str, str] | None = None) -> str | None:
+    """None when every credential `case` needs is set, else a skip reason naming the variables to set."""
+    env = os.environ if environ is None else environ
+    needed = [credential_env_var(case.api_name, name) for name in case.api.record.Authentication]
+    absent = [name for name in needed if not env.get(name)]
+    if not absent:
+        return None
+    return f"{case.api_name} needs an API key: set {', '.join(absent)}"
+
+
+def credentials_for(case: ToolAlpacaCase, environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """Authentication parameter -> value, in the record's order (the order upstream writes them, §2.2).
+
+    Raises:
+        ToolevalUsageError: a credential is not set (check `missing_credentials` first to skip instead).
+    """
+    reason = missing_credentials(case, environ)
+    if reason:
+        raise ToolevalUsageError(reason)
+    env = os.environ if environ is None else environ
+    return {name: env[credential_env_var(case.api_name, name)] for name in case.api.record.Authentication}
+
+
+# ---------------------------------------------------------------------------------------------- prompts
+
+
+def lift_helper_descriptions(source: str, classes: Mapping[str, str], origin: str) -> dict[str, str]:
+    """The descriptions of upstream's helper tools, read with ``ast`` from agent/tools.py (nothing executed).
+
+    Upstream assigns each as a local ``description = "..."`` inside the tool class's ``__init__``; the text
+    still holds the doubled braces of a format template (§2.2).
+
+    Args:
+        source: the text of upstream agent/tools.py.
+        classes: class name -> tool name, e.g. ``{"GetDetailsTool": "getDetails"}``.
+        origin: the file name, for error messages.
+    """
+    found: dict[str, str] = {}
+    for node in ast.parse(source, filename=origin).body:
+        if not isinstance(node, ast.ClassDef) or node.name not in classes:
+            continue
+        for member in node.body:
+            if not (isinstance(member, ast.FunctionDef) and member.name == "__init__"):
+                continue
+            for statement in member.body:
+                if (
+                    isinstance(statement, ast.Assign)
+                    and any(isinstance(target, ast.Name) and target.id == "description" for target in statement.targets)
+                    and isinstance(statement.value, ast.Constant)
+                    and isinstance(statement.value.value, str)
+                ):
+                    found[classes[node.name]] = statement.value.value
+    missing = [tool for tool in classes.values() if tool not in found]
+    if missing:
+        raise DataError(f"{origin}: no description found for {', '.join(missing)}")
+    return found
+
+
+@lru_cache(maxsize=None)
+def load_prompts(root: Path) -> Prompts:
+    """The prompt texts evaluation uses, read from the data folder (never from our code).
+
+    Helper-tool descriptions (getDetails, retrievalDataFromFile) are taken from prompts.json under
+    ``agent/tools.py`` when the download lifted them there, else lifted from ``agent/tools.py`` when the
+    folder has that file; otherwise they are left out and rendering an agent prompt reports what is missing.
+    """
+    texts = {}
+    for name in ("Evaluation", "Simulator", "get_details", "retrieval"):
+        path = root / "prompts" / f"{name}.txt"
+        try:
+            texts[name] = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise DataError(f"{path}: file is missing") from None
+    constants_path = root / "prompts.json"
+    constants = _read_json(constants_path)
+    agent_constants = constants.get("agent/agent_prompts.py") if isinstance(constants, dict) else None
+    if not isinstance(agent_constants, dict):
+        raise DataError(f"{constants_path}: no 'agent/agent_prompts.py' constants")
+    try:
+        agent = AgentPromptParts(
+            prefix=agent_constants["prefix_test"],
+            format_instructions=agent_constants["format_instructions_test"],
+            suffix=agent_constants["suffix_test"],
+        )
+    except KeyError as exc:
+        raise DataError(f"{constants_path}: agent/agent_prompts.py: constant {exc.args[0]} is missing") from None
+    return Prompts(
+        evaluation=texts["Evaluation"],
+        simulator=texts["Simulator"],
+        get_details=texts["get_details"],
+        retrieval=texts["retrieval"],
+        agent=agent,
+        helper_descriptions=_helper_descriptions(root, constants),
+    )
+
+
+def _helper_descriptions(root: Path, constants: dict[str, Any]) -> dict[str, str]:
+    pinned = json.loads(PIN_FILE.read_text(encoding="utf-8"))["helper_tool_descriptions"]
+    lifted = constants.get(pinned["file"])
+    if isinstance(lifted, dict) and all(isinstance(value, str) for value in lifted.values()):
+        return dict(lifted)
+    source_path = root / pinned["file"]
+    if source_path.is_file():
+        return lift_helper_descriptions(source_path.read_text(encoding="utf-8"), pinned["classes"], str(source_path))
+    return {}

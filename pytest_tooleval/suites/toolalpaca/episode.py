@@ -1,0 +1,93 @@
+"""What one agent episode produced, in the shape upstream's generation step writes it (toolalpaca-gpt4tools §2.10)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Union
+
+__all__ = ["ITERATION_LIMIT_OUTPUT", "Episode", "Observation", "Step"]
+
+# The retrieval tool returns a dict; everything else returns text. Upstream stringifies with str(), so a dict
+# shows as its Python repr wherever it is rendered (§2.8).
+Observation = Union[str, dict[str, Any]]
+
+# langchain 0.0.147's "force" early stop: the constant output when the step cap is hit (§2.9).
+ITERATION_LIMIT_OUTPUT = "Agent stopped due to iteration limit or time limit."
+
+
+@dataclass(frozen=True)
+class Step:
+    """One tool step: what the model asked for and what it was told.
+
+    Attributes:
+        tool: the action name as parsed (stripped), valid or not.
+        tool_input: the action input as parsed (spaces, then double quotes, stripped from both ends).
+        log: the model's raw text for this step; the next prompt's scratchpad repeats it.
+        observation: what the tool returned.
+    """
+
+    tool: str
+    tool_input: str
+    log: str
+    observation: Observation
+
+
+@dataclass(frozen=True)
+class Episode:
+    """The outcome of one instruction.
+
+    Attributes:
+        input: the agent's input (the instruction, plus the authentication line in real mode).
+        output: the final response; the iteration-limit string when the cap was hit; None on error.
+        final_thought: the text before the last response marker; None on error or at the cap.
+        steps: the tool steps taken, in order.
+        error: why the episode crashed (upstream records only ``{"error": ...}`` then), else None.
+        trace: every model exchange of the episode (agent, simulator, user, retrieval) for logs and replay.
+    """
+
+    input: str
+    output: str | None = None
+    final_thought: str | None = None
+    steps: tuple[Step, ...] = ()
+    error: str | None = None
+    trace: tuple[dict[str, Any], ...] = field(default=(), repr=False, compare=False)
+
+    @property
+    def stopped(self) -> bool:
+        """True when the step cap ended the episode."""
+        return self.error is None and self.final_thought is None and self.output == ITERATION_LIMIT_OUTPUT
+
+    @property
+    def judgeable(self) -> bool:
+        """Whether upstream sends this episode to the judge: no crash and at least one tool step (§4.1)."""
+        return self.error is None and len(self.steps) > 0
+
+    def to_record(self) -> dict[str, Any]:
+        """The upstream instance record: ``{"error": ...}``, or input/output/Final Thought/intermediate_steps."""
+        if self.error is not None:
+            return {"error": self.error}
+        record: dict[str, Any] = {"input": self.input, "output": self.output}
+        if self.final_thought is not None:
+            record["Final Thought"] = self.final_thought
+        record["intermediate_steps"] = [
+            [[step.tool, step.tool_input, step.log], step.observation] for step in self.steps
+        ]
+        return record
+
+    @classmethod
+    def from_record(cls, record: Mapping[str, Any]) -> Episode:
+        """Read an upstream instance record (as written by generation.py) back into an Episode."""
+        if "error" in record and "intermediate_steps" not in record:
+            return cls(input=str(record.get("input", "")), error=str(record["error"]))
+        steps = tuple(
+            Step(tool=str(action[0]), tool_input=str(action[1]), log=str(action[2]) if len(action) > 2 else "",
+                 observation=observation)
+            for action, observation in record.get("intermediate_steps", [])
+        )
+        return cls(
+            input=str(record.get("input", "")),
+            output=None if record.get("output") is None else str(record["output"]),
+            final_thought=record.get("Final Thought"),
+            steps=steps,
+        )

@@ -1,0 +1,619 @@
+"""A real HTTP server speaking the OpenAI chat-completions API, scripted, with injectable faults.
+
+The plugin's tests point the real `openai` client at it, so every byte crosses a socket: retries, timeouts,
+broken bodies and secret echoes are exercised the way a production endpoint would exercise them.
+
+    with FakeOpenAI(replies={"weather": "[get_weather(city='Paris')]"}, default="[]") as server:
+        backend = OpenAIBackend(model="fake", base_url=server.base_url, api_key="sk-test")
+        ...
+        assert server.stats.requests == 1
+
+How an answer is chosen, first match wins:
+  1. the FIFO queue (`enqueue`, `fail_first`): one item per request, a reply text or a `Fault`;
+  2. the random fault rate (`fault_rate`, `fault`, `seed`);
+  3. the `responder(request_json) -> str | Fault` callable;
+  4. `replies`: the first key found in the last user message, then in any message;
+  5. `default`.
+
+Standalone, for benchmark scripts and pytester subprocesses (prints the base URL on its first line):
+
+    python tests/fake_openai.py --port 0 --latency 1.0 --reply "[f()]"
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import random
+import signal
+import socket
+import struct
+import sys
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Literal
+
+__all__ = ["FakeOpenAI", "Fault", "FaultKind", "ReceivedRequest", "ServerStats"]
+
+FaultKind = Literal[
+    "status",  # an HTTP error status with an OpenAI-style error body (429, 500, 401, ...)
+    "reset",  # headers and half the body, then a TCP reset
+    "delay",  # a valid answer, but only after `delay_s` (beyond the client's timeout)
+    "malformed_json",  # 200, application/json, a body cut off mid-object
+    "empty_choices",  # 200, valid JSON, "choices": []
+    "null_content",  # 200, valid JSON, "message": {"content": null}
+    "huge",  # 200, a valid answer whose text is `size` characters long
+    "invalid_utf8",  # 200, application/json, bytes in the content that are not UTF-8
+    "echo_auth",  # 401 whose error message repeats the Authorization header verbatim
+]
+
+
+@dataclass(frozen=True)
+class Fault:
+    """One scripted misbehaviour. Build it with the class methods, e.g. `Fault.rate_limit(retry_after=2)`."""
+
+    kind: FaultKind
+    status: int = 200
+    retry_after: str | None = None
+    delay_s: float = 0.0
+    size: int = 0
+    message: str = ""
+
+    @classmethod
+    def http(cls, status: int, *, retry_after: float | str | None = None, message: str = "") -> Fault:
+        return cls("status", status=status, retry_after=_header_value(retry_after), message=message)
+
+    @classmethod
+    def rate_limit(cls, retry_after: float | str | None = None) -> Fault:
+        return cls.http(429, retry_after=retry_after, message="Rate limit reached for requests")
+
+    @classmethod
+    def reset(cls) -> Fault:
+        return cls("reset")
+
+    @classmethod
+    def delay(cls, seconds: float) -> Fault:
+        return cls("delay", delay_s=seconds)
+
+    @classmethod
+    def malformed_json(cls) -> Fault:
+        return cls("malformed_json")
+
+    @classmethod
+    def empty_choices(cls) -> Fault:
+        return cls("empty_choices")
+
+    @classmethod
+    def null_content(cls) -> Fault:
+        return cls("null_content")
+
+    @classmethod
+    def huge(cls, size: int = 1_000_000) -> Fault:
+        return cls("huge", size=size)
+
+    @classmethod
+    def invalid_utf8(cls) -> Fault:
+        return cls("invalid_utf8")
+
+    @classmethod
+    def echo_auth(cls) -> Fault:
+        return cls("echo_auth", status=401)
+
+    @staticmethod
+    def huge_text(size: int) -> str:
+        """The exact text a `huge(size)` fault answers with, for comparisons."""
+        return ("0123456789abcdef" * (size // 16 + 1))[:size]
+
+
+def _header_value(value: float | str | None) -> str | None:
+    if value is None or isinstance(value, str):
+        return value
+    return str(int(value)) if float(value).is_integer() else str(value)
+
+
+Answer = str | Fault
+Responder = Callable[[dict[str, Any]], Answer]
+
+
+@dataclass(frozen=True)
+class ReceivedRequest:
+    method: str
+    path: str
+    headers: dict[str, str]  # names lowercased
+    body: dict[str, Any] | None  # None when the body was not a JSON object
+    at: float  # time.monotonic() on arrival, to measure the client's waits between attempts
+
+
+@dataclass
+class ServerStats:
+    requests: int = 0  # chat-completions requests received (faulted ones included)
+    by_prompt: collections.Counter[str] = field(default_factory=collections.Counter)  # last user message → count
+    in_flight: int = 0
+    peak_in_flight: int = 0
+    received: list[ReceivedRequest] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)  # responder exceptions (each answered with a 500)
+
+    @property
+    def bodies(self) -> list[dict[str, Any] | None]:
+        return [r.body for r in self.received]
+
+    @property
+    def headers(self) -> list[dict[str, str]]:
+        return [r.headers for r in self.received]
+
+
+def last_user_message(body: Mapping[str, Any]) -> str:
+    for message in reversed(body.get("messages") or []):
+        if isinstance(message, dict) and message.get("role") == "user":
+            return _text(message.get("content"))
+    return ""
+
+
+def _text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):  # content parts: [{"type": "text", "text": ...}, ...]
+        return "".join(part.get("text", "") for part in content if isinstance(part, dict))
+    return ""
+
+
+def _count_tokens(text: str) -> int:
+    # Whitespace words: deterministic and good enough for usage bookkeeping tests.
+    return len(text.split())
+
+
+class FakeOpenAI:
+    """The server. Every attribute below may be changed while it runs; the next request sees the change.
+
+    Args:
+        replies: substring → reply text; matched against the last user message first, then any message.
+        default: the reply when nothing else matches.
+        responder: `(request_json) -> str | Fault`, consulted before `replies`; calls are serialized, so it
+            need not be thread-safe (a raise is answered with a 500 and kept in `stats.errors`).
+        latency_s: a fixed wait before every answer (faults included).
+        max_concurrency: at most this many requests are answered at once; the rest wait for a slot,
+            or get a 429 when `reject_over_capacity` is set. Fixed at construction.
+        fault_rate, fault, seed: each request gets `fault` with probability `fault_rate` (seeded RNG).
+        require_api_key: when set, a request without `Authorization: Bearer <key>` gets a plain 401.
+        model: the model id reported by GET /v1/models and echoed in answers.
+        host, port: where to listen; port 0 picks a free one (see `base_url` after `start()`).
+    """
+
+    def __init__(
+        self,
+        *,
+        replies: Mapping[str, str] | None = None,
+        default: str = "",
+        responder: Responder | None = None,
+        latency_s: float = 0.0,
+        max_concurrency: int | None = None,
+        reject_over_capacity: bool = False,
+        fault_rate: float = 0.0,
+        fault: Fault | None = None,
+        seed: int = 0,
+        require_api_key: str | None = None,
+        model: str = "fake-model",
+        host: str = "127.0.0.1",
+        port: int = 0,
+    ) -> None:
+        self.replies: dict[str, str] = dict(replies or {})
+        self.default = default
+        self.responder = responder
+        self.latency_s = latency_s
+        self.fault_rate = fault_rate
+        self.fault = fault or Fault.http(500)
+        self.require_api_key = require_api_key
+        self.model = model
+        self.reject_over_capacity = reject_over_capacity
+        self.stats = ServerStats()
+        self._host, self._port = host, port
+        self._queue: collections.deque[Answer] = collections.deque()
+        self._rng = random.Random(seed)
+        self._lock = threading.Lock()
+        self._responder_lock = threading.Lock()
+        self._slots = threading.BoundedSemaphore(max_concurrency) if max_concurrency else None
+        self._stopping = threading.Event()
+        self._httpd: _Server | None = None
+        self._thread: threading.Thread | None = None
+
+    # -- lifecycle ---------------------------------------------------------------------------------------
+
+    def start(self) -> FakeOpenAI:
+        if self._httpd is not None:
+            raise RuntimeError("FakeOpenAI is already running")
+        self._stopping.clear()
+        self._httpd = _Server((self._host, self._port), _Handler, self)
+        # A short poll interval: shutdown() waits up to one interval, and tests stop a server each.
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, args=(0.05,), name="fake-openai", daemon=True
+        )
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        if self._httpd is None:
+            return
+        self._stopping.set()  # wakes handlers sleeping in latency/delay so they end promptly
+        self._httpd.shutdown()
+        self._httpd.close_all_connections()
+        self._httpd.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+        self._httpd = self._thread = None
+
+    def __enter__(self) -> FakeOpenAI:
+        return self.start()
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
+
+    @property
+    def port(self) -> int:
+        if self._httpd is None:
+            raise RuntimeError("FakeOpenAI is not running; call start() first")
+        return int(self._httpd.server_address[1])
+
+    @property
+    def url(self) -> str:
+        """The server root, e.g. http://127.0.0.1:PORT (chat completions also answer at /chat/completions)."""
+        return f"http://{self._host}:{self.port}"
+
+    @property
+    def base_url(self) -> str:
+        """What an OpenAI client takes as `base_url`: http://127.0.0.1:PORT/v1."""
+        return f"{self.url}/v1"
+
+    # -- scripting ---------------------------------------------------------------------------------------
+
+    def enqueue(self, *answers: Answer) -> None:
+        """Answer the next requests, one each, in order; then fall back to the other rules."""
+        with self._lock:
+            self._queue.extend(answers)
+
+    def fail_first(self, n: int, fault: Fault) -> None:
+        """The next `n` requests get `fault`; later ones are answered normally."""
+        self.enqueue(*([fault] * n))
+
+    def reset_stats(self) -> None:
+        with self._lock:
+            in_flight = self.stats.in_flight
+            self.stats = ServerStats(in_flight=in_flight, peak_in_flight=in_flight)
+
+    def choose(self, body: dict[str, Any]) -> Answer:
+        """The answer for one request body, by the rules in the module docstring."""
+        with self._lock:
+            if self._queue:
+                return self._queue.popleft()
+            if self.fault_rate and self._rng.random() < self.fault_rate:
+                return self.fault
+        if self.responder is not None:
+            with self._responder_lock:  # handlers run in threads; scripted responders keep plain counters
+                return self.responder(body)
+        last = last_user_message(body)
+        for needle, reply in self.replies.items():
+            if needle in last:
+                return reply
+        everything = "\n".join(_text(m.get("content")) for m in body.get("messages") or [] if isinstance(m, dict))
+        for needle, reply in self.replies.items():
+            if needle in everything:
+                return reply
+        return self.default
+
+    # -- bookkeeping used by the handler -----------------------------------------------------------------
+
+    def _record(self, request: ReceivedRequest) -> None:
+        with self._lock:
+            self.stats.requests += 1
+            self.stats.by_prompt[last_user_message(request.body or {})] += 1
+            self.stats.received.append(request)
+
+    def _record_error(self, error: str) -> None:
+        with self._lock:
+            self.stats.errors.append(error)
+
+    def _enter(self) -> None:
+        with self._lock:
+            self.stats.in_flight += 1
+            self.stats.peak_in_flight = max(self.stats.peak_in_flight, self.stats.in_flight)
+
+    def _leave(self) -> None:
+        with self._lock:
+            self.stats.in_flight -= 1
+
+    def _sleep(self, seconds: float) -> bool:
+        """Wait, unless the server is stopping; False means stop answering."""
+        return not (seconds > 0 and self._stopping.wait(seconds))
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 1024  # the default backlog of 5 drops SYNs when a client opens 64+ connections at once
+
+    def __init__(self, address: tuple[str, int], handler: type[_Handler], fake: FakeOpenAI) -> None:
+        self.fake = fake
+        self._connections: set[socket.socket] = set()
+        self._connections_lock = threading.Lock()
+        super().__init__(address, handler)
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        with self._connections_lock:
+            self._connections.add(request)
+        super().process_request(request, client_address)
+
+    def shutdown_request(self, request: Any) -> None:
+        with self._connections_lock:
+            self._connections.discard(request)
+        super().shutdown_request(request)
+
+    def close_all_connections(self) -> None:
+        # Keep-alive connections would otherwise hold handler threads (and the client's pool) past stop().
+        with self._connections_lock:
+            connections = list(self._connections)
+        for conn in connections:
+            try:
+                conn.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # A client that gave up (timeout, reset) is part of the tests, not a server error worth a traceback.
+        if isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError, OSError)):
+            return
+        super().handle_error(request, client_address)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive, as real endpoints do
+    # Headers and body go out in two writes; with Nagle on, the second waits for the client's delayed ACK
+    # (40 ms on Linux), which would cap a keep-alive connection at ~25 requests per second.
+    disable_nagle_algorithm = True
+    server: _Server
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
+        pass
+
+    # -- routing -----------------------------------------------------------------------------------------
+
+    def do_GET(self) -> None:
+        if self.path.rstrip("/") in ("/v1/models", "/models"):
+            model = {"id": self.server.fake.model, "object": "model", "owned_by": "fake"}
+            self._send_json(200, {"object": "list", "data": [model]})
+        else:
+            self._send_error(404, f"Unknown path {self.path}", "invalid_request_error")
+
+    def do_POST(self) -> None:
+        raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        if self.path.split("?")[0].rstrip("/") not in ("/v1/chat/completions", "/chat/completions"):
+            self._send_error(404, f"Unknown path {self.path}", "invalid_request_error")
+            return
+        fake = self.server.fake
+        try:
+            parsed = json.loads(raw)
+        except ValueError:
+            parsed = None
+        body = parsed if isinstance(parsed, dict) else None
+        headers = {name.lower(): value for name, value in self.headers.items()}
+        fake._record(ReceivedRequest("POST", self.path, headers, body, time.monotonic()))
+        fake._enter()
+        try:
+            self._answer(fake, body)
+        finally:
+            fake._leave()
+
+    def _answer(self, fake: FakeOpenAI, body: dict[str, Any] | None) -> None:
+        if body is None:
+            self._send_error(400, "We could not parse the JSON body of your request.", "invalid_request_error")
+            return
+        if fake.require_api_key and self.headers.get("Authorization") != f"Bearer {fake.require_api_key}":
+            self._send_error(401, "Incorrect API key provided.", "invalid_request_error", code="invalid_api_key")
+            return
+        slots = fake._slots
+        if slots is not None and not slots.acquire(blocking=not fake.reject_over_capacity):
+            self._send_error(429, "Server at capacity", "rate_limit_exceeded", headers={"Retry-After": "1"})
+            return
+        try:
+            if not fake._sleep(fake.latency_s):
+                return
+            try:
+                answer = fake.choose(body)
+            except Exception as exc:  # a broken responder is the test's bug: say so loudly, in the answer too
+                fake._record_error(f"{type(exc).__name__}: {exc}")
+                self._send_error(500, f"fake_openai responder raised {type(exc).__name__}: {exc}", "server_error")
+                return
+            if isinstance(answer, Fault):
+                self._send_fault(fake, body, answer)
+            else:
+                self._send_json(200, _completion(fake.model, body, answer))
+        finally:
+            if slots is not None:
+                slots.release()
+
+    # -- faults ------------------------------------------------------------------------------------------
+
+    def _send_fault(self, fake: FakeOpenAI, body: dict[str, Any], fault: Fault) -> None:
+        kind = fault.kind
+        if kind == "status":
+            headers = {"Retry-After": fault.retry_after} if fault.retry_after is not None else {}
+            message = fault.message or f"Simulated HTTP {fault.status}"
+            self._send_error(fault.status, message, _error_type(fault.status), headers=headers)
+        elif kind == "reset":
+            self._send_reset(json.dumps(_completion(fake.model, body, "this answer never arrives")).encode())
+        elif kind == "delay":
+            if fake._sleep(fault.delay_s):
+                self._send_json(200, _completion(fake.model, body, "late answer"))
+        elif kind == "malformed_json":
+            self._send_bytes(200, b'{"id": "chatcmpl-broken", "object": "chat.completion", "choices": [{"mess')
+        elif kind == "empty_choices":
+            payload = _completion(fake.model, body, "")
+            payload["choices"] = []
+            self._send_json(200, payload)
+        elif kind == "null_content":
+            payload = _completion(fake.model, body, "")
+            payload["choices"][0]["message"]["content"] = None
+            self._send_json(200, payload)
+        elif kind == "huge":
+            self._send_json(200, _completion(fake.model, body, Fault.huge_text(fault.size)))
+        elif kind == "invalid_utf8":
+            marker = "@@NOT-UTF8@@"
+            encoded = json.dumps(_completion(fake.model, body, marker)).encode()
+            self._send_bytes(200, encoded.replace(marker.encode(), b"caf\xe9 \xff\xfe"))
+        elif kind == "echo_auth":
+            echoed = self.headers.get("Authorization", "")
+            message = f"Incorrect API key provided: {echoed}. You can find your API key in your account settings."
+            self._send_error(401, message, "invalid_request_error", code="invalid_api_key")
+        else:  # pragma: no cover - FaultKind is closed
+            raise ValueError(f"unknown fault kind {kind!r}")
+
+    def _send_reset(self, payload: bytes) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload[: len(payload) // 2])
+        self.wfile.flush()
+        # SO_LINGER with a zero timeout turns close() into a RST instead of an orderly FIN.
+        self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        self.connection.close()
+        self.close_connection = True
+
+    # -- writing -----------------------------------------------------------------------------------------
+
+    def _send_error(
+        self,
+        status: int,
+        message: str,
+        error_type: str,
+        *,
+        code: str | None = None,
+        headers: Mapping[str, str] | None = None,
+    ) -> None:
+        error = {"error": {"message": message, "type": error_type, "param": None, "code": code}}
+        self._send_json(status, error, headers)
+
+    def _send_json(self, status: int, payload: Any, headers: Mapping[str, str] | None = None) -> None:
+        self._send_bytes(status, json.dumps(payload).encode(), headers)
+
+    def _send_bytes(self, status: int, data: bytes, headers: Mapping[str, str] | None = None) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(data)
+
+
+def _error_type(status: int) -> str:
+    if status == 429:
+        return "rate_limit_exceeded"
+    if status >= 500:
+        return "server_error"
+    return "invalid_request_error"
+
+
+def _completion(model: str, body: Mapping[str, Any], text: str) -> dict[str, Any]:
+    finish_reason = "stop"
+    stop = body.get("stop")
+    stops = [stop] if isinstance(stop, str) else [s for s in stop or [] if isinstance(s, str) and s]
+    cut = min((i for i in (text.find(s) for s in stops) if i >= 0), default=-1)
+    if cut >= 0:
+        text = text[:cut]  # as the API does, the stop sequence itself is not returned
+    prompt = "\n".join(_text(m.get("content")) for m in body.get("messages") or [] if isinstance(m, dict))
+    prompt_tokens, completion_tokens = _count_tokens(prompt), _count_tokens(text)
+    return {
+        "id": f"chatcmpl-fake-{time.monotonic_ns()}",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": body.get("model") or model,
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": text},
+                "finish_reason": finish_reason,
+                "logprobs": None,
+            }
+        ],
+        "usage": {
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": completion_tokens,
+            "total_tokens": prompt_tokens + completion_tokens,
+        },
+    }
+
+
+# -- standalone ----------------------------------------------------------------------------------------
+
+_CLI_FAULTS: dict[str, Callable[[], Fault]] = {
+    "429": Fault.rate_limit,
+    "500": lambda: Fault.http(500),
+    "502": lambda: Fault.http(502),
+    "503": lambda: Fault.http(503),
+    "reset": Fault.reset,
+    "malformed_json": Fault.malformed_json,
+    "empty_choices": Fault.empty_choices,
+    "null_content": Fault.null_content,
+    "invalid_utf8": Fault.invalid_utf8,
+}
+
+
+def _parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description="A fake OpenAI chat-completions server for tests and benchmarks.")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=0, help="0 picks a free port (printed on the first line)")
+    parser.add_argument("--latency", type=float, default=0.0, help="seconds before every answer. Default: 0")
+    parser.add_argument("--reply", default="", help="the default reply text")
+    parser.add_argument("--replies", metavar="FILE", help='JSON object {"substring of the prompt": "reply"}')
+    parser.add_argument("--max-concurrency", type=int, default=None, help="answer at most N requests at once")
+    parser.add_argument("--reject-over-capacity", action="store_true", help="429 instead of queueing past the cap")
+    parser.add_argument("--fault", choices=sorted(_CLI_FAULTS), default="500", help="the fault injected. Default: 500")
+    parser.add_argument("--fault-rate", type=float, default=0.0, help="probability of --fault per request")
+    parser.add_argument("--fail-first", type=int, default=0, metavar="N", help="the first N requests get --fault")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--api-key", default=None, help="require this bearer key (401 otherwise)")
+    parser.add_argument("--model", default="fake-model")
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = _parse_args(argv)
+    replies: dict[str, str] = {}
+    if args.replies:
+        with open(args.replies, encoding="utf-8") as f:
+            replies = json.load(f)
+    fault = _CLI_FAULTS[args.fault]()
+    server = FakeOpenAI(
+        replies=replies,
+        default=args.reply,
+        latency_s=args.latency,
+        max_concurrency=args.max_concurrency,
+        reject_over_capacity=args.reject_over_capacity,
+        fault_rate=args.fault_rate,
+        fault=fault,
+        seed=args.seed,
+        require_api_key=args.api_key,
+        model=args.model,
+        host=args.host,
+        port=args.port,
+    )
+    server.fail_first(args.fail_first, fault)
+    done = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: done.set())
+    with server:
+        print(server.base_url, flush=True)
+        try:
+            done.wait()
+        except KeyboardInterrupt:
+            pass
+        print(
+            json.dumps({"requests": server.stats.requests, "peak_in_flight": server.stats.peak_in_flight}),
+            file=sys.stderr,
+            flush=True,
+        )
+
+
+if __name__ == "__main__":
+    main()

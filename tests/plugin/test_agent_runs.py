@@ -1,0 +1,139 @@
+"""Agent samples end to end: live rollouts against the fake server, the turn limit, no user model, replay, oracle."""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from fake_openai import FakeOpenAI
+
+THIN_TEST = """
+import pytest
+
+@pytest.mark.tooleval("acebench")
+def test_acebench(tooleval_case):
+    tooleval_case.check()
+"""
+
+
+@pytest.fixture
+def gold(acebench_dir: Path) -> dict[str, Any]:
+    return json.loads((acebench_dir / "agent_gold_sequences.json").read_text(encoding="utf-8"))
+
+
+@pytest.fixture
+def base_args(pytester: pytest.Pytester, acebench_dir: Path, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    pytester.makepyfile(test_acebench=THIN_TEST)
+    return [f"--tooleval-data-dir={acebench_dir}", f"--tooleval-cache-dir={pytester.path / 'cache'}",
+            "-p", "no:cacheprovider", "--tooleval-report", "report.json"]
+
+
+def live_args(server: FakeOpenAI, *extra: str) -> list[str]:
+    return ["--tooleval-model", "agent-m", "--tooleval-base-url", server.base_url, "--tooleval-api-key", "sk-x",
+            *extra]
+
+
+def scripted_by_model(agent_replies: list[str], user_replies: list[str]) -> Any:
+    """A responder: the agent model gets agent_replies in order, the user model user_replies; then 'finish'."""
+    served: dict[str, int] = defaultdict(int)
+
+    def respond(body: dict[str, Any]) -> str:
+        replies = agent_replies if body["model"] == "agent-m" else user_replies
+        index = served[body["model"]]
+        served[body["model"]] += 1
+        return replies[index] if index < len(replies) else "finish conversation"
+
+    return respond
+
+
+def report_sample(pytester: pytest.Pytester) -> dict[str, Any]:
+    samples = json.loads((pytester.path / "report.json").read_text())["samples"]
+    assert len(samples) == 1
+    return samples[0]
+
+
+def test_scripted_agent_and_user_complete_multi_turn(pytester: pytest.Pytester, fake_openai: FakeOpenAI,
+                                                     base_args: list[str], gold: dict[str, Any]) -> None:
+    calls = gold["en"]["agent_multi_turn_0"]["calls"]
+    fake_openai.responder = scripted_by_model(calls, ["Please message Frank for me."])
+    result = pytester.runpytest(*base_args, *live_args(fake_openai, "--tooleval-user-model", "user-m"),
+                                "-k", "en-agent_multi_turn_0")
+    result.assert_outcomes(passed=1)
+    sample = report_sample(pytester)
+    assert sample["process"] == 1.0
+    senders = [entry["sender"] for entry in sample["transcript"]]
+    assert senders[0] == "user" and "execution" in senders
+    assert sample["transcript"][0]["message"] == "Please message Frank for me."
+    models = [body["model"] for body in fake_openai.stats.bodies]
+    assert models.count("agent-m") == len(calls) + 1 and "user-m" in models
+    user_system = next(body for body in fake_openai.stats.bodies if body["model"] == "user-m")["messages"][0]
+    assert user_system["role"] == "system" and "Grace" in user_system["content"]  # the instruction is filled in
+
+
+def test_rerun_of_a_rollout_is_answered_from_the_cache(pytester: pytest.Pytester, fake_openai: FakeOpenAI,
+                                                       base_args: list[str], gold: dict[str, Any]) -> None:
+    fake_openai.responder = scripted_by_model(gold["en"]["agent_multi_turn_0"]["calls"], ["Hello."])
+    args = [*base_args, *live_args(fake_openai, "--tooleval-user-model", "user-m"), "-k", "en-agent_multi_turn_0"]
+    pytester.runpytest(*args).assert_outcomes(passed=1)
+    asked = fake_openai.stats.requests
+    pytester.runpytest(*args).assert_outcomes(passed=1)
+    assert fake_openai.stats.requests == asked
+
+
+def test_multi_turn_without_a_user_model_is_an_error(pytester: pytest.Pytester, fake_openai: FakeOpenAI,
+                                                     base_args: list[str]) -> None:
+    result = pytester.runpytest(*base_args, *live_args(fake_openai), "-k", "en-agent_multi_turn_0")
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(["*agent_multi_turn needs a model to play the user: pass --tooleval-user-model*"])
+    assert fake_openai.stats.requests == 0
+    assert report_sample(pytester)["outcome"] == "error"
+
+
+def test_turn_limit_ends_the_rollout_cleanly(pytester: pytest.Pytester, fake_openai: FakeOpenAI,
+                                             base_args: list[str]) -> None:
+    fake_openai.default = "[turn_on_wifi()]"  # a valid call, forever
+    result = pytester.runpytest(*base_args, *live_args(fake_openai, "--tooleval-max-dialog-turns", "6"),
+                                "-k", "en-agent_multi_step_6")
+    result.assert_outcomes(failed=1)
+    sample = report_sample(pytester)
+    assert sample["details"]["hit_turn_limit"] is True
+    assert sample["details"]["turns"] == 6
+    assert fake_openai.stats.requests == 3  # the turns alternate: agent, execution, agent, ...
+
+
+def test_agent_that_never_calls_an_api_fails(pytester: pytest.Pytester, fake_openai: FakeOpenAI,
+                                             base_args: list[str]) -> None:
+    fake_openai.default = "I would love to help, but first tell me more."
+    result = pytester.runpytest(*base_args, *live_args(fake_openai, "--tooleval-max-dialog-turns", "4"),
+                                "-k", "en-agent_multi_step_6")
+    result.assert_outcomes(failed=1)
+    sample = report_sample(pytester)
+    assert sample["error_type"] == "wrong number of class"
+    assert sample["process"] == 0.0
+    result.stdout.fnmatch_lines(["*acebench en/agent_multi_step_6: wrong number of class*"])
+
+
+def test_replayed_trajectory_is_graded(pytester: pytest.Pytester, base_args: list[str], gold: dict[str, Any]) -> None:
+    rows = [{"lang": "en", "id": "agent_multi_step_6", "messages": gold["en"]["agent_multi_step_6"]["calls"]},
+            {"lang": "en", "id": "agent_multi_step_7", "messages": ["[turn_on_wifi()]"]}]
+    replay = pytester.path / "trajectories.jsonl"
+    replay.write_text("\n".join(json.dumps(row) for row in rows))
+    result = pytester.runpytest(*base_args, "--tooleval-model", f"replay:{replay}",
+                                "-k", "en-agent_multi_step_6 or en-agent_multi_step_7")
+    result.assert_outcomes(passed=1, failed=1)
+
+
+def test_oracle_passes_every_agent_sample(pytester: pytest.Pytester, base_args: list[str]) -> None:
+    result = pytester.runpytest_subprocess(*base_args, "--tooleval-model", "oracle", "--tooleval-language", "all",
+                                           "-m", "agent", "-n", "2")
+    result.assert_outcomes(passed=100)
+    summary = json.loads((pytester.path / "report.json").read_text())["summary"]["acebench"]
+    for language in ("en", "zh"):
+        assert summary[language]["groups"]["AGENT"]["value"] == 1.0
+        assert summary[language]["partial"] is True  # only the agent family ran
+    result.stdout.fnmatch_lines(["*AGENT (partial)*1.000*", "*OVERALL (partial)*1.000*"])

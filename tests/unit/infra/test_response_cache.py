@@ -1,0 +1,240 @@
+"""The sqlite response cache: keys, hits, concurrent writer processes, corrupt files; and CachedBackend over HTTP."""
+
+from __future__ import annotations
+
+import dataclasses
+import multiprocessing
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import cache_writer
+from fake_openai import FakeOpenAI, Fault
+from pytest_tooleval.models.base import ChatRequest, InfrastructureError, Reply
+from pytest_tooleval.models.cache import CachedBackend, ResponseCache, ResponseCacheWarning, cache_key
+from pytest_tooleval.models.openai_compat import OpenAIBackend
+
+KEY = "sk-test-cache-0123456789SECRET"
+IDENTITY = {"backend": "openai", "model": "m", "endpoint": "127.0.0.1:8000/v1"}
+BASE = ChatRequest(
+    messages=({"role": "system", "content": "sys"}, {"role": "user", "content": "hello"}),
+    temperature=0.0,
+    top_p=1.0,
+    max_tokens=100,
+    stop=("\n\n",),
+    extra={"seed": 1},
+)
+
+
+@pytest.fixture
+def cache(tmp_path: Path) -> Any:
+    with ResponseCache(tmp_path / "cache.sqlite") as c:
+        yield c
+
+
+# -- keys ----------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "changed",
+    [
+        dataclasses.replace(BASE, messages=BASE.messages[:1] + ({"role": "user", "content": "hello!"},)),
+        dataclasses.replace(BASE, messages=BASE.messages[:1] + ({"role": "assistant", "content": "hello"},)),
+        dataclasses.replace(BASE, messages=BASE.messages[1:]),
+        dataclasses.replace(BASE, temperature=0.7),
+        dataclasses.replace(BASE, temperature=None),
+        dataclasses.replace(BASE, top_p=0.9),
+        dataclasses.replace(BASE, max_tokens=101),
+        dataclasses.replace(BASE, stop=("\n",)),
+        dataclasses.replace(BASE, stop=None),
+        dataclasses.replace(BASE, extra={"seed": 2}),
+        dataclasses.replace(BASE, extra={}),
+    ],
+    ids=["content", "role", "messages", "temperature", "no-temperature", "top_p", "max_tokens", "stop", "no-stop",
+         "extra", "no-extra"],
+)
+def test_anything_that_changes_the_question_changes_the_key(changed: ChatRequest) -> None:
+    assert cache_key(IDENTITY, changed) != cache_key(IDENTITY, BASE)
+
+
+@pytest.mark.parametrize(
+    "identity",
+    [{**IDENTITY, "model": "m2"}, {**IDENTITY, "endpoint": "127.0.0.1:8001/v1"}, {**IDENTITY, "backend": "replay"}],
+    ids=["model", "endpoint", "backend"],
+)
+def test_a_different_backend_identity_changes_the_key(identity: dict[str, str]) -> None:
+    assert cache_key(identity, BASE) != cache_key(IDENTITY, BASE)
+
+
+def test_spellings_of_the_same_question_share_a_key() -> None:
+    assert cache_key(IDENTITY, dataclasses.replace(BASE, temperature=0)) == cache_key(IDENTITY, BASE)
+    assert cache_key(IDENTITY, dataclasses.replace(BASE, stop=())) == cache_key(
+        IDENTITY, dataclasses.replace(BASE, stop=None)
+    )
+    reordered = ({"content": "sys", "role": "system"}, {"content": "hello", "role": "user"})
+    assert cache_key(IDENTITY, dataclasses.replace(BASE, messages=reordered)) == cache_key(IDENTITY, BASE)
+    assert cache_key(dict(reversed(list(IDENTITY.items()))), BASE) == cache_key(IDENTITY, BASE)
+
+
+def test_key_is_a_sha256_hex_digest() -> None:
+    key = cache_key(IDENTITY, BASE)
+    assert len(key) == 64 and int(key, 16) >= 0
+
+
+# -- get and put ---------------------------------------------------------------------------------------------
+
+
+def test_miss_then_hit_returns_everything_stored_marked_cached(cache: ResponseCache) -> None:
+    key = cache_key(IDENTITY, BASE)
+    assert cache.get(key) is None
+    reply = Reply(text="[f(x=1)]", latency_s=1.25, prompt_tokens=12, completion_tokens=3, finish_reason="stop")
+    cache.put(key, reply)
+    assert cache.get(key) == dataclasses.replace(reply, cached=True)
+    assert len(cache) == 1
+
+
+def test_the_first_answer_stays(cache: ResponseCache) -> None:
+    cache.put("k", Reply(text="first"))
+    cache.put("k", Reply(text="second"))
+    assert cache.get("k") == Reply(text="first", cached=True)
+
+
+def test_entries_survive_reopening(tmp_path: Path) -> None:
+    with ResponseCache(tmp_path / "c.sqlite") as first:
+        first.put("k", Reply(text="kept", prompt_tokens=None))
+    with ResponseCache(tmp_path / "c.sqlite") as second:
+        assert second.get("k") == Reply(text="kept", cached=True)
+
+
+def test_the_file_is_in_wal_mode(cache: ResponseCache) -> None:
+    with sqlite3.connect(cache.path) as conn:
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def test_eight_writer_processes_lose_nothing_and_corrupt_nothing(tmp_path: Path) -> None:
+    path = tmp_path / "shared.sqlite"  # not created yet: the workers also race to create it
+    context = multiprocessing.get_context("spawn")
+    start = context.Event()
+    workers = [context.Process(target=cache_writer.write, args=(str(path), w, start)) for w in range(8)]
+    for process in workers:
+        process.start()
+    start.set()
+    for process in workers:
+        process.join(timeout=60)
+    assert [p.exitcode for p in workers] == [0] * 8
+    with ResponseCache(path) as cache:
+        rows = cache_writer.ROWS
+        assert len(cache) == rows + 8 * rows
+        for worker in range(8):
+            for i in range(rows):
+                assert cache.get(f"own-{worker}-{i}") == Reply(
+                    text=f"own {worker} {i}", prompt_tokens=i, latency_s=worker, cached=True
+                )
+        for i in range(rows):
+            shared = cache.get(f"shared-{i}")
+            assert shared is not None and shared.text.startswith(f"shared {i} from ")
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+
+
+# -- damaged files -------------------------------------------------------------------------------------------
+
+
+def _filled_cache(path: Path, rows: int = 300) -> None:
+    with ResponseCache(path) as cache:
+        for i in range(rows):
+            cache.put(f"k{i}", Reply(text=f"answer {i} " * 50))
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda data: data[: len(data) // 2],  # truncated, e.g. a disk that filled up mid-copy
+        lambda data: data[:100] + b"\x00\xff" * 2000 + data[4100:],  # pages overwritten
+        lambda data: b"this is not a database at all " * 100,
+    ],
+    ids=["truncated", "overwritten", "not-sqlite"],
+)
+def test_a_damaged_file_is_set_aside_with_a_warning_and_rebuilt(tmp_path: Path, damage: Any) -> None:
+    path = tmp_path / "cache.sqlite"
+    _filled_cache(path)
+    damaged = damage(path.read_bytes())
+    path.write_bytes(damaged)
+    with pytest.warns(ResponseCacheWarning, match=r"cache\.sqlite is corrupt .*moved it to cache\.sqlite\.corrupt"):
+        cache = ResponseCache(path)
+    with cache:
+        assert len(cache) == 0
+        cache.put("k", Reply(text="new"))
+        assert cache.get("k") == Reply(text="new", cached=True)
+    assert (tmp_path / "cache.sqlite.corrupt").read_bytes() == damaged  # kept for inspection, byte for byte
+
+
+def test_a_second_damaged_file_does_not_overwrite_the_first_one_set_aside(tmp_path: Path) -> None:
+    path = tmp_path / "cache.sqlite"
+    for attempt in (b"first garbage " * 500, b"second garbage " * 500):
+        path.write_bytes(attempt)
+        with pytest.warns(ResponseCacheWarning):
+            ResponseCache(path).close()
+        path.unlink()
+        for suffix in ("-wal", "-shm"):
+            path.with_name(path.name + suffix).unlink(missing_ok=True)
+    assert (tmp_path / "cache.sqlite.corrupt").read_bytes().startswith(b"first")
+    assert (tmp_path / "cache.sqlite.corrupt2").read_bytes().startswith(b"second")
+
+
+def test_a_locked_file_is_an_error_not_corruption(tmp_path: Path) -> None:
+    path = tmp_path / "cache.sqlite"
+    holder = sqlite3.connect(path, isolation_level=None)  # rollback-journal mode: an exclusive lock bars readers
+    holder.execute("CREATE TABLE t (x)")
+    holder.execute("BEGIN EXCLUSIVE")
+    try:
+        with pytest.raises(sqlite3.OperationalError, match="locked"):
+            ResponseCache(path, busy_timeout_s=0.1)
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert not (tmp_path / "cache.sqlite.corrupt").exists()
+
+
+# -- CachedBackend over HTTP ---------------------------------------------------------------------------------
+
+
+@pytest.mark.asyncio
+async def test_cached_backend_asks_once_and_never_again(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
+    fake_openai.default = "[f()]"
+    async with OpenAIBackend("fake-model", base_url=fake_openai.base_url, api_key=KEY) as backend:
+        with ResponseCache(tmp_path / "c.sqlite") as cache:
+            cached = CachedBackend(backend, cache)
+            first = await cached.complete(BASE)
+            fake_openai.default = "a different answer the cache must hide"
+            second = await cached.complete(BASE)
+            other = await cached.complete(dataclasses.replace(BASE, temperature=0.5))
+    assert (first.text, first.cached) == ("[f()]", False)
+    assert second == dataclasses.replace(first, cached=True)
+    assert (other.text, other.cached) == ("a different answer the cache must hide", False)
+    assert fake_openai.stats.requests == 2
+    assert KEY.encode() not in b"".join(p.read_bytes() for p in tmp_path.iterdir())  # db, wal and shm alike
+
+
+@pytest.mark.asyncio
+async def test_cached_backend_does_not_store_failures(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
+    fake_openai.default = "ok"
+    fake_openai.enqueue(Fault.http(400))
+    async with OpenAIBackend("fake-model", base_url=fake_openai.base_url, api_key=KEY) as backend:
+        with ResponseCache(tmp_path / "c.sqlite") as cache:
+            cached = CachedBackend(backend, cache)
+            with pytest.raises(InfrastructureError):
+                await cached.complete(BASE)
+            assert len(cache) == 0
+            assert (await cached.complete(BASE)).text == "ok"
+    assert fake_openai.stats.requests == 2
+
+
+def test_cached_backend_keys_on_the_backends_identity(tmp_path: Path) -> None:
+    backend = OpenAIBackend("fake-model", base_url="http://127.0.0.1:9/v1", api_key=KEY)
+    with ResponseCache(tmp_path / "c.sqlite") as cache:
+        cached = CachedBackend(backend, cache)
+    assert cached.identity == {"backend": "openai", "model": "fake-model", "endpoint": "127.0.0.1:9/v1"}
+    assert cached.name == backend.name
