@@ -39,7 +39,7 @@ def parametrize_cases(metafunc: pytest.Metafunc, session: ToolevalSession, marke
         pytest.param(
             case,
             id=case.test_id,
-            marks=[getattr(pytest.mark, case.suite), getattr(pytest.mark, case.family), getattr(pytest.mark, case.language)],
+            marks=[getattr(pytest.mark, mark) for mark in case.marks],
         )
         for case in session.schedule(cases)
     ]

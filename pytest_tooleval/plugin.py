@@ -11,20 +11,13 @@ import pytest
 
 from .config import add_options, resolve
 from .session import ToolevalSession
+from .suites import suite_markers
 
 SESSION_KEY = pytest.StashKey[ToolevalSession]()
 RESULT_KEY = pytest.StashKey[Any]()
 CONTROLLER_KEY = pytest.StashKey[Any]()
 
-MARKERS = (
-    "tooleval(suite): parametrize this test with one case per sample of the named benchmark suite",
-    "acebench: an ACEBench sample",
-    "normal: an ACEBench normal-family sample",
-    "special: an ACEBench special-family sample",
-    "agent: an ACEBench agent-family sample",
-    "en: an English sample",
-    "zh: a Chinese sample",
-)
+TOOLEVAL_MARKER = "tooleval(suite): parametrize this test with one case per sample of the named benchmark suite"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -32,8 +25,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    for line in MARKERS:
-        config.addinivalue_line("markers", line)
+    config.addinivalue_line("markers", TOOLEVAL_MARKER)
+    for name, description in suite_markers().items():
+        config.addinivalue_line("markers", f"{name}: {description}")
     session = ToolevalSession(resolve(config))
     config.stash[SESSION_KEY] = session
     if session.active:

@@ -11,9 +11,9 @@ from .engine import Engine
 from .errors import ToolevalUsageError
 from .models.access import ModelAccess
 from .outcome import SampleResult
+from .suites import SUITES, suite_module
 
 DEFAULT_CACHE_DIR = Path("~/.cache/pytest-tooleval")
-SUITES = ("acebench",)
 
 
 class ToolevalSession:
@@ -37,14 +37,11 @@ class ToolevalSession:
 
     def suite(self, name: str) -> Any:
         if name not in self._suites:
-            if name != "acebench":
-                raise ToolevalUsageError(f"@pytest.mark.tooleval({name!r}): unknown suite; known: {', '.join(SUITES)}")
-            from .suites.acebench import data
-            from .suites.acebench.suite import AceBenchSuite
-
-            root = data.locate(self.settings.data_dir, self.cache_dir, self.settings.offline)
-            self._suites[name] = AceBenchSuite(root, max_dialog_turns=self.settings.max_dialog_turns,
-                                               step_prompts=self.settings.agent_step_prompts)
+            if name not in SUITES:
+                raise ToolevalUsageError(
+                    f"@pytest.mark.tooleval({name!r}): unknown suite; known: {', '.join(SUITES)}"
+                )
+            self._suites[name] = suite_module(name).create(self)
         return self._suites[name]
 
     def preload(self) -> None:
@@ -52,7 +49,7 @@ class ToolevalSession:
         self.cases("acebench")
 
     def cases(self, name: str) -> list[Any]:
-        return self.suite(name).cases(self.languages, self.settings.categories)
+        return self.suite(name).cases()
 
     @staticmethod
     def schedule(cases: list[Any]) -> list[Any]:

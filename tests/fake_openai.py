@@ -132,7 +132,7 @@ class ReceivedRequest:
 class ServerStats:
     requests: int = 0  # chat-completions requests received (faulted ones included)
     by_prompt: collections.Counter[str] = field(default_factory=collections.Counter)  # last user message → count
-    in_flight: int = 0
+    in_flight: int = 0  # received and not yet answered, including those waiting for a capacity slot
     peak_in_flight: int = 0
     received: list[ReceivedRequest] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)  # responder exceptions (each answered with a 500)
@@ -368,6 +368,7 @@ class _Server(ThreadingHTTPServer):
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"  # keep-alive, as real endpoints do
+    _in_flight = False
     # Headers and body go out in two writes; with Nagle on, the second waits for the client's delayed ACK
     # (40 ms on Linux), which would cap a keep-alive connection at ~25 requests per second.
     disable_nagle_algorithm = True
@@ -399,10 +400,18 @@ class _Handler(BaseHTTPRequestHandler):
         headers = {name.lower(): value for name, value in self.headers.items()}
         fake._record(ReceivedRequest("POST", self.path, headers, body, time.monotonic()))
         fake._enter()
+        self._in_flight = True
         try:
             self._answer(fake, body)
         finally:
-            fake._leave()
+            self._leave()
+
+    def _leave(self) -> None:
+        # Called just before the last bytes go out: a client that answers the response with its next request
+        # must not find this one still counted (a sequential client would show a peak of 2).
+        if self._in_flight:
+            self._in_flight = False
+            self.server.fake._leave()
 
     def _answer(self, fake: FakeOpenAI, body: dict[str, Any] | None) -> None:
         if body is None:
@@ -473,6 +482,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(payload)))
         self.end_headers()
+        self._leave()
         self.wfile.write(payload[: len(payload) // 2])
         self.wfile.flush()
         # SO_LINGER with a zero timeout turns close() into a RST instead of an orderly FIN.
@@ -504,6 +514,7 @@ class _Handler(BaseHTTPRequestHandler):
         for name, value in (headers or {}).items():
             self.send_header(name, value)
         self.end_headers()
+        self._leave()
         self.wfile.write(data)
 
 

@@ -58,11 +58,9 @@ def summarize(rows: list[dict[str, Any]]) -> RunSummary:
 
 
 def _summariser(suite: str) -> Any:
-    if suite == "acebench":
-        from ..suites.acebench.summary import summarize_acebench
+    from ..suites import suite_module
 
-        return summarize_acebench
-    raise ValueError(f"no summariser for suite {suite!r}")
+    return suite_module(suite).summarize
 
 
 def outcome_counts(rows: list[dict[str, Any]]) -> dict[str, int]:

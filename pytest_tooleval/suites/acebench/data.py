@@ -78,6 +78,10 @@ class AceCase:
         return family_of(self.category)
 
     @property
+    def marks(self) -> tuple[str, ...]:
+        return (self.suite, self.family, self.language)
+
+    @property
     def test_id(self) -> str:
         return f"{self.language}-{self.id}"
 

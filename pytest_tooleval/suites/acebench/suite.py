@@ -14,16 +14,19 @@ from .scoring import render_ground_truth, score_normal, score_special
 class AceBenchSuite:
     name = "acebench"
 
-    def __init__(self, root: Path, *, max_dialog_turns: int = 40, step_prompts: str = "upstream") -> None:
+    def __init__(self, root: Path, languages: tuple[str, ...] = ("en",), categories: tuple[str, ...] = (), *,
+                 max_dialog_turns: int = 40, step_prompts: str = "upstream") -> None:
         self.root = root
+        self.languages = languages
+        self.categories = categories
         self.prompts = data.load_prompts(root)
         self.max_dialog_turns = max_dialog_turns
         # ACEBench quirk: its API-model runner builds the multi_step agent without a language, so it gets
         # the zh prompts on en data too (acebench-agent §6); "data" uses the sample's language instead.
         self.step_prompt_language = "zh" if step_prompts == "upstream" else None
 
-    def cases(self, languages: tuple[str, ...], categories: tuple[str, ...]) -> list[data.AceCase]:
-        return data.select(self.root, languages, categories)
+    def cases(self) -> list[data.AceCase]:
+        return data.select(self.root, self.languages, self.categories)
 
     async def answer(self, case: data.AceCase, access: ModelAccess) -> Answer:
         """Everything that talks to a model (runs on the engine's loop)."""
