@@ -16,7 +16,15 @@ from .data import ToolAlpacaCase, credentials_for
 from .episode import ITERATION_LIMIT_OUTPUT, Episode, Observation, Step
 from .modelfn import ModelFn, ask
 from .parser import AgentFinish, OutputParseError, apply_stop, parse_output
-from .prompts import GET_DETAILS, RETRIEVAL, Prompts, agent_messages, agent_tools, render_agent_prompt, render_scratchpad
+from .prompts import (
+    GET_DETAILS,
+    RETRIEVAL,
+    Prompts,
+    agent_messages,
+    agent_tools,
+    render_agent_prompt,
+    render_scratchpad,
+)
 from .simulator import DEFAULT_SERVER_URL, Simulator
 from .tools import EpisodeFiles, GetDetails, Retrieval, ToolCrash, Transport, call_function, invalid_action_message
 

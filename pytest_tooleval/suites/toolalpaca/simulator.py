@@ -166,7 +166,8 @@ class Simulator:
 
     async def _sample(self, prompt: list[dict[str, str]]) -> tuple[int, Any, str, int]:
         answer = await ask(self._model, prompt)
-        self.trace.append({"kind": "simulator", "messages": [dict(message) for message in prompt], "reply": answer.text})
+        sent = [dict(message) for message in prompt]
+        self.trace.append({"kind": "simulator", "messages": sent, "reply": answer.text})
         tokens = answer.total_tokens if answer.total_tokens is not None else self._count_tokens(prompt, answer.text)
         status, body = parse_simulator_reply(answer.text)
         return status, body, answer.text, tokens

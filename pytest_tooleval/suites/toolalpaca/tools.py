@@ -15,7 +15,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
-from urllib.parse import quote, unquote, urlencode, urlsplit, urlunsplit
+from urllib.parse import quote, urlencode, urlsplit, urlunsplit
 
 from .episode import Observation
 from .modelfn import ModelFn, ask
@@ -49,7 +49,9 @@ ERROR_ADVICE = (
     ". You should choose one of: (1) change the input and retry; (2) return the 'Final Answer' and explain what "
     "happened; (You must choose this one when the error occurs more than 3 times.) (3) call another function."
 )
-TYPE_ERROR_LINE = 'Parameter type error: "{name}", expected {expected}, but got {got}. You need to change the input and try again.'
+TYPE_ERROR_LINE = (
+    'Parameter type error: "{name}", expected {expected}, but got {got}. You need to change the input and try again.'
+)
 MISSING_MESSAGE = "Missing required parameters: {names}. You need to change the input and try again."
 TOO_LONG_MESSAGE = (
     "The output is too long. You need to use the 'retrievalDataFromFile' function to retrieve the output from "
@@ -223,6 +225,19 @@ def _type_name(python_type: type) -> str:
     return str(_TYPE_NAMES.get(python_type))  # upstream prints None for a type outside the table
 
 
+def _declared(holder: Mapping[str, Any]) -> Mapping[str, Any]:
+    """Where the evaluated code found a value's type and enum: the ``schema`` entry of what declares it.
+
+    ToolAlpaca quirk: the released outputs show query and path values checked against the parameter's
+    ``schema`` (an enum error on an Axolotl query parameter, an integer error on an AniAPI path parameter) and
+    request-body values never checked (Apache Superset bodies with a string where the spec says integer reach
+    the simulator). Reading ``schema`` explains both: parameters have one, body property schemas do not. The
+    released code reads the declaring object itself instead, which matches neither (toolalpaca-gpt4tools §2.5).
+    """
+    declared = holder.get("schema", {})
+    return declared if isinstance(declared, Mapping) else {}
+
+
 def _check(name: str, schema: Mapping[str, Any], params: dict[str, Any]) -> list[tuple[str, str, str]]:
     """Type and enum errors for one supplied value; a coercible string (or int for a number) is converted in
     `params` in place, so later checks and later sends see the converted value, as upstream's do."""
@@ -284,10 +299,7 @@ def build_request(
             if parameter["in"] not in locations:
                 raise ToolCrash(repr(parameter["in"]))
             locations[parameter["in"]][parameter["name"]] = params[parameter["name"]]
-            # ToolAlpaca quirk: the released code reads type/enum from the parameter object, but the released
-            # outputs show the checks of its schema, so the evaluated code read the schema
-            # (toolalpaca-gpt4tools §2.5)
-            errors.extend(_check(parameter["name"], parameter.get("schema", parameter), params))
+            errors.extend(_check(parameter["name"], _declared(parameter), params))
 
     body: dict[str, Any] | None = None
     required_body: dict[str, None] = {}
@@ -300,7 +312,7 @@ def build_request(
                 if name in params:
                     body[name] = params[name]  # undeclared input keys are dropped without a word
                     required_body.pop(name, None)
-                    errors.extend(_check(name, property_schema, params))
+                    errors.extend(_check(name, _declared(property_schema), params))
 
     if errors:
         raise RequestRejected(

@@ -10,7 +10,6 @@ from typing import Any
 import pytest
 from _toolalpaca import Script, action, response, simulated, toy_case, toy_prompts, with_helpers
 
-from pytest_tooleval.suites.toolalpaca import data
 from pytest_tooleval.suites.toolalpaca.agent import EpisodeModels, EpisodeSettings, run_episode
 from pytest_tooleval.suites.toolalpaca.episode import ITERATION_LIMIT_OUTPUT, Episode
 from pytest_tooleval.suites.toolalpaca.judge import Judgement, judge_episode
@@ -183,7 +182,9 @@ def test_get_details_is_answered_by_the_user_simulator() -> None:
     episode = play(case, agent, simulator=sim, user=user)
     assert [step.observation for step in episode.steps] == ["It is me@x.org", 'Status Code: 201. Response: {"id":9}']
     # the instruction is stored stripped, the question as the parsed object
-    assert user.last_prompt == "Answer as the user.\n\n[User]: Alert me about storms.\n[AI]: {'Question': 'What is your email?'}"
+    assert user.last_prompt == (
+        "Answer as the user.\n\n[User]: Alert me about storms.\n[AI]: {'Question': 'What is your email?'}"
+    )
     assert '-d \'{"email": "me@x.org", "level": 2}\'' in sim.last_prompt
     assert [entry["kind"] for entry in episode.trace] == ["agent", "user", "agent", "simulator", "agent"]
 

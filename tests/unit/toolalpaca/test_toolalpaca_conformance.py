@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+import re
 from pathlib import Path
 
 import pytest
+from _toolalpaca import with_helpers
 
 from pytest_tooleval.errors import DataError
 from pytest_tooleval.suites.toolalpaca import data
+from pytest_tooleval.suites.toolalpaca.agent import EpisodeModels, run_episode
+from pytest_tooleval.suites.toolalpaca.episode import Step
 from pytest_tooleval.suites.toolalpaca.importer import import_judged, load_judged, parse_solution
-from pytest_tooleval.suites.toolalpaca.prompts import render_judge_prompt
+from pytest_tooleval.suites.toolalpaca.judge import judge_messages
+from pytest_tooleval.suites.toolalpaca.prompts import Prompts, render_judge_prompt
+from pytest_tooleval.suites.toolalpaca.tools import ERROR_ADVICE
 
 # Two rows of the published run were judged against instructions that differ from the released eval file:
 # Apache Superset #0 was judged with the text of instruction #1, and #1 with an instruction the file no longer
@@ -65,12 +72,68 @@ def test_judge_prompts_render_exactly_as_published(judged_path: Path, toolalpaca
         drifted.add((entry.api, entry.index))
         # the only difference allowed is the instruction line, and only where the data changed
         assert _instruction_of(entry.prompt) != case.instruction
-        assert render_judge_prompt(prompts.evaluation, instruction=_instruction_of(entry.prompt), **arguments) == entry.prompt
+        published_instruction = _instruction_of(entry.prompt)
+        assert render_judge_prompt(prompts.evaluation, instruction=published_instruction, **arguments) == entry.prompt
     print(f"judge-prompt rendering agreement: {identical}/{rows}")
     assert (identical, rows) == (97, 99)
     assert drifted == INSTRUCTION_DRIFT
     # the recovered trajectories are plausible: every step names one of the API's tools or getDetails
     assert (step_count, unknown_tools) == (151, [])
+
+
+_OBSERVED = re.compile(r"Status Code: (\d+)\. Response: (.*)", re.DOTALL)
+_MARK = " (replayed step)"
+
+
+def _replay(case: data.ToolAlpacaCase, steps: list[Step], final_output: str, prompts: Prompts) -> str:
+    """Run our loop with models that repeat a published trajectory; return the judge prompt it produces.
+
+    The agent re-issues each published action; the simulator answers with the published status and body; the
+    user simulator gives the published getDetails answer. Everything else (input parsing, parameter checks and
+    their messages, response rendering, error advice, the transcript) is our code.
+    """
+    current = {"step": 0}
+
+    async def agent(messages: list[dict[str, str]]) -> str:
+        done = messages[0]["content"].count(_MARK + "\nASSISTANT Action:")
+        current["step"] = done
+        if done < len(steps):
+            return f"{_MARK}\nASSISTANT Action: {steps[done].tool}\nASSISTANT Action Input: {steps[done].tool_input}"
+        return f" All done.\nASSISTANT Response: {final_output}"
+
+    async def simulator(messages: list[dict[str, str]]) -> str:
+        observed = _OBSERVED.fullmatch(str(steps[current["step"]].observation))
+        assert observed is not None, "the published step did not come from the API"
+        body = observed.group(2).removesuffix(ERROR_ADVICE)
+        return f"Status Code: {observed.group(1)}\nResponse: {body}\nExplanation: replayed"
+
+    async def user(messages: list[dict[str, str]]) -> str:
+        return str(steps[current["step"]].observation)
+
+    episode = asyncio.run(run_episode(case, prompts, EpisodeModels(agent, simulator, user)))
+    assert episode.judgeable, episode.error
+    return judge_messages(case, episode, prompts)[0]["content"]
+
+
+def test_replaying_published_trajectories_through_our_loop_reproduces_the_judge_prompts(
+    judged_path: Path, toolalpaca_dir: Path
+) -> None:
+    prompts = with_helpers(data.load_prompts(toolalpaca_dir))  # stand-in helper descriptions: prompt-only
+    cases = {(case.api_name, case.index): case for case in data.load_subset(toolalpaca_dir, "simulated")}
+    identical, rows, differing = 0, 0, set()
+    for entry in load_judged(judged_path).entries:
+        if not entry.judgement.judged:
+            continue
+        rows += 1
+        assert entry.prompt is not None
+        steps, final_output = parse_solution(entry.prompt, prompts.evaluation)
+        if _replay(cases[(entry.api, entry.index)], steps, final_output, prompts) == entry.prompt:
+            identical += 1
+        else:
+            differing.add((entry.api, entry.index))
+    print(f"replayed trajectories reproducing the published judge prompt: {identical}/{rows}")
+    assert differing == INSTRUCTION_DRIFT
+    assert (identical, rows) == (97, 99)
 
 
 def test_solution_parser_rejects_prompts_of_another_shape(toolalpaca_dir: Path) -> None:

@@ -1,4 +1,4 @@
-"""Loading the ToolAlpaca evaluation files: counts, ids, the pin, credentials, and errors that name file and position."""
+"""Loading the ToolAlpaca evaluation files: counts, ids, the pin, credentials, errors naming file and position."""
 
 from __future__ import annotations
 
@@ -123,7 +123,8 @@ def test_missing_file_and_unknown_subset(tmp_path: Path) -> None:
 def test_credentials_come_from_named_environment_variables() -> None:
     case = toy_case(0, "real", Authentication={"access_key": "***", "region": "***"}, Name="apilayer weatherstack")
     assert data.credential_env_var("apilayer weatherstack", "access_key") == "TOOLEVAL_WEATHERSTACK_ACCESS_KEY"
-    assert data.credential_env_var("apilayer weatherstack", "region") == "TOOLEVAL_TOOLALPACA_APILAYER_WEATHERSTACK_REGION"
+    derived = data.credential_env_var("apilayer weatherstack", "region")
+    assert derived == "TOOLEVAL_TOOLALPACA_APILAYER_WEATHERSTACK_REGION"
     assert data.missing_credentials(case, {}) == (
         "apilayer weatherstack needs an API key: set TOOLEVAL_WEATHERSTACK_ACCESS_KEY, "
         "TOOLEVAL_TOOLALPACA_APILAYER_WEATHERSTACK_REGION"

@@ -51,7 +51,12 @@ def test_response_wins_over_an_action_and_the_last_marker_counts() -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["I will just answer.", "ASSISTANT Action: f", "Action: f\nAction Input: {}", "ASSISTANT Action: f ASSISTANT Action Input: {}"],
+    [
+        "I will just answer.",
+        "ASSISTANT Action: f",
+        "Action: f\nAction Input: {}",
+        "ASSISTANT Action: f ASSISTANT Action Input: {}",
+    ],
 )
 def test_unparsable_text_raises_upstreams_message(text: str) -> None:
     with pytest.raises(OutputParseError) as caught:
@@ -61,6 +66,9 @@ def test_unparsable_text_raises_upstreams_message(text: str) -> None:
 
 def test_stop_cuts_at_the_first_observation_marker() -> None:
     assert STOP_SEQUENCES == ("\nASSISTANT Observation:", "\n\tASSISTANT Observation:")
-    generated = 'go\nASSISTANT Action: f\nASSISTANT Action Input: {}\n\tASSISTANT Observation: made up\nASSISTANT Observation: x'
+    generated = (
+        "go\nASSISTANT Action: f\nASSISTANT Action Input: {}"
+        "\n\tASSISTANT Observation: made up\nASSISTANT Observation: x"
+    )
     assert apply_stop(generated) == "go\nASSISTANT Action: f\nASSISTANT Action Input: {}"
     assert apply_stop("no stop here") == "no stop here"

@@ -1,4 +1,4 @@
-"""Prompt rendering: the test_v1 agent prompt (§2.2), the judge prompt (§4.2), and the helper prompts (§2.6, §2.8)."""
+"""Prompt rendering: the test_v1 agent prompt (§2.2), the judge prompt (§4.2), the helper prompts (§2.6, §2.8)."""
 
 from __future__ import annotations
 
@@ -48,7 +48,8 @@ def test_retrieval_follows_getdetails_and_getdetails_can_be_left_out() -> None:
 
 
 def test_missing_helper_description_says_where_it_lives(toolalpaca_dir: Path) -> None:
-    with pytest.raises(MissingPromptError, match="getDetails tool is not in the data folder: it lives in upstream agent/tools.py"):
+    expected = "getDetails tool is not in the data folder: it lives in upstream agent/tools.py"
+    with pytest.raises(MissingPromptError, match=expected):
         agent_tools(toy_api(), data.load_prompts(toolalpaca_dir))
 
 
@@ -79,7 +80,8 @@ def test_scratchpad_repeats_each_step_and_ends_at_the_thought_prefix() -> None:
         Step("retrievalDataFromFile", "{}", " Read.\nASSISTANT Action: r", {"retrieved_info": "x"}),
     ]
     assert render_scratchpad(steps) == (
-        " Try f.\nASSISTANT Action: f\nASSISTANT Action Input: {}\nASSISTANT Observation: Status Code: 200. Response: {}"
+        " Try f.\nASSISTANT Action: f\nASSISTANT Action Input: {}"
+        "\nASSISTANT Observation: Status Code: 200. Response: {}"
         "\nASSISTANT Thought: Read.\nASSISTANT Action: r\nASSISTANT Observation: {'retrieved_info': 'x'}"
         "\nASSISTANT Thought:"
     )

@@ -1,4 +1,4 @@
-"""The simulated API: curl rendering, reply parsing, re-sampling and the per-episode cache (toolalpaca-gpt4tools §2.6)."""
+"""The simulated API: curl rendering, reply parsing, re-sampling, the per-episode cache (toolalpaca-gpt4tools §2.6)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The tool executor: parameter checks and messages, re-sends, the cap, helper tools (toolalpaca-gpt4tools §2.5, §2.8)."""
+"""The tool executor: parameter checks and messages, re-sends, the cap, helpers (toolalpaca-gpt4tools §2.5, §2.8)."""
 
 from __future__ import annotations
 
@@ -99,8 +99,14 @@ def test_coercion_quirks() -> None:
     # the value is placed before it is coerced: the request carries the string, the input dict the int
     assert request.query == {"days": "3", "detailed": "no", "units": ""}
     assert params["days"] == 3 and params["detailed"] is True  # any non-empty string is True; "" skips the enum
-    body = alert({"region": "n", "email": "e", "level": True, "threshold": 5})
-    assert body.body == {"email": "e", "level": True, "threshold": 5}  # bool passes as integer, int as number
+    flags = forecast({"city": "Oslo", "days": True})
+    assert flags.query == {"days": True}  # a bool passes as an integer
+
+
+def test_body_values_are_not_type_checked() -> None:
+    # as in the released outputs: only parameters are checked, against their schema (see tools._declared)
+    body = alert({"region": "n", "email": 5, "level": "high", "threshold": "x"})
+    assert body.body == {"email": 5, "level": "high", "threshold": "x"}
 
 
 def test_missing_required_parameters_are_listed_after_type_errors() -> None:
@@ -109,8 +115,8 @@ def test_missing_required_parameters_are_listed_after_type_errors() -> None:
     assert str(caught.value) == (
         'Missing required parameters: "region", "email", "level". You need to change the input and try again.'
     )
-    with pytest.raises(RequestRejected, match="^Parameter type error: \"threshold\""):
-        alert({"threshold": "high"})
+    with pytest.raises(RequestRejected, match='^Parameter type error: "region", expected string, but got integer'):
+        alert({"region": 3})
 
 
 def test_uncaught_upstream_failures_crash_the_episode() -> None:
