@@ -119,6 +119,7 @@ OPTIONS: tuple[Option, ...] = (
     Option("user-base-url", "endpoint of the user model (default: the agent's)"),
     Option("user-api-key", "API key of the user model (default: the agent's)", secret=True),
     Option("user-temperature", "temperature of the user model (ACEBench uses 0.001)", 0.001, _parse_float),
+    Option("user-max-tokens", "max_tokens of the user model (ACEBench uses 1000)", 1000, _parse_int),
     Option("max-dialog-turns", "turn limit of an agent rollout", 40, _parse_int),
     Option("agent-step-prompts", "agent_multi_step prompt language: upstream (zh prompts on every language, "
            "as ACEBench's API runner does) or data (the sample's language)", "upstream", _choice("upstream", "data")),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Awaitable, Callable
 
 from .base import Reply
@@ -20,10 +20,15 @@ class ModelAccess:
         kind: "chat" (a live endpoint, cached), "replay" (recorded outputs) or "oracle" (ground truth).
         chat: the agent/model chat function (kind "chat").
         replay: the recorded outputs (kind "replay").
-        user_chat: the chat function of the user simulator, where one is configured.
+        roles: chat functions of the helper models a suite uses (the user simulator, a tool simulator, a
+            judge), by role name, for the roles the run configured (`--tooleval-<role>-model`).
     """
 
     kind: str
     chat: ChatFn | None = None
     replay: ReplayStore | None = None
-    user_chat: ChatFn | None = None
+    roles: dict[str, ChatFn] = field(default_factory=dict)
+
+    @property
+    def user_chat(self) -> ChatFn | None:
+        return self.roles.get("user")

@@ -20,13 +20,26 @@ def build_access(settings: Settings, cache_dir: Path, engine: Engine) -> ModelAc
         return ModelAccess("replay", replay=load_replay(model[len("replay:"):]))
     chat = _chat_function(settings, cache_dir, engine, model, settings.base_url, settings.api_key,
                           settings.temperature, settings.max_tokens)
-    user_chat = None
-    if settings.user_model:
-        user_chat = _chat_function(settings, cache_dir, engine, settings.user_model,
-                                   settings.user_base_url or settings.base_url,
-                                   settings.user_api_key or settings.api_key,
-                                   settings.user_temperature, 1000)  # ACEBench's simulator: max_tokens 1000
-    return ModelAccess("chat", chat=chat, user_chat=user_chat)
+    return ModelAccess("chat", chat=chat, roles=_role_functions(settings, cache_dir, engine))
+
+
+def _role_functions(settings: Settings, cache_dir: Path, engine: Engine) -> dict[str, ChatFn]:
+    """One chat function per configured helper role: `--tooleval-<role>-model` with its own endpoint, key,
+    temperature and max_tokens options where the role declares them (otherwise the agent's endpoint and key)."""
+    roles = {}
+    for key, value in settings.values.items():
+        if not key.endswith("_model") or key == "model" or not value:
+            continue
+        role = key[: -len("_model")]
+        option = settings.values.get
+        roles[role] = _chat_function(
+            settings, cache_dir, engine, value,
+            option(f"{role}_base_url") or settings.base_url,
+            option(f"{role}_api_key") or settings.api_key,
+            option(f"{role}_temperature"),
+            option(f"{role}_max_tokens"),
+        )
+    return roles
 
 
 def _chat_function(settings: Settings, cache_dir: Path, engine: Engine, model: str, base_url: str | None,
