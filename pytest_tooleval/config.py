@@ -102,7 +102,11 @@ OPTIONS: tuple[Option, ...] = (
     Option("max-tokens", "max_tokens per answer (ACEBench's runner uses 1200)", 1200, _parse_int),
     Option("timeout", "seconds one request may take", 120.0, _parse_float),
     Option("max-retries", "retries of a transient failure (429, 5xx, timeout, connection)", 6, _parse_int),
-    Option("concurrency", "requests in flight per process", 8, _parse_int),
+    Option("concurrency", "requests in flight per process, answering samples ahead of their tests "
+           "(0: ask only when a sample's test runs)", 8, _parse_int),
+    Option("rpm", "requests per minute for the whole run, all xdist workers together", None, _parse_int),
+    Option("tpm", "tokens per minute for the whole run (prompt estimated, settled with the reported usage)",
+           None, _parse_int),
     Option("language", "ACEBench language: en, zh or all", "en", _choice("en", "zh", "all")),
     Option("categories", "comma list of categories to collect (default: all)", (), _parse_list),
     Option("data-dir", "folder holding the upstream data (default: TOOLEVAL_DATA_DIR, then the download cache)"),
@@ -123,6 +127,31 @@ OPTIONS: tuple[Option, ...] = (
     Option("max-dialog-turns", "turn limit of an agent rollout", 40, _parse_int),
     Option("agent-step-prompts", "agent_multi_step prompt language: upstream (zh prompts on every language, "
            "as ACEBench's API runner does) or data (the sample's language)", "upstream", _choice("upstream", "data")),
+    Option("toolalpaca-subset", "ToolAlpaca subset: simulated, real or all", "simulated",
+           _choice("simulated", "real", "all")),
+    Option("toolalpaca-real", "let real-API ToolAlpaca samples send live HTTP requests (keys: see the README)",
+           False, _parse_bool, flag=True),
+    Option("simulator-model", "model playing the simulated APIs of ToolAlpaca (upstream: gpt-3.5-turbo)"),
+    Option("simulator-base-url", "endpoint of the simulator model (default: the agent's)"),
+    Option("simulator-api-key", "API key of the simulator model (default: the agent's)", secret=True),
+    Option("simulator-temperature", "temperature of the simulator model (ToolAlpaca uses 0.5)", 0.5, _parse_float),
+    Option("toolalpaca-user-model", "model answering ToolAlpaca's getDetails questions and retrievalDataFromFile "
+           "queries (upstream: gpt-3.5-turbo)"),
+    Option("toolalpaca-user-base-url", "endpoint of the ToolAlpaca user model (default: the agent's)"),
+    Option("toolalpaca-user-api-key", "API key of the ToolAlpaca user model (default: the agent's)", secret=True),
+    Option("toolalpaca-user-temperature", "temperature of the ToolAlpaca user model (upstream: 1)", 1.0,
+           _parse_float),
+    Option("judge-model", "judge of ToolAlpaca episodes (upstream: gpt-4-0613)", "gpt-4-0613"),
+    Option("judge-base-url", "endpoint of the judge model (default: the agent's)"),
+    Option("judge-api-key", "API key of the judge model (default: the agent's)", secret=True),
+    Option("judge-temperature", "temperature of the judge model (ToolAlpaca uses 0.2)", 0.2, _parse_float),
+    Option("gpt4tools-path", "the GPT4Tools test-set file (gpt4tools_test_unseen.json; downloaded by hand, see the "
+           "README)"),
+    Option("gpt4tools-stop", "GPT4Tools: stop generation at the next 'Observation:' (a labelled variant; upstream "
+           "uses no stop)", False, _parse_bool, flag=True),
+    Option("gpt4tools-prompt-in-output", "GPT4Tools replay: do recorded outputs start with the prompt? yes (cut "
+           "len(instruction) characters, as upstream's evaluate), no (as evaluate_gpt) or auto (cut when the "
+           "output begins with the instruction)", "auto", _choice("auto", "yes", "no")),
 )
 
 OPTION_BY_DEST = {option.dest: option for option in OPTIONS}

@@ -14,7 +14,7 @@ from .report.gate import GateResult, evaluate_gate
 from .report.json_report import write_report
 from .report.summary import RunSummary, summarize
 from .session import ToolevalSession
-from .transport import PROPERTY
+from .transport import PROPERTY, error_payload
 
 
 class Controller:
@@ -32,8 +32,22 @@ class Controller:
             key = (payload["suite"], payload["language"], payload["id"])
             if self.samples.get(key, {}).get("outcome") in (None, "skipped") or payload["outcome"] != "skipped":
                 self.samples[key] = payload
-        if not payloads and report.failed:  # the user's own tests: the gate never hides their failures
-            self.other_failures += 1
+        if not payloads and report.failed:
+            crashed = self._crashed_sample(report)
+            if crashed is not None:  # a worker died running it: an error of the sample, never a dropped one
+                self.samples[(crashed["suite"], crashed["language"], crashed["id"])] = crashed
+            else:  # the user's own tests: the gate never hides their failures
+                self.other_failures += 1
+
+    def _crashed_sample(self, report: pytest.TestReport) -> dict[str, Any] | None:
+        name = report.nodeid.rsplit("::", 1)[-1]
+        if not self.session.active or "[" not in name or not name.endswith("]"):
+            return None
+        case = self.session.case_for_test_id(name[name.index("[") + 1:-1])
+        if case is None:
+            return None
+        reason = str(report.longrepr).strip().splitlines()[0] if report.longrepr else "the test process died"
+        return error_payload(case, self.session.category_sizes.get((case.language, case.category), 0), reason)
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:

@@ -21,6 +21,10 @@ class Engine:
         self._thread.start()
         self._closers: list[Callable[[], Awaitable[Any]]] = []
 
+    @property
+    def loop(self) -> asyncio.AbstractEventLoop:
+        return self._loop
+
     def submit(self, coroutine: Awaitable[T]) -> Future[T]:
         return asyncio.run_coroutine_threadsafe(coroutine, self._loop)  # type: ignore[arg-type]
 

@@ -28,7 +28,8 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", TOOLEVAL_MARKER)
     for name, description in suite_markers().items():
         config.addinivalue_line("markers", f"{name}: {description}")
-    session = ToolevalSession(resolve(config))
+    workerinput = getattr(config, "workerinput", None)
+    session = ToolevalSession(resolve(config), workerinput.get("tooleval_run_id") if workerinput else None)
     config.stash[SESSION_KEY] = session
     if session.active:
         session.preload()  # data problems stop the run here, as one line with exit status 4
@@ -37,11 +38,25 @@ def pytest_configure(config: pytest.Config) -> None:
 
         config.stash[CONTROLLER_KEY] = controller = Controller(session)
         config.pluginmanager.register(controller, "tooleval-controller")
+        if config.pluginmanager.hasplugin("xdist"):
+            from .distributed import XdistHooks
+
+            config.pluginmanager.register(XdistHooks(session.run_id), "tooleval-xdist")
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    tooleval = session.config.stash[SESSION_KEY]
+    if tooleval.active:
+        cases = [item.callspec.params["tooleval_case"] for item in session.items  # type: ignore[attr-defined]
+                 if "tooleval_case" in getattr(getattr(item, "callspec", None), "params", {})]
+        tooleval.start_workahead([case for case in cases if case is not None])
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
     if SESSION_KEY in config.stash:
         config.stash[SESSION_KEY].close()
+        if not hasattr(config, "workerinput"):  # the controller outlives the workers: the board is done
+            config.stash[SESSION_KEY].remove_board()
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:

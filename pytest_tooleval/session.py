@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -17,10 +18,13 @@ DEFAULT_CACHE_DIR = Path("~/.cache/pytest-tooleval")
 
 
 class ToolevalSession:
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, run_id: str | None = None) -> None:
         self.settings = settings
+        self.run_id = run_id or uuid.uuid4().hex
         self._suites: dict[str, Any] = {}
         self._engine: Engine | None = None
+        self._workahead: Any = None
+        self._case_index: dict[str, Any] | None = None
         self.category_sizes: dict[tuple[str, str], int] = {}
 
     @property
@@ -51,6 +55,21 @@ class ToolevalSession:
     def cases(self, name: str) -> list[Any]:
         return self.suite(name).cases()
 
+    def case_for_test_id(self, test_id: str) -> Any:
+        """The case behind a parametrized test id (for reports that carry no payload: a crashed worker's)."""
+        if self._case_index is None:
+            self._case_index = {}
+            for name in SUITES:
+                try:
+                    cases = self.cases(name)
+                except Exception:  # a suite whose data is not here cannot own the test
+                    continue
+                self._case_index.update({case.test_id: case for case in cases})
+                for case in cases:
+                    size_key = (case.language, case.category)
+                    self.category_sizes[size_key] = self.category_sizes.get(size_key, 0) + 1
+        return self._case_index.get(test_id)
+
     @staticmethod
     def schedule(cases: list[Any]) -> list[Any]:
         """Long rollouts first, so they never form a tail behind short samples (stable otherwise)."""
@@ -66,12 +85,32 @@ class ToolevalSession:
     def access(self) -> ModelAccess:
         from .models.factory import build_access
 
-        return build_access(self.settings, self.cache_dir, self.engine)
+        return build_access(self.settings, self.cache_dir, self.engine, self.board_path)
+
+    def _answer(self, case: Any) -> Any:
+        return self.suite(case.suite).answer(case, self.access)
+
+    @property
+    def board_path(self) -> Path:
+        return self.cache_dir / "runs" / f"{self.run_id}.sqlite"
+
+    def start_workahead(self, cases: list[Any]) -> None:
+        """Answer the run's samples ahead of the tests (live models only: replay and oracle are instant)."""
+        if not cases or self.access.kind != "chat" or self.settings.concurrency == 0:
+            return
+        from .workahead import RunBoard, WorkAhead, remove_stale_boards
+
+        remove_stale_boards(self.board_path.parent)
+        board = RunBoard(self.board_path)
+        self._workahead = WorkAhead(board, cases, self._answer, self.settings.concurrency)
+        self.engine.loop.call_soon_threadsafe(self._workahead.start)
 
     def run(self, case: Any) -> SampleResult:
-        suite = self.suite(case.suite)
-        answer = self.engine.run(suite.answer(case, self.access))
-        return suite.score(case, answer)
+        if self._workahead is not None:
+            answer = self._workahead.ready(case) or self.engine.run(self._workahead.obtain(case))
+        else:
+            answer = self.engine.run(self._answer(case))
+        return self.suite(case.suite).score(case, answer)
 
     def data_fingerprint(self) -> str | None:
         """sha256 of the data manifest in use (located without downloading)."""
@@ -84,6 +123,14 @@ class ToolevalSession:
             return None
         return manifest_sha256(root)
 
+    def remove_board(self) -> None:
+        for path in (self.board_path, self.board_path.with_suffix(".limits.sqlite")):
+            for suffix in ("", "-wal", "-shm"):
+                Path(f"{path}{suffix}").unlink(missing_ok=True)
+
     def close(self) -> None:
+        if self._workahead is not None:
+            self.engine.run(self._workahead.stop())
+            self._workahead.board.close()
         if self._engine is not None:
             self._engine.close()

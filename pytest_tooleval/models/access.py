@@ -8,8 +8,9 @@ from typing import Awaitable, Callable
 from .base import Reply
 from .replay import ReplayStore
 
-# messages -> Reply; sampling parameters are bound when the function is built
-ChatFn = Callable[[list[dict[str, str]]], Awaitable[Reply]]
+# messages -> Reply; sampling parameters are bound when the function is built. A live chat function also
+# takes keyword overrides for one call: max_tokens (instead of the run's) and stop (a tuple of strings).
+ChatFn = Callable[..., Awaitable[Reply]]
 
 
 @dataclass(frozen=True)

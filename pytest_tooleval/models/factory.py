@@ -12,18 +12,25 @@ from .base import ChatRequest, Reply
 from .replay import load_replay
 
 
-def build_access(settings: Settings, cache_dir: Path, engine: Engine) -> ModelAccess:
+def build_access(settings: Settings, cache_dir: Path, engine: Engine, board_path: Path) -> ModelAccess:
     model: str = settings.model
     if model == "oracle":
         return ModelAccess("oracle")
     if model.startswith("replay:"):
-        return ModelAccess("replay", replay=load_replay(model[len("replay:"):]))
+        # helper roles stay live: a replayed ToolAlpaca episode is judged again by the judge model
+        return ModelAccess("replay", replay=load_replay(model[len("replay:"):]),
+                           roles=_role_functions(settings, cache_dir, engine, None))
+    limiter = None
+    if settings.rpm or settings.tpm:
+        from .limits import SharedRateLimiter
+
+        limiter = SharedRateLimiter(board_path.with_suffix(".limits.sqlite"), settings.rpm, settings.tpm)
     chat = _chat_function(settings, cache_dir, engine, model, settings.base_url, settings.api_key,
-                          settings.temperature, settings.max_tokens)
-    return ModelAccess("chat", chat=chat, roles=_role_functions(settings, cache_dir, engine))
+                          settings.temperature, settings.max_tokens, limiter)
+    return ModelAccess("chat", chat=chat, roles=_role_functions(settings, cache_dir, engine, limiter))
 
 
-def _role_functions(settings: Settings, cache_dir: Path, engine: Engine) -> dict[str, ChatFn]:
+def _role_functions(settings: Settings, cache_dir: Path, engine: Engine, limiter: Any) -> dict[str, ChatFn]:
     """One chat function per configured helper role: `--tooleval-<role>-model` with its own endpoint, key,
     temperature and max_tokens options where the role declares them (otherwise the agent's endpoint and key)."""
     roles = {}
@@ -38,12 +45,14 @@ def _role_functions(settings: Settings, cache_dir: Path, engine: Engine) -> dict
             option(f"{role}_api_key") or settings.api_key,
             option(f"{role}_temperature"),
             option(f"{role}_max_tokens"),
+            limiter if not option(f"{role}_base_url") else None,  # the limits are the agent endpoint's
         )
     return roles
 
 
 def _chat_function(settings: Settings, cache_dir: Path, engine: Engine, model: str, base_url: str | None,
-                   api_key: str | None, temperature: float | None, max_tokens: int | None) -> ChatFn:
+                   api_key: str | None, temperature: float | None, max_tokens: int | None,
+                   limiter: Any = None) -> ChatFn:
     from .cache import CachedBackend, ResponseCache
     from .openai_compat import OpenAIBackend
 
@@ -54,13 +63,19 @@ def _chat_function(settings: Settings, cache_dir: Path, engine: Engine, model: s
         timeout=settings.timeout,
         max_retries=settings.max_retries,
         max_concurrency=max(1, settings.concurrency),
+        rate_limiter=limiter,
     )
     engine.on_close(backend.aclose)
     if not settings.no_cache:
         backend = CachedBackend(backend, ResponseCache(cache_dir / "responses.sqlite"))
 
-    async def chat(messages: list[dict[str, str]]) -> Reply:
-        request = ChatRequest(tuple(messages), temperature=temperature, top_p=settings.top_p, max_tokens=max_tokens)
+    run_max_tokens = max_tokens
+
+    async def chat(messages: list[dict[str, str]], *, max_tokens: int | None = None,
+                   stop: tuple[str, ...] | None = None) -> Reply:
+        # a suite may override the run's max_tokens and add stop strings for its own protocol (GPT4Tools: 512)
+        request = ChatRequest(tuple(messages), temperature=temperature, top_p=settings.top_p,
+                              max_tokens=run_max_tokens if max_tokens is None else max_tokens, stop=stop)
         return await backend.complete(request)
 
     return chat

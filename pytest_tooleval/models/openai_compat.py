@@ -25,6 +25,7 @@ from urllib.parse import urlsplit
 import openai
 
 from .base import ChatRequest, InfrastructureError, Reply
+from .limits import AdaptiveLimit, SharedRateLimiter, estimate_tokens
 
 __all__ = [
     "DEFAULT_BASE_URL",
@@ -170,7 +171,7 @@ class _Failure:
 @dataclass
 class _LoopState:
     client: openai.AsyncOpenAI
-    slots: asyncio.Semaphore
+    slots: AdaptiveLimit
 
 
 Sleep = Callable[[float], Awaitable[None]]
@@ -214,6 +215,7 @@ class OpenAIBackend:
         sleep: Sleep = asyncio.sleep,
         rng: random.Random | None = None,
         name: str | None = None,
+        rate_limiter: SharedRateLimiter | None = None,
     ) -> None:
         if max_retries < 0:
             raise ValueError(f"max_retries must be >= 0, got {max_retries}")
@@ -233,6 +235,7 @@ class OpenAIBackend:
         self._api_key = api_key or os.environ.get("OPENAI_API_KEY") or _NO_KEY
         self._sleep = sleep
         self._rng = rng or random.Random()
+        self.rate_limiter = rate_limiter
         self._states: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _LoopState] = weakref.WeakKeyDictionary()
         self._states_lock = threading.Lock()  # loops in different threads may each create their state
 
@@ -252,11 +255,18 @@ class OpenAIBackend:
         for attempt in range(self.max_retries + 1):
             if failure is not None:
                 await self._sleep(self.retry_delay(attempt - 1, failure.decision))
+            estimate = estimate_tokens(request.messages) if self.rate_limiter else 0
+            if self.rate_limiter is not None:
+                await self.rate_limiter.acquire(estimate)
             async with state.slots:
                 started = time.perf_counter()
                 outcome = await self._attempt(state.client, params)
                 latency_s = time.perf_counter() - started
             if isinstance(outcome, _Answer):
+                state.slots.on_success()
+                if self.rate_limiter is not None:
+                    used = (outcome.prompt_tokens or 0) + (outcome.completion_tokens or 0)
+                    self.rate_limiter.settle(estimate, used or None)
                 return Reply(
                     text=outcome.text,
                     latency_s=latency_s,
@@ -265,6 +275,8 @@ class OpenAIBackend:
                     finish_reason=outcome.finish_reason,
                 )
             failure = outcome
+            if failure.decision.kind == "rate_limit":
+                state.slots.on_rate_limited()  # fewer requests in flight from this process for a while
             if not failure.decision.retryable:
                 break
         assert failure is not None
@@ -328,7 +340,7 @@ class OpenAIBackend:
                 client = openai.AsyncOpenAI(
                     api_key=self._api_key, base_url=self.base_url, timeout=self.timeout, max_retries=0
                 )
-                state = self._states[loop] = _LoopState(client, asyncio.Semaphore(self.max_concurrency))
+                state = self._states[loop] = _LoopState(client, AdaptiveLimit(self.max_concurrency))
         return state
 
     async def aclose(self) -> None:

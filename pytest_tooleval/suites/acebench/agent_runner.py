@@ -82,7 +82,8 @@ async def run_agent_case(case: AceCase, access: ModelAccess, prompts: dict[str, 
 def _answer(result: RolloutResult, latency_s: float = 0.0, tokens: dict[str, int] | None = None) -> Answer:
     agent_messages = [entry["message"] for entry in result.transcript if entry.get("sender") == "agent"]
     transcript = [{key: _plain(value) for key, value in entry.items()} for entry in result.transcript]
-    return Answer(agent_messages, latency_s, tokens or {}, transcript, state=result, process=list(result.process))
+    state = json.loads(json.dumps(result.to_payload(), default=str))  # answers travel between processes as JSON
+    return Answer(agent_messages, latency_s, tokens or {}, transcript, state=state, process=list(result.process))
 
 
 def _plain(value: Any) -> Any:
@@ -90,4 +91,4 @@ def _plain(value: Any) -> Any:
 
 
 def grade_agent_case(case: AceCase, answer: Answer) -> Verdict:
-    return score_rollout(case.answer, answer.state)
+    return score_rollout(case.answer, RolloutResult(**answer.state))

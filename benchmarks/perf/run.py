@@ -1,0 +1,180 @@
+"""Throughput benchmark: the plugin against the fake OpenAI server at a fixed latency, one JSON line out.
+
+    python benchmarks/perf/run.py --latency 1.0 -n 4 --concurrency 16 --categories normal,special
+    python benchmarks/perf/run.py --latency 0 -n 0 --concurrency 8           # per-sample overhead
+    python benchmarks/perf/run.py --latency 1.0 -n 4 --concurrency 16 --fault-rate 0.5 --retry-after 1
+
+It needs the upstream data (TOOLEVAL_DATA_DIR or --data-dir). Each run uses a fresh response cache, so
+every sample is asked for real. Output fields: samples, wall_s (the pytest subprocess), ideal_s
+(requests x latency / total concurrency), efficiency (ideal / wall), samples_per_s, requests,
+peak_in_flight (seen by the server), collection_s, max_rss_mb (largest worker), busy (per-process time
+between its first and last test), idle_share (largest share of the run a worker spent without a test
+while samples remained).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[1]
+sys.path.insert(0, str(REPO / "tests"))
+
+from fake_openai import Fault, FakeOpenAI  # noqa: E402
+
+TIMING_PLUGIN = '''
+import json, os, resource, time
+import pytest
+
+_events = []
+
+def pytest_collection_finish(session):
+    _events.append(("collected", time.time()))
+
+def pytest_runtest_logstart(nodeid, location):
+    _events.append(("start", time.time()))
+
+def pytest_runtest_logfinish(nodeid, location):
+    _events.append(("finish", time.time()))
+
+def pytest_sessionfinish(session):
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+    path = os.environ["TOOLEVAL_PERF_OUT"] + "." + worker
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    with open(path, "w") as handle:
+        json.dump({"worker": worker, "events": _events, "max_rss_mb": rss}, handle)
+'''
+
+
+def make_responder(args: argparse.Namespace) -> Any:
+    """Agent rollouts always get one harmless call, so they run to --tooleval-max-dialog-turns (about
+    --agent-turns agent calls); single-call samples get their ground truth (gold) or that same call (fixed)."""
+    gold: dict[str, str] = {}
+    if args.replies == "gold":
+        from pytest_tooleval.suites.acebench import data
+        from pytest_tooleval.suites.acebench.scoring import render_ground_truth
+
+        root = data.locate(args.data_dir, Path(tempfile.gettempdir()), offline=True)
+        for case in data.select(root, (args.language,), data.NORMAL_CATEGORIES + data.SPECIAL_CATEGORIES):
+            gold[case.record["question"]] = render_ground_truth(case.ground_truth, case.category)
+
+    def respond(body: dict[str, Any]) -> str:
+        if body["model"] == "perf-user":
+            return "Please go on."
+        last = body["messages"][-1]["content"]
+        question = last.split("\n", 1)[1] if "\n" in last else last
+        return gold.get(question, "[turn_on_wifi()]")
+
+    return respond
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--latency", type=float, default=1.0)
+    parser.add_argument("-n", "--workers", type=int, default=4, help="xdist workers (0: no xdist)")
+    parser.add_argument("--concurrency", type=int, default=16, help="--tooleval-concurrency per process")
+    parser.add_argument("--categories", default="normal,special", help="families: normal,special,agent")
+    parser.add_argument("--language", default="en")
+    parser.add_argument("--data-dir", default=os.environ.get("TOOLEVAL_DATA_DIR"))
+    parser.add_argument("--server-concurrency", type=int, default=None)
+    parser.add_argument("--fault-rate", type=float, default=0.0, help="share of requests answered 429")
+    parser.add_argument("--retry-after", type=float, default=1.0)
+    parser.add_argument("--agent-turns", type=int, default=10)
+    parser.add_argument("--rpm", type=int, default=None)
+    parser.add_argument("--replies", choices=("gold", "fixed"), default="gold",
+                        help="gold: the ground truth of each sample (a strong model: most tests pass); "
+                        "fixed: one harmless call for everything (every single-call sample fails)")
+    args = parser.parse_args()
+    if not args.data_dir:
+        sys.exit("needs the upstream data: --data-dir or TOOLEVAL_DATA_DIR")
+
+    families = [family.strip() for family in args.categories.split(",")]
+    marker = " or ".join(families)
+    with tempfile.TemporaryDirectory() as tmp, FakeOpenAI(
+        responder=make_responder(args),
+        latency_s=args.latency,
+        max_concurrency=args.server_concurrency,
+        fault_rate=args.fault_rate,
+        fault=Fault.rate_limit(retry_after=args.retry_after),
+        seed=1,
+    ) as server:
+        plugin = Path(tmp) / "perf_timing.py"
+        plugin.write_text(TIMING_PLUGIN)
+        out = Path(tmp) / "timing"
+        command = [
+            sys.executable, "-m", "pytest", str(REPO / "benchmarks" / "test_acebench.py"), "-q", "-p", "perf_timing",
+            "-p", "no:cacheprovider", "-m", marker, "--tooleval-model", "perf-model",
+            f"--tooleval-base-url={server.base_url}", "--tooleval-api-key=sk-perf",
+            f"--tooleval-data-dir={args.data_dir}", f"--tooleval-cache-dir={Path(tmp) / 'cache'}",
+            f"--tooleval-language={args.language}", f"--tooleval-concurrency={args.concurrency}",
+            "--tooleval-user-model=perf-user", f"--tooleval-report={Path(tmp) / 'report.json'}",
+            f"--tooleval-max-dialog-turns={2 * args.agent_turns}",
+        ]
+        if args.rpm:
+            command.append(f"--tooleval-rpm={args.rpm}")
+        if args.workers:
+            command += ["-n", str(args.workers)]
+        env = dict(os.environ, TOOLEVAL_PERF_OUT=str(out), PYTHONPATH=tmp + os.pathsep + os.environ.get("PYTHONPATH", ""))
+        started = time.time()
+        completed = subprocess.run(command, cwd=tmp, env=env, capture_output=True, text=True)
+        wall = time.time() - started
+        if completed.returncode not in (0, 1):
+            sys.stderr.write(completed.stdout[-4000:] + completed.stderr[-4000:])
+            sys.exit(f"pytest exited {completed.returncode}")
+        report = json.loads((Path(tmp) / "report.json").read_text())
+        timings = [json.loads(path.read_text()) for path in Path(tmp).glob("timing.*")]
+        print(json.dumps(summarise(args, report, timings, server, wall, started)))
+
+
+def summarise(args: argparse.Namespace, report: dict[str, Any], timings: list[dict[str, Any]], server: FakeOpenAI,
+              wall: float, started: float) -> dict[str, Any]:
+    samples = len(report["samples"])
+    processes = max(1, args.workers)
+    requests = server.stats.requests
+    ideal = requests * args.latency / (processes * args.concurrency) if args.latency else 0.0
+    workers = [t for t in timings if t["worker"] != "main" or not args.workers]
+    collected = [e[1] for t in workers for e in t["events"] if e[0] == "collected"]
+    ends = [e[1] for t in workers for e in t["events"] if e[0] == "finish"]
+    run_end = max(ends) if ends else started + wall
+    busy, idle = {}, 0.0
+    for timing in workers:
+        stamps = [e for e in timing["events"] if e[0] in ("start", "finish")]
+        if not stamps:
+            continue
+        first, last = stamps[0][1], stamps[-1][1]
+        busy[timing["worker"]] = round(last - first, 2)
+        idle = max(idle, (run_end - last) / max(run_end - min(collected or [started]), 1e-9))
+    outcomes: dict[str, int] = {}
+    for sample in report["samples"]:
+        outcomes[sample["outcome"]] = outcomes.get(sample["outcome"], 0) + 1
+    return {
+        "samples": samples,
+        "outcomes": outcomes,
+        "workers": args.workers,
+        "concurrency": args.concurrency,
+        "latency_s": args.latency,
+        "fault_rate": args.fault_rate,
+        "wall_s": round(wall, 2),
+        "ideal_s": round(ideal, 2),
+        "efficiency": round(ideal / wall, 3) if ideal else None,
+        "samples_per_s": round(samples / wall, 1),
+        "requests": requests,
+        "peak_in_flight": server.stats.peak_in_flight,
+        "collection_s": round(min(collected) - started, 2) if collected else None,
+        "max_rss_mb": round(max((t["max_rss_mb"] for t in workers), default=0), 1),
+        "busy_s": busy,
+        "idle_share": round(idle, 3),
+    }
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,120 @@
+"""Request limits: an adaptive in-flight limit per process, and rate limits shared by every process of a run.
+
+- `AdaptiveLimit`: at most `limit` requests in flight; a 429 halves the limit (at most once a second, so one
+  burst of rejections counts once), each success adds 1/limit (additive increase, multiplicative decrease).
+  A storm of 429s thus shrinks the pressure on the endpoint instead of retrying everything at once.
+- `SharedRateLimiter`: `--tooleval-rpm` / `--tooleval-tpm` as token buckets in the run's sqlite board, so
+  the limits hold for the run as a whole, not per xdist worker. A caller reserves its share (the bucket may
+  go negative) and sleeps until the reservation is covered: waiting callers queue in order, no herd.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+import threading
+import time
+from pathlib import Path
+
+CUT_INTERVAL_S = 1.0
+
+
+class AdaptiveLimit:
+    def __init__(self, maximum: int, minimum: int = 1) -> None:
+        self.maximum = max(1, maximum)
+        self.minimum = max(1, min(minimum, self.maximum))
+        self.limit = float(self.maximum)
+        self.in_use = 0
+        self._last_cut = float("-inf")
+        self._condition: asyncio.Condition | None = None
+
+    def _cond(self) -> asyncio.Condition:
+        if self._condition is None:
+            self._condition = asyncio.Condition()
+        return self._condition
+
+    async def __aenter__(self) -> None:
+        condition = self._cond()
+        async with condition:
+            await condition.wait_for(lambda: self.in_use < int(self.limit))
+            self.in_use += 1
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        condition = self._cond()
+        async with condition:
+            self.in_use -= 1
+            condition.notify_all()
+
+    def on_success(self) -> None:
+        self.limit = min(float(self.maximum), self.limit + 1.0 / self.limit)
+
+    def on_rate_limited(self) -> None:
+        now = time.monotonic()
+        if now - self._last_cut >= CUT_INTERVAL_S:
+            self.limit = max(float(self.minimum), self.limit / 2.0)
+            self._last_cut = now
+
+
+class SharedRateLimiter:
+    """Requests per minute and tokens per minute for the whole run (all processes), in one sqlite file."""
+
+    def __init__(self, path: Path, rpm: int | None, tpm: int | None) -> None:
+        self.rates = {name: per_minute / 60.0 for name, per_minute in (("requests", rpm), ("tokens", tpm))
+                      if per_minute}
+        self._lock = threading.Lock()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._conn = sqlite3.connect(path, timeout=60, isolation_level=None, check_same_thread=False)
+        self._conn.execute("PRAGMA busy_timeout = 60000")
+        self._conn.execute("PRAGMA journal_mode = WAL")
+        self._conn.execute("CREATE TABLE IF NOT EXISTS buckets (name TEXT PRIMARY KEY, level REAL, updated REAL)")
+
+    def reserve(self, name: str, amount: float) -> float:
+        """Take `amount` from bucket `name`; return how long to wait before the reservation is covered."""
+        rate = self.rates.get(name)
+        if not rate or amount <= 0:
+            return 0.0
+        capacity = max(1.0, rate)  # a burst of one second's worth
+        with self._lock:
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                now = time.time()
+                row = self._conn.execute("SELECT level, updated FROM buckets WHERE name = ?", (name,)).fetchone()
+                level = capacity if row is None else min(capacity, row[0] + (now - row[1]) * rate)
+                level -= amount
+                self._conn.execute("INSERT OR REPLACE INTO buckets (name, level, updated) VALUES (?, ?, ?)",
+                                   (name, level, now))
+                self._conn.execute("COMMIT")
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+        return 0.0 if level >= 0 else -level / rate
+
+    async def acquire(self, estimated_tokens: int) -> None:
+        wait = max(self.reserve("requests", 1), self.reserve("tokens", estimated_tokens))
+        if wait > 0:
+            await asyncio.sleep(wait)
+
+    def settle(self, estimated_tokens: int, actual_tokens: int | None) -> None:
+        """Charge (or give back) the difference between a request's estimate and what it really used."""
+        if actual_tokens is None or "tokens" not in self.rates:
+            return
+        difference = actual_tokens - estimated_tokens
+        if difference > 0:
+            self.reserve("tokens", difference)
+        elif difference < 0:
+            self._refund("tokens", -difference)
+
+    def _refund(self, name: str, amount: float) -> None:
+        if name not in self.rates:
+            return
+        with self._lock:
+            self._conn.execute("UPDATE buckets SET level = level + ? WHERE name = ?", (amount, name))
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+
+def estimate_tokens(messages: tuple[dict[str, str], ...] | list[dict[str, str]]) -> int:
+    """A rough prompt size before the endpoint tells us the real one: about four characters a token."""
+    return max(1, sum(len(str(message.get("content", ""))) for message in messages) // 4)

@@ -1,0 +1,232 @@
+"""Work ahead: keep the endpoint busy while pytest runs one test at a time per process.
+
+pytest runs tests one by one, so a process that only asked the model inside its current test would never
+have more than one request open. Instead every process (the only one, or each xdist worker) runs a pool of
+asyncio workers that answer the run's samples ahead of the tests. The processes of one run split the
+samples through a shared sqlite board: a sample is claimed atomically before it is computed (a claim is a
+lease, renewed while its owner lives, so a killed worker's samples are taken over), and its answer (or its
+infrastructure error) is stored on the board. A test then reads its sample's answer, waits for the process
+that holds the claim, or claims and computes it at once. No sample is computed twice in a run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sqlite3
+import threading
+import time
+import uuid
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any, Awaitable, Callable
+
+from .models.base import InfrastructureError
+from .outcome import Answer, SampleError
+
+LEASE_S = 30.0  # a claim's life without renewal: how long a killed worker's samples stay blocked
+RENEW_S = 5.0
+POLL_S = (0.005, 0.1)  # first and largest wait between looks at a sample another process is computing
+STALE_BOARD_S = 24 * 3600
+
+
+def sample_key(case: Any) -> str:
+    return f"{case.suite}/{case.language}/{case.id}"
+
+
+class RunBoard:
+    """The run's shared claims and answers: one sqlite file, opened by every process of the run."""
+
+    def __init__(self, path: Path, owner: str | None = None, *, lease_s: float = LEASE_S) -> None:
+        self.path = path
+        self.owner = owner or f"{os.getpid()}-{uuid.uuid4().hex[:8]}"
+        self.lease_s = lease_s
+        self._lock = threading.Lock()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._conn = sqlite3.connect(path, timeout=60, isolation_level=None, check_same_thread=False)
+        self._conn.execute("PRAGMA busy_timeout = 60000")
+        self._conn.execute("PRAGMA journal_mode = WAL")
+        self._conn.execute("PRAGMA synchronous = OFF")  # the board lives for one run; a crash voids it anyway
+        self._conn.execute(
+            "CREATE TABLE IF NOT EXISTS claims (key TEXT PRIMARY KEY, owner TEXT NOT NULL, expires REAL NOT NULL, "
+            "done INTEGER NOT NULL DEFAULT 0, result TEXT)"
+        )
+
+    def try_claim(self, key: str) -> bool:
+        """Atomically take `key` if nobody holds it, or if its holder's lease ran out."""
+        now = time.time()
+        with self._lock:
+            taken = self._conn.execute(
+                "INSERT OR IGNORE INTO claims (key, owner, expires) VALUES (?, ?, ?)",
+                (key, self.owner, now + self.lease_s),
+            ).rowcount
+            if taken:
+                return True
+            return bool(self._conn.execute(
+                "UPDATE claims SET owner = ?, expires = ? WHERE key = ? AND done = 0 AND expires < ?",
+                (self.owner, now + self.lease_s, key, now),
+            ).rowcount)
+
+    def take_over_if_dead(self, key: str) -> bool:
+        """Take `key` when its holder is a process of this machine that no longer exists (a killed worker)."""
+        with self._lock:
+            row = self._conn.execute("SELECT owner FROM claims WHERE key = ? AND done = 0", (key,)).fetchone()
+        if row is None or row[0] == self.owner or _alive(row[0]):
+            return False
+        with self._lock:
+            return bool(self._conn.execute(
+                "UPDATE claims SET owner = ?, expires = ? WHERE key = ? AND done = 0 AND owner = ?",
+                (self.owner, time.time() + self.lease_s, key, row[0]),
+            ).rowcount)
+
+    def result(self, key: str) -> dict[str, Any] | None:
+        with self._lock:
+            row = self._conn.execute("SELECT result FROM claims WHERE key = ? AND done = 1", (key,)).fetchone()
+        return None if row is None else json.loads(row[0])
+
+    def store(self, key: str, result: dict[str, Any]) -> None:
+        text = json.dumps(result, ensure_ascii=False, default=str)
+        with self._lock:
+            self._conn.execute("UPDATE claims SET done = 1, result = ? WHERE key = ?", (text, key))
+
+    def renew(self) -> None:
+        with self._lock:
+            self._conn.execute("UPDATE claims SET expires = ? WHERE owner = ? AND done = 0",
+                               (time.time() + self.lease_s, self.owner))
+
+    def release(self) -> None:
+        """Give back unfinished claims (a clean shutdown), so nobody waits for their leases to run out."""
+        with self._lock:
+            self._conn.execute("DELETE FROM claims WHERE owner = ? AND done = 0", (self.owner,))
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+
+def _alive(owner: str) -> bool:
+    """Owners are "<pid>-<random>"; all processes of a run share this machine (xdist's local workers)."""
+    try:
+        pid = int(owner.split("-", 1)[0])
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (ValueError, PermissionError, OSError):
+        return True  # not ours to judge: wait for the lease to run out
+    try:  # a killed worker stays a zombie until xdist reaps it: dead all the same
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as handle:
+            return handle.read().rsplit(")", 1)[-1].split()[0] != "Z"
+    except OSError:
+        return True
+
+
+def remove_stale_boards(folder: Path) -> None:
+    """Boards of runs that were killed before they could clean up."""
+    if not folder.is_dir():
+        return
+    cutoff = time.time() - STALE_BOARD_S
+    for path in folder.glob("*.sqlite*"):
+        try:
+            if path.stat().st_mtime < cutoff:
+                path.unlink()
+        except OSError:
+            pass
+
+
+def encode_answer(answer: Answer) -> dict[str, Any]:
+    return {"answer": asdict(answer)}
+
+
+def encode_error(exc: BaseException) -> dict[str, Any]:
+    kind = type(exc).__name__ if isinstance(exc, (InfrastructureError, SampleError)) else "InternalError"
+    return {"error": {"type": kind, "message": str(exc) if kind != "InternalError" else f"{type(exc).__name__}: {exc}"}}
+
+
+def decode(result: dict[str, Any]) -> Answer:
+    if "error" in result:
+        error = result["error"]
+        if error["type"] == "SampleError":
+            raise SampleError(error["message"])
+        raise InfrastructureError(error["message"])
+    return Answer(**result["answer"])
+
+
+class WorkAhead:
+    """Answers the run's samples ahead of the tests, at most `concurrency` at a time in this process."""
+
+    def __init__(self, board: RunBoard, cases: list[Any], compute: Callable[[Any], Awaitable[Answer]],
+                 concurrency: int) -> None:
+        self.board = board
+        self.cases = cases
+        self.compute = compute
+        self.concurrency = max(1, concurrency)
+        self._next = 0
+        self._local: dict[str, asyncio.Future[dict[str, Any]]] = {}
+        self._tasks: list[asyncio.Task[None]] = []
+        # answers finished in this process, readable from the test's thread without a round trip to the loop
+        # (a dict assignment is atomic, and each key is written once)
+        self.finished: dict[str, dict[str, Any]] = {}
+
+    def ready(self, case: Any) -> Answer | None:
+        """The answer if this process already computed it; call from any thread."""
+        result = self.finished.get(sample_key(case))
+        return None if result is None else decode(result)
+
+    def start(self) -> None:
+        """Call on the engine's loop."""
+        self._tasks = [asyncio.ensure_future(self._worker()) for _ in range(self.concurrency)]
+        self._tasks.append(asyncio.ensure_future(self._heartbeat()))
+
+    async def stop(self) -> None:
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        self.board.release()
+
+    async def obtain(self, case: Any) -> Answer:
+        """The answer for `case`: stored, being computed here, computed elsewhere, or computed now."""
+        key = sample_key(case)
+        wait = POLL_S[0]
+        while True:
+            local = self._local.get(key)
+            if local is not None:
+                return decode(await asyncio.shield(local))
+            stored = self.board.result(key)
+            if stored is not None:
+                return decode(stored)
+            if self.board.try_claim(key) or self.board.take_over_if_dead(key):
+                return decode(await self._run(key, case))
+            await asyncio.sleep(wait)  # another process holds the claim: its answer will land on the board
+            wait = min(wait * 2, POLL_S[1])
+
+    async def _worker(self) -> None:
+        while self._next < len(self.cases):
+            case = self.cases[self._next]
+            self._next += 1
+            key = sample_key(case)
+            if key in self._local or self.board.result(key) is not None:
+                continue
+            if self.board.try_claim(key):
+                await self._run(key, case)
+
+    async def _run(self, key: str, case: Any) -> dict[str, Any]:
+        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self._local[key] = future
+        try:
+            result = encode_answer(await self.compute(case))
+        except asyncio.CancelledError:
+            del self._local[key]
+            future.cancel()
+            raise
+        except Exception as exc:  # stored as the sample's error: the test errors, nobody asks again this run
+            result = encode_error(exc)
+        self.board.store(key, result)
+        self.finished[key] = result
+        future.set_result(result)
+        return result
+
+    async def _heartbeat(self) -> None:
+        while True:
+            await asyncio.sleep(RENEW_S)
+            self.board.renew()

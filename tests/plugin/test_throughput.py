@@ -1,0 +1,110 @@
+"""Work ahead across processes: each sample asked once, a killed worker's samples taken over, run-wide limits."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+from fake_openai import Fault, FakeOpenAI
+from mini_acebench import write_mini_acebench
+from pytest_tooleval.models.limits import AdaptiveLimit
+
+THIN_TEST = """
+import pytest
+
+@pytest.mark.tooleval("acebench")
+def test_acebench(tooleval_case):
+    tooleval_case.check()
+"""
+
+KILLER = """
+import os, signal
+
+def pytest_runtest_call(item):
+    if item.callspec.id == os.environ["KILL_AT"] and not os.path.exists("killed-once"):
+        open("killed-once", "w").close()
+        os.kill(os.getpid(), signal.SIGKILL)
+"""
+
+
+@pytest.fixture
+def acebench_args(pytester: pytest.Pytester, acebench_dir, fake_openai: FakeOpenAI) -> list[str]:
+    pytester.makepyfile(test_acebench=THIN_TEST)
+    fake_openai.default = "[get_weather(city='Paris')]"
+    return ["--tooleval-model", "m", f"--tooleval-base-url={fake_openai.base_url}", "--tooleval-api-key=sk-x",
+            f"--tooleval-data-dir={acebench_dir}", f"--tooleval-cache-dir={pytester.path / 'cache'}",
+            "-p", "no:cacheprovider", "--tooleval-report=report.json"]
+
+
+def test_each_sample_is_asked_once_while_workers_compute_ahead(pytester: pytest.Pytester, fake_openai: FakeOpenAI,
+                                                               acebench_args: list[str]) -> None:
+    fake_openai.latency_s = 0.05
+    result = pytester.runpytest_subprocess(*acebench_args, "-k", "normal_atom_bool or special_incomplete",
+                                           "-n", "2", "--tooleval-concurrency=6")
+    result.assert_outcomes(failed=100)
+    assert fake_openai.stats.requests == 100
+    assert max(fake_openai.stats.by_prompt.values()) == 1
+    assert fake_openai.stats.peak_in_flight > 2  # more than one request per process was open at once
+    assert not list((pytester.path / "cache" / "runs").glob("*.sqlite"))  # the run's board is cleaned up
+
+
+def test_a_killed_worker_loses_no_sample(pytester: pytest.Pytester, fake_openai: FakeOpenAI,
+                                         acebench_args: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("KILL_AT", "en-normal_atom_bool_20")
+    pytester.makeconftest(KILLER)
+    fake_openai.latency_s = 0.02
+    selection = ["-k", "normal_atom_bool or special"]
+    result = pytester.runpytest_subprocess(*acebench_args, *selection, "-n", "2", "--tooleval-concurrency=4")
+    outcomes = result.parseoutcomes()
+    assert outcomes["failed"] == 200  # 199 wrong answers and the sample whose worker died
+    result.stdout.fnmatch_lines(["*worker*crashed*"])
+    samples = json.loads((pytester.path / "report.json").read_text())["samples"]
+    assert len(samples) == 200
+    crashed = [s for s in samples if s["outcome"] == "error"]
+    assert [s["id"] for s in crashed] == ["normal_atom_bool_20"]
+    # only requests in flight when the worker died can have been sent twice
+    assert fake_openai.stats.requests <= 200 + 4
+    asked = fake_openai.stats.requests
+    pytester.path.joinpath("killed-once").unlink()
+    monkeypatch.setenv("KILL_AT", "none")
+    rerun = pytester.runpytest_subprocess(*acebench_args, *selection, "-n", "2")
+    rerun.assert_outcomes(failed=200)
+    assert fake_openai.stats.requests == asked  # the rerun is answered from the cache
+
+
+def test_rpm_holds_across_workers(pytester: pytest.Pytester, fake_openai: FakeOpenAI,
+                                  acebench_args: list[str]) -> None:
+    result = pytester.runpytest_subprocess(*acebench_args, "-k", "special_irrelevant_1", "-n", "2",
+                                           "--tooleval-rpm=240")
+    result.assert_outcomes(failed=11)  # special_irrelevant_1 and _10 to _19
+    arrivals = sorted(request.at for request in fake_openai.stats.received)
+    count = len(arrivals)
+    assert count == 11
+    # 240 per minute is 4 per second with a burst of 4: n requests need at least (n - 4) / 4 seconds
+    assert arrivals[-1] - arrivals[0] >= (count - 4) / 4 * 0.9
+
+
+def test_adaptive_limit_halves_on_429_and_grows_back() -> None:
+    limit = AdaptiveLimit(16)
+    limit.on_rate_limited()
+    assert limit.limit == 8
+    limit.on_rate_limited()  # the same burst: counted once
+    assert limit.limit == 8
+    for _ in range(8):
+        limit.on_success()
+    assert 8.9 < limit.limit < 9.1
+    limit._last_cut -= 2
+    limit.on_rate_limited()
+    assert limit.limit < 5
+
+
+def test_429_storm_ends_with_every_sample_scored(pytester: pytest.Pytester, fake_openai: FakeOpenAI,
+                                                 acebench_args: list[str]) -> None:
+    fake_openai.fault_rate, fake_openai.fault = 0.5, Fault.rate_limit(retry_after=0.1)
+    result = pytester.runpytest_subprocess(*acebench_args, "-k", "special_incomplete", "-n", "2",
+                                           "--tooleval-max-retries=20")
+    result.assert_outcomes(failed=50)
+    samples = json.loads((pytester.path / "report.json").read_text())["samples"]
+    assert all(sample["outcome"] == "failed" for sample in samples)
