@@ -17,8 +17,8 @@ BENCHMARKS_ONLY = (HERE / "tests", HERE / "pytest_tooleval")
 
 
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
-    if config.inipath is not None:
-        return None
+    if config.inipath is not None or config.invocation_params.dir != HERE:
+        return None  # the ini was found, or pytest runs elsewhere (e.g. --pyargs from another folder)
     given = [Path(arg.split("::")[0]).resolve() for arg in config.args]
     for folder in BENCHMARKS_ONLY:
         inside = collection_path == folder or folder in collection_path.parents

@@ -1,0 +1,211 @@
+"""The GPT4Tools suite as the plugin runs it: one case per test-set item, asked and scored as upstream.
+
+Inference follows GPT4Tools' eval/inference.py (toolalpaca-gpt4tools §5.3): the raw instruction is the whole
+prompt (one user message), greedy, at most 512 new tokens, no stop strings. Scoring is `scoring.score_item`;
+an item passes iff its SR is 1.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, Union
+
+import pytest
+
+from ...errors import DataError
+from ...models.access import ModelAccess
+from ...outcome import Answer, SampleError, SampleResult
+from .data import Case, DataFileError, Dataset, Prediction, load_dataset, load_prediction_chunks, load_predictions
+from .metrics import GroundTruthError
+from .scoring import prediction_text, score_item
+
+MAX_NEW_TOKENS = 512  # eval/inference.py: GenerationConfig(max_new_tokens=512)
+STOP = ("Observation:",)  # the labelled variant of --tooleval-gpt4tools-stop (toolalpaca-gpt4tools §6.4.2)
+UPSTREAM, STOP_VARIANT = "upstream", "stop-at-observation"
+
+WHERE_TO_GET = (
+    "GPT4Tools: no test-set file; download gpt4tools_test_unseen.json by hand from the links in the GPT4Tools "
+    "README (github.com/AILab-CVC/GPT4Tools; Google Drive id 1BHm0HEwYaVdMRYZiDdECy8ozyix607PH), then pass "
+    "--tooleval-gpt4tools-path FILE or set TOOLEVAL_GPT4TOOLS_PATH"
+)
+
+_CHUNK = re.compile(r"(.+)_(\d+)\.json")
+
+
+class GPT4ToolsDataError(DataError, pytest.Collector.CollectError):
+    """A bad test-set or prediction file. It surfaces while tests are collected, where pytest prints a
+    CollectError as its message alone: one line naming the file and the item, no traceback."""
+
+
+@dataclass(frozen=True)
+class GPT4ToolsCase:
+    """One test-set item (the suite protocol in pytest_tooleval/suites/__init__.py)."""
+
+    item: Case
+    index: int  # position in the test-set file
+
+    suite = "gpt4tools"
+    language = "en"
+    skip_reason = None
+
+    @property
+    def id(self) -> str:
+        return str(self.item.id)
+
+    @property
+    def category(self) -> str:
+        return "tool" if self.item.uses_tool else "no_tool"
+
+    @property
+    def family(self) -> str:
+        return self.category
+
+    @property
+    def test_id(self) -> str:
+        return f"gpt4tools-{self.id}"
+
+    @property
+    def marks(self) -> tuple[str, ...]:
+        return (self.suite, f"gpt4tools_{self.category}", self.language)
+
+    @property
+    def expected_text(self) -> str:
+        return self.item.output
+
+
+@dataclass(frozen=True)
+class MissingTestSet:
+    """The single placeholder collected when no test-set file was given: it skips, saying where to get one."""
+
+    skip_reason: str = WHERE_TO_GET
+    suite = "gpt4tools"
+    id = "no-test-file"
+    test_id = "gpt4tools-no-test-file"
+    category = family = "no_test_file"
+    language = "en"
+    index = 0
+    marks = ("gpt4tools",)
+    expected_text = ""
+
+
+AnyCase = Union[GPT4ToolsCase, MissingTestSet]
+
+
+class GPT4ToolsSuite:
+    name = "gpt4tools"
+
+    def __init__(self, dataset: Dataset | None, *, max_tokens: int = MAX_NEW_TOKENS, stop: bool = False,
+                 recorded: dict[str, Prediction] | None = None, prompt_in_output: str = "auto") -> None:
+        """
+        Args:
+            dataset: the test set, or None when no file was given (one skipping placeholder is collected).
+            max_tokens: max_tokens of each request (upstream: 512 new tokens).
+            stop: send STOP with each request (a labelled variant; upstream sends none).
+            recorded: upstream prediction records by item id, when replaying a GPT4Tools prediction file or
+                chunk folder; None reads the run's generic replay rows instead.
+            prompt_in_output: "yes", "no" or "auto": whether replayed outputs start with the prompt.
+        """
+        self.dataset = dataset
+        self.max_tokens = max_tokens
+        self.stop = stop
+        self.recorded = recorded
+        self.prompt_in_output = prompt_in_output
+
+    def cases(self) -> list[AnyCase]:
+        if self.dataset is None:
+            return [MissingTestSet()]
+        return [GPT4ToolsCase(item, index) for index, item in enumerate(self.dataset)]
+
+    async def answer(self, case: AnyCase, access: ModelAccess) -> Answer:
+        """The continuation after the prompt (runs on the engine's loop)."""
+        if isinstance(case, MissingTestSet):
+            return Answer(None)
+        if access.kind == "oracle":
+            return Answer(case.item.output)
+        if access.kind == "replay":
+            return Answer(self._replayed(case, access))
+        assert access.chat is not None
+        reply = await access.chat([{"role": "user", "content": case.item.instruction}],
+                                  max_tokens=self.max_tokens, stop=STOP if self.stop else None)
+        counts = (("prompt", reply.prompt_tokens), ("completion", reply.completion_tokens))
+        tokens = {key: value for key, value in counts if value is not None}
+        return Answer(reply.text, reply.latency_s, tokens)
+
+    def score(self, case: AnyCase, answer: Answer) -> SampleResult:
+        """Upstream's five numbers for one item; valid iff SR == 1 (pure apart from the placeholder's skip)."""
+        if isinstance(case, MissingTestSet):
+            pytest.skip(case.skip_reason)
+        try:
+            verdict = score_item(case.item, answer.output or "")
+        except GroundTruthError as exc:  # upstream's assert stops its whole run; here only this item errors
+            raise SampleError(f"gpt4tools item {case.id}: {exc}") from None
+        # upstream's NaN (a mean over no steps) travels as null, so reports stay strict JSON; summary.py maps it back
+        details = {key: None if isinstance(value, float) and math.isnan(value) else value
+                   for key, value in verdict.details.items()}
+        details["variant"] = STOP_VARIANT if self.stop else UPSTREAM
+        verdict = replace(verdict, details=details)
+        return SampleResult(verdict, answer.output, answer.latency_s, answer.tokens)
+
+    def _replayed(self, case: GPT4ToolsCase, access: ModelAccess) -> str:
+        output: Any
+        if self.recorded is not None:
+            prediction = self.recorded.get(case.id)
+            output = None if prediction is None else prediction.output
+        else:
+            assert access.replay is not None
+            row = access.replay.lookup(case.language, case.id) or {}
+            output = row.get("output", row.get("result"))
+        if output is None or (isinstance(output, (list, tuple)) and not output):
+            source = access.replay.source if access.replay is not None else "the replay"
+            raise SampleError(f"no recorded output for gpt4tools item {case.id} in {source} "
+                              "(upstream leaves unpredicted items out of N)")
+        first = str(output if isinstance(output, str) else output[0])
+        strip = {"yes": True, "no": False}.get(self.prompt_in_output, first.startswith(case.item.instruction))
+        return prediction_text(first, case.item.instruction, strip_prompt=strip)
+
+
+def load_test_set(path_text: str) -> Dataset:
+    """The test set at `path_text`; a bad file is a usage error naming the file and the item."""
+    try:
+        dataset = load_dataset(Path(path_text).expanduser())
+    except DataFileError as exc:
+        raise GPT4ToolsDataError(f"--tooleval-gpt4tools-path: {exc}") from None
+    seen: dict[str, int] = {}
+    for index, item in enumerate(dataset):  # test ids and report keys are strings: 7 and "7" would collide
+        if str(item.id) in seen:
+            raise GPT4ToolsDataError(f"--tooleval-gpt4tools-path: {dataset.path}: item [{index}] (id {item.id!r}) "
+                                     f"has the same id text as item [{seen[str(item.id)]}]")
+        seen[str(item.id)] = index
+    return dataset
+
+
+def load_recorded(path_text: str) -> dict[str, Prediction] | None:
+    """Upstream prediction records by id text, from a prediction file (a JSON list of {"id", "output"}) or a
+    folder of the chunk files upstream inference writes (<name>_<k>.json); None when `path_text` is neither
+    (then the generic replay rows are used)."""
+    path = Path(path_text).expanduser()
+    try:
+        if path.is_dir():
+            names = sorted({match.group(1) for entry in path.iterdir() if (match := _CHUNK.fullmatch(entry.name))})
+            if not names:
+                return None
+            if path.name not in names and len(names) > 1:
+                raise GPT4ToolsDataError(f"--tooleval-model replay:{path_text}: several prediction sets in one "
+                                         f"folder ({', '.join(names)}); give the folder of one")
+            predictions = load_prediction_chunks(path, path.name if path.name in names else names[0])
+        elif path.is_file() and _starts_with_bracket(path):
+            predictions = load_predictions(path)
+        else:
+            return None
+    except DataFileError as exc:
+        raise GPT4ToolsDataError(f"--tooleval-model replay:{path_text}: {exc}") from None
+    return {str(prediction.id): prediction for prediction in predictions}
+
+
+def _starts_with_bracket(path: Path) -> bool:
+    with path.open("rb") as handle:
+        head = handle.read(4096).lstrip(b"\xef\xbb\xbf \t\r\n")
+    return head.startswith(b"[")
