@@ -18,7 +18,8 @@ import tarfile
 import tempfile
 import urllib.error
 import urllib.request
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from .errors import DataError
@@ -33,7 +34,10 @@ class Pin:
         url: the archive URL (a .tar.gz).
         files: {relative path: sha256} of every data file to keep.
         prompt_constants: {upstream .py path: [constant names]} to lift into prompts.json.
-        prompts_sha256: sha256 of the lifted prompts (canonical JSON), or "" to skip that check.
+        prompts_sha256: sha256 of the lifted prompt constants (canonical JSON), or "" to skip that check.
+        member_constants: {upstream .py path: {selector: key}}: strings held by a class rather than the module,
+            stored in prompts.json under the path, by key (see `lift_member_constants` for the selectors).
+        members_sha256: sha256 of the lifted member constants (canonical JSON), or "" to skip that check.
     """
 
     name: str
@@ -41,6 +45,8 @@ class Pin:
     files: dict[str, str]
     prompt_constants: dict[str, list[str]]
     prompts_sha256: str = ""
+    member_constants: dict[str, dict[str, str]] = field(default_factory=dict)
+    members_sha256: str = ""
 
 
 def sha256_file(path: Path) -> str:
@@ -72,6 +78,62 @@ def lift_string_constants(source: str, names: list[str], origin: str) -> dict[st
     if missing:
         raise DataError(f"{origin}: prompt constants not found: {', '.join(sorted(missing))}")
     return {name: found[name] for name in names}
+
+
+def lift_member_constants(source: str, selectors: Mapping[str, str], origin: str) -> dict[str, str]:
+    """String constants held by classes, read with ast; nothing is imported or executed.
+
+    A selector is ``Class.name`` (an assignment in the class body, annotated or not) or
+    ``Class.__init__.name`` (an assignment in the constructor, to a local or to ``self.name``).
+
+    Args:
+        source: the text of the Python file.
+        selectors: selector -> the key the string is returned under.
+        origin: the file name, for error messages.
+
+    Raises:
+        DataError: a selector matched no string assignment.
+    """
+    classes = {node.name: node for node in ast.parse(source, filename=origin).body if isinstance(node, ast.ClassDef)}
+    found: dict[str, str] = {}
+    for selector, key in selectors.items():
+        class_name, _, member = selector.partition(".")
+        method, _, name = member.rpartition(".")
+        node = classes.get(class_name)
+        if node is None:
+            continue
+        body = node.body
+        if method:
+            body = next((item.body for item in node.body if isinstance(item, ast.FunctionDef) and item.name == method),
+                        [])
+        text = _string_assigned(body, name, allow_self=bool(method))
+        if text is not None:
+            found[key] = text
+    missing = [selector for selector, key in selectors.items() if key not in found]
+    if missing:
+        raise DataError(f"{origin}: class constants not found: {', '.join(missing)}")
+    return {key: found[key] for key in selectors.values()}
+
+
+def _string_assigned(body: list[ast.stmt], name: str, *, allow_self: bool) -> str | None:
+    """The last string constant assigned to `name` (or `self.name`) among `body`'s own statements."""
+    text = None
+    for statement in body:
+        if isinstance(statement, ast.Assign):
+            targets, value = statement.targets, statement.value
+        elif isinstance(statement, ast.AnnAssign) and statement.value is not None:
+            targets, value = [statement.target], statement.value
+        else:
+            continue
+        if not (isinstance(value, ast.Constant) and isinstance(value.value, str)):
+            continue
+        for target in targets:
+            if isinstance(target, ast.Name) and target.id == name:
+                text = value.value
+            elif (allow_self and isinstance(target, ast.Attribute) and target.attr == name
+                  and isinstance(target.value, ast.Name) and target.value.id == "self"):
+                text = value.value
+    return text
 
 
 def ensure_downloaded(pin: Pin, cache_root: Path, *, timeout: float = 120.0) -> Path:
@@ -115,7 +177,7 @@ def _extract_verified(pin: Pin, archive: bytes, staging: Path) -> None:
         tar = tarfile.open(fileobj=io.BytesIO(archive), mode="r:*")
     except tarfile.TarError as exc:
         raise DataError(f"{pin.url}: not a readable archive ({exc})") from None
-    wanted = set(pin.files) | set(pin.prompt_constants)
+    wanted = set(pin.files) | set(pin.prompt_constants) | set(pin.member_constants)
     contents: dict[str, bytes] = {}
     with tar:
         for member in tar.getmembers():
@@ -142,6 +204,14 @@ def _extract_verified(pin: Pin, archive: bytes, staging: Path) -> None:
     }
     if pin.prompts_sha256 and canonical_sha256(prompts) != pin.prompts_sha256:
         raise DataError(f"{pin.url}: lifted prompt constants do not match the pinned hash")
+    members = {
+        path: lift_member_constants(contents[path].decode("utf-8"), selectors, path)
+        for path, selectors in pin.member_constants.items()
+    }
+    if pin.members_sha256 and canonical_sha256(members) != pin.members_sha256:
+        raise DataError(f"{pin.url}: lifted class constants do not match the pinned hash")
+    for path, lifted in members.items():
+        prompts.setdefault(path, {}).update(lifted)
     (staging / "prompts.json").write_text(json.dumps(prompts, ensure_ascii=False, indent=1), encoding="utf-8")
     manifest = {"url": pin.url, "files": pin.files}
     (staging / "MANIFEST.json").write_text(json.dumps(manifest, indent=1), encoding="utf-8")

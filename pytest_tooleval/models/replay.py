@@ -4,6 +4,8 @@ Accepted inputs:
 - a JSON Lines file of {"id", "result"} rows (normal/special/GPT4Tools: the raw output text), or
   {"id", "messages": [...], "user_turns": [...]} rows (agent trajectories); a row may name its
   "lang"/"language", otherwise it serves every language;
+- ToolAlpaca's generation output (a JSON list of API records with `Instances`): one row per instance, id
+  `<API Name>/<instruction index>`, the instance under "episode";
 - an upstream ACEBench result folder, `result_all/result_<lang>/<model>/data_<category>_result.json`
   (give the model folder, a result_<lang> folder holding one model, or result_all itself).
 """
@@ -58,7 +60,7 @@ def _read_rows(path: Path, language: str | None, rows: dict[tuple[str | None, st
             items = json.loads(text)
         except json.JSONDecodeError as exc:
             raise DataError(f"{path}:{exc.lineno}: malformed JSON ({exc.msg})") from None
-        numbered = list(enumerate(items, start=1))
+        numbered = list(enumerate(_generation_rows(items) if _is_generation_output(items) else items, start=1))
     else:
         numbered = []
         for number, line in enumerate(text.splitlines(), start=1):
@@ -72,3 +74,20 @@ def _read_rows(path: Path, language: str | None, rows: dict[tuple[str | None, st
             raise DataError(f"{path}:{number}: expected an object with an \"id\"")
         row_language = row.get("lang", row.get("language", language))
         rows[(row_language, str(row["id"]))] = row
+
+
+def _is_generation_output(items: Any) -> bool:
+    return isinstance(items, list) and bool(items) and all(
+        isinstance(item, dict) and isinstance(item.get("Name"), str) and isinstance(item.get("Instances"), list)
+        for item in items
+    )
+
+
+def _generation_rows(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """ToolAlpaca's generation step writes the eval file back with `Instances` aligned to `Instructions`
+    (toolalpaca-gpt4tools §3.1); each instance is one episode record (§2.10)."""
+    return [
+        {"id": f"{item['Name']}/{index}", "episode": instance}
+        for item in items
+        for index, instance in enumerate(item["Instances"])
+    ]

@@ -16,6 +16,8 @@ from types import ModuleType
 
 SUITES: dict[str, str] = {
     "acebench": "pytest_tooleval.suites.acebench.plugin_suite",
+    "toolalpaca": "pytest_tooleval.suites.toolalpaca.plugin_suite",
+    "gpt4tools": "pytest_tooleval.suites.gpt4tools.plugin_suite",
 }
 
 
@@ -35,4 +37,10 @@ MARKERS: dict[str, str] = {
     "agent": "an ACEBench agent-family sample",
     "en": "an English sample",
     "zh": "a Chinese sample",
+    "toolalpaca": "a ToolAlpaca instruction (an agent episode judged by a model)",
+    "simulated": "a ToolAlpaca instruction on a simulated API",
+    "real": "a ToolAlpaca instruction on a real API (needs --tooleval-toolalpaca-real)",
+    "gpt4tools": "a GPT4Tools test-set item",
+    "gpt4tools_tool": "a GPT4Tools item whose gold answer uses a tool",
+    "gpt4tools_no_tool": "a GPT4Tools item whose gold answer uses no tool",
 }

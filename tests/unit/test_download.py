@@ -13,7 +13,13 @@ from typing import Iterator
 
 import pytest
 
-from pytest_tooleval.download import Pin, canonical_sha256, ensure_downloaded, lift_string_constants
+from pytest_tooleval.download import (
+    Pin,
+    canonical_sha256,
+    ensure_downloaded,
+    lift_member_constants,
+    lift_string_constants,
+)
 from pytest_tooleval.errors import DataError
 
 
@@ -169,3 +175,67 @@ def test_acebench(tooleval_case):
                                "--tooleval-categories", "special_irrelevant", "-p", "no:cacheprovider")
     rerun.assert_outcomes(passed=50)
     assert archive_server.hits == 1
+
+
+def test_class_constants_are_lifted_from_class_bodies_and_constructors() -> None:
+    source = (
+        "import os\nos.system('touch SHOULD_NOT_EXIST')\n"
+        "class Base:\n    description: str = ''\n"
+        "class Ask(Base):\n    def __init__(self):\n        description = 'ask {{x}}'\n        super().__init__()\n"
+        "class Keep:\n    label = 'kept'\n    def __init__(self):\n        self.note = 'noted'\n        other = 3\n"
+    )
+    selectors = {"Ask.__init__.description": "ask", "Keep.label": "label", "Keep.__init__.note": "note",
+                 "Base.description": "empty"}
+    assert lift_member_constants(source, selectors, "tools.py") == {
+        "ask": "ask {{x}}", "label": "kept", "note": "noted", "empty": ""}
+    with pytest.raises(DataError, match=r"tools.py: class constants not found: Ask.description, Keep.__init__.other"):
+        lift_member_constants(source, {"Ask.description": "a", "Keep.__init__.other": "b"}, "tools.py")
+
+
+def test_a_pin_lifts_class_constants_into_prompts_json(archive_server: ArchiveServer, tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    tools = (b"import subprocess\nsubprocess.run(['touch', 'SHOULD_NOT_EXIST'])\n"
+             b"class AskTool:\n    def __init__(self):\n        description = 'Ask the user.'\n")
+    constants = {"agent/prompts.py": {"PREFIX": "Hi"}}
+    archive_server.routes["/m.tar.gz"] = build_archive(
+        {"agent/prompts.py": python_constants(constants["agent/prompts.py"]), "agent/tools.py": tools})
+    members = {"agent/tools.py": {"AskTool.__init__.description": "ask"}}
+    pin = Pin("demo", archive_server.url("/m.tar.gz"), {}, {"agent/prompts.py": ["PREFIX"]},
+              canonical_sha256(constants), member_constants=members, members_sha256=canonical_sha256({"agent/tools.py": {"ask": "Ask the user."}}))
+    folder = ensure_downloaded(pin, tmp_path / "cache")
+    assert json.loads((folder / "prompts.json").read_text()) == {
+        "agent/prompts.py": {"PREFIX": "Hi"}, "agent/tools.py": {"ask": "Ask the user."}}
+    assert not (tmp_path / "SHOULD_NOT_EXIST").exists()
+
+    tampered = Pin("demo2", pin.url, {}, pin.prompt_constants, pin.prompts_sha256, member_constants=members,
+                   members_sha256=canonical_sha256({"agent/tools.py": {"ask": "something else"}}))
+    with pytest.raises(DataError, match="lifted class constants do not match the pinned hash"):
+        ensure_downloaded(tampered, tmp_path / "cache")
+
+
+def test_pinned_toolalpaca_archive_carries_the_helper_descriptions(archive_server: ArchiveServer, tmp_path: Path,
+                                                                   toolalpaca_dir: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """The ToolAlpaca pin, served locally with the prepared files and a tools.py of our own wording: the agent
+    prompt renders from the download, which the prepared folder alone cannot do."""
+    from pytest_tooleval.suites.toolalpaca import data
+    from pytest_tooleval.suites.toolalpaca.prompts import agent_tools
+
+    pinned = json.loads(data.PIN_FILE.read_text())
+    files = {relative: (toolalpaca_dir / relative).read_bytes() for relative in pinned["files"]}
+    prompts = json.loads((toolalpaca_dir / "prompts.json").read_text())
+    files.update({path: python_constants(constants) for path, constants in prompts.items()})
+    files["agent/tools.py"] = (
+        b"class GetDetailsTool(BaseTool):\n    def __init__(self, **kwargs):\n"
+        b"        description = 'Ask the user. Parameters: {{\"Question\": \"what\"}}'\n"
+        b"class RetrievalTool(Tool):\n    def __init__(self, **kwargs):\n        description = 'Read a saved file.'\n"
+    )
+    archive_server.routes["/toolalpaca.tar.gz"] = build_archive(files, top="ToolAlpaca-1890699")
+    monkeypatch.setenv("TOOLEVAL_TOOLALPACA_URL", archive_server.url("/toolalpaca.tar.gz"))
+    folder = data.locate(None, tmp_path / "cache", offline=False)
+    loaded = data.load_prompts(folder)
+    assert loaded.helper_descriptions == {"getDetails": 'Ask the user. Parameters: {{"Question": "what"}}',
+                                          "retrievalDataFromFile": "Read a saved file."}
+    case = next(case for case in data.load_subset(folder, "real") if case.api.uses_retrieval)
+    assert [tool.name for tool in agent_tools(case.api, loaded)][:2] == ["getDetails", "retrievalDataFromFile"]

@@ -8,7 +8,6 @@ lifted with `ast`).
 
 from __future__ import annotations
 
-import ast
 import json
 import os
 import re
@@ -21,7 +20,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, StrictStr, ValidationError
 
-from ...download import Pin, cache_path, ensure_downloaded
+from ...download import Pin, cache_path, ensure_downloaded, lift_member_constants
 from ...errors import DataError, ToolevalUsageError
 from .prompts import AgentPromptParts, Prompts
 
@@ -34,11 +33,14 @@ __all__ = [
     "ToolAlpacaCase",
     "credential_env_var",
     "credentials_for",
+    "helper_selectors",
+    "helper_tool_source",
     "lift_helper_descriptions",
     "load_pin",
     "load_prompts",
     "load_subset",
     "locate",
+    "make_test_id",
     "missing_credentials",
     "select",
 ]
@@ -136,10 +138,29 @@ class ToolAlpacaCase:
     gold: tuple[GoldStep, ...] = field(repr=False)
 
     suite = "toolalpaca"
+    language = "en"
+    family = "agent"  # every instruction is a multi-call episode: the scheduler starts these first
 
     @property
     def subset(self) -> str:
         return self.api.subset
+
+    @property
+    def id(self) -> str:
+        return self.test_id
+
+    @property
+    def category(self) -> str:
+        return self.subset
+
+    @property
+    def marks(self) -> tuple[str, ...]:
+        return (self.suite, self.subset)
+
+    @property
+    def expected_text(self) -> str:
+        """The gold steps, one ``Action Action_Input`` per step (placeholders as written)."""
+        return "; ".join(f"{step.Action} {step.Action_Input}" for step in self.gold)
 
     @property
     def api_name(self) -> str:
@@ -148,11 +169,16 @@ class ToolAlpacaCase:
     @property
     def test_id(self) -> str:
         """``<subset>-<API>-<index>``, with the API name folded to ASCII and spaces as underscores."""
-        return f"{self.subset}-{_slug(self.api.name)}-{self.index}"
+        return make_test_id(self.subset, self.api.name, self.index)
 
     @property
     def has_undocumented_gold(self) -> bool:
         return (self.subset, self.api.name, self.index) in UNDOCUMENTED_GOLD
+
+
+def make_test_id(subset: str, api_name: str, index: int) -> str:
+    """The test id of instruction `index` of `api_name` (see `ToolAlpacaCase.test_id`)."""
+    return f"{subset}-{_slug(api_name)}-{index}"
 
 
 def _slug(name: str) -> str:
@@ -187,9 +213,15 @@ def locate(data_dir: str | None, cache_dir: Path, offline: bool) -> Path:
 
 
 def load_pin() -> Pin:
+    """The pinned archive; the helper-tool descriptions are lifted from their classes into prompts.json."""
     pinned = json.loads(PIN_FILE.read_text(encoding="utf-8"))
     url = os.environ.get("TOOLEVAL_TOOLALPACA_URL", pinned["url"])
-    return Pin("toolalpaca", url, pinned["files"], pinned["prompt_constants"], pinned["prompts_sha256"])
+    helpers = pinned["helper_tool_descriptions"]
+    return Pin(
+        "toolalpaca", url, pinned["files"], pinned["prompt_constants"], pinned["prompts_sha256"],
+        member_constants={helpers["file"]: helper_selectors(helpers["classes"])},
+        members_sha256=helpers.get("sha256", ""),
+    )
 
 
 # ---------------------------------------------------------------------------------------------- loading cases
@@ -368,11 +400,18 @@ def credentials_for(case: ToolAlpacaCase, environ: Mapping[str, str] | None = No
 # ---------------------------------------------------------------------------------------------- prompts
 
 
+def helper_selectors(classes: Mapping[str, str]) -> dict[str, str]:
+    """`download.lift_member_constants` selectors for upstream's helper tools: class name -> tool name becomes
+    ``<Class>.__init__.description`` -> tool name (upstream assigns each description inside the constructor)."""
+    return {f"{class_name}.__init__.description": tool for class_name, tool in classes.items()}
+
+
 def lift_helper_descriptions(source: str, classes: Mapping[str, str], origin: str) -> dict[str, str]:
     """The descriptions of upstream's helper tools, read with ``ast`` from agent/tools.py (nothing executed).
 
     Upstream assigns each as a local ``description = "..."`` inside the tool class's ``__init__``; the text
-    still holds the doubled braces of a format template (§2.2).
+    still holds the doubled braces of a format template (§2.2). The downloader lifts them the same way into
+    prompts.json (pin.json ``helper_tool_descriptions``).
 
     Args:
         source: the text of upstream agent/tools.py.
@@ -380,20 +419,11 @@ def lift_helper_descriptions(source: str, classes: Mapping[str, str], origin: st
         origin: the file name, for error messages.
     """
     found: dict[str, str] = {}
-    for node in ast.parse(source, filename=origin).body:
-        if not isinstance(node, ast.ClassDef) or node.name not in classes:
+    for selector, tool in helper_selectors(classes).items():
+        try:
+            found.update(lift_member_constants(source, {selector: tool}, origin))
+        except DataError:
             continue
-        for member in node.body:
-            if not (isinstance(member, ast.FunctionDef) and member.name == "__init__"):
-                continue
-            for statement in member.body:
-                if (
-                    isinstance(statement, ast.Assign)
-                    and any(isinstance(target, ast.Name) and target.id == "description" for target in statement.targets)
-                    and isinstance(statement.value, ast.Constant)
-                    and isinstance(statement.value.value, str)
-                ):
-                    found[classes[node.name]] = statement.value.value
     missing = [tool for tool in classes.values() if tool not in found]
     if missing:
         raise DataError(f"{origin}: no description found for {', '.join(missing)}")
@@ -436,6 +466,11 @@ def load_prompts(root: Path) -> Prompts:
         agent=agent,
         helper_descriptions=_helper_descriptions(root, constants),
     )
+
+
+def helper_tool_source() -> str:
+    """The upstream file holding the helper-tool descriptions (pin.json ``helper_tool_descriptions.file``)."""
+    return str(json.loads(PIN_FILE.read_text(encoding="utf-8"))["helper_tool_descriptions"]["file"])
 
 
 def _helper_descriptions(root: Path, constants: dict[str, Any]) -> dict[str, str]:

@@ -1,0 +1,336 @@
+"""ToolAlpaca in the plugin: run (or replay) one episode, judge it, turn the judgement into a test outcome.
+
+`answer` does everything that talks to a model or an API and returns a JSON-plain `Answer` (answers may be
+computed ahead and travel between processes); `score` is pure. The four models: the agent under test
+(`access.chat`), and the helper roles `simulator`, `toolalpaca_user` (getDetails and, on the real subset,
+retrievalDataFromFile) and `judge` from `access.roles`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+from typing import Any, Awaitable, Callable
+
+import pytest
+
+from ...models.access import ModelAccess
+from ...models.base import Reply
+from ...models.replay import ReplayStore
+from ...outcome import Answer, SampleError, SampleResult
+from . import data
+from .agent import AGENT_MAX_NEW_TOKENS, AGENT_TEMPERATURE, USER_MODEL, USER_TEMPERATURE, EpisodeModels, EpisodeSettings
+from .episode import Episode
+from .judge import JUDGE_MODEL, JUDGE_TEMPERATURE, Judgement
+from .parser import STOP_SEQUENCES
+from .prompts import MissingPromptError, agent_tools
+from .real_http import RealHttp
+from .scoring import verdict
+from .simulator import SIMULATOR_MODEL, SIMULATOR_TEMPERATURE
+from .suite import ToolAlpacaSuite
+
+__all__ = ["MissingData", "RunSetup", "ToolAlpacaRunner"]
+
+USER_ROLE = "toolalpaca_user"
+TRANSCRIPT_TEXT_LIMIT = 20_000  # characters of one request or reply kept in the transcript
+
+NOT_CONFIGURED = (
+    "ToolAlpaca needs models for the simulated APIs and the user: pass --tooleval-simulator-model NAME and "
+    f"--tooleval-toolalpaca-user-model NAME (upstream: {SIMULATOR_MODEL} for both) to run its samples"
+)
+NO_ORACLE = (
+    "ToolAlpaca has no oracle: its gold steps are call sketches for the judge (placeholders, no observations), "
+    "not an episode that could be replayed; evaluate a model, or re-judge recorded episodes with replay:PATH"
+)
+NO_SIMULATOR = (
+    "simulated ToolAlpaca APIs are played by a model: pass --tooleval-simulator-model NAME (upstream: "
+    f"{SIMULATOR_MODEL} at temperature {SIMULATOR_TEMPERATURE}); the sample is not scored without one"
+)
+NO_USER = (
+    "ToolAlpaca offers every episode the getDetails tool, answered by a model playing the user: pass "
+    f"--tooleval-toolalpaca-user-model NAME (upstream: {USER_MODEL} at temperature {USER_TEMPERATURE:g}); "
+    "the sample is not scored without one"
+)
+NO_JUDGE = (
+    "ToolAlpaca episodes are judged by a model: pass --tooleval-judge-model NAME (upstream: "
+    f"{JUDGE_MODEL} at temperature {JUDGE_TEMPERATURE}); the sample is not scored without one"
+)
+
+
+@dataclass(frozen=True)
+class RunSetup:
+    """The models and knobs of a run that change ToolAlpaca scores, and how they differ from upstream's.
+
+    Attributes:
+        agent_max_tokens: max_tokens of each agent request (upstream: 1024 new tokens).
+        real_enabled: real-API samples may send HTTP requests (--tooleval-toolalpaca-real).
+        fix_paths: insert the missing leading slash of a route (--tooleval-scorer fixed; the Fruityvice bug).
+        http_timeout: seconds a real API request may take.
+        label: one line naming the models and temperatures, shown with every verdict.
+        deviations: what differs from the published protocol; empty for an upstream-compatible run.
+    """
+
+    agent_max_tokens: int = AGENT_MAX_NEW_TOKENS
+    real_enabled: bool = False
+    fix_paths: bool = False
+    http_timeout: float = 120.0
+    label: str = ""
+    deviations: tuple[str, ...] = ()
+
+    @classmethod
+    def from_settings(cls, settings: Any) -> RunSetup:
+        explicit = settings.sources.get("max-tokens") != "default"  # the run's default (1200) is ACEBench's
+        max_tokens = settings.max_tokens if explicit else AGENT_MAX_NEW_TOKENS
+        live = not str(settings.model or "").startswith("replay:")
+        roles = [("judge", settings.judge_model, settings.judge_temperature, JUDGE_MODEL, JUDGE_TEMPERATURE)]
+        if live:
+            roles += [
+                ("simulator", settings.simulator_model, settings.simulator_temperature, SIMULATOR_MODEL,
+                 SIMULATOR_TEMPERATURE),
+                ("user", settings.toolalpaca_user_model, settings.toolalpaca_user_temperature, USER_MODEL,
+                 USER_TEMPERATURE),
+            ]
+        deviations = []
+        label = []
+        for name, model, temperature, upstream_model, upstream_temperature in roles:
+            label.append(f"{name} {model or '-'} T={temperature:g}")
+            if model and model != upstream_model:
+                deviations.append(f"{name} model {model} (upstream {upstream_model})")
+            if temperature != upstream_temperature:
+                deviations.append(f"{name} temperature {temperature:g} (upstream {upstream_temperature:g})")
+        if live:
+            if settings.temperature != AGENT_TEMPERATURE:
+                deviations.append(f"agent temperature {settings.temperature:g} (upstream greedy)")
+            if max_tokens != AGENT_MAX_NEW_TOKENS:
+                deviations.append(f"agent max_tokens {max_tokens} (upstream {AGENT_MAX_NEW_TOKENS})")
+        fix_paths = settings.scorer == "fixed"
+        if fix_paths:
+            deviations.append("relative API paths fixed (--tooleval-scorer fixed)")
+        label.append("paths " + ("fixed" if fix_paths else "upstream"))
+        return cls(max_tokens, bool(settings.toolalpaca_real), fix_paths, float(settings.timeout), ", ".join(label),
+                   tuple(deviations))
+
+
+@dataclass(frozen=True)
+class MissingData:
+    """The single placeholder collected when this run has no ToolAlpaca data: it skips, saying why."""
+
+    skip_reason: str
+    suite = "toolalpaca"
+    id = test_id = "no-data"
+    category = family = "no_data"
+    language = "en"
+    index = 0
+    marks = ("toolalpaca",)
+    expected_text = ""
+
+
+class _Meter:
+    """A chat function that counts calls, latency and tokens, and hands on the Reply (token counts matter to
+    the simulator's cache rule)."""
+
+    def __init__(self, call: Callable[[list[dict[str, str]]], Awaitable[Reply]]) -> None:
+        self.call = call
+        self.calls = 0
+        self.latency_s = 0.0
+        self.tokens: dict[str, int] = {}
+
+    async def __call__(self, messages: list[dict[str, str]]) -> Reply:
+        reply = await self.call(messages)
+        self.calls += 1
+        self.latency_s += reply.latency_s
+        for key, value in (("prompt", reply.prompt_tokens), ("completion", reply.completion_tokens)):
+            if value is not None:
+                self.tokens[key] = self.tokens.get(key, 0) + value
+        return reply
+
+
+class ToolAlpacaRunner:
+    """The suite protocol (pytest_tooleval/suites/__init__.py) over `ToolAlpacaSuite`."""
+
+    name = "toolalpaca"
+
+    def __init__(self, root: Path | None, subsets: tuple[str, ...], setup: RunSetup = RunSetup(), *,
+                 missing: str | None = None) -> None:
+        """
+        Args:
+            root: the ToolAlpaca data folder, or None when there is none (see `missing`).
+            subsets: the subsets to collect, in order.
+            setup: the run's knobs (RunSetup.from_settings).
+            missing: why there is no data; one skipping placeholder is collected instead.
+        """
+        self.suite = ToolAlpacaSuite(root) if root is not None else None
+        self.subsets = subsets
+        self.setup = setup
+        self.missing = missing
+
+    def cases(self) -> list[Any]:
+        if self.suite is None:
+            return [MissingData(self.missing or "no ToolAlpaca data")]
+        return self.suite.cases(self.subsets)
+
+    # ------------------------------------------------------------------------------------------ answering
+
+    async def answer(self, case: Any, access: ModelAccess) -> Answer:
+        """Run or replay the episode and judge it (on the engine's loop)."""
+        if isinstance(case, MissingData):
+            return Answer(None, state={"skip": case.skip_reason})
+        if access.kind == "oracle":
+            raise SampleError(NO_ORACLE)
+        if access.kind == "replay":
+            assert access.replay is not None
+            return await self._rejudge(case, _replayed(case, access.replay), access)
+        assert self.suite is not None and access.chat is not None
+        reason = self.suite.skip_reason(case, real_enabled=self.setup.real_enabled)
+        if reason:
+            return Answer(None, state={"skip": reason})
+        simulator, user, judge = (access.roles.get(name) for name in ("simulator", USER_ROLE, "judge"))
+        if simulator is None and user is None:  # a run meant for another suite: no ToolAlpaca models at all
+            return Answer(None, state={"skip": NOT_CONFIGURED})
+        self._check_prompts(case)
+        if case.subset == "simulated" and simulator is None:
+            raise SampleError(NO_SIMULATOR)
+        if user is None:
+            raise SampleError(NO_USER)
+        if judge is None:
+            raise SampleError(NO_JUDGE)
+
+        chat = access.chat
+        agent = _Meter(lambda messages: chat(messages, stop=STOP_SEQUENCES, max_tokens=self.setup.agent_max_tokens))
+        meters = {"agent": agent, "simulator": _Meter(simulator) if simulator else None, "user": _Meter(user)}
+        http_log: list[dict[str, Any]] = []
+        transport = None
+        if case.subset != "simulated":
+            def record(entry: dict[str, Any]) -> None:
+                http_log.append({**entry, "step": agent.calls - 1})  # the step whose action sent it
+
+            transport = RealHttp(self.setup.http_timeout, record)
+        models = EpisodeModels(agent, meters["simulator"], meters["user"], retrieval=meters["user"])
+        settings = EpisodeSettings(fix_relative_paths=self.setup.fix_paths)
+        episode = await self.suite.run(case, models, transport=transport, settings=settings)
+        judge_meter = _Meter(judge)
+        judgement = await self.suite.judge(case, episode, judge_meter)
+        meters["judge"] = judge_meter
+        transcript = _transcript(episode, http_log, judgement)
+        return _redacted(_answer(episode, judgement, transcript, meters), _secrets(case))
+
+    async def _rejudge(self, case: data.ToolAlpacaCase, episode: Episode, access: ModelAccess) -> Answer:
+        judge = access.roles.get("judge")
+        if judge is None:
+            raise SampleError(NO_JUDGE)
+        assert self.suite is not None
+        judge_meter = _Meter(judge)
+        judgement = await self.suite.judge(case, episode, judge_meter)
+        return _answer(episode, judgement, _transcript(episode, [], judgement), {"judge": judge_meter})
+
+    def _check_prompts(self, case: data.ToolAlpacaCase) -> None:
+        """Fail before the first request when the agent prompt cannot be rendered from the data folder."""
+        assert self.suite is not None
+        try:
+            agent_tools(case.api, self.suite.prompts)
+        except MissingPromptError:
+            root, helper_file = self.suite.root, data.helper_tool_source()
+            raise SampleError(
+                f"the agent prompt needs the getDetails and retrievalDataFromFile descriptions of upstream "
+                f"{helper_file}, and the data folder has neither {root / 'prompts.json'} key '{helper_file}' nor "
+                f"{root / helper_file}: use the downloaded data (drop --tooleval-data-dir) or put the pinned "
+                f"upstream {helper_file} there"
+            ) from None
+
+    # ------------------------------------------------------------------------------------------ scoring
+
+    def score(self, case: Any, answer: Answer) -> SampleResult:
+        """The judge's verdict as the test outcome (pure; a skip decided while answering is raised here)."""
+        state = answer.state or {}
+        if "skip" in state:
+            pytest.skip(state["skip"])
+        episode = Episode.from_record(state["record"])
+        episode = replace(episode, input=state.get("input", episode.input))
+        judgement = Judgement(**state["judgement"])
+        result = verdict(judgement, episode)
+        details = dict(result.details, setup=self.setup.label)
+        if self.setup.deviations:
+            details["deviations"] = list(self.setup.deviations)
+        return SampleResult(replace(result, details=details), answer.output, answer.latency_s, answer.tokens,
+                            answer.transcript)
+
+
+def _replayed(case: data.ToolAlpacaCase, store: ReplayStore) -> Episode:
+    """The recorded episode of `case`: a row {"id": <test id>, "episode": <record>}, or an instance of
+    upstream's generation output (row id ``<API Name>/<index>``, see models/replay.py)."""
+    row = store.lookup(case.language, case.id) or store.lookup(case.language, f"{case.api_name}/{case.index}")
+    record = row.get("episode") if row else None
+    if not isinstance(record, dict):
+        raise SampleError(f"no recorded episode for {case.id} in {store.source} (rows need an \"episode\" record)")
+    return Episode.from_record(record)
+
+
+def _secrets(case: data.ToolAlpacaCase) -> list[str]:
+    """The API keys of a real-API case: they reach the agent's input, and often its calls (§2.2)."""
+    if not case.api.record.Authentication:
+        return []
+    return [value for value in data.credentials_for(case).values() if len(value) >= 4]
+
+
+def _redacted(answer: Answer, secrets: list[str]) -> Answer:
+    """`answer` with every API key replaced by "***" (as the data files write them): reports never hold keys."""
+    if not secrets:
+        return answer
+
+    def clean(value: Any) -> Any:
+        if isinstance(value, str):
+            for secret in secrets:
+                value = value.replace(secret, "***")
+            return value
+        if isinstance(value, dict):
+            return {key: clean(item) for key, item in value.items()}
+        if isinstance(value, list):
+            return [clean(item) for item in value]
+        return value
+
+    return replace(answer, output=clean(answer.output), transcript=clean(answer.transcript), state=clean(answer.state))
+
+
+def _clip(text: Any) -> Any:
+    if isinstance(text, str) and len(text) > TRANSCRIPT_TEXT_LIMIT:
+        return text[:TRANSCRIPT_TEXT_LIMIT] + f"... [{len(text) - TRANSCRIPT_TEXT_LIMIT} more characters]"
+    return text
+
+
+def _transcript(episode: Episode, http_log: list[dict[str, Any]], judgement: Judgement) -> list[dict[str, Any]]:
+    """The episode record (upstream's shape, for re-judging), every exchange in order, and the judgement.
+
+    Model exchanges keep the last message sent (a simulator follow-up is just the request) and the reply.
+    """
+    entries: list[dict[str, Any]] = [{"kind": "episode", "input": episode.input, "record": episode.to_record()}]
+    pending = list(http_log)
+    for entry in episode.trace:
+        shown = {key: value for key, value in entry.items() if key != "messages"}
+        if entry.get("messages"):
+            shown["request"] = _clip(entry["messages"][-1]["content"])
+            shown["turns"] = len(entry["messages"])
+        shown["reply"] = _clip(entry.get("reply"))
+        entries.append(shown)
+        if entry.get("kind") == "agent":  # the step's API calls follow the turn that asked for them
+            entries.extend(http for http in pending if http["step"] == entry["step"])
+            pending = [http for http in pending if http["step"] != entry["step"]]
+    entries.extend(pending)
+    if judgement.judged:
+        entries.append({"kind": "judge", "prompt": judgement.prompt, "output": judgement.output,
+                        "process": judgement.process, "response": judgement.response})
+    return entries
+
+
+def _answer(episode: Episode, judgement: Judgement, transcript: list[dict[str, Any]],
+            meters: dict[str, _Meter | None]) -> Answer:
+    tokens: dict[str, int] = {}
+    for role, meter in meters.items():
+        if meter is None:
+            continue
+        prefix = "" if role == "agent" else f"{role}_"
+        tokens.update({prefix + key: value for key, value in meter.tokens.items()})
+    agent = meters.get("agent")
+    state = {"record": episode.to_record(), "input": episode.input, "judgement": asdict(judgement)}
+    output = episode.output if episode.error is None else None
+    return Answer(output, agent.latency_s if agent else 0.0, tokens, transcript, state=state)
+
