@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from dataclasses import dataclass
 from typing import Any
@@ -13,17 +14,24 @@ from .errors import ToolevalUsageError
 from .models.base import InfrastructureError
 from .outcome import SampleError, SampleResult
 from .session import ToolevalSession
+from .suites import SUITES
 from .transport import PROPERTY, error_payload, result_payload
 
 NO_MODEL = "no model to evaluate: pass --tooleval-model NAME (or 'oracle', or 'replay:PATH')"
 NO_DATA = "no model and no local data: pass --tooleval-model NAME (data is downloaded on first use)"
 FAILURE_TEXT_LIMIT = 2000
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # C0 and C1 controls, newline and tab kept
 
 
 def parametrize_cases(metafunc: pytest.Metafunc, session: ToolevalSession, marker: pytest.Mark) -> None:
     if not marker.args:
         raise ToolevalUsageError("@pytest.mark.tooleval needs the suite name, e.g. @pytest.mark.tooleval('acebench')")
     suite_name = marker.args[0]
+    if suite_name in SUITES and (reason := session.unavailable(suite_name)):
+        placeholder = pytest.param(None, id=f"{suite_name}-not-run",  # carries the suite's mark, for -m
+                                   marks=[pytest.mark.skip(reason=reason), getattr(pytest.mark, suite_name)])
+        metafunc.parametrize("tooleval_case", [placeholder], indirect=True)
+        return
     try:
         cases = session.cases(suite_name)
     except ToolevalUsageError:
@@ -69,7 +77,7 @@ class CaseHandle:
         """Fail the test, with a readable message, when the sample's verdict is negative."""
         __tracebackhide__ = True
         if not self.passed:
-            pytest.fail(describe_failure(self.case, self.result, self.scorer), pytrace=False)
+            pytest.fail(_printable(describe_failure(self.case, self.result, self.scorer)), pytrace=False)
 
 
 def answer_case(session: ToolevalSession, case: Any) -> CaseHandle:
@@ -79,8 +87,11 @@ def answer_case(session: ToolevalSession, case: Any) -> CaseHandle:
     try:
         result = session.run(case)
     except (InfrastructureError, SampleError) as exc:
-        pytest.fail(f"{type(exc).__name__}: {exc}", pytrace=False)
-    return CaseHandle(case, result, session.settings.scorer)
+        reason = _printable(f"{type(exc).__name__}: {exc}")
+    else:
+        return CaseHandle(case, result, session.settings.scorer)
+    # outside the except block: pytest would print the caught exception too, as "During handling of ..."
+    pytest.fail(reason, pytrace=False)
 
 
 def attach_payload(item: pytest.Item, call: pytest.CallInfo[None], report: pytest.TestReport,
@@ -115,6 +126,11 @@ def _skip_reason(report: pytest.TestReport) -> str:
     if isinstance(longrepr, tuple) and len(longrepr) == 3:
         return str(longrepr[2]).removeprefix("Skipped: ")
     return str(longrepr)
+
+
+def _printable(text: str) -> str:
+    """Control characters other than newline and tab as escapes: model output must not drive the terminal."""
+    return _CONTROL.sub(lambda match: f"\\x{ord(match.group()):02x}", text)
 
 
 def _trim(text: str, limit: int = FAILURE_TEXT_LIMIT) -> str:

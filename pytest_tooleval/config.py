@@ -6,6 +6,7 @@ validation and the header line that says where each value came from.
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -17,9 +18,26 @@ from .errors import ToolevalUsageError
 
 def _parse_float(name: str, text: str) -> float:
     try:
-        return float(text)
+        value = float(text)
     except ValueError:
         raise ToolevalUsageError(f"--tooleval-{name}: {text!r} is not a number, e.g. 0.5") from None
+    if not math.isfinite(value):  # nan and inf cannot even be sent: JSON has no spelling for them
+        raise ToolevalUsageError(f"--tooleval-{name}: {text!r} is not a finite number")
+    return value
+
+
+def _parse_positive(name: str, text: str) -> float:
+    value = _parse_float(name, text)
+    if value <= 0:
+        raise ToolevalUsageError(f"--tooleval-{name}: {text!r} must be more than 0")
+    return value
+
+
+def _parse_fraction(name: str, text: str) -> float:
+    value = _parse_float(name, text)
+    if not 0.0 <= value <= 1.0:
+        raise ToolevalUsageError(f"--tooleval-{name}: {text!r} must lie between 0 and 1, e.g. 0.02")
+    return value
 
 
 def _parse_int(name: str, text: str) -> int:
@@ -100,7 +118,7 @@ OPTIONS: tuple[Option, ...] = (
     Option("temperature", "sampling temperature", 0.0, _parse_float),
     Option("top-p", "nucleus sampling top_p (unset: the endpoint's default)", None, _parse_float),
     Option("max-tokens", "max_tokens per answer (ACEBench's runner uses 1200)", 1200, _parse_int),
-    Option("timeout", "seconds one request may take", 120.0, _parse_float),
+    Option("timeout", "seconds one request may take", 120.0, _parse_positive),
     Option("max-retries", "retries of a transient failure (429, 5xx, timeout, connection)", 6, _parse_int),
     Option("concurrency", "requests in flight per process, answering samples ahead of their tests "
            "(0: ask only when a sample's test runs)", 8, _parse_int),
@@ -118,7 +136,7 @@ OPTIONS: tuple[Option, ...] = (
     Option("report", "write the JSON report to this path"),
     Option("fail-under", "gate: GROUP=FRACTION thresholds, e.g. overall=0.85,special=0.8", {},
            parse_thresholds),
-    Option("max-error-rate", "gate: the largest share of samples that may end in errors", 0.02, _parse_float),
+    Option("max-error-rate", "gate: the largest share of samples that may end in errors", 0.02, _parse_fraction),
     Option("user-model", "model playing the user in agent_multi_turn"),
     Option("user-base-url", "endpoint of the user model (default: the agent's)"),
     Option("user-api-key", "API key of the user model (default: the agent's)", secret=True),

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from .report.gate import GateResult, evaluate_gate
-from .report.json_report import write_report
+from .report.json_report import check_report_path, write_report
 from .report.summary import RunSummary, summarize
 from .session import ToolevalSession
 from .transport import PROPERTY, error_payload
@@ -24,6 +24,9 @@ class Controller:
         self.other_failures = 0
         self.summary: RunSummary | None = None
         self.gate: GateResult | None = None
+        self.report_error: str | None = None
+        if session.active and session.settings.report:
+            check_report_path(session.settings.report)
 
     @pytest.hookimpl
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
@@ -64,7 +67,12 @@ class Controller:
                 elif self.other_failures == 0:
                     session.exitstatus = pytest.ExitCode.OK
         if settings.report:
-            write_report(settings.report, self.session, self.summary, rows, self.gate)
+            try:
+                write_report(settings.report, self.session, self.summary, rows, self.gate)
+            except OSError as exc:  # a full disk, say: one line, and a run that does not pass
+                self.report_error = f"tooleval report: could not write {settings.report}: {exc.strerror or exc}"
+                if session.exitstatus == pytest.ExitCode.OK:
+                    session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if self.summary is None:
@@ -76,5 +84,7 @@ class Controller:
         if self.gate is not None:
             for line in self.gate.lines():
                 terminalreporter.write_line(line, red=not self.gate.passed, green=self.gate.passed)
-        if self.session.settings.report:
+        if self.report_error is not None:
+            terminalreporter.write_line(self.report_error, red=True)
+        elif self.session.settings.report:
             terminalreporter.write_line(f"tooleval report: {self.session.settings.report}")

@@ -29,7 +29,8 @@ def pytest_configure(config: pytest.Config) -> None:
     for name, description in suite_markers().items():
         config.addinivalue_line("markers", f"{name}: {description}")
     workerinput = getattr(config, "workerinput", None)
-    session = ToolevalSession(resolve(config), workerinput.get("tooleval_run_id") if workerinput else None)
+    session = ToolevalSession(resolve(config), workerinput.get("tooleval_run_id") if workerinput else None,
+                              config.option.markexpr or "")
     config.stash[SESSION_KEY] = session
     if session.active:
         session.preload()  # data problems stop the run here, as one line with exit status 4

@@ -12,14 +12,18 @@ from .engine import Engine
 from .errors import ToolevalUsageError
 from .models.access import ModelAccess
 from .outcome import SampleResult
-from .suites import SUITES, suite_module
+from .suites import SUITES, selected_by_marks, suite_module
+from .suites import unavailable as suite_unavailable
 
 DEFAULT_CACHE_DIR = Path("~/.cache/pytest-tooleval")
 
 
 class ToolevalSession:
-    def __init__(self, settings: Settings, run_id: str | None = None) -> None:
+    def __init__(self, settings: Settings, run_id: str | None = None, markexpr: str = "") -> None:
+        if not settings.model and not settings.offline:  # nothing to evaluate: never download for collection
+            settings = Settings({**settings.values, "offline": True}, settings.sources)
         self.settings = settings
+        self.markexpr = markexpr
         self.run_id = run_id or uuid.uuid4().hex
         self._suites: dict[str, Any] = {}
         self._engine: Engine | None = None
@@ -48,9 +52,16 @@ class ToolevalSession:
             self._suites[name] = suite_module(name).create(self)
         return self._suites[name]
 
+    def unavailable(self, name: str) -> str | None:
+        """Why suite `name` cannot run as configured (its tests skip, saying so), or None."""
+        return suite_unavailable(name, self.settings)
+
     def preload(self) -> None:
-        """Locate (download if needed) and validate the selected data before any worker starts."""
-        self.cases("acebench")
+        """Locate (download if needed) and validate the data of every suite this run may use, before any
+        worker starts: a data problem is then one line and exit status 4, not an error per worker."""
+        for name in SUITES:
+            if self.unavailable(name) is None and selected_by_marks(name, self.markexpr):
+                self.cases(name)
 
     def cases(self, name: str) -> list[Any]:
         return self.suite(name).cases()
@@ -60,6 +71,8 @@ class ToolevalSession:
         if self._case_index is None:
             self._case_index = {}
             for name in SUITES:
+                if self.unavailable(name) is not None:
+                    continue
                 try:
                     cases = self.cases(name)
                 except Exception:  # a suite whose data is not here cannot own the test

@@ -22,6 +22,8 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any, Awaitable, Callable
 
+import pytest
+
 from .models.base import InfrastructureError
 from .outcome import Answer, SampleError
 
@@ -139,11 +141,15 @@ def encode_answer(answer: Answer) -> dict[str, Any]:
 
 
 def encode_error(exc: BaseException) -> dict[str, Any]:
+    if isinstance(exc, pytest.skip.Exception):  # a suite decided while answering that the sample skips
+        return {"skip": str(exc.msg)}
     kind = type(exc).__name__ if isinstance(exc, (InfrastructureError, SampleError)) else "InternalError"
     return {"error": {"type": kind, "message": str(exc) if kind != "InternalError" else f"{type(exc).__name__}: {exc}"}}
 
 
 def decode(result: dict[str, Any]) -> Answer:
+    if "skip" in result:
+        pytest.skip(result["skip"])
     if "error" in result:
         error = result["error"]
         if error["type"] == "SampleError":
@@ -219,7 +225,9 @@ class WorkAhead:
             del self._local[key]
             future.cancel()
             raise
-        except Exception as exc:  # stored as the sample's error: the test errors, nobody asks again this run
+        except BaseException as exc:  # noqa: BLE001 - stored as the sample's outcome; nobody asks again
+            if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+                raise
             result = encode_error(exc)
         self.board.store(key, result)
         self.finished[key] = result

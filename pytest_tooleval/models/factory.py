@@ -25,6 +25,7 @@ def build_access(settings: Settings, cache_dir: Path, engine: Engine, board_path
         from .limits import SharedRateLimiter
 
         limiter = SharedRateLimiter(board_path.with_suffix(".limits.sqlite"), settings.rpm, settings.tpm)
+        engine.on_close(_closing(limiter.close))
     chat = _chat_function(settings, cache_dir, engine, model, settings.base_url, settings.api_key,
                           settings.temperature, settings.max_tokens, limiter)
     return ModelAccess("chat", chat=chat, roles=_role_functions(settings, cache_dir, engine, limiter))
@@ -67,7 +68,9 @@ def _chat_function(settings: Settings, cache_dir: Path, engine: Engine, model: s
     )
     engine.on_close(backend.aclose)
     if not settings.no_cache:
-        backend = CachedBackend(backend, ResponseCache(cache_dir / "responses.sqlite"))
+        cache = ResponseCache(cache_dir / "responses.sqlite")
+        engine.on_close(_closing(cache.close))  # the last connection to close folds the WAL into the file
+        backend = CachedBackend(backend, cache)
 
     run_max_tokens = max_tokens
 
@@ -79,3 +82,12 @@ def _chat_function(settings: Settings, cache_dir: Path, engine: Engine, model: s
         return await backend.complete(request)
 
     return chat
+
+
+def _closing(close: Any) -> Any:
+    """An engine closer (a coroutine function) for a plain close()."""
+
+    async def closer() -> None:
+        close()
+
+    return closer

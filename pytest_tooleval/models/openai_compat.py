@@ -43,6 +43,8 @@ DEFAULT_BASE_URL = "https://api.openai.com/v1"
 # answers 401, which we report with a hint rather than failing before the first request.
 _NO_KEY = "EMPTY"
 _DETAIL_CHARS = 300  # server error bodies can be megabytes; the message keeps their start
+_MIN_SECRET_CHARS = 8  # a key this long is taken out of answers (real keys have dozens of characters)
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 @dataclass(frozen=True)
@@ -268,7 +270,7 @@ class OpenAIBackend:
                     used = (outcome.prompt_tokens or 0) + (outcome.completion_tokens or 0)
                     self.rate_limiter.settle(estimate, used or None)
                 return Reply(
-                    text=outcome.text,
+                    text=self._reply_text(outcome.text),
                     latency_s=latency_s,
                     prompt_tokens=outcome.prompt_tokens,
                     completion_tokens=outcome.completion_tokens,
@@ -297,6 +299,16 @@ class OpenAIBackend:
         except (openai.OpenAIError, MalformedResponse, json.JSONDecodeError, UnicodeDecodeError) as exc:
             detail = " ".join(_describe(exc).split())  # HTML error pages from proxies arrive multi-line
             return _Failure(classify(exc), redact(detail, self._api_key)[:_DETAIL_CHARS])
+
+    def _reply_text(self, text: str) -> str:
+        """The answer as data every later step can keep: what JSON may carry but Unicode may not (a lone
+        surrogate, which sqlite and UTF-8 files refuse) becomes U+FFFD, and the configured key, should the
+        endpoint echo it as the answer, becomes ***. A short key is a placeholder (EMPTY, none), not a secret,
+        and may well be a word of a real answer: it is left alone."""
+        text = _LONE_SURROGATE.sub("\ufffd", text)
+        if self._key_given and len(self._api_key) >= _MIN_SECRET_CHARS:
+            text = text.replace(self._api_key, "***")
+        return text
 
     def _params(self, request: ChatRequest) -> dict[str, Any]:
         params: dict[str, Any] = {"model": self.model, "messages": [dict(m) for m in request.messages]}

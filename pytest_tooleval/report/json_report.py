@@ -16,8 +16,11 @@ from .summary import RunSummary
 SCHEMA = "pytest-tooleval/report/1"
 
 
-def fingerprint(session: Any) -> dict[str, Any]:
-    """Everything that changes a score, and nothing secret (the API key never appears)."""
+def fingerprint(session: Any, suites: list[str] | None = None) -> dict[str, Any]:
+    """Everything that changes a score, and nothing secret (the API key never appears); `suites` adds the
+    suite-specific part (test files, models of helper roles, variants) of each suite that ran."""
+    from ..suites import suite_module
+
     settings = session.settings
     base_url = settings.base_url or ""
     return {
@@ -36,6 +39,8 @@ def fingerprint(session: Any) -> dict[str, Any]:
         "language": settings.language,
         "categories": list(settings.categories),
         "data_manifest_sha256": session.data_fingerprint(),
+        **{name: suite_module(name).fingerprint(settings) for name in suites or []
+           if hasattr(suite_module(name), "fingerprint")},
     }
 
 
@@ -43,7 +48,7 @@ def write_report(path: str, session: Any, summary: RunSummary, rows: list[dict[s
                  gate: GateResult | None) -> None:
     document = {
         "schema": SCHEMA,
-        "fingerprint": fingerprint(session),
+        "fingerprint": fingerprint(session, list(summary.suites)),
         "summary": {name: suite.data for name, suite in summary.suites.items()},
         "gate": None if gate is None else {
             "passed": gate.passed,
@@ -57,8 +62,26 @@ def write_report(path: str, session: Any, summary: RunSummary, rows: list[dict[s
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-    temporary.write_text(json.dumps(document, ensure_ascii=False, indent=1, default=str), encoding="utf-8")
+    # a lone surrogate (replayed text may hold one) is not UTF-8; written as its \uXXXX escape it stays valid JSON
+    temporary.write_text(json.dumps(document, ensure_ascii=False, indent=1, default=str), encoding="utf-8",
+                         errors="backslashreplace")
     os.replace(temporary, target)
+
+
+def check_report_path(path: str) -> None:
+    """Raise a usage error now, before any sample is asked, when `path` cannot become the report."""
+    from ..errors import ToolevalUsageError
+
+    target = Path(path)
+    if target.is_dir():
+        raise ToolevalUsageError(f"--tooleval-report: {path} is a folder; name a file, e.g. {target / 'report.json'}")
+    folder = target.parent
+    while not folder.exists() and folder != folder.parent:  # write_report creates the missing folders
+        folder = folder.parent
+    if not folder.is_dir():
+        raise ToolevalUsageError(f"--tooleval-report: cannot write {path}: {folder} is not a folder")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise ToolevalUsageError(f"--tooleval-report: cannot write {path}: {folder} is not writable")
 
 
 def manifest_sha256(root: Path) -> str | None:

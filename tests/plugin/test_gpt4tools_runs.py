@@ -207,8 +207,8 @@ def test_a_bad_test_set_is_one_line_naming_the_file_and_the_item(
     del items[1]["output"]
     write_test_set(test_set, items)
     result = pytester.runpytest(*run_args)
-    assert result.ret == pytest.ExitCode.INTERRUPTED
-    result.stdout.fnmatch_lines([f"--tooleval-gpt4tools-path: {test_set}: item [[]1[]] (id 2): output: missing"])
+    assert result.ret == pytest.ExitCode.USAGE_ERROR  # found before any test runs
+    result.stderr.fnmatch_lines([f"ERROR: --tooleval-gpt4tools-path: {test_set}: item [[]1[]] (id 2): output: missing"])
     assert "Traceback" not in result.stdout.str() + result.stderr.str()
 
 
@@ -301,8 +301,8 @@ def test_a_bad_prediction_file_is_one_line(pytester: pytest.Pytester, base_args:
     predictions = write_json(pytester.path / "preds.json", [{"id": 1}])
     result = pytester.runpytest(f"--tooleval-model=replay:{predictions}", f"--tooleval-gpt4tools-path={test_set}",
                                 *base_args)
-    assert result.ret == pytest.ExitCode.INTERRUPTED
-    result.stdout.fnmatch_lines([f"--tooleval-model replay:{predictions}: {predictions}: item [[]0[]] (id 1): "
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"ERROR: --tooleval-model replay:{predictions}: {predictions}: item [[]0[]] (id 1): "
                                  "output: missing"])
     assert "Traceback" not in result.stdout.str() + result.stderr.str()
 

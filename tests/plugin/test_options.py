@@ -49,8 +49,8 @@ def test_cli_beats_env_beats_ini(pytester: pytest.Pytester, mini: list[str], mon
     result = pytester.runpytest("--tooleval-model", "oracle", "--collect-only", "-q", *mini)
     result.stdout.fnmatch_lines(["*test_acebench[[]en-normal_atom_bool_0[]]"])
     result = pytester.runpytest("--tooleval-model", "oracle", "--tooleval-language", "zh", "--collect-only", *mini)
-    assert result.ret == pytest.ExitCode.USAGE_ERROR  # the mini tree has no zh data: the CLI value was used
-    result.stderr.fnmatch_lines(["*data_zh/data_normal_atom_bool.json: file is missing*"])
+    assert result.ret == pytest.ExitCode.USAGE_ERROR  # the mini tree has no zh prompts: the CLI value was used
+    result.stderr.fnmatch_lines(["*prompts.json: model_inference/prompt_zh.py has no *_ZH"])
 
 
 def test_bad_choice_names_option_value_and_choices(pytester: pytest.Pytester, mini: list[str]) -> None:

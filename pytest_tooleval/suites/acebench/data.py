@@ -156,6 +156,8 @@ def load_category(root: Path, language: str, category: str) -> tuple[AceCase, ..
     prompt_path = folder / f"data_{category}.json"
     answer_path = folder / "possible_answer" / f"data_{category}.json"
     prompts, answers = read_jsonl(prompt_path), read_jsonl(answer_path)
+    if not prompts:  # every upstream category has samples: an empty file is a broken copy, not an empty category
+        raise DataError(f"{prompt_path}: no records")
     if len(prompts) != len(answers):
         raise DataError(f"{answer_path}: {len(answers)} records, but {prompt_path} has {len(prompts)}")
     cases = []
@@ -164,8 +166,32 @@ def load_category(root: Path, language: str, category: str) -> tuple[AceCase, ..
         _validate(AnswerRecord, answer, answer_path, index)
         if prompt["id"] != answer["id"]:
             raise DataError(f"{answer_path}:{index + 1}: id {answer['id']!r} does not match {prompt['id']!r}")
+        problem = _ground_truth_problem(category, answer["ground_truth"])
+        if problem:
+            raise DataError(f"{answer_path}:{index + 1}: ground_truth: {problem}")
         cases.append(AceCase(language, category, index, prompt, answer))
     return tuple(cases)
+
+
+def _ground_truth_problem(category: str, truth: Any) -> str | None:
+    """What is wrong with a ground truth the scorers cannot read (the shapes upstream's files hold), or None."""
+    if category == "special_irrelevant":
+        expected, valid = "a sentence", isinstance(truth, str)
+    elif category in ("special_incomplete", "special_error_param"):
+        expected = "{api or parameter: [names or values]}"
+        valid = isinstance(truth, dict) and all(isinstance(v, list) for v in truth.values())
+    elif family_of(category) == "normal":
+        expected = "{api: {parameter: value}} (or a list of them)"
+        alternatives = truth if isinstance(truth, list) else [truth]
+        valid = bool(alternatives) and all(
+            isinstance(calls, dict) and all(isinstance(args, dict) for args in calls.values()) for calls in alternatives
+        )
+    else:
+        return None  # agent milestones and end states are checked where they are graded
+    if valid:
+        return None
+    got = "an empty list" if truth == [] else type(truth).__name__
+    return f"expected {expected}, got {got}"
 
 
 def _validate(model: type[BaseModel], row: dict[str, Any], path: Path, index: int) -> None:

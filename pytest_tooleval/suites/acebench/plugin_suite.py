@@ -7,7 +7,9 @@ from typing import Any
 from .summary import summarize_acebench as summarize
 from .suite import AceBenchSuite
 
-__all__ = ["create", "summarize"]
+__all__ = ["MARK_PROFILES", "create", "summarize"]
+
+MARK_PROFILES = [{"acebench", family, language} for family in ("normal", "special", "agent") for language in ("en", "zh")]
 
 
 def create(session: Any) -> AceBenchSuite:

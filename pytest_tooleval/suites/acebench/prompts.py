@@ -6,9 +6,25 @@ fills them the way upstream's inference code does.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
+from ...errors import DataError
 from .data import AceCase
+
+
+TEMPLATES = ("SYSTEM_PROMPT_FOR_NORMAL_DATA", "SYSTEM_PROMPT_FOR_PREFERENCE_DATA", "SYSTEM_PROMPT_FOR_SPECIAL_DATA",
+             "USER_PROMPT")
+
+
+def check_prompts(prompts: Any, languages: tuple[str, ...], path: Path) -> None:
+    """Raise DataError naming the first template `single_turn_messages` would miss for one of `languages`."""
+    for language in languages:
+        module = f"model_inference/prompt_{language}.py"
+        found = prompts.get(module) if isinstance(prompts, dict) else None
+        for name in TEMPLATES:
+            if not isinstance(found, dict) or not isinstance(found.get(f"{name}_{language.upper()}"), str):
+                raise DataError(f"{path}: {module} has no {name}_{language.upper()}")
 
 
 def _template(prompts: dict[str, dict[str, str]], language: str, name: str) -> str:

@@ -7,7 +7,7 @@ from pathlib import Path
 from ...models.access import ModelAccess
 from ...outcome import Answer, SampleError, SampleResult
 from . import data
-from .prompts import single_turn_messages
+from .prompts import check_prompts, single_turn_messages
 from .scoring import render_ground_truth, score_normal, score_special
 
 
@@ -20,6 +20,7 @@ class AceBenchSuite:
         self.languages = languages
         self.categories = categories
         self.prompts = data.load_prompts(root)
+        check_prompts(self.prompts, languages, root / "prompts.json")  # a missing template: one line, now
         self.max_dialog_turns = max_dialog_turns
         # ACEBench quirk: its API-model runner builds the multi_step agent without a language, so it gets
         # the zh prompts on en data too (acebench-agent §6); "data" uses the sample's language instead.

@@ -72,6 +72,8 @@ def _json(summary: Summary, rows: list[dict[str, Any]]) -> dict[str, Any]:
     categories = {}
     for name, score in summary.categories.items():
         entry = asdict(score)
+        if not score.scored:  # nothing scored: no figure, not a zero (as in the table)
+            entry["accuracy"] = entry["process_acc"] = None
         entry["benchmark_total"] = sizes.get(name)
         entry["errors"] = sum(1 for row in rows if row["category"] == name and row["outcome"] == "error")
         categories[name] = entry

@@ -6,10 +6,16 @@ import hashlib
 from pathlib import Path
 from typing import Any
 
-from .suite import MAX_NEW_TOKENS, STOP, GPT4ToolsSuite, load_recorded, load_test_set
+from .suite import MAX_NEW_TOKENS, STOP, WHERE_TO_GET, GPT4ToolsSuite, load_recorded, load_test_set
 from .summary import summarize_gpt4tools as summarize
 
-__all__ = ["create", "fingerprint", "summarize"]
+__all__ = ["MARK_PROFILES", "create", "fingerprint", "summarize", "unavailable"]
+
+MARK_PROFILES = [{"gpt4tools", "gpt4tools_tool", "en"}, {"gpt4tools", "gpt4tools_no_tool", "en"}]
+
+
+def unavailable(settings: Any) -> str | None:
+    return None if settings.gpt4tools_path else WHERE_TO_GET
 
 REPLAY_PREFIX = "replay:"
 

@@ -5,10 +5,30 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from .runner import RunSetup, ToolAlpacaRunner
+from .runner import NO_ORACLE, NOT_CONFIGURED, RunSetup, ToolAlpacaRunner
 from .summary import summarize_toolalpaca as summarize
 
-__all__ = ["create", "summarize"]
+__all__ = ["MARK_PROFILES", "create", "fingerprint", "summarize", "unavailable"]
+
+
+def fingerprint(settings: Any) -> dict[str, Any]:
+    """The helper models, sampling and variants behind a ToolAlpaca score, and how they differ from upstream."""
+    setup = RunSetup.from_settings(settings)
+    return {"subset": settings.toolalpaca_subset, "setup": setup.label, "deviations": list(setup.deviations),
+            "real_apis": setup.real_enabled}
+
+
+MARK_PROFILES = [{"toolalpaca", "simulated"}, {"toolalpaca", "real"}]
+
+
+def unavailable(settings: Any) -> str | None:
+    """A run meant for another suite (no ToolAlpaca models), or the oracle (there is no gold episode to play)."""
+    model = settings.model or ""
+    if model == "oracle":
+        return NO_ORACLE
+    if model.startswith("replay:") or settings.simulator_model or settings.toolalpaca_user_model:
+        return None
+    return NOT_CONFIGURED
 
 
 def create(session: Any) -> ToolAlpacaRunner:

@@ -324,7 +324,7 @@ async def test_a_partially_echoed_key_is_masked(fake_openai: FakeOpenAI, make_ba
 async def test_concurrency_limit_bounds_what_the_server_sees(
     fake_openai: FakeOpenAI, make_backend: MakeBackend, limit: int
 ) -> None:
-    fake_openai.latency_s = 0.1
+    fake_openai.latency_s = 0.3  # long enough for every slot to fill, even on a busy machine
     backend = make_backend(max_concurrency=limit)
     requests = [ChatRequest(messages=({"role": "user", "content": f"q{i}"},)) for i in range(2 * limit + 1)]
     await asyncio.gather(*(backend.complete(r) for r in requests))

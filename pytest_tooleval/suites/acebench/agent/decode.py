@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from ..decode import MAX_SOURCE_CHARS
 from . import safe_eval
 
 
@@ -97,6 +98,10 @@ def routes_to_execution(message: str) -> bool:
 
 
 def _decode(message: str, mode: DecodeMode) -> list[DecodedCall]:
+    if len(message) > MAX_SOURCE_CHARS:
+        # not upstream: a bound on hostile output, as the normal decoder's (a real message is a few thousand
+        # characters); past it, each call would still be parsed and run one by one
+        raise ValueError(f"message longer than {MAX_SOURCE_CHARS} characters")
     text = message
     if text[0] == " ":  # IndexError on an empty message, as upstream
         text = text[1:]
