@@ -10,6 +10,7 @@ import math
 import os
 from dataclasses import dataclass
 from typing import Any, Callable
+from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 
@@ -215,6 +216,10 @@ class Settings:
 
 
 def _show(value: Any) -> str:
+    if isinstance(value, str) and "@" in value and "://" in value:
+        parts = urlsplit(value)  # a password in an endpoint URL (https://user:password@host) is a secret too
+        if parts.password:
+            return urlunsplit(parts._replace(netloc=parts.netloc.replace(f":{parts.password}@", ":***@", 1)))
     if isinstance(value, tuple):
         return ",".join(value) or "-"
     if isinstance(value, dict):

@@ -1,0 +1,380 @@
+"""Hostile model output: every scorer, decoder and environment returns a verdict for any text, quickly, without
+running any of it; and through the plugin such an answer is a scored sample, never an error or a broken report.
+"""
+
+from __future__ import annotations
+
+import faulthandler
+import json
+import subprocess
+import sys
+import threading
+import time
+import xml.etree.ElementTree as ElementTree
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from _reliability import MINI_SAMPLES, read_report
+from fake_openai import FakeOpenAI
+from pytest_tooleval.outcome import SampleResult
+from pytest_tooleval.suites.acebench.agent import (
+    AgentDecodeError, DecodeMode, build_environment, decode_message, execute_messages, score_rollout,
+)
+from pytest_tooleval.suites.acebench.scoring import score_normal, score_special
+from pytest_tooleval.suites.gpt4tools.scoring import score_item
+from pytest_tooleval.suites.toolalpaca.judge import Judgement, parse_judge_output
+from pytest_tooleval.suites.toolalpaca.parser import AgentAction, AgentFinish, OutputParseError, parse_output
+from pytest_tooleval.suites.toolalpaca.scoring import verdict as toolalpaca_verdict
+from pytest_tooleval.transport import result_payload
+from pytest_tooleval.verdict import Verdict
+
+PER_CALL_S = 2.0
+WATCHDOG_S = 30.0
+PROPERTY = settings(max_examples=60, deadline=timedelta(seconds=PER_CALL_S), database=None,
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
+                                           HealthCheck.function_scoped_fixture])
+
+# -- what a hostile model writes ---------------------------------------------------------------------------
+
+MARKER = "PWNED_BY_MODEL_OUTPUT"  # a payload that ran would leave a file of this name in the working folder
+PAYLOADS = [
+    f"__import__('os').system('touch {MARKER}')",
+    f"__import__('subprocess').run(['touch', '{MARKER}'])",
+    f"open('{MARKER}', 'w').write('x')",
+    f"eval(\"open('{MARKER}', 'w')\")",
+    f"exec(\"import os; os.system('touch {MARKER}')\")",
+    f"(lambda: __import__('os').system('touch {MARKER}'))()",
+    "().__class__.__base__.__subclasses__()",
+    "[c for c in ().__class__.__mro__[1].__subclasses__() if c.__name__ == 'Popen'][0](['id'])",
+    "getattr(__builtins__, '__import__')('os').getcwd()",
+    "turn_on_wifi.__func__.__globals__['os'].system('id')",
+    "__acebench_instance__.turn_on_wifi.__self__.__dict__",
+    "breakpoint()",
+    "globals()",
+    "9**9**9**9",
+    "'x' * 10**10",
+    "10**10**10",
+    "2 << 10**9",
+    "(1,) * 10**9",
+    "'%*d' % (10**9, 1)",
+    "1e999 - 1e999",
+    "f'{MARKER!r:>{10**9}}'",
+]
+CALL_NAMES = ["get_weather", "turn_on_wifi", "send_message", "login_food_platform", "os.system", "__import__",
+              "__class__", "eval", "exec", "open", "getattr", "_load_scenario", "a.b.c.d", ""]
+KEYS = ["city", "days", "message", "__class__", "__globals__", "x", "sender_name", "receiver_name"]
+SMALL_VALUES = ["'Paris'", "3", "-4", "+2", "True", "None", "[1, [2, [3]]]", "{'a': {'b': 1}}", "(1, 2)", "Paris",
+                "x[0]", "1 + 2", "'a' * 3", "~5", "not 0", "...", "b'\\x00'", "1j", "{1, 2}", "*args", "**kw"]
+
+
+ANY_CHARACTER = st.characters(codec=None)  # every code point; no codec table to build (a second per process)
+
+
+def _nested(opening: str, closing: str) -> st.SearchStrategy[str]:
+    return st.integers(1, 20_000).map(lambda n: opening * n + closing * n)
+
+
+def _call(name: str, pairs: list[tuple[str, str]]) -> str:
+    return f"{name}({', '.join(f'{key}={value}' for key, value in pairs)})"
+
+
+calls = st.builds(_call, st.sampled_from(CALL_NAMES),
+                  st.lists(st.tuples(st.sampled_from(KEYS), st.sampled_from(SMALL_VALUES + PAYLOADS)), max_size=4))
+call_lists = st.lists(calls, min_size=1, max_size=5).map(lambda items: "[" + ", ".join(items) + "]")
+
+hostile_text = st.one_of(
+    st.text(alphabet=ANY_CHARACTER, max_size=400),  # any unicode, controls included
+    st.text(alphabet=st.characters(categories=["Cs", "Cc", "Zs", "Zl", "Mn", "Lo", "So"]), max_size=200),
+    call_lists,
+    st.sampled_from(PAYLOADS).map(lambda payload: f"[get_weather(city={payload})]"),
+    st.sampled_from(PAYLOADS).map(lambda payload: f"[{payload}]"),
+    _nested("[", "]"),
+    _nested("(", ")").map(lambda nest: f"[get_weather(city={nest[:len(nest) // 2]}1{nest[len(nest) // 2:]})]"),
+    _nested("{'a':", "}").map(lambda nest: f"[get_weather(city={nest})]"),
+    st.integers(1, 200_000).map(lambda n: f"[get_weather(city={'9' * n})]"),
+    st.integers(1, 150_000).map(lambda n: f"[get_weather(city='{'a' * n}')]"),
+    st.integers(1, 1_500).map(lambda n: "[" + "turn_on_wifi(), " * n + "]"),
+    st.tuples(st.text(ANY_CHARACTER, max_size=50), call_lists, st.text(ANY_CHARACTER, max_size=50)).map("".join),
+    st.sampled_from(["", " ", "[", "]", "[]", "[[]]", "'", "[f(", "\x00", "\ud800", "None", "[None]", "[1]"]),
+)
+
+# -- running a target: bounded time, nothing executed ------------------------------------------------------
+
+_RISKY_EVENTS = ("exec", "os.system", "os.exec", "os.posix_spawn", "os.spawn", "os.fork", "subprocess.Popen",
+                 "open", "os.remove", "os.rename", "shutil", "socket.", "ctypes", "pty.spawn", "breakpoint",
+                 "builtins.input", "webbrowser")
+_watching = threading.local()
+
+
+def _audit(event: str, args: tuple[Any, ...]) -> None:
+    record = getattr(_watching, "events", None)
+    if record is not None and event.startswith(_RISKY_EVENTS):
+        record.append((event, repr(args)[:120]))
+
+
+sys.addaudithook(_audit)  # for the life of this process; it records only inside `contained` below
+
+
+@contextmanager
+def contained() -> Iterator[list[tuple[str, str]]]:
+    """Record every risky runtime event (code execution, process, file, socket) in this thread meanwhile."""
+    _watching.events = events = []
+    try:
+        yield events
+    finally:
+        _watching.events = None
+
+
+def run_contained(target: Callable[[str], Any], text: str) -> Any:
+    # a call stuck in one C operation (a huge power, say) cannot be interrupted: past the watchdog the process
+    # ends with a traceback, so a hang fails the test instead of stalling the run
+    faulthandler.dump_traceback_later(WATCHDOG_S, exit=True)
+    started = time.perf_counter()
+    try:
+        with contained() as events:
+            result = target(text)
+    finally:
+        faulthandler.cancel_dump_traceback_later()
+    elapsed = time.perf_counter() - started
+    assert events == [], f"{target.__name__} ran something for {text[:200]!r}: {events}"
+    assert elapsed < PER_CALL_S, f"{target.__name__} took {elapsed:.1f} s on {len(text)} characters"
+    return result
+
+
+@pytest.fixture
+def sandbox(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    monkeypatch.chdir(tmp_path)
+    yield tmp_path
+    assert not (tmp_path / MARKER).exists()
+    # nothing at all was written (but Hypothesis's own cache, should this test be the first here to draw text)
+    assert [path.name for path in tmp_path.iterdir() if path.name != ".hypothesis"] == []
+
+
+def assert_verdict(verdict: Any) -> Verdict:
+    assert isinstance(verdict, Verdict)
+    assert isinstance(verdict.valid, bool)
+    assert verdict.fixed_valid is None or isinstance(verdict.fixed_valid, bool)
+    return verdict
+
+
+class _Case:  # what result_payload reads off a case
+    suite, id, category, language, index = "acebench", "hostile_0", "normal_atom_bool", "en", 0
+
+
+def assert_reportable(verdict: Verdict, output: str) -> None:
+    """The payload the verdict travels in is strict JSON: no NaN or infinity, nothing that is not JSON."""
+    payload = result_payload(_Case(), 1, SampleResult(verdict, output), "official")
+    json.dumps(payload, allow_nan=False)
+
+
+# -- ACEBench normal and special ---------------------------------------------------------------------------
+
+FUNCTIONS = [{"name": "get_weather", "description": "Weather for a city.",
+              "parameters": {"type": "dict", "required": ["city"],
+                             "properties": {"city": {"type": "string"}, "days": {"type": "integer"},
+                                            "tags": {"type": "array", "items": {"type": "string"}},
+                                            "filters": {"type": "dict", "properties": {"a": {"type": "number"}}}}}}]
+NORMAL_TRUTHS = [{"get_weather": {"city": "Paris"}},
+                 [{"get_weather": {"city": "Paris", "days": 3}}, {"get_weather": {"city": "Rome"}}],
+                 {"get_weather": {"city": "Paris", "tags": ["a", "b"], "filters": {"a": 1.5}}}]
+SPECIAL_TRUTHS = {"special_incomplete": {"get_weather": ["city"]},
+                  "special_error_param": {"city": ["Pariss"]},
+                  "special_irrelevant": "Due to the limitations of the function, I cannot solve this problem."}
+
+
+@PROPERTY
+@given(text=hostile_text, truth=st.sampled_from(NORMAL_TRUTHS))
+def test_the_normal_scorer_gives_a_verdict_for_any_text(sandbox: Path, text: str, truth: Any) -> None:
+    verdict = assert_verdict(run_contained(lambda output: score_normal(FUNCTIONS, truth, output), text))
+    assert_reportable(verdict, text)
+
+
+@PROPERTY
+@given(text=hostile_text, category=st.sampled_from(sorted(SPECIAL_TRUTHS)))
+def test_the_special_scorer_gives_a_verdict_for_any_text(sandbox: Path, text: str, category: str) -> None:
+    verdict = assert_verdict(run_contained(lambda output: score_special(category, SPECIAL_TRUTHS[category], output),
+                                           text))
+    assert_reportable(verdict, text)
+
+
+# -- ACEBench agent: decoding, the executors on live environments, grading ---------------------------------
+
+PHONE = ["BaseApi", "MessageApi", "ReminderApi", "FoodPlatform"]
+CONFIG = {"BaseApi": {"wifi": False, "logged_in": True}}
+RECORDS = {category: {"id": f"{category}_0", "initial_config": CONFIG, "involved_classes": PHONE}
+           for category in ("agent_multi_step", "agent_multi_turn")}
+POSSIBLE_ANSWER = {"ground_truth": build_environment("en", CONFIG, PHONE).snapshot(),
+                   "mile_stone": ["[turn_on_wifi()]", "[send_message(sender_name='Eve', receiver_name='Frank', "
+                                                      "message='hi')]"]}
+
+
+@PROPERTY
+@given(text=hostile_text, mode=st.sampled_from(list(DecodeMode)))
+def test_agent_decoding_returns_call_strings_or_its_own_error(sandbox: Path, text: str, mode: DecodeMode) -> None:
+    def decode(message: str) -> Any:
+        try:
+            return decode_message(message, mode)
+        except AgentDecodeError as exc:
+            return exc
+
+    decoded = run_contained(decode, text)
+    assert isinstance(decoded, AgentDecodeError) or all(isinstance(call, str) for call in decoded)
+
+
+@settings(PROPERTY, max_examples=40)
+@given(messages=st.lists(hostile_text, min_size=1, max_size=2),
+       category=st.sampled_from(sorted(RECORDS)), language=st.sampled_from(["en", "zh"]))
+def test_the_agent_executors_and_grading_give_a_verdict_for_any_messages(sandbox: Path, messages: list[str],
+                                                                          category: str, language: str) -> None:
+    def rollout_and_grade(_: str) -> Verdict:
+        result = execute_messages(RECORDS[category], language, messages)
+        json.loads(json.dumps(result.to_payload(), default=str))  # answers travel between processes as JSON
+        return score_rollout(POSSIBLE_ANSWER, result)
+
+    assert_verdict(run_contained(rollout_and_grade, "\n".join(messages)))
+
+
+# -- GPT4Tools and ToolAlpaca -------------------------------------------------------------------------------
+
+GPT4TOOLS_ITEMS = [
+    {"id": 0, "instruction": "i", "input": "", "output": "Thought: Do I need to use a tool? Yes\nAction: Edge "
+     "Detection On Image\nAction Input: image/abc.png\nObservation:"},
+    {"id": 1, "instruction": "i", "input": "", "output": "Thought: Do I need to use a tool? No\nAI: a cat"},
+]
+GPT4TOOLS_TEXT = st.one_of(
+    hostile_text,
+    st.lists(st.sampled_from(["Thought: Do I need to use a tool? Yes", "Thought: Do I need to use a tool? No",
+                              "Action: Edge Detection On Image", "Action Input: image/abc.png, x", "AI: ",
+                              "Observation:", "\x00", ",,,,", "image.png" * 50]),
+             max_size=2_000).map("\n".join),
+)
+
+
+@PROPERTY
+@given(text=GPT4TOOLS_TEXT, item=st.sampled_from(GPT4TOOLS_ITEMS))
+def test_gpt4tools_scoring_gives_a_verdict_for_any_text(sandbox: Path, text: str, item: dict[str, Any]) -> None:
+    verdict = assert_verdict(run_contained(lambda output: score_item(item, output), text))
+    assert_reportable(verdict, text)
+
+
+TOOLALPACA_TEXT = st.one_of(
+    hostile_text.filter(lambda text: len(text) <= 20_000),  # longer inputs: see the xfail below
+    st.lists(st.sampled_from(["ASSISTANT Thought: ", "ASSISTANT Action: getWeather", "ASSISTANT Action 1:",
+                              "ASSISTANT Action Input: {\"city\": \"Paris\"}", "ASSISTANT Response: done",
+                              "ASSISTANT Observation: ", "Process Correctness: Yes",
+                              "Final Response Correctness: Uncertain", "## Results", "\t", "\n"]),
+             max_size=300).map("".join),
+)
+
+
+@PROPERTY
+@given(text=TOOLALPACA_TEXT)
+def test_the_toolalpaca_parser_and_judge_reader_give_an_outcome_for_any_text(sandbox: Path, text: str) -> None:
+    def parse(output: str) -> Any:
+        try:
+            return parse_output(output)
+        except OutputParseError as exc:  # upstream ends the episode with this message: an outcome, not a crash
+            return exc
+
+    parsed = run_contained(parse, text)
+    assert isinstance(parsed, (AgentAction, AgentFinish, OutputParseError))
+    process, response = run_contained(parse_judge_output, text)
+    verdict = assert_verdict(toolalpaca_verdict(Judgement(True, process, response, prompt="p", output=text)))
+    assert_reportable(verdict, text)
+
+
+TARGETS: dict[str, Callable[[str], Any]] = {
+    "normal": lambda text: score_normal(FUNCTIONS, NORMAL_TRUTHS[2], text),
+    "special": lambda text: score_special("special_error_param", SPECIAL_TRUTHS["special_error_param"], text),
+    "agent-step": lambda text: score_rollout(POSSIBLE_ANSWER, execute_messages(RECORDS["agent_multi_step"], "en",
+                                                                               [text])),
+    "agent-turn": lambda text: score_rollout(POSSIBLE_ANSWER, execute_messages(RECORDS["agent_multi_turn"], "zh",
+                                                                               [text])),
+    "gpt4tools": lambda text: score_item(GPT4TOOLS_ITEMS[0], text),
+}
+
+
+@pytest.mark.parametrize("target", TARGETS.values(), ids=TARGETS.keys())
+@pytest.mark.parametrize("shape", ["[get_weather(city={})]", "[send_message(sender_name='Eve', receiver_name='Frank', "
+                                   "message={})]", "[{}]", "{}"], ids=["arg", "api", "call", "bare"])
+def test_every_known_trick_gets_a_verdict_and_runs_nothing(sandbox: Path, target: Callable[[str], Any],
+                                                           shape: str) -> None:
+    """The tricks hypothesis may or may not draw, each through each target, every time."""
+    for payload in PAYLOADS:
+        assert_verdict(run_contained(target, shape.format(payload)))
+
+
+@pytest.mark.xfail(strict=True, reason="reported to the lead: ToolAlpaca's action pattern backtracks "
+                   "quadratically, so a 120,000-character reply of repeated 'ASSISTANT Action:' lines takes "
+                   "about 10 s to parse (suites/toolalpaca/parser.py _ACTION)")
+def test_the_toolalpaca_parser_is_bounded_on_a_long_reply() -> None:
+    code = ("from pytest_tooleval.suites.toolalpaca.parser import parse_output\n"
+            "try:\n    parse_output('ASSISTANT Action: x\\n' * 6000)\nexcept ValueError:\n    pass\n")
+    started = time.perf_counter()
+    try:
+        subprocess.run([sys.executable, "-c", code], timeout=PER_CALL_S + 1, check=True)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"parse_output did not return within {PER_CALL_S + 1:.0f} s")
+    assert time.perf_counter() - started < PER_CALL_S + 1
+
+
+def test_the_audit_hook_does_see_execution() -> None:
+    """The containment check is live: running code and opening a file are recorded."""
+    with contained() as events:
+        exec("1 + 1")  # noqa: S102 - the point of the test
+        open(__file__).close()  # noqa: SIM115
+    assert [event for event, _ in events] == ["exec", "open"]
+
+
+# -- through the plugin --------------------------------------------------------------------------------------
+
+HOSTILE_ANSWERS = {
+    "weather in Paris": "[get_weather(city='Par\ud800is')]",  # a lone surrogate: valid JSON, invalid Unicode
+    "Rome for 3 days": "\x1b[2J\x1b]0;owned\x07\x1b[31m[get_weather(city='Rome', days=3)]\r",  # terminal control
+    "weather in Oslo": f"[get_weather(city=__import__('os').system('touch {MARKER}'))]",
+    "and Quito": "[" * 100_000 + "]" * 100_000,
+    "weather in Lima": "[get_weather(city='Li\x00ma')]",
+    "book me a flight": "[get_weather(city='x' * 10**10)]",
+    "what's the weather": "[get_weather(city=" + "9" * 5_000 + ")]",
+}
+
+
+def test_hostile_answers_are_scored_samples_and_leave_every_artefact_whole(
+        pytester: pytest.Pytester, fake_openai: FakeOpenAI, live: list[str]) -> None:
+    fake_openai.replies.update(HOSTILE_ANSWERS)
+    result = pytester.runpytest(*live, "--tooleval-report=report.json", "--junitxml=junit.xml")
+    result.assert_outcomes(failed=MINI_SAMPLES)  # each one a verdict: none errored, none passed
+    assert not (pytester.path / MARKER).exists()
+    terminal = result.stdout.str()
+    assert "\x1b" not in terminal and "\x07" not in terminal and "\r" not in terminal
+    assert "output:   \\x1b[2J\\x1b]0;owned\\x07\\x1b[31m[get_weather(city='Rome', days=3)]\\x0d" in terminal
+    report = read_report(pytester.path / "report.json")  # strict UTF-8 JSON
+    outputs = {s["id"]: s["output"] for s in report["samples"]}
+    assert outputs["normal_atom_bool_0"] == "[get_weather(city='Par\ufffdis')]"
+    assert outputs["normal_atom_bool_1"] == HOSTILE_ANSWERS["Rome for 3 days"]  # the report keeps it raw
+    assert {s["outcome"] for s in report["samples"]} == {"failed"}
+    ElementTree.parse(pytester.path / "junit.xml")  # well-formed XML
+    rerun = pytester.runpytest(*live)  # every answer came back from the cache, none was refused by it
+    rerun.assert_outcomes(failed=MINI_SAMPLES)
+    assert fake_openai.stats.requests == MINI_SAMPLES
+
+
+def test_a_replayed_answer_that_is_not_unicode_still_gets_its_report(pytester: pytest.Pytester,
+                                                                    mini: list[str]) -> None:
+    """Recorded outputs are read as they are: a lone surrogate reaches the report, which must stay writable."""
+    answer = "[get_weather(city='Par\ud800is')]"
+    (pytester.path / "outputs.jsonl").write_text(json.dumps({"id": "normal_atom_bool_0", "result": answer}) + "\n")
+    result = pytester.runpytest(*mini, "--tooleval-model=replay:outputs.jsonl", "-k", "normal_atom_bool_0",
+                                "--tooleval-report=report.json", "--junitxml=junit.xml")
+    result.assert_outcomes(failed=1)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    [sample] = read_report(pytester.path / "report.json")["samples"]
+    assert (sample["output"], sample["error_type"]) == (answer, "wrong_output_format")
+    ElementTree.parse(pytester.path / "junit.xml")

@@ -1,0 +1,152 @@
+"""Network faults through the whole plugin: retried faults end scored, permanent ones end as errors naming
+the cause, and neither is ever counted as a model answer (infra tests cover the backend's classify table)."""
+
+from __future__ import annotations
+
+import fnmatch
+
+import pytest
+
+from _reliability import MINI_SAMPLES, error_section, read_report
+from fake_openai import Fault, FakeOpenAI
+
+# Faults a retry cures. Each hits the first two requests of the run (two different samples, both asked at once
+# by the work-ahead pool); their retries are answered normally.
+TRANSIENT = {
+    "429": Fault.rate_limit(),
+    "429-retry-after": Fault.rate_limit(retry_after=0.2),
+    "500": Fault.http(500),
+    "502": Fault.http(502),
+    "503": Fault.http(503),
+    "reset": Fault.reset(),
+    "timeout": Fault.delay(2),
+    "malformed-json": Fault.malformed_json(),
+    "empty-choices": Fault.empty_choices(),
+    "invalid-utf8": Fault.invalid_utf8(),
+}
+
+NOT_RETRIED = ("(not retried: only 408, 409, 429, 5xx, timeouts, connection errors and malformed responses "
+               "are)")
+GAVE_UP = "gave up after 2 attempts; last error: "
+
+# Faults that hit every request of one sample (normal_single_turn_single_function_0), with the end of its error line
+# (an fnmatch pattern) and how many requests that sample may cost at --tooleval-max-retries=1.
+PERMANENT = {
+    "400": (Fault.http(400), f"HTTP 400: Simulated HTTP 400 {NOT_RETRIED}", 1),
+    "401-echoing-the-key": (Fault.echo_auth(), "HTTP 401: Incorrect API key provided: Bearer [*][*][*]. You can find "
+                            f"your API key in your account settings. {NOT_RETRIED}", 1),  # *** is the masked key
+    "403": (Fault.http(403), f"HTTP 403: Simulated HTTP 403 {NOT_RETRIED}", 1),
+    "404": (Fault.http(404), f"HTTP 404: Simulated HTTP 404 {NOT_RETRIED}", 1),
+    "422": (Fault.http(422), f"HTTP 422: Simulated HTTP 422 {NOT_RETRIED}", 1),
+    "503-forever": (Fault.http(503), f"{GAVE_UP}HTTP 503: Simulated HTTP 503", 2),
+    "429-forever": (Fault.rate_limit(retry_after=0), f"{GAVE_UP}HTTP 429: Rate limit reached for requests", 2),
+    "reset-forever": (Fault.reset(), f"{GAVE_UP}connection error (*)", 2),
+    "timeout-forever": (Fault.delay(2), f"{GAVE_UP}the request timed out (timeout 0.5 s per attempt)", 2),
+    "malformed-forever": (Fault.malformed_json(), f"{GAVE_UP}malformed response body (JSONDecodeError: *", 2),
+    "empty-choices-forever": (Fault.empty_choices(), f"{GAVE_UP}malformed response: the response has no choices", 2),
+}
+FAULTED_PROMPT = "weather in Oslo"
+FAULTED_ID = "normal_single_turn_single_function_0"
+
+
+@pytest.mark.parametrize("fault", TRANSIENT.values(), ids=TRANSIENT.keys())
+def test_a_transient_fault_is_retried_and_the_sample_scored(pytester: pytest.Pytester, fake_openai: FakeOpenAI,
+                                                            live: list[str], fault: Fault) -> None:
+    fake_openai.fail_first(2, fault)
+    result = pytester.runpytest(*live, "--tooleval-timeout=0.5", "--tooleval-report=report.json")
+    result.assert_outcomes(passed=MINI_SAMPLES)  # every answer is right: a fault scored as one would fail
+    samples = read_report(pytester.path / "report.json")["samples"]
+    assert [s["outcome"] for s in samples] == ["passed"] * MINI_SAMPLES
+    assert fake_openai.stats.requests == MINI_SAMPLES + 2
+    assert sorted(fake_openai.stats.by_prompt.values()) == [1] * (MINI_SAMPLES - 2) + [2, 2]
+
+
+@pytest.mark.parametrize(("fault", "cause", "asked"), PERMANENT.values(), ids=PERMANENT.keys())
+def test_a_permanent_fault_errors_its_test_naming_the_cause(pytester: pytest.Pytester, fake_openai: FakeOpenAI,
+                                                            live: list[str], fault: Fault, cause: str,
+                                                            asked: int) -> None:
+    fake_openai.replies[FAULTED_PROMPT] = fault  # type: ignore[assignment]
+    result = pytester.runpytest(*live, "--tooleval-timeout=0.5", "--tooleval-max-retries=1",
+                                "--tooleval-report=report.json", "-rE")
+    result.assert_outcomes(passed=MINI_SAMPLES - 1, errors=1)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines([
+        f"*acebench: {MINI_SAMPLES - 1}/{MINI_SAMPLES} scored, {MINI_SAMPLES - 1} passed, 0 failed, 1 errors*",
+    ])
+    [line] = error_section(result.stdout.str(), FAULTED_ID)  # one line, no traceback, no exception chain
+    where = f"model 'fake-model' at 127.0.0.1:{fake_openai.port}/v1"
+    assert fnmatch.fnmatchcase(line, f"InfrastructureError: {where}: {cause}")
+    report = read_report(pytester.path / "report.json")
+    errored = [s for s in report["samples"] if s["outcome"] != "passed"]
+    assert [(s["id"], s["outcome"], s["valid"], s["fixed_valid"]) for s in errored] == [
+        (FAULTED_ID, "error", None, None)]
+    assert fnmatch.fnmatchcase(errored[0]["error"], f"InfrastructureError: model 'fake-model' at *: {cause}")
+    category = report["summary"]["acebench"]["en"]["categories"]["normal_single_turn_single_function"]
+    assert (category["scored"], category["errors"], category["accuracy"]) == (0, 1, None)
+    assert fake_openai.stats.by_prompt[f"History:\nuser: {FAULTED_PROMPT}?"] == asked
+
+
+def test_without_work_ahead_faults_end_the_same_way(pytester: pytest.Pytester, fake_openai: FakeOpenAI,
+                                                   live: list[str]) -> None:
+    """--tooleval-concurrency=0 asks inside each test instead of ahead of it: same retries, same errors."""
+    fake_openai.fail_first(1, Fault.reset())
+    fake_openai.replies[FAULTED_PROMPT] = Fault.http(404)  # type: ignore[assignment]
+    result = pytester.runpytest(*live, "--tooleval-concurrency=0")
+    result.assert_outcomes(passed=MINI_SAMPLES - 1, errors=1)
+    [line] = error_section(result.stdout.str(), FAULTED_ID)
+    assert fnmatch.fnmatchcase(line, f"InfrastructureError: model 'fake-model' at *: {PERMANENT['404'][1]}")
+    assert fake_openai.stats.requests == MINI_SAMPLES + 1  # the reset was retried, the 404 was not
+
+
+def test_null_content_is_the_model_answering_nothing(pytester: pytest.Pytester, fake_openai: FakeOpenAI,
+                                                    live: list[str]) -> None:
+    """`content: null` (a refusal, or a reasoning model that spent its tokens) is well-formed: it is scored,
+    as upstream's runner scores the None it records, and asking again at temperature 0 would not change it."""
+    fake_openai.replies[FAULTED_PROMPT] = Fault.null_content()  # type: ignore[assignment]
+    result = pytester.runpytest(*live, "--tooleval-report=report.json")
+    result.assert_outcomes(passed=MINI_SAMPLES - 1, failed=1)
+    result.stdout.fnmatch_lines([f"*{FAULTED_ID}: wrong_output_format (scorer: official)", "*output:   "])
+    [sample] = [s for s in read_report(pytester.path / "report.json")["samples"] if s["outcome"] != "passed"]
+    assert (sample["outcome"], sample["valid"], sample["output"]) == ("failed", False, "")
+    assert fake_openai.stats.requests == MINI_SAMPLES
+
+
+def test_a_one_megabyte_answer_is_scored_and_kept_short_in_reports(pytester: pytest.Pytester,
+                                                                   fake_openai: FakeOpenAI, live: list[str]) -> None:
+    fake_openai.replies[FAULTED_PROMPT] = Fault.huge(1_000_000)  # type: ignore[assignment]
+    result = pytester.runpytest(*live, "--tooleval-report=report.json", "--junitxml=junit.xml")
+    result.assert_outcomes(passed=MINI_SAMPLES - 1, failed=1)
+    result.stdout.fnmatch_lines(["*output longer than 100000 characters*", "*... [[]998000 more characters[]]"])
+    [sample] = [s for s in read_report(pytester.path / "report.json")["samples"] if s["outcome"] != "passed"]
+    assert sample["error_type"] == "wrong_output_format"
+    assert sample["output"] == Fault.huge_text(20_000) + "... [980000 more characters]"
+    assert len(result.stdout.str()) < 100_000
+    assert (pytester.path / "junit.xml").stat().st_size < 100_000
+
+
+def test_mixed_faults_under_xdist_end_with_every_sample_scored(pytester: pytest.Pytester, fake_openai: FakeOpenAI,
+                                                               live: list[str]) -> None:
+    faults = [*TRANSIENT.values()]
+    fake_openai.enqueue(*faults[:MINI_SAMPLES])  # the first seven requests each get a different fault
+    result = pytester.runpytest_subprocess(*live, "-n", "2", "--tooleval-timeout=0.5", "--tooleval-report=report.json")
+    result.assert_outcomes(passed=MINI_SAMPLES)
+    report = read_report(pytester.path / "report.json")
+    assert len(report["samples"]) == MINI_SAMPLES
+    assert report["summary"]["acebench"]["en"]["categories"]["normal_atom_bool"]["errors"] == 0
+    assert fake_openai.stats.requests >= 2 * MINI_SAMPLES
+
+
+@pytest.mark.parametrize(("max_error_rate", "exit_status", "verdict"),
+                         [("0.2", pytest.ExitCode.OK, "ok"), ("0.1", pytest.ExitCode.TESTS_FAILED, "MISSED")])
+def test_max_error_rate_decides_a_gated_run_with_errors(pytester: pytest.Pytester, fake_openai: FakeOpenAI,
+                                                        live: list[str], max_error_rate: str,
+                                                        exit_status: pytest.ExitCode, verdict: str) -> None:
+    fake_openai.replies[FAULTED_PROMPT] = Fault.http(400)  # type: ignore[assignment]
+    result = pytester.runpytest(*live, "--tooleval-fail-under=overall=0.5",
+                                f"--tooleval-max-error-rate={max_error_rate}", "--tooleval-report=report.json")
+    result.assert_outcomes(passed=MINI_SAMPLES - 1, errors=1)
+    assert result.ret == exit_status
+    result.stdout.fnmatch_lines([f"tooleval gate: error rate 0.143 <= {float(max_error_rate):.3f} {verdict}"])
+    gate = read_report(pytester.path / "report.json")["gate"]
+    assert (gate["error_rate"], gate["max_error_rate"]) == (pytest.approx(1 / 7), float(max_error_rate))
+    assert gate["passed"] is (exit_status == pytest.ExitCode.OK)
