@@ -13,6 +13,7 @@ import hashlib
 import json
 import os
 import sqlite3
+import sys
 import threading
 import time
 import warnings
@@ -82,13 +83,14 @@ class ResponseCache:
                 if not _is_corruption(exc):
                     raise
                 aside = _set_aside(self.path)
-                warnings.warn(
-                    f"response cache {self.path} is corrupt ({exc}); moved it to {aside.name} and started "
-                    "an empty cache (answers will be asked again)",
-                    ResponseCacheWarning,
-                    stacklevel=2,
-                )
                 self._conn = self._connect()
+                message = (f"response cache {self.path} is corrupt ({exc}); moved it to {aside.name} and started "
+                           "an empty cache (answers will be asked again)")
+                try:
+                    warnings.warn(message, ResponseCacheWarning, stacklevel=2)
+                except ResponseCacheWarning:  # warnings made errors (-W error): the cache is rebuilt all the
+                    sys.stderr.write(f"warning: {message}\n")  # same, so say it and go on
+
 
     def _connect(self) -> sqlite3.Connection:
         conn = sqlite3.connect(self.path, timeout=self.busy_timeout_s, isolation_level=None, check_same_thread=False)

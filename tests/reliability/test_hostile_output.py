@@ -265,7 +265,7 @@ def test_gpt4tools_scoring_gives_a_verdict_for_any_text(sandbox: Path, text: str
 
 
 TOOLALPACA_TEXT = st.one_of(
-    hostile_text.filter(lambda text: len(text) <= 20_000),  # longer inputs: see the xfail below
+    hostile_text.filter(lambda text: len(text) <= 20_000),  # longer inputs: see the bounded-parser test below
     st.lists(st.sampled_from(["ASSISTANT Thought: ", "ASSISTANT Action: getWeather", "ASSISTANT Action 1:",
                               "ASSISTANT Action Input: {\"city\": \"Paris\"}", "ASSISTANT Response: done",
                               "ASSISTANT Observation: ", "Process Correctness: Yes",
@@ -311,10 +311,8 @@ def test_every_known_trick_gets_a_verdict_and_runs_nothing(sandbox: Path, target
         assert_verdict(run_contained(target, shape.format(payload)))
 
 
-@pytest.mark.xfail(strict=True, reason="reported to the lead: ToolAlpaca's action pattern backtracks "
-                   "quadratically, so a 120,000-character reply of repeated 'ASSISTANT Action:' lines takes "
-                   "about 10 s to parse (suites/toolalpaca/parser.py _ACTION)")
 def test_the_toolalpaca_parser_is_bounded_on_a_long_reply() -> None:
+    """A 120,000-character reply of repeated action headers (once quadratic: about 10 s) parses at once."""
     code = ("from pytest_tooleval.suites.toolalpaca.parser import parse_output\n"
             "try:\n    parse_output('ASSISTANT Action: x\\n' * 6000)\nexcept ValueError:\n    pass\n")
     started = time.perf_counter()

@@ -29,11 +29,13 @@ STOP_SEQUENCES = ("\n" + OBSERVATION_PREFIX.rstrip(), "\n\t" + OBSERVATION_PREFI
 # "ASSISTANT Action <n>:" up to the end of its line, then the next line "ASSISTANT Action <n> Input <n>:" and
 # everything after it. Whitespace between the words is optional and may include newlines, as upstream's
 # pattern allows.
-_ACTION = re.compile(
-    r"ASSISTANT\s*Action\s*\d*\s*:(?P<action>.*?)"
-    r"\nASSISTANT\s*Action\s*\d*\s*Input\s*\d*\s*:\s*(?P<input>.*)",
-    re.DOTALL,
-)
+# The test_v1 action form is "ASSISTANT Action <n>: <tool>" followed, on a later line, by "ASSISTANT Action <n>
+# Input <n>: <input>". Matching it as one lazy pattern backtracks quadratically on a long reply of repeated
+# headers, so the two headers are found one after the other: the first action header, then the first input
+# header after it, which is exactly what the single pattern would pick (an input header never matches the
+# action header: it has "Input" before its colon).
+_ACTION_HEADER = re.compile(r"ASSISTANT\s*Action\s*\d*\s*:")
+_INPUT_HEADER = re.compile(r"\nASSISTANT\s*Action\s*\d*\s*Input\s*\d*\s*:\s*")
 
 
 @dataclass(frozen=True)
@@ -77,10 +79,11 @@ def parse_output(text: str) -> AgentAction | AgentFinish:
     if RESPONSE_MARKER in text:
         before, _, after = text.rpartition(RESPONSE_MARKER)
         return AgentFinish(output=after.strip(), final_thought=before.strip(), log=text)
-    match = _ACTION.search(text)
-    if match is None:
+    action = _ACTION_HEADER.search(text)
+    given = _INPUT_HEADER.search(text, action.end()) if action is not None else None
+    if action is None or given is None:
         raise OutputParseError(f"Could not parse LLM output: `{text}`")
     # ToolAlpaca quirk: only spaces, then double quotes, are stripped from the input; newlines stay
     # (toolalpaca-gpt4tools §2.4)
-    tool_input = match.group("input").strip(" ").strip('"')
-    return AgentAction(tool=match.group("action").strip(), tool_input=tool_input, log=text)
+    tool_input = text[given.end():].strip(" ").strip('"')
+    return AgentAction(tool=text[action.end():given.start()].strip(), tool_input=tool_input, log=text)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import multiprocessing
 import sqlite3
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -238,3 +239,16 @@ def test_cached_backend_keys_on_the_backends_identity(tmp_path: Path) -> None:
         cached = CachedBackend(backend, cache)
     assert cached.identity == {"backend": "openai", "model": "fake-model", "endpoint": "127.0.0.1:9/v1"}
     assert cached.name == backend.name
+
+
+def test_a_corrupt_cache_is_rebuilt_even_when_warnings_are_errors(tmp_path: Path,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "responses.sqlite"
+    path.write_bytes(b"not a database" * 500)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        cache = ResponseCache(path)
+    assert len(cache) == 0
+    cache.close()
+    assert (tmp_path / "responses.sqlite.corrupt").exists()
+    assert "is corrupt" in capsys.readouterr().err
