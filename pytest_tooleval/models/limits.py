@@ -1,8 +1,10 @@
 """Request limits: an adaptive in-flight limit per process, and rate limits shared by every process of a run.
 
-- `AdaptiveLimit`: at most `limit` requests in flight; a 429 halves the limit (at most once a second, so one
-  burst of rejections counts once), each success adds 1/limit (additive increase, multiplicative decrease).
-  A storm of 429s thus shrinks the pressure on the endpoint instead of retrying everything at once.
+- `AdaptiveLimit`: at most `limit` requests in flight. When most recent attempts are rate-limited (at least
+  3 in 4 of the last 32: the endpoint is overloaded by us), a 429 halves the limit, at most once a second so
+  one burst counts once; each success adds 1/limit (additive increase, multiplicative decrease). Scattered
+  429s (an endpoint rejecting a share of requests whatever the load) are only retried: halving on each of
+  them would collapse throughput without easing anything.
 - `SharedRateLimiter`: `--tooleval-rpm` / `--tooleval-tpm` as token buckets in the run's sqlite board, so
   the limits hold for the run as a whole, not per xdist worker. A caller reserves its share (the bucket may
   go negative) and sleeps until the reservation is covered: waiting callers queue in order, no herd.
@@ -14,9 +16,12 @@ import asyncio
 import sqlite3
 import threading
 import time
+from collections import deque
 from pathlib import Path
 
 CUT_INTERVAL_S = 1.0
+WINDOW = 32  # recent attempts remembered per process
+OVERLOAD_SHARE = 0.75  # the share of rate-limited attempts in the window that means "we are too many"
 
 
 class AdaptiveLimit:
@@ -26,6 +31,7 @@ class AdaptiveLimit:
         self.limit = float(self.maximum)
         self.in_use = 0
         self._last_cut = float("-inf")
+        self._recent: deque[bool] = deque(maxlen=WINDOW)  # True: the attempt was rate-limited
         self._condition: asyncio.Condition | None = None
 
     def _cond(self) -> asyncio.Condition:
@@ -46,9 +52,13 @@ class AdaptiveLimit:
             condition.notify_all()
 
     def on_success(self) -> None:
+        self._recent.append(False)
         self.limit = min(float(self.maximum), self.limit + 1.0 / self.limit)
 
     def on_rate_limited(self) -> None:
+        self._recent.append(True)
+        if len(self._recent) < WINDOW // 4 or sum(self._recent) < OVERLOAD_SHARE * len(self._recent):
+            return
         now = time.monotonic()
         if now - self._last_cut >= CUT_INTERVAL_S:
             self.limit = max(float(self.minimum), self.limit / 2.0)

@@ -42,6 +42,7 @@ DEFAULT_BASE_URL = "https://api.openai.com/v1"
 # Sent when no key is configured: local servers (vLLM, llama.cpp, ...) accept anything, and a real endpoint
 # answers 401, which we report with a hint rather than failing before the first request.
 _NO_KEY = "EMPTY"
+RATE_LIMIT_RETRY_FACTOR = 4  # 429s may be retried this many times --tooleval-max-retries
 _DETAIL_CHARS = 300  # server error bodies can be megabytes; the message keeps their start
 _MIN_SECRET_CHARS = 8  # a key this long is taken out of answers (real keys have dozens of characters)
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
@@ -254,9 +255,17 @@ class OpenAIBackend:
         state = self._state()
         params = self._params(request)
         failure: _Failure | None = None
-        for attempt in range(self.max_retries + 1):
+        retries = {"transient": 0, "rate_limit": 0}
+        attempts = 0
+        while True:
             if failure is not None:
-                await self._sleep(self.retry_delay(attempt - 1, failure.decision))
+                kind = failure.decision.kind
+                # a rate limit is the endpoint pacing us, not failing: it gets a larger budget of retries
+                budget = self.max_retries * (RATE_LIMIT_RETRY_FACTOR if kind == "rate_limit" else 1)
+                if retries[kind] >= budget:
+                    break
+                await self._sleep(self.retry_delay(retries[kind], failure.decision))
+                retries[kind] += 1
             estimate = estimate_tokens(request.messages) if self.rate_limiter else 0
             if self.rate_limiter is not None:
                 await self.rate_limiter.acquire(estimate)
@@ -264,6 +273,7 @@ class OpenAIBackend:
                 started = time.perf_counter()
                 outcome = await self._attempt(state.client, params)
                 latency_s = time.perf_counter() - started
+            attempts += 1
             if isinstance(outcome, _Answer):
                 state.slots.on_success()
                 if self.rate_limiter is not None:
@@ -283,7 +293,7 @@ class OpenAIBackend:
                 break
         assert failure is not None
         # Raised outside any except block: no __context__ chain can carry the client's exception text.
-        raise InfrastructureError(self._message(failure, attempt + 1))
+        raise InfrastructureError(self._message(failure, attempts))
 
     def retry_delay(self, retry: int, decision: RetryDecision) -> float:
         """Seconds before retry number `retry` (0-based): the server's Retry-After (capped), else full jitter."""

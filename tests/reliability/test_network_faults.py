@@ -39,7 +39,8 @@ PERMANENT = {
     "404": (Fault.http(404), f"HTTP 404: Simulated HTTP 404 {NOT_RETRIED}", 1),
     "422": (Fault.http(422), f"HTTP 422: Simulated HTTP 422 {NOT_RETRIED}", 1),
     "503-forever": (Fault.http(503), f"{GAVE_UP}HTTP 503: Simulated HTTP 503", 2),
-    "429-forever": (Fault.rate_limit(retry_after=0), f"{GAVE_UP}HTTP 429: Rate limit reached for requests", 2),
+    "429-forever": (Fault.rate_limit(retry_after=0), "gave up after 5 attempts; last error: HTTP 429: Rate limit "
+                    "reached for requests", 5),  # a rate limit gets four times the retries
     "reset-forever": (Fault.reset(), f"{GAVE_UP}connection error (*)", 2),
     "timeout-forever": (Fault.delay(2), f"{GAVE_UP}the request timed out (timeout 0.5 s per attempt)", 2),
     "malformed-forever": (Fault.malformed_json(), f"{GAVE_UP}malformed response body (JSONDecodeError: *", 2),
