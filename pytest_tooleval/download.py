@@ -21,8 +21,9 @@ import urllib.request
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
+from typing import Callable
 
-from .errors import DataError
+from .errors import DataError, ToolevalUsageError
 
 
 @dataclass(frozen=True)
@@ -215,3 +216,26 @@ def _extract_verified(pin: Pin, archive: bytes, staging: Path) -> None:
     (staging / "prompts.json").write_text(json.dumps(prompts, ensure_ascii=False, indent=1), encoding="utf-8")
     manifest = {"url": pin.url, "files": pin.files}
     (staging / "MANIFEST.json").write_text(json.dumps(manifest, indent=1), encoding="utf-8")
+
+
+def locate_data(data_dir: str | None, cache_dir: Path, offline: bool, *, folder: str, marker: str, expected: str,
+                label: str, pin: Callable[[], Pin]) -> Path:
+    """A suite's data root: the given folder (the root holding `folder`/, or that folder itself, recognised by
+    `marker`), else the download cache, downloading the pinned archive there first unless offline."""
+    if data_dir:
+        given = Path(data_dir).expanduser()
+        for candidate in (given / folder, given):
+            if (candidate / marker).exists():
+                return candidate
+        raise DataError(f"{given}: no {label} data there (expected {expected} under it or under {given}/{folder})")
+    pinned = pin()
+    cached = cache_path(pinned, cache_dir)
+    if (cached / "MANIFEST.json").exists():
+        return cached
+    if offline:
+        raise ToolevalUsageError(
+            f"{label} data is not in the cache and --tooleval-offline forbids the download: "
+            "pass --tooleval-data-dir or set TOOLEVAL_DATA_DIR"
+        )
+    return ensure_downloaded(pinned, cache_dir)
+

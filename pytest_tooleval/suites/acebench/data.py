@@ -15,7 +15,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from ...download import Pin, cache_path, ensure_downloaded
+from ...download import Pin, locate_data
+from .aggregate import ATOM_CATEGORIES
 from ...errors import DataError, ToolevalUsageError
 
 NORMAL_CATEGORIES = (
@@ -25,12 +26,7 @@ NORMAL_CATEGORIES = (
     "normal_multi_turn_user_switch",
     "normal_similar_api",
     "normal_preference",
-    "normal_atom_bool",
-    "normal_atom_enum",
-    "normal_atom_number",
-    "normal_atom_list",
-    "normal_atom_object_deep",
-    "normal_atom_object_short",
+    *ATOM_CATEGORIES,
 )
 SPECIAL_CATEGORIES = ("special_incomplete", "special_error_param", "special_irrelevant")
 AGENT_CATEGORIES = ("agent_multi_step", "agent_multi_turn")
@@ -101,24 +97,8 @@ class AceCase:
 
 def locate(data_dir: str | None, cache_dir: Path, offline: bool) -> Path:
     """The ACEBench root: the given folder (the root holding acebench/, or acebench/ itself), else the cache."""
-    if data_dir:
-        given = Path(data_dir).expanduser()
-        for candidate in (given / "acebench", given):
-            if (candidate / "data_all").is_dir():
-                return candidate
-        raise DataError(
-            f"{given}: no ACEBench data there (expected data_all/data_en/... under it or under {given}/acebench)"
-        )
-    pin = load_pin()
-    cached = cache_path(pin, cache_dir)
-    if (cached / "MANIFEST.json").exists():
-        return cached
-    if offline:
-        raise ToolevalUsageError(
-            "ACEBench data is not in the cache and --tooleval-offline forbids the download: "
-            "pass --tooleval-data-dir or set TOOLEVAL_DATA_DIR"
-        )
-    return ensure_downloaded(pin, cache_dir)
+    return locate_data(data_dir, cache_dir, offline, folder="acebench", marker="data_all",
+                       expected="data_all/data_en/...", label="ACEBench", pin=load_pin)
 
 
 def load_pin() -> Pin:

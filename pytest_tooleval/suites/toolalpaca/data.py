@@ -20,7 +20,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, StrictStr, ValidationError
 
-from ...download import Pin, cache_path, ensure_downloaded, lift_member_constants
+from ...download import Pin, lift_member_constants, locate_data
 from ...errors import DataError, ToolevalUsageError
 from .prompts import AgentPromptParts, Prompts
 
@@ -191,25 +191,8 @@ def _slug(name: str) -> str:
 
 def locate(data_dir: str | None, cache_dir: Path, offline: bool) -> Path:
     """The ToolAlpaca root: the given folder (the root holding toolalpaca/, or toolalpaca/ itself), else the cache."""
-    if data_dir:
-        given = Path(data_dir).expanduser()
-        for candidate in (given / "toolalpaca", given):
-            if (candidate / SUBSET_FILES["simulated"]).is_file():
-                return candidate
-        raise DataError(
-            f"{given}: no ToolAlpaca data there (expected data/eval_simulated.json under it or under "
-            f"{given}/toolalpaca)"
-        )
-    pin = load_pin()
-    cached = cache_path(pin, cache_dir)
-    if (cached / "MANIFEST.json").exists():
-        return cached
-    if offline:
-        raise ToolevalUsageError(
-            "ToolAlpaca data is not in the cache and --tooleval-offline forbids the download: "
-            "pass --tooleval-data-dir or set TOOLEVAL_DATA_DIR"
-        )
-    return ensure_downloaded(pin, cache_dir)
+    return locate_data(data_dir, cache_dir, offline, folder="toolalpaca", marker=SUBSET_FILES["simulated"],
+                       expected="data/eval_simulated.json", label="ToolAlpaca", pin=load_pin)
 
 
 def load_pin() -> Pin:
