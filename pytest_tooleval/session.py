@@ -115,7 +115,9 @@ class ToolevalSession:
 
         remove_stale_boards(self.board_path.parent)
         board = RunBoard(self.board_path)
-        self._workahead = WorkAhead(board, cases, self._answer, self.settings.concurrency)
+        # twice as many samples in progress as requests in flight (the backend's limit): a sample waiting out a
+        # Retry-After or a backoff holds no request slot, so others keep the endpoint busy meanwhile
+        self._workahead = WorkAhead(board, cases, self._answer, 2 * self.settings.concurrency)
         self.engine.loop.call_soon_threadsafe(self._workahead.start)
 
     def run(self, case: Any) -> SampleResult:
