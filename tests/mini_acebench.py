@@ -32,6 +32,21 @@ RECORDS: dict[str, list[tuple[str, object]]] = {
     "special_incomplete": [("user: what's the weather?", {"get_weather": ["city"]})],
 }
 
+#: every category of the tree, as --tooleval-categories takes them, and how many samples they hold
+CATEGORIES = ",".join(RECORDS)
+SAMPLES = sum(len(rows) for rows in RECORDS.values())
+
+#: the right answer to each sample, keyed by a substring of its question (the fake server's `replies`)
+RIGHT = {
+    "weather in Paris": "[get_weather(city='Paris')]",
+    "Rome for 3 days": "[get_weather(city='Rome', days=3)]",
+    "weather in Oslo": "[get_weather(city='Oslo')]",
+    "and Quito": "[get_weather(city='Quito')]",
+    "weather in Lima": "[get_weather(city='Lima')]",
+    "book me a flight": "Due to the limitations of the function, I cannot solve this problem.",
+    "what's the weather": "Missing necessary parameters (city) for the api (get_weather)",
+}
+
 PROMPTS = {
     "model_inference/prompt_en.py": {
         "SYSTEM_PROMPT_FOR_NORMAL_DATA_EN": "Call the APIs as [Name(k='v')].\n{time}\nAPIs: {function}",

@@ -9,15 +9,10 @@ from typing import Any
 
 import pytest
 
+from benchmark_modules import benchmark_source
 from fake_openai import FakeOpenAI
 
-THIN_TEST = """
-import pytest
-
-@pytest.mark.tooleval("acebench")
-def test_acebench(tooleval_case):
-    tooleval_case.check()
-"""
+THIN_TEST = benchmark_source("acebench")
 
 
 @pytest.fixture

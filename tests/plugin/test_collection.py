@@ -4,17 +4,12 @@ from __future__ import annotations
 
 import pytest
 
+from benchmark_modules import benchmark_source
+from mini_acebench import CATEGORIES as MINI_CATEGORIES
 from mini_acebench import write_mini_acebench
 
-THIN_TEST = """
-import pytest
+THIN_TEST = benchmark_source("acebench")
 
-@pytest.mark.tooleval("acebench")
-def test_acebench(tooleval_case):
-    tooleval_case.check()
-"""
-
-MINI_CATEGORIES = "normal_atom_bool,normal_single_turn_single_function,normal_multi_turn_user_adjust,special_irrelevant,special_incomplete"
 
 
 @pytest.fixture

@@ -7,18 +7,13 @@ from pathlib import Path
 
 import pytest
 
+from benchmark_modules import benchmark_source
 from fake_openai import FakeOpenAI
 from mini_acebench import write_mini_acebench
 from mini_gpt4tools import ITEMS, RIGHT, THOUGHT, tool_step, write_test_set
 from pytest_tooleval.suites.gpt4tools.metrics import ItemMetrics, aggregate, uses_tool
 
-THIN_TEST = """
-import pytest
-
-@pytest.mark.tooleval("gpt4tools")
-def test_gpt4tools(tooleval_case):
-    tooleval_case.check()
-"""
+THIN_TEST = benchmark_source("gpt4tools")
 
 KEY = "sk-test-0123456789abcdef"
 INSTRUCTIONS = {str(item["id"]): str(item["instruction"]) for item in ITEMS}

@@ -6,30 +6,14 @@ import json
 
 import pytest
 
+from benchmark_modules import benchmark_source
 from fake_openai import Fault, FakeOpenAI
-from mini_acebench import write_mini_acebench
+from mini_acebench import CATEGORIES, RIGHT, write_mini_acebench
 
-THIN_TEST = """
-import pytest
+THIN_TEST = benchmark_source("acebench")
 
-@pytest.mark.tooleval("acebench")
-def test_acebench(tooleval_case):
-    tooleval_case.check()
-"""
-
-CATEGORIES = "normal_atom_bool,normal_single_turn_single_function,normal_multi_turn_user_adjust,special_irrelevant,special_incomplete"
 KEY = "sk-test-0123456789abcdef"
 
-# scripted answers, keyed by a substring of the user message (the question of each synthetic sample)
-RIGHT = {
-    "weather in Paris": "[get_weather(city='Paris')]",
-    "Rome for 3 days": "[get_weather(city='Rome', days=3)]",
-    "weather in Oslo": "[get_weather(city='Oslo')]",
-    "and Quito": "[get_weather(city='Quito')]",
-    "weather in Lima": "[get_weather(city='Lima')]",
-    "book me a flight": "Due to the limitations of the function, I cannot solve this problem.",
-    "what's the weather": "Missing necessary parameters (city) for the api (get_weather)",
-}
 
 
 @pytest.fixture

@@ -6,16 +6,11 @@ import json
 
 import pytest
 
+from benchmark_modules import benchmark_source
 from fake_openai import FakeOpenAI
 from mini_acebench import write_mini_acebench
 
-THIN_TEST = """
-import pytest
-
-@pytest.mark.tooleval("acebench")
-def test_acebench(tooleval_case):
-    tooleval_case.check()
-"""
+THIN_TEST = benchmark_source("acebench")
 
 
 @pytest.fixture

@@ -12,13 +12,9 @@ from pathlib import Path
 
 import pytest
 
-THIN_TEST = """
-import pytest
+from benchmark_modules import benchmark_source
 
-@pytest.mark.tooleval("acebench")
-def test_acebench(tooleval_case):
-    tooleval_case.check()
-"""
+THIN_TEST = benchmark_source("acebench")
 
 # acebench-scoring §4.8: what echoing the ground truth scores under the official scorer (passed samples/steps)
 CEILINGS = {

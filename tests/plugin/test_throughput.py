@@ -7,17 +7,12 @@ import time
 
 import pytest
 
+from benchmark_modules import benchmark_source
 from fake_openai import Fault, FakeOpenAI
 from mini_acebench import write_mini_acebench
 from pytest_tooleval.models.limits import AdaptiveLimit
 
-THIN_TEST = """
-import pytest
-
-@pytest.mark.tooleval("acebench")
-def test_acebench(tooleval_case):
-    tooleval_case.check()
-"""
+THIN_TEST = benchmark_source("acebench")
 
 KILLER = """
 import os, signal

@@ -13,16 +13,11 @@ from typing import Any
 
 import pytest
 
+from benchmark_modules import benchmark_source
 from fake_openai import FakeOpenAI, last_user_message
 from mini_toolalpaca import write_mini_toolalpaca
 
-THIN_TEST = """
-import pytest
-
-@pytest.mark.tooleval("toolalpaca")
-def test_toolalpaca(tooleval_case):
-    tooleval_case.check()
-"""
+THIN_TEST = benchmark_source("toolalpaca")
 
 STOP = ["\nASSISTANT Observation:", "\n\tASSISTANT Observation:"]
 LIMIT_OUTPUT = "Agent stopped due to iteration limit or time limit."

@@ -6,32 +6,12 @@ import json
 from pathlib import Path
 from typing import Any
 
+from benchmark_modules import benchmark_source
 from pytest_tooleval.suites.acebench import data
 from pytest_tooleval.suites.acebench.prompts import single_turn_messages
 from pytest_tooleval.suites.acebench.scoring import render_ground_truth
 
-THIN_TEST = """
-import pytest
-
-@pytest.mark.tooleval("acebench")
-def test_acebench(tooleval_case):
-    tooleval_case.check()
-"""
-
-MINI_CATEGORIES = ("normal_atom_bool,normal_single_turn_single_function,normal_multi_turn_user_adjust,"
-                   "special_irrelevant,special_incomplete")
-MINI_SAMPLES = 7
-
-# The right answer to each synthetic sample, keyed by a substring of its last user message.
-RIGHT = {
-    "weather in Paris": "[get_weather(city='Paris')]",
-    "Rome for 3 days": "[get_weather(city='Rome', days=3)]",
-    "weather in Oslo": "[get_weather(city='Oslo')]",
-    "and Quito": "[get_weather(city='Quito')]",
-    "weather in Lima": "[get_weather(city='Lima')]",
-    "book me a flight": "Due to the limitations of the function, I cannot solve this problem.",
-    "what's the weather": "Missing necessary parameters (city) for the api (get_weather)",
-}
+THIN_TEST = benchmark_source("acebench")
 
 KEY = "sk-reliability-7Hq2ZpX9vLw3Rk8TnB5yC1dF"
 

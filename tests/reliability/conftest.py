@@ -8,10 +8,10 @@ import pkgutil
 
 import pytest
 
+from _reliability import KEY, THIN_TEST
 from fake_openai import FakeOpenAI
-from mini_acebench import write_mini_acebench
-
-from _reliability import KEY, MINI_CATEGORIES, RIGHT, THIN_TEST
+from mini_acebench import CATEGORIES as MINI_CATEGORIES
+from mini_acebench import RIGHT, write_mini_acebench
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

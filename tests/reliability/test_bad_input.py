@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from _reliability import MINI_SAMPLES, error_section
+from _reliability import error_section
 from fake_openai import FakeOpenAI
+from mini_acebench import SAMPLES as MINI_SAMPLES
 
 DATA = Path("data") / "acebench"
 EN = DATA / "data_all" / "data_en"

@@ -15,8 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from _reliability import MINI_SAMPLES, read_report, verdicts
+from _reliability import read_report, verdicts
 from fake_openai import FakeOpenAI
+from mini_acebench import SAMPLES as MINI_SAMPLES
 
 
 def cache_rows(cache: Path) -> int:

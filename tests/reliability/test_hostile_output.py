@@ -21,8 +21,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from _reliability import MINI_SAMPLES, read_report
+from _reliability import read_report
 from fake_openai import FakeOpenAI
+from mini_acebench import SAMPLES as MINI_SAMPLES
 from pytest_tooleval.outcome import SampleResult
 from pytest_tooleval.suites.acebench.agent import (
     AgentDecodeError, DecodeMode, build_environment, decode_message, execute_messages, score_rollout,

@@ -7,8 +7,9 @@ import fnmatch
 
 import pytest
 
-from _reliability import MINI_SAMPLES, error_section, read_report
+from _reliability import error_section, read_report
 from fake_openai import Fault, FakeOpenAI
+from mini_acebench import SAMPLES as MINI_SAMPLES
 
 # Faults a retry cures. Each hits the first two requests of the run (two different samples, both asked at once
 # by the work-ahead pool); their retries are answered normally.

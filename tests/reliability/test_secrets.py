@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from _reliability import KEY, MINI_SAMPLES, read_report
+from _reliability import KEY, read_report
 from fake_openai import Fault, FakeOpenAI
+from mini_acebench import SAMPLES as MINI_SAMPLES
 
 # pieces a leak would show: the key, its random tail, and the header that carries it
 FRAGMENTS = (KEY, KEY[-24:], KEY[-24:-12], KEY[-12:], f"Bearer {KEY[:10]}")
