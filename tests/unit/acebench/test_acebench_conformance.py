@@ -28,7 +28,7 @@ def _score(root: Path, lang: str, category: str, sample_id: str, output: str) ->
     record = records_by_id(root, lang, category)[sample_id]
     if category in SPECIAL_CATEGORIES:
         return score_special(category, record.ground_truth, output)
-    return score_normal(record.functions, record.ground_truth, output)
+    return score_normal(record.record["function"], record.ground_truth, output)
 
 
 def _report(mismatches: list[str], total: int) -> str:

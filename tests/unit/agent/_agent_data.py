@@ -1,4 +1,4 @@
-"""Readers for the prepared ACEBench agent data, for these tests only (the suite's loader lives elsewhere)."""
+"""The prepared ACEBench agent data for these tests, read with the suite's own loader where it has one."""
 
 from __future__ import annotations
 
@@ -7,24 +7,16 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-LANGUAGES = ("en", "zh")
-CATEGORIES = ("agent_multi_step", "agent_multi_turn")
+from pytest_tooleval.suites.acebench.data import AGENT_CATEGORIES as CATEGORIES
+from pytest_tooleval.suites.acebench.data import LANGUAGES, load_category, load_prompts, read_jsonl
+
 GROUPS = [(lang, category) for lang in LANGUAGES for category in CATEGORIES]
-
-
-def _jsonl(path: Path) -> list[dict[str, Any]]:
-    with path.open(encoding="utf-8") as handle:
-        return [json.loads(line) for line in handle if line.strip()]
 
 
 @cache
 def samples(root: str, lang: str, category: str) -> dict[str, tuple[dict[str, Any], dict[str, Any]]]:
     """{id: (record, possible_answer)}, paired by line as upstream does (and checked by id)."""
-    folder = Path(root) / "data_all" / f"data_{lang}"
-    records = _jsonl(folder / f"data_{category}.json")
-    answers = _jsonl(folder / "possible_answer" / f"data_{category}.json")
-    assert [r["id"] for r in records] == [a["id"] for a in answers], f"{lang}/{category}: files not aligned"
-    return {r["id"]: (r, a) for r, a in zip(records, answers, strict=True)}
+    return {case.id: (case.record, case.answer) for case in load_category(Path(root), lang, category)}
 
 
 @cache
@@ -32,14 +24,13 @@ def gold(root: str) -> dict[str, Any]:
     return json.loads((Path(root) / "agent_gold_sequences.json").read_text(encoding="utf-8"))
 
 
-@cache
 def prompts(root: str) -> dict[str, dict[str, str]]:
-    return json.loads((Path(root) / "prompts.json").read_text(encoding="utf-8"))
+    return load_prompts(Path(root))
 
 
 @cache
 def traces(root: str) -> tuple[dict[str, Any], ...]:
-    return tuple(_jsonl(Path(root) / "conformance" / "official_agent_traces.jsonl"))
+    return tuple(read_jsonl(Path(root) / "conformance" / "official_agent_traces.jsonl"))
 
 
 def observation_text(message: Any) -> str:
