@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,8 +40,6 @@ def parametrize_cases(metafunc: pytest.Metafunc, session: ToolevalSession, marke
         metafunc.parametrize("tooleval_case", [pytest.param(None, id="no-model", marks=pytest.mark.skip(reason=NO_DATA))],
                              indirect=True)
         return
-    sizes = Counter((case.language, case.category) for case in cases)
-    session.category_sizes.update(sizes)
     params = [
         pytest.param(
             case,
@@ -94,12 +91,11 @@ def answer_case(session: ToolevalSession, case: Any) -> CaseHandle:
     pytest.fail(reason, pytrace=False)
 
 
-def attach_payload(item: pytest.Item, call: pytest.CallInfo[None], report: pytest.TestReport,
-                   handle: CaseHandle | None) -> None:
+def attach_payload(session: ToolevalSession, item: pytest.Item, call: pytest.CallInfo[None],
+                   report: pytest.TestReport, handle: CaseHandle | None) -> None:
     case = item.callspec.params["tooleval_case"]  # type: ignore[attr-defined]
     if case is None:
         return
-    session: ToolevalSession = item.config.stash[_session_key()]
     size = session.category_sizes.get((case.language, case.category), 0)
     if report.when == "setup" and report.failed:
         reason = call.excinfo.exconly().removeprefix("Failed: ") if call.excinfo else "setup failed"
@@ -113,12 +109,6 @@ def attach_payload(item: pytest.Item, call: pytest.CallInfo[None], report: pytes
     else:
         return
     report.user_properties.append((PROPERTY, payload))
-
-
-def _session_key() -> Any:
-    from .plugin import SESSION_KEY
-
-    return SESSION_KEY
 
 
 def _skip_reason(report: pytest.TestReport) -> str:

@@ -91,5 +91,5 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     if callspec is not None and "tooleval_case" in callspec.params:
         from .collect import attach_payload
 
-        attach_payload(item, call, report, item.stash.get(RESULT_KEY, None))
+        attach_payload(item.config.stash[SESSION_KEY], item, call, report, item.stash.get(RESULT_KEY, None))
     return report

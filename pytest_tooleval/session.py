@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from collections import Counter
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -64,7 +65,10 @@ class ToolevalSession:
                 self.cases(name)
 
     def cases(self, name: str) -> list[Any]:
-        return self.suite(name).cases()
+        cases = self.suite(name).cases()
+        # samples per category in the benchmark: the payloads carry it, so a summary knows a partial category
+        self.category_sizes.update(Counter((case.language, case.category) for case in cases))
+        return cases
 
     def case_for_test_id(self, test_id: str) -> Any:
         """The case behind a parametrized test id (for reports that carry no payload: a crashed worker's)."""
@@ -78,9 +82,6 @@ class ToolevalSession:
                 except Exception:  # a suite whose data is not here cannot own the test
                     continue
                 self._case_index.update({case.test_id: case for case in cases})
-                for case in cases:
-                    size_key = (case.language, case.category)
-                    self.category_sizes[size_key] = self.category_sizes.get(size_key, 0) + 1
         return self._case_index.get(test_id)
 
     @staticmethod
