@@ -25,6 +25,10 @@ OVERLOAD_SHARE = 0.75  # the share of rate-limited attempts in the window that m
 
 
 class AdaptiveLimit:
+    """Slots are handed out first come, first served: a released slot goes to the longest waiter, never to a
+    caller that arrives just then (otherwise the tasks that just finished a request take the slot again and
+    the samples claimed earliest starve until the end of the run)."""
+
     def __init__(self, maximum: int, minimum: int = 1) -> None:
         self.maximum = max(1, maximum)
         self.minimum = max(1, min(minimum, self.maximum))
@@ -32,28 +36,41 @@ class AdaptiveLimit:
         self.in_use = 0
         self._last_cut = float("-inf")
         self._recent: deque[bool] = deque(maxlen=WINDOW)  # True: the attempt was rate-limited
-        self._condition: asyncio.Condition | None = None
-
-    def _cond(self) -> asyncio.Condition:
-        if self._condition is None:
-            self._condition = asyncio.Condition()
-        return self._condition
+        self._waiters: deque[asyncio.Future[None]] = deque()
 
     async def __aenter__(self) -> None:
-        condition = self._cond()
-        async with condition:
-            await condition.wait_for(lambda: self.in_use < int(self.limit))
+        if not self._waiters and self.in_use < int(self.limit):
             self.in_use += 1
+            return
+        granted: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._waiters.append(granted)
+        try:
+            await granted  # the releaser counted us in before waking us
+        except asyncio.CancelledError:
+            if granted.done() and not granted.cancelled():
+                self._release()  # cancelled just after a slot was handed to us: pass it on
+            elif granted in self._waiters:  # a release may already have dropped it as cancelled
+                self._waiters.remove(granted)
+            raise
 
     async def __aexit__(self, *exc_info: object) -> None:
-        condition = self._cond()
-        async with condition:
-            self.in_use -= 1
-            condition.notify_all()
+        self._release()
+
+    def _release(self) -> None:
+        self.in_use -= 1
+        self._hand_out()
+
+    def _hand_out(self) -> None:
+        while self._waiters and self.in_use < int(self.limit):
+            granted = self._waiters.popleft()
+            if not granted.done():
+                self.in_use += 1
+                granted.set_result(None)
 
     def on_success(self) -> None:
         self._recent.append(False)
         self.limit = min(float(self.maximum), self.limit + 1.0 / self.limit)
+        self._hand_out()  # a limit that grew past a whole slot lets the next waiter in
 
     def on_rate_limited(self) -> None:
         self._recent.append(True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 
@@ -43,6 +44,16 @@ def test_each_sample_is_asked_once_while_workers_compute_ahead(pytester: pytest.
     assert max(fake_openai.stats.by_prompt.values()) == 1
     assert fake_openai.stats.peak_in_flight > 2  # more than one request per process was open at once
     assert not list((pytester.path / "cache" / "runs").glob("*.sqlite"))  # the run's board is cleaned up
+
+
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["single", "xdist"])
+def test_collect_only_asks_nothing(pytester: pytest.Pytester, fake_openai: FakeOpenAI, acebench_args: list[str],
+                                   workers: list[str]) -> None:
+    # a session that lingers after collection, so work started ahead of the tests would reach the server
+    pytester.makeconftest("import time\n\ndef pytest_sessionfinish():\n    time.sleep(1.5)\n")
+    result = pytester.runpytest_subprocess(*acebench_args, "--collect-only", "-q", *workers)
+    assert result.ret == 0
+    assert fake_openai.stats.requests == 0
 
 
 def test_a_killed_worker_loses_no_sample(pytester: pytest.Pytester, fake_openai: FakeOpenAI,
@@ -93,6 +104,46 @@ def test_adaptive_limit_halves_when_overloaded_and_grows_back() -> None:
     for _ in range(8):
         limit.on_success()
     assert 8.9 < limit.limit < 9.1
+
+
+def test_adaptive_limit_hands_slots_out_first_come_first_served() -> None:
+    """A task that finishes a request and asks again at once must queue behind the tasks already waiting
+    (otherwise the same few tasks keep the slots and the samples claimed first wait until the end)."""
+    async def scenario() -> list[str]:
+        limit, order = AdaptiveLimit(1), []
+
+        async def request(name: str) -> None:
+            async with limit:
+                order.append(name)
+                await asyncio.sleep(0.01)
+
+        async def busy_worker() -> None:  # asks again the moment its request ends, without yielding
+            for round_ in range(3):
+                await request(f"busy{round_}")
+
+        busy = asyncio.ensure_future(busy_worker())
+        await asyncio.sleep(0)  # busy0 holds the slot
+        waiters = [asyncio.ensure_future(request(f"waiter{i}")) for i in range(2)]
+        await asyncio.gather(busy, *waiters)
+        return order
+
+    assert asyncio.run(scenario()) == ["busy0", "waiter0", "waiter1", "busy1", "busy2"]
+
+
+def test_cancelled_waiters_pass_their_turn_on() -> None:
+    async def scenario() -> tuple[int, list[bool]]:
+        limit = AdaptiveLimit(1)
+        await limit.__aenter__()
+        waiters = [asyncio.ensure_future(limit.__aenter__()) for _ in range(3)]
+        await asyncio.sleep(0)
+        waiters[0].cancel()
+        waiters[1].cancel()
+        await limit.__aexit__(None, None, None)  # drops the cancelled ones before their tasks have run
+        await asyncio.wait_for(waiters[2], 1)
+        await asyncio.gather(*waiters, return_exceptions=True)
+        return limit.in_use, [waiter.cancelled() for waiter in waiters]
+
+    assert asyncio.run(scenario()) == (1, [True, True, False])
 
 
 def test_scattered_429s_do_not_shrink_the_limit() -> None:
