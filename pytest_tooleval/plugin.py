@@ -5,6 +5,8 @@ Importing this module is cheap (no openai, no data): the plugin costs nothing un
 
 from __future__ import annotations
 
+import atexit
+import gc
 from typing import Any, Generator
 
 import pytest
@@ -33,6 +35,9 @@ def pytest_configure(config: pytest.Config) -> None:
                               config.option.markexpr or "")
     config.stash[SESSION_KEY] = session
     if session.active:
+        # at exit, leave the run's objects out of the interpreter's final garbage collections: on a worker
+        # those took about a second, which xdist waits for before it reports
+        atexit.register(gc.freeze)
         session.preload()  # data problems stop the run here, as one line with exit status 4
     if not hasattr(config, "workerinput"):  # the controller (or a run without xdist) aggregates
         from .controller import Controller
@@ -47,7 +52,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def pytest_collection_finish(session: pytest.Session) -> None:
     tooleval = session.config.stash[SESSION_KEY]
-    if tooleval.active:
+    if tooleval.active and not session.config.option.collectonly:  # listing tests must not spend requests
         cases = [item.callspec.params["tooleval_case"] for item in session.items  # type: ignore[attr-defined]
                  if "tooleval_case" in getattr(getattr(item, "callspec", None), "params", {})]
         tooleval.start_workahead([case for case in cases if case is not None])
