@@ -7,7 +7,8 @@
 It needs the upstream data (TOOLEVAL_DATA_DIR or --data-dir). Each run uses a fresh response cache, so
 every sample is asked for real. Output fields: samples, wall_s (the pytest subprocess), ideal_s
 (requests x latency / total concurrency), efficiency (ideal / wall), samples_per_s, requests,
-peak_in_flight (seen by the server), collection_s, max_rss_mb (largest worker), busy (per-process time
+peak_in_flight (seen by the server), first_request_s (start-up before the first request),
+after_last_answer_s (reporting and shut-down after the last answer), collection_s, max_rss_mb (largest worker), busy (per-process time
 between its first and last test), idle_share (largest share of the run a worker spent without a test
 while samples remained).
 """
@@ -124,7 +125,7 @@ def main() -> None:
         if args.workers:
             command += ["-n", str(args.workers)]
         env = dict(os.environ, TOOLEVAL_PERF_OUT=str(out), PYTHONPATH=tmp + os.pathsep + os.environ.get("PYTHONPATH", ""))
-        started = time.time()
+        started, started_mono = time.time(), time.monotonic()
         completed = subprocess.run(command, cwd=tmp, env=env, capture_output=True, text=True)
         wall = time.time() - started
         if completed.returncode not in (0, 1):
@@ -132,11 +133,11 @@ def main() -> None:
             sys.exit(f"pytest exited {completed.returncode}")
         report = json.loads((Path(tmp) / "report.json").read_text())
         timings = [json.loads(path.read_text()) for path in Path(tmp).glob("timing.*")]
-        print(json.dumps(summarise(args, report, timings, server, wall, started)))
+        print(json.dumps(summarise(args, report, timings, server, wall, started, started_mono)))
 
 
 def summarise(args: argparse.Namespace, report: dict[str, Any], timings: list[dict[str, Any]], server: FakeOpenAI,
-              wall: float, started: float) -> dict[str, Any]:
+              wall: float, started: float, started_mono: float) -> dict[str, Any]:
     samples = len(report["samples"])
     processes = max(1, args.workers)
     requests = server.stats.requests
@@ -153,6 +154,7 @@ def summarise(args: argparse.Namespace, report: dict[str, Any], timings: list[di
         first, last = stamps[0][1], stamps[-1][1]
         busy[timing["worker"]] = round(last - first, 2)
         idle = max(idle, (run_end - last) / max(run_end - min(collected or [started]), 1e-9))
+    arrivals = [r.at - started_mono for r in server.stats.received]
     outcomes: dict[str, int] = {}
     for sample in report["samples"]:
         outcomes[sample["outcome"]] = outcomes.get(sample["outcome"], 0) + 1
@@ -169,6 +171,9 @@ def summarise(args: argparse.Namespace, report: dict[str, Any], timings: list[di
         "samples_per_s": round(samples / wall, 1),
         "requests": requests,
         "peak_in_flight": server.stats.peak_in_flight,
+        # where the wall time goes: before the first request, and after the last one was answered
+        "first_request_s": round(min(arrivals), 2) if arrivals else None,
+        "after_last_answer_s": round(wall - max(arrivals) - args.latency, 2) if arrivals else None,
         "collection_s": round(min(collected) - started, 2) if collected else None,
         "max_rss_mb": round(max((t["max_rss_mb"] for t in workers), default=0), 1),
         "busy_s": busy,
