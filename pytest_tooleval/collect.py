@@ -40,11 +40,12 @@ def parametrize_cases(metafunc: pytest.Metafunc, session: ToolevalSession, marke
         metafunc.parametrize("tooleval_case", [pytest.param(None, id="no-model", marks=pytest.mark.skip(reason=NO_DATA))],
                              indirect=True)
         return
+    marks: dict[str, pytest.MarkDecorator] = {}  # pytest.mark.<name> checks the registered markers on every use
     params = [
         pytest.param(
             case,
             id=case.test_id,
-            marks=[getattr(pytest.mark, mark) for mark in case.marks],
+            marks=[marks.get(mark) or marks.setdefault(mark, getattr(pytest.mark, mark)) for mark in case.marks],
         )
         for case in session.schedule(cases)
     ]

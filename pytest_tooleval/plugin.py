@@ -56,6 +56,10 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         cases = [item.callspec.params["tooleval_case"] for item in session.items  # type: ignore[attr-defined]
                  if "tooleval_case" in getattr(getattr(item, "callspec", None), "params", {})]
         tooleval.start_workahead([case for case in cases if case is not None])
+        if hasattr(session.config, "workerinput"):
+            # an xdist worker lives for this one session: its data and items are never garbage, so later
+            # collections (and pytest's own at unconfigure) need not walk them again
+            gc.freeze()
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

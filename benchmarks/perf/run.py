@@ -113,7 +113,8 @@ def main() -> None:
         out = Path(tmp) / "timing"
         command = [
             sys.executable, "-m", "pytest", str(REPO / "benchmarks" / "test_acebench.py"), "-q", "-p", "perf_timing",
-            "-p", "no:cacheprovider", "-m", marker, "--tooleval-model", "perf-model",
+            # hypothesis (a test dependency of this project, not of an evaluation) costs 0.2 s per process
+            "-p", "no:cacheprovider", "-p", "no:hypothesispytest", "-m", marker, "--tooleval-model", "perf-model",
             f"--tooleval-base-url={server.base_url}", "--tooleval-api-key=sk-perf",
             f"--tooleval-data-dir={args.data_dir}", f"--tooleval-cache-dir={Path(tmp) / 'cache'}",
             f"--tooleval-language={args.language}", f"--tooleval-concurrency={args.concurrency}",
