@@ -11,6 +11,8 @@ import threading
 from concurrent.futures import Future
 from typing import Any, Awaitable, Callable, TypeVar
 
+from .models.limits import Resting
+
 T = TypeVar("T")
 
 
@@ -20,6 +22,7 @@ class Engine:
         self._thread = threading.Thread(target=self._loop.run_forever, name="tooleval-engine", daemon=True)
         self._thread.start()
         self._closers: list[Callable[[], Awaitable[Any]]] = []
+        self.resting = Resting()  # shared by the process's model backends
 
     @property
     def loop(self) -> asyncio.AbstractEventLoop:

@@ -62,6 +62,13 @@ def pytest_collection_finish(session: pytest.Session) -> None:
             gc.freeze()
 
 
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    # samples still being answered belong to other workers' tests, unless the run was cut short
+    session.config.stash[SESSION_KEY].drain_on_close = (
+        exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED) and not session.shouldstop
+        and not session.shouldfail)
+
+
 def pytest_unconfigure(config: pytest.Config) -> None:
     if SESSION_KEY in config.stash:
         config.stash[SESSION_KEY].close()

@@ -31,6 +31,7 @@ class ToolevalSession:
         self._workahead: Any = None
         self._case_index: dict[str, Any] | None = None
         self.category_sizes: dict[tuple[str, str], int] = {}
+        self.drain_on_close = False  # set when the session ended normally: see WorkAhead.stop
 
     @property
     def active(self) -> bool:
@@ -116,9 +117,8 @@ class ToolevalSession:
 
         remove_stale_boards(self.board_path.parent)
         board = RunBoard(self.board_path)
-        # twice as many samples in progress as requests in flight (the backend's limit): a sample waiting out a
-        # Retry-After or a backoff holds no request slot, so others keep the endpoint busy meanwhile
-        self._workahead = WorkAhead(board, cases, self._answer, 2 * self.settings.concurrency)
+        self._workahead = WorkAhead(board, cases, self._answer, self.settings.concurrency,
+                                    resting=lambda: self.engine.resting.count)
         self.engine.loop.call_soon_threadsafe(self._workahead.start)
 
     def run(self, case: Any) -> SampleResult:
@@ -146,7 +146,7 @@ class ToolevalSession:
 
     def close(self) -> None:
         if self._workahead is not None:
-            self.engine.run(self._workahead.stop())
+            self.engine.run(self._workahead.stop(drain=self.drain_on_close))
             self._workahead.board.close()
         if self._engine is not None:
             self._engine.close()

@@ -25,11 +25,14 @@ from typing import Any, Awaitable, Callable
 import pytest
 
 from .models.base import InfrastructureError
+from .models.limits import URGENT
 from .outcome import Answer, SampleError
 
 LEASE_S = 30.0  # a claim's life without renewal: how long a killed worker's samples stay blocked
 RENEW_S = 5.0
 POLL_S = (0.005, 0.1)  # first and largest wait between looks at a sample another process is computing
+SPARE_POLL_S = 0.05  # how soon a spare worker notices a request that began waiting out a retry delay
+DRAIN_S = 30.0  # how long a finished process keeps answering samples it started, for the tests of others
 STALE_BOARD_S = 24 * 3600
 
 
@@ -159,17 +162,28 @@ def decode(result: dict[str, Any]) -> Answer:
 
 
 class WorkAhead:
-    """Answers the run's samples ahead of the tests, at most `concurrency` at a time in this process."""
+    """Answers the run's samples ahead of the tests: `concurrency` at a time in this process, plus one for each
+    request waiting out a retry delay (it holds no request slot, so another sample may use it meanwhile).
+
+    Claiming no more than can start keeps the processes' shares even at the end of a run: a process holding
+    claims it cannot start yet would finish a round after the others.
+    """
+
+    SPARE = 2  # at most this many times `concurrency` samples in progress, however many requests rest
 
     def __init__(self, board: RunBoard, cases: list[Any], compute: Callable[[Any], Awaitable[Answer]],
-                 concurrency: int) -> None:
+                 concurrency: int, resting: Callable[[], int] = lambda: 0) -> None:
         self.board = board
         self.cases = cases
         self.compute = compute
         self.concurrency = max(1, concurrency)
+        self.resting = resting
+        self.in_progress = 0
         self._next = 0
+        self._stopping = False
         self._local: dict[str, asyncio.Future[dict[str, Any]]] = {}
         self._tasks: list[asyncio.Task[None]] = []
+        self._heartbeat_task: asyncio.Task[None] | None = None
         # answers finished in this process, readable from the test's thread without a round trip to the loop
         # (a dict assignment is atomic, and each key is written once)
         self.finished: dict[str, dict[str, Any]] = {}
@@ -181,13 +195,22 @@ class WorkAhead:
 
     def start(self) -> None:
         """Call on the engine's loop."""
-        self._tasks = [asyncio.ensure_future(self._worker()) for _ in range(self.concurrency)]
-        self._tasks.append(asyncio.ensure_future(self._heartbeat()))
+        self._tasks = [asyncio.ensure_future(self._worker()) for _ in range(self.SPARE * self.concurrency)]
+        self._heartbeat_task = asyncio.ensure_future(self._heartbeat())
 
-    async def stop(self) -> None:
-        for task in self._tasks:
+    async def stop(self, drain: bool = False) -> None:
+        """Start nothing new; with `drain`, first finish the samples in progress (up to DRAIN_S).
+
+        An xdist worker ends when it has no tests left, while others still run theirs: the samples it is
+        answering are theirs, and their requests are already sent (and paid for). Dropping them would make
+        another process ask again, a whole latency later. An interrupted run drains nothing."""
+        self._stopping = True
+        if drain and self._tasks:
+            await asyncio.wait(self._tasks, timeout=DRAIN_S)
+        tasks = self._tasks + ([self._heartbeat_task] if self._heartbeat_task else [])
+        for task in tasks:
             task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
+        await asyncio.gather(*tasks, return_exceptions=True)
         self.board.release()
 
     async def obtain(self, case: Any) -> Answer:
@@ -202,19 +225,33 @@ class WorkAhead:
             if stored is not None:
                 return decode(stored)
             if self.board.try_claim(key) or self.board.take_over_if_dead(key):
-                return decode(await self._run(key, case))
+                # the test waits for this one: it counts against the process's share and goes first
+                self.in_progress += 1
+                urgent = URGENT.set(True)
+                try:
+                    return decode(await self._run(key, case))
+                finally:
+                    URGENT.reset(urgent)
+                    self.in_progress -= 1
             await asyncio.sleep(wait)  # another process holds the claim: its answer will land on the board
             wait = min(wait * 2, POLL_S[1])
 
     async def _worker(self) -> None:
-        while self._next < len(self.cases):
+        while self._next < len(self.cases) and not self._stopping:
+            if self.in_progress >= self.concurrency + self.resting():
+                await asyncio.sleep(SPARE_POLL_S)  # a spare worker: only starts while requests rest
+                continue
             case = self.cases[self._next]
             self._next += 1
             key = sample_key(case)
             if key in self._local or self.board.result(key) is not None:
                 continue
             if self.board.try_claim(key):
-                await self._run(key, case)
+                self.in_progress += 1
+                try:
+                    await self._run(key, case)
+                finally:
+                    self.in_progress -= 1
 
     async def _run(self, key: str, case: Any) -> dict[str, Any]:
         future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()

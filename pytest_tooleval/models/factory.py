@@ -65,6 +65,7 @@ def _chat_function(settings: Settings, cache_dir: Path, engine: Engine, model: s
         max_retries=settings.max_retries,
         max_concurrency=max(1, settings.concurrency),
         rate_limiter=limiter,
+        resting=engine.resting,
     )
     engine.on_close(backend.aclose)
     if not settings.no_cache:

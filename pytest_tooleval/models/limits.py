@@ -13,11 +13,15 @@
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import sqlite3
 import threading
 import time
 from collections import deque
 from pathlib import Path
+
+# set while computing a sample a test is blocked on: its requests take the next free slot, before queued work
+URGENT: contextvars.ContextVar[bool] = contextvars.ContextVar("tooleval_urgent", default=False)
 
 CUT_INTERVAL_S = 1.0
 WINDOW = 32  # recent attempts remembered per process
@@ -27,7 +31,7 @@ OVERLOAD_SHARE = 0.75  # the share of rate-limited attempts in the window that m
 class AdaptiveLimit:
     """Slots are handed out first come, first served: a released slot goes to the longest waiter, never to a
     caller that arrives just then (otherwise the tasks that just finished a request take the slot again and
-    the samples claimed earliest starve until the end of the run)."""
+    the samples claimed earliest starve until the end of the run). Only an URGENT request goes first."""
 
     def __init__(self, maximum: int, minimum: int = 1) -> None:
         self.maximum = max(1, maximum)
@@ -43,7 +47,10 @@ class AdaptiveLimit:
             self.in_use += 1
             return
         granted: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._waiters.append(granted)
+        if URGENT.get():
+            self._waiters.appendleft(granted)
+        else:
+            self._waiters.append(granted)
         try:
             await granted  # the releaser counted us in before waking us
         except asyncio.CancelledError:
@@ -80,6 +87,14 @@ class AdaptiveLimit:
         if now - self._last_cut >= CUT_INTERVAL_S:
             self.limit = max(float(self.minimum), self.limit / 2.0)
             self._last_cut = now
+
+
+class Resting:
+    """How many of a process's requests are waiting out a retry delay. They hold no request slot, so the
+    process may start that many more samples meanwhile (see WorkAhead)."""
+
+    def __init__(self) -> None:
+        self.count = 0
 
 
 class SharedRateLimiter:

@@ -25,7 +25,7 @@ from urllib.parse import urlsplit
 import openai
 
 from .base import ChatRequest, InfrastructureError, Reply
-from .limits import AdaptiveLimit, SharedRateLimiter, estimate_tokens
+from .limits import AdaptiveLimit, Resting, SharedRateLimiter, estimate_tokens
 
 __all__ = [
     "DEFAULT_BASE_URL",
@@ -219,6 +219,7 @@ class OpenAIBackend:
         rng: random.Random | None = None,
         name: str | None = None,
         rate_limiter: SharedRateLimiter | None = None,
+        resting: Resting | None = None,
     ) -> None:
         if max_retries < 0:
             raise ValueError(f"max_retries must be >= 0, got {max_retries}")
@@ -239,6 +240,7 @@ class OpenAIBackend:
         self._sleep = sleep
         self._rng = rng or random.Random()
         self.rate_limiter = rate_limiter
+        self.resting = resting or Resting()
         self._states: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _LoopState] = weakref.WeakKeyDictionary()
         self._states_lock = threading.Lock()  # loops in different threads may each create their state
 
@@ -264,7 +266,11 @@ class OpenAIBackend:
                 budget = self.max_retries * (RATE_LIMIT_RETRY_FACTOR if kind == "rate_limit" else 1)
                 if retries[kind] >= budget:
                     break
-                await self._sleep(self.retry_delay(retries[kind], failure.decision))
+                self.resting.count += 1
+                try:
+                    await self._sleep(self.retry_delay(retries[kind], failure.decision))
+                finally:
+                    self.resting.count -= 1
                 retries[kind] += 1
             estimate = estimate_tokens(request.messages) if self.rate_limiter else 0
             if self.rate_limiter is not None:

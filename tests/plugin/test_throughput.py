@@ -11,7 +11,7 @@ import pytest
 from benchmark_modules import benchmark_source
 from fake_openai import Fault, FakeOpenAI
 from mini_acebench import write_mini_acebench
-from pytest_tooleval.models.limits import AdaptiveLimit
+from pytest_tooleval.models.limits import URGENT, AdaptiveLimit
 
 THIN_TEST = benchmark_source("acebench")
 
@@ -128,6 +128,30 @@ def test_adaptive_limit_hands_slots_out_first_come_first_served() -> None:
         return order
 
     assert asyncio.run(scenario()) == ["busy0", "waiter0", "waiter1", "busy1", "busy2"]
+
+
+def test_an_urgent_request_takes_the_next_free_slot() -> None:
+    async def scenario() -> list[str]:
+        limit, order = AdaptiveLimit(1), []
+
+        async def request(name: str, urgent: bool = False) -> None:
+            token = URGENT.set(urgent)
+            try:
+                async with limit:
+                    order.append(name)
+                    await asyncio.sleep(0.01)
+            finally:
+                URGENT.reset(token)
+
+        first = asyncio.ensure_future(request("holder"))
+        await asyncio.sleep(0)
+        queued = [asyncio.ensure_future(request(f"queued{i}")) for i in range(2)]
+        await asyncio.sleep(0)
+        urgent = asyncio.ensure_future(request("urgent", urgent=True))
+        await asyncio.gather(first, urgent, *queued)
+        return order
+
+    assert asyncio.run(scenario()) == ["holder", "urgent", "queued0", "queued1"]
 
 
 def test_cancelled_waiters_pass_their_turn_on() -> None:

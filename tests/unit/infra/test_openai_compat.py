@@ -19,6 +19,7 @@ import pytest_asyncio
 
 from fake_openai import FakeOpenAI, Fault
 from pytest_tooleval.models.base import ChatRequest, InfrastructureError
+from pytest_tooleval.models.limits import Resting
 from pytest_tooleval.models.openai_compat import (
     MalformedResponse,
     OpenAIBackend,
@@ -342,6 +343,23 @@ async def test_a_backing_off_request_does_not_hold_a_slot(fake_openai: FakeOpenA
     assert reply.text == "ok"
     with pytest.raises(InfrastructureError):
         await flaky
+
+
+@pytest.mark.asyncio
+async def test_a_request_waiting_out_a_retry_is_counted_as_resting(fake_openai: FakeOpenAI,
+                                                                   make_backend: MakeBackend) -> None:
+    fake_openai.fail_first(1, Fault.http(503))
+    fake_openai.default = "ok"
+    seen: list[int] = []
+    resting = Resting()
+
+    async def sleep(seconds: float) -> None:
+        seen.append(resting.count)
+
+    backend = make_backend(max_retries=1, sleep=sleep, resting=resting)
+    assert (await backend.complete(ASK)).text == "ok"
+    assert seen == [1]  # resting while it waited; WorkAhead starts another sample meanwhile
+    assert resting.count == 0
 
 
 def test_one_backend_serves_several_event_loops_in_turn(fake_openai: FakeOpenAI) -> None:

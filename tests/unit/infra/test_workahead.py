@@ -1,0 +1,96 @@
+"""WorkAhead on a real run board: how many samples a process takes on at once."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from pathlib import Path
+
+from pytest_tooleval.outcome import Answer
+from pytest_tooleval.workahead import RunBoard, WorkAhead
+
+
+@dataclass(frozen=True)
+class Case:
+    id: str
+    suite: str = "acebench"
+    language: str = "en"
+
+
+def run_workahead(tmp_path: Path, samples: int, concurrency: int, resting: list[int]) -> tuple[int, set[str]]:
+    """Work through `samples` cases of 20 ms each; returns the most in progress at once and the keys done."""
+    async def scenario() -> tuple[int, set[str]]:
+        board = RunBoard(tmp_path / "board.sqlite")
+        peak = 0
+        current = 0
+
+        async def compute(case: Case) -> Answer:
+            nonlocal peak, current
+            current += 1
+            peak = max(peak, current)
+            await asyncio.sleep(0.02)
+            current -= 1
+            return Answer(output=f"[answer({case.id})]")
+
+        cases = [Case(f"s{i}") for i in range(samples)]
+        workahead = WorkAhead(board, cases, compute, concurrency, resting=lambda: resting[0])
+        workahead.start()
+        while len(workahead.finished) < samples:
+            await asyncio.sleep(0.01)
+        await workahead.stop()
+        board.close()
+        return peak, set(workahead.finished)
+
+    return asyncio.run(scenario())
+
+
+def test_a_calm_process_claims_no_more_samples_than_it_can_start(tmp_path: Path) -> None:
+    peak, done = run_workahead(tmp_path, samples=30, concurrency=4, resting=[0])
+    assert peak == 4
+    assert done == {f"acebench/en/s{i}" for i in range(30)}
+
+
+def test_requests_waiting_out_a_retry_let_spare_samples_start(tmp_path: Path) -> None:
+    peak, done = run_workahead(tmp_path, samples=30, concurrency=4, resting=[3])
+    assert peak == 7  # four, plus one for each resting request
+    assert len(done) == 30
+
+
+def test_spare_samples_stop_at_twice_the_concurrency(tmp_path: Path) -> None:
+    peak, _ = run_workahead(tmp_path, samples=30, concurrency=4, resting=[100])
+    assert peak == 8
+
+
+def stop_midway(tmp_path: Path, drain: bool) -> tuple[set[str], list[str]]:
+    """Two samples in progress when the process stops; returns the answers stored and the claims left."""
+    async def scenario() -> tuple[set[str], list[str]]:
+        board = RunBoard(tmp_path / "board.sqlite")
+        started = asyncio.Event()
+
+        async def compute(case: Case) -> Answer:
+            started.set()
+            await asyncio.sleep(0.2)
+            return Answer(output="[done()]")
+
+        workahead = WorkAhead(board, [Case(f"s{i}") for i in range(10)], compute, 2)
+        workahead.start()
+        await started.wait()
+        await workahead.stop(drain=drain)
+        stored = {f"s{i}" for i in range(10) if board.result(f"acebench/en/s{i}") is not None}
+        claims = [row[0] for row in board._conn.execute("SELECT key FROM claims WHERE done = 0")]
+        board.close()
+        return stored, claims
+
+    return asyncio.run(scenario())
+
+
+def test_a_finished_process_answers_the_samples_it_started(tmp_path: Path) -> None:
+    stored, claims = stop_midway(tmp_path, drain=True)
+    assert stored == {"s0", "s1"}  # the two in progress, and nothing started after the stop
+    assert claims == []
+
+
+def test_an_interrupted_process_gives_its_samples_back(tmp_path: Path) -> None:
+    stored, claims = stop_midway(tmp_path, drain=False)
+    assert stored == set()
+    assert claims == []  # released, so another process claims them at once
