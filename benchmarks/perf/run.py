@@ -126,6 +126,9 @@ def main() -> None:
         if args.workers:
             command += ["-n", str(args.workers)]
         env = dict(os.environ, TOOLEVAL_PERF_OUT=str(out), PYTHONPATH=tmp + os.pathsep + os.environ.get("PYTHONPATH", ""))
+        # Python's default: compiled modules are cached (a machine that turns this off recompiles every changed
+        # module in every worker, which is not what an evaluation run costs elsewhere)
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
         started, started_mono = time.time(), time.monotonic()
         completed = subprocess.run(command, cwd=tmp, env=env, capture_output=True, text=True)
         wall = time.time() - started
