@@ -1,10 +1,11 @@
 """Request limits: an adaptive in-flight limit per process, and rate limits shared by every process of a run.
 
-- `AdaptiveLimit`: at most `limit` requests in flight. When most recent attempts are rate-limited (at least
-  3 in 4 of the last 32: the endpoint is overloaded by us), a 429 halves the limit, at most once a second so
-  one burst counts once; each success adds 1/limit (additive increase, multiplicative decrease). Scattered
-  429s (an endpoint rejecting a share of requests whatever the load) are only retried: halving on each of
-  them would collapse throughput without easing anything.
+- `AdaptiveLimit`: at most `limit` requests in flight. When nearly all recent attempts are rate-limited (at
+  least 9 in 10 of the last 16 to 32: the endpoint is overloaded by us), a 429 halves the limit, at most once
+  a second so one burst counts once; each success adds 1/limit (additive increase, multiplicative decrease).
+  Scattered 429s (an endpoint rejecting a share of requests whatever the load) are only retried: halving on
+  them would cut throughput without easing anything. (With 3 in 4 of as few as 8 attempts, an endpoint
+  rejecting half of all requests at random set off a cut in about one process in two per run.)
 - `SharedRateLimiter`: `--tooleval-rpm` / `--tooleval-tpm` as token buckets in the run's sqlite board, so
   the limits hold for the run as a whole, not per xdist worker. A caller reserves its share (the bucket may
   go negative) and sleeps until the reservation is covered: waiting callers queue in order, no herd.
@@ -25,7 +26,8 @@ URGENT: contextvars.ContextVar[bool] = contextvars.ContextVar("tooleval_urgent",
 
 CUT_INTERVAL_S = 1.0
 WINDOW = 32  # recent attempts remembered per process
-OVERLOAD_SHARE = 0.75  # the share of rate-limited attempts in the window that means "we are too many"
+MIN_JUDGED = 16  # attempts seen before the share means anything
+OVERLOAD_SHARE = 0.9  # the share of rate-limited attempts in the window that means "we are too many"
 
 
 class AdaptiveLimit:
@@ -81,7 +83,7 @@ class AdaptiveLimit:
 
     def on_rate_limited(self) -> None:
         self._recent.append(True)
-        if len(self._recent) < WINDOW // 4 or sum(self._recent) < OVERLOAD_SHARE * len(self._recent):
+        if len(self._recent) < MIN_JUDGED or sum(self._recent) < OVERLOAD_SHARE * len(self._recent):
             return
         now = time.monotonic()
         if now - self._last_cut >= CUT_INTERVAL_S:
