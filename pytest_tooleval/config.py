@@ -121,8 +121,9 @@ OPTIONS: tuple[Option, ...] = (
     Option("max-tokens", "max_tokens per answer (ACEBench's runner uses 1200)", 1200, _parse_int),
     Option("timeout", "seconds one request may take", 120.0, _parse_positive),
     Option("max-retries", "retries of a transient failure (429, 5xx, timeout, connection)", 6, _parse_int),
-    Option("concurrency", "samples answered at once per process ahead of their tests, and requests in flight "
-           "per process and model (0: ask only when a sample's test runs)", 8, _parse_int),
+    Option("concurrency", "samples answered at once ahead of their tests, and requests in flight per model, "
+           "per process (with xdist: per worker, asked by the controller) (0: ask only when a sample's test runs)",
+           8, _parse_int),
     Option("rpm", "requests per minute for the whole run, all xdist workers together", None, _parse_int),
     Option("tpm", "tokens per minute for the whole run (prompt estimated, settled with the reported usage)",
            None, _parse_int),

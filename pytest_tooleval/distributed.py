@@ -1,16 +1,29 @@
-"""xdist glue, registered only when xdist is present: the controller tells its workers the run id."""
+"""xdist glue, registered only when xdist is present: the controller tells its workers the run id and,
+for a live model, answers their samples itself (the hub, see ToolevalSession.start_hub)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Sequence
 
 import pytest
 
 
 class XdistHooks:
-    def __init__(self, run_id: str) -> None:
-        self.run_id = run_id
+    def __init__(self, session: Any, config: pytest.Config) -> None:
+        self.session = session
+        self.hub = session.works_ahead and not config.option.collectonly
+
+    @pytest.hookimpl
+    def pytest_xdist_setupnodes(self, config: pytest.Config, specs: Sequence[Any]) -> None:
+        if self.hub:
+            self.session.prepare_hub(len(specs))
 
     @pytest.hookimpl
     def pytest_configure_node(self, node: Any) -> None:
-        node.workerinput["tooleval_run_id"] = self.run_id
+        node.workerinput["tooleval_run_id"] = self.session.run_id
+        node.workerinput["tooleval_hub"] = self.hub
+
+    @pytest.hookimpl
+    def pytest_xdist_node_collection_finished(self, node: Any, ids: Sequence[str]) -> None:
+        if self.hub:  # a test's parametrize id: what stands between the last brackets of its node id
+            self.session.start_hub([nodeid.rsplit("[", 1)[-1][:-1] for nodeid in ids if nodeid.endswith("]")])

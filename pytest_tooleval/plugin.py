@@ -32,7 +32,8 @@ def pytest_configure(config: pytest.Config) -> None:
         config.addinivalue_line("markers", f"{name}: {description}")
     workerinput = getattr(config, "workerinput", None)
     session = ToolevalSession(resolve(config), workerinput.get("tooleval_run_id") if workerinput else None,
-                              config.option.markexpr or "")
+                              config.option.markexpr or "",
+                              hub_client=bool(workerinput.get("tooleval_hub")) if workerinput else False)
     config.stash[SESSION_KEY] = session
     if session.active:
         # at exit, leave the run's objects out of the interpreter's final garbage collections: on a worker
@@ -47,7 +48,7 @@ def pytest_configure(config: pytest.Config) -> None:
         if config.pluginmanager.hasplugin("xdist"):
             from .distributed import XdistHooks
 
-            config.pluginmanager.register(XdistHooks(session.run_id), "tooleval-xdist")
+            config.pluginmanager.register(XdistHooks(session, config), "tooleval-xdist")
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:

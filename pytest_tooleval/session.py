@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
+import threading
 import uuid
 from collections import Counter
-from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 from .config import Settings
 from .engine import Engine
 from .errors import ToolevalUsageError
-from .models.access import ModelAccess
+from .models.access import ModelAccess, access_kind
 from .outcome import SampleResult
 from .suites import SUITES, selected_by_marks, suite_module
 from .suites import unavailable as suite_unavailable
@@ -20,7 +20,8 @@ DEFAULT_CACHE_DIR = Path("~/.cache/pytest-tooleval")
 
 
 class ToolevalSession:
-    def __init__(self, settings: Settings, run_id: str | None = None, markexpr: str = "") -> None:
+    def __init__(self, settings: Settings, run_id: str | None = None, markexpr: str = "",
+                 hub_client: bool = False) -> None:
         if not settings.model and not settings.offline:  # nothing to evaluate: never download for collection
             settings = Settings({**settings.values, "offline": True}, settings.sources)
         self.settings = settings
@@ -32,6 +33,12 @@ class ToolevalSession:
         self._case_index: dict[str, Any] | None = None
         self.category_sizes: dict[tuple[str, str], int] = {}
         self.drain_on_close = False  # set when the session ended normally: see WorkAhead.stop
+        self.hub_client = hub_client  # an xdist worker whose controller answers the samples (the hub)
+        self._hub: Any = None  # the controller's WorkAhead, or a worker's HubClient
+        self._hub_workers = 0
+        self._hub_ready: threading.Thread | None = None
+        self._access: ModelAccess | None = None
+        self._access_lock = threading.Lock()
 
     @property
     def active(self) -> bool:
@@ -73,6 +80,10 @@ class ToolevalSession:
 
     def case_for_test_id(self, test_id: str) -> Any:
         """The case behind a parametrized test id (for reports that carry no payload: a crashed worker's)."""
+        return self.case_index().get(test_id)
+
+    def case_index(self) -> dict[str, Any]:
+        """Every case of the suites this run can use, by test id."""
         if self._case_index is None:
             self._case_index = {}
             for name in SUITES:
@@ -83,7 +94,7 @@ class ToolevalSession:
                 except Exception:  # a suite whose data is not here cannot own the test
                     continue
                 self._case_index.update({case.test_id: case for case in cases})
-        return self._case_index.get(test_id)
+        return self._case_index
 
     @staticmethod
     def schedule(cases: list[Any]) -> list[Any]:
@@ -96,11 +107,67 @@ class ToolevalSession:
             self._engine = Engine()
         return self._engine
 
-    @cached_property
+    @property
     def access(self) -> ModelAccess:
-        from .models.factory import build_access
+        with self._access_lock:  # the hub builds it in the background while its workers start
+            if self._access is None:
+                from .models.factory import build_access
 
-        return build_access(self.settings, self.cache_dir, self.engine, self.board_path)
+                settings = self.settings
+                if self._hub_workers:  # the hub's requests are its workers' requests: their slots together
+                    settings = Settings({**settings.values, "concurrency": self._hub_workers * settings.concurrency},
+                                        settings.sources)
+                self._access = build_access(settings, self.cache_dir, self.engine, self.board_path)
+            return self._access
+
+    @property
+    def works_ahead(self) -> bool:
+        """Whether samples are answered ahead of their tests: live models only (replay and oracle are instant)."""
+        return self.active and access_kind(self.settings) == "chat" and self.settings.concurrency > 0
+
+    # -- the xdist hub ------------------------------------------------------------------------------------
+    # With xdist, the controller answers every sample of the run, with the request slots of all its workers
+    # (workers x --tooleval-concurrency), and the workers only read answers from the board and score them.
+    # The controller can start as soon as the first worker has collected, while the others are still
+    # starting, and the workers never import the model client: on a small machine their start-up, not the
+    # endpoint, set the pace of a run.
+
+    def prepare_hub(self, workers: int) -> None:
+        """Controller: build the model access in the background while the workers start."""
+        self._hub_workers = workers
+        self._hub_ready = threading.Thread(target=lambda: self.access, name="tooleval-hub-setup", daemon=True)
+        self._hub_ready.start()
+
+    def start_hub(self, test_ids: list[str]) -> None:
+        """Controller, when the first worker has collected: answer the samples of those tests."""
+        if self._hub is not None or self._hub_ready is None:
+            return
+        from .workahead import RunBoard, WorkAhead, remove_stale_boards, sample_key
+
+        remove_stale_boards(self.board_path.parent)
+        board = RunBoard(self.board_path)
+        cases = [case for case in (self.case_for_test_id(test_id) for test_id in test_ids) if case is not None]
+        if not cases:
+            board.set_state("hub", "off")  # nothing it knows: each worker answers its own samples
+            board.close()
+            self._hub = False
+            return
+        by_key = {sample_key(case): case for case in self.case_index().values()}
+        self._hub = WorkAhead(board, self.schedule(cases), self._answer, self._hub_workers * self.settings.concurrency,
+                              resting=lambda: self.engine.resting.count, lookup=by_key.get)
+        ready, hub = self._hub_ready, self._hub
+
+        def start() -> None:  # off the main thread: the client may still be importing
+            try:
+                ready.join()
+                _ = self.access
+            except Exception:  # noqa: BLE001 - the workers answer their own samples; their errors say why
+                board.set_state("hub", "off")
+                return
+            board.set_state("hub", "on")
+            self.engine.loop.call_soon_threadsafe(hub.start)
+
+        threading.Thread(target=start, name="tooleval-hub-start", daemon=True).start()
 
     def _answer(self, case: Any) -> Any:
         return self.suite(case.suite).answer(case, self.access)
@@ -110,10 +177,18 @@ class ToolevalSession:
         return self.cache_dir / "runs" / f"{self.run_id}.sqlite"
 
     def start_workahead(self, cases: list[Any]) -> None:
-        """Answer the run's samples ahead of the tests (live models only: replay and oracle are instant)."""
-        if not cases or self.access.kind != "chat" or self.settings.concurrency == 0:
+        """Answer the run's samples ahead of the tests (or, on an xdist worker, read the hub's answers)."""
+        if not cases:
             return
-        from .workahead import RunBoard, WorkAhead, remove_stale_boards
+        if not self.hub_client:
+            _ = self.access  # a bad model setting (a replay file that is not there) stops the run here, once
+        if not self.works_ahead:
+            return
+        from .workahead import HubClient, RunBoard, WorkAhead, remove_stale_boards
+
+        if self.hub_client:
+            self._hub = HubClient(RunBoard(self.board_path))
+            return
 
         remove_stale_boards(self.board_path.parent)
         board = RunBoard(self.board_path)
@@ -122,6 +197,13 @@ class ToolevalSession:
         self.engine.loop.call_soon_threadsafe(self._workahead.start)
 
     def run(self, case: Any) -> SampleResult:
+        answer = self._hub.wait(case) if self.hub_client and self._hub is not None else None
+        if answer is not None:
+            return self.suite(case.suite).score(case, answer)
+        if self.hub_client and self._hub is not None and self._workahead is None:
+            from .workahead import WorkAhead  # no hub after all: answer here, one sample at a time
+
+            self._workahead = WorkAhead(self._hub.board, [], self._answer, self.settings.concurrency)
         if self._workahead is not None:
             answer = self._workahead.ready(case) or self.engine.run(self._workahead.obtain(case))
         else:
@@ -145,8 +227,16 @@ class ToolevalSession:
                 Path(f"{path}{suffix}").unlink(missing_ok=True)
 
     def close(self) -> None:
+        boards = []
+        if self._hub:  # the controller's hub (a WorkAhead), or a worker's HubClient
+            if self._hub_ready is not None:
+                self.engine.run(self._hub.stop())
+            boards.append(self._hub.board)
         if self._workahead is not None:
             self.engine.run(self._workahead.stop(drain=self.drain_on_close))
-            self._workahead.board.close()
+            if self._workahead.board not in boards:
+                boards.append(self._workahead.board)
+        for board in boards:
+            board.close()
         if self._engine is not None:
             self._engine.close()

@@ -34,6 +34,8 @@ POLL_S = (0.005, 0.1)  # first and largest wait between looks at a sample anothe
 SPARE_POLL_S = 0.05  # how soon a spare worker notices a request that began waiting out a retry delay
 DRAIN_S = 30.0  # how long a finished process keeps answering samples it started, for the tests of others
 STALE_BOARD_S = 24 * 3600
+HUB_START_S = 10.0  # how long a worker waits for the hub to say it runs before answering samples itself
+HUB_UNCLAIMED_S = 60.0  # a wanted sample the hub has not taken by then is answered by the worker itself
 
 
 def sample_key(case: Any) -> str:
@@ -57,6 +59,9 @@ class RunBoard:
             "CREATE TABLE IF NOT EXISTS claims (key TEXT PRIMARY KEY, owner TEXT NOT NULL, expires REAL NOT NULL, "
             "done INTEGER NOT NULL DEFAULT 0, result TEXT)"
         )
+        # xdist: samples a worker's test waits for (the hub answers them first), and whether the hub runs
+        self._conn.execute("CREATE TABLE IF NOT EXISTS wanted (key TEXT PRIMARY KEY, at REAL NOT NULL)")
+        self._conn.execute("CREATE TABLE IF NOT EXISTS state (name TEXT PRIMARY KEY, value TEXT NOT NULL)")
 
     def try_claim(self, key: str) -> bool:
         """Atomically take `key` if nobody holds it, or if its holder's lease ran out."""
@@ -104,6 +109,35 @@ class RunBoard:
         """Give back unfinished claims (a clean shutdown), so nobody waits for their leases to run out."""
         with self._lock:
             self._conn.execute("DELETE FROM claims WHERE owner = ? AND done = 0", (self.owner,))
+
+    def claimed(self, key: str) -> bool:
+        with self._lock:
+            return self._conn.execute("SELECT 1 FROM claims WHERE key = ?", (key,)).fetchone() is not None
+
+    def want(self, key: str) -> None:
+        with self._lock:
+            self._conn.execute("INSERT OR IGNORE INTO wanted (key, at) VALUES (?, ?)", (key, time.time()))
+
+    def next_wanted(self) -> str | None:
+        """The longest-waiting wanted sample nobody has claimed yet."""
+        with self._lock:
+            row = self._conn.execute(
+                "SELECT key FROM wanted w WHERE NOT EXISTS (SELECT 1 FROM claims c WHERE c.key = w.key) "
+                "ORDER BY at LIMIT 1").fetchone()
+        return None if row is None else row[0]
+
+    def unwant(self, key: str) -> None:
+        with self._lock:
+            self._conn.execute("DELETE FROM wanted WHERE key = ?", (key,))
+
+    def set_state(self, name: str, value: str) -> None:
+        with self._lock:
+            self._conn.execute("INSERT OR REPLACE INTO state (name, value) VALUES (?, ?)", (name, value))
+
+    def state(self, name: str) -> str | None:
+        with self._lock:
+            row = self._conn.execute("SELECT value FROM state WHERE name = ?", (name,)).fetchone()
+        return None if row is None else row[0]
 
     def close(self) -> None:
         with self._lock:
@@ -172,12 +206,14 @@ class WorkAhead:
     SPARE = 2  # at most this many times `concurrency` samples in progress, however many requests rest
 
     def __init__(self, board: RunBoard, cases: list[Any], compute: Callable[[Any], Awaitable[Answer]],
-                 concurrency: int, resting: Callable[[], int] = lambda: 0) -> None:
+                 concurrency: int, resting: Callable[[], int] = lambda: 0,
+                 lookup: Callable[[str], Any] | None = None) -> None:
         self.board = board
         self.cases = cases
         self.compute = compute
         self.concurrency = max(1, concurrency)
         self.resting = resting
+        self.lookup = lookup  # sample key -> case: serve the samples tests wait for first (the xdist hub)
         self.in_progress = 0
         self._next = 0
         self._stopping = False
@@ -195,7 +231,8 @@ class WorkAhead:
 
     def start(self) -> None:
         """Call on the engine's loop."""
-        self._tasks = [asyncio.ensure_future(self._worker()) for _ in range(self.SPARE * self.concurrency)]
+        self._tasks = [asyncio.ensure_future(self._worker(first=index == 0)) for index in range(self.concurrency)]
+        self._tasks.append(asyncio.ensure_future(self._spares()))
         self._heartbeat_task = asyncio.ensure_future(self._heartbeat())
 
     async def stop(self, drain: bool = False) -> None:
@@ -236,22 +273,66 @@ class WorkAhead:
             await asyncio.sleep(wait)  # another process holds the claim: its answer will land on the board
             wait = min(wait * 2, POLL_S[1])
 
-    async def _worker(self) -> None:
-        while self._next < len(self.cases) and not self._stopping:
-            if self.in_progress >= self.concurrency + self.resting():
-                await asyncio.sleep(SPARE_POLL_S)  # a spare worker: only starts while requests rest
-                continue
+    async def _worker(self, first: bool = False) -> None:
+        """One sample at a time, for as long as there are samples to claim."""
+        while not self._stopping:
+            if self._next >= len(self.cases):
+                if not (first and self.lookup):
+                    return
+                # the hub's list is done; one worker stays for samples tests want that were not on it
+                if self.board.next_wanted() is None:
+                    await asyncio.sleep(POLL_S[1])
+                    continue
+            claimed = self._claim_next()
+            if claimed is not None:
+                await self._counted(*claimed)
+
+    async def _spares(self) -> None:
+        """Extra samples while requests wait out a retry delay (they hold no request slot meanwhile)."""
+        spares: list[asyncio.Task[None]] = []
+        while not self._stopping and self._next < len(self.cases):
+            await asyncio.sleep(SPARE_POLL_S)
+            spares = [task for task in spares if not task.done()]
+            while (len(spares) < self.concurrency * (self.SPARE - 1) and self._next < len(self.cases)
+                   and self.in_progress < self.concurrency + self.resting()):
+                claimed = self._claim_next()
+                if claimed is None:
+                    continue
+                spare = asyncio.ensure_future(self._counted(*claimed))
+                spares.append(spare)
+                self._tasks.append(spare)
+
+    def _claim_next(self) -> tuple[str, Any] | None:
+        """The next sample to answer here, claimed: one a test waits for, else the next on the list."""
+        wanted = self._wanted()
+        if wanted is not None:
+            key, case = wanted
+        elif self._next < len(self.cases):
             case = self.cases[self._next]
             self._next += 1
             key = sample_key(case)
-            if key in self._local or self.board.result(key) is not None:
-                continue
-            if self.board.try_claim(key):
-                self.in_progress += 1
-                try:
-                    await self._run(key, case)
-                finally:
-                    self.in_progress -= 1
+        else:
+            return None
+        if key in self._local or self.board.result(key) is not None or not self.board.try_claim(key):
+            return None
+        self.in_progress += 1  # counted from the claim on, so the spares see it at once
+        return key, case
+
+    async def _counted(self, key: str, case: Any) -> None:
+        """Answer a sample `_claim_next` claimed (and counted)."""
+        try:
+            await self._run(key, case)
+        finally:
+            self.in_progress -= 1
+
+    def _wanted(self) -> tuple[str, Any] | None:
+        if self.lookup is None:
+            return None
+        key = self.board.next_wanted()
+        case = None if key is None else self.lookup(key)
+        if key is not None:
+            self.board.unwant(key)
+        return None if case is None else (key, case)
 
     async def _run(self, key: str, case: Any) -> dict[str, Any]:
         future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
@@ -275,3 +356,36 @@ class WorkAhead:
         while True:
             await asyncio.sleep(RENEW_S)
             self.board.renew()
+
+
+class HubClient:
+    """An xdist worker's side of the hub: the controller answers every sample (see ToolevalSession.start_hub),
+    so a worker, which then needs no model client at all, reads answers from the board. A sample its test
+    reaches before the hub did is marked wanted, and the hub takes it next. Without a hub (it said "off", or
+    never said anything within HUB_START_S, or left a wanted sample unclaimed for HUB_UNCLAIMED_S), `wait`
+    returns None and the worker answers the sample itself."""
+
+    def __init__(self, board: RunBoard) -> None:
+        self.board = board
+        self._started = time.monotonic()
+
+    def wait(self, case: Any) -> Answer | None:
+        key = sample_key(case)
+        pause, unclaimed_since = POLL_S[0], None
+        while True:
+            result = self.board.result(key)
+            if result is not None:
+                return decode(result)
+            hub = self.board.state("hub")
+            now = time.monotonic()
+            if hub == "off" or (hub is None and now - self._started > HUB_START_S):
+                return None
+            if self.board.claimed(key):
+                unclaimed_since = None
+            elif unclaimed_since is None:
+                unclaimed_since = now
+                self.board.want(key)
+            elif now - unclaimed_since > HUB_UNCLAIMED_S:
+                return None
+            time.sleep(pause)
+            pause = min(pause * 2, POLL_S[1])

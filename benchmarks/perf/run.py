@@ -8,9 +8,10 @@ It needs the upstream data (TOOLEVAL_DATA_DIR or --data-dir). Each run uses a fr
 every sample is asked for real. Output fields: samples, wall_s (the pytest subprocess), ideal_s
 (requests x latency / total concurrency), efficiency (ideal / wall), samples_per_s, requests,
 peak_in_flight (seen by the server), first_request_s (start-up before the first request),
-after_last_answer_s (reporting and shut-down after the last answer), collection_s, max_rss_mb (largest worker), busy (per-process time
-between its first and last test), idle_share (largest share of the run a worker spent without a test
-while samples remained).
+after_last_answer_s (reporting and shut-down after the last answer), collection_s, max_rss_mb (largest
+worker), controller_rss_mb (xdist: the controller, which asks the model for its workers), busy
+(per-process time between its first and last test), idle_share (largest share of the run a worker spent
+without a test while samples remained).
 """
 
 from __future__ import annotations
@@ -180,6 +181,9 @@ def summarise(args: argparse.Namespace, report: dict[str, Any], timings: list[di
         "after_last_answer_s": round(wall - max(arrivals) - args.latency, 2) if arrivals else None,
         "collection_s": round(min(collected) - started, 2) if collected else None,
         "max_rss_mb": round(max((t["max_rss_mb"] for t in workers), default=0), 1),
+        # with xdist the controller asks the model for all workers (the hub): its memory, separately
+        "controller_rss_mb": round(max((t["max_rss_mb"] for t in timings if t["worker"] == "main"), default=0), 1)
+        if args.workers else None,
         "busy_s": busy,
         "idle_share": round(idle, 3),
     }

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Awaitable, Callable
+from typing import Any, Awaitable, Callable
 
 from .base import Reply
 from .replay import ReplayStore
@@ -33,3 +33,9 @@ class ModelAccess:
     @property
     def user_chat(self) -> ChatFn | None:
         return self.roles.get("user")
+
+
+def access_kind(settings: Any) -> str:
+    """The ModelAccess.kind a run's settings give, without building it (no client is imported)."""
+    model = settings.model or ""
+    return "oracle" if model == "oracle" else "replay" if model.startswith("replay:") else "chat"

@@ -7,16 +7,17 @@ from typing import Any
 
 from ..config import Settings
 from ..engine import Engine
-from .access import ChatFn, ModelAccess
+from .access import ChatFn, ModelAccess, access_kind
 from .base import ChatRequest, Reply
 from .replay import load_replay
 
 
 def build_access(settings: Settings, cache_dir: Path, engine: Engine, board_path: Path) -> ModelAccess:
     model: str = settings.model
-    if model == "oracle":
+    kind = access_kind(settings)
+    if kind == "oracle":
         return ModelAccess("oracle")
-    if model.startswith("replay:"):
+    if kind == "replay":
         # helper roles stay live: a replayed ToolAlpaca episode is judged again by the judge model
         return ModelAccess("replay", replay=load_replay(model[len("replay:"):]),
                            roles=_role_functions(settings, cache_dir, engine, None))

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pytest_tooleval.outcome import Answer
-from pytest_tooleval.workahead import RunBoard, WorkAhead
+from pytest_tooleval.workahead import HubClient, RunBoard, WorkAhead
 
 
 @dataclass(frozen=True)
@@ -94,3 +94,40 @@ def test_an_interrupted_process_gives_its_samples_back(tmp_path: Path) -> None:
     stored, claims = stop_midway(tmp_path, drain=False)
     assert stored == set()
     assert claims == []  # released, so another process claims them at once
+
+
+def test_the_hub_answers_the_samples_tests_wait_for_first(tmp_path: Path) -> None:
+    async def scenario() -> list[str]:
+        board = RunBoard(tmp_path / "board.sqlite")
+        order: list[str] = []
+
+        async def compute(case: Case) -> Answer:
+            order.append(case.id)
+            await asyncio.sleep(0.01)
+            return Answer(output="[done()]")
+
+        cases = [Case(f"s{i}") for i in range(20)]
+        board.want("acebench/en/s17")  # a worker's test reached s17 before the hub did
+        hub = WorkAhead(board, cases, compute, 1, lookup={f"acebench/en/{c.id}": c for c in cases}.get)
+        hub.start()
+        while len(hub.finished) < 20:
+            await asyncio.sleep(0.01)
+        await hub.stop()
+        board.close()
+        return order
+
+    order = asyncio.run(scenario())
+    assert order[0] == "s17"
+    assert sorted(order) == sorted(f"s{i}" for i in range(20))  # and each sample once
+
+
+def test_a_worker_reads_the_hub_answer_or_answers_itself_without_a_hub(tmp_path: Path) -> None:
+    board = RunBoard(tmp_path / "board.sqlite")
+    assert board.try_claim("acebench/en/s0")
+    board.store("acebench/en/s0", {"answer": {"output": "[hub()]"}})
+    board.set_state("hub", "on")
+    client = HubClient(board)
+    assert client.wait(Case("s0")).output == "[hub()]"
+    board.set_state("hub", "off")  # the hub knew none of the tests: each worker answers its own samples
+    assert client.wait(Case("s1")) is None
+    board.close()
