@@ -135,8 +135,14 @@ class ToolevalSession:
     def prepare_hub(self, workers: int) -> None:
         """Controller: build the model access in the background while the workers start."""
         self._hub_workers = workers
-        self._hub_ready = threading.Thread(target=lambda: self.access, name="tooleval-hub-setup", daemon=True)
+        self._hub_ready = threading.Thread(target=self._warm_up, name="tooleval-hub-setup", daemon=True)
         self._hub_ready.start()
+
+    def _warm_up(self) -> None:
+        try:
+            _ = self.access
+        except Exception:  # noqa: BLE001 - start_hub tries again and, failing, leaves the samples to the workers
+            pass
 
     def start_hub(self, test_ids: list[str]) -> None:
         """Controller, when the first worker has collected: answer the samples of those tests."""
@@ -153,7 +159,8 @@ class ToolevalSession:
             self._hub = False
             return
         by_key = {sample_key(case): case for case in self.case_index().values()}
-        self._hub = WorkAhead(board, self.schedule(cases), self._answer, self._hub_workers * self.settings.concurrency,
+        self._hub = WorkAhead(board, self.schedule(cases), self._answer,
+                              self._hub_workers * self.settings.concurrency,
                               resting=lambda: self.engine.resting.count, lookup=by_key.get)
         ready, hub = self._hub_ready, self._hub
 
