@@ -37,6 +37,7 @@ class ToolevalSession:
         self._hub: Any = None  # the controller's WorkAhead, or a worker's HubClient
         self._hub_workers = 0
         self._hub_ready: threading.Thread | None = None
+        self._hub_board: Any = None
         self._access: ModelAccess | None = None
         self._access_lock = threading.Lock()
 
@@ -134,7 +135,11 @@ class ToolevalSession:
 
     def prepare_hub(self, workers: int) -> None:
         """Controller: build the model access in the background while the workers start."""
+        from .workahead import RunBoard, remove_stale_boards
+
         self._hub_workers = workers
+        remove_stale_boards(self.board_path.parent)
+        self._hub_board = RunBoard(self.board_path)  # made before any worker opens it
         self._hub_ready = threading.Thread(target=self._warm_up, name="tooleval-hub-setup", daemon=True)
         self._hub_ready.start()
 
@@ -148,14 +153,12 @@ class ToolevalSession:
         """Controller, when the first worker has collected: answer the samples of those tests."""
         if self._hub is not None or self._hub_ready is None:
             return
-        from .workahead import RunBoard, WorkAhead, remove_stale_boards, sample_key
+        from .workahead import WorkAhead, sample_key
 
-        remove_stale_boards(self.board_path.parent)
-        board = RunBoard(self.board_path)
+        board = self._hub_board
         cases = [case for case in (self.case_for_test_id(test_id) for test_id in test_ids) if case is not None]
         if not cases:
             board.set_state("hub", "off")  # nothing it knows: each worker answers its own samples
-            board.close()
             self._hub = False
             return
         by_key = {sample_key(case): case for case in self.case_index().values()}
@@ -234,11 +237,12 @@ class ToolevalSession:
                 Path(f"{path}{suffix}").unlink(missing_ok=True)
 
     def close(self) -> None:
-        boards = []
+        boards = [self._hub_board] if self._hub_board is not None else []
         if self._hub:  # the controller's hub (a WorkAhead), or a worker's HubClient
             if self._hub_ready is not None:
                 self.engine.run(self._hub.stop())
-            boards.append(self._hub.board)
+            if self._hub.board not in boards:
+                boards.append(self._hub.board)
         if self._workahead is not None:
             self.engine.run(self._workahead.stop(drain=self.drain_on_close))
             if self._workahead.board not in boards:

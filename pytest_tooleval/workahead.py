@@ -53,6 +53,17 @@ class RunBoard:
         path.parent.mkdir(parents=True, exist_ok=True)
         self._conn = sqlite3.connect(path, timeout=60, isolation_level=None, check_same_thread=False)
         self._conn.execute("PRAGMA busy_timeout = 60000")
+        for attempt in range(100):
+            try:
+                self._set_up()
+                break
+            except sqlite3.OperationalError as exc:
+                # processes opening a new board at once: the switch to WAL is refused, not waited for
+                if "locked" not in str(exc) or attempt == 99:
+                    raise
+                time.sleep(0.05)
+
+    def _set_up(self) -> None:
         self._conn.execute("PRAGMA journal_mode = WAL")
         self._conn.execute("PRAGMA synchronous = OFF")  # the board lives for one run; a crash voids it anyway
         self._conn.execute(
