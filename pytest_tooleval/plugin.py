@@ -57,10 +57,10 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         cases = [item.callspec.params["tooleval_case"] for item in session.items  # type: ignore[attr-defined]
                  if "tooleval_case" in getattr(getattr(item, "callspec", None), "params", {})]
         tooleval.start_workahead([case for case in cases if case is not None])
-        if hasattr(session.config, "workerinput"):
-            # an xdist worker lives for this one session: its data and items are never garbage, so later
-            # collections (and pytest's own at unconfigure) need not walk them again
-            gc.freeze()
+        # the data and the collected items live as long as the session: the garbage collector need not walk
+        # them again on every full collection (given back at unconfigure, except on an xdist worker, whose
+        # process ends with the session)
+        gc.freeze()
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
@@ -72,9 +72,12 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 
 def pytest_unconfigure(config: pytest.Config) -> None:
     if SESSION_KEY in config.stash:
-        config.stash[SESSION_KEY].close()
+        tooleval = config.stash[SESSION_KEY]
+        if tooleval.active and not hasattr(config, "workerinput"):
+            gc.unfreeze()  # pytest may run again in this process (pytester, an embedding program)
+        tooleval.close()
         if not hasattr(config, "workerinput"):  # the controller outlives the workers: the board is done
-            config.stash[SESSION_KEY].remove_board()
+            tooleval.remove_board()
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:

@@ -149,6 +149,10 @@ class ToolevalSession:
         except Exception:  # noqa: BLE001 - start_hub tries again and, failing, leaves the samples to the workers
             pass
 
+    @property
+    def hub_started(self) -> bool:
+        return self._hub is not None
+
     def start_hub(self, test_ids: list[str]) -> None:
         """Controller, when the first worker has collected: answer the samples of those tests."""
         if self._hub is not None or self._hub_ready is None:
