@@ -1,12 +1,13 @@
 """Work ahead: keep the endpoint busy while pytest runs one test at a time per process.
 
 pytest runs tests one by one, so a process that only asked the model inside its current test would never
-have more than one request open. Instead every process (the only one, or each xdist worker) runs a pool of
-asyncio workers that answer the run's samples ahead of the tests. The processes of one run split the
-samples through a shared sqlite board: a sample is claimed atomically before it is computed (a claim is a
-lease, renewed while its owner lives, so a killed worker's samples are taken over), and its answer (or its
-infrastructure error) is stored on the board. A test then reads its sample's answer, waits for the process
-that holds the claim, or claims and computes it at once. No sample is computed twice in a run.
+have more than one request open. Instead a pool of asyncio workers answers the run's samples ahead of the
+tests: in the pytest process, or, with xdist, in the controller for all workers (the hub; the workers then
+read answers through a HubClient). Processes share a sqlite board: a sample is claimed atomically before it
+is computed (a claim is a lease, renewed while its owner lives, so a killed process's samples are taken
+over), and its answer (or its infrastructure error) is stored on the board. A test then reads its sample's
+answer, waits for the process that holds the claim, or claims and computes it at once (with the hub: marks
+it wanted, and the hub takes it next). No sample is computed twice in a run.
 """
 
 from __future__ import annotations
