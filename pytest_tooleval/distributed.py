@@ -26,7 +26,6 @@ class XdistHooks:
 
     @pytest.hookimpl
     def pytest_xdist_node_collection_finished(self, node: Any, ids: Sequence[str]) -> None:
-        if self.hub and not self.session.hub_started:
-            # a test's parametrize id: what stands between the last brackets of its node id
+        if self.hub:  # a test's parametrize id: what stands between the last brackets of its node id
             self.session.start_hub([nodeid.rsplit("[", 1)[-1][:-1] for nodeid in ids if nodeid.endswith("]")])
             gc.freeze()  # as on the workers (plugin.py): the run's data need not be walked again; given back at the end

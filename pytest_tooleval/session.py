@@ -34,10 +34,11 @@ class ToolevalSession:
         self.category_sizes: dict[tuple[str, str], int] = {}
         self.drain_on_close = False  # set when the session ended normally: see WorkAhead.stop
         self.hub_client = hub_client  # an xdist worker whose controller answers the samples (the hub)
-        self._hub: Any = None  # the controller's WorkAhead, or a worker's HubClient
+        self._board: Any = None  # the run's RunBoard, opened once per process (_run_board)
+        self._hub: Any = None  # the controller: its WorkAhead for all workers
+        self._hub_client: Any = None  # a worker: its HubClient
         self._hub_workers = 0
         self._hub_ready: threading.Thread | None = None
-        self._hub_board: Any = None
         self._access: ModelAccess | None = None
         self._access_lock = threading.Lock()
 
@@ -135,11 +136,8 @@ class ToolevalSession:
 
     def prepare_hub(self, workers: int) -> None:
         """Controller: build the model access in the background while the workers start."""
-        from .workahead import RunBoard, remove_stale_boards
-
         self._hub_workers = workers
-        remove_stale_boards(self.board_path.parent)
-        self._hub_board = RunBoard(self.board_path)  # made before any worker opens it
+        self._run_board()  # made before any worker opens it
         self._hub_ready = threading.Thread(target=self._warm_up, name="tooleval-hub-setup", daemon=True)
         self._hub_ready.start()
 
@@ -149,21 +147,17 @@ class ToolevalSession:
         except Exception:  # noqa: BLE001 - start_hub tries again and, failing, leaves the samples to the workers
             pass
 
-    @property
-    def hub_started(self) -> bool:
-        return self._hub is not None
-
     def start_hub(self, test_ids: list[str]) -> None:
-        """Controller, when the first worker has collected: answer the samples of those tests."""
-        if self._hub is not None or self._hub_ready is None:
+        """Controller, when the first worker has collected: answer the samples of those tests (later calls,
+        one per worker, change nothing)."""
+        board = self._run_board()
+        if self._hub_ready is None or self._hub is not None or board.state("hub") == "off":
             return
         from .workahead import WorkAhead, sample_key
 
-        board = self._hub_board
         cases = [case for case in (self.case_for_test_id(test_id) for test_id in test_ids) if case is not None]
         if not cases:
             board.set_state("hub", "off")  # nothing it knows: each worker answers its own samples
-            self._hub = False
             return
         by_key = {sample_key(case): case for case in self.case_index().values()}
         self._hub = WorkAhead(board, self.schedule(cases), self._answer,
@@ -190,6 +184,14 @@ class ToolevalSession:
     def board_path(self) -> Path:
         return self.cache_dir / "runs" / f"{self.run_id}.sqlite"
 
+    def _run_board(self) -> Any:
+        if self._board is None:
+            from .workahead import RunBoard, remove_stale_boards
+
+            remove_stale_boards(self.board_path.parent)
+            self._board = RunBoard(self.board_path)
+        return self._board
+
     def start_workahead(self, cases: list[Any]) -> None:
         """Answer the run's samples ahead of the tests (or, on an xdist worker, read the hub's answers)."""
         if not cases:
@@ -198,26 +200,24 @@ class ToolevalSession:
             _ = self.access  # a bad model setting (a replay file that is not there) stops the run here, once
         if not self.works_ahead:
             return
-        from .workahead import HubClient, RunBoard, WorkAhead, remove_stale_boards
+        from .workahead import HubClient, WorkAhead
 
         if self.hub_client:
-            self._hub = HubClient(RunBoard(self.board_path))
+            self._hub_client = HubClient(self._run_board())
             return
-
-        remove_stale_boards(self.board_path.parent)
-        board = RunBoard(self.board_path)
-        self._workahead = WorkAhead(board, cases, self._answer, self.settings.concurrency,
+        self._workahead = WorkAhead(self._run_board(), cases, self._answer, self.settings.concurrency,
                                     resting=lambda: self.engine.resting.count)
         self.engine.loop.call_soon_threadsafe(self._workahead.start)
 
     def run(self, case: Any) -> SampleResult:
-        answer = self._hub.wait(case) if self.hub_client and self._hub is not None else None
-        if answer is not None:
-            return self.suite(case.suite).score(case, answer)
-        if self.hub_client and self._hub is not None and self._workahead is None:
-            from .workahead import WorkAhead  # no hub after all: answer here, one sample at a time
+        if self._hub_client is not None:
+            answer = self._hub_client.wait(case)
+            if answer is not None:
+                return self.suite(case.suite).score(case, answer)
+            if self._workahead is None:
+                from .workahead import WorkAhead  # no hub after all: answer here, one sample at a time
 
-            self._workahead = WorkAhead(self._hub.board, [], self._answer, self.settings.concurrency)
+                self._workahead = WorkAhead(self._run_board(), [], self._answer, self.settings.concurrency)
         if self._workahead is not None:
             answer = self._workahead.ready(case) or self.engine.run(self._workahead.obtain(case))
         else:
@@ -241,17 +241,11 @@ class ToolevalSession:
                 Path(f"{path}{suffix}").unlink(missing_ok=True)
 
     def close(self) -> None:
-        boards = [self._hub_board] if self._hub_board is not None else []
-        if self._hub:  # the controller's hub (a WorkAhead), or a worker's HubClient
-            if self._hub_ready is not None:
-                self.engine.run(self._hub.stop())
-            if self._hub.board not in boards:
-                boards.append(self._hub.board)
+        if self._hub is not None:
+            self.engine.run(self._hub.stop())
         if self._workahead is not None:
             self.engine.run(self._workahead.stop(drain=self.drain_on_close))
-            if self._workahead.board not in boards:
-                boards.append(self._workahead.board)
-        for board in boards:
-            board.close()
+        if self._board is not None:
+            self._board.close()
         if self._engine is not None:
             self._engine.close()
