@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -14,7 +15,7 @@ from pytest_tooleval.errors import DataError
 from pytest_tooleval.suites.toolalpaca import data
 from pytest_tooleval.suites.toolalpaca.agent import EpisodeModels, run_episode
 from pytest_tooleval.suites.toolalpaca.episode import Step
-from pytest_tooleval.suites.toolalpaca.importer import import_judged, load_judged, parse_solution
+from pytest_tooleval.suites.toolalpaca.importer import JudgedEntry, import_judged, load_judged, parse_solution
 from pytest_tooleval.suites.toolalpaca.judge import judge_messages
 from pytest_tooleval.suites.toolalpaca.prompts import Prompts, render_judge_prompt
 from pytest_tooleval.suites.toolalpaca.tools import ERROR_ADVICE
@@ -29,6 +30,18 @@ INSTRUCTION_DRIFT = {("Apache Superset", 0), ("Apache Superset", 1)}
 @pytest.fixture(scope="module")
 def judged_path(toolalpaca_dir: Path) -> Path:
     return toolalpaca_dir / "judged" / "ToolAlpaca7b.json"
+
+
+def judged_solutions(judged_path: Path, template: str) -> Iterator[tuple[JudgedEntry, list[Step], str]]:
+    """Each judged row of the published run, with the steps and final output recovered from its judge prompt."""
+    for entry in load_judged(judged_path).entries:
+        if entry.judgement.judged:
+            assert entry.prompt is not None
+            yield entry, *parse_solution(entry.prompt, template)
+
+
+def simulated_cases(toolalpaca_dir: Path) -> dict[tuple[str, int], data.ToolAlpacaCase]:
+    return {(case.api_name, case.index): case for case in data.load_subset(toolalpaca_dir, "simulated")}
 
 
 def test_import_gives_the_published_figures(judged_path: Path) -> None:
@@ -50,15 +63,11 @@ def _instruction_of(prompt: str) -> str:
 
 def test_judge_prompts_render_exactly_as_published(judged_path: Path, toolalpaca_dir: Path) -> None:
     prompts = data.load_prompts(toolalpaca_dir)
-    cases = {(case.api_name, case.index): case for case in data.load_subset(toolalpaca_dir, "simulated")}
+    cases = simulated_cases(toolalpaca_dir)
     step_count, unknown_tools = 0, []
     identical, drifted, rows = 0, set(), 0
-    for entry in load_judged(judged_path).entries:
-        if not entry.judgement.judged:
-            continue
+    for entry, steps, final_output in judged_solutions(judged_path, prompts.evaluation):
         rows += 1
-        assert entry.prompt is not None
-        steps, final_output = parse_solution(entry.prompt, prompts.evaluation)
         case = cases[(entry.api, entry.index)]
         step_count += len(steps)
         unknown_tools += [step.tool for step in steps if step.tool not in ("getDetails", *case.api.functions)]
@@ -119,14 +128,10 @@ def test_replaying_published_trajectories_through_our_loop_reproduces_the_judge_
     judged_path: Path, toolalpaca_dir: Path
 ) -> None:
     prompts = with_helpers(data.load_prompts(toolalpaca_dir))  # stand-in helper descriptions: prompt-only
-    cases = {(case.api_name, case.index): case for case in data.load_subset(toolalpaca_dir, "simulated")}
+    cases = simulated_cases(toolalpaca_dir)
     identical, rows, differing = 0, 0, set()
-    for entry in load_judged(judged_path).entries:
-        if not entry.judgement.judged:
-            continue
+    for entry, steps, final_output in judged_solutions(judged_path, prompts.evaluation):
         rows += 1
-        assert entry.prompt is not None
-        steps, final_output = parse_solution(entry.prompt, prompts.evaluation)
         if _replay(cases[(entry.api, entry.index)], steps, final_output, prompts) == entry.prompt:
             identical += 1
         else:
