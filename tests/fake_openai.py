@@ -134,6 +134,7 @@ class ServerStats:
     by_prompt: collections.Counter[str] = field(default_factory=collections.Counter)  # last user message → count
     in_flight: int = 0  # received and not yet answered, including those waiting for a capacity slot
     peak_in_flight: int = 0
+    faults_on_arrival: int = 0  # random faults answered at once (`fault_on_arrival`), without the latency
     received: list[ReceivedRequest] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)  # responder exceptions (each answered with a 500)
 
@@ -178,6 +179,8 @@ class FakeOpenAI:
         max_concurrency: at most this many requests are answered at once; the rest wait for a slot,
             or get a 429 when `reject_over_capacity` is set. Fixed at construction.
         fault_rate, fault, seed: each request gets `fault` with probability `fault_rate` (seeded RNG).
+        fault_on_arrival: the random `fault` is answered at once instead of after `latency_s`, as by a
+            rate limiter in front of the model.
         require_api_key: when set, a request without `Authorization: Bearer <key>` gets a plain 401.
         model: the model id reported by GET /v1/models and echoed in answers.
         host, port: where to listen; port 0 picks a free one (see `base_url` after `start()`).
@@ -194,6 +197,7 @@ class FakeOpenAI:
         reject_over_capacity: bool = False,
         fault_rate: float = 0.0,
         fault: Fault | None = None,
+        fault_on_arrival: bool = False,
         seed: int = 0,
         require_api_key: str | None = None,
         model: str = "fake-model",
@@ -206,6 +210,7 @@ class FakeOpenAI:
         self.latency_s = latency_s
         self.fault_rate = fault_rate
         self.fault = fault or Fault.http(500)
+        self.fault_on_arrival = fault_on_arrival
         self.require_api_key = require_api_key
         self.model = model
         self.reject_over_capacity = reject_over_capacity
@@ -288,8 +293,8 @@ class FakeOpenAI:
         with self._lock:
             if self._queue:
                 return self._queue.popleft()
-            if self.fault_rate and self._rng.random() < self.fault_rate:
-                return self.fault
+        if not self.fault_on_arrival and self._random_fault():
+            return self.fault
         if self.responder is not None:
             with self._responder_lock:  # handlers run in threads; scripted responders keep plain counters
                 return self.responder(body)
@@ -302,6 +307,17 @@ class FakeOpenAI:
             if needle in everything:
                 return reply
         return self.default
+
+    def _random_fault(self) -> bool:
+        with self._lock:
+            return bool(self.fault_rate) and self._rng.random() < self.fault_rate
+
+    def _fault_on_arrival(self) -> bool:
+        if not (self.fault_on_arrival and self._random_fault()):
+            return False
+        with self._lock:
+            self.stats.faults_on_arrival += 1
+        return True
 
     # -- bookkeeping used by the handler -----------------------------------------------------------------
 
@@ -425,6 +441,9 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_error(429, "Server at capacity", "rate_limit_exceeded", headers={"Retry-After": "1"})
             return
         try:
+            if fake._fault_on_arrival():
+                self._send_fault(fake, body, fake.fault)
+                return
             if not fake._sleep(fake.latency_s):
                 return
             try:

@@ -2,12 +2,13 @@
 
     python benchmarks/perf/run.py --latency 1.0 -n 4 --concurrency 16 --categories normal,special
     python benchmarks/perf/run.py --latency 0 -n 0 --concurrency 8           # per-sample overhead
-    python benchmarks/perf/run.py --latency 1.0 -n 4 --concurrency 16 --fault-rate 0.5 --retry-after 1
+    python benchmarks/perf/run.py --latency 1.0 -n 4 --concurrency 16 --fault-rate 0.5 --retry-after 1 \
+        --fault-on-arrival                                                    # a 429 storm from a rate limiter
 
 It needs the upstream data (TOOLEVAL_DATA_DIR or --data-dir). Each run uses a fresh response cache, so
 every sample is asked for real. Output fields: samples, wall_s (the pytest subprocess), ideal_s
-(requests x latency / total concurrency), efficiency (ideal / wall), samples_per_s, requests,
-peak_in_flight (seen by the server), first_request_s (start-up before the first request),
+(requests that waited the latency x latency / total concurrency), efficiency (ideal / wall),
+samples_per_s, requests, peak_in_flight (seen by the server), first_request_s (start-up before the first request),
 after_last_answer_s (reporting and shut-down after the last answer), collection_s, max_rss_mb (largest
 worker), controller_rss_mb (xdist: the controller, which asks the model for its workers), busy
 (per-process time between its first and last test), idle_share (largest share of the run a worker spent
@@ -90,6 +91,9 @@ def main() -> None:
     parser.add_argument("--server-concurrency", type=int, default=None)
     parser.add_argument("--fault-rate", type=float, default=0.0, help="share of requests answered 429")
     parser.add_argument("--retry-after", type=float, default=1.0)
+    parser.add_argument("--fault-on-arrival", action="store_true",
+                        help="answer the 429s at once, as a rate limiter in front of the model does "
+                        "(default: after the latency, as a model server that gives up on the request)")
     parser.add_argument("--agent-turns", type=int, default=10)
     parser.add_argument("--rpm", type=int, default=None)
     parser.add_argument("--replies", choices=("gold", "fixed"), default="gold",
@@ -107,6 +111,7 @@ def main() -> None:
         max_concurrency=args.server_concurrency,
         fault_rate=args.fault_rate,
         fault=Fault.rate_limit(retry_after=args.retry_after),
+        fault_on_arrival=args.fault_on_arrival,
         seed=1,
     ) as server:
         plugin = Path(tmp) / "perf_timing.py"
@@ -146,7 +151,8 @@ def summarise(args: argparse.Namespace, report: dict[str, Any], timings: list[di
     samples = len(report["samples"])
     processes = max(1, args.workers)
     requests = server.stats.requests
-    ideal = requests * args.latency / (processes * args.concurrency) if args.latency else 0.0
+    # a request rejected on arrival holds no server time
+    ideal = (requests - server.stats.faults_on_arrival) * args.latency / (processes * args.concurrency) if args.latency else 0.0
     workers = [t for t in timings if t["worker"] != "main" or not args.workers]
     collected = [e[1] for t in workers for e in t["events"] if e[0] == "collected"]
     ends = [e[1] for t in workers for e in t["events"] if e[0] == "finish"]
@@ -170,6 +176,7 @@ def summarise(args: argparse.Namespace, report: dict[str, Any], timings: list[di
         "concurrency": args.concurrency,
         "latency_s": args.latency,
         "fault_rate": args.fault_rate,
+        "fault_on_arrival": args.fault_on_arrival,
         "wall_s": round(wall, 2),
         "ideal_s": round(ideal, 2),
         "efficiency": round(ideal / wall, 3) if ideal else None,

@@ -1,11 +1,14 @@
 """Request limits: an adaptive in-flight limit per process, and rate limits shared by every process of a run.
 
 - `AdaptiveLimit`: at most `limit` requests in flight. When nearly all recent attempts are rate-limited (at
-  least 9 in 10 of the last 16 to 32: the endpoint is overloaded by us), a 429 halves the limit, at most once
-  a second so one burst counts once; each success adds 1/limit (additive increase, multiplicative decrease).
-  Scattered 429s (an endpoint rejecting a share of requests whatever the load) are only retried: halving on
-  them would cut throughput without easing anything. (With 3 in 4 of as few as 8 attempts, an endpoint
-  rejecting half of all requests at random set off a cut in about one process in two per run.)
+  least 9 in 10 of the last 16 to 32 started: the endpoint is overloaded by us), a 429 halves the limit, at
+  most once a second so one burst counts once; each success adds 1/limit (additive increase, multiplicative
+  decrease). Scattered 429s (an endpoint rejecting a share of requests whatever the load) are only retried:
+  halving on them would cut throughput without easing anything. (With 3 in 4 of as few as 8 attempts, an
+  endpoint rejecting half of all requests at random set off a cut in about one process in two per run.)
+  Attempts are judged in the order they started, an unanswered one counting as not rate-limited: a rate
+  limiter answers its 429s at once and the successes a latency later, so in the order of answers the first
+  16 of a run are all 429s even when only half of the requests are rejected.
 - `SharedRateLimiter`: `--tooleval-rpm` / `--tooleval-tpm` as token buckets in the run's sqlite board, so
   the limits hold for the run as a whole, not per xdist worker. A caller reserves its share (the bucket may
   go negative) and sleeps until the reservation is covered: waiting callers queue in order, no herd.
@@ -30,6 +33,15 @@ MIN_JUDGED = 16  # attempts seen before the share means anything
 OVERLOAD_SHARE = 0.9  # the share of rate-limited attempts in the window that means "we are too many"
 
 
+class Attempt:
+    """One request that got a slot; `rate_limited` stays None until it is answered."""
+
+    __slots__ = ("rate_limited",)
+
+    def __init__(self) -> None:
+        self.rate_limited: bool | None = None
+
+
 class AdaptiveLimit:
     """Slots are handed out first come, first served: a released slot goes to the longest waiter, never to a
     caller that arrives just then (otherwise the tasks that just finished a request take the slot again and
@@ -41,13 +53,13 @@ class AdaptiveLimit:
         self.limit = float(self.maximum)
         self.in_use = 0
         self._last_cut = float("-inf")
-        self._recent: deque[bool] = deque(maxlen=WINDOW)  # True: the attempt was rate-limited
+        self._recent: deque[Attempt] = deque(maxlen=WINDOW)  # in the order they started
         self._waiters: deque[asyncio.Future[None]] = deque()
 
-    async def __aenter__(self) -> None:
+    async def __aenter__(self) -> Attempt:
         if not self._waiters and self.in_use < int(self.limit):
             self.in_use += 1
-            return
+            return self.begin()
         granted: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         if URGENT.get():
             self._waiters.appendleft(granted)
@@ -61,6 +73,13 @@ class AdaptiveLimit:
             elif granted in self._waiters:  # a release may already have dropped it as cancelled
                 self._waiters.remove(granted)
             raise
+        return self.begin()
+
+    def begin(self) -> Attempt:
+        """Record an attempt that starts now (`async with` does this when it grants the slot)."""
+        attempt = Attempt()
+        self._recent.append(attempt)
+        return attempt
 
     async def __aexit__(self, *exc_info: object) -> None:
         self._release()
@@ -76,14 +95,15 @@ class AdaptiveLimit:
                 self.in_use += 1
                 granted.set_result(None)
 
-    def on_success(self) -> None:
-        self._recent.append(False)
+    def on_success(self, attempt: Attempt) -> None:
+        attempt.rate_limited = False
         self.limit = min(float(self.maximum), self.limit + 1.0 / self.limit)
         self._hand_out()  # a limit that grew past a whole slot lets the next waiter in
 
-    def on_rate_limited(self) -> None:
-        self._recent.append(True)
-        if len(self._recent) < MIN_JUDGED or sum(self._recent) < OVERLOAD_SHARE * len(self._recent):
+    def on_rate_limited(self, attempt: Attempt) -> None:
+        attempt.rate_limited = True
+        limited = sum(1 for recent in self._recent if recent.rate_limited)
+        if len(self._recent) < MIN_JUDGED or limited < OVERLOAD_SHARE * len(self._recent):
             return
         now = time.monotonic()
         if now - self._last_cut >= CUT_INTERVAL_S:

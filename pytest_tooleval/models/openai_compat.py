@@ -275,13 +275,13 @@ class OpenAIBackend:
             estimate = estimate_tokens(request.messages) if self.rate_limiter else 0
             if self.rate_limiter is not None:
                 await self.rate_limiter.acquire(estimate)
-            async with state.slots:
+            async with state.slots as slot:
                 started = time.perf_counter()
                 outcome = await self._attempt(state.client, params)
                 latency_s = time.perf_counter() - started
             attempts += 1
             if isinstance(outcome, _Answer):
-                state.slots.on_success()
+                state.slots.on_success(slot)
                 if self.rate_limiter is not None:
                     used = (outcome.prompt_tokens or 0) + (outcome.completion_tokens or 0)
                     self.rate_limiter.settle(estimate, used or None)
@@ -294,7 +294,7 @@ class OpenAIBackend:
                 )
             failure = outcome
             if failure.decision.kind == "rate_limit":
-                state.slots.on_rate_limited()  # fewer requests in flight from this process for a while
+                state.slots.on_rate_limited(slot)  # fewer requests in flight from this process for a while
             if not failure.decision.retryable:
                 break
         assert failure is not None

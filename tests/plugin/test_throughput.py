@@ -93,18 +93,44 @@ def test_rpm_holds_across_workers(pytester: pytest.Pytester, fake_openai: FakeOp
     assert arrivals[-1] - arrivals[0] >= (count - 4) / 4 * 0.9
 
 
+def rejected(limit: AdaptiveLimit) -> None:
+    """An attempt that starts and is answered 429 at once."""
+    limit.on_rate_limited(limit.begin())
+
+
+def answered(limit: AdaptiveLimit) -> None:
+    limit.on_success(limit.begin())
+
+
 def test_adaptive_limit_halves_when_overloaded_and_grows_back() -> None:
     limit = AdaptiveLimit(16)
     for _ in range(15):
-        limit.on_rate_limited()
+        rejected(limit)
     assert limit.limit == 16  # too few attempts seen to call it overload
-    limit.on_rate_limited()
+    rejected(limit)
     assert limit.limit == 8
-    limit.on_rate_limited()  # the same burst: counted once
+    rejected(limit)  # the same burst: counted once
     assert limit.limit == 8
     for _ in range(8):
-        limit.on_success()
+        answered(limit)
     assert 8.9 < limit.limit < 9.1
+
+
+def test_429s_answered_before_the_successes_of_their_round_do_not_shrink_the_limit() -> None:
+    """A rate limiter rejecting half of all requests answers its 429s at once and the rest a latency later:
+    the first 32 answers of a run are all 429s, but only half of the 64 requests started were rejected."""
+    limit = AdaptiveLimit(64)
+    started = [limit.begin() for _ in range(64)]
+    for attempt in started[::2]:
+        limit.on_rate_limited(attempt)
+    assert limit.limit == 64
+    for attempt in started[1::2]:
+        limit.on_success(attempt)
+    assert limit.limit == 64
+    overloaded = [limit.begin() for _ in range(32)]  # now every request started is rejected
+    for attempt in overloaded:
+        limit.on_rate_limited(attempt)
+    assert limit.limit == 32
 
 
 def test_adaptive_limit_hands_slots_out_first_come_first_served() -> None:
@@ -174,12 +200,12 @@ def test_cancelled_waiters_pass_their_turn_on() -> None:
 def test_scattered_429s_do_not_shrink_the_limit() -> None:
     limit = AdaptiveLimit(16)
     for _ in range(100):  # half the attempts rejected, whatever the load
-        limit.on_rate_limited()
-        limit.on_success()
+        rejected(limit)
+        answered(limit)
     assert limit.limit == 16
     rng, lowest = random.Random(7), 16.0  # the same at random: 3 rejections in 4 happen by chance now and then
     for _ in range(2000):
-        limit.on_rate_limited() if rng.random() < 0.5 else limit.on_success()
+        rejected(limit) if rng.random() < 0.5 else answered(limit)
         lowest = min(lowest, limit.limit)
     assert lowest == 16
 
