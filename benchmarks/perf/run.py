@@ -94,6 +94,7 @@ def main() -> None:
     parser.add_argument("--fault-on-arrival", action="store_true",
                         help="answer the 429s at once, as a rate limiter in front of the model does "
                         "(default: after the latency, as a model server that gives up on the request)")
+    parser.add_argument("--seed", type=int, default=1, help="the fake server's random faults")
     parser.add_argument("--agent-turns", type=int, default=10)
     parser.add_argument("--rpm", type=int, default=None)
     parser.add_argument("--replies", choices=("gold", "fixed"), default="gold",
@@ -112,7 +113,7 @@ def main() -> None:
         fault_rate=args.fault_rate,
         fault=Fault.rate_limit(retry_after=args.retry_after),
         fault_on_arrival=args.fault_on_arrival,
-        seed=1,
+        seed=args.seed,
     ) as server:
         plugin = Path(tmp) / "perf_timing.py"
         plugin.write_text(TIMING_PLUGIN)

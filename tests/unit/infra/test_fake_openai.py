@@ -113,6 +113,21 @@ def test_random_faults_follow_the_seed(fake_openai: FakeOpenAI) -> None:
     assert call(url, body)[0] == 200  # the fixture's server has no fault rate
 
 
+def test_random_faults_on_arrival_skip_the_latency() -> None:
+    body = {"model": "m", "messages": [{"role": "user", "content": "x"}]}
+    with FakeOpenAI(latency_s=0.3, fault_rate=0.5, fault=Fault.rate_limit(retry_after=1), fault_on_arrival=True,
+                    seed=3, default="ok") as server:
+        timed = []
+        for _ in range(12):
+            started = time.monotonic()
+            status = call(server.base_url + "/chat/completions", body)[0]
+            timed.append((status, time.monotonic() - started))
+        assert server.stats.faults_on_arrival == sum(status == 429 for status, _ in timed)
+    assert {status for status, _ in timed} == {200, 429}
+    assert all(seconds < 0.2 for status, seconds in timed if status == 429)
+    assert all(seconds >= 0.3 for status, seconds in timed if status == 200)
+
+
 def test_usage_and_stop(fake_openai: FakeOpenAI) -> None:
     fake_openai.default = "alpha beta STOP gamma"
     completion = chat(fake_openai, "one two three", stop=["STOP"])
