@@ -23,7 +23,9 @@ __all__ = [
     "MAX_AST_DEPTH",
     "MAX_INT_BITS",
     "MAX_SIZE",
+    "BINARY_OPERATORS",
     "DecodeError",
+    "UNARY_OPERATORS",
     "ast_depth",
     "fold_constant",
 ]
@@ -123,7 +125,7 @@ def _is_int(value: Any) -> bool:
 
 # --- the walk ---------------------------------------------------------------------------------------
 
-_BINARY: dict[type[ast.operator], Callable[[Any, Any], Any]] = {
+BINARY_OPERATORS: dict[type[ast.operator], Callable[[Any, Any], Any]] = {
     ast.Add: operator.add,
     ast.Sub: operator.sub,
     ast.Mult: operator.mul,
@@ -139,7 +141,7 @@ _BINARY: dict[type[ast.operator], Callable[[Any, Any], Any]] = {
     ast.MatMult: operator.matmul,
 }
 
-_UNARY: dict[type[ast.unaryop], Callable[[Any], Any]] = {
+UNARY_OPERATORS: dict[type[ast.unaryop], Callable[[Any], Any]] = {
     ast.UAdd: operator.pos,
     ast.USub: operator.neg,
     ast.Invert: operator.invert,
@@ -175,7 +177,7 @@ def _eval(node: ast.AST, budget: _Budget) -> tuple[Any, int]:
         return _eval_dict(node, budget)
     if isinstance(node, ast.UnaryOp):
         operand, size = _eval(node.operand, budget)
-        return _check(_UNARY[type(node.op)](operand), size)
+        return _check(UNARY_OPERATORS[type(node.op)](operand), size)
     if isinstance(node, ast.BinOp):
         return _eval_binop(node, budget)
     if isinstance(node, ast.BoolOp):
@@ -278,7 +280,7 @@ def _eval_binop(node: ast.BinOp, budget: _Budget) -> tuple[Any, int]:
         size = _format_size(left, right_size)
     _check(None, size)
     budget.charge(size)
-    return _check(_BINARY[op](left, right), size)
+    return _check(BINARY_OPERATORS[op](left, right), size)
 
 
 def _product_size(left: Any, left_size: int, right: Any, right_size: int) -> int:

@@ -9,9 +9,10 @@ evaluated, sizes are bounded, and every name is undefined unless the caller supp
 from __future__ import annotations
 
 import ast
-import operator
 from collections.abc import Callable
 from typing import Any
+
+from ..safe_eval import BINARY_OPERATORS, UNARY_OPERATORS  # the same operators, with Python's meaning
 
 #: Longest string, bytes, list or tuple an operation may produce (characters or items).
 MAX_SEQUENCE = 100_000
@@ -35,29 +36,6 @@ NameResolver = Callable[[str], Any]
 def _undefined(name: str) -> Any:
     raise NameError(f"name '{name}' is not defined")
 
-
-_BINARY: dict[type[ast.operator], Callable[[Any, Any], Any]] = {
-    ast.Add: operator.add,
-    ast.Sub: operator.sub,
-    ast.Mult: operator.mul,
-    ast.Div: operator.truediv,
-    ast.FloorDiv: operator.floordiv,
-    ast.Mod: operator.mod,
-    ast.Pow: operator.pow,
-    ast.LShift: operator.lshift,
-    ast.RShift: operator.rshift,
-    ast.BitOr: operator.or_,
-    ast.BitXor: operator.xor,
-    ast.BitAnd: operator.and_,
-    ast.MatMult: operator.matmul,
-}
-
-_UNARY: dict[type[ast.unaryop], Callable[[Any], Any]] = {
-    ast.USub: operator.neg,
-    ast.UAdd: operator.pos,
-    ast.Not: operator.not_,
-    ast.Invert: operator.invert,
-}
 
 _SEQUENCES = (str, bytes, list, tuple)
 
@@ -138,13 +116,13 @@ def evaluate(node: ast.AST, names: NameResolver = _undefined, fallback: Fallback
             return result
         if isinstance(current, ast.Name):
             return names(current.id)
-        if isinstance(current, ast.UnaryOp) and type(current.op) in _UNARY:
-            return _check_size(_UNARY[type(current.op)](child(current.operand)))
-        if isinstance(current, ast.BinOp) and type(current.op) in _BINARY:
+        if isinstance(current, ast.UnaryOp) and type(current.op) in UNARY_OPERATORS:
+            return _check_size(UNARY_OPERATORS[type(current.op)](child(current.operand)))
+        if isinstance(current, ast.BinOp) and type(current.op) in BINARY_OPERATORS:
             left = child(current.left)
             right = child(current.right)
             _guard_binary(type(current.op), left, right)
-            return _check_size(_BINARY[type(current.op)](left, right))
+            return _check_size(BINARY_OPERATORS[type(current.op)](left, right))
         if fallback is not None:
             return fallback(current, child)
         raise UnsupportedExpression(f"{type(current).__name__} is not evaluated")
