@@ -78,5 +78,5 @@ def test_malformed_data_file_names_file_and_line(pytester: pytest.Pytester, mini
     data.write_text(lines[0] + "\n" + lines[1][:40] + "\n")
     result = pytester.runpytest("--tooleval-model", "oracle", *mini)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["ERROR: *data_normal_atom_bool.json:2: malformed JSON (Expecting value, column 41)"])
+    result.stderr.fnmatch_lines(["ERROR: *data_normal_atom_bool.json:2:41: malformed JSON (Expecting value)"])
     assert "Traceback" not in result.stdout.str() + result.stderr.str()

@@ -84,7 +84,7 @@ BROKEN_DATA = {
     "prompts-missing": (lambda root: (root / DATA / "prompts.json").unlink(), None,
                         "ERROR: {root}/" f"{DATA}/prompts.json: file is missing"),
     "prompts-truncated": (lambda root: (root / DATA / "prompts.json").write_text('{"model_inference/prompt_en.py": {'),
-                          None, "ERROR: {root}/" f"{DATA}/prompts.json:1: malformed JSON (Expecting property name "
+                          None, "ERROR: {root}/" f"{DATA}/prompts.json:1:35: malformed JSON (Expecting property name "
                           "enclosed in double quotes)"),
     "prompts-without-a-template": (lambda root: (root / DATA / "prompts.json").write_text(
                                        '{"model_inference/prompt_en.py": {"USER_PROMPT_EN": "{question}"}}'), None,

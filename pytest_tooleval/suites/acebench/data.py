@@ -15,6 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from ...datafiles import read_json, read_jsonl
 from ...download import Pin, locate_data
 from .aggregate import ATOM_CATEGORIES
 from ...errors import DataError, ToolevalUsageError
@@ -107,28 +108,6 @@ def load_pin() -> Pin:
     return Pin("acebench", url, pinned["files"], pinned["prompt_constants"], pinned["prompts_sha256"])
 
 
-def read_jsonl(path: Path) -> list[dict[str, Any]]:
-    """JSON Lines with errors that name the file and line."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise DataError(f"{path}: file is missing") from None
-    except UnicodeDecodeError as exc:
-        raise DataError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-    rows = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise DataError(f"{path}:{number}: malformed JSON ({exc.msg}, column {exc.colno})") from None
-        if not isinstance(row, dict):
-            raise DataError(f"{path}:{number}: expected a JSON object, got {type(row).__name__}")
-        rows.append(row)
-    return rows
-
-
 @lru_cache(maxsize=None)
 def load_category(root: Path, language: str, category: str) -> tuple[AceCase, ...]:
     """Both files of one category, validated and paired by line (parsed once per process)."""
@@ -185,13 +164,7 @@ def _validate(model: type[BaseModel], row: dict[str, Any], path: Path, index: in
 
 @lru_cache(maxsize=None)
 def load_prompts(root: Path) -> dict[str, dict[str, str]]:
-    path = root / "prompts.json"
-    try:
-        prompts = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise DataError(f"{path}: file is missing") from None
-    except json.JSONDecodeError as exc:
-        raise DataError(f"{path}:{exc.lineno}: malformed JSON ({exc.msg})") from None
+    prompts: dict[str, dict[str, str]] = read_json(root / "prompts.json")
     return prompts
 
 

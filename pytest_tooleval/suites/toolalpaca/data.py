@@ -20,6 +20,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, StrictStr, ValidationError
 
+from ...datafiles import read_json, read_text
 from ...download import Pin, lift_member_constants, locate_data
 from ...errors import DataError, ToolevalUsageError
 from .prompts import AgentPromptParts, Prompts
@@ -210,19 +211,6 @@ def load_pin() -> Pin:
 # ---------------------------------------------------------------------------------------------- loading cases
 
 
-def _read_json(path: Path) -> Any:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise DataError(f"{path}: file is missing") from None
-    except UnicodeDecodeError as exc:
-        raise DataError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise DataError(f"{path}:{exc.lineno}:{exc.colno}: malformed JSON ({exc.msg})") from None
-
-
 @lru_cache(maxsize=None)
 def load_subset(root: Path, subset: str) -> tuple[ToolAlpacaCase, ...]:
     """Every instruction of one subset, in file order (parsed once per process).
@@ -234,7 +222,7 @@ def load_subset(root: Path, subset: str) -> tuple[ToolAlpacaCase, ...]:
     if subset not in SUBSET_FILES:
         raise ToolevalUsageError(f"unknown ToolAlpaca subset {subset!r}; known: {', '.join(SUBSETS)}")
     path = root / SUBSET_FILES[subset]
-    raw = _read_json(path)
+    raw = read_json(path)
     if not isinstance(raw, list):
         raise DataError(f"{path}: expected a JSON list of API records, found {_json_type(raw)}")
     cases: list[ToolAlpacaCase] = []
@@ -423,13 +411,9 @@ def load_prompts(root: Path) -> Prompts:
     """
     texts = {}
     for name in ("Evaluation", "Simulator", "get_details", "retrieval"):
-        path = root / "prompts" / f"{name}.txt"
-        try:
-            texts[name] = path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            raise DataError(f"{path}: file is missing") from None
+        texts[name] = read_text(root / "prompts" / f"{name}.txt")
     constants_path = root / "prompts.json"
-    constants = _read_json(constants_path)
+    constants = read_json(constants_path)
     agent_constants = constants.get("agent/agent_prompts.py") if isinstance(constants, dict) else None
     if not isinstance(agent_constants, dict):
         raise DataError(f"{constants_path}: no 'agent/agent_prompts.py' constants")

@@ -8,11 +8,11 @@ the judge. The older 13B file has no ``id`` fields; position stands in for them.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ...datafiles import read_json
 from ...errors import DataError
 from .episode import Step
 from .judge import Judgement, parse_judge_output
@@ -59,12 +59,7 @@ def load_judged(path: Path | str) -> JudgedFile:
         DataError: the file is missing or malformed; the message names the file, the API and the entry.
     """
     path = Path(path)
-    try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise DataError(f"{path}: file is missing") from None
-    except json.JSONDecodeError as exc:
-        raise DataError(f"{path}:{exc.lineno}:{exc.colno}: malformed JSON ({exc.msg})") from None
+    raw = read_json(path)
     if not isinstance(raw, dict):
         raise DataError(f"{path}: expected a JSON object keyed by API name")
     entries: list[JudgedEntry] = []

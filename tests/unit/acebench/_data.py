@@ -10,8 +10,8 @@ from pytest_tooleval.suites.acebench.data import (  # noqa: F401 - re-exported f
     SPECIAL_CATEGORIES,
     AceCase,
     load_category,
-    read_jsonl,
 )
+from pytest_tooleval.datafiles import read_jsonl  # noqa: F401 - re-exported for the tests
 
 
 def records(root: Path, lang: str, category: str) -> tuple[AceCase, ...]:
