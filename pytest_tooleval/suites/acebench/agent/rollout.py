@@ -146,14 +146,9 @@ async def _multi_step(
             recipient = "execution" if re.match(r"\[.*?\]", reply) else "user"
             current: dict[str, Any] = {"sender": "agent", "recipient": recipient, "message": reply}
         else:
-            result.process.append(last["message"])
-            outcome = execute_step(env, last["message"])
-            _record(result, outcome)
-            current = {"sender": "execution", "recipient": "agent", "message": outcome.message}
+            current = _execution(result, env, last["message"], execute_step)
         history.append(current)
-        # A finish in the very first agent message does not count: the check starts at index 2.
-        if index > 1 and _ends(current["message"]):
-            result.finished = True
+        if _finishes(result, index, current):
             break
     return _close(result, history, env)
 
@@ -196,14 +191,10 @@ async def _multi_turn(
             recipient = "execution" if routes_to_execution(reply) else "user"
             current = {"sender": "agent", "recipient": recipient, "message": reply}
         else:
-            result.process.append(last["message"])
             # Routing only lets decodable messages through, so the executor cannot fail to decode here.
-            outcome = execute_turn(env, last["message"])
-            _record(result, outcome)
-            current = {"sender": "execution", "recipient": "agent", "message": outcome.message}
+            current = _execution(result, env, last["message"], execute_turn)
         history.append(current)
-        if index > 1 and _ends(current["message"]):
-            result.finished = True
+        if _finishes(result, index, current):
             break
     return _close(result, history, env)
 
@@ -212,6 +203,21 @@ def _text(reply: Any) -> str:
     if not isinstance(reply, str):
         raise TypeError(f"the agent and user callables must return str, got {type(reply).__name__}")
     return reply
+
+
+def _execution(result: RolloutResult, env: Any, message: str,
+               execute: Callable[[Any, str], Execution]) -> dict[str, Any]:
+    """Run the agent's call message on the environment; the execution's message for the history."""
+    result.process.append(message)
+    outcome = execute(env, message)
+    _record(result, outcome)
+    return {"sender": "execution", "recipient": "agent", "message": outcome.message}
+
+
+def _finishes(result: RolloutResult, index: int, current: Mapping[str, Any]) -> bool:
+    # A finish in the very first agent message does not count: the check starts at index 2.
+    result.finished = index > 1 and _ends(current["message"])
+    return result.finished
 
 
 def _record(result: RolloutResult, outcome: Execution) -> None:
