@@ -238,4 +238,3 @@ def locate_data(data_dir: str | None, cache_dir: Path, offline: bool, *, folder:
             "pass --tooleval-data-dir or set TOOLEVAL_DATA_DIR"
         )
     return ensure_downloaded(pinned, cache_dir)
-

@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import subprocess
 import sys
 import tempfile
@@ -153,7 +152,8 @@ def summarise(args: argparse.Namespace, report: dict[str, Any], timings: list[di
     processes = max(1, args.workers)
     requests = server.stats.requests
     # a request rejected on arrival holds no server time
-    ideal = (requests - server.stats.faults_on_arrival) * args.latency / (processes * args.concurrency) if args.latency else 0.0
+    waited = requests - server.stats.faults_on_arrival
+    ideal = waited * args.latency / (processes * args.concurrency) if args.latency else 0.0
     workers = [t for t in timings if t["worker"] != "main" or not args.workers]
     collected = [e[1] for t in workers for e in t["events"] if e[0] == "collected"]
     ends = [e[1] for t in workers for e in t["events"] if e[0] == "finish"]

@@ -91,7 +91,6 @@ class ResponseCache:
                 except ResponseCacheWarning:  # warnings made errors (-W error): the cache is rebuilt all the
                     sys.stderr.write(f"warning: {message}\n")  # same, so say it and go on
 
-
     def _connect(self) -> sqlite3.Connection:
         conn = sqlite3.connect(self.path, timeout=self.busy_timeout_s, isolation_level=None, check_same_thread=False)
         try:

@@ -11,7 +11,6 @@ import pytest
 
 from benchmark_modules import benchmark_source
 from fake_openai import Fault, FakeOpenAI
-from mini_acebench import write_mini_acebench
 from pytest_tooleval.models.limits import URGENT, AdaptiveLimit
 
 THIN_TEST = benchmark_source("acebench")

@@ -17,8 +17,8 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from ...datafiles import read_json, read_jsonl
 from ...download import Pin, locate_data
-from .aggregate import ATOM_CATEGORIES
 from ...errors import DataError, ToolevalUsageError
+from .aggregate import ATOM_CATEGORIES
 
 NORMAL_CATEGORIES = (
     "normal_single_turn_single_function",

@@ -9,7 +9,8 @@ from .suite import AceBenchSuite
 
 __all__ = ["MARK_PROFILES", "create", "summarize"]
 
-MARK_PROFILES = [{"acebench", family, language} for family in ("normal", "special", "agent") for language in ("en", "zh")]
+MARK_PROFILES = [{"acebench", family, language}
+                 for family in ("normal", "special", "agent") for language in ("en", "zh")]
 
 
 def create(session: Any) -> AceBenchSuite:
