@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from ...models.access import access_kind
 from .runner import NO_ORACLE, NOT_CONFIGURED, RunSetup, ToolAlpacaRunner
 from .summary import summarize_toolalpaca as summarize
 
@@ -23,10 +24,10 @@ MARK_PROFILES = [{"toolalpaca", "simulated"}, {"toolalpaca", "real"}]
 
 def unavailable(settings: Any) -> str | None:
     """A run meant for another suite (no ToolAlpaca models), or the oracle (there is no gold episode to play)."""
-    model = settings.model or ""
-    if model == "oracle":
+    kind = access_kind(settings)
+    if kind == "oracle":
         return NO_ORACLE
-    if model.startswith("replay:") or settings.simulator_model or settings.toolalpaca_user_model:
+    if kind == "replay" or settings.simulator_model or settings.toolalpaca_user_model:
         return None
     return NOT_CONFIGURED
 

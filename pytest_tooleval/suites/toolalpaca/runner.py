@@ -14,7 +14,7 @@ from typing import Any, Awaitable, Callable
 
 import pytest
 
-from ...models.access import ModelAccess
+from ...models.access import ModelAccess, access_kind
 from ...models.base import Reply
 from ...models.replay import ReplayStore
 from ...outcome import Answer, SampleError, SampleResult
@@ -81,7 +81,7 @@ class RunSetup:
     def from_settings(cls, settings: Any) -> RunSetup:
         explicit = settings.sources.get("max-tokens") != "default"  # the run's default (1200) is ACEBench's
         max_tokens = settings.max_tokens if explicit else AGENT_MAX_NEW_TOKENS
-        live = not str(settings.model or "").startswith("replay:")
+        live = access_kind(settings) != "replay"
         roles = [("judge", settings.judge_model, settings.judge_temperature, JUDGE_MODEL, JUDGE_TEMPERATURE)]
         if live:
             roles += [
