@@ -116,9 +116,8 @@ class ToolevalSession:
                 from .models.factory import build_access
 
                 settings = self.settings
-                if self._hub_workers:  # the hub's requests are its workers' requests: their slots together
-                    settings = Settings({**settings.values, "concurrency": self._hub_workers * settings.concurrency},
-                                        settings.sources)
+                if self._hub_workers:
+                    settings = Settings({**settings.values, "concurrency": self._hub_concurrency}, settings.sources)
                 self._access = build_access(settings, self.cache_dir, self.engine, self.board_path)
             return self._access
 
@@ -141,6 +140,11 @@ class ToolevalSession:
         self._hub_ready = threading.Thread(target=self._warm_up, name="tooleval-hub-setup", daemon=True)
         self._hub_ready.start()
 
+    @property
+    def _hub_concurrency(self) -> int:
+        """The hub's requests are its workers' requests: their slots together."""
+        return self._hub_workers * self.settings.concurrency
+
     def _warm_up(self) -> None:
         try:
             _ = self.access
@@ -160,8 +164,7 @@ class ToolevalSession:
             board.set_state("hub", "off")  # nothing it knows: each worker answers its own samples
             return
         by_key = {sample_key(case): case for case in self.case_index().values()}
-        self._hub = WorkAhead(board, self.schedule(cases), self._answer,
-                              self._hub_workers * self.settings.concurrency,
+        self._hub = WorkAhead(board, self.schedule(cases), self._answer, self._hub_concurrency,
                               resting=lambda: self.engine.resting.count, lookup=by_key.get)
         ready, hub = self._hub_ready, self._hub
 
