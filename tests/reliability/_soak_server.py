@@ -2,7 +2,7 @@
 
     python _soak_server.py ANSWERS.json FAULT_RATE SEED
 
-ANSWERS.json maps each prompt (its system and user texts joined by NUL) to its answer. A share FAULT_RATE of
+ANSWERS.json maps each prompt (`_reliability.prompt_key`) to its answer. A share FAULT_RATE of
 requests, drawn with SEED, gets one of the transient faults below instead. Prints the base URL, serves until
 SIGTERM, then prints the request and fault counts as JSON.
 """
@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent.parent))
+from _reliability import prompt_key  # noqa: E402
 from fake_openai import Fault, FakeOpenAI  # noqa: E402
 
 TRANSIENT = [Fault.rate_limit(retry_after=0), Fault.rate_limit(), Fault.http(500), Fault.http(502), Fault.http(503),
@@ -34,7 +35,7 @@ def main() -> None:
         if rng.random() < rate:
             faults += 1
             return rng.choice(TRANSIENT)
-        return answers["\x00".join(message["content"] for message in body["messages"])]  # _reliability.prompt_key
+        return answers[prompt_key(body["messages"])]
 
     done = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: done.set())
