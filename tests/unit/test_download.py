@@ -217,8 +217,8 @@ def test_a_pin_lifts_class_constants_into_prompts_json(archive_server: ArchiveSe
 def test_pinned_toolalpaca_archive_carries_the_helper_descriptions(archive_server: ArchiveServer, tmp_path: Path,
                                                                    toolalpaca_dir: Path,
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
-    """The ToolAlpaca pin, served locally with the prepared files and a tools.py of our own wording: the agent
-    prompt renders from the download, which the prepared folder alone cannot do."""
+    """The ToolAlpaca pin, served locally with the prepared files (upstream agent/tools.py among them): the
+    download checks every file and the lifted helper descriptions against the pin, and the agent prompt renders."""
     from pytest_tooleval.suites.toolalpaca import data
     from pytest_tooleval.suites.toolalpaca.prompts import agent_tools
 
@@ -226,16 +226,11 @@ def test_pinned_toolalpaca_archive_carries_the_helper_descriptions(archive_serve
     files = {relative: (toolalpaca_dir / relative).read_bytes() for relative in pinned["files"]}
     prompts = json.loads((toolalpaca_dir / "prompts.json").read_text())
     files.update({path: python_constants(constants) for path, constants in prompts.items()})
-    files["agent/tools.py"] = (
-        b"class GetDetailsTool(BaseTool):\n    def __init__(self, **kwargs):\n"
-        b"        description = 'Ask the user. Parameters: {{\"Question\": \"what\"}}'\n"
-        b"class RetrievalTool(Tool):\n    def __init__(self, **kwargs):\n        description = 'Read a saved file.'\n"
-    )
     archive_server.routes["/toolalpaca.tar.gz"] = build_archive(files, top="ToolAlpaca-1890699")
     monkeypatch.setenv("TOOLEVAL_TOOLALPACA_URL", archive_server.url("/toolalpaca.tar.gz"))
     folder = data.locate(None, tmp_path / "cache", offline=False)
     loaded = data.load_prompts(folder)
-    assert loaded.helper_descriptions == {"getDetails": 'Ask the user. Parameters: {{"Question": "what"}}',
-                                          "retrievalDataFromFile": "Read a saved file."}
+    assert loaded.helper_descriptions == data.load_prompts(toolalpaca_dir).helper_descriptions
+    assert set(loaded.helper_descriptions) == {"getDetails", "retrievalDataFromFile"}
     case = next(case for case in data.load_subset(folder, "real") if case.api.uses_retrieval)
     assert [tool.name for tool in agent_tools(case.api, loaded)][:2] == ["getDetails", "retrievalDataFromFile"]

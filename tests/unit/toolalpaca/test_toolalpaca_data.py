@@ -61,7 +61,11 @@ def test_prompts_come_from_the_data_folder(toolalpaca_dir: Path) -> None:
     assert prompts.agent.suffix.endswith("ASSISTANT Thought:{agent_scratchpad}")
     assert "{tool_names}" in prompts.agent.format_instructions
     assert "${solution}" in prompts.evaluation and "${Request}" in prompts.simulator
-    assert prompts.helper_descriptions == {}  # the prepared folder lacks upstream agent/tools.py
+    # lifted with ast from upstream agent/tools.py, and equal to what the pin says the download lifts
+    assert set(prompts.helper_descriptions) == {"getDetails", "retrievalDataFromFile"}
+    assert "getDetails" in prompts.helper_descriptions["getDetails"]
+    pinned = json.loads(data.PIN_FILE.read_text(encoding="utf-8"))["helper_tool_descriptions"]
+    assert canonical_sha256({pinned["file"]: prompts.helper_descriptions}) == pinned["sha256"]
 
 
 def test_locate_accepts_the_root_or_the_suite_folder(toolalpaca_dir: Path, tmp_path: Path) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -47,10 +48,12 @@ def test_retrieval_follows_getdetails_and_getdetails_can_be_left_out() -> None:
     assert [tool.name for tool in agent_tools(api, toy_prompts(), with_get_details=False)][0] == "retrievalDataFromFile"
 
 
-def test_missing_helper_description_says_where_it_lives(toolalpaca_dir: Path) -> None:
+def test_missing_helper_description_says_where_it_lives(toolalpaca_dir: Path, tmp_path: Path) -> None:
+    without_tools = tmp_path / "toolalpaca"  # the data folder as a hand-made copy without agent/tools.py has it
+    shutil.copytree(toolalpaca_dir, without_tools, ignore=shutil.ignore_patterns("agent"))
     expected = "getDetails tool is not in the data folder: it lives in upstream agent/tools.py"
     with pytest.raises(MissingPromptError, match=expected):
-        agent_tools(toy_api(), data.load_prompts(toolalpaca_dir))
+        agent_tools(toy_api(), data.load_prompts(without_tools))
 
 
 def test_upstream_agent_prompt_shape(toolalpaca_dir: Path) -> None:
