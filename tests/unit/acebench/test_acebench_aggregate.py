@@ -1,4 +1,4 @@
-"""ACEBench aggregation: multi-turn dialogues (§6), per-category rounding (§8.1), groups and OVERALL (§8.2)."""
+"""ACEBench aggregation: multi-turn dialogues (acebench-scoring §6), per-category rounding (§8.1), groups and OVERALL (§8.2)."""
 
 from __future__ import annotations
 

@@ -138,7 +138,7 @@ def test_credentials_come_from_named_environment_variables() -> None:
     assert data.credentials_for(case, env) == {"access_key": "k1", "region": "eu"}
     with pytest.raises(ToolevalUsageError, match="needs an API key"):
         data.credentials_for(case, {})
-    # the keys reach the model only through the instruction, in the record's order (§2.2)
+    # the keys reach the model only through the instruction, in the record's order (toolalpaca-gpt4tools §2.2)
     assert agent_input(case, {"access_key": "k1", "region": "eu"}).endswith(
         "\nAuthentication information: access_key=k1 region=eu"
     )

@@ -1,4 +1,4 @@
-"""Prompt rendering: the test_v1 agent prompt (§2.2), the judge prompt (§4.2), the helper prompts (§2.6, §2.8)."""
+"""Prompt rendering: the test_v1 agent prompt (toolalpaca-gpt4tools §2.2), the judge prompt (§4.2), the helper prompts (§2.6, §2.8)."""
 
 from __future__ import annotations
 

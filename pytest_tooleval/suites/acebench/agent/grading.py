@@ -1,4 +1,4 @@
-"""Grading an agent rollout: end-state check and process accuracy (acebench-scoring §7.2-§7.3, agent §7-§8).
+"""Grading an agent rollout: end-state check and process accuracy (acebench-scoring §7.2-§7.3, acebench-agent §7-§8).
 
 Pure functions over JSON data: the recorded end state, the process list and the sample's possible answer.
 """
