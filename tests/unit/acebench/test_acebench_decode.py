@@ -7,8 +7,7 @@ import time
 
 import pytest
 
-from pytest_tooleval.suites.acebench.decode import DecodeError, decode_fixed, decode_official
-from pytest_tooleval.suites.acebench.safe_eval import MAX_SIZE, fold_constant
+from pytest_tooleval.suites.acebench.decode import MAX_SIZE, DecodeError, decode_fixed, decode_official, fold_constant
 from pytest_tooleval.suites.acebench.scoring import score_normal
 
 # (raw model output, official decoding)
