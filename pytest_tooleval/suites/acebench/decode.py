@@ -83,6 +83,7 @@ def fold_constant(node: ast.expr) -> Any:
 # Whitespace that str.split() knows but Python's tokenizer rejects outside string literals.
 _EXOTIC_SPACE = re.compile(r"[^\S \t\n\r\f]")
 
+
 def strip_whitespace(text: str) -> str:
     """Delete every whitespace character, inside string literals too, as upstream does first."""
     return "".join(text.split())
@@ -181,7 +182,7 @@ def _value(node: ast.expr, *, fixed: bool) -> Any:
         return [_value(item, fixed=fixed) for item in node.elts]
     if isinstance(node, ast.Dict):
         result: dict[Any, Any] = {}
-        for key, value in zip(node.keys, node.values):
+        for key, value in zip(node.keys, node.values, strict=True):
             if key is None:  # `{**x}` has no key node; upstream fails on it
                 raise DecodeError("dict unpacking is not supported")
             resolved_key = _value(key, fixed=fixed)

@@ -194,7 +194,8 @@ HOSTILE_OUTPUTS = {
 
 @pytest.mark.parametrize("output", HOSTILE_OUTPUTS.values(), ids=HOSTILE_OUTPUTS.keys())
 def test_hostile_output_is_a_quick_format_error(output: str) -> None:
-    functions = [{"name": "f", "parameters": {"type": "object", "properties": {"a": {"type": "string"}}, "required": []}}]
+    parameters = {"type": "object", "properties": {"a": {"type": "string"}}, "required": []}
+    functions = [{"name": "f", "parameters": parameters}]
     started = time.perf_counter()
     verdict = score_normal(functions, {"f": {"a": "x"}}, output)
     elapsed = time.perf_counter() - started
