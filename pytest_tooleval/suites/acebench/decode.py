@@ -4,7 +4,7 @@ The output contract is one Python expression: a list of calls, ``[Api(key='value
 `decode_official` reproduces upstream's ``decode_ast`` path bit for bit, quirks included
 (acebench-scoring §3.1); `decode_fixed` is the same contract with two upstream bugs fixed, for the
 ``fixed`` scorer. Neither executes anything: values are read off the AST, and the binary-operator
-values upstream ``eval``s are folded by `safe_eval.fold_constant`.
+values upstream ``eval``s are folded by `fold_constant`, the bounded evaluator under this decoder's limits.
 
 A decoded call is ``{name: {keyword: value}}``; values are plain Python (str, int, float, bool, None,
 list, tuple, dict, ...). ``**kw`` arguments are stored under the key ``None``, as upstream does.
@@ -17,16 +17,72 @@ import re
 import warnings
 from typing import Any
 
-from pytest_tooleval.suites.acebench.safe_eval import MAX_AST_DEPTH, DecodeError, ast_depth, fold_constant
+from pytest_tooleval.suites.acebench import safe_eval
 
-__all__ = ["MAX_SOURCE_CHARS", "DecodeError", "decode_fixed", "decode_official", "strip_whitespace"]
+__all__ = [
+    "LIMITS",
+    "MAX_AST_DEPTH",
+    "MAX_INT_BITS",
+    "MAX_SIZE",
+    "MAX_SOURCE_CHARS",
+    "DecodeError",
+    "ast_depth",
+    "decode_fixed",
+    "decode_official",
+    "fold_constant",
+    "strip_whitespace",
+]
 
 #: Longest answer (after whitespace handling) we try to parse. A real answer is a few thousand
 #: characters (upstream asks for at most 1,200 tokens); parsing is linear but memory-hungry.
 MAX_SOURCE_CHARS = 100_000
+#: Largest string/bytes length or container size (nested elements counted) a folded value may have.
+MAX_SIZE = 100_000
+#: Largest integer, in bits (about 3,000 decimal digits: safely below Python's 4,300-digit str() limit).
+MAX_INT_BITS = 10_000
+#: Deepest AST accepted anywhere in a decoded output; keeps every recursive walk far from the stack limit.
+MAX_AST_DEPTH = 200
+#: What a folding may compute: all of upstream's ``eval`` on literals (comparisons, subscripts, unpacking,
+#: ``%`` formatting), every value bounded; the work budget bounds the time a single argument can take.
+LIMITS = safe_eval.Limits(int_bits=MAX_INT_BITS, size=MAX_SIZE, depth=MAX_AST_DEPTH, work=5_000_000)
+
+
+class DecodeError(ValueError):
+    """The model output cannot be decoded into calls (upstream: ``wrong_output_format``)."""
+
+
+def ast_depth(node: ast.AST, limit: int = MAX_AST_DEPTH) -> int:
+    """Depth of the tree under `node`, computed without recursion; stops early past `limit`."""
+    deepest = 0
+    stack: list[tuple[ast.AST, int]] = [(node, 1)]
+    while stack:
+        current, depth = stack.pop()
+        if depth > deepest:
+            deepest = depth
+            if deepest > limit:
+                return deepest
+        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(current))
+    return deepest
+
+
+def fold_constant(node: ast.expr) -> Any:
+    """The value ``eval(ast.unparse(node))`` would give for a literal-only expression, within `LIMITS`.
+
+    Raises:
+        DecodeError: the expression uses anything but literals and operators, fails (``1/0``), or a value
+            would exceed `LIMITS`; upstream's eval raises on the same failures and reports a format error.
+    """
+    try:
+        return safe_eval.evaluate(node, LIMITS)
+    except safe_eval.UnsupportedExpression as exc:
+        raise DecodeError(str(exc)) from None
+    except (ArithmeticError, TypeError, ValueError, IndexError, KeyError, MemoryError, RecursionError) as exc:
+        raise DecodeError(f"cannot evaluate expression: {type(exc).__name__}: {exc}") from None
+
 
 # Whitespace that str.split() knows but Python's tokenizer rejects outside string literals.
 _EXOTIC_SPACE = re.compile(r"[^\S \t\n\r\f]")
+
 
 def strip_whitespace(text: str) -> str:
     """Delete every whitespace character, inside string literals too, as upstream does first."""
@@ -126,7 +182,7 @@ def _value(node: ast.expr, *, fixed: bool) -> Any:
         return [_value(item, fixed=fixed) for item in node.elts]
     if isinstance(node, ast.Dict):
         result: dict[Any, Any] = {}
-        for key, value in zip(node.keys, node.values):
+        for key, value in zip(node.keys, node.values, strict=True):
             if key is None:  # `{**x}` has no key node; upstream fails on it
                 raise DecodeError("dict unpacking is not supported")
             resolved_key = _value(key, fixed=fixed)

@@ -7,8 +7,7 @@ import time
 
 import pytest
 
-from pytest_tooleval.suites.acebench.decode import DecodeError, decode_fixed, decode_official
-from pytest_tooleval.suites.acebench.safe_eval import MAX_SIZE, fold_constant
+from pytest_tooleval.suites.acebench.decode import MAX_SIZE, DecodeError, decode_fixed, decode_official, fold_constant
 from pytest_tooleval.suites.acebench.scoring import score_normal
 
 # (raw model output, official decoding)
@@ -195,7 +194,8 @@ HOSTILE_OUTPUTS = {
 
 @pytest.mark.parametrize("output", HOSTILE_OUTPUTS.values(), ids=HOSTILE_OUTPUTS.keys())
 def test_hostile_output_is_a_quick_format_error(output: str) -> None:
-    functions = [{"name": "f", "parameters": {"type": "object", "properties": {"a": {"type": "string"}}, "required": []}}]
+    parameters = {"type": "object", "properties": {"a": {"type": "string"}}, "required": []}
+    functions = [{"name": "f", "parameters": parameters}]
     started = time.perf_counter()
     verdict = score_normal(functions, {"f": {"a": "x"}}, output)
     elapsed = time.perf_counter() - started

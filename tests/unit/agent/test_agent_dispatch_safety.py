@@ -49,6 +49,7 @@ HOSTILE_ARGUMENTS = [
     "[turn_on_wifi(x={'__import__': {'name': 'os'}})]",
     "[send_message(sender_name='Eve', receiver_name='Frank', message=open('PWNED', 'w').write('x'))]",
     "[send_message(sender_name='Eve', receiver_name='Frank', message='a' * 10**9)]",
+    "[send_message(sender_name='Eve', receiver_name='Frank', message=[['a'] * 100000] * 100000)]",
     "[delete_message(message_id=9**9**9)]",
     "[delete_message(message_id=(lambda: __import__('os').system('touch PWNED'))())]",
     "[add_reminder(title=[x for x in ().__class__.__base__.__subclasses__()], description='d', time='t')]",

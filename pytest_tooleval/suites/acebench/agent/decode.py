@@ -12,10 +12,20 @@ import ast
 import enum
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NoReturn
 
+from .. import safe_eval
 from ..decode import MAX_SOURCE_CHARS
-from . import safe_eval
+
+#: The agent's evaluator, here and in dispatch: literals, displays and arithmetic only, other nodes go to the
+#: fallback. Operator results are bounded (4,096-bit integers, about 1,200 digits); literals are not, because
+#: dispatch re-reads the argument values decoding produced, and upstream accepts any literal there.
+LIMITS = safe_eval.Limits(int_bits=4_096, size=100_000, depth=250, arithmetic_only=True, bound_literals=False)
+
+
+def not_evaluated(node: ast.AST, evaluate: Any) -> NoReturn:
+    """The agent's fallback for nodes beyond `LIMITS` (comparisons, calls, ...): refused, in its own words."""
+    raise safe_eval.UnsupportedExpression(f"{type(node).__name__} is not evaluated")
 
 
 class DecodeMode(enum.Enum):
@@ -157,7 +167,7 @@ def _value(node: Any) -> Any:
         return converted
     if isinstance(node, ast.BinOp):
         # Upstream evals the operation's source; we compute it without executing anything.
-        return safe_eval.evaluate(node)
+        return safe_eval.evaluate(node, LIMITS, names=safe_eval.undefined_name, fallback=not_evaluated)
     if isinstance(node, ast.Name):
         return node.id  # a bare identifier becomes its name
     if isinstance(node, ast.Call):

@@ -16,8 +16,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from . import safe_eval
-from .decode import AgentDecodeError, DecodeMode, decode_message
+from .. import safe_eval
+from .decode import LIMITS, AgentDecodeError, DecodeMode, decode_message, not_evaluated
 from .envs import Environment
 from .envs.base import Scenario
 
@@ -95,9 +95,9 @@ def _run(source: str, instance: Scenario, offset: int) -> Any:
             if not (inspect.ismethod(function) and isinstance(function.__self__, Scenario)):
                 raise TypeError(f"'{type(function).__name__}' object is not callable")
             return function(*args, **kwargs)
-        raise safe_eval.UnsupportedExpression(f"{type(node).__name__} is not evaluated")
+        return not_evaluated(node, evaluate)
 
-    return safe_eval.evaluate(tree.body, fallback=calls_and_methods)
+    return safe_eval.evaluate(tree.body, LIMITS, names=safe_eval.undefined_name, fallback=calls_and_methods)
 
 
 # -- a message's calls ----------------------------------------------------------------------------------------
