@@ -13,32 +13,39 @@ from .errors import ToolevalUsageError
 from .models.base import InfrastructureError
 from .outcome import SampleError, SampleResult
 from .session import ToolevalSession
-from .suites import SUITES
+from .suites import plugin, selected_by_marks
+from .suites.base import Skipped
 from .transport import PROPERTY, error_payload, result_payload
 
 NO_MODEL = "no model to evaluate: pass --tooleval-model NAME (or 'oracle', or 'replay:PATH')"
 NO_DATA = "no model and no local data: pass --tooleval-model NAME (data is downloaded on first use)"
+DATA_ERROR = "data-error"
 FAILURE_TEXT_LIMIT = 2000
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # C0 and C1 controls, newline and tab kept
 
 
 def parametrize_cases(metafunc: pytest.Metafunc, session: ToolevalSession, marker: pytest.Mark) -> None:
+    """One test per case of the marked suite. Only this suite's data is read, and only when `-m` can select
+    some of its cases; a data problem is kept for `raise_collection_error` (one line, exit status 4)."""
     if not marker.args:
         raise ToolevalUsageError("@pytest.mark.tooleval needs the suite name, e.g. @pytest.mark.tooleval('acebench')")
     suite_name = marker.args[0]
-    if suite_name in SUITES and (reason := session.unavailable(suite_name)):
-        placeholder = pytest.param(None, id=f"{suite_name}-not-run",  # carries the suite's mark, for -m
-                                   marks=[pytest.mark.skip(reason=reason), getattr(pytest.mark, suite_name)])
-        metafunc.parametrize("tooleval_case", [placeholder], indirect=True)
+    plugin(suite_name)  # an unknown name stops the run, with the known ones
+    if reason := session.unavailable(suite_name):
+        _placeholder(metafunc, suite_name, "not-run", reason)
+        return
+    if not selected_by_marks(suite_name, session.markexpr):
+        _placeholder(metafunc, suite_name, "not-selected", f"-m {session.markexpr!r} selects no {suite_name} sample")
         return
     try:
         cases = session.cases(suite_name)
-    except ToolevalUsageError:
-        if session.active:
-            raise
-        # installed but unused: show one skipped placeholder instead of failing collection or downloading
-        metafunc.parametrize("tooleval_case", [pytest.param(None, id="no-model", marks=pytest.mark.skip(reason=NO_DATA))],
-                             indirect=True)
+    except ToolevalUsageError as exc:
+        if not session.active:  # installed but unused: a skipped placeholder instead of failing or downloading
+            _placeholder(metafunc, suite_name, "no-model", NO_DATA)
+            return
+        if session.collection_error is None:
+            session.collection_error = exc
+        _placeholder(metafunc, suite_name, DATA_ERROR, str(exc))
         return
     marks: dict[str, pytest.MarkDecorator] = {}  # pytest.mark.<name> checks the registered markers on every use
     params = [
@@ -50,6 +57,25 @@ def parametrize_cases(metafunc: pytest.Metafunc, session: ToolevalSession, marke
         for case in session.schedule(cases)
     ]
     metafunc.parametrize("tooleval_case", params, indirect=True)
+
+
+def _placeholder(metafunc: pytest.Metafunc, suite_name: str, what: str, reason: str) -> None:
+    """One skipped test standing for a suite that is not run; it carries the suite's mark, so -m sees it."""
+    param = pytest.param(None, id=f"{suite_name}-{what}",
+                         marks=[pytest.mark.skip(reason=reason), getattr(pytest.mark, suite_name)])
+    metafunc.parametrize("tooleval_case", [param], indirect=True)
+
+
+def raise_collection_error(session: ToolevalSession) -> None:
+    """After collection: a suite whose data could not be loaded stops the run before anything is asked."""
+    if session.collection_error is not None:
+        raise session.collection_error
+
+
+def suite_with_data_error(test_ids: list[str]) -> str | None:
+    """The suite of a data-error placeholder among an xdist worker's collected ids (see parametrize_cases)."""
+    suffix = f"-{DATA_ERROR}"
+    return next((test_id.removesuffix(suffix) for test_id in test_ids if test_id.endswith(suffix)), None)
 
 
 @dataclass(frozen=True)
@@ -66,10 +92,7 @@ class CaseHandle:
 
     @property
     def passed(self) -> bool:
-        verdict = self.result.verdict
-        if self.scorer == "fixed" and verdict.fixed_valid is not None:
-            return bool(verdict.fixed_valid)
-        return bool(verdict.valid)
+        return self.result.verdict.passed(self.scorer)
 
     def check(self) -> None:
         """Fail the test, with a readable message, when the sample's verdict is negative."""
@@ -87,6 +110,8 @@ def answer_case(session: ToolevalSession, case: Any) -> CaseHandle:
     except (InfrastructureError, SampleError) as exc:
         reason = _printable(f"{type(exc).__name__}: {exc}")
     else:
+        if isinstance(result, Skipped):
+            pytest.skip(result.reason)  # the one place a suite's decision becomes a pytest skip
         return CaseHandle(case, result, session.settings.scorer)
     # outside the except block: pytest would print the caught exception too, as "During handling of ..."
     pytest.fail(reason, pytrace=False)

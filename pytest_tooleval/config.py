@@ -1,7 +1,8 @@
 """One Settings object, resolved once per process: CLI > TOOLEVAL_* env > ini/pyproject > default.
 
-Every option is declared once in OPTIONS; the same table drives `addoption`, `addini`, the env twin,
-validation and the header line that says where each value came from.
+Every option is declared once: the core ones in CORE_OPTIONS, each suite's in its SuitePlugin.options. The
+same table drives `addoption`, `addini`, the env twin, validation and the header line that says where each
+value came from.
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 import math
 import os
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Callable
 from urllib.parse import urlsplit, urlunsplit
 
@@ -16,8 +18,10 @@ import pytest
 
 from .errors import ToolevalUsageError
 
+DEFAULT_CACHE_DIR = Path("~/.cache/pytest-tooleval")
 
-def _parse_float(name: str, text: str) -> float:
+
+def parse_float(name: str, text: str) -> float:
     try:
         value = float(text)
     except ValueError:
@@ -27,21 +31,21 @@ def _parse_float(name: str, text: str) -> float:
     return value
 
 
-def _parse_positive(name: str, text: str) -> float:
-    value = _parse_float(name, text)
+def parse_positive(name: str, text: str) -> float:
+    value = parse_float(name, text)
     if value <= 0:
         raise ToolevalUsageError(f"--tooleval-{name}: {text!r} must be more than 0")
     return value
 
 
-def _parse_fraction(name: str, text: str) -> float:
-    value = _parse_float(name, text)
+def parse_fraction(name: str, text: str) -> float:
+    value = parse_float(name, text)
     if not 0.0 <= value <= 1.0:
         raise ToolevalUsageError(f"--tooleval-{name}: {text!r} must lie between 0 and 1, e.g. 0.02")
     return value
 
 
-def _parse_int(name: str, text: str) -> int:
+def parse_int(name: str, text: str) -> int:
     try:
         value = int(text)
     except ValueError:
@@ -51,7 +55,7 @@ def _parse_int(name: str, text: str) -> int:
     return value
 
 
-def _parse_bool(name: str, text: str) -> bool:
+def parse_bool(name: str, text: str) -> bool:
     lowered = str(text).strip().lower()
     if lowered in ("1", "true", "yes", "on"):
         return True
@@ -60,14 +64,14 @@ def _parse_bool(name: str, text: str) -> bool:
     raise ToolevalUsageError(f"tooleval {name}: {text!r} is not a boolean (true/false)")
 
 
-def _parse_list(name: str, text: str) -> tuple[str, ...]:
+def parse_list(name: str, text: str) -> tuple[str, ...]:
     return tuple(part.strip() for part in str(text).split(",") if part.strip())
 
 
 def parse_thresholds(name: str, text: str) -> dict[str, float]:
     """`overall=0.85,special=0.8` -> {"overall": 0.85, "special": 0.8}; fractions in [0, 1]."""
     thresholds: dict[str, float] = {}
-    for part in _parse_list(name, text):
+    for part in parse_list(name, text):
         key, sep, value = part.partition("=")
         example = "expected GROUP=FRACTION, e.g. overall=0.80"
         if not sep or not key.strip():
@@ -82,7 +86,7 @@ def parse_thresholds(name: str, text: str) -> dict[str, float]:
     return thresholds
 
 
-def _choice(*allowed: str) -> Callable[[str, str], str]:
+def choice(*allowed: str) -> Callable[[str, str], str]:
     def parse(name: str, text: str) -> str:
         if text not in allowed:
             raise ToolevalUsageError(
@@ -111,75 +115,53 @@ class Option:
         return "TOOLEVAL_" + self.name.replace("-", "_").upper()
 
 
-OPTIONS: tuple[Option, ...] = (
+CORE_OPTIONS: tuple[Option, ...] = (
     Option("model", "model to evaluate: a model name served by the endpoint, 'oracle' (ground truth, a "
            "self-check) or 'replay:PATH' (recorded outputs)"),
     Option("base-url", "OpenAI-compatible endpoint (default: OPENAI_BASE_URL or api.openai.com)"),
     Option("api-key", "API key (default: OPENAI_API_KEY); never printed or stored", secret=True),
-    Option("temperature", "sampling temperature", 0.0, _parse_float),
-    Option("top-p", "nucleus sampling top_p (unset: the endpoint's default)", None, _parse_float),
-    Option("max-tokens", "max_tokens per answer (ACEBench's runner uses 1200)", 1200, _parse_int),
-    Option("timeout", "seconds one request may take", 120.0, _parse_positive),
-    Option("max-retries", "retries of a transient failure (429, 5xx, timeout, connection)", 6, _parse_int),
+    Option("temperature", "sampling temperature", 0.0, parse_float),
+    Option("top-p", "nucleus sampling top_p (unset: the endpoint's default)", None, parse_float),
+    Option("max-tokens", "max_tokens per answer (ACEBench's runner uses 1200)", 1200, parse_int),
+    Option("timeout", "seconds one request may take", 120.0, parse_positive),
+    Option("max-retries", "retries of a transient failure (429, 5xx, timeout, connection)", 6, parse_int),
     Option("concurrency", "samples answered at once ahead of their tests, and requests in flight per model, "
            "per process (with xdist: per worker, asked by the controller) (0: ask only when a sample's test runs)",
-           8, _parse_int),
-    Option("rpm", "requests per minute for the whole run, all xdist workers together", None, _parse_int),
+           8, parse_int),
+    Option("rpm", "requests per minute for the whole run, all xdist workers together", None, parse_int),
     Option("tpm", "tokens per minute for the whole run (prompt estimated, settled with the reported usage)",
-           None, _parse_int),
-    Option("language", "ACEBench language: en, zh or all", "en", _choice("en", "zh", "all")),
-    Option("categories", "comma list of categories to collect (default: all)", (), _parse_list),
+           None, parse_int),
     Option("data-dir", "folder holding the upstream data (default: TOOLEVAL_DATA_DIR, then the download cache)"),
     Option("cache-dir", "folder for downloads and the response cache (default: ~/.cache/pytest-tooleval)"),
-    Option("offline", "never download; fail if the data is not there", False, _parse_bool, flag=True),
-    Option("no-cache", "do not read or write the response cache", False, _parse_bool, flag=True),
+    Option("offline", "never download; fail if the data is not there", False, parse_bool, flag=True),
+    Option("no-cache", "do not read or write the response cache", False, parse_bool, flag=True),
     Option("scorer", "official (reproduces the reference, default) or fixed (documented bugs fixed)",
-           "official", _choice("official", "fixed")),
+           "official", choice("official", "fixed")),
     Option("report", "write the JSON report to this path"),
     Option("fail-under", "gate: GROUP=FRACTION thresholds, e.g. overall=0.85,special=0.8", {},
            parse_thresholds),
-    Option("max-error-rate", "gate: the largest share of samples that may end in errors", 0.02, _parse_fraction),
-    Option("user-model", "model playing the user in agent_multi_turn"),
-    Option("user-base-url", "endpoint of the user model (default: the agent's)"),
-    Option("user-api-key", "API key of the user model (default: the agent's)", secret=True),
-    Option("user-temperature", "temperature of the user model (ACEBench uses 0.001)", 0.001, _parse_float),
-    Option("user-max-tokens", "max_tokens of the user model (ACEBench uses 1000)", 1000, _parse_int),
-    Option("max-dialog-turns", "turn limit of an agent rollout", 40, _parse_int),
-    Option("agent-step-prompts", "agent_multi_step prompt language: upstream (zh prompts on every language, "
-           "as ACEBench's API runner does) or data (the sample's language)", "upstream", _choice("upstream", "data")),
-    Option("toolalpaca-subset", "ToolAlpaca subset: simulated, real or all", "simulated",
-           _choice("simulated", "real", "all")),
-    Option("toolalpaca-real", "let real-API ToolAlpaca samples send live HTTP requests (keys: see the README)",
-           False, _parse_bool, flag=True),
-    Option("simulator-model", "model playing the simulated APIs of ToolAlpaca (upstream: gpt-3.5-turbo)"),
-    Option("simulator-base-url", "endpoint of the simulator model (default: the agent's)"),
-    Option("simulator-api-key", "API key of the simulator model (default: the agent's)", secret=True),
-    Option("simulator-temperature", "temperature of the simulator model (ToolAlpaca uses 0.5)", 0.5, _parse_float),
-    Option("toolalpaca-user-model", "model answering ToolAlpaca's getDetails questions and retrievalDataFromFile "
-           "queries (upstream: gpt-3.5-turbo)"),
-    Option("toolalpaca-user-base-url", "endpoint of the ToolAlpaca user model (default: the agent's)"),
-    Option("toolalpaca-user-api-key", "API key of the ToolAlpaca user model (default: the agent's)", secret=True),
-    Option("toolalpaca-user-temperature", "temperature of the ToolAlpaca user model (upstream: 1)", 1.0,
-           _parse_float),
-    Option("judge-model", "judge of ToolAlpaca episodes (upstream: gpt-4-0613)", "gpt-4-0613"),
-    Option("judge-base-url", "endpoint of the judge model (default: the agent's)"),
-    Option("judge-api-key", "API key of the judge model (default: the agent's)", secret=True),
-    Option("judge-temperature", "temperature of the judge model (ToolAlpaca uses 0.2)", 0.2, _parse_float),
-    Option("gpt4tools-path", "the GPT4Tools test-set file (gpt4tools_test_unseen.json; downloaded by hand, see the "
-           "README)"),
-    Option("gpt4tools-stop", "GPT4Tools: stop generation at the next 'Observation:' (a labelled variant; upstream "
-           "uses no stop)", False, _parse_bool, flag=True),
-    Option("gpt4tools-prompt-in-output", "GPT4Tools replay: do recorded outputs start with the prompt? yes (cut "
-           "len(instruction) characters, as upstream's evaluate), no (as evaluate_gpt) or auto (cut when the "
-           "output begins with the instruction)", "auto", _choice("auto", "yes", "no")),
+    Option("max-error-rate", "gate: the largest share of samples that may end in errors", 0.02, parse_fraction),
 )
 
-OPTION_BY_DEST = {option.dest: option for option in OPTIONS}
+def all_options() -> tuple[Option, ...]:
+    """The core options, then each registered suite's own (suites/base.py): one table for every use."""
+    from .suites import registered
+
+    options = list(CORE_OPTIONS)
+    seen = {option.name: "the core" for option in options}
+    for suite in registered().values():
+        for option in suite.options:
+            if option.name in seen:
+                raise ToolevalUsageError(f"tooleval suite {suite.name!r} declares --tooleval-{option.name}, "
+                                         f"which {seen[option.name]} already declares")
+            seen[option.name] = f"suite {suite.name!r}"
+            options.append(option)
+    return tuple(options)
 
 
 def add_options(parser: pytest.Parser) -> None:
     group = parser.getgroup("tooleval", "tool-use evaluation (pytest-tooleval)")
-    for option in OPTIONS:
+    for option in all_options():
         shown_default = "" if option.default in (None, (), {}) or option.secret else f" (default: {option.default})"
         if option.flag:
             group.addoption(f"--tooleval-{option.name}", action="store_true", default=None, dest=option.dest,
@@ -203,10 +185,26 @@ class Settings:
         except KeyError:
             raise AttributeError(name) from None
 
+    def get(self, name: str, default: Any = None) -> Any:
+        """A value by its attribute name (`user_model`), or `default` when no option of that name exists."""
+        return self.values.get(name, default)
+
+    def explicit(self, option: str) -> bool:
+        """Whether `--tooleval-<option>` was given (on the command line, in the environment or the ini file)."""
+        return self.sources.get(option, "default") != "default"
+
+    @property
+    def cache_path(self) -> Path:
+        """The folder of downloads, the response cache and the run boards."""
+        return Path(self.values.get("cache_dir") or DEFAULT_CACHE_DIR).expanduser()
+
+    def replace(self, **changes: Any) -> Settings:
+        return Settings({**self.values, **changes}, self.sources)
+
     def header(self) -> str:
         """One line for the pytest header; secrets show only whether they are set."""
         shown = []
-        for option in OPTIONS:
+        for option in all_options():
             source = self.sources[option.name]
             if source == "default" and option.name not in ("model", "scorer", "language"):
                 continue
@@ -233,7 +231,7 @@ def resolve(config: pytest.Config, environ: dict[str, str] | None = None) -> Set
     environ = dict(os.environ if environ is None else environ)
     values: dict[str, Any] = {}
     sources: dict[str, str] = {}
-    for option in OPTIONS:
+    for option in all_options():
         raw, source = config.getoption(option.dest), "cli"
         if raw is None and environ.get(option.env) not in (None, ""):
             raw, source = environ[option.env], "env"

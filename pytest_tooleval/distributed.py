@@ -26,6 +26,20 @@ class XdistHooks:
 
     @pytest.hookimpl
     def pytest_xdist_node_collection_finished(self, node: Any, ids: Sequence[str]) -> None:
+        self._raise_data_error(node, ids)
         if self.hub:  # a test's parametrize id: what stands between the last brackets of its node id
             self.session.start_hub([nodeid.rsplit("[", 1)[-1][:-1] for nodeid in ids if nodeid.endswith("]")])
             gc.freeze()  # as on the workers (plugin.py): the run's data need not be walked again; given back at the end
+
+    def _raise_data_error(self, node: Any, ids: Sequence[str]) -> None:
+        """A suite whose data a worker could not load: load it here, which raises the same one-line error
+        (a UsageError from this hook ends the run with exit status 4 before anything is asked)."""
+        from .collect import suite_with_data_error
+        from .errors import ToolevalUsageError
+
+        name = suite_with_data_error([nodeid.rsplit("[", 1)[-1][:-1] for nodeid in ids if nodeid.endswith("]")])
+        if name is None:
+            return
+        self.session.cases(name)
+        raise ToolevalUsageError(f"tooleval: worker {node.gateway.id} could not load the {name} data, though this "
+                                 "process can; run with -p no:xdist to see why")

@@ -50,14 +50,6 @@ class Pin:
     members_sha256: str = ""
 
 
-def sha256_file(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def canonical_sha256(value: object) -> str:
     text = json.dumps(value, sort_keys=True, ensure_ascii=False)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
@@ -238,3 +230,9 @@ def locate_data(data_dir: str | None, cache_dir: Path, offline: bool, *, folder:
             "pass --tooleval-data-dir or set TOOLEVAL_DATA_DIR"
         )
     return ensure_downloaded(pinned, cache_dir)
+
+
+def manifest_sha256(root: Path) -> str | None:
+    """sha256 of a data folder's MANIFEST.json (the pinned files it holds), None when it has none."""
+    manifest = root / "MANIFEST.json"
+    return hashlib.sha256(manifest.read_bytes()).hexdigest() if manifest.exists() else None

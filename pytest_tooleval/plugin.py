@@ -13,11 +13,10 @@ import pytest
 
 from .config import add_options, resolve
 from .session import ToolevalSession
-from .suites import suite_markers
+from .suites import registered
 
 SESSION_KEY = pytest.StashKey[ToolevalSession]()
 RESULT_KEY = pytest.StashKey[Any]()
-CONTROLLER_KEY = pytest.StashKey[Any]()
 
 TOOLEVAL_MARKER = "tooleval(suite): parametrize this test with one case per sample of the named benchmark suite"
 
@@ -28,7 +27,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", TOOLEVAL_MARKER)
-    for name, description in suite_markers().items():
+    markers = {name: text for suite in registered().values() for name, text in suite.markers.items()}
+    for name, description in markers.items():
         config.addinivalue_line("markers", f"{name}: {description}")
     workerinput = getattr(config, "workerinput", None)
     session = ToolevalSession(resolve(config), workerinput.get("tooleval_run_id") if workerinput else None,
@@ -39,16 +39,22 @@ def pytest_configure(config: pytest.Config) -> None:
         # at exit, leave the run's objects out of the interpreter's final garbage collections: on a worker
         # those took about a second, which xdist waits for before it reports
         atexit.register(gc.freeze)
-        session.preload()  # data problems stop the run here, as one line with exit status 4
     if not hasattr(config, "workerinput"):  # the controller (or a run without xdist) aggregates
         from .controller import Controller
 
-        config.stash[CONTROLLER_KEY] = controller = Controller(session)
-        config.pluginmanager.register(controller, "tooleval-controller")
+        config.pluginmanager.register(Controller(session), "tooleval-controller")
         if config.pluginmanager.hasplugin("xdist"):
             from .distributed import XdistHooks
 
             config.pluginmanager.register(XdistHooks(session, config), "tooleval-xdist")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
+    if not hasattr(config, "workerinput"):  # a worker's data problem is raised by its controller (distributed.py)
+        from .collect import raise_collection_error
+
+        raise_collection_error(config.stash[SESSION_KEY])  # before anything is asked: one line, exit status 4
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:

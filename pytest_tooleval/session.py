@@ -10,27 +10,26 @@ from typing import Any
 
 from .config import Settings
 from .engine import Engine
-from .errors import ToolevalUsageError
 from .models.access import ModelAccess, access_kind
-from .outcome import SampleResult
-from .suites import SUITES, selected_by_marks, suite_module
-from .suites import unavailable as suite_unavailable
-
-DEFAULT_CACHE_DIR = Path("~/.cache/pytest-tooleval")
+from .outcome import Answer, SampleResult
+from .suites import plugin, registered, suite_for_test_id
+from .suites.base import Role, Skipped, Suite
 
 
 class ToolevalSession:
     def __init__(self, settings: Settings, run_id: str | None = None, markexpr: str = "",
                  hub_client: bool = False) -> None:
         if not settings.model and not settings.offline:  # nothing to evaluate: never download for collection
-            settings = Settings({**settings.values, "offline": True}, settings.sources)
+            settings = settings.replace(offline=True)
         self.settings = settings
         self.markexpr = markexpr
         self.run_id = run_id or uuid.uuid4().hex
-        self._suites: dict[str, Any] = {}
+        self._suites: dict[str, Suite] = {}
+        self._cases: dict[str, list[Any]] = {}  # by suite, in the order the suite lists them
+        self._case_index: dict[str, dict[str, Any]] = {}  # by suite, then test id
         self._engine: Engine | None = None
         self._workahead: Any = None
-        self._case_index: dict[str, Any] | None = None
+        self.collection_error: Exception | None = None  # a suite's data could not be loaded (raised once collected)
         self.category_sizes: dict[tuple[str, str], int] = {}
         self.drain_on_close = False  # set when the session ended normally: see WorkAhead.stop
         self.hub_client = hub_client  # an xdist worker whose controller answers the samples (the hub)
@@ -48,60 +47,49 @@ class ToolevalSession:
 
     @property
     def cache_dir(self) -> Path:
-        return Path(self.settings.cache_dir or DEFAULT_CACHE_DIR).expanduser()
+        return self.settings.cache_path
 
-    @property
-    def languages(self) -> tuple[str, ...]:
-        return ("en", "zh") if self.settings.language == "all" else (self.settings.language,)
-
-    def suite(self, name: str) -> Any:
+    def suite(self, name: str) -> Suite:
+        """The suite `name`, loaded for this run on first use (its data located, downloaded, validated)."""
         if name not in self._suites:
-            if name not in SUITES:
-                raise ToolevalUsageError(
-                    f"@pytest.mark.tooleval({name!r}): unknown suite; known: {', '.join(SUITES)}"
-                )
-            self._suites[name] = suite_module(name).create(self)
+            self._suites[name] = plugin(name).load(self.settings)
         return self._suites[name]
 
     def unavailable(self, name: str) -> str | None:
         """Why suite `name` cannot run as configured (its tests skip, saying so), or None."""
-        return suite_unavailable(name, self.settings)
-
-    def preload(self) -> None:
-        """Locate (download if needed) and validate the data of every suite this run may use, before any
-        worker starts: a data problem is then one line and exit status 4, not an error per worker."""
-        for name in SUITES:
-            if self.unavailable(name) is None and selected_by_marks(name, self.markexpr):
-                self.cases(name)
+        return plugin(name).unavailable(self.settings)
 
     def cases(self, name: str) -> list[Any]:
-        cases = self.suite(name).cases()
-        # samples per category in the benchmark: the payloads carry it, so a summary knows a partial category
-        self.category_sizes.update(Counter((case.language, case.category) for case in cases))
-        return cases
+        if name not in self._cases:
+            cases = list(self.suite(name).cases())
+            # samples per category in the benchmark: the payloads carry it, so a summary knows a partial category
+            self.category_sizes.update(Counter((case.language, case.category) for case in cases))
+            self._cases[name] = cases
+            self._case_index[name] = {case.test_id: case for case in cases}
+        return self._cases[name]
 
     def case_for_test_id(self, test_id: str) -> Any:
-        """The case behind a parametrized test id (for reports that carry no payload: a crashed worker's)."""
-        return self.case_index().get(test_id)
+        """The case behind a parametrized test id (for the hub, and for reports that carry no payload: a
+        crashed worker's). Only the suite whose ids look like it is loaded."""
+        name = suite_for_test_id(test_id)
+        if name is None or self.unavailable(name) is not None:
+            return None
+        try:
+            self.cases(name)
+        except Exception:  # noqa: BLE001 - a suite whose data is not here cannot own the test
+            return None
+        return self._case_index[name].get(test_id)
 
-    def case_index(self) -> dict[str, Any]:
-        """Every case of the suites this run can use, by test id."""
-        if self._case_index is None:
-            self._case_index = {}
-            for name in SUITES:
-                if self.unavailable(name) is not None:
-                    continue
-                try:
-                    cases = self.cases(name)
-                except Exception:  # a suite whose data is not here cannot own the test
-                    continue
-                self._case_index.update({case.test_id: case for case in cases})
-        return self._case_index
+    def loaded_cases(self) -> list[Any]:
+        """Every case of the suites loaded in this process so far."""
+        return [case for cases in self._cases.values() for case in cases]
 
     @staticmethod
     def schedule(cases: list[Any]) -> list[Any]:
-        """Long rollouts first, so they never form a tail behind short samples (stable otherwise)."""
-        return sorted(cases, key=lambda case: 0 if getattr(case, "family", "") == "agent" else 1)
+        """Each suite's priority first (long rollouts before short samples, so they never form a tail), stable
+        otherwise."""
+        suites = registered()
+        return sorted(cases, key=lambda case: suites[case.suite].priority(case))
 
     @property
     def engine(self) -> Engine:
@@ -117,8 +105,8 @@ class ToolevalSession:
 
                 settings = self.settings
                 if self._hub_workers:
-                    settings = Settings({**settings.values, "concurrency": self._hub_concurrency}, settings.sources)
-                self._access = build_access(settings, self.cache_dir, self.engine, self.board_path)
+                    settings = settings.replace(concurrency=self._hub_concurrency)
+                self._access = build_access(settings, self.cache_dir, self.engine, self.board_path, self.helper_roles())
             return self._access
 
     @property
@@ -134,7 +122,7 @@ class ToolevalSession:
     # endpoint, set the pace of a run.
 
     def prepare_hub(self, workers: int) -> None:
-        """Controller: build the model access in the background while the workers start."""
+        """Controller: import the model client in the background while the workers start."""
         self._hub_workers = workers
         self._run_board()  # made before any worker opens it
         self._hub_ready = threading.Thread(target=self._warm_up, name="tooleval-hub-setup", daemon=True)
@@ -146,8 +134,8 @@ class ToolevalSession:
         return self._hub_workers * self.settings.concurrency
 
     def _warm_up(self) -> None:
-        try:
-            _ = self.access
+        try:  # the client's import is most of its set-up; the access itself needs the collected suites' roles
+            from .models import openai_compat  # noqa: F401
         except Exception:  # noqa: BLE001 - start_hub tries again and, failing, leaves the samples to the workers
             pass
 
@@ -163,7 +151,7 @@ class ToolevalSession:
         if not cases:
             board.set_state("hub", "off")  # nothing it knows: each worker answers its own samples
             return
-        by_key = {sample_key(case): case for case in self.case_index().values()}
+        by_key = {sample_key(case): case for case in self.loaded_cases()}
         self._hub = WorkAhead(board, self.schedule(cases), self._answer, self._hub_concurrency,
                               resting=lambda: self.engine.resting.count, lookup=by_key.get)
         ready, hub = self._hub_ready, self._hub
@@ -180,7 +168,7 @@ class ToolevalSession:
 
         threading.Thread(target=start, name="tooleval-hub-start", daemon=True).start()
 
-    def _answer(self, case: Any) -> Any:
+    def _answer(self, case: Any) -> Any:  # a coroutine: Answer | Skipped
         return self.suite(case.suite).answer(case, self.access)
 
     @property
@@ -212,11 +200,11 @@ class ToolevalSession:
                                     resting=lambda: self.engine.resting.count)
         self.engine.loop.call_soon_threadsafe(self._workahead.start)
 
-    def run(self, case: Any) -> SampleResult:
+    def run(self, case: Any) -> SampleResult | Skipped:
         if self._hub_client is not None:
             answer = self._hub_client.wait(case)
             if answer is not None:
-                return self.suite(case.suite).score(case, answer)
+                return self._score(case, answer)
             if self._workahead is None:
                 from .workahead import WorkAhead  # no hub after all: answer here, one sample at a time
 
@@ -225,18 +213,14 @@ class ToolevalSession:
             answer = self._workahead.ready(case) or self.engine.run(self._workahead.obtain(case))
         else:
             answer = self.engine.run(self._answer(case))
-        return self.suite(case.suite).score(case, answer)
+        return self._score(case, answer)
 
-    def data_fingerprint(self) -> str | None:
-        """sha256 of the data manifest in use (located without downloading)."""
-        from .report.json_report import manifest_sha256
-        from .suites.acebench import data
+    def _score(self, case: Any, answer: Answer | Skipped) -> SampleResult | Skipped:
+        return answer if isinstance(answer, Skipped) else self.suite(case.suite).score(case, answer)
 
-        try:
-            root = data.locate(self.settings.data_dir, self.cache_dir, offline=True)
-        except ToolevalUsageError:
-            return None
-        return manifest_sha256(root)
+    def helper_roles(self) -> tuple[Role, ...]:
+        """The helper models of the suites loaded in this run: no client for a role no collected test uses."""
+        return tuple(role for name in self._suites for role in plugin(name).roles)
 
     def remove_board(self) -> None:
         for path in (self.board_path, self.board_path.with_suffix(".limits.sqlite")):

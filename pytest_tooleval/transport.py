@@ -34,7 +34,7 @@ def case_fields(case: Any, category_size: int) -> dict[str, Any]:
 
 def result_payload(case: Any, category_size: int, result: SampleResult, scorer: str) -> dict[str, Any]:
     verdict = result.verdict
-    passed = verdict.fixed_valid if scorer == "fixed" and verdict.fixed_valid is not None else verdict.valid
+    passed = verdict.passed(scorer)
     output = result.output
     if isinstance(output, str) and len(output) > OUTPUT_LIMIT:
         output = output[:OUTPUT_LIMIT] + f"... [{len(output) - OUTPUT_LIMIT} more characters]"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 
@@ -28,5 +28,9 @@ class Verdict:
     fixed_valid: bool | None = None
     details: dict[str, Any] = field(default_factory=dict)
 
-    def to_payload(self) -> dict[str, Any]:
-        return asdict(self)
+    def passed(self, scorer: str) -> bool:
+        """Whether the sample passes under `scorer` ("official" or "fixed"): the one place that decides it. The
+        fixed scorer falls back to the official verdict where it computed none."""
+        if scorer == "fixed" and self.fixed_valid is not None:
+            return self.fixed_valid
+        return self.valid

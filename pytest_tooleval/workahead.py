@@ -23,11 +23,10 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any, Awaitable, Callable
 
-import pytest
-
 from .models.base import InfrastructureError
 from .models.limits import URGENT
 from .outcome import Answer, SampleError
+from .suites.base import Skipped
 
 LEASE_S = 30.0  # a claim's life without renewal: how long a killed worker's samples stay blocked
 RENEW_S = 5.0
@@ -185,20 +184,20 @@ def remove_stale_boards(folder: Path) -> None:
             pass
 
 
-def encode_answer(answer: Answer) -> dict[str, Any]:
+def encode_answer(answer: Answer | Skipped) -> dict[str, Any]:
+    if isinstance(answer, Skipped):  # a suite decided while answering that the sample is not evaluated
+        return {"skip": answer.reason}
     return {"answer": asdict(answer)}
 
 
 def encode_error(exc: BaseException) -> dict[str, Any]:
-    if isinstance(exc, pytest.skip.Exception):  # a suite decided while answering that the sample skips
-        return {"skip": str(exc.msg)}
     kind = type(exc).__name__ if isinstance(exc, (InfrastructureError, SampleError)) else "InternalError"
     return {"error": {"type": kind, "message": str(exc) if kind != "InternalError" else f"{type(exc).__name__}: {exc}"}}
 
 
-def decode(result: dict[str, Any]) -> Answer:
+def decode(result: dict[str, Any]) -> Answer | Skipped:
     if "skip" in result:
-        pytest.skip(result["skip"])
+        return Skipped(result["skip"])
     if "error" in result:
         error = result["error"]
         if error["type"] == "SampleError":
@@ -217,7 +216,7 @@ class WorkAhead:
 
     SPARE = 2  # at most this many times `concurrency` samples in progress, however many requests rest
 
-    def __init__(self, board: RunBoard, cases: list[Any], compute: Callable[[Any], Awaitable[Answer]],
+    def __init__(self, board: RunBoard, cases: list[Any], compute: Callable[[Any], Awaitable[Answer | Skipped]],
                  concurrency: int, resting: Callable[[], int] = lambda: 0,
                  lookup: Callable[[str], Any] | None = None) -> None:
         self.board = board
@@ -236,7 +235,7 @@ class WorkAhead:
         # (a dict assignment is atomic, and each key is written once)
         self.finished: dict[str, dict[str, Any]] = {}
 
-    def ready(self, case: Any) -> Answer | None:
+    def ready(self, case: Any) -> Answer | Skipped | None:
         """The answer if this process already computed it; call from any thread."""
         result = self.finished.get(sample_key(case))
         return None if result is None else decode(result)
@@ -262,7 +261,7 @@ class WorkAhead:
         await asyncio.gather(*tasks, return_exceptions=True)
         self.board.release()
 
-    async def obtain(self, case: Any) -> Answer:
+    async def obtain(self, case: Any) -> Answer | Skipped:
         """The answer for `case`: stored, being computed here, computed elsewhere, or computed now."""
         key = sample_key(case)
         wait = POLL_S[0]
@@ -381,7 +380,7 @@ class HubClient:
         self.board = board
         self._started = time.monotonic()
 
-    def wait(self, case: Any) -> Answer | None:
+    def wait(self, case: Any) -> Answer | Skipped | None:
         key = sample_key(case)
         pause, unclaimed_since = POLL_S[0], None
         while True:

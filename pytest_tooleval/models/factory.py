@@ -2,60 +2,100 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..config import Settings
 from ..engine import Engine
+from ..suites.base import Role
 from .access import ChatFn, ModelAccess, access_kind
 from .base import ChatRequest, Reply
 from .replay import load_replay
 
+if TYPE_CHECKING:
+    from .cache import ResponseCache
 
-def build_access(settings: Settings, cache_dir: Path, engine: Engine, board_path: Path) -> ModelAccess:
+
+def build_access(settings: Settings, cache_dir: Path, engine: Engine, board_path: Path,
+                 roles: Sequence[Role] = ()) -> ModelAccess:
+    """The run's model access; `roles` are the helper models of the suites in the run (suites/base.py)."""
     model: str = settings.model
     kind = access_kind(settings)
     if kind == "oracle":
         return ModelAccess("oracle")
+    live = _Live(settings, engine, _response_cache(settings, cache_dir))
     if kind == "replay":
         # helper roles stay live: a replayed ToolAlpaca episode is judged again by the judge model
-        return ModelAccess("replay", replay=load_replay(model[len("replay:"):]),
-                           roles=_role_functions(settings, cache_dir, engine, None))
+        access = ModelAccess("replay", replay=load_replay(model[len("replay:"):]), roles=live.roles(roles, None))
+        live.close_cache_last()
+        return access
     limiter = None
     if settings.rpm or settings.tpm:
         from .limits import SharedRateLimiter
 
         limiter = SharedRateLimiter(board_path.with_suffix(".limits.sqlite"), settings.rpm, settings.tpm)
         engine.on_close(_closing(limiter.close))
-    chat = _chat_function(settings, cache_dir, engine, model, settings.base_url, settings.api_key,
-                          settings.temperature, settings.max_tokens, limiter)
-    return ModelAccess("chat", chat=chat, roles=_role_functions(settings, cache_dir, engine, limiter))
+    chat = live.chat(model, settings.base_url, settings.api_key, settings.temperature, settings.max_tokens, limiter)
+    access = ModelAccess("chat", chat=chat, roles=live.roles(roles, limiter))
+    live.close_cache_last()
+    return access
 
 
-def _role_functions(settings: Settings, cache_dir: Path, engine: Engine, limiter: Any) -> dict[str, ChatFn]:
-    """One chat function per configured helper role: `--tooleval-<role>-model` with its own endpoint, key,
-    temperature and max_tokens options where the role declares them (otherwise the agent's endpoint and key)."""
-    roles = {}
-    for key, value in settings.values.items():
-        if not key.endswith("_model") or key == "model" or not value:
-            continue
-        role = key[: -len("_model")]
-        option = settings.values.get
-        roles[role] = _chat_function(
-            settings, cache_dir, engine, value,
-            option(f"{role}_base_url") or settings.base_url,
-            option(f"{role}_api_key") or settings.api_key,
-            option(f"{role}_temperature"),
-            option(f"{role}_max_tokens"),
-            limiter if not option(f"{role}_base_url") else None,  # the limits are the agent endpoint's
-        )
-    return roles
+def _response_cache(settings: Settings, cache_dir: Path) -> ResponseCache | None:
+    """One connection to the cache file for every model of the process (opened, and checked, once)."""
+    if settings.no_cache:
+        return None
+    from .cache import ResponseCache
+
+    return ResponseCache(cache_dir / "responses.sqlite")
 
 
-def _chat_function(settings: Settings, cache_dir: Path, engine: Engine, model: str, base_url: str | None,
+@dataclass(frozen=True)
+class _Live:
+    """What every live chat function of a run shares: the settings, the engine and the response cache."""
+
+    settings: Settings
+    engine: Engine
+    cache: ResponseCache | None
+
+    def close_cache_last(self) -> None:
+        """Close the cache after the clients (closers run in order); the last connection to close folds the
+        WAL into the file."""
+        if self.cache is not None:
+            self.engine.on_close(_closing(self.cache.close))
+
+    def roles(self, roles: Sequence[Role], limiter: Any) -> dict[str, ChatFn]:
+        """One chat function per helper role whose model is set (`--tooleval-<role>-model`), with the role's
+        own endpoint, key, temperature and max_tokens where it declares them (otherwise the agent's)."""
+        settings = self.settings
+        functions = {}
+        for role in roles:
+            model = settings.get(role.model_key)
+            if not model:
+                continue
+            base_url = role.setting(settings, "base_url")
+            functions[role.name] = self.chat(
+                model,
+                base_url or settings.base_url,
+                role.setting(settings, "api_key") or settings.api_key,
+                role.setting(settings, "temperature"),
+                role.setting(settings, "max_tokens"),
+                limiter if not base_url else None,  # the limits are the agent endpoint's
+            )
+        return functions
+
+    def chat(self, model: str, base_url: str | None, api_key: str | None, temperature: float | None,
+             max_tokens: int | None, limiter: Any = None) -> ChatFn:
+        return _chat_function(self.settings, self.engine, model, base_url, api_key, temperature, max_tokens,
+                              limiter, self.cache)
+
+
+def _chat_function(settings: Settings, engine: Engine, model: str, base_url: str | None,
                    api_key: str | None, temperature: float | None, max_tokens: int | None,
-                   limiter: Any = None) -> ChatFn:
-    from .cache import CachedBackend, ResponseCache
+                   limiter: Any = None, cache: ResponseCache | None = None) -> ChatFn:
+    from .cache import CachedBackend
     from .openai_compat import OpenAIBackend
 
     backend: Any = OpenAIBackend(
@@ -69,9 +109,7 @@ def _chat_function(settings: Settings, cache_dir: Path, engine: Engine, model: s
         resting=engine.resting,
     )
     engine.on_close(backend.aclose)
-    if not settings.no_cache:
-        cache = ResponseCache(cache_dir / "responses.sqlite")
-        engine.on_close(_closing(cache.close))  # the last connection to close folds the WAL into the file
+    if cache is not None:
         backend = CachedBackend(backend, cache)
 
     run_max_tokens = max_tokens

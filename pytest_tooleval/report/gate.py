@@ -33,10 +33,10 @@ class GateResult:
 
 
 def evaluate_gate(summary: RunSummary, thresholds: dict[str, float], max_error_rate: float) -> GateResult:
-    """A threshold named GROUP applies to every figure called GROUP or <lang>.GROUP (e.g. en.overall)."""
-    figures: dict[str, float] = {}
-    for suite in summary.suites.values():
-        figures.update(suite.figures)
+    """A threshold applies to every figure whose full name (`<suite>.<figure>`, e.g. acebench.en.overall) is
+    the threshold's name or ends with `.<name>`: `overall` gates every suite's and language's overall, `en.overall`
+    only ACEBench en's, `gpt4tools.sr` one figure."""
+    figures = summary.figures
     checks = []
     for name, threshold in thresholds.items():
         matching = {key: value for key, value in figures.items() if key == name or key.endswith("." + name)}

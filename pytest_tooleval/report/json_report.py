@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from pathlib import Path
@@ -16,31 +15,21 @@ from .summary import RunSummary
 SCHEMA = "pytest-tooleval/report/1"
 
 
-def fingerprint(session: Any, suites: list[str] | None = None) -> dict[str, Any]:
-    """Everything that changes a score, and nothing secret (the API key never appears); `suites` adds the
-    suite-specific part (test files, models of helper roles, variants) of each suite that ran."""
-    from ..suites import suite_module
+def fingerprint(settings: Any, suites: list[str] | None = None) -> dict[str, Any]:
+    """Everything that changes a score, and nothing secret (the API key never appears): the model and the
+    shared request parameters, then one block per suite that ran, from the suite's own fingerprint."""
+    from ..suites import plugin
 
-    settings = session.settings
     base_url = settings.base_url or ""
+    blocks = {name: plugin(name).fingerprint(settings) for name in suites or []}
     return {
         "plugin_version": __version__,
         "model": settings.model,
         "endpoint_host": urlsplit(base_url).hostname if base_url else None,
-        "parameters": {
-            "temperature": settings.temperature,
-            "top_p": settings.top_p,
-            "max_tokens": settings.max_tokens,
-            "max_dialog_turns": settings.max_dialog_turns,
-            "agent_step_prompts": settings.agent_step_prompts,
-        },
-        "user_model": settings.user_model,
+        "parameters": {"temperature": settings.temperature, "top_p": settings.top_p,
+                       "max_tokens": settings.max_tokens},
         "scorer": settings.scorer,
-        "language": settings.language,
-        "categories": list(settings.categories),
-        "data_manifest_sha256": session.data_fingerprint(),
-        **{name: suite_module(name).fingerprint(settings) for name in suites or []
-           if hasattr(suite_module(name), "fingerprint")},
+        **{name: block for name, block in blocks.items() if block is not None},
     }
 
 
@@ -48,7 +37,7 @@ def write_report(path: str, session: Any, summary: RunSummary, rows: list[dict[s
                  gate: GateResult | None) -> None:
     document = {
         "schema": SCHEMA,
-        "fingerprint": fingerprint(session, list(summary.suites)),
+        "fingerprint": fingerprint(session.settings, list(summary.suites)),
         "summary": {name: suite.data for name, suite in summary.suites.items()},
         "gate": None if gate is None else {
             "passed": gate.passed,
@@ -82,8 +71,3 @@ def check_report_path(path: str) -> None:
         raise ToolevalUsageError(f"--tooleval-report: cannot write {path}: {folder} is not a folder")
     if not os.access(folder, os.W_OK | os.X_OK):
         raise ToolevalUsageError(f"--tooleval-report: cannot write {path}: {folder} is not writable")
-
-
-def manifest_sha256(root: Path) -> str | None:
-    manifest = root / "MANIFEST.json"
-    return hashlib.sha256(manifest.read_bytes()).hexdigest() if manifest.exists() else None

@@ -20,7 +20,8 @@ class SuiteSummary:
     Attributes:
         suite: the suite name.
         tables: what the terminal shows (rendered with tabulate).
-        figures: gateable numbers by name, fractions in [0, 1] (e.g. "overall", "en.special").
+        figures: gateable numbers by name, fractions in [0, 1], relative to the suite (e.g. "en.overall"); the
+            run names them `<suite>.<name>` (RunSummary.figures).
         partial: True when the run did not cover the whole benchmark, so the figures are renormalised.
         counts: total, scored, passed, failed, errors.
         data: the JSON form of everything above, for the report.
@@ -39,6 +40,12 @@ class RunSummary:
     suites: dict[str, SuiteSummary]
 
     @property
+    def figures(self) -> dict[str, float]:
+        """Every suite's figures in one namespace: `<suite>.<figure>` (acebench.en.overall, gpt4tools.sr)."""
+        return {f"{name}.{figure}": value for name, suite in self.suites.items()
+                for figure, value in suite.figures.items()}
+
+    @property
     def counts(self) -> dict[str, int]:
         total: dict[str, int] = {}
         for summary in self.suites.values():
@@ -51,16 +58,9 @@ def summarize(rows: list[dict[str, Any]]) -> RunSummary:
     by_suite: dict[str, list[dict[str, Any]]] = {}
     for row in rows:
         by_suite.setdefault(row["suite"], []).append(row)
-    summaries = {}
-    for suite, suite_rows in sorted(by_suite.items()):
-        summaries[suite] = _summariser(suite)(suite_rows)
-    return RunSummary(summaries)
+    from ..suites import plugin
 
-
-def _summariser(suite: str) -> Any:
-    from ..suites import suite_module
-
-    return suite_module(suite).summarize
+    return RunSummary({suite: plugin(suite).summarize(suite_rows) for suite, suite_rows in sorted(by_suite.items())})
 
 
 def outcome_counts(rows: list[dict[str, Any]]) -> dict[str, int]:

@@ -1,42 +1,53 @@
-"""Benchmark suites. Each is one folder whose `plugin_suite` module provides:
-
-- `create(session) -> suite`: the suite, with `cases() -> list[case]`, `async answer(case, access) -> Answer`
-  (everything that talks to a model) and `score(case, answer) -> SampleResult` (pure);
-- `summarize(rows) -> SuiteSummary`: the suite's own figures from the report rows of a run;
-- optionally `unavailable(settings) -> str | None`: why the suite cannot run as configured (its tests then
-  skip with that reason, and its data is not even looked for), `MARK_PROFILES` (the mark sets its cases
-  carry, so `-m` can rule the suite out before any data is loaded) and `fingerprint(settings)`.
-
-A case has `suite`, `id`, `test_id`, `category`, `language`, `family`, `index`, `marks` and `expected_text`.
-Adding a benchmark means adding a folder here, a line to SUITES, its marker names to MARKERS (kept here so
-that registering markers imports no suite), plus a thin test module.
-"""
+"""The registered benchmark suites: every `SuitePlugin` under the entry-point group `pytest_tooleval.suites`
+(the three built-in suites register the same way as a third-party package, see suites/base.py)."""
 
 from __future__ import annotations
 
-import importlib
-from types import ModuleType
-from typing import Any
+from functools import lru_cache
+from importlib.metadata import entry_points
 
-SUITES: dict[str, str] = {
-    "acebench": "pytest_tooleval.suites.acebench.plugin_suite",
-    "toolalpaca": "pytest_tooleval.suites.toolalpaca.plugin_suite",
-    "gpt4tools": "pytest_tooleval.suites.gpt4tools.plugin_suite",
-}
+from ..errors import ToolevalUsageError
+from .base import ENTRY_POINT_GROUP, SuitePlugin
 
 
-def suite_module(name: str) -> ModuleType:
-    return importlib.import_module(SUITES[name])
+@lru_cache(maxsize=1)
+def registered() -> dict[str, SuitePlugin]:
+    """Suite name -> plugin, in entry-point order (built-in suites first). Read once per process."""
+    found: dict[str, SuitePlugin] = {}
+    for entry in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: (not e.value.startswith(__name__), e.name)):
+        if entry.name in found:  # the same distribution seen twice on sys.path (an editable and a plain install)
+            continue
+        try:
+            plugin = entry.load()
+        except Exception as exc:  # a broken third-party suite must not look like our bug
+            raise ToolevalUsageError(f"tooleval suite {entry.name!r} ({entry.value}) cannot be loaded: "
+                                     f"{type(exc).__name__}: {exc}") from None
+        if getattr(plugin, "name", None) != entry.name:
+            raise ToolevalUsageError(f"tooleval suite entry point {entry.name!r} ({entry.value}) names a plugin "
+                                     f"called {getattr(plugin, 'name', None)!r}; the two must agree")
+        found[entry.name] = plugin
+    return found
 
 
-def unavailable(name: str, settings: Any) -> str | None:
-    check = getattr(suite_module(name), "unavailable", None)
-    return check(settings) if check is not None else None
+def plugin(name: str) -> SuitePlugin:
+    suites = registered()
+    if name not in suites:
+        raise ToolevalUsageError(f"@pytest.mark.tooleval({name!r}): unknown suite; known: {', '.join(suites)} "
+                                 f"(a suite registers under the entry-point group {ENTRY_POINT_GROUP})")
+    return suites[name]
+
+
+def suite_for_test_id(test_id: str) -> str | None:
+    """The suite whose test ids look like `test_id` (its declared id prefixes), or None."""
+    for name, suite in registered().items():
+        if any(test_id.startswith(prefix) for prefix in suite.id_prefixes):
+            return name
+    return None
 
 
 def selected_by_marks(name: str, markexpr: str) -> bool:
     """Could `-m markexpr` select any case of the suite? (True when unsure.)"""
-    profiles = getattr(suite_module(name), "MARK_PROFILES", None)
+    profiles = plugin(name).mark_profiles
     if not markexpr or not profiles:
         return True
     try:
@@ -46,24 +57,3 @@ def selected_by_marks(name: str, markexpr: str) -> bool:
         return any(expression.evaluate(lambda mark, /, **_: mark in profile) for profile in profiles)
     except Exception:  # a private API that may change: then load the suite rather than guess
         return True
-
-
-def suite_markers() -> dict[str, str]:
-    """Every suite's marker names (read without importing the suites: kept here so the plugin stays cheap)."""
-    return dict(MARKERS)
-
-
-MARKERS: dict[str, str] = {
-    "acebench": "an ACEBench sample",
-    "normal": "an ACEBench normal-family sample",
-    "special": "an ACEBench special-family sample",
-    "agent": "an ACEBench agent-family sample",
-    "en": "an English sample",
-    "zh": "a Chinese sample",
-    "toolalpaca": "a ToolAlpaca instruction (an agent episode judged by a model)",
-    "simulated": "a ToolAlpaca instruction on a simulated API",
-    "real": "a ToolAlpaca instruction on a real API (needs --tooleval-toolalpaca-real)",
-    "gpt4tools": "a GPT4Tools test-set item",
-    "gpt4tools_tool": "a GPT4Tools item whose gold answer uses a tool",
-    "gpt4tools_no_tool": "a GPT4Tools item whose gold answer uses no tool",
-}

@@ -122,7 +122,7 @@ def test_gate_decides_the_exit_status(pytester: pytest.Pytester, fake_openai: Fa
     result.assert_outcomes(passed=6, failed=1)
     assert result.ret == expected_exit
     if expected_exit:
-        result.stdout.fnmatch_lines(["*tooleval gate: en.normal MISSED: 0.667 < 0.900 (short by 0.233)*",
+        result.stdout.fnmatch_lines(["*tooleval gate: acebench.en.normal MISSED: 0.667 < 0.900 (short by 0.233)*",
                                      "*tooleval gate: FAILED*"])
     else:
         result.stdout.fnmatch_lines(["*tooleval gate: PASSED*"])

@@ -7,7 +7,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from ...models.access import ChatFn, ModelAccess
+from ...models.access import ModelAccess
+from ...models.meter import Meter, role_tokens
 from ...outcome import Answer, SampleError
 from ...verdict import Verdict
 from .agent import AskFn, RolloutResult, replay, run_oracle, run_rollout, score_rollout
@@ -31,23 +32,6 @@ def _gold(root: Path) -> dict[str, Any]:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
-class _Meter:
-    """Wraps a chat function: counts latency and tokens over a rollout, returns the reply text."""
-
-    def __init__(self, chat: ChatFn) -> None:
-        self.chat = chat
-        self.latency_s = 0.0
-        self.tokens: dict[str, int] = {}
-
-    async def __call__(self, messages: list[dict[str, str]]) -> str:
-        reply = await self.chat(messages)
-        self.latency_s += reply.latency_s
-        for key, value in (("prompt", reply.prompt_tokens), ("completion", reply.completion_tokens)):
-            if value is not None:
-                self.tokens[key] = self.tokens.get(key, 0) + value
-        return reply.text
-
-
 async def run_agent_case(case: AceCase, access: ModelAccess, prompts: dict[str, Any], root: Path,
                          max_turns: int, step_prompt_language: str | None) -> Answer:
     record = case.record
@@ -68,15 +52,12 @@ async def run_agent_case(case: AceCase, access: ModelAccess, prompts: dict[str, 
     if case.category == "agent_multi_turn":
         if access.user_chat is None:
             raise SampleError(NO_USER_MODEL)
-        user_meter = _Meter(access.user_chat)
-        ask_user = user_meter
-    agent_meter = _Meter(access.chat)
-    result = await run_rollout(record, case.language, prompts, agent_meter, ask_user, max_turns,
+        user_meter = Meter(access.user_chat)
+        ask_user = user_meter.text
+    agent_meter = Meter(access.chat)
+    result = await run_rollout(record, case.language, prompts, agent_meter.text, ask_user, max_turns,
                                step_prompt_language)
-    tokens = dict(agent_meter.tokens)
-    if user_meter is not None:
-        tokens.update({f"user_{key}": value for key, value in user_meter.tokens.items()})
-    return _answer(result, agent_meter.latency_s, tokens)
+    return _answer(result, agent_meter.latency_s, role_tokens({"agent": agent_meter, "user": user_meter}))
 
 
 def _answer(result: RolloutResult, latency_s: float = 0.0, tokens: dict[str, int] | None = None) -> Answer:

@@ -1,22 +1,91 @@
-"""ACEBench as the plugin sees it (the suite protocol in pytest_tooleval/suites/__init__.py)."""
+"""ACEBench as the plugin sees it: the SuitePlugin (suites/base.py). Cheap to import; data loads in `load`."""
 
 from __future__ import annotations
 
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from .summary import summarize_acebench as summarize
-from .suite import AceBenchSuite
+from ...config import Option, Settings, choice, parse_float, parse_int, parse_list
+from ..base import Role
 
-__all__ = ["MARK_PROFILES", "create", "summarize"]
+if TYPE_CHECKING:
+    from ...report.summary import SuiteSummary
+    from .suite import AceBenchSuite
 
-MARK_PROFILES = [{"acebench", family, language}
-                 for family in ("normal", "special", "agent") for language in ("en", "zh")]
+OPTIONS = (
+    Option("language", "ACEBench language: en, zh or all", "en", choice("en", "zh", "all")),
+    Option("categories", "comma list of categories to collect (default: all)", (), parse_list),
+    Option("user-model", "model playing the user in agent_multi_turn"),
+    Option("user-base-url", "endpoint of the user model (default: the agent's)"),
+    Option("user-api-key", "API key of the user model (default: the agent's)", secret=True),
+    Option("user-temperature", "temperature of the user model (ACEBench uses 0.001)", 0.001, parse_float),
+    Option("user-max-tokens", "max_tokens of the user model (ACEBench uses 1000)", 1000, parse_int),
+    Option("max-dialog-turns", "turn limit of an agent rollout", 40, parse_int),
+    Option("agent-step-prompts", "agent_multi_step prompt language: upstream (zh prompts on every language, "
+           "as ACEBench's API runner does) or data (the sample's language)", "upstream", choice("upstream", "data")),
+)
+
+LANGUAGES = ("en", "zh")
+FAMILIES = ("normal", "special", "agent")
 
 
-def create(session: Any) -> AceBenchSuite:
-    from . import data
+def languages(settings: Settings) -> tuple[str, ...]:
+    return LANGUAGES if settings.language == "all" else (settings.language,)
 
-    settings = session.settings
-    root = data.locate(settings.data_dir, session.cache_dir, settings.offline)
-    return AceBenchSuite(root, session.languages, settings.categories,
-                         max_dialog_turns=settings.max_dialog_turns, step_prompts=settings.agent_step_prompts)
+
+class AceBenchPlugin:
+    name = "acebench"
+    markers = {
+        "acebench": "an ACEBench sample",
+        "normal": "an ACEBench normal-family sample",
+        "special": "an ACEBench special-family sample",
+        "agent": "an ACEBench agent-family sample",
+        "en": "an English sample",
+        "zh": "a Chinese sample",
+    }
+    options: tuple[Option, ...] = OPTIONS
+    roles = (Role("user", "user"),)  # plays the user in agent_multi_turn
+    mark_profiles = tuple(frozenset({"acebench", family, language}) for family in FAMILIES for language in LANGUAGES)
+    id_prefixes = tuple(f"{language}-" for language in LANGUAGES)
+
+    def unavailable(self, settings: Settings) -> str | None:
+        return None
+
+    def load(self, settings: Settings) -> AceBenchSuite:
+        from . import data
+        from .suite import AceBenchSuite
+
+        root = data.locate(settings.data_dir, settings.cache_path, settings.offline)
+        return AceBenchSuite(root, languages(settings), settings.categories,
+                             max_dialog_turns=settings.max_dialog_turns, step_prompts=settings.agent_step_prompts)
+
+    def summarize(self, rows: list[dict[str, Any]]) -> SuiteSummary:
+        from .summary import summarize_acebench
+
+        return summarize_acebench(rows)
+
+    def fingerprint(self, settings: Settings) -> dict[str, Any]:
+        """The ACEBench knobs behind a score, and the sha256 of the data manifest in use (located, never
+        downloaded)."""
+        from ...download import manifest_sha256
+        from ...errors import ToolevalUsageError
+        from . import data
+
+        try:
+            root: Path | None = data.locate(settings.data_dir, settings.cache_path, offline=True)
+        except ToolevalUsageError:
+            root = None
+        return {
+            "language": settings.language,
+            "categories": list(settings.categories),
+            "max_dialog_turns": settings.max_dialog_turns,
+            "agent_step_prompts": settings.agent_step_prompts,
+            "user_model": settings.user_model,
+            "data_manifest_sha256": None if root is None else manifest_sha256(root),
+        }
+
+    def priority(self, case: Any) -> int:
+        return 0 if case.family == "agent" else 1  # rollouts take many requests: start them first
+
+
+SUITE = AceBenchPlugin()

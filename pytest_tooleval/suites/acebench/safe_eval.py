@@ -1,8 +1,8 @@
 """The bounded evaluator both ACEBench decoders use where upstream calls ``eval`` on model text.
 
-Upstream ``eval``s a binary operation inside a call argument (``'New'+'York'``, ``99.0*2``; acebench-scoring
-§3.1, §9.B, acebench-agent §4), and the agent executor ``eval``s the call string it rebuilds (acebench-agent
-§2.2). We compute the same values without compiling or executing anything: the AST is walked and each
+Upstream ``eval``s a binary operation inside a call argument (``'New'+'York'``, ``99.0*2``;
+acebench-scoring §3.1, §9.B, acebench-agent §4), and the agent executor ``eval``s the call string it rebuilds
+(acebench-agent §2.2). We compute the same values without compiling or executing anything: the AST is walked and each
 operator is applied with Python's own semantics, after checking that the result stays within the caller's
 `Limits`. Anything refused raises `UnsupportedExpression`; what Python itself raises for the same operation
 (``ZeroDivisionError``, ``TypeError``, ...) propagates unchanged, so each caller maps both to its own error.

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ...models.access import ModelAccess
+from ...models.meter import reply_tokens
 from ...outcome import Answer, SampleError, SampleResult
 from . import data
 from .prompts import check_prompts, single_turn_messages
@@ -63,10 +64,5 @@ class AceBenchSuite:
             return (result if isinstance(result, str) else str(result)), 0.0, {}
         assert access.chat is not None
         reply = await access.chat(single_turn_messages(case, self.prompts))
-        tokens = {
-            key: value
-            for key, value in (("prompt", reply.prompt_tokens), ("completion", reply.completion_tokens))
-            if value is not None
-        }
-        return reply.text, reply.latency_s, tokens
+        return reply.text, reply.latency_s, reply_tokens(reply)
 

@@ -1,55 +1,93 @@
-"""GPT4Tools as the plugin sees it (the suite protocol in pytest_tooleval/suites/__init__.py)."""
+"""GPT4Tools as the plugin sees it: the SuitePlugin (suites/base.py). Cheap to import; data loads in `load`."""
 
 from __future__ import annotations
 
 import hashlib
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .suite import MAX_NEW_TOKENS, STOP, WHERE_TO_GET, GPT4ToolsSuite, load_recorded, load_test_set
-from .summary import summarize_gpt4tools as summarize
+from ...config import Option, Settings, choice, parse_bool
 
-__all__ = ["MARK_PROFILES", "create", "fingerprint", "summarize", "unavailable"]
+if TYPE_CHECKING:
+    from ...report.summary import SuiteSummary
+    from .suite import GPT4ToolsSuite
 
-MARK_PROFILES = [{"gpt4tools", "gpt4tools_tool", "en"}, {"gpt4tools", "gpt4tools_no_tool", "en"}]
+OPTIONS = (
+    Option("gpt4tools-path", "the GPT4Tools test-set file (gpt4tools_test_unseen.json; downloaded by hand, see the "
+           "README)"),
+    Option("gpt4tools-stop", "GPT4Tools: stop generation at the next 'Observation:' (a labelled variant; upstream "
+           "uses no stop)", False, parse_bool, flag=True),
+    Option("gpt4tools-prompt-in-output", "GPT4Tools replay: do recorded outputs start with the prompt? yes (cut "
+           "len(instruction) characters, as upstream's evaluate), no (as evaluate_gpt) or auto (cut when the "
+           "output begins with the instruction)", "auto", choice("auto", "yes", "no")),
+)
 
-
-def unavailable(settings: Any) -> str | None:
-    return None if settings.gpt4tools_path else WHERE_TO_GET
-
+MAX_NEW_TOKENS = 512  # eval/inference.py: GenerationConfig(max_new_tokens=512)
+STOP = ("Observation:",)  # the labelled variant of --tooleval-gpt4tools-stop (toolalpaca-gpt4tools §6.4.2)
+WHERE_TO_GET = (
+    "GPT4Tools: no test-set file; download gpt4tools_test_unseen.json by hand from the links in the GPT4Tools "
+    "README (github.com/AILab-CVC/GPT4Tools; Google Drive id 1BHm0HEwYaVdMRYZiDdECy8ozyix607PH), then pass "
+    "--tooleval-gpt4tools-path FILE or set TOOLEVAL_GPT4TOOLS_PATH"
+)
 REPLAY_PREFIX = "replay:"
 
 
-def create(session: Any) -> GPT4ToolsSuite:
-    """The suite of this run; without --tooleval-gpt4tools-path it collects one placeholder that skips."""
-    settings = session.settings
-    dataset = load_test_set(settings.gpt4tools_path) if settings.gpt4tools_path else None
-    model = settings.model or ""
-    recorded = load_recorded(model[len(REPLAY_PREFIX):]) if dataset and model.startswith(REPLAY_PREFIX) else None
-    return GPT4ToolsSuite(dataset, max_tokens=max_tokens(settings), stop=bool(settings.gpt4tools_stop),
-                          recorded=recorded, prompt_in_output=settings.gpt4tools_prompt_in_output)
-
-
-def max_tokens(settings: Any) -> int:
+def max_tokens(settings: Settings) -> int:
     """Upstream's 512 new tokens, unless --tooleval-max-tokens was set explicitly (the run's default of 1200 is
     ACEBench's)."""
-    return MAX_NEW_TOKENS if settings.sources.get("max-tokens") == "default" else settings.max_tokens
+    return int(settings.max_tokens) if settings.explicit("max-tokens") else MAX_NEW_TOKENS
 
 
-def fingerprint(settings: Any) -> dict[str, Any] | None:
-    """What changes a GPT4Tools score besides the model: the test-set file and the request parameters."""
-    if not settings.gpt4tools_path:
-        return None
-    path = Path(settings.gpt4tools_path).expanduser()
-    try:
-        sha256 = hashlib.sha256(path.read_bytes()).hexdigest()
-    except OSError:
-        sha256 = None
-    return {
-        "test_file": str(path),
-        "test_file_sha256": sha256,
-        "prompt": "the raw instruction as one user message",
-        "max_tokens": max_tokens(settings),
-        "stop": list(STOP) if settings.gpt4tools_stop else None,
-        "prompt_in_output": settings.gpt4tools_prompt_in_output,
+class GPT4ToolsPlugin:
+    name = "gpt4tools"
+    markers = {
+        "gpt4tools": "a GPT4Tools test-set item",
+        "gpt4tools_tool": "a GPT4Tools item whose gold answer uses a tool",
+        "gpt4tools_no_tool": "a GPT4Tools item whose gold answer uses no tool",
+        "en": "an English sample",
     }
+    options: tuple[Option, ...] = OPTIONS
+    roles = ()
+    mark_profiles = (frozenset({"gpt4tools", "gpt4tools_tool", "en"}), frozenset({"gpt4tools", "gpt4tools_no_tool", "en"}))
+    id_prefixes = ("gpt4tools-",)
+
+    def unavailable(self, settings: Settings) -> str | None:
+        return None if settings.gpt4tools_path else WHERE_TO_GET
+
+    def load(self, settings: Settings) -> GPT4ToolsSuite:
+        from .suite import GPT4ToolsSuite, load_recorded, load_test_set
+
+        dataset = load_test_set(settings.gpt4tools_path)
+        model = settings.model or ""
+        recorded = load_recorded(model[len(REPLAY_PREFIX):]) if model.startswith(REPLAY_PREFIX) else None
+        return GPT4ToolsSuite(dataset, max_tokens=max_tokens(settings), stop=bool(settings.gpt4tools_stop),
+                              recorded=recorded, prompt_in_output=settings.gpt4tools_prompt_in_output)
+
+    def summarize(self, rows: list[dict[str, Any]]) -> SuiteSummary:
+        from .summary import summarize_gpt4tools
+
+        return summarize_gpt4tools(rows)
+
+    def fingerprint(self, settings: Settings) -> dict[str, Any] | None:
+        """What changes a GPT4Tools score besides the model: the test-set file and the request parameters."""
+        if not settings.gpt4tools_path:
+            return None
+        path = Path(settings.gpt4tools_path).expanduser()
+        try:
+            sha256: str | None = hashlib.sha256(path.read_bytes()).hexdigest()
+        except OSError:
+            sha256 = None
+        return {
+            "test_file": str(path),
+            "test_file_sha256": sha256,
+            "prompt": "the raw instruction as one user message",
+            "max_tokens": max_tokens(settings),
+            "stop": list(STOP) if settings.gpt4tools_stop else None,
+            "prompt_in_output": settings.gpt4tools_prompt_in_output,
+        }
+
+    def priority(self, case: Any) -> int:
+        return 1
+
+
+SUITE = GPT4ToolsPlugin()

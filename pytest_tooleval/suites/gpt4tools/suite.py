@@ -11,26 +11,20 @@ import math
 import re
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Union
+from typing import Any
 
 import pytest
 
 from ...errors import DataError
 from ...models.access import ModelAccess
+from ...models.meter import reply_tokens
 from ...outcome import Answer, SampleError, SampleResult
 from .data import Case, DataFileError, Dataset, Prediction, load_dataset, load_prediction_chunks, load_predictions
 from .metrics import GroundTruthError
+from .plugin_suite import MAX_NEW_TOKENS, STOP
 from .scoring import prediction_text, score_item
 
-MAX_NEW_TOKENS = 512  # eval/inference.py: GenerationConfig(max_new_tokens=512)
-STOP = ("Observation:",)  # the labelled variant of --tooleval-gpt4tools-stop (toolalpaca-gpt4tools §6.4.2)
 UPSTREAM, STOP_VARIANT = "upstream", "stop-at-observation"
-
-WHERE_TO_GET = (
-    "GPT4Tools: no test-set file; download gpt4tools_test_unseen.json by hand from the links in the GPT4Tools "
-    "README (github.com/AILab-CVC/GPT4Tools; Google Drive id 1BHm0HEwYaVdMRYZiDdECy8ozyix607PH), then pass "
-    "--tooleval-gpt4tools-path FILE or set TOOLEVAL_GPT4TOOLS_PATH"
-)
 
 _CHUNK = re.compile(r"(.+)_(\d+)\.json")
 
@@ -76,32 +70,14 @@ class GPT4ToolsCase:
         return self.item.output
 
 
-@dataclass(frozen=True)
-class MissingTestSet:
-    """The single placeholder collected when no test-set file was given: it skips, saying where to get one."""
-
-    skip_reason: str = WHERE_TO_GET
-    suite = "gpt4tools"
-    id = "no-test-file"
-    test_id = "gpt4tools-no-test-file"
-    category = family = "no_test_file"
-    language = "en"
-    index = 0
-    marks = ("gpt4tools",)
-    expected_text = ""
-
-
-AnyCase = Union[GPT4ToolsCase, MissingTestSet]
-
-
 class GPT4ToolsSuite:
     name = "gpt4tools"
 
-    def __init__(self, dataset: Dataset | None, *, max_tokens: int = MAX_NEW_TOKENS, stop: bool = False,
+    def __init__(self, dataset: Dataset, *, max_tokens: int = MAX_NEW_TOKENS, stop: bool = False,
                  recorded: dict[str, Prediction] | None = None, prompt_in_output: str = "auto") -> None:
         """
         Args:
-            dataset: the test set, or None when no file was given (one skipping placeholder is collected).
+            dataset: the test set.
             max_tokens: max_tokens of each request (upstream: 512 new tokens).
             stop: send STOP with each request (a labelled variant; upstream sends none).
             recorded: upstream prediction records by item id, when replaying a GPT4Tools prediction file or
@@ -114,15 +90,11 @@ class GPT4ToolsSuite:
         self.recorded = recorded
         self.prompt_in_output = prompt_in_output
 
-    def cases(self) -> list[AnyCase]:
-        if self.dataset is None:
-            return [MissingTestSet()]
+    def cases(self) -> list[GPT4ToolsCase]:
         return [GPT4ToolsCase(item, index) for index, item in enumerate(self.dataset)]
 
-    async def answer(self, case: AnyCase, access: ModelAccess) -> Answer:
+    async def answer(self, case: GPT4ToolsCase, access: ModelAccess) -> Answer:
         """The continuation after the prompt (runs on the engine's loop)."""
-        if isinstance(case, MissingTestSet):
-            return Answer(None)
         if access.kind == "oracle":
             return Answer(case.item.output)
         if access.kind == "replay":
@@ -130,14 +102,10 @@ class GPT4ToolsSuite:
         assert access.chat is not None
         reply = await access.chat([{"role": "user", "content": case.item.instruction}],
                                   max_tokens=self.max_tokens, stop=STOP if self.stop else None)
-        counts = (("prompt", reply.prompt_tokens), ("completion", reply.completion_tokens))
-        tokens = {key: value for key, value in counts if value is not None}
-        return Answer(reply.text, reply.latency_s, tokens)
+        return Answer(reply.text, reply.latency_s, reply_tokens(reply))
 
-    def score(self, case: AnyCase, answer: Answer) -> SampleResult:
-        """Upstream's five numbers for one item; valid iff SR == 1 (pure apart from the placeholder's skip)."""
-        if isinstance(case, MissingTestSet):
-            pytest.skip(case.skip_reason)
+    def score(self, case: GPT4ToolsCase, answer: Answer) -> SampleResult:
+        """Upstream's five numbers for one item; valid iff SR == 1 (pure)."""
         try:
             verdict = score_item(case.item, answer.output or "")
         except GroundTruthError as exc:  # upstream's assert stops its whole run; here only this item errors

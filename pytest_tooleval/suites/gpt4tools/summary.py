@@ -41,7 +41,7 @@ def summarize_gpt4tools(rows: list[dict[str, Any]]) -> SuiteSummary:
     if partial:
         title += ": partial run (not every item was scored)"
     figures = {
-        f"gpt4tools{'' if key == 'all' else '.' + key}.{metric}": value
+        f"{'' if key == 'all' else key + '.'}{metric}": value
         for key, group in means.items()
         for metric in METRICS
         if (value := _finite(getattr(group, metric))) is not None

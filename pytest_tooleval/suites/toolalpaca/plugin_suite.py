@@ -1,62 +1,112 @@
-"""ToolAlpaca as the plugin sees it (the suite protocol in pytest_tooleval/suites/__init__.py)."""
+"""ToolAlpaca as the plugin sees it: the SuitePlugin (suites/base.py). Cheap to import; data loads in `load`."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from ...config import Option, Settings, choice, parse_bool, parse_float
 from ...models.access import access_kind
-from .runner import NO_ORACLE, NOT_CONFIGURED, RunSetup, ToolAlpacaRunner
-from .summary import summarize_toolalpaca as summarize
+from ..base import Role
 
-__all__ = ["MARK_PROFILES", "create", "fingerprint", "summarize", "unavailable"]
+if TYPE_CHECKING:
+    from ...report.summary import SuiteSummary
+    from .runner import ToolAlpacaRunner
 
+OPTIONS = (
+    Option("toolalpaca-subset", "ToolAlpaca subset: simulated, real or all", "simulated",
+           choice("simulated", "real", "all")),
+    Option("toolalpaca-real", "let real-API ToolAlpaca samples send live HTTP requests (keys: see the README)",
+           False, parse_bool, flag=True),
+    Option("simulator-model", "model playing the simulated APIs of ToolAlpaca (upstream: gpt-3.5-turbo)"),
+    Option("simulator-base-url", "endpoint of the simulator model (default: the agent's)"),
+    Option("simulator-api-key", "API key of the simulator model (default: the agent's)", secret=True),
+    Option("simulator-temperature", "temperature of the simulator model (ToolAlpaca uses 0.5)", 0.5, parse_float),
+    Option("toolalpaca-user-model", "model answering ToolAlpaca's getDetails questions and retrievalDataFromFile "
+           "queries (upstream: gpt-3.5-turbo)"),
+    Option("toolalpaca-user-base-url", "endpoint of the ToolAlpaca user model (default: the agent's)"),
+    Option("toolalpaca-user-api-key", "API key of the ToolAlpaca user model (default: the agent's)", secret=True),
+    Option("toolalpaca-user-temperature", "temperature of the ToolAlpaca user model (upstream: 1)", 1.0,
+           parse_float),
+    Option("judge-model", "judge of ToolAlpaca episodes (upstream: gpt-4-0613)", "gpt-4-0613"),
+    Option("judge-base-url", "endpoint of the judge model (default: the agent's)"),
+    Option("judge-api-key", "API key of the judge model (default: the agent's)", secret=True),
+    Option("judge-temperature", "temperature of the judge model (ToolAlpaca uses 0.2)", 0.2, parse_float),
+)
 
-def fingerprint(settings: Any) -> dict[str, Any]:
-    """The helper models, sampling and variants behind a ToolAlpaca score, and how they differ from upstream."""
-    setup = RunSetup.from_settings(settings)
-    return {"subset": settings.toolalpaca_subset, "setup": setup.label, "deviations": list(setup.deviations),
-            "real_apis": setup.real_enabled}
-
-
-MARK_PROFILES = [{"toolalpaca", "simulated"}, {"toolalpaca", "real"}]
-
-
-def unavailable(settings: Any) -> str | None:
-    """A run meant for another suite (no ToolAlpaca models), or the oracle (there is no gold episode to play)."""
-    kind = access_kind(settings)
-    if kind == "oracle":
-        return NO_ORACLE
-    if kind == "replay" or settings.simulator_model or settings.toolalpaca_user_model:
-        return None
-    return NOT_CONFIGURED
-
-
-def create(session: Any) -> ToolAlpacaRunner:
-    """The suite of this run. Without ToolAlpaca data at hand (a data folder without it, or offline with an
-    empty cache) one placeholder is collected that skips with the reason, so runs of other suites go on."""
-    from . import data
-
-    settings = session.settings
-    subsets = data.SUBSETS if settings.toolalpaca_subset == "all" else (settings.toolalpaca_subset,)
-    setup = RunSetup.from_settings(settings)
-    missing = _missing_data(settings.data_dir, session.cache_dir, settings.offline)
-    if missing:
-        return ToolAlpacaRunner(None, subsets, setup, missing=missing)
-    root = data.locate(settings.data_dir, session.cache_dir, settings.offline)
-    return ToolAlpacaRunner(root, subsets, setup)
+SUBSETS = ("simulated", "real")
+SUBSET_FILES = {"simulated": "data/eval_simulated.json", "real": "data/eval_real.json"}
+NOT_CONFIGURED = (
+    "ToolAlpaca needs models for the simulated APIs and the user: pass --tooleval-simulator-model NAME and "
+    "--tooleval-toolalpaca-user-model NAME (upstream: gpt-3.5-turbo for both) to run its samples"
+)
+NO_ORACLE = (
+    "ToolAlpaca has no oracle: its gold steps are call sketches for the judge (placeholders, no observations), "
+    "not an episode that could be replayed; evaluate a model, or re-judge recorded episodes with replay:PATH"
+)
 
 
-def _missing_data(data_dir: str | None, cache_dir: Path, offline: bool) -> str | None:
+class ToolAlpacaPlugin:
+    name = "toolalpaca"
+    markers = {
+        "toolalpaca": "a ToolAlpaca instruction (an agent episode judged by a model)",
+        "simulated": "a ToolAlpaca instruction on a simulated API",
+        "real": "a ToolAlpaca instruction on a real API (needs --tooleval-toolalpaca-real)",
+    }
+    options: tuple[Option, ...] = OPTIONS
+    # the simulator plays the simulated APIs; the user answers getDetails and retrievalDataFromFile; the judge
+    roles = (Role("simulator", "simulator"), Role("toolalpaca_user", "toolalpaca-user"), Role("judge", "judge"))
+    mark_profiles = (frozenset({"toolalpaca", "simulated"}), frozenset({"toolalpaca", "real"}))
+    id_prefixes = tuple(f"{subset}-" for subset in SUBSETS)
+
+    def unavailable(self, settings: Settings) -> str | None:
+        """A run meant for another suite (no ToolAlpaca models), the oracle (there is no gold episode to play),
+        or no ToolAlpaca data at hand (a data folder without it, or offline with an empty cache)."""
+        kind = access_kind(settings)
+        if kind == "oracle":
+            return NO_ORACLE
+        if kind != "replay" and not settings.simulator_model and not settings.toolalpaca_user_model:
+            return NOT_CONFIGURED
+        return _missing_data(settings)
+
+    def load(self, settings: Settings) -> ToolAlpacaRunner:
+        from . import data
+        from .runner import RunSetup, ToolAlpacaRunner
+
+        subsets = SUBSETS if settings.toolalpaca_subset == "all" else (settings.toolalpaca_subset,)
+        root = data.locate(settings.data_dir, settings.cache_path, settings.offline)
+        return ToolAlpacaRunner(root, subsets, RunSetup.from_settings(settings))
+
+    def summarize(self, rows: list[dict[str, Any]]) -> SuiteSummary:
+        from .summary import summarize_toolalpaca
+
+        return summarize_toolalpaca(rows)
+
+    def fingerprint(self, settings: Settings) -> dict[str, Any]:
+        """The helper models, sampling and variants behind a ToolAlpaca score, and how they differ from upstream."""
+        from .runner import RunSetup
+
+        setup = RunSetup.from_settings(settings)
+        return {"subset": settings.toolalpaca_subset, "setup": setup.label, "deviations": list(setup.deviations),
+                "real_apis": setup.real_enabled}
+
+    def priority(self, case: Any) -> int:
+        return 0  # an episode is a chain of agent, simulator and judge calls: start it early
+
+
+def _missing_data(settings: Settings) -> str | None:
     from ...download import cache_path
     from . import data
 
-    if data_dir:
-        given = Path(data_dir).expanduser()
-        if not any((folder / data.SUBSET_FILES["simulated"]).is_file() for folder in (given / "toolalpaca", given)):
-            return (f"no ToolAlpaca data in {given} (expected {given}/toolalpaca/{data.SUBSET_FILES['simulated']}): "
+    if settings.data_dir:
+        given = Path(settings.data_dir).expanduser()
+        if not any((folder / SUBSET_FILES["simulated"]).is_file() for folder in (given / "toolalpaca", given)):
+            return (f"no ToolAlpaca data in {given} (expected {given}/toolalpaca/{SUBSET_FILES['simulated']}): "
                     "point --tooleval-data-dir at a folder holding toolalpaca/, or drop it to download the data")
         return None
-    if offline and not (cache_path(data.load_pin(), cache_dir) / "MANIFEST.json").exists():
+    if settings.offline and not (cache_path(data.load_pin(), settings.cache_path) / "MANIFEST.json").exists():
         return "ToolAlpaca data is not in the cache and --tooleval-offline forbids the download"
     return None
+
+
+SUITE = ToolAlpacaPlugin()

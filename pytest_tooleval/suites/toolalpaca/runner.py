@@ -10,14 +10,13 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import Any, Awaitable, Callable
-
-import pytest
+from typing import Any
 
 from ...models.access import ModelAccess, access_kind
-from ...models.base import Reply
+from ...models.meter import Meter, role_tokens
 from ...models.replay import ReplayStore
 from ...outcome import Answer, SampleError, SampleResult
+from ..base import Skipped
 from . import data
 from .agent import AGENT_MAX_NEW_TOKENS, AGENT_TEMPERATURE, USER_MODEL, USER_TEMPERATURE, EpisodeModels, EpisodeSettings
 from .episode import Episode
@@ -27,21 +26,14 @@ from .prompts import MissingPromptError, agent_tools
 from .real_http import RealHttp
 from .scoring import verdict
 from .simulator import SIMULATOR_MODEL, SIMULATOR_TEMPERATURE
+from .plugin_suite import NO_ORACLE, NOT_CONFIGURED
 from .suite import ToolAlpacaSuite
 
-__all__ = ["MissingData", "RunSetup", "ToolAlpacaRunner"]
+__all__ = ["RunSetup", "ToolAlpacaRunner"]
 
 USER_ROLE = "toolalpaca_user"
 TRANSCRIPT_TEXT_LIMIT = 20_000  # characters of one request or reply kept in the transcript
 
-NOT_CONFIGURED = (
-    "ToolAlpaca needs models for the simulated APIs and the user: pass --tooleval-simulator-model NAME and "
-    f"--tooleval-toolalpaca-user-model NAME (upstream: {SIMULATOR_MODEL} for both) to run its samples"
-)
-NO_ORACLE = (
-    "ToolAlpaca has no oracle: its gold steps are call sketches for the judge (placeholders, no observations), "
-    "not an episode that could be replayed; evaluate a model, or re-judge recorded episodes with replay:PATH"
-)
 NO_SIMULATOR = (
     "simulated ToolAlpaca APIs are played by a model: pass --tooleval-simulator-model NAME (upstream: "
     f"{SIMULATOR_MODEL} at temperature {SIMULATOR_TEMPERATURE}); the sample is not scored without one"
@@ -111,82 +103,41 @@ class RunSetup:
                    tuple(deviations))
 
 
-@dataclass(frozen=True)
-class MissingData:
-    """The single placeholder collected when this run has no ToolAlpaca data: it skips, saying why."""
-
-    skip_reason: str
-    suite = "toolalpaca"
-    id = test_id = "no-data"
-    category = family = "no_data"
-    language = "en"
-    index = 0
-    marks = ("toolalpaca",)
-    expected_text = ""
-
-
-class _Meter:
-    """A chat function that counts calls, latency and tokens, and hands on the Reply (token counts matter to
-    the simulator's cache rule)."""
-
-    def __init__(self, call: Callable[[list[dict[str, str]]], Awaitable[Reply]]) -> None:
-        self.call = call
-        self.calls = 0
-        self.latency_s = 0.0
-        self.tokens: dict[str, int] = {}
-
-    async def __call__(self, messages: list[dict[str, str]]) -> Reply:
-        reply = await self.call(messages)
-        self.calls += 1
-        self.latency_s += reply.latency_s
-        for key, value in (("prompt", reply.prompt_tokens), ("completion", reply.completion_tokens)):
-            if value is not None:
-                self.tokens[key] = self.tokens.get(key, 0) + value
-        return reply
-
-
 class ToolAlpacaRunner:
     """The suite protocol (pytest_tooleval/suites/__init__.py) over `ToolAlpacaSuite`."""
 
     name = "toolalpaca"
 
-    def __init__(self, root: Path | None, subsets: tuple[str, ...], setup: RunSetup = RunSetup(), *,
-                 missing: str | None = None) -> None:
+    def __init__(self, root: Path, subsets: tuple[str, ...], setup: RunSetup = RunSetup()) -> None:
         """
         Args:
-            root: the ToolAlpaca data folder, or None when there is none (see `missing`).
+            root: the ToolAlpaca data folder.
             subsets: the subsets to collect, in order.
             setup: the run's knobs (RunSetup.from_settings).
-            missing: why there is no data; one skipping placeholder is collected instead.
         """
-        self.suite = ToolAlpacaSuite(root) if root is not None else None
+        self.suite = ToolAlpacaSuite(root)
         self.subsets = subsets
         self.setup = setup
-        self.missing = missing
 
-    def cases(self) -> list[Any]:
-        if self.suite is None:
-            return [MissingData(self.missing or "no ToolAlpaca data")]
+    def cases(self) -> list[data.ToolAlpacaCase]:
         return self.suite.cases(self.subsets)
 
     # ------------------------------------------------------------------------------------------ answering
 
-    async def answer(self, case: Any, access: ModelAccess) -> Answer:
+    async def answer(self, case: data.ToolAlpacaCase, access: ModelAccess) -> Answer | Skipped:
         """Run or replay the episode and judge it (on the engine's loop)."""
-        if isinstance(case, MissingData):
-            return Answer(None, state={"skip": case.skip_reason})
         if access.kind == "oracle":
             raise SampleError(NO_ORACLE)
         if access.kind == "replay":
             assert access.replay is not None
             return await self._rejudge(case, _replayed(case, access.replay), access)
-        assert self.suite is not None and access.chat is not None
+        assert access.chat is not None
         reason = self.suite.skip_reason(case, real_enabled=self.setup.real_enabled)
         if reason:
-            return Answer(None, state={"skip": reason})
+            return Skipped(reason)
         simulator, user, judge = (access.roles.get(name) for name in ("simulator", USER_ROLE, "judge"))
         if simulator is None and user is None:  # a run meant for another suite: no ToolAlpaca models at all
-            return Answer(None, state={"skip": NOT_CONFIGURED})
+            return Skipped(NOT_CONFIGURED)
         self._check_prompts(case)
         if case.subset == "simulated" and simulator is None:
             raise SampleError(NO_SIMULATOR)
@@ -196,8 +147,8 @@ class ToolAlpacaRunner:
             raise SampleError(NO_JUDGE)
 
         chat = access.chat
-        agent = _Meter(lambda messages: chat(messages, stop=STOP_SEQUENCES, max_tokens=self.setup.agent_max_tokens))
-        meters = {"agent": agent, "simulator": _Meter(simulator) if simulator else None, "user": _Meter(user)}
+        agent = Meter(lambda messages: chat(messages, stop=STOP_SEQUENCES, max_tokens=self.setup.agent_max_tokens))
+        meters = {"agent": agent, "simulator": Meter(simulator) if simulator else None, "user": Meter(user)}
         http_log: list[dict[str, Any]] = []
         transport = None
         if case.subset != "simulated":
@@ -208,7 +159,7 @@ class ToolAlpacaRunner:
         models = EpisodeModels(agent, meters["simulator"], meters["user"], retrieval=meters["user"])
         settings = EpisodeSettings(fix_relative_paths=self.setup.fix_paths)
         episode = await self.suite.run(case, models, transport=transport, settings=settings)
-        judge_meter = _Meter(judge)
+        judge_meter = Meter(judge)
         judgement = await self.suite.judge(case, episode, judge_meter)
         meters["judge"] = judge_meter
         transcript = _transcript(episode, http_log, judgement)
@@ -218,14 +169,12 @@ class ToolAlpacaRunner:
         judge = access.roles.get("judge")
         if judge is None:
             raise SampleError(NO_JUDGE)
-        assert self.suite is not None
-        judge_meter = _Meter(judge)
+        judge_meter = Meter(judge)
         judgement = await self.suite.judge(case, episode, judge_meter)
         return _answer(episode, judgement, _transcript(episode, [], judgement), {"judge": judge_meter})
 
     def _check_prompts(self, case: data.ToolAlpacaCase) -> None:
         """Fail before the first request when the agent prompt cannot be rendered from the data folder."""
-        assert self.suite is not None
         try:
             agent_tools(case.api, self.suite.prompts)
         except MissingPromptError:
@@ -239,11 +188,9 @@ class ToolAlpacaRunner:
 
     # ------------------------------------------------------------------------------------------ scoring
 
-    def score(self, case: Any, answer: Answer) -> SampleResult:
-        """The judge's verdict as the test outcome (pure; a skip decided while answering is raised here)."""
+    def score(self, case: data.ToolAlpacaCase, answer: Answer) -> SampleResult:
+        """The judge's verdict as the test outcome (pure)."""
         state = answer.state or {}
-        if "skip" in state:
-            pytest.skip(state["skip"])
         episode = Episode.from_record(state["record"])
         episode = replace(episode, input=state.get("input", episode.input))
         judgement = Judgement(**state["judgement"])
@@ -322,13 +269,8 @@ def _transcript(episode: Episode, http_log: list[dict[str, Any]], judgement: Jud
 
 
 def _answer(episode: Episode, judgement: Judgement, transcript: list[dict[str, Any]],
-            meters: dict[str, _Meter | None]) -> Answer:
-    tokens: dict[str, int] = {}
-    for role, meter in meters.items():
-        if meter is None:
-            continue
-        prefix = "" if role == "agent" else f"{role}_"
-        tokens.update({prefix + key: value for key, value in meter.tokens.items()})
+            meters: dict[str, Meter | None]) -> Answer:
+    tokens = role_tokens(meters)
     agent = meters.get("agent")
     state = {"record": episode.to_record(), "input": episode.input, "judgement": asdict(judgement)}
     output = episode.output if episode.error is None else None

@@ -7,11 +7,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...verdict import Verdict
-from .data import ToolAlpacaCase
 from .episode import Episode
 from .judge import VERDICT_WORDS, Judgement
 
-__all__ = ["DOCUMENTED_SUFFIX", "UNPARSED", "Summary", "summarise", "summarise_by_subset", "verdict"]
+__all__ = ["DOCUMENTED_SUFFIX", "UNPARSED", "Summary", "summarise", "verdict"]
 
 UNPARSED = "unparsed"  # the count of judge words outside Yes/No/Uncertain
 DOCUMENTED_SUFFIX = "-documented"  # the view of a subset without instructions whose gold is undocumented
@@ -132,23 +131,3 @@ def summarise(judgements: Iterable[Judgement]) -> Summary:
         response[response_key] = response.get(response_key, 0) + 1
         both += judgement.correct
     return Summary(num, error_num, process, response, both)
-
-
-def summarise_by_subset(results: Iterable[tuple[ToolAlpacaCase, Judgement]]) -> dict[str, Summary]:
-    """One Summary per subset, in first-seen order, plus ``<subset>-documented`` wherever some instructions
-    have gold steps that call undocumented functions (AviationAPI; toolalpaca-gpt4tools §6.3)."""
-    groups: dict[str, list[Judgement]] = {}
-    documented: dict[str, list[Judgement]] = {}
-    flagged: set[str] = set()
-    for case, judgement in results:
-        groups.setdefault(case.subset, []).append(judgement)
-        if case.has_undocumented_gold:
-            flagged.add(case.subset)
-        else:
-            documented.setdefault(case.subset, []).append(judgement)
-    table: dict[str, Summary] = {}
-    for subset, judgements in groups.items():
-        table[subset] = summarise(judgements)
-        if subset in flagged:
-            table[subset + DOCUMENTED_SUFFIX] = summarise(documented.get(subset, []))
-    return table

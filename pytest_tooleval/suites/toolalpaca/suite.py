@@ -1,32 +1,20 @@
-"""The ToolAlpaca suite: list cases, run one episode, judge it, turn the judgement into a Verdict, summarise."""
+"""The ToolAlpaca suite: list cases, run one episode, judge it."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping
 from pathlib import Path
 
-from ...verdict import Verdict
 from . import data
 from .agent import EpisodeModels, EpisodeSettings, run_episode
 from .episode import Episode
 from .judge import Judgement, judge_episode
 from .modelfn import ModelFn
-from .scoring import Summary, summarise_by_subset, verdict
 from .tools import Transport
 
-__all__ = ["REAL_OPT_IN_REASON", "Outcome", "ToolAlpacaSuite"]
+__all__ = ["REAL_OPT_IN_REASON", "ToolAlpacaSuite"]
 
 REAL_OPT_IN_REASON = "real-API samples send live HTTP requests: opt in with --tooleval-toolalpaca-real"
-
-
-@dataclass(frozen=True)
-class Outcome:
-    """Everything one instruction produced."""
-
-    episode: Episode
-    judgement: Judgement
-    verdict: Verdict
 
 
 class ToolAlpacaSuite:
@@ -64,21 +52,3 @@ class ToolAlpacaSuite:
 
     async def judge(self, case: data.ToolAlpacaCase, episode: Episode, judge: ModelFn) -> Judgement:
         return await judge_episode(case, episode, judge, self.prompts)
-
-    async def evaluate(
-        self,
-        case: data.ToolAlpacaCase,
-        models: EpisodeModels,
-        judge: ModelFn,
-        *,
-        transport: Transport | None = None,
-        settings: EpisodeSettings = EpisodeSettings(),
-    ) -> Outcome:
-        """Run, judge and score one instruction."""
-        episode = await self.run(case, models, transport=transport, settings=settings)
-        judgement = await self.judge(case, episode, judge)
-        return Outcome(episode, judgement, verdict(judgement, episode))
-
-    @staticmethod
-    def summarise(results: Iterable[tuple[data.ToolAlpacaCase, Judgement]]) -> dict[str, Summary]:
-        return summarise_by_subset(results)

@@ -71,7 +71,7 @@ def summarize_toolalpaca(rows: list[dict[str, Any]]) -> SuiteSummary:
             for name, rate in (("procedure", summary.procedure_rate), ("response", summary.response_rate),
                                ("overall", summary.overall_rate)):
                 if rate is not None:
-                    figures[f"toolalpaca.{label}.{name}"] = rate / 100
+                    figures[f"{label}.{name}"] = rate / 100
             subsets_data[label] = {**summary.to_dict(), "total": view_total, "infra_errors": errors}
     setups = sorted({(row.get("details") or {}).get("setup", "") for row in rows} - {""})
     deviations = sorted({item for row in rows for item in (row.get("details") or {}).get("deviations", [])})

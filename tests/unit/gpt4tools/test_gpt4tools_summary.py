@@ -53,9 +53,9 @@ def test_the_three_way_table_and_its_figures() -> None:
         [1.0, 0.5, pytest.approx(1.0), 0.5, pytest.approx((1 + 2 / 3) / 2)],
         [0.5, 0.5, 0.5, 0.5, 1.0],
     ]
-    assert summary.figures["gpt4tools.sr"] == 0.5
-    assert summary.figures["gpt4tools.tool.action"] == 0.5
-    assert summary.figures["gpt4tools.no_tool.thought"] == 0.5
+    assert summary.figures["sr"] == 0.5
+    assert summary.figures["tool.action"] == 0.5
+    assert summary.figures["no_tool.thought"] == 0.5
     assert len(summary.figures) == 15
     assert not summary.partial
     assert summary.counts == {"total": 4, "scored": 4, "passed": 2, "failed": 2, "errors": 0}
@@ -75,7 +75,7 @@ def test_an_empty_subset_renders_as_dashes_and_gives_no_figure() -> None:
         "tool-use  1/1                    0         1.000     1.000      1.000  1.000  1.000",
         "no-tool   0/?                    0         -         -          -      -      -",
     ]
-    assert not any(name.startswith("gpt4tools.no_tool") for name in summary.figures)
+    assert not any(name.startswith("no_tool") for name in summary.figures)
     assert summary.data["subsets"]["no_tool"]["sr"] is None
     assert "nan" not in text.lower()
 
@@ -87,8 +87,8 @@ def test_a_nan_item_gives_a_nan_mean_kept_out_of_figures_and_json() -> None:
     bare = row(0, gold, gold, sizes=(1, 0))
     assert bare["details"]["thought"] is None and bare["outcome"] == "passed"
     summary = summarize_gpt4tools([bare])
-    assert "gpt4tools.thought" not in summary.figures
-    assert summary.figures["gpt4tools.sr"] == 1.0
+    assert "thought" not in summary.figures
+    assert summary.figures["sr"] == 1.0
     assert summary.data["subsets"]["all"]["thought"] is None
     json.dumps(summary.data, allow_nan=False)  # strict JSON: NaN never reaches the report's summary
 
@@ -101,7 +101,7 @@ def test_errors_count_per_subset_and_make_the_run_partial() -> None:
     assert [cells[:3] for cells in table.rows] == [["all", "3/4", 1], ["tool-use", "1/2", 1], ["no-tool", "2/2", 0]]
     assert table.title == "GPT4Tools (upstream-compatible): partial run (not every item was scored)"
     assert summary.partial and summary.counts["errors"] == 1
-    assert summary.figures["gpt4tools.sr"] == 1.0  # N counts scored items only, as upstream's matched predictions
+    assert summary.figures["sr"] == 1.0  # N counts scored items only, as upstream's matched predictions
 
 
 def test_the_stop_variant_is_labelled() -> None:

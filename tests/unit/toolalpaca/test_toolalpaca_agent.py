@@ -13,7 +13,7 @@ from _toolalpaca import Script, action, response, simulated, toy_case, toy_promp
 from pytest_tooleval.suites.toolalpaca.agent import EpisodeModels, EpisodeSettings, run_episode
 from pytest_tooleval.suites.toolalpaca.episode import ITERATION_LIMIT_OUTPUT, Episode
 from pytest_tooleval.suites.toolalpaca.judge import Judgement, judge_episode
-from pytest_tooleval.suites.toolalpaca.scoring import summarise, summarise_by_subset, verdict
+from pytest_tooleval.suites.toolalpaca.scoring import summarise, verdict
 from pytest_tooleval.suites.toolalpaca.suite import REAL_OPT_IN_REASON, ToolAlpacaSuite
 from pytest_tooleval.suites.toolalpaca.tools import ERROR_ADVICE, HttpRequest, HttpResponse, TransportError
 
@@ -249,8 +249,8 @@ def test_suite_facade_end_to_end_on_the_published_data(toolalpaca_dir: Path) -> 
     step = '{"categories": ["DDoS"], "startDate": "2024-05-01", "endDate": "2024-06-01"}'
     agent = Script(action("searchReports", step), response("There were 2 reports."))
     sim = Script(simulated(200, {"totalResults": 2, "reports": []}), name="simulator")
-    outcome = asyncio.run(suite.evaluate(case, EpisodeModels(agent, sim, Script(name="user")), Script(YES_YES)))
-    assert outcome.verdict.valid
+    episode = asyncio.run(suite.run(case, EpisodeModels(agent, sim, Script(name="user"))))
+    assert verdict(asyncio.run(suite.judge(case, episode, Script(YES_YES))), episode).valid
     assert "curl -X GET " in sim.last_prompt and sim.last_prompt.endswith(
         " https://docs.abuseipdb.com/search?categories=DDoS&startDate=2024-05-01&endDate=2024-06-01"
     )
@@ -260,9 +260,3 @@ def test_suite_facade_end_to_end_on_the_published_data(toolalpaca_dir: Path) -> 
         "WolframAlpha needs an API key: set TOOLEVAL_WOLFRAMALPHA_APPID"
     )
     assert suite.skip_reason(real, real_enabled=True, environ={"TOOLEVAL_WOLFRAMALPHA_APPID": "x"}) is None
-    aviation = [c for c in suite.cases(("real",)) if c.api_name == "AviationAPI"]
-    table = suite.summarise([(case, outcome.judgement)] + [(c, Judgement(judged=False)) for c in aviation])
-    assert {name: summary.num for name, summary in table.items()} == {
-        "simulated": 1, "real": 13, "real-documented": 7
-    }
-    assert summarise_by_subset([]) == {}

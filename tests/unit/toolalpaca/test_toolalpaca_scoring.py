@@ -31,7 +31,7 @@ def test_only_yes_and_yes_is_valid(judgement: Judgement, valid: bool, error_type
     result = verdict(judgement, Episode("q", "a", "t", (STEP,)))
     assert (result.valid, result.error_type, result.process) == (valid, error_type, process)
     assert result.details["process_correctness"] == judgement.process
-    assert result.to_payload()["calls"] == [{"tool": "f", "input": "{}"}]
+    assert result.calls == [{"tool": "f", "input": "{}"}]
 
 
 def test_verdict_words_are_read_after_the_first_results_heading() -> None:

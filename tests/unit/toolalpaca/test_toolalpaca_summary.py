@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pytest_tooleval.config import OPTIONS, Settings
+from pytest_tooleval.config import Settings, all_options
 from pytest_tooleval.report.summary import RunSummary
 from pytest_tooleval.report.table import render_summary
 from pytest_tooleval.suites.toolalpaca.runner import RunSetup
@@ -36,8 +36,8 @@ def test_errors_and_unjudged_episodes_count_in_the_denominator() -> None:
         row("simulated-A-3", "error", size=4),  # the endpoint failed: upstream records an error instance too
     ]
     summary = summarize_toolalpaca(rows)
-    assert summary.figures == {"toolalpaca.simulated.procedure": 0.5, "toolalpaca.simulated.response": 0.25,
-                               "toolalpaca.simulated.overall": 0.25}
+    assert summary.figures == {"simulated.procedure": 0.5, "simulated.response": 0.25,
+                               "simulated.overall": 0.25}
     assert summary.partial is False
     simulated = summary.data["subsets"]["simulated"]
     assert (simulated["num"], simulated["error_num"], simulated["infra_errors"], simulated["both"]) == (4, 2, 1, 1)
@@ -54,7 +54,7 @@ def test_undocumented_gold_gets_its_own_view_and_a_short_run_is_partial() -> Non
     assert summary.data["subsets"]["real"]["num"] == 2
     assert summary.data["subsets"]["real-documented"]["num"] == 1  # AviationAPI #5 calls undocumented functions
     assert summary.data["subsets"]["real-documented"]["total"] == 108
-    assert summary.figures["toolalpaca.real-documented.overall"] == 1.0
+    assert summary.figures["real-documented.overall"] == 1.0
     lines = render_summary(RunSummary({"toolalpaca": summary})).splitlines()
     assert lines[0].endswith(": partial run (not every instruction of a subset ran)")
     assert [line.split()[:2] for line in lines[3:5]] == [["real", "2/114"], ["real-documented", "1/108"]]
@@ -65,7 +65,7 @@ def test_unparsed_verdicts_and_deviations_are_labelled() -> None:
                 deviations=["judge model gpt-4o (upstream gpt-4-0613)"])]
     summary = summarize_toolalpaca(rows)
     assert summary.data["subsets"]["simulated"]["process"]["unparsed"] == 1
-    assert (summary.figures["toolalpaca.simulated.response"], summary.figures["toolalpaca.simulated.overall"]) == (
+    assert (summary.figures["simulated.response"], summary.figures["simulated.overall"]) == (
         1.0, 0.0)
     assert summary.data["upstream_compatible"] is False
     assert summary.tables[0].title == "ToolAlpaca (not upstream-compatible: judge model gpt-4o (upstream gpt-4-0613))"
@@ -73,8 +73,8 @@ def test_unparsed_verdicts_and_deviations_are_labelled() -> None:
 
 def settings(**changed: Any) -> Settings:
     """Settings as resolve() builds them: every option at its default, `changed` given on the command line."""
-    values = {option.name.replace("-", "_"): option.default for option in OPTIONS}
-    sources = {option.name: "default" for option in OPTIONS}
+    values = {option.name.replace("-", "_"): option.default for option in all_options()}
+    sources = {option.name: "default" for option in all_options()}
     for name, value in changed.items():
         values[name] = value
         sources[name.replace("_", "-")] = "cli"
