@@ -22,6 +22,7 @@ TOOLEVAL_MARKER = "tooleval(suite): parametrize this test with one case per samp
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
+    registered.cache_clear()  # suites installed since the last run in this process (pytester, an embedding program)
     add_options(parser)
 
 

@@ -10,7 +10,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-from mini_acebench import write_mini_acebench
 
 HELPER_DESCRIPTIONS = {
     "getDetails": 'Ask the user for a missing detail.\nParameters: {{"Question": "what to ask"}}\nOutput: the answer.',
@@ -120,8 +119,7 @@ def rates_record(server_url: str) -> dict[str, Any]:
 
 def write_mini_toolalpaca(root: Path, *, real_server_url: str = "http://127.0.0.1:9/v1",
                           helper_descriptions: bool = True) -> Path:
-    """Write root/toolalpaca (and a mini ACEBench beside it: the session preloads ACEBench) and return root."""
-    write_mini_acebench(root)
+    """Write root/toolalpaca (only: a ToolAlpaca run needs no other suite's data) and return root."""
     base = root / "toolalpaca"
     (base / "data").mkdir(parents=True)
     (base / "prompts").mkdir()

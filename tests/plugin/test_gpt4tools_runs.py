@@ -9,7 +9,6 @@ import pytest
 
 from benchmark_modules import benchmark_source
 from fake_openai import FakeOpenAI
-from mini_acebench import write_mini_acebench
 from mini_gpt4tools import ITEMS, RIGHT, THOUGHT, tool_step, write_test_set
 from pytest_tooleval.suites.gpt4tools.metrics import ItemMetrics, aggregate, uses_tool
 
@@ -29,10 +28,8 @@ def test_set(pytester: pytest.Pytester) -> Path:
 def base_args(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> list[str]:
     for name in ("TOOLEVAL_DATA_DIR", "OPENAI_API_KEY", "TOOLEVAL_GPT4TOOLS_PATH"):
         monkeypatch.delenv(name, raising=False)
-    data = write_mini_acebench(pytester.path / "data")  # every run with a model preloads ACEBench (see plugin.py)
-    pytester.makepyfile(test_gpt4tools=THIN_TEST)
-    return [f"--tooleval-data-dir={data}", "--tooleval-categories=normal_atom_bool",
-            f"--tooleval-cache-dir={pytester.path / 'cache'}", "-p", "no:cacheprovider"]
+    pytester.makepyfile(test_gpt4tools=THIN_TEST)  # and no other suite's data anywhere
+    return [f"--tooleval-cache-dir={pytester.path / 'cache'}", "--tooleval-offline", "-p", "no:cacheprovider"]
 
 
 @pytest.fixture
