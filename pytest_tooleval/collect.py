@@ -31,20 +31,20 @@ def parametrize_cases(metafunc: pytest.Metafunc, session: ToolevalSession, marke
         raise ToolevalUsageError("@pytest.mark.tooleval needs the suite name, e.g. @pytest.mark.tooleval('acebench')")
     suite_name = marker.args[0]
     plugin(suite_name)  # an unknown name stops the run, with the known ones
-    if reason := session.unavailable(suite_name):
+    if reason := session.run.unavailable(suite_name):
         _placeholder(metafunc, suite_name, "not-run", reason)
         return
-    if not selected_by_marks(suite_name, session.markexpr):
-        _placeholder(metafunc, suite_name, "not-selected", f"-m {session.markexpr!r} selects no {suite_name} sample")
+    if not selected_by_marks(suite_name, session.run.markexpr):
+        _placeholder(metafunc, suite_name, "not-selected", f"-m {session.run.markexpr!r} selects no {suite_name} sample")
         return
     try:
-        cases = session.cases(suite_name)
+        cases = session.run.cases(suite_name)
     except ToolevalUsageError as exc:
         if not session.active:  # installed but unused: a skipped placeholder instead of failing or downloading
             _placeholder(metafunc, suite_name, "no-model", NO_DATA)
             return
-        if session.collection_error is None:
-            session.collection_error = exc
+        if session.run.collection_error is None:
+            session.run.collection_error = exc
         _placeholder(metafunc, suite_name, DATA_ERROR, str(exc))
         return
     marks: dict[str, pytest.MarkDecorator] = {}  # pytest.mark.<name> checks the registered markers on every use
@@ -54,7 +54,7 @@ def parametrize_cases(metafunc: pytest.Metafunc, session: ToolevalSession, marke
             id=case.test_id,
             marks=[marks.get(mark) or marks.setdefault(mark, getattr(pytest.mark, mark)) for mark in case.marks],
         )
-        for case in session.schedule(cases)
+        for case in session.run.schedule(cases)
     ]
     metafunc.parametrize("tooleval_case", params, indirect=True)
 
@@ -68,8 +68,8 @@ def _placeholder(metafunc: pytest.Metafunc, suite_name: str, what: str, reason: 
 
 def raise_collection_error(session: ToolevalSession) -> None:
     """After collection: a suite whose data could not be loaded stops the run before anything is asked."""
-    if session.collection_error is not None:
-        raise session.collection_error
+    if session.run.collection_error is not None:
+        raise session.run.collection_error
 
 
 def suite_with_data_error(test_ids: list[str]) -> str | None:
@@ -106,7 +106,7 @@ def answer_case(session: ToolevalSession, case: Any) -> CaseHandle:
     if not session.active:
         pytest.skip(NO_MODEL)
     try:
-        result = session.run(case)
+        result = session.evaluate(case)
     except (InfrastructureError, SampleError) as exc:
         reason = _printable(f"{type(exc).__name__}: {exc}")
     else:
@@ -122,7 +122,7 @@ def attach_payload(session: ToolevalSession, item: pytest.Item, call: pytest.Cal
     case = item.callspec.params["tooleval_case"]  # type: ignore[attr-defined]
     if case is None:
         return
-    size = session.category_sizes.get((case.language, case.category), 0)
+    size = session.run.category_sizes.get((case.language, case.category), 0)
     if report.when == "setup" and report.failed:
         reason = call.excinfo.exconly().removeprefix("Failed: ") if call.excinfo else "setup failed"
         payload = error_payload(case, size, _trim(reason, 500))

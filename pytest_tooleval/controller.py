@@ -46,11 +46,11 @@ class Controller:
         name = report.nodeid.rsplit("::", 1)[-1]
         if not self.session.active or "[" not in name or not name.endswith("]"):
             return None
-        case = self.session.case_for_test_id(name[name.index("[") + 1:-1])
+        case = self.session.run.case_for_test_id(name[name.index("[") + 1:-1])
         if case is None:
             return None
         reason = str(report.longrepr).strip().splitlines()[0] if report.longrepr else "the test process died"
-        return error_payload(case, self.session.category_sizes.get((case.language, case.category), 0), reason)
+        return error_payload(case, self.session.run.category_sizes.get((case.language, case.category), 0), reason)
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:

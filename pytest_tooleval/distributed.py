@@ -3,7 +3,6 @@ for a live model, answers their samples itself (the hub, see ToolevalSession.sta
 
 from __future__ import annotations
 
-import gc
 from typing import Any, Sequence
 
 import pytest
@@ -29,7 +28,7 @@ class XdistHooks:
         self._raise_data_error(node, ids)
         if self.hub:  # a test's parametrize id: what stands between the last brackets of its node id
             self.session.start_hub([nodeid.rsplit("[", 1)[-1][:-1] for nodeid in ids if nodeid.endswith("]")])
-            gc.freeze()  # as on the workers (plugin.py): the run's data need not be walked again; given back at the end
+            self.session.freeze_collected()  # as on the workers (plugin.py)
 
     def _raise_data_error(self, node: Any, ids: Sequence[str]) -> None:
         """A suite whose data a worker could not load: load it here, which raises the same one-line error
@@ -40,6 +39,6 @@ class XdistHooks:
         name = suite_with_data_error([nodeid.rsplit("[", 1)[-1][:-1] for nodeid in ids if nodeid.endswith("]")])
         if name is None:
             return
-        self.session.cases(name)
+        self.session.run.cases(name)
         raise ToolevalUsageError(f"tooleval: worker {node.gateway.id} could not load the {name} data, though this "
                                  "process can; run with -p no:xdist to see why")

@@ -63,11 +63,8 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     if tooleval.active and not session.config.option.collectonly:  # listing tests must not spend requests
         cases = [item.callspec.params["tooleval_case"] for item in session.items  # type: ignore[attr-defined]
                  if "tooleval_case" in getattr(getattr(item, "callspec", None), "params", {})]
-        tooleval.start_workahead([case for case in cases if case is not None])
-        # the data and the collected items live as long as the session: the garbage collector need not walk
-        # them again on every full collection (given back at unconfigure, except on an xdist worker, whose
-        # process ends with the session)
-        gc.freeze()
+        tooleval.start_answers([case for case in cases if case is not None])
+        tooleval.freeze_collected()
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
@@ -80,10 +77,9 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 def pytest_unconfigure(config: pytest.Config) -> None:
     if SESSION_KEY in config.stash:
         tooleval = config.stash[SESSION_KEY]
-        if tooleval.active and not hasattr(config, "workerinput"):
-            gc.unfreeze()  # pytest may run again in this process (pytester, an embedding program)
         tooleval.close()
         if not hasattr(config, "workerinput"):  # the controller outlives the workers: the board is done
+            tooleval.thaw()
             tooleval.remove_board()
 
 

@@ -10,7 +10,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-
 HELPER_DESCRIPTIONS = {
     "getDetails": 'Ask the user for a missing detail.\nParameters: {{"Question": "what to ask"}}\nOutput: the answer.',
     "retrievalDataFromFile": 'Read part of a long saved output.\nParameters: {{"file_path": "path", "query": "what"}}',

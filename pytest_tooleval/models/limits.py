@@ -113,7 +113,7 @@ class AdaptiveLimit:
 
 class Resting:
     """How many of a process's requests are waiting out a retry delay. They hold no request slot, so the
-    process may start that many more samples meanwhile (see WorkAhead)."""
+    process may start that many more samples meanwhile (see answers/pool.py)."""
 
     def __init__(self) -> None:
         self.count = 0

@@ -51,7 +51,9 @@ def selected_by_marks(name: str, markexpr: str) -> bool:
     if not markexpr or not profiles:
         return True
     try:
-        from _pytest.mark.expression import Expression  # pytest's own parser of -m expressions
+        from _pytest.mark.expression import (
+            Expression,  # pytest's own parser of -m expressions
+        )
 
         expression = Expression.compile(markexpr)
         return any(expression.evaluate(lambda mark, /, **_: mark in profile) for profile in profiles)

@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from benchmark_modules import benchmark_source
 from fake_openai import FakeOpenAI
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from benchmark_modules import benchmark_source
 from mini_acebench import CATEGORIES as MINI_CATEGORIES
 from mini_acebench import write_mini_acebench

@@ -6,10 +6,10 @@ import json
 from pathlib import Path
 
 import pytest
-
 from benchmark_modules import benchmark_source
 from fake_openai import FakeOpenAI
 from mini_gpt4tools import ITEMS, RIGHT, THOUGHT, tool_step, write_test_set
+
 from pytest_tooleval.suites.gpt4tools.metrics import ItemMetrics, aggregate, uses_tool
 
 THIN_TEST = benchmark_source("gpt4tools")

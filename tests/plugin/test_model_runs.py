@@ -5,9 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from benchmark_modules import benchmark_source
-from fake_openai import Fault, FakeOpenAI
+from fake_openai import FakeOpenAI, Fault
 from mini_acebench import CATEGORIES, RIGHT, write_mini_acebench
 
 THIN_TEST = benchmark_source("acebench")

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from benchmark_modules import benchmark_source
 from fake_openai import FakeOpenAI
 from mini_acebench import write_mini_acebench

@@ -11,7 +11,6 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-
 from benchmark_modules import benchmark_source
 
 THIN_TEST = benchmark_source("acebench")

@@ -5,12 +5,11 @@ from __future__ import annotations
 import asyncio
 import json
 import random
-import time
 
 import pytest
-
 from benchmark_modules import benchmark_source
-from fake_openai import Fault, FakeOpenAI
+from fake_openai import FakeOpenAI, Fault
+
 from pytest_tooleval.models.limits import URGENT, AdaptiveLimit
 
 THIN_TEST = benchmark_source("acebench")
@@ -44,6 +43,27 @@ def test_each_sample_is_asked_once_while_workers_compute_ahead(pytester: pytest.
     assert max(fake_openai.stats.by_prompt.values()) == 1
     assert fake_openai.stats.peak_in_flight > 2  # more than one request per process was open at once
     assert not list((pytester.path / "cache" / "runs").glob("*.sqlite"))  # the run's board is cleaned up
+
+
+BOARD_SPY = """
+import json, pathlib
+
+def pytest_sessionfinish(session):
+    runs = pathlib.Path(session.config.getoption("tooleval_cache_dir")) / "runs"
+    pathlib.Path("boards.json").write_text(json.dumps(sorted(p.name for p in runs.glob("*")) if runs.exists() else []))
+"""
+
+
+@pytest.mark.parametrize(("workers", "boards"), [(["-p", "no:xdist"], 0), (["-n", "2"], 1)], ids=["single", "xdist"])
+def test_the_run_board_exists_only_with_xdist(pytester: pytest.Pytester, fake_openai: FakeOpenAI,
+                                              acebench_args: list[str], workers: list[str], boards: int) -> None:
+    """One process keeps its claims and answers in memory; only xdist's processes share a sqlite board."""
+    pytester.makeconftest(BOARD_SPY)  # looks before the plugin cleans up at the end of the run
+    result = pytester.runpytest_subprocess(*acebench_args, "-k", "normal_atom_bool", *workers)
+    result.assert_outcomes(failed=50)
+    assert fake_openai.stats.requests == 50
+    seen = json.loads((pytester.path / "boards.json").read_text())
+    assert len([name for name in seen if name.endswith(".sqlite") and ".limits." not in name]) == boards, seen
 
 
 @pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["single", "xdist"])

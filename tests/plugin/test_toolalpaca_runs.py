@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from benchmark_modules import benchmark_source
 from fake_openai import FakeOpenAI, last_user_message
 from mini_toolalpaca import write_mini_toolalpaca

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmark_modules import benchmark_source
+
 from pytest_tooleval.suites.acebench import data
 from pytest_tooleval.suites.acebench.prompts import single_turn_messages
 from pytest_tooleval.suites.acebench.scoring import render_ground_truth

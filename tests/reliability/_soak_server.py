@@ -19,7 +19,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent.parent))
 from _reliability import prompt_key  # noqa: E402
-from fake_openai import Fault, FakeOpenAI  # noqa: E402
+from fake_openai import FakeOpenAI, Fault  # noqa: E402
 
 TRANSIENT = [Fault.rate_limit(retry_after=0), Fault.rate_limit(), Fault.http(500), Fault.http(502), Fault.http(503),
              Fault.reset(), Fault.malformed_json(), Fault.empty_choices(), Fault.invalid_utf8(), Fault.delay(3)]

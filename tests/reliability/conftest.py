@@ -7,7 +7,6 @@ import importlib
 import pkgutil
 
 import pytest
-
 from _reliability import KEY, THIN_TEST
 from fake_openai import FakeOpenAI
 from mini_acebench import CATEGORIES as MINI_CATEGORIES

@@ -15,7 +15,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-
 from _reliability import read_report, verdicts
 from fake_openai import FakeOpenAI
 from mini_acebench import SAMPLES as MINI_SAMPLES

@@ -18,20 +18,30 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-
 from _reliability import read_report
 from fake_openai import FakeOpenAI
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from mini_acebench import SAMPLES as MINI_SAMPLES
+
 from pytest_tooleval.outcome import SampleResult
 from pytest_tooleval.suites.acebench.agent import (
-    AgentDecodeError, DecodeMode, build_environment, decode_message, execute_messages, score_rollout,
+    AgentDecodeError,
+    DecodeMode,
+    build_environment,
+    decode_message,
+    execute_messages,
+    score_rollout,
 )
 from pytest_tooleval.suites.acebench.scoring import score_normal, score_special
 from pytest_tooleval.suites.gpt4tools.scoring import score_item
 from pytest_tooleval.suites.toolalpaca.judge import Judgement, parse_judge_output
-from pytest_tooleval.suites.toolalpaca.parser import AgentAction, AgentFinish, OutputParseError, parse_output
+from pytest_tooleval.suites.toolalpaca.parser import (
+    AgentAction,
+    AgentFinish,
+    OutputParseError,
+    parse_output,
+)
 from pytest_tooleval.suites.toolalpaca.scoring import verdict as toolalpaca_verdict
 from pytest_tooleval.transport import result_payload
 from pytest_tooleval.verdict import Verdict

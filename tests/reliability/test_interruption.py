@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from _reliability import THIN_TEST, answers_by_prompt, prompt_key, read_report, verdicts
 from fake_openai import FakeOpenAI
 

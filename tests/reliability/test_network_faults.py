@@ -6,9 +6,8 @@ from __future__ import annotations
 import fnmatch
 
 import pytest
-
 from _reliability import error_section, read_report
-from fake_openai import Fault, FakeOpenAI
+from fake_openai import FakeOpenAI, Fault
 from mini_acebench import SAMPLES as MINI_SAMPLES
 
 # Faults a retry cures. Each hits the first two requests of the run (two different samples, both asked at once

@@ -6,9 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from _reliability import KEY, read_report
-from fake_openai import Fault, FakeOpenAI
+from fake_openai import FakeOpenAI, Fault
 from mini_acebench import SAMPLES as MINI_SAMPLES
 
 # pieces a leak would show: the key, its random tail, and the header that carries it

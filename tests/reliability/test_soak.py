@@ -17,7 +17,6 @@ import threading
 from pathlib import Path
 
 import pytest
-
 from _reliability import THIN_TEST, answers_by_prompt, read_report, verdicts
 
 CATEGORIES = ("normal_atom_bool", "normal_atom_enum", "normal_atom_number", "normal_atom_list",

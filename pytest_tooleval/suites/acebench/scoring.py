@@ -12,8 +12,16 @@ import math
 import re
 from typing import Any
 
-from pytest_tooleval.suites.acebench.checker import UPSTREAM_CRASH, CheckResult, normal_checker
-from pytest_tooleval.suites.acebench.decode import DecodeError, decode_fixed, decode_official
+from pytest_tooleval.suites.acebench.checker import (
+    UPSTREAM_CRASH,
+    CheckResult,
+    normal_checker,
+)
+from pytest_tooleval.suites.acebench.decode import (
+    DecodeError,
+    decode_fixed,
+    decode_official,
+)
 from pytest_tooleval.suites.acebench.special import special_checker
 from pytest_tooleval.verdict import Verdict
 

@@ -33,7 +33,9 @@ class AceBenchSuite:
     async def answer(self, case: data.AceCase, access: ModelAccess) -> Answer:
         """Everything that talks to a model (runs on the engine's loop)."""
         if case.family == "agent":
-            from .agent_runner import run_agent_case  # rollouts pull in the environments: load them lazily
+            from .agent_runner import (
+                run_agent_case,  # rollouts pull in the environments: load them lazily
+            )
 
             return await run_agent_case(case, access, self.prompts, self.root, self.max_dialog_turns,
                                         self.step_prompt_language)

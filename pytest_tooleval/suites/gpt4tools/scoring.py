@@ -8,7 +8,14 @@ from typing import Any
 
 from ...verdict import Verdict
 from .data import Case, Dataset, Prediction, pair_predictions
-from .metrics import ARGS_PASS, ItemMetrics, Summary, aggregate, extract_steps, item_metrics
+from .metrics import (
+    ARGS_PASS,
+    ItemMetrics,
+    Summary,
+    aggregate,
+    extract_steps,
+    item_metrics,
+)
 
 __all__ = ["RunScore", "prediction_text", "score_item", "score_predictions"]
 

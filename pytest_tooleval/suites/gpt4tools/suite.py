@@ -19,7 +19,15 @@ from ...errors import DataError
 from ...models.access import ModelAccess
 from ...models.meter import reply_tokens
 from ...outcome import Answer, SampleError, SampleResult
-from .data import Case, DataFileError, Dataset, Prediction, load_dataset, load_prediction_chunks, load_predictions
+from .data import (
+    Case,
+    DataFileError,
+    Dataset,
+    Prediction,
+    load_dataset,
+    load_prediction_chunks,
+    load_predictions,
+)
 from .metrics import GroundTruthError
 from .plugin_suite import MAX_NEW_TOKENS, STOP
 from .scoring import prediction_text, score_item

@@ -26,7 +26,15 @@ from .prompts import (
     render_scratchpad,
 )
 from .simulator import DEFAULT_SERVER_URL, Simulator
-from .tools import EpisodeFiles, GetDetails, Retrieval, ToolCrash, Transport, call_function, invalid_action_message
+from .tools import (
+    EpisodeFiles,
+    GetDetails,
+    Retrieval,
+    ToolCrash,
+    Transport,
+    call_function,
+    invalid_action_message,
+)
 
 __all__ = [
     "AGENT_MAX_NEW_TOKENS",

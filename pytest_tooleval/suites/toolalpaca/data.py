@@ -47,6 +47,7 @@ __all__ = [
 ]
 
 from .plugin_suite import SUBSET_FILES, SUBSETS  # noqa: E402 - declared with the plugin, which loads no data
+
 PIN_FILE = Path(__file__).with_name("pin.json")
 
 # Real-API keys are never in the data (the files hold "***"): each comes from an environment variable.

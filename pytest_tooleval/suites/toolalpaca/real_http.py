@@ -14,7 +14,13 @@ import urllib.request
 from collections.abc import Callable
 from typing import Any
 
-from .tools import REQUESTS_USER_AGENT, HttpRequest, HttpResponse, RequestRejected, TransportError
+from .tools import (
+    REQUESTS_USER_AGENT,
+    HttpRequest,
+    HttpResponse,
+    RequestRejected,
+    TransportError,
+)
 
 __all__ = ["RealHttp"]
 

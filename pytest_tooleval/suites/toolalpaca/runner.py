@@ -18,15 +18,22 @@ from ...models.replay import ReplayStore
 from ...outcome import Answer, SampleError, SampleResult
 from ..base import Skipped
 from . import data
-from .agent import AGENT_MAX_NEW_TOKENS, AGENT_TEMPERATURE, USER_MODEL, USER_TEMPERATURE, EpisodeModels, EpisodeSettings
+from .agent import (
+    AGENT_MAX_NEW_TOKENS,
+    AGENT_TEMPERATURE,
+    USER_MODEL,
+    USER_TEMPERATURE,
+    EpisodeModels,
+    EpisodeSettings,
+)
 from .episode import Episode
 from .judge import JUDGE_MODEL, JUDGE_TEMPERATURE, Judgement
 from .parser import STOP_SEQUENCES
+from .plugin_suite import NO_ORACLE, NOT_CONFIGURED
 from .prompts import MissingPromptError, agent_tools
 from .real_http import RealHttp
 from .scoring import verdict
 from .simulator import SIMULATOR_MODEL, SIMULATOR_TEMPERATURE
-from .plugin_suite import NO_ORACLE, NOT_CONFIGURED
 from .suite import ToolAlpacaSuite
 
 __all__ = ["RunSetup", "ToolAlpacaRunner"]

@@ -15,7 +15,13 @@ from urllib.parse import unquote, urlsplit
 
 from .modelfn import ModelFn, ask
 from .prompts import render_simulator_prompt
-from .tools import REQUESTS_USER_AGENT, HttpRequest, HttpResponse, TransportError, extract_json
+from .tools import (
+    REQUESTS_USER_AGENT,
+    HttpRequest,
+    HttpResponse,
+    TransportError,
+    extract_json,
+)
 
 if TYPE_CHECKING:
     from .data import Api

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from pytest_tooleval.datafiles import read_jsonl  # noqa: F401 - re-exported for the tests
 from pytest_tooleval.suites.acebench.data import (  # noqa: F401 - re-exported for the tests
     LANGUAGES,
     NORMAL_CATEGORIES,
@@ -11,7 +12,6 @@ from pytest_tooleval.suites.acebench.data import (  # noqa: F401 - re-exported f
     AceCase,
     load_category,
 )
-from pytest_tooleval.datafiles import read_jsonl  # noqa: F401 - re-exported for the tests
 
 
 def records(root: Path, lang: str, category: str) -> tuple[AceCase, ...]:

@@ -6,7 +6,12 @@ from typing import Any
 
 import pytest
 
-from pytest_tooleval.suites.acebench.checker import UPSTREAM_CRASH, CheckResult, normal_checker, standardize_string
+from pytest_tooleval.suites.acebench.checker import (
+    UPSTREAM_CRASH,
+    CheckResult,
+    normal_checker,
+    standardize_string,
+)
 from pytest_tooleval.suites.acebench.scoring import score_normal
 
 

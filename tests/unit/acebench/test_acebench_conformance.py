@@ -14,10 +14,21 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _data import LANGUAGES, NORMAL_CATEGORIES, SPECIAL_CATEGORIES, read_jsonl, records, records_by_id
+from _data import (
+    LANGUAGES,
+    NORMAL_CATEGORIES,
+    SPECIAL_CATEGORIES,
+    read_jsonl,
+    records,
+    records_by_id,
+)
 
 from pytest_tooleval.suites.acebench.aggregate import SampleScore, category_score
-from pytest_tooleval.suites.acebench.scoring import render_ground_truth, score_normal, score_special
+from pytest_tooleval.suites.acebench.scoring import (
+    render_ground_truth,
+    score_normal,
+    score_special,
+)
 from pytest_tooleval.verdict import Verdict
 
 CATEGORIES = NORMAL_CATEGORIES + SPECIAL_CATEGORIES

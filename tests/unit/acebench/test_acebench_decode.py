@@ -7,7 +7,13 @@ import time
 
 import pytest
 
-from pytest_tooleval.suites.acebench.decode import MAX_SIZE, DecodeError, decode_fixed, decode_official, fold_constant
+from pytest_tooleval.suites.acebench.decode import (
+    MAX_SIZE,
+    DecodeError,
+    decode_fixed,
+    decode_official,
+    fold_constant,
+)
 from pytest_tooleval.suites.acebench.scoring import score_normal
 
 # (raw model output, official decoding)

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_tooleval.suites.acebench.scoring import jsonable, render_ground_truth, score_normal
+from pytest_tooleval.suites.acebench.scoring import (
+    jsonable,
+    render_ground_truth,
+    score_normal,
+)
 
 
 @pytest.mark.parametrize(

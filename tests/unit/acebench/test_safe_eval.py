@@ -11,7 +11,12 @@ import pytest
 
 from pytest_tooleval.suites.acebench import decode as normal
 from pytest_tooleval.suites.acebench.agent import decode as agent
-from pytest_tooleval.suites.acebench.safe_eval import Limits, UnsupportedExpression, evaluate, undefined_name
+from pytest_tooleval.suites.acebench.safe_eval import (
+    Limits,
+    UnsupportedExpression,
+    evaluate,
+    undefined_name,
+)
 
 DECODER = normal.LIMITS
 AGENT = agent.LIMITS

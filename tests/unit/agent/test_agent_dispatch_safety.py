@@ -9,7 +9,11 @@ from typing import Any
 
 import pytest
 
-from pytest_tooleval.suites.acebench.agent import build_environment, execute_step, execute_turn
+from pytest_tooleval.suites.acebench.agent import (
+    build_environment,
+    execute_step,
+    execute_turn,
+)
 from pytest_tooleval.suites.acebench.agent.decode import AgentDecodeError
 
 PHONE = ["BaseApi", "MessageApi", "ReminderApi", "FoodPlatform"]

@@ -7,7 +7,11 @@ from typing import Any
 
 import pytest
 
-from pytest_tooleval.suites.acebench.agent import build_environment, execute_step, execute_turn
+from pytest_tooleval.suites.acebench.agent import (
+    build_environment,
+    execute_step,
+    execute_turn,
+)
 
 PHONE = ["BaseApi", "MessageApi", "ReminderApi", "FoodPlatform"]
 ONLINE = {"BaseApi": {"wifi": True, "logged_in": True}}

@@ -5,7 +5,11 @@ from __future__ import annotations
 import pytest
 
 from pytest_tooleval.suites.gpt4tools.data import Case, Dataset, Prediction
-from pytest_tooleval.suites.gpt4tools.scoring import prediction_text, score_item, score_predictions
+from pytest_tooleval.suites.gpt4tools.scoring import (
+    prediction_text,
+    score_item,
+    score_predictions,
+)
 
 THOUGHT = "Thought: Do I need to use a tool? "
 TOOL = f"{THOUGHT}Yes\nAction: Segment the Image\nAction Input: image/abcdefgh.png\nObservation:\n"

@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from fake_openai import FakeOpenAI, Fault
+
 from pytest_tooleval.models.base import ChatRequest, InfrastructureError
 from pytest_tooleval.models.openai_compat import OpenAIBackend
 

@@ -16,8 +16,8 @@ import httpx2
 import openai
 import pytest
 import pytest_asyncio
-
 from fake_openai import FakeOpenAI, Fault
+
 from pytest_tooleval.models.base import ChatRequest, InfrastructureError
 from pytest_tooleval.models.limits import Resting
 from pytest_tooleval.models.openai_compat import (
@@ -358,7 +358,7 @@ async def test_a_request_waiting_out_a_retry_is_counted_as_resting(fake_openai: 
 
     backend = make_backend(max_retries=1, sleep=sleep, resting=resting)
     assert (await backend.complete(ASK)).text == "ok"
-    assert seen == [1]  # resting while it waited; WorkAhead starts another sample meanwhile
+    assert seen == [1]  # resting while it waited; the pool starts another sample meanwhile
     assert resting.count == 0
 
 

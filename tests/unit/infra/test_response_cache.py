@@ -9,12 +9,17 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 import cache_writer
+import pytest
 from fake_openai import FakeOpenAI, Fault
+
 from pytest_tooleval.models.base import ChatRequest, InfrastructureError, Reply
-from pytest_tooleval.models.cache import CachedBackend, ResponseCache, ResponseCacheWarning, cache_key
+from pytest_tooleval.models.cache import (
+    CachedBackend,
+    ResponseCache,
+    ResponseCacheWarning,
+    cache_key,
+)
 from pytest_tooleval.models.openai_compat import OpenAIBackend
 
 KEY = "sk-test-cache-0123456789SECRET"

@@ -1,4 +1,5 @@
-"""WorkAhead on a real run board: how many samples a process takes on at once."""
+"""The answering pool, in memory (one process) and on a real run board (xdist): how many samples a process takes
+on at once, and that each sample is computed once."""
 
 from __future__ import annotations
 
@@ -6,8 +7,12 @@ import asyncio
 from dataclasses import dataclass
 from pathlib import Path
 
+import pytest
+
+from pytest_tooleval.answers.board import RunBoard
+from pytest_tooleval.answers.hub_client import HubClient
+from pytest_tooleval.answers.pool import MemoryLedger, Pool
 from pytest_tooleval.outcome import Answer
-from pytest_tooleval.workahead import HubClient, RunBoard, WorkAhead
 
 
 @dataclass(frozen=True)
@@ -17,10 +22,16 @@ class Case:
     language: str = "en"
 
 
-def run_workahead(tmp_path: Path, samples: int, concurrency: int, resting: list[int]) -> tuple[int, set[str]]:
+@pytest.fixture(params=["memory", "board"])
+def ledger_kind(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+def run_workahead(tmp_path: Path, samples: int, concurrency: int, resting: list[int],
+                  ledger_kind: str = "board") -> tuple[int, set[str]]:
     """Work through `samples` cases of 20 ms each; returns the most in progress at once and the keys done."""
     async def scenario() -> tuple[int, set[str]]:
-        board = RunBoard(tmp_path / "board.sqlite")
+        board = RunBoard(tmp_path / "board.sqlite") if ledger_kind == "board" else None
         peak = 0
         current = 0
 
@@ -33,25 +44,26 @@ def run_workahead(tmp_path: Path, samples: int, concurrency: int, resting: list[
             return Answer(output=f"[answer({case.id})]")
 
         cases = [Case(f"s{i}") for i in range(samples)]
-        workahead = WorkAhead(board, cases, compute, concurrency, resting=lambda: resting[0])
+        workahead = Pool(board or MemoryLedger(), cases, compute, concurrency, resting=lambda: resting[0])
         workahead.start()
         while len(workahead.finished) < samples:
             await asyncio.sleep(0.01)
         await workahead.stop()
-        board.close()
+        if board is not None:
+            board.close()
         return peak, set(workahead.finished)
 
     return asyncio.run(scenario())
 
 
-def test_a_calm_process_claims_no_more_samples_than_it_can_start(tmp_path: Path) -> None:
-    peak, done = run_workahead(tmp_path, samples=30, concurrency=4, resting=[0])
+def test_a_calm_process_claims_no_more_samples_than_it_can_start(tmp_path: Path, ledger_kind: str) -> None:
+    peak, done = run_workahead(tmp_path, samples=30, concurrency=4, resting=[0], ledger_kind=ledger_kind)
     assert peak == 4
     assert done == {f"acebench/en/s{i}" for i in range(30)}
 
 
-def test_requests_waiting_out_a_retry_let_spare_samples_start(tmp_path: Path) -> None:
-    peak, done = run_workahead(tmp_path, samples=30, concurrency=4, resting=[3])
+def test_requests_waiting_out_a_retry_let_spare_samples_start(tmp_path: Path, ledger_kind: str) -> None:
+    peak, done = run_workahead(tmp_path, samples=30, concurrency=4, resting=[3], ledger_kind=ledger_kind)
     assert peak == 7  # four, plus one for each resting request
     assert len(done) == 30
 
@@ -72,7 +84,7 @@ def stop_midway(tmp_path: Path, drain: bool) -> tuple[set[str], list[str]]:
             await asyncio.sleep(0.2)
             return Answer(output="[done()]")
 
-        workahead = WorkAhead(board, [Case(f"s{i}") for i in range(10)], compute, 2)
+        workahead = Pool(board, [Case(f"s{i}") for i in range(10)], compute, 2)
         workahead.start()
         await started.wait()
         await workahead.stop(drain=drain)
@@ -108,7 +120,7 @@ def test_the_hub_answers_the_samples_tests_wait_for_first(tmp_path: Path) -> Non
 
         cases = [Case(f"s{i}") for i in range(20)]
         board.want("acebench/en/s17")  # a worker's test reached s17 before the hub did
-        hub = WorkAhead(board, cases, compute, 1, lookup={f"acebench/en/{c.id}": c for c in cases}.get)
+        hub = Pool(board, cases, compute, 1, lookup={f"acebench/en/{c.id}": c for c in cases}.get)
         hub.start()
         while len(hub.finished) < 20:
             await asyncio.sleep(0.01)
@@ -131,3 +143,24 @@ def test_a_worker_reads_the_hub_answer_or_answers_itself_without_a_hub(tmp_path:
     board.set_state("hub", "off")  # the hub knew none of the tests: each worker answers its own samples
     assert client.wait(Case("s1")) is None
     board.close()
+
+
+def test_in_memory_each_sample_is_computed_once_however_many_tests_ask(tmp_path: Path) -> None:
+    """The pool's own workers and tests asking for the same samples at once: one computation per sample."""
+    async def scenario() -> dict[str, int]:
+        computed: dict[str, int] = {}
+
+        async def compute(case: Case) -> Answer:
+            computed[case.id] = computed.get(case.id, 0) + 1
+            await asyncio.sleep(0.01)
+            return Answer(output=case.id)
+
+        cases = [Case(f"s{i}") for i in range(20)]
+        pool = Pool(MemoryLedger(), cases, compute, 3)
+        pool.start()
+        answers = await asyncio.gather(*(pool.obtain(case) for case in reversed(cases * 2)))
+        await pool.stop()
+        assert [answer.output for answer in answers] == [case.id for case in reversed(cases * 2)]  # type: ignore[union-attr]
+        return computed
+
+    assert asyncio.run(scenario()) == {f"s{i}": 1 for i in range(20)}

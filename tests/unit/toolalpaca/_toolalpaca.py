@@ -7,7 +7,12 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any, Union
 
-from pytest_tooleval.suites.toolalpaca.data import Api, ApiRecord, ToolAlpacaCase, resolve_refs
+from pytest_tooleval.suites.toolalpaca.data import (
+    Api,
+    ApiRecord,
+    ToolAlpacaCase,
+    resolve_refs,
+)
 from pytest_tooleval.suites.toolalpaca.prompts import AgentPromptParts, Prompts
 
 # Our own stand-ins for upstream's helper-tool descriptions (the data folder does not carry them). They keep

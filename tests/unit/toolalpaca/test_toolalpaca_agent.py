@@ -8,14 +8,31 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _toolalpaca import Script, action, response, simulated, toy_case, toy_prompts, with_helpers
+from _toolalpaca import (
+    Script,
+    action,
+    response,
+    simulated,
+    toy_case,
+    toy_prompts,
+    with_helpers,
+)
 
-from pytest_tooleval.suites.toolalpaca.agent import EpisodeModels, EpisodeSettings, run_episode
+from pytest_tooleval.suites.toolalpaca.agent import (
+    EpisodeModels,
+    EpisodeSettings,
+    run_episode,
+)
 from pytest_tooleval.suites.toolalpaca.episode import ITERATION_LIMIT_OUTPUT, Episode
 from pytest_tooleval.suites.toolalpaca.judge import Judgement, judge_episode
 from pytest_tooleval.suites.toolalpaca.scoring import summarise, verdict
 from pytest_tooleval.suites.toolalpaca.suite import REAL_OPT_IN_REASON, ToolAlpacaSuite
-from pytest_tooleval.suites.toolalpaca.tools import ERROR_ADVICE, HttpRequest, HttpResponse, TransportError
+from pytest_tooleval.suites.toolalpaca.tools import (
+    ERROR_ADVICE,
+    HttpRequest,
+    HttpResponse,
+    TransportError,
+)
 
 PROMPTS = toy_prompts()
 YES_YES = "## Analysis\nFine.\n## Results\nProcess Correctness: Yes\nFinal Response Correctness: Yes"

@@ -15,7 +15,12 @@ from pytest_tooleval.errors import DataError
 from pytest_tooleval.suites.toolalpaca import data
 from pytest_tooleval.suites.toolalpaca.agent import EpisodeModels, run_episode
 from pytest_tooleval.suites.toolalpaca.episode import Step
-from pytest_tooleval.suites.toolalpaca.importer import JudgedEntry, import_judged, load_judged, parse_solution
+from pytest_tooleval.suites.toolalpaca.importer import (
+    JudgedEntry,
+    import_judged,
+    load_judged,
+    parse_solution,
+)
 from pytest_tooleval.suites.toolalpaca.judge import judge_messages
 from pytest_tooleval.suites.toolalpaca.prompts import Prompts, render_judge_prompt
 from pytest_tooleval.suites.toolalpaca.tools import ERROR_ADVICE

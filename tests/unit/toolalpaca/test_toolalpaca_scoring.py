@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_tooleval.suites.toolalpaca.episode import ITERATION_LIMIT_OUTPUT, Episode, Step
+from pytest_tooleval.suites.toolalpaca.episode import (
+    ITERATION_LIMIT_OUTPUT,
+    Episode,
+    Step,
+)
 from pytest_tooleval.suites.toolalpaca.judge import Judgement, parse_judge_output
 from pytest_tooleval.suites.toolalpaca.scoring import summarise, verdict
 

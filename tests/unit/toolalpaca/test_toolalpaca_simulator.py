@@ -15,7 +15,12 @@ from pytest_tooleval.suites.toolalpaca.simulator import (
     parse_simulator_reply,
     render_curl,
 )
-from pytest_tooleval.suites.toolalpaca.tools import HttpRequest, HttpResponse, TransportError, build_request
+from pytest_tooleval.suites.toolalpaca.tools import (
+    HttpRequest,
+    HttpResponse,
+    TransportError,
+    build_request,
+)
 
 API = toy_api()
 PREFIX = "http://127.0.0.1:5678/Toy Weather"

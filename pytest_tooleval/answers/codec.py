@@ -1,0 +1,38 @@
+"""Answers as JSON-plain dicts: how they are kept by a pool and travel on the run board between processes."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from typing import Any
+
+from ..models.base import InfrastructureError
+from ..outcome import Answer, SampleError
+from ..suites.base import Skipped
+
+
+def sample_key(case: Any) -> str:
+    return f"{case.suite}/{case.language}/{case.id}"
+
+
+def encode_answer(answer: Answer | Skipped) -> dict[str, Any]:
+    if isinstance(answer, Skipped):  # a suite decided while answering that the sample is not evaluated
+        return {"skip": answer.reason}
+    return {"answer": asdict(answer)}
+
+
+def encode_error(exc: BaseException) -> dict[str, Any]:
+    kind = type(exc).__name__ if isinstance(exc, (InfrastructureError, SampleError)) else "InternalError"
+    return {"error": {"type": kind, "message": str(exc) if kind != "InternalError" else f"{type(exc).__name__}: {exc}"}}
+
+
+def decode(result: dict[str, Any]) -> Answer | Skipped:
+    if "skip" in result:
+        return Skipped(result["skip"])
+    if "error" in result:
+        error = result["error"]
+        if error["type"] == "SampleError":
+            raise SampleError(error["message"])
+        raise InfrastructureError(error["message"])
+    return Answer(**result["answer"])
+
+

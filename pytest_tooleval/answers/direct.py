@@ -1,0 +1,23 @@
+"""Answers asked for when the test runs, one at a time: the oracle and replay (instant), and live models with
+`--tooleval-concurrency 0`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..engine import Engine
+from ..outcome import Answer
+from ..suites.base import Skipped
+from .pool import Compute
+
+
+class DirectSource:
+    def __init__(self, compute: Compute, engine: Engine) -> None:
+        self.compute = compute
+        self.engine = engine
+
+    def get(self, case: Any) -> Answer | Skipped:
+        return self.engine.run(self.compute(case))
+
+    def close(self, drain: bool) -> None:
+        pass

@@ -1,0 +1,64 @@
+"""The xdist hub: the controller answers every sample of the run, with the request slots of all its workers
+(workers x --tooleval-concurrency); the workers only read answers from the run board and score them
+(answers/hub_client.py). The hub starts as soon as the first worker has collected, while the others are still
+starting, and the workers never import the model client: on a small machine their start-up, not the endpoint,
+set the pace of a run."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from ..engine import Engine
+from .board import RunBoard
+from .codec import sample_key
+from .pool import Compute, Pool
+
+
+class Hub:
+    def __init__(self, board: RunBoard, slots: int) -> None:
+        self.board = board
+        self.slots = slots
+        self._pool: Pool | None = None
+        # the client's import is most of its set-up: done while the workers start (the model access itself
+        # waits for the collected suites, whose helper roles it builds)
+        self._warm = threading.Thread(target=_import_client, name="tooleval-hub-setup", daemon=True)
+        self._warm.start()
+
+    def start(self, cases: list[Any], known: list[Any], compute: Compute, engine: Engine,
+              prepare: Callable[[], object]) -> None:
+        """Answer `cases` (the first worker's collected samples, in schedule order), and any of `known` a
+        worker's test asks for; `prepare` builds the model access. Later calls (one per worker) change nothing."""
+        board = self.board
+        if self._pool is not None or board.state("hub") == "off":
+            return
+        if not cases:
+            board.set_state("hub", "off")  # nothing it knows: each worker answers its own samples
+            return
+        by_key = {sample_key(case): case for case in known}
+        pool = self._pool = Pool(board, cases, compute, self.slots, resting=lambda: engine.resting.count,
+                                 lookup=by_key.get)
+
+        def start() -> None:  # off the main thread: the client may still be importing
+            try:
+                self._warm.join()
+                prepare()
+            except Exception:  # noqa: BLE001 - the workers answer their own samples; their errors say why
+                board.set_state("hub", "off")
+                return
+            board.set_state("hub", "on")
+            engine.loop.call_soon_threadsafe(pool.start)
+
+        threading.Thread(target=start, name="tooleval-hub-start", daemon=True).start()
+
+    def close(self, engine: Engine) -> None:
+        if self._pool is not None:
+            engine.run(self._pool.stop())
+
+
+def _import_client() -> None:
+    try:
+        from ..models import openai_compat  # noqa: F401
+    except Exception:  # noqa: BLE001 - Hub.start's prepare tries again and reports
+        pass

@@ -1,0 +1,75 @@
+"""The run: its settings, the registered suites it loads, and their cases by test id. Nothing about processes
+(session.py holds what one process of the run has: the engine, the model access, the answer source)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from .config import Settings
+from .suites import plugin, registered, suite_for_test_id
+from .suites.base import Role, Suite
+
+
+class Run:
+    def __init__(self, settings: Settings, markexpr: str = "") -> None:
+        if not settings.model and not settings.offline:  # nothing to evaluate: never download for collection
+            settings = settings.replace(offline=True)
+        self.settings = settings
+        self.markexpr = markexpr
+        self._suites: dict[str, Suite] = {}
+        self._cases: dict[str, list[Any]] = {}  # by suite, in the order the suite lists them
+        self._case_index: dict[str, dict[str, Any]] = {}  # by suite, then test id
+        self.category_sizes: dict[tuple[str, str], int] = {}
+        self.collection_error: Exception | None = None  # a suite's data could not be loaded (raised once collected)
+
+    @property
+    def active(self) -> bool:
+        """Whether there is a model to evaluate (without one, the benchmark tests skip)."""
+        return bool(self.settings.model)
+
+    def suite(self, name: str) -> Suite:
+        """The suite `name`, loaded for this run on first use (its data located, downloaded, validated)."""
+        if name not in self._suites:
+            self._suites[name] = plugin(name).load(self.settings)
+        return self._suites[name]
+
+    def unavailable(self, name: str) -> str | None:
+        """Why suite `name` cannot run as configured (its tests skip, saying so), or None."""
+        return plugin(name).unavailable(self.settings)
+
+    def cases(self, name: str) -> list[Any]:
+        if name not in self._cases:
+            cases = list(self.suite(name).cases())
+            # samples per category in the benchmark: the payloads carry it, so a summary knows a partial category
+            self.category_sizes.update(Counter((case.language, case.category) for case in cases))
+            self._cases[name] = cases
+            self._case_index[name] = {case.test_id: case for case in cases}
+        return self._cases[name]
+
+    def case_for_test_id(self, test_id: str) -> Any:
+        """The case behind a parametrized test id (for the xdist hub, and for reports that carry no payload: a
+        crashed worker's). Only the suite whose ids look like it is loaded."""
+        name = suite_for_test_id(test_id)
+        if name is None or self.unavailable(name) is not None:
+            return None
+        try:
+            self.cases(name)
+        except Exception:  # noqa: BLE001 - a suite whose data is not here cannot own the test
+            return None
+        return self._case_index[name].get(test_id)
+
+    def loaded_cases(self) -> list[Any]:
+        """Every case of the suites loaded so far."""
+        return [case for cases in self._cases.values() for case in cases]
+
+    @staticmethod
+    def schedule(cases: list[Any]) -> list[Any]:
+        """Each suite's priority first (long rollouts before short samples, so they never form a tail), stable
+        otherwise."""
+        suites = registered()
+        return sorted(cases, key=lambda case: suites[case.suite].priority(case))
+
+    def helper_roles(self) -> tuple[Role, ...]:
+        """The helper models of the suites loaded in this run: no client for a role no collected test uses."""
+        return tuple(role for name in self._suites for role in plugin(name).roles)
