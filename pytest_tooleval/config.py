@@ -61,7 +61,7 @@ def parse_bool(name: str, text: str) -> bool:
         return True
     if lowered in ("0", "false", "no", "off", ""):
         return False
-    raise ToolevalUsageError(f"tooleval {name}: {text!r} is not a boolean (true/false)")
+    raise ToolevalUsageError(f"--tooleval-{name}: {text!r} is not a boolean (true/false)")
 
 
 def parse_list(name: str, text: str) -> tuple[str, ...]:
@@ -240,11 +240,26 @@ def resolve(config: pytest.Config, environ: dict[str, str] | None = None) -> Set
         if raw is None:
             raw, source = option.default, "default"
         if source != "default" and option.parse is not None and not isinstance(raw, bool):
-            raw = option.parse(option.name, str(raw))
+            try:
+                raw = option.parse(option.name, str(raw))
+            except ToolevalUsageError as exc:
+                raise ToolevalUsageError(_from_source(str(exc), option, source, raw, config)) from None
         values[option.name.replace("-", "_")] = raw
         sources[option.name] = source
     _fill_api_key(values, sources, environ)
     return Settings(values, sources)
+
+
+def _from_source(message: str, option: Option, source: str, raw: object, config: pytest.Config) -> str:
+    """A value's error names where the value was written: the option, the environment variable or the ini key."""
+    flag = f"--tooleval-{option.name}"
+    if source == "env":
+        where = f"{option.env}={raw}"
+    elif source == "ini":
+        where = f"{option.dest} = {raw} in {config.inipath or 'the ini file'}"
+    else:
+        return message
+    return where + message[len(flag):] if message.startswith(flag) else f"{where}: {message}"
 
 
 def _fill_api_key(values: dict[str, Any], sources: dict[str, str], environ: dict[str, str]) -> None:

@@ -150,8 +150,13 @@ def test_a_bad_option_value_is_one_usage_line(pytester: pytest.Pytester, fake_op
 def test_a_bad_value_from_the_environment_is_one_usage_line(pytester: pytest.Pytester, live: list[str],
                                                             monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TOOLEVAL_MAX_ERROR_RATE", "5%")
-    assert_one_usage_line(pytester.runpytest(*live),
-                          "ERROR: --tooleval-max-error-rate: '5%' is not a number, e.g. 0.5")
+    assert_one_usage_line(pytester.runpytest(*live), "ERROR: TOOLEVAL_MAX_ERROR_RATE=5%: '5%' is not a number, e.g. 0.5")
+
+
+def test_a_bad_value_from_the_ini_file_names_the_file(pytester: pytest.Pytester, live: list[str]) -> None:
+    ini = pytester.makeini("[pytest]\nasyncio_default_fixture_loop_scope = function\ntooleval_language = fr\n")
+    assert_one_usage_line(pytester.runpytest(*live), f"ERROR: tooleval_language = fr in {ini}: 'fr' is not valid; "
+                                                     "choose one of en, zh, all")
 
 
 def closed_port() -> int:
