@@ -11,7 +11,7 @@ import pytest
 
 from .errors import ToolevalUsageError
 from .models.base import InfrastructureError
-from .outcome import SampleError, SampleResult
+from .outcome import InternalError, SampleError, SampleResult
 from .session import ToolevalSession
 from .suites import plugin, selected_by_marks
 from .suites.base import Skipped
@@ -107,7 +107,7 @@ def answer_case(session: ToolevalSession, case: Any) -> CaseHandle:
         pytest.skip(NO_MODEL)
     try:
         result = session.evaluate(case)
-    except (InfrastructureError, SampleError) as exc:
+    except (InfrastructureError, SampleError, InternalError) as exc:
         reason = _printable(f"{type(exc).__name__}: {exc}")
     else:
         if isinstance(result, Skipped):
@@ -122,7 +122,7 @@ def attach_payload(session: ToolevalSession, item: pytest.Item, call: pytest.Cal
     case = item.callspec.params["tooleval_case"]  # type: ignore[attr-defined]
     if case is None:
         return
-    size = session.run.category_sizes.get((case.language, case.category), 0)
+    size = session.run.category_sizes.get((case.suite, case.language, case.category), 0)
     if report.when == "setup" and report.failed:
         reason = call.excinfo.exconly().removeprefix("Failed: ") if call.excinfo else "setup failed"
         payload = error_payload(case, size, _trim(reason, 500))

@@ -50,7 +50,7 @@ class Controller:
         if case is None:
             return None
         reason = str(report.longrepr).strip().splitlines()[0] if report.longrepr else "the test process died"
-        return error_payload(case, self.session.run.category_sizes.get((case.language, case.category), 0), reason)
+        return error_payload(case, self.session.run.category_sizes.get((case.suite, case.language, case.category), 0), reason)
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:

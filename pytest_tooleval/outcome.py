@@ -12,6 +12,11 @@ class SampleError(Exception):
     """The sample could not be scored (no recorded output, model unreachable, ...): the test errors."""
 
 
+class InternalError(Exception):
+    """A suite's own code broke while answering a sample ahead of its test (a bug, not the endpoint's fault):
+    the test errors with the original exception's type and message."""
+
+
 @dataclass(frozen=True)
 class Answer:
     """What the model side produced for one sample, before scoring."""

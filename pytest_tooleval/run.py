@@ -20,7 +20,7 @@ class Run:
         self._suites: dict[str, Suite] = {}
         self._cases: dict[str, list[Any]] = {}  # by suite, in the order the suite lists them
         self._case_index: dict[str, dict[str, Any]] = {}  # by suite, then test id
-        self.category_sizes: dict[tuple[str, str], int] = {}
+        self.category_sizes: dict[tuple[str, str, str], int] = {}  # (suite, language, category) -> samples
         self.collection_error: Exception | None = None  # a suite's data could not be loaded (raised once collected)
 
     @property
@@ -42,7 +42,7 @@ class Run:
         if name not in self._cases:
             cases = list(self.suite(name).cases())
             # samples per category in the benchmark: the payloads carry it, so a summary knows a partial category
-            self.category_sizes.update(Counter((case.language, case.category) for case in cases))
+            self.category_sizes.update(Counter((case.suite, case.language, case.category) for case in cases))
             self._cases[name] = cases
             self._case_index[name] = {case.test_id: case for case in cases}
         return self._cases[name]

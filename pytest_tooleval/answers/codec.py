@@ -6,7 +6,7 @@ from dataclasses import asdict
 from typing import Any
 
 from ..models.base import InfrastructureError
-from ..outcome import Answer, SampleError
+from ..outcome import Answer, InternalError, SampleError
 from ..suites.base import Skipped
 
 
@@ -32,6 +32,8 @@ def decode(result: dict[str, Any]) -> Answer | Skipped:
         error = result["error"]
         if error["type"] == "SampleError":
             raise SampleError(error["message"])
+        if error["type"] == "InternalError":
+            raise InternalError(error["message"])
         raise InfrastructureError(error["message"])
     return Answer(**result["answer"])
 

@@ -10,9 +10,11 @@ from pathlib import Path
 import pytest
 
 from pytest_tooleval.answers.board import RunBoard
+from pytest_tooleval.answers.codec import decode, encode_error
 from pytest_tooleval.answers.hub_client import HubClient
 from pytest_tooleval.answers.pool import MemoryLedger, Pool
-from pytest_tooleval.outcome import Answer
+from pytest_tooleval.models.base import InfrastructureError
+from pytest_tooleval.outcome import Answer, InternalError
 
 
 @dataclass(frozen=True)
@@ -164,3 +166,11 @@ def test_in_memory_each_sample_is_computed_once_however_many_tests_ask(tmp_path:
         return computed
 
     assert asyncio.run(scenario()) == {f"s{i}": 1 for i in range(20)}
+
+
+def test_a_bug_in_a_suite_travels_as_an_internal_error_not_an_endpoint_failure() -> None:
+    stored = encode_error(ValueError("bad index"))
+    with pytest.raises(InternalError, match=r"^ValueError: bad index$"):
+        decode(stored)
+    with pytest.raises(InfrastructureError, match="timed out"):
+        decode(encode_error(InfrastructureError("timed out")))
