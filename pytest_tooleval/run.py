@@ -7,6 +7,7 @@ from collections import Counter
 from typing import Any
 
 from .config import Settings
+from .models.replay import ReplayReader
 from .suites import plugin, registered, suite_for_test_id
 from .suites.base import Role, Suite
 
@@ -69,6 +70,11 @@ class Run:
         otherwise."""
         suites = registered()
         return sorted(cases, key=lambda case: suites[case.suite].priority(case))
+
+    def replay_readers(self) -> list[ReplayReader]:
+        """The replay formats of the suites loaded in this run (SuitePlugin.replay_rows, where a suite has one)."""
+        readers = (getattr(plugin(name), "replay_rows", None) for name in self._suites)
+        return [reader for reader in readers if reader is not None]
 
     def helper_roles(self) -> tuple[Role, ...]:
         """The helper models of the suites loaded in this run: no client for a role no collected test uses."""

@@ -65,7 +65,7 @@ class ToolevalSession:
 
                 settings = self.settings.replace(concurrency=self._slots)
                 self._access = build_access(settings, settings.cache_path, self.engine, self.board_path,
-                                            self.run.helper_roles())
+                                            self.run.helper_roles(), self.run.replay_readers())
             return self._access
 
     @property

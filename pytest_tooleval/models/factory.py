@@ -12,15 +12,16 @@ from ..engine import Engine
 from ..suites.base import Role
 from .access import ChatFn, ModelAccess, access_kind
 from .base import ChatRequest, Reply
-from .replay import load_replay
+from .replay import ReplayReader, load_replay
 
 if TYPE_CHECKING:
     from .cache import ResponseCache
 
 
 def build_access(settings: Settings, cache_dir: Path, engine: Engine, board_path: Path,
-                 roles: Sequence[Role] = ()) -> ModelAccess:
-    """The run's model access; `roles` are the helper models of the suites in the run (suites/base.py)."""
+                 roles: Sequence[Role] = (), replay_readers: Sequence[ReplayReader] = ()) -> ModelAccess:
+    """The run's model access; `roles` are the helper models of the suites in the run, `replay_readers` their
+    recorded-output formats (suites/base.py)."""
     model: str = settings.model
     kind = access_kind(settings)
     if kind == "oracle":
@@ -28,7 +29,7 @@ def build_access(settings: Settings, cache_dir: Path, engine: Engine, board_path
     live = _Live(settings, engine, _response_cache(settings, cache_dir))
     if kind == "replay":
         # helper roles stay live: a replayed ToolAlpaca episode is judged again by the judge model
-        access = ModelAccess("replay", replay=load_replay(model[len("replay:"):]), roles=live.roles(roles, None))
+        access = ModelAccess("replay", replay=load_replay(model[len("replay:"):], replay_readers), roles=live.roles(roles, None))
         live.close_cache_last()
         return access
     limiter = None

@@ -1,23 +1,25 @@
 """Recorded outputs, scored without asking any model (`--tooleval-model replay:PATH`).
 
-Accepted inputs:
-- a JSON Lines file of {"id", "result"} rows (normal/special/GPT4Tools: the raw output text), or
-  {"id", "messages": [...], "user_turns": [...]} rows (agent trajectories); a row may name its
-  "lang"/"language", otherwise it serves every language;
-- ToolAlpaca's generation output (a JSON list of API records with `Instances`): one row per instance, id
-  `<API Name>/<instruction index>`, the instance under "episode";
-- an upstream ACEBench result folder, `result_all/result_<lang>/<model>/data_<category>_result.json`
-  (give the model folder, a result_<lang> folder holding one model, or result_all itself).
+The generic formats: a JSON Lines file of rows, a JSON array of rows, or a folder of such files; a row is an
+object with an "id" (and "lang"/"language" when ids repeat across languages; otherwise it serves every
+language). What else a row holds is the suite's business ({"result"} for single answers, {"messages"} for
+agent trajectories, {"episode"} for ToolAlpaca). A suite may read its own upstream formats first
+(`SuitePlugin.replay_rows`: ACEBench's result folders, ToolAlpaca's generation output, GPT4Tools' prediction
+files and chunk folders); the file is parsed once either way.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..errors import DataError, ToolevalUsageError
+
+# (path, parsed JSON document or None) -> rows in the suite's own format, or None when it is not one
+ReplayReader = Callable[[Path, Any], "list[dict[str, Any]] | None"]
 
 
 @dataclass(frozen=True)
@@ -29,65 +31,63 @@ class ReplayStore:
         return self.rows.get((language, sample_id)) or self.rows.get((None, sample_id))
 
 
-def load_replay(path_text: str) -> ReplayStore:
+def load_replay(path_text: str, readers: Sequence[ReplayReader] = ()) -> ReplayStore:
     path = Path(path_text).expanduser()
     if not path.exists():
         raise ToolevalUsageError(f"--tooleval-model replay:{path_text}: no such file or folder")
-    rows: dict[tuple[str | None, str], dict[str, Any]] = {}
+    document = _json_document(path) if path.is_file() else None
+    for reader in readers:
+        rows = reader(path, document)
+        if rows is not None:
+            return ReplayStore(str(path), _index(path, enumerate(rows, start=1), None))
+    store: dict[tuple[str | None, str], dict[str, Any]] = {}
     if path.is_file():
-        _read_rows(path, None, rows)
+        numbered = enumerate(document, start=1) if isinstance(document, list) else _json_lines(path)
+        store.update(_index(path, numbered, None))
     else:
-        for file, language in _result_files(path):
-            _read_rows(file, language, rows)
-        if not rows:
-            raise ToolevalUsageError(f"--tooleval-model replay:{path_text}: no data_*_result.json files found")
-    return ReplayStore(str(path), rows)
+        for file in sorted(path.rglob("*.json*")):
+            file_document = _json_document(file)
+            numbered = enumerate(file_document, start=1) if isinstance(file_document, list) else _json_lines(file)
+            store.update(_index(file, numbered, None))
+        if not store:
+            raise ToolevalUsageError(f"--tooleval-model replay:{path_text}: no recorded rows in that folder")
+    return ReplayStore(str(path), store)
 
 
-def _result_files(folder: Path) -> list[tuple[Path, str | None]]:
-    found = []
-    for file in sorted(folder.rglob("*.json*")):
-        language = next((part[len("result_"):] for part in file.parts if part in ("result_en", "result_zh")), None)
-        found.append((file, language))
-    return found
+def read_rows(path: Path, language: str | None = None) -> list[dict[str, Any]]:
+    """The rows of one JSON Lines (or JSON array) file, checked, each with its "lang" (for suite readers)."""
+    document = _json_document(path)
+    numbered = enumerate(document, start=1) if isinstance(document, list) else _json_lines(path)
+    return [{**row, "lang": language} if language and "lang" not in row and "language" not in row else row
+            for row in _index(path, numbered, language).values()]
 
 
-def _read_rows(path: Path, language: str | None, rows: dict[tuple[str | None, str], dict[str, Any]]) -> None:
+def _json_document(path: Path) -> Any:
+    """The file's one JSON value when it holds a JSON array or object (not JSON Lines), else None."""
     text = path.read_text(encoding="utf-8")
-    stripped = text.lstrip()
-    if stripped.startswith("["):  # a JSON array of rows (GPT4Tools prediction files)
-        try:
-            items = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise DataError(f"{path}:{exc.lineno}: malformed JSON ({exc.msg})") from None
-        numbered = list(enumerate(_generation_rows(items) if _is_generation_output(items) else items, start=1))
-    else:
-        numbered = []
-        for number, line in enumerate(text.splitlines(), start=1):
-            if line.strip():
-                try:
-                    numbered.append((number, json.loads(line)))
-                except json.JSONDecodeError as exc:
-                    raise DataError(f"{path}:{number}: malformed JSON ({exc.msg})") from None
+    if not text.lstrip().startswith("["):
+        return None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise DataError(f"{path}:{exc.lineno}: malformed JSON ({exc.msg})") from None
+
+
+def _json_lines(path: Path) -> list[tuple[int, Any]]:
+    numbered = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if line.strip():
+            try:
+                numbered.append((number, json.loads(line)))
+            except json.JSONDecodeError as exc:
+                raise DataError(f"{path}:{number}: malformed JSON ({exc.msg})") from None
+    return numbered
+
+
+def _index(path: Path, numbered: Any, language: str | None) -> dict[tuple[str | None, str], dict[str, Any]]:
+    rows: dict[tuple[str | None, str], dict[str, Any]] = {}
     for number, row in numbered:
         if not isinstance(row, dict) or "id" not in row:
             raise DataError(f"{path}:{number}: expected an object with an \"id\"")
-        row_language = row.get("lang", row.get("language", language))
-        rows[(row_language, str(row["id"]))] = row
-
-
-def _is_generation_output(items: Any) -> bool:
-    return isinstance(items, list) and bool(items) and all(
-        isinstance(item, dict) and isinstance(item.get("Name"), str) and isinstance(item.get("Instances"), list)
-        for item in items
-    )
-
-
-def _generation_rows(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """ToolAlpaca's generation step writes the eval file back with `Instances` aligned to `Instructions`
-    (toolalpaca-gpt4tools §3.1); each instance is one episode record (§2.10)."""
-    return [
-        {"id": f"{item['Name']}/{index}", "episode": instance}
-        for item in items
-        for index, instance in enumerate(item["Instances"])
-    ]
+        rows[(row.get("lang", row.get("language", language)), str(row["id"]))] = row
+    return rows

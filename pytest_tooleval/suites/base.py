@@ -137,3 +137,7 @@ class SuitePlugin(Protocol):
     def priority(self, case: Any) -> int:
         """Scheduling order: lower first (long rollouts first, so they do not form a tail)."""
         ...
+
+    # Optional: `replay_rows(self, path: Path, document: Any) -> list[dict[str, Any]] | None` reads recorded
+    # outputs in the suite's own upstream format (`document` is the file's parsed JSON value, None for a folder
+    # or JSON Lines); None when `path` is not in that format, and the generic rows of models/replay.py apply.

@@ -84,6 +84,18 @@ class AceBenchPlugin:
             "data_manifest_sha256": None if root is None else manifest_sha256(root),
         }
 
+    def replay_rows(self, path: Path, document: Any) -> list[dict[str, Any]] | None:
+        """An upstream result folder, `result_all/result_<lang>/<model>/data_<category>_result.json` (the model
+        folder, a result_<lang> folder holding one model, or result_all itself): rows take the folder's language."""
+        from ...models.replay import read_rows
+
+        files = sorted(path.rglob("data_*_result.json")) if path.is_dir() else []
+        rows = []
+        for file in files:
+            language = next((part[len("result_"):] for part in file.parts if part in ("result_en", "result_zh")), None)
+            rows.extend(read_rows(file, language))
+        return rows or None
+
     def priority(self, case: Any) -> int:
         return 0 if case.family == "agent" else 1  # rollouts take many requests: start them first
 

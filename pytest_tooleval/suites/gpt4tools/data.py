@@ -229,6 +229,12 @@ def load_predictions(path: Path | str) -> tuple[Prediction, ...]:
     return _dedupe(_load_prediction_records(Path(path)))
 
 
+def predictions_from(path: Path, items: Sequence[Any]) -> tuple[Prediction, ...]:
+    """The records of a prediction file already parsed (the replay reader's), validated and de-duplicated as
+    `load_predictions` does."""
+    return _dedupe(_validate_all(path, items, Prediction, {"id": _EXPECTED["id"], "output": _EXPECTED_PREDICTION_OUTPUT}))
+
+
 def load_prediction_chunks(folder: Path | str, name: str, num_chunks: int | None = None) -> tuple[Prediction, ...]:
     """Gather the chunk files upstream inference writes, ``<folder>/<name>_<k>.json``, in order of k.
 

@@ -29,7 +29,6 @@ WHERE_TO_GET = (
     "README (github.com/AILab-CVC/GPT4Tools; Google Drive id 1BHm0HEwYaVdMRYZiDdECy8ozyix607PH), then pass "
     "--tooleval-gpt4tools-path FILE or set TOOLEVAL_GPT4TOOLS_PATH"
 )
-REPLAY_PREFIX = "replay:"
 
 
 def max_tokens(settings: Settings) -> int:
@@ -55,13 +54,16 @@ class GPT4ToolsPlugin:
         return None if settings.gpt4tools_path else WHERE_TO_GET
 
     def load(self, settings: Settings) -> GPT4ToolsSuite:
-        from .suite import GPT4ToolsSuite, load_recorded, load_test_set
+        from .suite import GPT4ToolsSuite, load_test_set
 
-        dataset = load_test_set(settings.gpt4tools_path)
-        model = settings.model or ""
-        recorded = load_recorded(model[len(REPLAY_PREFIX):]) if model.startswith(REPLAY_PREFIX) else None
-        return GPT4ToolsSuite(dataset, max_tokens=max_tokens(settings), stop=bool(settings.gpt4tools_stop),
-                              recorded=recorded, prompt_in_output=settings.gpt4tools_prompt_in_output)
+        return GPT4ToolsSuite(load_test_set(settings.gpt4tools_path), max_tokens=max_tokens(settings),
+                              stop=bool(settings.gpt4tools_stop), prompt_in_output=settings.gpt4tools_prompt_in_output)
+
+    def replay_rows(self, path: Path, document: Any) -> list[dict[str, Any]] | None:
+        """Upstream's prediction files and chunk folders (see suite.recorded_rows)."""
+        from .suite import recorded_rows
+
+        return recorded_rows(path, document)
 
     def summarize(self, rows: list[dict[str, Any]]) -> SuiteSummary:
         from .summary import summarize_gpt4tools

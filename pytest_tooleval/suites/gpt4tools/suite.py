@@ -23,10 +23,9 @@ from .data import (
     Case,
     DataFileError,
     Dataset,
-    Prediction,
     load_dataset,
     load_prediction_chunks,
-    load_predictions,
+    predictions_from,
 )
 from .metrics import GroundTruthError
 from .plugin_suite import MAX_NEW_TOKENS, STOP
@@ -82,20 +81,17 @@ class GPT4ToolsSuite:
     name = "gpt4tools"
 
     def __init__(self, dataset: Dataset, *, max_tokens: int = MAX_NEW_TOKENS, stop: bool = False,
-                 recorded: dict[str, Prediction] | None = None, prompt_in_output: str = "auto") -> None:
+                 prompt_in_output: str = "auto") -> None:
         """
         Args:
             dataset: the test set.
             max_tokens: max_tokens of each request (upstream: 512 new tokens).
             stop: send STOP with each request (a labelled variant; upstream sends none).
-            recorded: upstream prediction records by item id, when replaying a GPT4Tools prediction file or
-                chunk folder; None reads the run's generic replay rows instead.
             prompt_in_output: "yes", "no" or "auto": whether replayed outputs start with the prompt.
         """
         self.dataset = dataset
         self.max_tokens = max_tokens
         self.stop = stop
-        self.recorded = recorded
         self.prompt_in_output = prompt_in_output
 
     def cases(self) -> list[GPT4ToolsCase]:
@@ -126,17 +122,11 @@ class GPT4ToolsSuite:
         return SampleResult(verdict, answer.output, answer.latency_s, answer.tokens)
 
     def _replayed(self, case: GPT4ToolsCase, access: ModelAccess) -> str:
-        output: Any
-        if self.recorded is not None:
-            prediction = self.recorded.get(case.id)
-            output = None if prediction is None else prediction.output
-        else:
-            assert access.replay is not None
-            row = access.replay.lookup(case.language, case.id) or {}
-            output = row.get("output", row.get("result"))
+        assert access.replay is not None
+        row = access.replay.lookup(case.language, case.id) or {}
+        output: Any = row.get("output", row.get("result"))  # upstream's prediction files, or generic result rows
         if output is None or (isinstance(output, (list, tuple)) and not output):
-            source = access.replay.source if access.replay is not None else "the replay"
-            raise SampleError(f"no recorded output for gpt4tools item {case.id} in {source} "
+            raise SampleError(f"no recorded output for gpt4tools item {case.id} in {access.replay.source} "
                               "(upstream leaves unpredicted items out of N)")
         first = str(output if isinstance(output, str) else output[0])
         strip = {"yes": True, "no": False}.get(self.prompt_in_output, first.startswith(case.item.instruction))
@@ -158,30 +148,24 @@ def load_test_set(path_text: str) -> Dataset:
     return dataset
 
 
-def load_recorded(path_text: str) -> dict[str, Prediction] | None:
-    """Upstream prediction records by id text, from a prediction file (a JSON list of {"id", "output"}) or a
-    folder of the chunk files upstream inference writes (<name>_<k>.json); None when `path_text` is neither
-    (then the generic replay rows are used)."""
-    path = Path(path_text).expanduser()
+def recorded_rows(path: Path, document: Any) -> list[dict[str, Any]] | None:
+    """Upstream prediction records as replay rows ({"id", "output"}): from a prediction file (a JSON list of
+    {"id", "output"}, already parsed as `document`) or a folder of the chunk files upstream inference writes
+    (<name>_<k>.json, gathered in the order of k); None when `path` is neither."""
     try:
         if path.is_dir():
             names = sorted({match.group(1) for entry in path.iterdir() if (match := _CHUNK.fullmatch(entry.name))})
             if not names:
                 return None
             if path.name not in names and len(names) > 1:
-                raise GPT4ToolsDataError(f"--tooleval-model replay:{path_text}: several prediction sets in one "
+                raise GPT4ToolsDataError(f"--tooleval-model replay:{path}: several prediction sets in one "
                                          f"folder ({', '.join(names)}); give the folder of one")
             predictions = load_prediction_chunks(path, path.name if path.name in names else names[0])
-        elif path.is_file() and _starts_with_bracket(path):
-            predictions = load_predictions(path)
+        elif isinstance(document, list) and not any(isinstance(item, dict) and "Instances" in item
+                                                    for item in document):
+            predictions = predictions_from(path, document)
         else:
             return None
     except DataFileError as exc:
-        raise GPT4ToolsDataError(f"--tooleval-model replay:{path_text}: {exc}") from None
-    return {str(prediction.id): prediction for prediction in predictions}
-
-
-def _starts_with_bracket(path: Path) -> bool:
-    with path.open("rb") as handle:
-        head = handle.read(4096).lstrip(b"\xef\xbb\xbf \t\r\n")
-    return head.startswith(b"[")
+        raise GPT4ToolsDataError(f"--tooleval-model replay:{path}: {exc}") from None
+    return [{"id": str(prediction.id), "output": prediction.output} for prediction in predictions]

@@ -90,6 +90,17 @@ class ToolAlpacaPlugin:
         return {"subset": settings.toolalpaca_subset, "setup": setup.label, "deviations": list(setup.deviations),
                 "real_apis": setup.real_enabled}
 
+    def replay_rows(self, path: Path, document: Any) -> list[dict[str, Any]] | None:
+        """Upstream's generation output: the eval file written back with `Instances` aligned to `Instructions`
+        (toolalpaca-gpt4tools §3.1), one row per instance, id `<API Name>/<index>`, the instance (an episode
+        record, §2.10) under "episode"."""
+        if not (isinstance(document, list) and document and all(
+                isinstance(item, dict) and isinstance(item.get("Name"), str) and isinstance(item.get("Instances"), list)
+                for item in document)):
+            return None
+        return [{"id": f"{item['Name']}/{index}", "episode": instance}
+                for item in document for index, instance in enumerate(item["Instances"])]
+
     def priority(self, case: Any) -> int:
         return 0  # an episode is a chain of agent, simulator and judge calls: start it early
 
