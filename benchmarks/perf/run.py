@@ -31,7 +31,7 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
 sys.path.insert(0, str(REPO / "tests"))
 
-from fake_openai import Fault, FakeOpenAI  # noqa: E402
+from fake_openai import FakeOpenAI, Fault  # noqa: E402
 
 TIMING_PLUGIN = '''
 import json, os, resource, time
@@ -131,7 +131,8 @@ def main() -> None:
             command.append(f"--tooleval-rpm={args.rpm}")
         if args.workers:
             command += ["-n", str(args.workers)]
-        env = dict(os.environ, TOOLEVAL_PERF_OUT=str(out), PYTHONPATH=tmp + os.pathsep + os.environ.get("PYTHONPATH", ""))
+        pythonpath = tmp + os.pathsep + os.environ.get("PYTHONPATH", "")
+        env = dict(os.environ, TOOLEVAL_PERF_OUT=str(out), PYTHONPATH=pythonpath)
         # Python's default: compiled modules are cached (a machine that turns this off recompiles every changed
         # module in every worker, which is not what an evaluation run costs elsewhere)
         env.pop("PYTHONDONTWRITEBYTECODE", None)

@@ -25,7 +25,8 @@ class GateResult:
             elif met:
                 out.append(f"tooleval gate: {name} = {actual:.3f} >= {threshold:.3f} ok")
             else:
-                out.append(f"tooleval gate: {name} MISSED: {actual:.3f} < {threshold:.3f} (short by {threshold - actual:.3f})")
+                short = threshold - actual
+                out.append(f"tooleval gate: {name} MISSED: {actual:.3f} < {threshold:.3f} (short by {short:.3f})")
         verdict = "ok" if self.error_rate <= self.max_error_rate else "MISSED"
         out.append(f"tooleval gate: error rate {self.error_rate:.3f} <= {self.max_error_rate:.3f} {verdict}")
         out.append("tooleval gate: " + ("PASSED" if self.passed else "FAILED"))

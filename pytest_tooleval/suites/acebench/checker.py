@@ -451,7 +451,7 @@ def _list_dict_checker(func_name: str, param: str, value: list, expected: Any) -
     if len(value) != len(expected):
         return _wrong_value("value_error:list_dict_count", func_name, param, expected, value)
     result = CheckResult(True, "list_dict_checker:unclear")
-    for item, answer in zip(value, expected):
+    for item, answer in zip(value, expected, strict=True):  # lengths checked above
         result = _dict_checker(func_name, param, item, answer)
         if not result.valid:
             return result

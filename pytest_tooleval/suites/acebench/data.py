@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -108,7 +108,7 @@ def load_pin() -> Pin:
     return Pin("acebench", url, pinned["files"], pinned["prompt_constants"], pinned["prompts_sha256"])
 
 
-@lru_cache(maxsize=None)
+@cache
 def load_category(root: Path, language: str, category: str) -> tuple[AceCase, ...]:
     """Both files of one category, validated and paired by line (parsed once per process)."""
     folder = root / "data_all" / f"data_{language}"
@@ -120,7 +120,7 @@ def load_category(root: Path, language: str, category: str) -> tuple[AceCase, ..
     if len(prompts) != len(answers):
         raise DataError(f"{answer_path}: {len(answers)} records, but {prompt_path} has {len(prompts)}")
     cases = []
-    for index, (prompt, answer) in enumerate(zip(prompts, answers)):
+    for index, (prompt, answer) in enumerate(zip(prompts, answers, strict=True)):  # lengths checked above
         _validate(PromptRecord, prompt, prompt_path, index)
         _validate(AnswerRecord, answer, answer_path, index)
         if prompt["id"] != answer["id"]:
@@ -162,7 +162,7 @@ def _validate(model: type[BaseModel], row: dict[str, Any], path: Path, index: in
         raise DataError(f"{path}:{index + 1}: {where}: {first['msg']}") from None
 
 
-@lru_cache(maxsize=None)
+@cache
 def load_prompts(root: Path) -> dict[str, dict[str, str]]:
     prompts: dict[str, dict[str, str]] = read_json(root / "prompts.json")
     return prompts

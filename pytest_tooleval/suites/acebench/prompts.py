@@ -12,7 +12,6 @@ from typing import Any
 from ...errors import DataError
 from .data import AceCase
 
-
 TEMPLATES = ("SYSTEM_PROMPT_FOR_NORMAL_DATA", "SYSTEM_PROMPT_FOR_PREFERENCE_DATA", "SYSTEM_PROMPT_FOR_SPECIAL_DATA",
              "USER_PROMPT")
 

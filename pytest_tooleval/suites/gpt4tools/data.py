@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
-from typing import Annotated, Any, TypeVar, Union
+from typing import Annotated, Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, ValidationError
 
@@ -31,7 +31,7 @@ __all__ = [
     "pair_predictions",
 ]
 
-ItemId = Union[StrictInt, StrictStr]
+ItemId = StrictInt | StrictStr
 
 _Record = TypeVar("_Record", bound=BaseModel)
 
@@ -82,7 +82,7 @@ class Prediction(BaseModel):
     model_config = ConfigDict(frozen=True, extra="ignore")
 
     id: ItemId
-    output: Union[StrictStr, Annotated[tuple[StrictStr, ...], Field(min_length=1)]]
+    output: StrictStr | Annotated[tuple[StrictStr, ...], Field(min_length=1)]
 
     @property
     def text(self) -> str:

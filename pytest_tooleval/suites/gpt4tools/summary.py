@@ -26,7 +26,7 @@ def summarize_gpt4tools(rows: list[dict[str, Any]]) -> SuiteSummary:
     ordered = sorted(rows, key=lambda row: row["index"])
     scored = [row for row in ordered if row["outcome"] in ("passed", "failed") and _has_metrics(row)]
     summary = aggregate(_item(row) for row in scored)
-    means = dict(zip(("all", "tool", "no_tool"), (summary.overall, summary.tool, summary.no_tool)))
+    means = dict(zip(("all", "tool", "no_tool"), (summary.overall, summary.tool, summary.no_tool), strict=True))
     sizes = {row["category"]: row["category_size"] for row in rows}
     errors = {key: sum(1 for row in rows if row["outcome"] == "error" and category in (None, row["category"]))
               for key, _, category in SUBSETS}

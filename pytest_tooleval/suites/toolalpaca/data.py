@@ -14,7 +14,7 @@ import re
 import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from functools import cached_property, lru_cache
+from functools import cache, cached_property
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictStr, ValidationError
 from ...datafiles import read_json, read_text
 from ...download import Pin, lift_member_constants, locate_data
 from ...errors import DataError, ToolevalUsageError
+from .plugin_suite import SUBSET_FILES, SUBSETS  # declared with the plugin, which loads no data
 from .prompts import AgentPromptParts, Prompts
 
 __all__ = [
@@ -46,7 +47,6 @@ __all__ = [
     "select",
 ]
 
-from .plugin_suite import SUBSET_FILES, SUBSETS  # noqa: E402 - declared with the plugin, which loads no data
 PIN_FILE = Path(__file__).with_name("pin.json")
 
 # Real-API keys are never in the data (the files hold "***"): each comes from an environment variable.
@@ -210,7 +210,7 @@ def load_pin() -> Pin:
 # ---------------------------------------------------------------------------------------------- loading cases
 
 
-@lru_cache(maxsize=None)
+@cache
 def load_subset(root: Path, subset: str) -> tuple[ToolAlpacaCase, ...]:
     """Every instruction of one subset, in file order (parsed once per process).
 
@@ -305,7 +305,7 @@ def resolve_refs(spec: dict[str, Any]) -> dict[str, Any]:
             if isinstance(ref, str) and ref.startswith("#/") and ref not in active:
                 target = _pointer(spec, ref)
                 if target is not _MISSING:
-                    return walk(target, active + (ref,))
+                    return walk(target, (*active, ref))
             return {key: walk(value, active) for key, value in node.items()}
         if isinstance(node, list):
             return [walk(value, active) for value in node]
@@ -400,7 +400,7 @@ def lift_helper_descriptions(source: str, classes: Mapping[str, str], origin: st
     return found
 
 
-@lru_cache(maxsize=None)
+@cache
 def load_prompts(root: Path) -> Prompts:
     """The prompt texts evaluation uses, read from the data folder (never from our code).
 
