@@ -156,7 +156,8 @@ def cache_path(pin: Pin, cache_root: Path) -> Path:
 def _fetch(url: str, timeout: float) -> bytes:
     try:
         with urllib.request.urlopen(url, timeout=timeout) as response:  # a pinned https URL
-            return response.read()
+            body: bytes = response.read()  # urlopen is typed as returning Any
+            return body
     except (urllib.error.URLError, OSError) as exc:
         raise DataError(
             f"could not download {url}: {exc}. Point --tooleval-data-dir (or TOOLEVAL_DATA_DIR) at a copy "

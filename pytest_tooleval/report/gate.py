@@ -38,7 +38,7 @@ def evaluate_gate(summary: RunSummary, thresholds: dict[str, float], max_error_r
     the threshold's name or ends with `.<name>`: `overall` gates every suite's and language's overall, `en.overall`
     only ACEBench en's, `gpt4tools.sr` one figure."""
     figures = summary.figures
-    checks = []
+    checks: list[tuple[str, float | None, float, bool]] = []
     for name, threshold in thresholds.items():
         matching = {key: value for key, value in figures.items() if key == name or key.endswith("." + name)}
         if not matching:

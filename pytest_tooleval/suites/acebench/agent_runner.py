@@ -29,7 +29,8 @@ def _gold(root: Path) -> dict[str, Any]:
             f"the oracle needs verified gold call sequences for agent samples ({GOLD_FILE} in the data folder "
             f"{root}); the upstream milestones cannot serve as gold (acebench-agent §8)"
         )
-    return json.loads(path.read_text(encoding="utf-8"))
+    gold: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return gold
 
 
 async def run_agent_case(case: AceCase, access: ModelAccess, prompts: dict[str, Any], root: Path,

@@ -68,7 +68,8 @@ class AceCase:
 
     @property
     def id(self) -> str:
-        return self.record["id"]
+        sample_id: str = self.record["id"]  # a string: PromptRecord validated it
+        return sample_id
 
     @property
     def family(self) -> str:

@@ -62,8 +62,12 @@ def _has_metrics(row: dict[str, Any]) -> bool:
 
 def _item(row: dict[str, Any]) -> ItemMetrics:
     details = row["details"]
-    values = (math.nan if details[metric] is None else float(details[metric]) for metric in METRICS)
-    return ItemMetrics(*values, uses_tool=bool(details["uses_tool"]))
+
+    def metric(name: str) -> float:
+        return math.nan if details[name] is None else float(details[name])
+
+    return ItemMetrics(metric("thought"), metric("action"), metric("args"), metric("sr"), metric("iou"),
+                       uses_tool=bool(details["uses_tool"]))
 
 
 def _finite(value: float) -> float | None:
