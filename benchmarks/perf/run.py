@@ -31,7 +31,7 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
 sys.path.insert(0, str(REPO / "tests"))
 
-from fake_openai import FakeOpenAI, Fault  # noqa: E402
+from fake_openai import FakeOpenAI, Fault  # noqa: E402 - importable only after the sys.path insert above
 
 TIMING_PLUGIN = '''
 import json, os, resource, time
