@@ -63,10 +63,11 @@ def make_responder(args: argparse.Namespace) -> Any:
     gold: dict[str, str] = {}
     if args.replies == "gold":
         from pytest_tooleval.suites.acebench import data
+        from pytest_tooleval.suites.acebench.categories import NORMAL_COLLECTION_ORDER, SPECIAL_CATEGORIES
         from pytest_tooleval.suites.acebench.scoring import render_ground_truth
 
         root = data.locate(args.data_dir, Path(tempfile.gettempdir()), offline=True)
-        for case in data.select(root, (args.language,), data.NORMAL_CATEGORIES + data.SPECIAL_CATEGORIES):
+        for case in data.select(root, (args.language,), NORMAL_COLLECTION_ORDER + SPECIAL_CATEGORIES):
             gold[case.record["question"]] = render_ground_truth(case.ground_truth, case.category)
 
     def respond(body: dict[str, Any]) -> str:

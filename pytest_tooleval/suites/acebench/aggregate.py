@@ -16,12 +16,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from itertools import groupby
 
+# Aggregation runs in upstream's order (categories.py): the order upstream sums and lists categories in.
+from .categories import ALL_CATEGORIES, GROUPS
+
 __all__ = [
-    "AGENT_CATEGORIES",
-    "ALL_CATEGORIES",
-    "GROUPS",
-    "NORMAL_CATEGORIES",
-    "SPECIAL_CATEGORIES",
     "WEIGHTS",
     "CategoryScore",
     "GroupScore",
@@ -35,36 +33,6 @@ __all__ = [
     "summarize_by_language",
 ]
 
-ATOM_CATEGORIES = (
-    "normal_atom_bool",
-    "normal_atom_enum",
-    "normal_atom_number",
-    "normal_atom_list",
-    "normal_atom_object_deep",
-    "normal_atom_object_short",
-)
-SINGLE_TURN_CATEGORIES = ("normal_single_turn_single_function", "normal_single_turn_parallel_function")
-MULTI_TURN_CATEGORIES = ("normal_multi_turn_user_switch", "normal_multi_turn_user_adjust")
-# The member order is upstream's summation order, kept so that float sums round identically.
-NORMAL_CATEGORIES = (
-    *SINGLE_TURN_CATEGORIES,
-    *MULTI_TURN_CATEGORIES,
-    "normal_similar_api",
-    "normal_preference",
-    *ATOM_CATEGORIES,
-)
-SPECIAL_CATEGORIES = ("special_incomplete", "special_error_param", "special_irrelevant")
-AGENT_CATEGORIES = ("agent_multi_turn", "agent_multi_step")
-ALL_CATEGORIES = NORMAL_CATEGORIES + SPECIAL_CATEGORIES + AGENT_CATEGORIES
-
-GROUPS: dict[str, tuple[str, ...]] = {
-    "ATOM": ATOM_CATEGORIES,
-    "SINGLE_TURN": SINGLE_TURN_CATEGORIES,
-    "MULTI_TURN": MULTI_TURN_CATEGORIES,
-    "NORMAL": NORMAL_CATEGORIES,
-    "SPECIAL": SPECIAL_CATEGORIES,
-    "AGENT": AGENT_CATEGORIES,
-}
 #: OVERALL weights (√-proportional to 700 normal, 150 special and 50 agent units; §8.3). They sum to 1.0001.
 WEIGHTS: dict[str, float] = {"SPECIAL": 0.2676, "NORMAL": 0.578, "AGENT": 0.1545}  # upstream's summation order
 

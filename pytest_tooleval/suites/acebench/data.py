@@ -18,20 +18,8 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from ...datafiles import read_json, read_jsonl
 from ...download import Pin, locate_data
 from ...errors import DataError, ToolevalUsageError
-from .aggregate import ATOM_CATEGORIES
+from .categories import COLLECTION_ORDER
 
-NORMAL_CATEGORIES = (
-    "normal_single_turn_single_function",
-    "normal_single_turn_parallel_function",
-    "normal_multi_turn_user_adjust",
-    "normal_multi_turn_user_switch",
-    "normal_similar_api",
-    "normal_preference",
-    *ATOM_CATEGORIES,
-)
-SPECIAL_CATEGORIES = ("special_incomplete", "special_error_param", "special_irrelevant")
-AGENT_CATEGORIES = ("agent_multi_step", "agent_multi_turn")
-CATEGORIES = NORMAL_CATEGORIES + SPECIAL_CATEGORIES + AGENT_CATEGORIES
 LANGUAGES = ("en", "zh")
 
 PIN_FILE = Path(__file__).with_name("pin.json")
@@ -170,10 +158,11 @@ def load_prompts(root: Path) -> dict[str, dict[str, str]]:
 
 
 def select(root: Path, languages: tuple[str, ...], categories: tuple[str, ...]) -> list[AceCase]:
-    unknown = [name for name in categories if name not in CATEGORIES]
+    unknown = [name for name in categories if name not in COLLECTION_ORDER]
     if unknown:
         raise ToolevalUsageError(
-            f"--tooleval-categories: unknown category {unknown[0]!r}; known: {', '.join(CATEGORIES)}"
+            f"--tooleval-categories: unknown category {unknown[0]!r}; known: {', '.join(COLLECTION_ORDER)}"
         )
-    chosen = categories or CATEGORIES
+    # Collection order (categories.py), not upstream's: the order test ids have always had.
+    chosen = categories or COLLECTION_ORDER
     return [case for language in languages for category in chosen for case in load_category(root, language, category)]

@@ -18,14 +18,11 @@ from pytest_tooleval.suites.acebench.special import special_checker
 from pytest_tooleval.verdict import Verdict
 
 __all__ = [
-    "SPECIAL_CATEGORIES",
     "jsonable",
     "render_ground_truth",
     "score_normal",
     "score_special",
 ]
-
-SPECIAL_CATEGORIES = ("special_incomplete", "special_error_param", "special_irrelevant")
 
 _SUFFIX = re.compile(r"_\d+$")
 

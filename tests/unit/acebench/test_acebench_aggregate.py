@@ -5,10 +5,6 @@ from __future__ import annotations
 import pytest
 
 from pytest_tooleval.suites.acebench.aggregate import (
-    AGENT_CATEGORIES,
-    ALL_CATEGORIES,
-    NORMAL_CATEGORIES,
-    SPECIAL_CATEGORIES,
     WEIGHTS,
     CategoryScore,
     SampleScore,
@@ -16,6 +12,12 @@ from pytest_tooleval.suites.acebench.aggregate import (
     official_groups,
     summarize,
     summarize_by_language,
+)
+from pytest_tooleval.suites.acebench.categories import (
+    AGENT_CATEGORIES,
+    ALL_CATEGORIES,
+    NORMAL_CATEGORIES,
+    SPECIAL_CATEGORIES,
 )
 
 ADJUST = "normal_multi_turn_user_adjust"
