@@ -7,7 +7,7 @@ less is *partial*: groups average only the categories that ran and OVERALL is re
 groups present; upstream has no such figure (it would count every missing category as 0), so a
 partial summary says so.
 
-Aggregate one language at a time: ids repeat across languages (`summarize_by_language` splits them).
+Aggregate one language at a time: ids repeat across languages.
 """
 
 from __future__ import annotations
@@ -30,7 +30,6 @@ __all__ = [
     "official_groups",
     "partial_groups",
     "summarize",
-    "summarize_by_language",
 ]
 
 #: OVERALL weights (√-proportional to 700 normal, 150 special and 50 agent units; §8.3). They sum to 1.0001.
@@ -46,14 +45,12 @@ class SampleScore:
         id: the record id, e.g. ``"normal_multi_turn_user_adjust_3_1"``.
         valid: the verdict; None when the sample has none (an infrastructure error).
         process: agent process accuracy of the sample (None elsewhere; taken as 1.0/0.0 from `valid`).
-        lang: ``"en"``/``"zh"``; only `summarize_by_language` looks at it.
     """
 
     category: str
     id: str
     valid: bool | None
     process: float | None = None
-    lang: str = ""
 
 
 @dataclass(frozen=True)
@@ -201,19 +198,6 @@ def summarize(rows: Iterable[SampleScore], *, expected: Mapping[str, int] | None
         return Summary(categories, groups, overall, partial=True, reasons=tuple(reasons))
     groups, overall = official_groups(accuracies)
     return Summary(categories, groups, overall, partial=False)
-
-
-def summarize_by_language(
-    rows: Iterable[SampleScore], *, expected: Mapping[str, Mapping[str, int]] | None = None
-) -> dict[str, Summary]:
-    """`summarize` per ``row.lang``; `expected` maps a language to its per-category sample counts."""
-    by_language: dict[str, list[SampleScore]] = {}
-    for row in rows:
-        by_language.setdefault(row.lang, []).append(row)
-    return {
-        lang: summarize(lang_rows, expected=None if expected is None else expected.get(lang))
-        for lang, lang_rows in sorted(by_language.items())
-    }
 
 
 def official_groups(accuracies: Mapping[str, float]) -> tuple[dict[str, GroupScore], float]:

@@ -24,7 +24,7 @@ def summarize_acebench(rows: list[dict[str, Any]]) -> SuiteSummary:
     for language in languages:
         mine = [row for row in rows if row["language"] == language]
         scores = [
-            SampleScore(row["category"], row["id"], _VALID_BY_OUTCOME[row["outcome"]], row.get("process"), language)
+            SampleScore(row["category"], row["id"], _VALID_BY_OUTCOME[row["outcome"]], row.get("process"))
             for row in mine
         ]
         expected = {row["category"]: row["category_size"] for row in mine}
