@@ -23,12 +23,10 @@ __all__ = [
     "Case",
     "DataFileError",
     "Dataset",
-    "Pairing",
     "Prediction",
     "load_dataset",
     "load_prediction_chunks",
     "load_predictions",
-    "pair_predictions",
 ]
 
 ItemId = StrictInt | StrictStr
@@ -129,21 +127,6 @@ class Dataset:
         name = self.path.name if self.path is not None else "GPT4Tools test set"
         tools = self.tool_count
         return f"{name}: {len(self)} items ({tools} tool-use, {len(self) - tools} no-tool)"
-
-
-@dataclass(frozen=True)
-class Pairing:
-    """Predictions matched to test items by id, as upstream matches them (toolalpaca-gpt4tools §5.4).
-
-    Attributes:
-        pairs: (case, prediction) in prediction order; N is ``len(pairs)``.
-        unknown_ids: prediction ids with no test item (upstream prints "Empty Gt" and skips them).
-        unpredicted_ids: test-item ids with no prediction (upstream ignores them silently).
-    """
-
-    pairs: tuple[tuple[Case, Prediction], ...]
-    unknown_ids: tuple[int | str, ...]
-    unpredicted_ids: tuple[int | str, ...]
 
 
 def _type_name(value: Any) -> str:
@@ -264,19 +247,3 @@ def load_prediction_chunks(folder: Path | str, name: str, num_chunks: int | None
     for path in paths:
         records.extend(_load_prediction_records(path))
     return _dedupe(records)
-
-
-def pair_predictions(dataset: Dataset, predictions: Iterable[Prediction]) -> Pairing:
-    """Match predictions to test items by id (an id's type matters: 7 and "7" differ, as upstream)."""
-    pairs: list[tuple[Case, Prediction]] = []
-    unknown: list[int | str] = []
-    predicted: set[int | str] = set()
-    for prediction in predictions:
-        case = dataset.by_id.get(prediction.id)
-        if case is None:
-            unknown.append(prediction.id)
-            continue
-        pairs.append((case, prediction))
-        predicted.add(prediction.id)
-    unpredicted = tuple(case.id for case in dataset.cases if case.id not in predicted)
-    return Pairing(tuple(pairs), tuple(unknown), unpredicted)
