@@ -12,7 +12,6 @@ import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from types import MappingProxyType
 from typing import Annotated, Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, ValidationError
@@ -89,10 +88,9 @@ class Prediction(BaseModel):
 
 @dataclass(frozen=True)
 class Dataset:
-    """The test set, in file order, with a lookup by id."""
+    """The test set, in file order."""
 
     cases: tuple[Case, ...]
-    by_id: Mapping[int | str, Case]
     path: Path | None = None
 
     @classmethod
@@ -109,24 +107,13 @@ class Dataset:
                     item_id=case.id,
                 )
             index_of[case.id] = index
-        by_id = MappingProxyType({case.id: case for case in ordered})
-        return cls(ordered, by_id, Path(path) if path is not None else None)
+        return cls(ordered, Path(path) if path is not None else None)
 
     def __len__(self) -> int:
         return len(self.cases)
 
     def __iter__(self) -> Iterator[Case]:
         return iter(self.cases)
-
-    @property
-    def tool_count(self) -> int:
-        return sum(1 for case in self.cases if case.uses_tool)
-
-    def describe(self) -> str:
-        """One line for a report header, e.g. ``test.json: 652 items (532 tool-use, 120 no-tool)``."""
-        name = self.path.name if self.path is not None else "GPT4Tools test set"
-        tools = self.tool_count
-        return f"{name}: {len(self)} items ({tools} tool-use, {len(self) - tools} no-tool)"
 
 
 def _type_name(value: Any) -> str:

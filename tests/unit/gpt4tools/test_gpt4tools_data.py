@@ -35,9 +35,8 @@ def test_load_dataset_keeps_file_order_and_counts_items(tmp_path: Path) -> None:
     dataset = load_dataset(path)
     assert [case.id for case in dataset] == [3, "b", 1]
     assert len(dataset) == 3
-    assert dataset.tool_count == 2
-    assert dataset.by_id["b"].output == ANSWER_OUTPUT
-    assert dataset.describe() == "test.json: 3 items (2 tool-use, 1 no-tool)"
+    assert [case.uses_tool for case in dataset] == [True, False, True]
+    assert dataset.cases[1].output == ANSWER_OUTPUT
 
 
 @pytest.mark.parametrize(
