@@ -62,8 +62,6 @@ CREDENTIAL_ENV_VARS: Mapping[tuple[str, str], str] = {
 # reports give the real subset with and without them (toolalpaca-gpt4tools §1.3, §6.3).
 UNDOCUMENTED_GOLD: frozenset[tuple[str, str, int]] = frozenset(("real", "AviationAPI", index) for index in range(5, 11))
 
-_HTTP_METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
-
 
 class GoldStep(BaseModel):
     """One gold call. ``Action_Input`` is text for the judge to read; it is not always JSON (§1.3)."""
@@ -170,10 +168,6 @@ class ToolAlpacaCase:
     def test_id(self) -> str:
         """``<subset>-<API>-<index>``, with the API name folded to ASCII and spaces as underscores."""
         return make_test_id(self.subset, self.api.name, self.index)
-
-    @property
-    def has_undocumented_gold(self) -> bool:
-        return (self.subset, self.api.name, self.index) in UNDOCUMENTED_GOLD
 
 
 def make_test_id(subset: str, api_name: str, index: int) -> str:
