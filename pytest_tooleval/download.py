@@ -18,10 +18,9 @@ import tarfile
 import tempfile
 import urllib.error
 import urllib.request
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Callable
 
 from .errors import DataError, ToolevalUsageError
 
@@ -121,10 +120,10 @@ def _string_assigned(body: list[ast.stmt], name: str, *, allow_self: bool) -> st
         if not (isinstance(value, ast.Constant) and isinstance(value.value, str)):
             continue
         for target in targets:
-            if isinstance(target, ast.Name) and target.id == name:
-                text = value.value
-            elif (allow_self and isinstance(target, ast.Attribute) and target.attr == name
-                  and isinstance(target.value, ast.Name) and target.value.id == "self"):
+            named = isinstance(target, ast.Name) and target.id == name
+            self_attribute = (allow_self and isinstance(target, ast.Attribute) and target.attr == name
+                              and isinstance(target.value, ast.Name) and target.value.id == "self")
+            if named or self_attribute:
                 text = value.value
     return text
 
@@ -156,8 +155,9 @@ def cache_path(pin: Pin, cache_root: Path) -> Path:
 
 def _fetch(url: str, timeout: float) -> bytes:
     try:
-        with urllib.request.urlopen(url, timeout=timeout) as response:  # noqa: S310 (pinned https URL)
-            return response.read()
+        with urllib.request.urlopen(url, timeout=timeout) as response:  # a pinned https URL
+            body: bytes = response.read()  # urlopen is typed as returning Any
+            return body
     except (urllib.error.URLError, OSError) as exc:
         raise DataError(
             f"could not download {url}: {exc}. Point --tooleval-data-dir (or TOOLEVAL_DATA_DIR) at a copy "
@@ -167,7 +167,8 @@ def _fetch(url: str, timeout: float) -> bytes:
 
 def _extract_verified(pin: Pin, archive: bytes, staging: Path) -> None:
     try:
-        tar = tarfile.open(fileobj=io.BytesIO(archive), mode="r:*")
+        # opened apart from the `with tar:` below, so that only a bad archive is reported as one
+        tar = tarfile.open(fileobj=io.BytesIO(archive), mode="r:*")  # noqa: SIM115
     except tarfile.TarError as exc:
         raise DataError(f"{pin.url}: not a readable archive ({exc})") from None
     wanted = set(pin.files) | set(pin.prompt_constants) | set(pin.member_constants)

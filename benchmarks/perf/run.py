@@ -31,7 +31,7 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
 sys.path.insert(0, str(REPO / "tests"))
 
-from fake_openai import Fault, FakeOpenAI  # noqa: E402
+from fake_openai import FakeOpenAI, Fault  # noqa: E402 - importable only after the sys.path insert above
 
 TIMING_PLUGIN = '''
 import json, os, resource, time
@@ -63,10 +63,11 @@ def make_responder(args: argparse.Namespace) -> Any:
     gold: dict[str, str] = {}
     if args.replies == "gold":
         from pytest_tooleval.suites.acebench import data
+        from pytest_tooleval.suites.acebench.categories import NORMAL_COLLECTION_ORDER, SPECIAL_CATEGORIES
         from pytest_tooleval.suites.acebench.scoring import render_ground_truth
 
         root = data.locate(args.data_dir, Path(tempfile.gettempdir()), offline=True)
-        for case in data.select(root, (args.language,), data.NORMAL_CATEGORIES + data.SPECIAL_CATEGORIES):
+        for case in data.select(root, (args.language,), NORMAL_COLLECTION_ORDER + SPECIAL_CATEGORIES):
             gold[case.record["question"]] = render_ground_truth(case.ground_truth, case.category)
 
     def respond(body: dict[str, Any]) -> str:
@@ -131,7 +132,8 @@ def main() -> None:
             command.append(f"--tooleval-rpm={args.rpm}")
         if args.workers:
             command += ["-n", str(args.workers)]
-        env = dict(os.environ, TOOLEVAL_PERF_OUT=str(out), PYTHONPATH=tmp + os.pathsep + os.environ.get("PYTHONPATH", ""))
+        pythonpath = tmp + os.pathsep + os.environ.get("PYTHONPATH", "")
+        env = dict(os.environ, TOOLEVAL_PERF_OUT=str(out), PYTHONPATH=pythonpath)
         # Python's default: compiled modules are cached (a machine that turns this off recompiles every changed
         # module in every worker, which is not what an evaluation run costs elsewhere)
         env.pop("PYTHONDONTWRITEBYTECODE", None)

@@ -1,8 +1,15 @@
 """GPT4Tools: one test per test-set item (--tooleval-gpt4tools-path FILE); passes iff the item's SR is 1."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 import pytest
+
+if TYPE_CHECKING:
+    from pytest_tooleval.collect import CaseHandle
 
 
 @pytest.mark.tooleval("gpt4tools")
-def test_gpt4tools(tooleval_case):
+def test_gpt4tools(tooleval_case: CaseHandle) -> None:
     tooleval_case.check()

@@ -26,7 +26,7 @@ from .base import ChatRequest, ModelBackend, Reply
 try:
     import fcntl
 except ImportError:  # pragma: no cover - Windows: no inter-process lock around the open-time check
-    fcntl = None  # type: ignore[assignment]
+    fcntl = None  # type: ignore[assignment]  # None stands for "no fcntl module here" (checked before each use)
 
 __all__ = ["CachedBackend", "ResponseCache", "ResponseCacheWarning", "cache_key"]
 

@@ -25,7 +25,8 @@ class GateResult:
             elif met:
                 out.append(f"tooleval gate: {name} = {actual:.3f} >= {threshold:.3f} ok")
             else:
-                out.append(f"tooleval gate: {name} MISSED: {actual:.3f} < {threshold:.3f} (short by {threshold - actual:.3f})")
+                short = threshold - actual
+                out.append(f"tooleval gate: {name} MISSED: {actual:.3f} < {threshold:.3f} (short by {short:.3f})")
         verdict = "ok" if self.error_rate <= self.max_error_rate else "MISSED"
         out.append(f"tooleval gate: error rate {self.error_rate:.3f} <= {self.max_error_rate:.3f} {verdict}")
         out.append("tooleval gate: " + ("PASSED" if self.passed else "FAILED"))
@@ -37,7 +38,7 @@ def evaluate_gate(summary: RunSummary, thresholds: dict[str, float], max_error_r
     the threshold's name or ends with `.<name>`: `overall` gates every suite's and language's overall, `en.overall`
     only ACEBench en's, `gpt4tools.sr` one figure."""
     figures = summary.figures
-    checks = []
+    checks: list[tuple[str, float | None, float, bool]] = []
     for name, threshold in thresholds.items():
         matching = {key: value for key, value in figures.items() if key == name or key.endswith("." + name)}
         if not matching:

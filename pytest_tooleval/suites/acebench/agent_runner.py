@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +21,7 @@ NO_USER_MODEL = (
 )
 
 
-@lru_cache(maxsize=None)
+@cache
 def _gold(root: Path) -> dict[str, Any]:
     path = root / GOLD_FILE
     if not path.exists():
@@ -29,7 +29,8 @@ def _gold(root: Path) -> dict[str, Any]:
             f"the oracle needs verified gold call sequences for agent samples ({GOLD_FILE} in the data folder "
             f"{root}); the upstream milestones cannot serve as gold (acebench-agent §8)"
         )
-    return json.loads(path.read_text(encoding="utf-8"))
+    gold: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return gold
 
 
 async def run_agent_case(case: AceCase, access: ModelAccess, prompts: dict[str, Any], root: Path,
@@ -68,7 +69,9 @@ def _answer(result: RolloutResult, latency_s: float = 0.0, tokens: dict[str, int
 
 
 def _plain(value: Any) -> Any:
-    return value if isinstance(value, (str, int, float, bool, type(None))) else json.loads(json.dumps(value, default=str))
+    if isinstance(value, (str, int, float, bool, type(None))):
+        return value
+    return json.loads(json.dumps(value, default=str))
 
 
 def grade_agent_case(case: AceCase, answer: Answer) -> Verdict:

@@ -7,7 +7,7 @@ less is *partial*: groups average only the categories that ran and OVERALL is re
 groups present; upstream has no such figure (it would count every missing category as 0), so a
 partial summary says so.
 
-Aggregate one language at a time: ids repeat across languages (`summarize_by_language` splits them).
+Aggregate one language at a time: ids repeat across languages.
 """
 
 from __future__ import annotations
@@ -16,12 +16,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from itertools import groupby
 
+# Aggregation runs in upstream's order (categories.py): the order upstream sums and lists categories in.
+from .categories import ALL_CATEGORIES, GROUPS
+
 __all__ = [
-    "AGENT_CATEGORIES",
-    "ALL_CATEGORIES",
-    "GROUPS",
-    "NORMAL_CATEGORIES",
-    "SPECIAL_CATEGORIES",
     "WEIGHTS",
     "CategoryScore",
     "GroupScore",
@@ -32,39 +30,8 @@ __all__ = [
     "official_groups",
     "partial_groups",
     "summarize",
-    "summarize_by_language",
 ]
 
-ATOM_CATEGORIES = (
-    "normal_atom_bool",
-    "normal_atom_enum",
-    "normal_atom_number",
-    "normal_atom_list",
-    "normal_atom_object_deep",
-    "normal_atom_object_short",
-)
-SINGLE_TURN_CATEGORIES = ("normal_single_turn_single_function", "normal_single_turn_parallel_function")
-MULTI_TURN_CATEGORIES = ("normal_multi_turn_user_switch", "normal_multi_turn_user_adjust")
-# The member order is upstream's summation order, kept so that float sums round identically.
-NORMAL_CATEGORIES = (
-    *SINGLE_TURN_CATEGORIES,
-    *MULTI_TURN_CATEGORIES,
-    "normal_similar_api",
-    "normal_preference",
-    *ATOM_CATEGORIES,
-)
-SPECIAL_CATEGORIES = ("special_incomplete", "special_error_param", "special_irrelevant")
-AGENT_CATEGORIES = ("agent_multi_turn", "agent_multi_step")
-ALL_CATEGORIES = NORMAL_CATEGORIES + SPECIAL_CATEGORIES + AGENT_CATEGORIES
-
-GROUPS: dict[str, tuple[str, ...]] = {
-    "ATOM": ATOM_CATEGORIES,
-    "SINGLE_TURN": SINGLE_TURN_CATEGORIES,
-    "MULTI_TURN": MULTI_TURN_CATEGORIES,
-    "NORMAL": NORMAL_CATEGORIES,
-    "SPECIAL": SPECIAL_CATEGORIES,
-    "AGENT": AGENT_CATEGORIES,
-}
 #: OVERALL weights (√-proportional to 700 normal, 150 special and 50 agent units; §8.3). They sum to 1.0001.
 WEIGHTS: dict[str, float] = {"SPECIAL": 0.2676, "NORMAL": 0.578, "AGENT": 0.1545}  # upstream's summation order
 
@@ -78,14 +45,12 @@ class SampleScore:
         id: the record id, e.g. ``"normal_multi_turn_user_adjust_3_1"``.
         valid: the verdict; None when the sample has none (an infrastructure error).
         process: agent process accuracy of the sample (None elsewhere; taken as 1.0/0.0 from `valid`).
-        lang: ``"en"``/``"zh"``; only `summarize_by_language` looks at it.
     """
 
     category: str
     id: str
     valid: bool | None
     process: float | None = None
-    lang: str = ""
 
 
 @dataclass(frozen=True)
@@ -233,19 +198,6 @@ def summarize(rows: Iterable[SampleScore], *, expected: Mapping[str, int] | None
         return Summary(categories, groups, overall, partial=True, reasons=tuple(reasons))
     groups, overall = official_groups(accuracies)
     return Summary(categories, groups, overall, partial=False)
-
-
-def summarize_by_language(
-    rows: Iterable[SampleScore], *, expected: Mapping[str, Mapping[str, int]] | None = None
-) -> dict[str, Summary]:
-    """`summarize` per ``row.lang``; `expected` maps a language to its per-category sample counts."""
-    by_language: dict[str, list[SampleScore]] = {}
-    for row in rows:
-        by_language.setdefault(row.lang, []).append(row)
-    return {
-        lang: summarize(lang_rows, expected=None if expected is None else expected.get(lang))
-        for lang, lang_rows in sorted(by_language.items())
-    }
 
 
 def official_groups(accuracies: Mapping[str, float]) -> tuple[dict[str, GroupScore], float]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -102,7 +103,7 @@ def _to_bool(value: Any) -> Any:
 
 
 def normal_checker(
-    functions: list[dict], calls: list[dict], gt: dict, *, fixed: bool = False
+    functions: list[dict[str, Any]], calls: Sequence[Mapping[str, Any]], gt: dict[str, Any], *, fixed: bool = False
 ) -> CheckResult:
     """Check decoded `calls` against one ground-truth alternative `gt`.
 
@@ -122,7 +123,7 @@ def normal_checker(
         return CheckResult(False, UPSTREAM_CRASH, [message])
 
 
-def _normal_checker(functions: Any, calls: list[dict], gt: dict, fixed: bool) -> CheckResult:
+def _normal_checker(functions: Any, calls: Sequence[Mapping[str, Any]], gt: dict[str, Any], fixed: bool) -> CheckResult:
     if len(calls) != len(gt):
         return CheckResult(False, "wrong functions number", ["The number of calls differs from the answer."])
 
@@ -163,11 +164,13 @@ def _normal_checker(functions: Any, calls: list[dict], gt: dict, fixed: bool) ->
     return result
 
 
-def _name(call: dict) -> Any:
+def _name(call: Mapping[str, Any]) -> str:
     return next(iter(call))
 
 
-def _match_one_to_one(functions: Any, calls: list[dict], entries: list[tuple[str, str, dict]]) -> CheckResult:
+def _match_one_to_one(
+    functions: Any, calls: Sequence[Mapping[str, Any]], entries: list[tuple[str, str, dict[str, Any]]]
+) -> CheckResult:
     """Fixed scorer: every answer entry needs its own call (a perfect bipartite matching)."""
     candidates: list[list[int]] = []
     for key, base, args in entries:
@@ -209,7 +212,9 @@ def _match_one_to_one(functions: Any, calls: list[dict], entries: list[tuple[str
 # --- one call ---------------------------------------------------------------------------------------
 
 
-def _simple_function_checker(description: Any, call: dict, gt_args: dict, *, fixed: bool) -> CheckResult:
+def _simple_function_checker(
+    description: Any, call: Mapping[str, Any], gt_args: dict[str, Any], *, fixed: bool
+) -> CheckResult:
     call_args = next(iter(call.values()))
     parameters = _get(description, "parameters")
     # ACEBench quirk: a call without arguments is right only if the schema has no parameters at all (§4.3)
@@ -322,8 +327,8 @@ def _type_check(
     value: Any,
     expected: Any,
     declared: str,
-    python_type: type,
-    inner_type: type | None,
+    python_type: type[Any],
+    inner_type: type[Any] | None,
 ) -> _Typed:
     """Upstream ``type_checker`` (§4.4): validity plus the "variable" flag that skips the value check."""
     answer_type = _answer_type(expected)
@@ -410,7 +415,7 @@ def _string_checker(func_name: str, param: str, value: str, expected: str) -> Ch
     return _VALID
 
 
-def _list_checker(func_name: str, param: str, value: list, expected: list) -> CheckResult:
+def _list_checker(func_name: str, param: str, value: list[Any], expected: list[Any]) -> CheckResult:
     # Order, length and element types count; string elements are normalised first (§4.5).
     ours = [standardize_string(item) if type(item) is str else item for item in value]
     theirs = [standardize_string(item) if type(item) is str else item for item in expected]
@@ -447,11 +452,11 @@ def _dict_checker(func_name: str, param: str, value: Any, expected: Any) -> Chec
     return result
 
 
-def _list_dict_checker(func_name: str, param: str, value: list, expected: Any) -> CheckResult:
+def _list_dict_checker(func_name: str, param: str, value: list[Any], expected: Any) -> CheckResult:
     if len(value) != len(expected):
         return _wrong_value("value_error:list_dict_count", func_name, param, expected, value)
     result = CheckResult(True, "list_dict_checker:unclear")
-    for item, answer in zip(value, expected):
+    for item, answer in zip(value, expected, strict=True):  # lengths checked above
         result = _dict_checker(func_name, param, item, answer)
         if not result.valid:
             return result

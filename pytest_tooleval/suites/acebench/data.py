@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -18,20 +18,8 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from ...datafiles import read_json, read_jsonl
 from ...download import Pin, locate_data
 from ...errors import DataError, ToolevalUsageError
-from .aggregate import ATOM_CATEGORIES
+from .categories import COLLECTION_ORDER
 
-NORMAL_CATEGORIES = (
-    "normal_single_turn_single_function",
-    "normal_single_turn_parallel_function",
-    "normal_multi_turn_user_adjust",
-    "normal_multi_turn_user_switch",
-    "normal_similar_api",
-    "normal_preference",
-    *ATOM_CATEGORIES,
-)
-SPECIAL_CATEGORIES = ("special_incomplete", "special_error_param", "special_irrelevant")
-AGENT_CATEGORIES = ("agent_multi_step", "agent_multi_turn")
-CATEGORIES = NORMAL_CATEGORIES + SPECIAL_CATEGORIES + AGENT_CATEGORIES
 LANGUAGES = ("en", "zh")
 
 PIN_FILE = Path(__file__).with_name("pin.json")
@@ -68,7 +56,8 @@ class AceCase:
 
     @property
     def id(self) -> str:
-        return self.record["id"]
+        sample_id: str = self.record["id"]  # a string: PromptRecord validated it
+        return sample_id
 
     @property
     def family(self) -> str:
@@ -108,7 +97,7 @@ def load_pin() -> Pin:
     return Pin("acebench", url, pinned["files"], pinned["prompt_constants"], pinned["prompts_sha256"])
 
 
-@lru_cache(maxsize=None)
+@cache
 def load_category(root: Path, language: str, category: str) -> tuple[AceCase, ...]:
     """Both files of one category, validated and paired by line (parsed once per process)."""
     folder = root / "data_all" / f"data_{language}"
@@ -120,7 +109,7 @@ def load_category(root: Path, language: str, category: str) -> tuple[AceCase, ..
     if len(prompts) != len(answers):
         raise DataError(f"{answer_path}: {len(answers)} records, but {prompt_path} has {len(prompts)}")
     cases = []
-    for index, (prompt, answer) in enumerate(zip(prompts, answers)):
+    for index, (prompt, answer) in enumerate(zip(prompts, answers, strict=True)):  # lengths checked above
         _validate(PromptRecord, prompt, prompt_path, index)
         _validate(AnswerRecord, answer, answer_path, index)
         if prompt["id"] != answer["id"]:
@@ -162,17 +151,18 @@ def _validate(model: type[BaseModel], row: dict[str, Any], path: Path, index: in
         raise DataError(f"{path}:{index + 1}: {where}: {first['msg']}") from None
 
 
-@lru_cache(maxsize=None)
+@cache
 def load_prompts(root: Path) -> dict[str, dict[str, str]]:
     prompts: dict[str, dict[str, str]] = read_json(root / "prompts.json")
     return prompts
 
 
 def select(root: Path, languages: tuple[str, ...], categories: tuple[str, ...]) -> list[AceCase]:
-    unknown = [name for name in categories if name not in CATEGORIES]
+    unknown = [name for name in categories if name not in COLLECTION_ORDER]
     if unknown:
         raise ToolevalUsageError(
-            f"--tooleval-categories: unknown category {unknown[0]!r}; known: {', '.join(CATEGORIES)}"
+            f"--tooleval-categories: unknown category {unknown[0]!r}; known: {', '.join(COLLECTION_ORDER)}"
         )
-    chosen = categories or CATEGORIES
+    # Collection order (categories.py), not upstream's: the order test ids have always had.
+    chosen = categories or COLLECTION_ORDER
     return [case for language in languages for category in chosen for case in load_category(root, language, category)]

@@ -25,7 +25,9 @@ __all__ = [
     "MAX_INT_BITS",
     "MAX_SIZE",
     "MAX_SOURCE_CHARS",
+    "CallArguments",
     "DecodeError",
+    "DecodedCall",
     "ast_depth",
     "decode_fixed",
     "decode_official",
@@ -45,6 +47,11 @@ MAX_AST_DEPTH = 200
 #: What a folding may compute: all of upstream's ``eval`` on literals (comparisons, subscripts, unpacking,
 #: ``%`` formatting), every value bounded; the work budget bounds the time a single argument can take.
 LIMITS = safe_eval.Limits(int_bits=MAX_INT_BITS, size=MAX_SIZE, depth=MAX_AST_DEPTH, work=5_000_000)
+
+#: One call's arguments, keyword -> value; a ``**kw`` argument lands under the key None, as upstream's does.
+CallArguments = dict[str | None, Any]
+#: One decoded call, ``{name: {keyword: value}}``.
+DecodedCall = dict[str, CallArguments]
 
 
 class DecodeError(ValueError):
@@ -89,7 +96,7 @@ def strip_whitespace(text: str) -> str:
     return "".join(text.split())
 
 
-def decode_official(text: str) -> list[dict[str, dict]]:
+def decode_official(text: str) -> list[DecodedCall]:
     """Decode `text` exactly like the official evaluator.
 
     Args:
@@ -105,7 +112,7 @@ def decode_official(text: str) -> list[dict[str, dict]]:
     return _decode(strip_whitespace(text), fixed=False)
 
 
-def decode_fixed(text: str) -> list[dict[str, dict]]:
+def decode_fixed(text: str) -> list[DecodedCall]:
     """Decode `text` for the fixed scorer: whitespace is kept and unary operators mean what they say.
 
     The contract is otherwise the official one (same accepted shapes, same value rules, same errors).
@@ -140,12 +147,12 @@ def _parse(source: str) -> ast.expr:
     return tree.body
 
 
-def _decode(source: str, *, fixed: bool) -> list[dict[str, dict]]:
+def _decode(source: str, *, fixed: bool) -> list[DecodedCall]:
     body = _parse(source)
     # Upstream iterates `body.elts`: a list, tuple or set display all work, nothing else does (§3.1).
     if not isinstance(body, (ast.List, ast.Tuple, ast.Set)):
         raise DecodeError(f"expected a list of calls, got {type(body).__name__}")
-    calls: list[dict[str, dict]] = []
+    calls: list[DecodedCall] = []
     for element in body.elts:
         if not isinstance(element, ast.Call):
             raise DecodeError(f"list element is not a call: {type(element).__name__}")
@@ -164,12 +171,12 @@ def _call_name(func: ast.expr) -> str:
     return ".".join(reversed(parts))
 
 
-def _call(node: ast.Call, *, fixed: bool) -> dict[str, dict]:
+def _call(node: ast.Call, *, fixed: bool) -> DecodedCall:
     # ACEBench quirk: positional arguments are dropped unread; `**kw` lands under the key None (§3.1)
-    arguments: dict[str | None, Any] = {}
+    arguments: CallArguments = {}
     for keyword in node.keywords:
         arguments[keyword.arg] = _value(keyword.value, fixed=fixed)  # a repeated keyword keeps the last value
-    return {_call_name(node.func): arguments}  # type: ignore[dict-item]
+    return {_call_name(node.func): arguments}
 
 
 def _value(node: ast.expr, *, fixed: bool) -> Any:
@@ -214,8 +221,9 @@ def _unary(node: ast.UnaryOp, *, fixed: bool) -> Any:
         raise DecodeError("a unary operator needs a literal operand")
     if fixed:
         return fold_constant(node)  # Python semantics: +2 is 2, ~5 is -6, not True is False
+    value: Any = operand.value  # any constant: a string or None fails at run time, as upstream's does
     try:
         # ACEBench quirk: every unary operator negates, so +2 gives -2, ~5 and not(5) give -5 (§3.1)
-        return -operand.value
+        return -value
     except TypeError:
         raise DecodeError(f"cannot negate {type(operand.value).__name__}") from None

@@ -12,33 +12,22 @@ import math
 import re
 from typing import Any
 
-from pytest_tooleval.suites.acebench.checker import (
-    UPSTREAM_CRASH,
-    CheckResult,
-    normal_checker,
-)
-from pytest_tooleval.suites.acebench.decode import (
-    DecodeError,
-    decode_fixed,
-    decode_official,
-)
+from pytest_tooleval.suites.acebench.checker import UPSTREAM_CRASH, CheckResult, normal_checker
+from pytest_tooleval.suites.acebench.decode import DecodedCall, DecodeError, decode_fixed, decode_official
 from pytest_tooleval.suites.acebench.special import special_checker
 from pytest_tooleval.verdict import Verdict
 
 __all__ = [
-    "SPECIAL_CATEGORIES",
     "jsonable",
     "render_ground_truth",
     "score_normal",
     "score_special",
 ]
 
-SPECIAL_CATEGORIES = ("special_incomplete", "special_error_param", "special_irrelevant")
-
 _SUFFIX = re.compile(r"_\d+$")
 
 
-def score_normal(functions: list[dict], ground_truth: Any, output: str) -> Verdict:
+def score_normal(functions: list[dict[str, Any]], ground_truth: Any, output: str) -> Verdict:
     """Score one answer of a normal category (single-turn, or one step of a multi-turn dialogue).
 
     Args:
@@ -70,8 +59,8 @@ def score_normal(functions: list[dict], ground_truth: Any, output: str) -> Verdi
 
 
 def _check_normal(
-    functions: list[dict], ground_truth: Any, output: str, *, fixed: bool
-) -> tuple[CheckResult, list[dict] | None]:
+    functions: list[dict[str, Any]], ground_truth: Any, output: str, *, fixed: bool
+) -> tuple[CheckResult, list[DecodedCall] | None]:
     decode = decode_fixed if fixed else decode_official
     try:
         calls = decode(output)

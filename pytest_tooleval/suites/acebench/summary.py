@@ -6,7 +6,8 @@ from dataclasses import asdict
 from typing import Any
 
 from ...report.summary import SuiteSummary, Table, outcome_counts
-from .aggregate import ALL_CATEGORIES, SampleScore, Summary, summarize
+from .aggregate import SampleScore, Summary, summarize
+from .categories import ALL_CATEGORIES  # upstream's order: tables list categories as upstream's leaderboard does
 
 _VALID_BY_OUTCOME = {"passed": True, "failed": False, "error": None}
 
@@ -23,7 +24,7 @@ def summarize_acebench(rows: list[dict[str, Any]]) -> SuiteSummary:
     for language in languages:
         mine = [row for row in rows if row["language"] == language]
         scores = [
-            SampleScore(row["category"], row["id"], _VALID_BY_OUTCOME[row["outcome"]], row.get("process"), language)
+            SampleScore(row["category"], row["id"], _VALID_BY_OUTCOME[row["outcome"]], row.get("process"))
             for row in mine
         ]
         expected = {row["category"]: row["category_size"] for row in mine}

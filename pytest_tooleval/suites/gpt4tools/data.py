@@ -12,8 +12,7 @@ import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from types import MappingProxyType
-from typing import Annotated, Any, TypeVar, Union
+from typing import Annotated, Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, ValidationError
 
@@ -23,15 +22,13 @@ __all__ = [
     "Case",
     "DataFileError",
     "Dataset",
-    "Pairing",
     "Prediction",
     "load_dataset",
     "load_prediction_chunks",
     "load_predictions",
-    "pair_predictions",
 ]
 
-ItemId = Union[StrictInt, StrictStr]
+ItemId = StrictInt | StrictStr
 
 _Record = TypeVar("_Record", bound=BaseModel)
 
@@ -82,7 +79,7 @@ class Prediction(BaseModel):
     model_config = ConfigDict(frozen=True, extra="ignore")
 
     id: ItemId
-    output: Union[StrictStr, Annotated[tuple[StrictStr, ...], Field(min_length=1)]]
+    output: StrictStr | Annotated[tuple[StrictStr, ...], Field(min_length=1)]
 
     @property
     def text(self) -> str:
@@ -91,10 +88,9 @@ class Prediction(BaseModel):
 
 @dataclass(frozen=True)
 class Dataset:
-    """The test set, in file order, with a lookup by id."""
+    """The test set, in file order."""
 
     cases: tuple[Case, ...]
-    by_id: Mapping[int | str, Case]
     path: Path | None = None
 
     @classmethod
@@ -111,39 +107,13 @@ class Dataset:
                     item_id=case.id,
                 )
             index_of[case.id] = index
-        by_id = MappingProxyType({case.id: case for case in ordered})
-        return cls(ordered, by_id, Path(path) if path is not None else None)
+        return cls(ordered, Path(path) if path is not None else None)
 
     def __len__(self) -> int:
         return len(self.cases)
 
     def __iter__(self) -> Iterator[Case]:
         return iter(self.cases)
-
-    @property
-    def tool_count(self) -> int:
-        return sum(1 for case in self.cases if case.uses_tool)
-
-    def describe(self) -> str:
-        """One line for a report header, e.g. ``test.json: 652 items (532 tool-use, 120 no-tool)``."""
-        name = self.path.name if self.path is not None else "GPT4Tools test set"
-        tools = self.tool_count
-        return f"{name}: {len(self)} items ({tools} tool-use, {len(self) - tools} no-tool)"
-
-
-@dataclass(frozen=True)
-class Pairing:
-    """Predictions matched to test items by id, as upstream matches them (toolalpaca-gpt4tools §5.4).
-
-    Attributes:
-        pairs: (case, prediction) in prediction order; N is ``len(pairs)``.
-        unknown_ids: prediction ids with no test item (upstream prints "Empty Gt" and skips them).
-        unpredicted_ids: test-item ids with no prediction (upstream ignores them silently).
-    """
-
-    pairs: tuple[tuple[Case, Prediction], ...]
-    unknown_ids: tuple[int | str, ...]
-    unpredicted_ids: tuple[int | str, ...]
 
 
 def _type_name(value: Any) -> str:
@@ -270,19 +240,3 @@ def load_prediction_chunks(folder: Path | str, name: str, num_chunks: int | None
     for path in paths:
         records.extend(_load_prediction_records(path))
     return _dedupe(records)
-
-
-def pair_predictions(dataset: Dataset, predictions: Iterable[Prediction]) -> Pairing:
-    """Match predictions to test items by id (an id's type matters: 7 and "7" differ, as upstream)."""
-    pairs: list[tuple[Case, Prediction]] = []
-    unknown: list[int | str] = []
-    predicted: set[int | str] = set()
-    for prediction in predictions:
-        case = dataset.by_id.get(prediction.id)
-        if case is None:
-            unknown.append(prediction.id)
-            continue
-        pairs.append((case, prediction))
-        predicted.add(prediction.id)
-    unpredicted = tuple(case.id for case in dataset.cases if case.id not in predicted)
-    return Pairing(tuple(pairs), tuple(unknown), unpredicted)

@@ -165,7 +165,7 @@ def seq_match(gt: Sequence[str], pred: Sequence[str]) -> tuple[list[float], list
     """
     size = max(len(gt), len(pred))
     flags = [0.0] * size
-    for i, (g, p) in enumerate(zip(gt, pred)):
+    for i, (g, p) in enumerate(zip(gt, pred, strict=False)):  # the shorter one sets the aligned positions
         flags[i] = 1.0 if _numpy_str_equal(g, p) else 0.0
     return flags, _gt_mask(len(gt), size)
 
@@ -179,7 +179,7 @@ def _args_score(gt_args: str, pred_args: str) -> float:
         return 0.0
     scores: list[float] = []
     hard_fail = False
-    for g, p in zip(gt_pieces, pred_pieces):
+    for g, p in zip(gt_pieces, pred_pieces, strict=True):  # counts checked above
         if ".png" in g:
             # GPT4Tools quirk: any .png path matches a .png path; no .png at all fails the step
             # (toolalpaca-gpt4tools §5.4)
@@ -196,7 +196,7 @@ def args_match(gt: Sequence[str], pred: Sequence[str]) -> tuple[list[float], lis
     """Like `seq_match`, but each aligned position scores the similarity of its comma-separated args."""
     size = max(len(gt), len(pred))
     flags = [0.0] * size
-    for i, (g, p) in enumerate(zip(gt, pred)):
+    for i, (g, p) in enumerate(zip(gt, pred, strict=False)):  # the shorter one sets the aligned positions
         flags[i] = _args_score(g, p)
     return flags, _gt_mask(len(gt), size)
 
@@ -204,8 +204,8 @@ def args_match(gt: Sequence[str], pred: Sequence[str]) -> tuple[list[float], lis
 def _iou(flags: Sequence[float], mask: Sequence[float]) -> float:
     # GPT4Tools quirk: flags are non-zero only at GT positions, so this is recall-like and extra predicted
     # steps never lower it (toolalpaca-gpt4tools §5.4)
-    intersection = np_sum(f * m for f, m in zip(flags, mask))
-    union = max(np_sum(max(f, m) for f, m in zip(flags, mask)), 1.0)
+    intersection = np_sum(f * m for f, m in zip(flags, mask, strict=False))
+    union = max(np_sum(max(f, m) for f, m in zip(flags, mask, strict=False)), 1.0)
     return intersection / union
 
 

@@ -1,23 +1,15 @@
-"""GPT4Tools scoring: one item to a Verdict, and a whole prediction run to upstream's summary table."""
+"""GPT4Tools scoring: one item to a Verdict (the run's table is summary.py, over the items' metrics)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ...verdict import Verdict
-from .data import Case, Dataset, Prediction, pair_predictions
-from .metrics import (
-    ARGS_PASS,
-    ItemMetrics,
-    Summary,
-    aggregate,
-    extract_steps,
-    item_metrics,
-)
+from .data import Case
+from .metrics import ARGS_PASS, ItemMetrics, extract_steps, item_metrics
 
-__all__ = ["RunScore", "prediction_text", "score_item", "score_predictions"]
+__all__ = ["prediction_text", "score_item"]
 
 
 def prediction_text(output: str | Sequence[str], instruction: str, *, strip_prompt: bool = True) -> str:
@@ -81,37 +73,4 @@ def score_item(gt_record: Case | Mapping[str, Any], prediction: str) -> Verdict:
             "iou": metrics.iou,
             "uses_tool": metrics.uses_tool,
         },
-    )
-
-
-@dataclass(frozen=True)
-class RunScore:
-    """A scored prediction run: per-item metrics in prediction order, the summary, and what went unmatched."""
-
-    ids: tuple[int | str, ...]
-    items: tuple[ItemMetrics, ...]
-    summary: Summary
-    unknown_ids: tuple[int | str, ...]
-    unpredicted_ids: tuple[int | str, ...]
-
-
-def score_predictions(dataset: Dataset, predictions: Iterable[Prediction], *, strip_prompt: bool = True) -> RunScore:
-    """Score saved upstream predictions as upstream's ``EvalTools`` does: N = predictions matched by id.
-
-    Args:
-        dataset: the test set.
-        predictions: upstream prediction records (see `load_predictions`, `load_prediction_chunks`).
-        strip_prompt: see `prediction_text` (True: local models; False: GPT models).
-    """
-    pairing = pair_predictions(dataset, predictions)
-    items = tuple(
-        item_metrics(case.output, prediction_text(prediction.output, case.instruction, strip_prompt=strip_prompt))
-        for case, prediction in pairing.pairs
-    )
-    return RunScore(
-        ids=tuple(case.id for case, _ in pairing.pairs),
-        items=items,
-        summary=aggregate(items),
-        unknown_ids=pairing.unknown_ids,
-        unpredicted_ids=pairing.unpredicted_ids,
     )

@@ -26,7 +26,7 @@ def summarize_gpt4tools(rows: list[dict[str, Any]]) -> SuiteSummary:
     ordered = sorted(rows, key=lambda row: row["index"])
     scored = [row for row in ordered if row["outcome"] in ("passed", "failed") and _has_metrics(row)]
     summary = aggregate(_item(row) for row in scored)
-    means = dict(zip(("all", "tool", "no_tool"), (summary.overall, summary.tool, summary.no_tool)))
+    means = dict(zip(("all", "tool", "no_tool"), (summary.overall, summary.tool, summary.no_tool), strict=True))
     sizes = {row["category"]: row["category_size"] for row in rows}
     errors = {key: sum(1 for row in rows if row["outcome"] == "error" and category in (None, row["category"]))
               for key, _, category in SUBSETS}
@@ -62,8 +62,12 @@ def _has_metrics(row: dict[str, Any]) -> bool:
 
 def _item(row: dict[str, Any]) -> ItemMetrics:
     details = row["details"]
-    values = (math.nan if details[metric] is None else float(details[metric]) for metric in METRICS)
-    return ItemMetrics(*values, uses_tool=bool(details["uses_tool"]))
+
+    def metric(name: str) -> float:
+        return math.nan if details[name] is None else float(details[name])
+
+    return ItemMetrics(metric("thought"), metric("action"), metric("args"), metric("sr"), metric("iou"),
+                       uses_tool=bool(details["uses_tool"]))
 
 
 def _finite(value: float) -> float | None:

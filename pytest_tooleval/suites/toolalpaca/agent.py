@@ -42,8 +42,6 @@ __all__ = [
     "MAX_STEPS",
     "USER_MODEL",
     "USER_TEMPERATURE",
-    "RETRIEVAL_MODEL",
-    "RETRIEVAL_TEMPERATURE",
     "EpisodeModels",
     "EpisodeSettings",
     "agent_input",
@@ -55,8 +53,7 @@ AGENT_TEMPERATURE = 0.0  # greedy
 AGENT_MAX_NEW_TOKENS = 1024
 USER_MODEL = "gpt-3.5-turbo"
 USER_TEMPERATURE = 1.0
-RETRIEVAL_MODEL = "gpt-3.5-turbo-16k-0613"
-RETRIEVAL_TEMPERATURE = 1.0
+# (Upstream's retrievalDataFromFile helper ran gpt-3.5-turbo-16k-0613 at temperature 1.0; the user model plays it.)
 MAX_STEPS = 15  # langchain's default max_iterations, not overridden upstream (§2.9)
 
 

@@ -14,7 +14,7 @@ import re
 import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from functools import cached_property, lru_cache
+from functools import cache, cached_property
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictStr, ValidationError
 from ...datafiles import read_json, read_text
 from ...download import Pin, lift_member_constants, locate_data
 from ...errors import DataError, ToolevalUsageError
+from .plugin_suite import SUBSET_FILES, SUBSETS  # declared with the plugin, which loads no data
 from .prompts import AgentPromptParts, Prompts
 
 __all__ = [
@@ -46,8 +47,6 @@ __all__ = [
     "select",
 ]
 
-from .plugin_suite import SUBSET_FILES, SUBSETS  # noqa: E402 - declared with the plugin, which loads no data
-
 PIN_FILE = Path(__file__).with_name("pin.json")
 
 # Real-API keys are never in the data (the files hold "***"): each comes from an environment variable.
@@ -62,8 +61,6 @@ CREDENTIAL_ENV_VARS: Mapping[tuple[str, str], str] = {
 # ToolAlpaca data issue: AviationAPI gold answers 5-10 (0-based) call functions the spec does not expose, so
 # reports give the real subset with and without them (toolalpaca-gpt4tools §1.3, §6.3).
 UNDOCUMENTED_GOLD: frozenset[tuple[str, str, int]] = frozenset(("real", "AviationAPI", index) for index in range(5, 11))
-
-_HTTP_METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
 
 
 class GoldStep(BaseModel):
@@ -172,10 +169,6 @@ class ToolAlpacaCase:
         """``<subset>-<API>-<index>``, with the API name folded to ASCII and spaces as underscores."""
         return make_test_id(self.subset, self.api.name, self.index)
 
-    @property
-    def has_undocumented_gold(self) -> bool:
-        return (self.subset, self.api.name, self.index) in UNDOCUMENTED_GOLD
-
 
 def make_test_id(subset: str, api_name: str, index: int) -> str:
     """The test id of instruction `index` of `api_name` (see `ToolAlpacaCase.test_id`)."""
@@ -211,7 +204,7 @@ def load_pin() -> Pin:
 # ---------------------------------------------------------------------------------------------- loading cases
 
 
-@lru_cache(maxsize=None)
+@cache
 def load_subset(root: Path, subset: str) -> tuple[ToolAlpacaCase, ...]:
     """Every instruction of one subset, in file order (parsed once per process).
 
@@ -306,7 +299,7 @@ def resolve_refs(spec: dict[str, Any]) -> dict[str, Any]:
             if isinstance(ref, str) and ref.startswith("#/") and ref not in active:
                 target = _pointer(spec, ref)
                 if target is not _MISSING:
-                    return walk(target, active + (ref,))
+                    return walk(target, (*active, ref))
             return {key: walk(value, active) for key, value in node.items()}
         if isinstance(node, list):
             return [walk(value, active) for value in node]
@@ -401,7 +394,7 @@ def lift_helper_descriptions(source: str, classes: Mapping[str, str], origin: st
     return found
 
 
-@lru_cache(maxsize=None)
+@cache
 def load_prompts(root: Path) -> Prompts:
     """The prompt texts evaluation uses, read from the data folder (never from our code).
 

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import Any
 
 __all__ = ["ITERATION_LIMIT_OUTPUT", "Episode", "Observation", "Step"]
 
 # The retrieval tool returns a dict; everything else returns text. Upstream stringifies with str(), so a dict
 # shows as its Python repr wherever it is rendered (§2.8).
-Observation = Union[str, dict[str, Any]]
+Observation = str | dict[str, Any]
 
 # langchain 0.0.147's "force" early stop: the constant output when the step cap is hit (§2.9).
 ITERATION_LIMIT_OUTPUT = "Agent stopped due to iteration limit or time limit."

@@ -18,7 +18,7 @@ from .episode import Step
 from .judge import Judgement, parse_judge_output
 from .scoring import Summary, summarise
 
-__all__ = ["JudgedEntry", "JudgedFile", "import_judged", "load_judged", "parse_solution"]
+__all__ = ["JudgedEntry", "JudgedFile", "load_judged", "parse_solution"]
 
 
 @dataclass(frozen=True)
@@ -95,11 +95,6 @@ def _entry(path: Path, api: str, position: int, item: Any) -> JudgedEntry:
         raise DataError(f"{where}: process_correctness/final_response_correctness: expected strings")
     judgement = Judgement(True, process, response, messages[0]["content"], output)
     return JudgedEntry(api, index, judgement, parse_judge_output(output))
-
-
-def import_judged(path: Path | str) -> Summary:
-    """The Procedure / Response / Overall summary of an upstream judge file."""
-    return load_judged(path).summary()
 
 
 def parse_solution(prompt: str, template: str) -> tuple[list[Step], str]:

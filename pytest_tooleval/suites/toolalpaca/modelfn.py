@@ -9,14 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Union
 
 from ...models.base import Reply
 
 __all__ = ["Answer", "ModelFn", "ask"]
 
 Messages = list[dict[str, str]]
-ModelFn = Callable[[Messages], Awaitable[Union[str, Reply]]]
+ModelFn = Callable[[Messages], Awaitable[str | Reply]]
 
 
 @dataclass(frozen=True)

@@ -70,7 +70,7 @@ class RealHttp:
         except ValueError as exc:  # no scheme or a malformed URL: upstream's client raised a ValueError too
             raise RequestRejected(str(exc)) from None
         try:
-            with urllib.request.urlopen(prepared, timeout=self.timeout) as reply:  # noqa: S310 (the spec's server)
+            with urllib.request.urlopen(prepared, timeout=self.timeout) as reply:  # the spec's server
                 return _response(reply.status, reply.headers, reply.read())
         except urllib.error.HTTPError as error:  # a non-2xx answer is an observation, not a failure
             with error:

@@ -16,6 +16,8 @@ __all__ = ["REAL_OPT_IN_REASON", "ToolAlpacaSuite"]
 
 REAL_OPT_IN_REASON = "real-API samples send live HTTP requests: opt in with --tooleval-toolalpaca-real"
 
+_DEFAULT_SETTINGS = EpisodeSettings()  # frozen, so one shared default is safe
+
 
 class ToolAlpacaSuite:
     name = "toolalpaca"
@@ -45,7 +47,7 @@ class ToolAlpacaSuite:
         models: EpisodeModels,
         *,
         transport: Transport | None = None,
-        settings: EpisodeSettings = EpisodeSettings(),
+        settings: EpisodeSettings = _DEFAULT_SETTINGS,
     ) -> Episode:
         """One episode (see agent.run_episode); credentials come from the environment."""
         return await run_episode(case, self.prompts, models, transport=transport, settings=settings)

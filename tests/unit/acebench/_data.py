@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from pytest_tooleval.datafiles import read_jsonl  # noqa: F401 - re-exported for the tests
+from pytest_tooleval.suites.acebench.categories import NORMAL_COLLECTION_ORDER as NORMAL_CATEGORIES  # noqa: F401
+from pytest_tooleval.suites.acebench.categories import SPECIAL_CATEGORIES  # noqa: F401 - re-exported for the tests
 from pytest_tooleval.suites.acebench.data import (  # noqa: F401 - re-exported for the tests
     LANGUAGES,
-    NORMAL_CATEGORIES,
-    SPECIAL_CATEGORIES,
     AceCase,
     load_category,
 )

@@ -5,17 +5,18 @@ from __future__ import annotations
 import pytest
 
 from pytest_tooleval.suites.acebench.aggregate import (
-    AGENT_CATEGORIES,
-    ALL_CATEGORIES,
-    NORMAL_CATEGORIES,
-    SPECIAL_CATEGORIES,
     WEIGHTS,
     CategoryScore,
     SampleScore,
     category_score,
     official_groups,
     summarize,
-    summarize_by_language,
+)
+from pytest_tooleval.suites.acebench.categories import (
+    AGENT_CATEGORIES,
+    ALL_CATEGORIES,
+    NORMAL_CATEGORIES,
+    SPECIAL_CATEGORIES,
 )
 
 ADJUST = "normal_multi_turn_user_adjust"
@@ -139,13 +140,6 @@ def test_unscored_samples_make_a_run_partial() -> None:
     rows = _run(ALL_CATEGORIES, [True]) + [SampleScore("normal_atom_bool", "normal_atom_bool_9", None)]
     summary = summarize(rows)
     assert summary.partial and summary.categories["normal_atom_bool"].scored == 1
-
-
-def test_languages_are_summarised_apart() -> None:
-    rows = [SampleScore("normal_atom_bool", "normal_atom_bool_0", True, lang="en"),
-            SampleScore("normal_atom_bool", "normal_atom_bool_0", False, lang="zh")]
-    summaries = summarize_by_language(rows)
-    assert {lang: s.categories["normal_atom_bool"].accuracy for lang, s in summaries.items()} == {"en": 1.0, "zh": 0.0}
 
 
 def test_unknown_category_is_refused() -> None:

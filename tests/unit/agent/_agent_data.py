@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_tooleval.datafiles import read_jsonl
-from pytest_tooleval.suites.acebench.data import AGENT_CATEGORIES as CATEGORIES
+from pytest_tooleval.suites.acebench.categories import AGENT_COLLECTION_ORDER as CATEGORIES
 from pytest_tooleval.suites.acebench.data import LANGUAGES, load_category, load_prompts
 
 GROUPS = [(lang, category) for lang in LANGUAGES for category in CATEGORIES]

@@ -10,11 +10,9 @@ import pytest
 
 from pytest_tooleval.suites.gpt4tools.data import (
     DataFileError,
-    Prediction,
     load_dataset,
     load_prediction_chunks,
     load_predictions,
-    pair_predictions,
 )
 
 TOOL_OUTPUT = (
@@ -37,9 +35,8 @@ def test_load_dataset_keeps_file_order_and_counts_items(tmp_path: Path) -> None:
     dataset = load_dataset(path)
     assert [case.id for case in dataset] == [3, "b", 1]
     assert len(dataset) == 3
-    assert dataset.tool_count == 2
-    assert dataset.by_id["b"].output == ANSWER_OUTPUT
-    assert dataset.describe() == "test.json: 3 items (2 tool-use, 1 no-tool)"
+    assert [case.uses_tool for case in dataset] == [True, False, True]
+    assert dataset.cases[1].output == ANSWER_OUTPUT
 
 
 @pytest.mark.parametrize(
@@ -124,12 +121,3 @@ def test_a_bad_chunk_is_named(tmp_path: Path) -> None:
     with pytest.raises(DataFileError) as caught:
         load_prediction_chunks(tmp_path, "run")
     assert str(caught.value) == f"{bad}: item [0] (id 2): output: missing"
-
-
-def test_pairing_matches_ids_by_value_and_type(tmp_path: Path) -> None:
-    dataset = load_dataset(write(tmp_path / "test.json", [item(1), item(2), item("3")]))
-    predictions = [Prediction(id=3, output="x"), Prediction(id=2, output="y"), Prediction(id="3", output="z")]
-    pairing = pair_predictions(dataset, predictions)
-    assert [(case.id, prediction.text) for case, prediction in pairing.pairs] == [(2, "y"), ("3", "z")]
-    assert pairing.unknown_ids == (3,)
-    assert pairing.unpredicted_ids == (1,)

@@ -1,15 +1,11 @@
-"""score_item's Verdict, prompt stripping, and scoring a saved prediction run."""
+"""score_item's Verdict and prompt stripping."""
 
 from __future__ import annotations
 
 import pytest
 
-from pytest_tooleval.suites.gpt4tools.data import Case, Dataset, Prediction
-from pytest_tooleval.suites.gpt4tools.scoring import (
-    prediction_text,
-    score_item,
-    score_predictions,
-)
+from pytest_tooleval.suites.gpt4tools.data import Case
+from pytest_tooleval.suites.gpt4tools.scoring import prediction_text, score_item
 
 THOUGHT = "Thought: Do I need to use a tool? "
 TOOL = f"{THOUGHT}Yes\nAction: Segment the Image\nAction Input: image/abcdefgh.png\nObservation:\n"
@@ -58,27 +54,3 @@ def test_local_outputs_lose_exactly_len_instruction_characters() -> None:
 
 def test_gpt_outputs_are_only_stripped() -> None:
     assert prediction_text(" " + ANSWER, "PROMPT", strip_prompt=False) == ANSWER.strip()
-
-
-def test_score_predictions_scores_matched_ids_in_prediction_order() -> None:
-    cases = [case(1, TOOL), case(2, ANSWER), case(3, ANSWER)]
-    dataset = Dataset.from_cases(cases)
-    predictions = [
-        Prediction(id=2, output=cases[1].instruction + ANSWER),
-        Prediction(id=9, output="no such item"),
-        Prediction(id=1, output=(cases[0].instruction + f"{THOUGHT}Yes\nAction: Other\nAction Input: x.png\n",)),
-    ]
-    run = score_predictions(dataset, predictions)
-    assert run.ids == (2, 1)
-    assert [item.sr for item in run.items] == [1.0, 0.0]
-    assert (run.unknown_ids, run.unpredicted_ids) == ((9,), (3,))
-    assert (run.summary.overall.n, run.summary.overall.sr, run.summary.overall.action) == (2, 0.5, 0.5)
-    assert (run.summary.tool.n, run.summary.no_tool.n) == (1, 1)
-
-
-def test_gpt_runs_are_scored_without_prompt_stripping() -> None:
-    dataset = Dataset.from_cases([case(1, ANSWER)])
-    predictions = [Prediction(id=1, output=ANSWER)]
-    assert score_predictions(dataset, predictions, strip_prompt=False).summary.overall.sr == 1.0
-    # As a local model's output, the answer would be cut by the instruction's length and fail.
-    assert score_predictions(dataset, predictions).summary.overall.sr == 0.0

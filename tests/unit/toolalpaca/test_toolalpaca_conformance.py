@@ -15,12 +15,7 @@ from pytest_tooleval.errors import DataError
 from pytest_tooleval.suites.toolalpaca import data
 from pytest_tooleval.suites.toolalpaca.agent import EpisodeModels, run_episode
 from pytest_tooleval.suites.toolalpaca.episode import Step
-from pytest_tooleval.suites.toolalpaca.importer import (
-    JudgedEntry,
-    import_judged,
-    load_judged,
-    parse_solution,
-)
+from pytest_tooleval.suites.toolalpaca.importer import JudgedEntry, load_judged, parse_solution
 from pytest_tooleval.suites.toolalpaca.judge import judge_messages
 from pytest_tooleval.suites.toolalpaca.prompts import Prompts, render_judge_prompt
 from pytest_tooleval.suites.toolalpaca.tools import ERROR_ADVICE
@@ -50,7 +45,7 @@ def simulated_cases(toolalpaca_dir: Path) -> dict[tuple[str, int], data.ToolAlpa
 
 
 def test_import_gives_the_published_figures(judged_path: Path) -> None:
-    summary = import_judged(judged_path)
+    summary = load_judged(judged_path).summary()  # what `python -m pytest_tooleval import-judged` prints
     assert (summary.procedure_rate, summary.response_rate, summary.overall_rate) == (63.0, 68.0, 60.0)
     assert (summary.num, summary.error_num, summary.unparsed) == (100, 1, 0)
     assert summary.statistics() == load_judged(judged_path).statistics  # upstream's own block, recounted

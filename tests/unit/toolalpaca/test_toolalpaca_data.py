@@ -28,9 +28,8 @@ def test_subsets_have_upstream_counts_and_stable_ids(toolalpaca_dir: Path) -> No
     by_id = {case.test_id: case for case in simulated + real}
     assert by_id["simulated-AbuseIPDB-3"].instruction.startswith('"Can you provide me with the total number')
     assert by_id["simulated-Amethyste-0"].api_name == "Améthyste"
-    assert [case.index for case in real if case.has_undocumented_gold and case.api_name == "AviationAPI"] == [
-        5, 6, 7, 8, 9, 10
-    ]
+    undocumented = [case.index for case in real if (case.subset, case.api.name, case.index) in data.UNDOCUMENTED_GOLD]
+    assert undocumented == [5, 6, 7, 8, 9, 10]  # all AviationAPI's
 
 
 def test_specs_are_resolved_and_tools_listed_in_file_order(toolalpaca_dir: Path) -> None:

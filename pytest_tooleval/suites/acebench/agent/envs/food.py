@@ -35,7 +35,8 @@ _MERCHANTS = (
 
 
 class FoodPlatform(BaseApi):
-    API_METHODS = BaseApi.API_METHODS + (
+    API_METHODS = (
+        *BaseApi.API_METHODS,
         "login_food_platform",
         "view_logged_in_users",
         "check_balance",

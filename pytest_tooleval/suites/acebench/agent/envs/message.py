@@ -36,7 +36,8 @@ _DATE = "%Y-%m-%d"
 
 
 class MessageApi(BaseApi):
-    API_METHODS = BaseApi.API_METHODS + (
+    API_METHODS = (
+        *BaseApi.API_METHODS,
         "send_message",
         "delete_message",
         "view_messages_between_users",

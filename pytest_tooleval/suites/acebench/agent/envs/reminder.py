@@ -26,8 +26,8 @@ _REMINDERS = (
 
 
 class ReminderApi(BaseApi):
-    API_METHODS = BaseApi.API_METHODS + ("view_reminder_by_title", "add_reminder", "delete_reminder",
-                                         "view_all_reminders")
+    API_METHODS = (*BaseApi.API_METHODS, "view_reminder_by_title", "add_reminder", "delete_reminder",
+                   "view_all_reminders")
     # ACEBench quirk: only the zh class has these two; in en they behave as unknown functions (§3.3).
     LANGUAGE_METHODS: ClassVar[Mapping[str, tuple[str, ...]]] = {"zh": ("mark_as_notified", "search_reminders")}
     TEXT = with_text(BaseApi.TEXT, {
