@@ -35,7 +35,8 @@ def parametrize_cases(metafunc: pytest.Metafunc, session: ToolevalSession, marke
         _placeholder(metafunc, suite_name, "not-run", reason)
         return
     if not selected_by_marks(suite_name, session.run.markexpr):
-        _placeholder(metafunc, suite_name, "not-selected", f"-m {session.run.markexpr!r} selects no {suite_name} sample")
+        reason = f"-m {session.run.markexpr!r} selects no {suite_name} sample"
+        _placeholder(metafunc, suite_name, "not-selected", reason)
         return
     try:
         cases = session.run.cases(suite_name)
@@ -119,7 +120,7 @@ def answer_case(session: ToolevalSession, case: Any) -> CaseHandle:
 
 def attach_payload(session: ToolevalSession, item: pytest.Item, call: pytest.CallInfo[None],
                    report: pytest.TestReport, handle: CaseHandle | None) -> None:
-    case = item.callspec.params["tooleval_case"]  # type: ignore[attr-defined]
+    case = item.callspec.params["tooleval_case"]  # type: ignore[attr-defined]  # only parametrized items get here
     if case is None:
         return
     size = session.run.category_sizes.get((case.suite, case.language, case.category), 0)
@@ -130,7 +131,7 @@ def attach_payload(session: ToolevalSession, item: pytest.Item, call: pytest.Cal
         payload = error_payload(case, size, _skip_reason(report), outcome="skipped")
     elif report.when == "call" and handle is not None:
         payload = result_payload(case, size, handle.result, handle.scorer)
-        if report.failed and not call.excinfo.errisinstance(pytest.fail.Exception):  # type: ignore[union-attr]
+        if report.failed and not call.excinfo.errisinstance(pytest.fail.Exception):  # type: ignore[union-attr]  # failed: excinfo is set
             payload["outcome"] = "error"  # the test body itself broke: not a verdict
     else:
         return
@@ -168,7 +169,8 @@ def describe_failure(case: Any, result: SampleResult, scorer: str) -> str:
     lines.append(f"  output:   {_trim(_show(result.output))}")
     other = verdict.valid if scorer == "fixed" else verdict.fixed_valid
     if other is not None and other != (verdict.fixed_valid if scorer == "fixed" else verdict.valid):
-        lines.append(f"  note: the {'official' if scorer == 'fixed' else 'fixed'} scorer says {'valid' if other else 'invalid'}")
+        other_name = "official" if scorer == "fixed" else "fixed"
+        lines.append(f"  note: the {other_name} scorer says {'valid' if other else 'invalid'}")
     return "\n".join(lines)
 
 

@@ -6,7 +6,7 @@ status and writes the JSON report. The summary arithmetic and the rendering live
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -30,7 +30,8 @@ class Controller:
 
     @pytest.hookimpl
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        payloads = [value for name, value in report.user_properties if name == PROPERTY]
+        # pytest types user_properties as (str, object): ours are the payload dicts of transport.py
+        payloads = [cast(dict[str, Any], value) for name, value in report.user_properties if name == PROPERTY]
         for payload in payloads:
             key = (payload["suite"], payload["language"], payload["id"])
             if self.samples.get(key, {}).get("outcome") in (None, "skipped") or payload["outcome"] != "skipped":
@@ -50,7 +51,8 @@ class Controller:
         if case is None:
             return None
         reason = str(report.longrepr).strip().splitlines()[0] if report.longrepr else "the test process died"
-        return error_payload(case, self.session.run.category_sizes.get((case.suite, case.language, case.category), 0), reason)
+        size = self.session.run.category_sizes.get((case.suite, case.language, case.category), 0)
+        return error_payload(case, size, reason)
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:

@@ -3,7 +3,8 @@ for a live model, answers their samples itself (the hub, see ToolevalSession.sta
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import pytest
 

@@ -7,9 +7,11 @@ concurrency limits hold across tests.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
+from collections.abc import Awaitable, Callable
 from concurrent.futures import Future
-from typing import Any, Awaitable, Callable, TypeVar
+from typing import Any, TypeVar
 
 from .models.limits import Resting
 
@@ -29,7 +31,7 @@ class Engine:
         return self._loop
 
     def submit(self, coroutine: Awaitable[T]) -> Future[T]:
-        return asyncio.run_coroutine_threadsafe(coroutine, self._loop)  # type: ignore[arg-type]
+        return asyncio.run_coroutine_threadsafe(coroutine, self._loop)  # type: ignore[arg-type]  # any awaitable runs
 
     def run(self, coroutine: Awaitable[T]) -> T:
         return self.submit(coroutine).result()
@@ -39,10 +41,8 @@ class Engine:
 
     def close(self) -> None:
         for closer in self._closers:
-            try:
+            with contextlib.suppress(Exception):  # closing is best effort: the process is ending
                 self.run(closer())
-            except Exception:  # closing is best effort: the process is ending
-                pass
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(timeout=5)
         self._loop.close()

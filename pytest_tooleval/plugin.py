@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import atexit
 import gc
-from typing import Any, Generator
+from collections.abc import Generator
+from typing import Any
 
 import pytest
 
@@ -61,7 +62,7 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
 def pytest_collection_finish(session: pytest.Session) -> None:
     tooleval = session.config.stash[SESSION_KEY]
     if tooleval.active and not session.config.option.collectonly:  # listing tests must not spend requests
-        cases = [item.callspec.params["tooleval_case"] for item in session.items  # type: ignore[attr-defined]
+        cases = [item.callspec.params["tooleval_case"] for item in session.items  # type: ignore[attr-defined]  # a parametrized Function
                  if "tooleval_case" in getattr(getattr(item, "callspec", None), "params", {})]
         tooleval.start_answers([case for case in cases if case is not None])
         tooleval.freeze_collected()

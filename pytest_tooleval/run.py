@@ -56,7 +56,7 @@ class Run:
             return None
         try:
             self.cases(name)
-        except Exception:  # noqa: BLE001 - a suite whose data is not here cannot own the test
+        except Exception:  # a suite whose data is not here cannot own the test
             return None
         return self._case_index[name].get(test_id)
 

@@ -15,9 +15,10 @@ PAYLOAD_VERSION = 1
 OUTPUT_LIMIT = 20_000  # characters of raw output kept per sample in reports
 
 
-def json_safe(value: Any) -> Any:
+def json_safe(value: dict[str, Any]) -> dict[str, Any]:
     """Round-trip through JSON: tuples become lists, odd keys and objects become strings."""
-    return json.loads(json.dumps(value, default=str, ensure_ascii=False, skipkeys=False))
+    safe: dict[str, Any] = json.loads(json.dumps(value, default=str, ensure_ascii=False, skipkeys=False))
+    return safe
 
 
 def case_fields(case: Any, category_size: int) -> dict[str, Any]:

@@ -6,6 +6,7 @@ set the pace of a run."""
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -44,7 +45,7 @@ class Hub:
             try:
                 self._warm.join()
                 prepare()
-            except Exception:  # noqa: BLE001 - the workers answer their own samples; their errors say why
+            except Exception:  # the workers answer their own samples; their errors say why
                 board.set_state("hub", "off")
                 return
             board.set_state("hub", "on")
@@ -58,7 +59,5 @@ class Hub:
 
 
 def _import_client() -> None:
-    try:
+    with contextlib.suppress(Exception):  # Hub.start's prepare tries again, and reports
         from ..models import openai_compat  # noqa: F401
-    except Exception:  # noqa: BLE001 - Hub.start's prepare tries again and reports
-        pass

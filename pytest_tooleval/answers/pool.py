@@ -211,9 +211,10 @@ class Pool:
         if self.lookup is None:
             return None
         key = self.ledger.next_wanted()
-        case = None if key is None else self.lookup(key)
-        if key is not None:
-            self.ledger.unwant(key)
+        if key is None:
+            return None
+        self.ledger.unwant(key)
+        case = self.lookup(key)
         return None if case is None else (key, case)
 
     async def _run(self, key: str, case: Any) -> dict[str, Any]:
@@ -225,7 +226,7 @@ class Pool:
             del self._local[key]
             future.cancel()
             raise
-        except BaseException as exc:  # noqa: BLE001 - stored as the sample's outcome; nobody asks again
+        except BaseException as exc:  # stored as the sample's outcome; nobody asks again
             if isinstance(exc, (KeyboardInterrupt, SystemExit)):
                 raise
             result = encode_error(exc)

@@ -29,7 +29,8 @@ def build_access(settings: Settings, cache_dir: Path, engine: Engine, board_path
     live = _Live(settings, engine, _response_cache(settings, cache_dir))
     if kind == "replay":
         # helper roles stay live: a replayed ToolAlpaca episode is judged again by the judge model
-        access = ModelAccess("replay", replay=load_replay(model[len("replay:"):], replay_readers), roles=live.roles(roles, None))
+        replay = load_replay(model[len("replay:"):], replay_readers)
+        access = ModelAccess("replay", replay=replay, roles=live.roles(roles, None))
         live.close_cache_last()
         return access
     limiter = None
@@ -120,7 +121,8 @@ def _chat_function(settings: Settings, engine: Engine, model: str, base_url: str
         # a suite may override the run's max_tokens and add stop strings for its own protocol (GPT4Tools: 512)
         request = ChatRequest(tuple(messages), temperature=temperature, top_p=settings.top_p,
                               max_tokens=run_max_tokens if max_tokens is None else max_tokens, stop=stop)
-        return await backend.complete(request)
+        reply: Reply = await backend.complete(request)
+        return reply
 
     return chat
 

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import lru_cache
 from importlib.metadata import entry_points
 
@@ -14,7 +15,8 @@ from .base import ENTRY_POINT_GROUP, SuitePlugin
 def registered() -> dict[str, SuitePlugin]:
     """Suite name -> plugin, in entry-point order (built-in suites first). Read once per process."""
     found: dict[str, SuitePlugin] = {}
-    for entry in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: (not e.value.startswith(__name__), e.name)):
+    entries = sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: (not e.value.startswith(__name__), e.name))
+    for entry in entries:
         if entry.name in found:  # the same distribution seen twice on sys.path (an editable and a plain install)
             continue
         try:
@@ -56,6 +58,13 @@ def selected_by_marks(name: str, markexpr: str) -> bool:
         )
 
         expression = Expression.compile(markexpr)
-        return any(expression.evaluate(lambda mark, /, **_: mark in profile) for profile in profiles)
+        return any(expression.evaluate(_has_mark(profile)) for profile in profiles)
     except Exception:  # a private API that may change: then load the suite rather than guess
         return True
+
+
+def _has_mark(profile: frozenset[str]) -> Callable[..., bool]:
+    def matches(mark: str, /, **_: object) -> bool:
+        return mark in profile
+
+    return matches

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from ...config import Option, Settings, choice, parse_float, parse_int, parse_list
 from ..base import Role
@@ -35,7 +35,7 @@ def languages(settings: Settings) -> tuple[str, ...]:
 
 class AceBenchPlugin:
     name = "acebench"
-    markers = {
+    markers: ClassVar[dict[str, str]] = {
         "acebench": "an ACEBench sample",
         "normal": "an ACEBench normal-family sample",
         "special": "an ACEBench special-family sample",

@@ -202,7 +202,8 @@ def load_predictions(path: Path | str) -> tuple[Prediction, ...]:
 def predictions_from(path: Path, items: Sequence[Any]) -> tuple[Prediction, ...]:
     """The records of a prediction file already parsed (the replay reader's), validated and de-duplicated as
     `load_predictions` does."""
-    return _dedupe(_validate_all(path, items, Prediction, {"id": _EXPECTED["id"], "output": _EXPECTED_PREDICTION_OUTPUT}))
+    expected = {"id": _EXPECTED["id"], "output": _EXPECTED_PREDICTION_OUTPUT}
+    return _dedupe(_validate_all(path, items, Prediction, expected))
 
 
 def load_prediction_chunks(folder: Path | str, name: str, num_chunks: int | None = None) -> tuple[Prediction, ...]:

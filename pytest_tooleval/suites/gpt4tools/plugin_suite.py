@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from ...config import Option, Settings, choice, parse_bool
 
@@ -39,7 +39,7 @@ def max_tokens(settings: Settings) -> int:
 
 class GPT4ToolsPlugin:
     name = "gpt4tools"
-    markers = {
+    markers: ClassVar[dict[str, str]] = {
         "gpt4tools": "a GPT4Tools test-set item",
         "gpt4tools_tool": "a GPT4Tools item whose gold answer uses a tool",
         "gpt4tools_no_tool": "a GPT4Tools item whose gold answer uses no tool",
@@ -47,7 +47,7 @@ class GPT4ToolsPlugin:
     }
     options: tuple[Option, ...] = OPTIONS
     roles = ()
-    mark_profiles = (frozenset({"gpt4tools", "gpt4tools_tool", "en"}), frozenset({"gpt4tools", "gpt4tools_no_tool", "en"}))
+    mark_profiles = tuple(frozenset({"gpt4tools", f"gpt4tools_{kind}", "en"}) for kind in ("tool", "no_tool"))
     id_prefixes = ("gpt4tools-",)
 
     def unavailable(self, settings: Settings) -> str | None:

@@ -13,8 +13,6 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from ...errors import DataError
 from ...models.access import ModelAccess
 from ...models.meter import reply_tokens
@@ -34,11 +32,6 @@ from .scoring import prediction_text, score_item
 UPSTREAM, STOP_VARIANT = "upstream", "stop-at-observation"
 
 _CHUNK = re.compile(r"(.+)_(\d+)\.json")
-
-
-class GPT4ToolsDataError(DataError, pytest.Collector.CollectError):
-    """A bad test-set or prediction file. It surfaces while tests are collected, where pytest prints a
-    CollectError as its message alone: one line naming the file and the item, no traceback."""
 
 
 @dataclass(frozen=True)
@@ -138,11 +131,11 @@ def load_test_set(path_text: str) -> Dataset:
     try:
         dataset = load_dataset(Path(path_text).expanduser())
     except DataFileError as exc:
-        raise GPT4ToolsDataError(f"--tooleval-gpt4tools-path: {exc}") from None
+        raise DataError(f"--tooleval-gpt4tools-path: {exc}") from None
     seen: dict[str, int] = {}
     for index, item in enumerate(dataset):  # test ids and report keys are strings: 7 and "7" would collide
         if str(item.id) in seen:
-            raise GPT4ToolsDataError(f"--tooleval-gpt4tools-path: {dataset.path}: item [{index}] (id {item.id!r}) "
+            raise DataError(f"--tooleval-gpt4tools-path: {dataset.path}: item [{index}] (id {item.id!r}) "
                                      f"has the same id text as item [{seen[str(item.id)]}]")
         seen[str(item.id)] = index
     return dataset
@@ -158,7 +151,7 @@ def recorded_rows(path: Path, document: Any) -> list[dict[str, Any]] | None:
             if not names:
                 return None
             if path.name not in names and len(names) > 1:
-                raise GPT4ToolsDataError(f"--tooleval-model replay:{path}: several prediction sets in one "
+                raise DataError(f"--tooleval-model replay:{path}: several prediction sets in one "
                                          f"folder ({', '.join(names)}); give the folder of one")
             predictions = load_prediction_chunks(path, path.name if path.name in names else names[0])
         elif isinstance(document, list) and not any(isinstance(item, dict) and "Instances" in item
@@ -167,5 +160,5 @@ def recorded_rows(path: Path, document: Any) -> list[dict[str, Any]] | None:
         else:
             return None
     except DataFileError as exc:
-        raise GPT4ToolsDataError(f"--tooleval-model replay:{path}: {exc}") from None
+        raise DataError(f"--tooleval-model replay:{path}: {exc}") from None
     return [{"id": str(prediction.id), "output": prediction.output} for prediction in predictions]

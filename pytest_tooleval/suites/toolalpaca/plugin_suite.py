@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from ...config import Option, Settings, choice, parse_bool, parse_float
 from ...models.access import access_kind
@@ -48,7 +48,7 @@ NO_ORACLE = (
 
 class ToolAlpacaPlugin:
     name = "toolalpaca"
-    markers = {
+    markers: ClassVar[dict[str, str]] = {
         "toolalpaca": "a ToolAlpaca instruction (an agent episode judged by a model)",
         "simulated": "a ToolAlpaca instruction on a simulated API",
         "real": "a ToolAlpaca instruction on a real API (needs --tooleval-toolalpaca-real)",

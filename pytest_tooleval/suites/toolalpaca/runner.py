@@ -220,7 +220,8 @@ def _replayed(case: data.ToolAlpacaCase, store: ReplayStore) -> Episode:
 
 
 def _secrets(case: data.ToolAlpacaCase) -> list[str]:
-    """The API keys of a real-API case: they reach the agent's input, and often its calls (toolalpaca-gpt4tools §2.2)."""
+    """The API keys of a real-API case: they reach the agent's input, and often its calls
+    (toolalpaca-gpt4tools §2.2)."""
     if not case.api.record.Authentication:
         return []
     return [value for value in data.credentials_for(case).values() if len(value) >= 4]
