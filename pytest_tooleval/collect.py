@@ -15,6 +15,7 @@ from .outcome import InternalError, SampleError, SampleResult
 from .session import ToolevalSession
 from .suites import plugin, selected_by_marks
 from .suites.base import Skipped
+from .text import clip
 from .transport import PROPERTY, error_payload, result_payload
 
 NO_MODEL = "no model to evaluate: pass --tooleval-model NAME (or 'oracle', or 'replay:PATH')"
@@ -151,7 +152,7 @@ def _printable(text: str) -> str:
 
 
 def _trim(text: str, limit: int = FAILURE_TEXT_LIMIT) -> str:
-    return text if len(text) <= limit else text[:limit] + f"... [{len(text) - limit} more characters]"
+    return clip(text, limit)
 
 
 def describe_failure(case: Any, result: SampleResult, scorer: str) -> str:

@@ -19,23 +19,34 @@ def read_text(path: Path) -> str:
 
 
 def read_json(path: Path) -> Any:
-    text = read_text(path)
+    return parse_json(read_text(path), path)
+
+
+def parse_json(text: str, path: Path) -> Any:
+    """One JSON document read from `path`."""
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
         raise DataError(f"{path}:{exc.lineno}:{exc.colno}: malformed JSON ({exc.msg})") from None
 
 
-def read_jsonl(path: Path) -> list[dict[str, Any]]:
-    """JSON Lines, one object a line (blank lines skipped)."""
-    rows = []
-    for number, line in enumerate(read_text(path).splitlines(), start=1):
+def json_lines(text: str, path: Path) -> list[tuple[int, Any]]:
+    """The values of JSON Lines text read from `path`, with their line numbers (blank lines skipped)."""
+    values = []
+    for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
         try:
-            row = json.loads(line)
+            values.append((number, json.loads(line)))
         except json.JSONDecodeError as exc:
             raise DataError(f"{path}:{number}:{exc.colno}: malformed JSON ({exc.msg})") from None
+    return values
+
+
+def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    """JSON Lines, one object a line (blank lines skipped)."""
+    rows = []
+    for number, row in json_lines(read_text(path), path):
         if not isinstance(row, dict):
             raise DataError(f"{path}:{number}: expected a JSON object, got {type(row).__name__}")
         rows.append(row)

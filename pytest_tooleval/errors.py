@@ -1,12 +1,33 @@
-"""Errors a user can act on: each prints as one line, without a traceback."""
+"""The plugin's errors, one hierarchy: each prints as one line, without a traceback.
+
+A usage error stops the run (exit status 4); the others end one sample as an error of its test, never as a
+score.
+"""
 
 from __future__ import annotations
 
 import pytest
 
 
+class ToolevalError(Exception):
+    """Every error the plugin raises on purpose."""
+
+
+class InfrastructureError(ToolevalError):
+    """The model could not be asked (retries exhausted, timeout, bad key, ...): the test errors, never scored."""
+
+
+class SampleError(ToolevalError):
+    """The sample could not be scored (no recorded output, no helper model, ...): the test errors."""
+
+
+class InternalError(ToolevalError):
+    """A suite's own code broke while answering a sample ahead of its test (a bug, not the endpoint's fault):
+    the test errors with the original exception's type and message."""
+
+
 # pytest marks UsageError @final, yet subclassing it is how a plugin gets pytest's one-line message and exit status 4.
-class ToolevalUsageError(pytest.UsageError):  # type: ignore[misc]  # subclassing the @final UsageError on purpose
+class ToolevalUsageError(ToolevalError, pytest.UsageError):  # type: ignore[misc]  # subclassing the @final UsageError on purpose
     """Misconfiguration or missing/broken data: pytest prints the message and exits with status 4."""
 
 

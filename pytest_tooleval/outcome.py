@@ -5,16 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from .errors import InternalError, SampleError
 from .verdict import Verdict
 
-
-class SampleError(Exception):
-    """The sample could not be scored (no recorded output, model unreachable, ...): the test errors."""
-
-
-class InternalError(Exception):
-    """A suite's own code broke while answering a sample ahead of its test (a bug, not the endpoint's fault):
-    the test errors with the original exception's type and message."""
+__all__ = ["Answer", "InternalError", "SampleError", "SampleResult"]
 
 
 @dataclass(frozen=True)
@@ -25,8 +19,7 @@ class Answer:
     latency_s: float = 0.0
     tokens: dict[str, int] = field(default_factory=dict)
     transcript: list[dict[str, Any]] | None = None
-    state: Any = None  # the agent environment's end state, where there is one
-    process: list[str] | None = None  # agent messages routed to the executor
+    state: Any = None  # what scoring needs besides the output (an agent rollout's end state, an episode record)
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ import json
 from typing import Any
 
 from .outcome import SampleResult
+from .text import clip
 
 PROPERTY = "tooleval"
 PAYLOAD_VERSION = 1
@@ -37,8 +38,8 @@ def result_payload(case: Any, category_size: int, result: SampleResult, scorer: 
     verdict = result.verdict
     passed = verdict.passed(scorer)
     output = result.output
-    if isinstance(output, str) and len(output) > OUTPUT_LIMIT:
-        output = output[:OUTPUT_LIMIT] + f"... [{len(output) - OUTPUT_LIMIT} more characters]"
+    if isinstance(output, str):
+        output = clip(output, OUTPUT_LIMIT)
     payload = case_fields(case, category_size)
     payload.update(
         outcome="passed" if passed else "failed",

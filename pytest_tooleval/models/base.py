@@ -5,6 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from ..errors import InfrastructureError
+
+__all__ = ["ChatRequest", "InfrastructureError", "ModelBackend", "Reply"]
+
 
 @dataclass(frozen=True)
 class ChatRequest:
@@ -28,10 +32,6 @@ class Reply:
     completion_tokens: int | None = None
     finish_reason: str | None = None  # as the endpoint reported it: "stop", "length", ...; None if absent
     cached: bool = False
-
-
-class InfrastructureError(Exception):
-    """The model could not be asked (retries exhausted, timeout, bad key, ...): the test errors, it is never scored."""
 
 
 class ModelBackend(Protocol):

@@ -10,12 +10,12 @@ files and chunk folders); the file is parsed once either way.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..datafiles import json_lines, parse_json, read_text
 from ..errors import DataError, ToolevalUsageError
 
 # (path, parsed JSON document or None) -> rows in the suite's own format, or None when it is not one
@@ -42,13 +42,10 @@ def load_replay(path_text: str, readers: Sequence[ReplayReader] = ()) -> ReplayS
             return ReplayStore(str(path), _index(path, enumerate(rows, start=1), None))
     store: dict[tuple[str | None, str], dict[str, Any]] = {}
     if path.is_file():
-        numbered = enumerate(document, start=1) if isinstance(document, list) else _json_lines(path)
-        store.update(_index(path, numbered, None))
+        store.update(_index(path, _numbered(path, document), None))
     else:
         for file in sorted(path.rglob("*.json*")):
-            file_document = _json_document(file)
-            numbered = enumerate(file_document, start=1) if isinstance(file_document, list) else _json_lines(file)
-            store.update(_index(file, numbered, None))
+            store.update(_index(file, _numbered(file, _json_document(file)), None))
         if not store:
             raise ToolevalUsageError(f"--tooleval-model replay:{path_text}: no recorded rows in that folder")
     return ReplayStore(str(path), store)
@@ -56,32 +53,20 @@ def load_replay(path_text: str, readers: Sequence[ReplayReader] = ()) -> ReplayS
 
 def read_rows(path: Path, language: str | None = None) -> list[dict[str, Any]]:
     """The rows of one JSON Lines (or JSON array) file, checked, each with its "lang" (for suite readers)."""
-    document = _json_document(path)
-    numbered = enumerate(document, start=1) if isinstance(document, list) else _json_lines(path)
+    numbered = _numbered(path, _json_document(path))
     return [{**row, "lang": language} if language and "lang" not in row and "language" not in row else row
             for row in _index(path, numbered, language).values()]
 
 
+def _numbered(path: Path, document: Any) -> list[tuple[int, Any]]:
+    """The rows of a JSON array document, or of the JSON Lines file at `path` (numbered by line)."""
+    return list(enumerate(document, start=1)) if isinstance(document, list) else json_lines(read_text(path), path)
+
+
 def _json_document(path: Path) -> Any:
-    """The file's one JSON value when it holds a JSON array or object (not JSON Lines), else None."""
-    text = path.read_text(encoding="utf-8")
-    if not text.lstrip().startswith("["):
-        return None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise DataError(f"{path}:{exc.lineno}: malformed JSON ({exc.msg})") from None
-
-
-def _json_lines(path: Path) -> list[tuple[int, Any]]:
-    numbered = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if line.strip():
-            try:
-                numbered.append((number, json.loads(line)))
-            except json.JSONDecodeError as exc:
-                raise DataError(f"{path}:{number}: malformed JSON ({exc.msg})") from None
-    return numbered
+    """The file's one JSON value when it holds a JSON array (not JSON Lines), else None."""
+    text = read_text(path)
+    return parse_json(text, path) if text.lstrip().startswith("[") else None
 
 
 def _index(path: Path, numbered: Any, language: str | None) -> dict[tuple[str | None, str], dict[str, Any]]:

@@ -65,7 +65,7 @@ def _answer(result: RolloutResult, latency_s: float = 0.0, tokens: dict[str, int
     agent_messages = [entry["message"] for entry in result.transcript if entry.get("sender") == "agent"]
     transcript = [{key: _plain(value) for key, value in entry.items()} for entry in result.transcript]
     state = json.loads(json.dumps(result.to_payload(), default=str))  # answers travel between processes as JSON
-    return Answer(agent_messages, latency_s, tokens or {}, transcript, state=state, process=list(result.process))
+    return Answer(agent_messages, latency_s, tokens or {}, transcript, state=state)
 
 
 def _plain(value: Any) -> Any:

@@ -16,6 +16,7 @@ from ...models.access import ModelAccess, access_kind
 from ...models.meter import Meter, role_tokens
 from ...models.replay import ReplayStore
 from ...outcome import Answer, SampleError, SampleResult
+from ...text import clip
 from ..base import Skipped
 from . import data
 from .agent import (
@@ -247,9 +248,7 @@ def _redacted(answer: Answer, secrets: list[str]) -> Answer:
 
 
 def _clip(text: Any) -> Any:
-    if isinstance(text, str) and len(text) > TRANSCRIPT_TEXT_LIMIT:
-        return text[:TRANSCRIPT_TEXT_LIMIT] + f"... [{len(text) - TRANSCRIPT_TEXT_LIMIT} more characters]"
-    return text
+    return clip(text, TRANSCRIPT_TEXT_LIMIT) if isinstance(text, str) else text
 
 
 def _transcript(episode: Episode, http_log: list[dict[str, Any]], judgement: Judgement) -> list[dict[str, Any]]:
