@@ -12,10 +12,11 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit, urlunsplit
 
 import pytest
+from pydantic import BaseModel, ConfigDict, create_model
 
 from .errors import ToolevalUsageError
 
@@ -95,6 +96,7 @@ def choice(*allowed: str) -> Callable[[str, str], str]:
             )
         return text
 
+    parse.allowed = allowed  # type: ignore[attr-defined]  # read by _value_type: the field is a Literal of these
     return parse
 
 
@@ -173,22 +175,29 @@ def add_options(parser: pytest.Parser) -> None:
         parser.addini(option.dest, option.help, default=None)
 
 
-@dataclass(frozen=True)
-class Settings:
-    """The effective configuration of one run. `sources` tells where each value came from."""
+class Settings(BaseModel):
+    """The effective configuration of one run: one typed, frozen field per option of the table (the core
+    options and every registered suite's), validated by pydantic; `sources` tells where each value came from.
 
-    values: dict[str, Any]
+    The model class is generated from the options table (`settings_model`); build one with `build_settings`.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
     sources: dict[str, str]
 
-    def __getattr__(self, name: str) -> Any:
-        try:
-            return self.values[name]
-        except KeyError:
-            raise AttributeError(name) from None
+    if TYPE_CHECKING:  # the option fields are generated: each reads as its parsed value
+
+        def __getattr__(self, name: str) -> Any: ...
+
+    @property
+    def values(self) -> dict[str, Any]:
+        """Every option's value by attribute name (`user_model`)."""
+        return {name: getattr(self, name) for name in type(self).model_fields if name != "sources"}
 
     def get(self, name: str, default: Any = None) -> Any:
         """A value by its attribute name (`user_model`), or `default` when no option of that name exists."""
-        return self.values.get(name, default)
+        return getattr(self, name) if name in type(self).model_fields and name != "sources" else default
 
     def explicit(self, option: str) -> bool:
         """Whether `--tooleval-<option>` was given (on the command line, in the environment or the ini file)."""
@@ -197,10 +206,10 @@ class Settings:
     @property
     def cache_path(self) -> Path:
         """The folder of downloads, the response cache and the run boards."""
-        return Path(self.values.get("cache_dir") or DEFAULT_CACHE_DIR).expanduser()
+        return Path(self.get("cache_dir") or DEFAULT_CACHE_DIR).expanduser()
 
     def replace(self, **changes: Any) -> Settings:
-        return Settings({**self.values, **changes}, self.sources)
+        return self.model_copy(update=changes)
 
     def header(self) -> str:
         """One line for the pytest header; secrets show only whether they are set."""
@@ -209,10 +218,38 @@ class Settings:
             source = self.sources[option.name]
             if source == "default" and option.name not in ("model", "scorer", "language"):
                 continue
-            value = self.values[option.name.replace("-", "_")]
+            value = self.get(option.name.replace("-", "_"))
             text = "set" if option.secret else _show(value)
             shown.append(f"{option.name}={text} ({source})")
         return "tooleval: " + ", ".join(shown)
+
+
+_MODELS: dict[tuple[str, ...], type[Settings]] = {}
+
+
+def settings_model(options: tuple[Option, ...]) -> type[Settings]:
+    """The Settings class for an options table: one typed field per option, its default the option's."""
+    key = tuple(option.name for option in options)
+    if key not in _MODELS:
+        fields: dict[str, Any] = {option.name.replace("-", "_"): (_value_type(option), option.default)
+                                  for option in options}
+        _MODELS[key] = create_model("ToolevalSettings", __base__=Settings, **fields)
+    return _MODELS[key]
+
+
+def build_settings(values: dict[str, Any], sources: dict[str, str],
+                   options: tuple[Option, ...] | None = None) -> Settings:
+    """Validated Settings from values by attribute name (an option's default where one is missing)."""
+    return settings_model(options or all_options())(**values, sources=sources)
+
+
+def _value_type(option: Option) -> Any:
+    """The field type of an option's parsed value, read from how it is parsed."""
+    kinds: dict[Any, Any] = {parse_float: float, parse_positive: float, parse_fraction: float, parse_int: int,
+                             parse_bool: bool, parse_list: tuple[str, ...], parse_thresholds: dict[str, float]}
+    allowed = getattr(option.parse, "allowed", None)
+    kind = Literal[allowed] if allowed else kinds.get(option.parse, str)
+    return kind | None if option.default is None else kind
 
 
 def _show(value: Any) -> str:
@@ -232,7 +269,8 @@ def resolve(config: pytest.Config, environ: dict[str, str] | None = None) -> Set
     environ = dict(os.environ if environ is None else environ)
     values: dict[str, Any] = {}
     sources: dict[str, str] = {}
-    for option in all_options():
+    options = all_options()
+    for option in options:
         raw, source = config.getoption(option.dest), "cli"
         if raw is None and environ.get(option.env) not in (None, ""):
             raw, source = environ[option.env], "env"
@@ -248,7 +286,7 @@ def resolve(config: pytest.Config, environ: dict[str, str] | None = None) -> Set
         values[option.name.replace("-", "_")] = raw
         sources[option.name] = source
     _fill_api_key(values, sources, environ)
-    return Settings(values, sources)
+    return build_settings(values, sources, options)
 
 
 def _from_source(message: str, option: Option, source: str, raw: object, config: pytest.Config) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pytest_tooleval.config import Settings, all_options
+from pytest_tooleval.config import Settings, all_options, build_settings
 from pytest_tooleval.report.summary import RunSummary
 from pytest_tooleval.report.table import render_summary
 from pytest_tooleval.suites.toolalpaca.runner import RunSetup
@@ -78,7 +78,7 @@ def settings(**changed: Any) -> Settings:
     for name, value in changed.items():
         values[name] = value
         sources[name.replace("_", "-")] = "cli"
-    return Settings(values, sources)
+    return build_settings(values, sources)
 
 
 def test_a_run_with_upstream_models_is_labelled_upstream_compatible() -> None:
