@@ -70,7 +70,7 @@ class Controller:
                     session.exitstatus = pytest.ExitCode.OK
         if settings.report:
             try:
-                write_report(settings.report, self.session, self.summary, rows, self.gate)
+                write_report(settings.report, settings, self.summary, rows, self.gate)
             except OSError as exc:  # a full disk, say: one line, and a run that does not pass
                 self.report_error = f"tooleval report: could not write {settings.report}: {exc.strerror or exc}"
                 if session.exitstatus == pytest.ExitCode.OK:

@@ -8,9 +8,11 @@ from typing import Any
 
 import pytest
 
+from .session import ToolevalSession
+
 
 class XdistHooks:
-    def __init__(self, session: Any, config: pytest.Config) -> None:
+    def __init__(self, session: ToolevalSession, config: pytest.Config) -> None:
         self.session = session
         self.hub = session.works_ahead and not config.option.collectonly
 

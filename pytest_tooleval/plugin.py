@@ -12,12 +12,13 @@ from typing import Any
 
 import pytest
 
+from .collect import CaseHandle
 from .config import add_options, resolve
 from .session import ToolevalSession
 from .suites import registered
 
 SESSION_KEY = pytest.StashKey[ToolevalSession]()
-RESULT_KEY = pytest.StashKey[Any]()
+RESULT_KEY = pytest.StashKey[CaseHandle]()
 
 TOOLEVAL_MARKER = "tooleval(suite): parametrize this test with one case per sample of the named benchmark suite"
 

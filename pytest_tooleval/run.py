@@ -4,12 +4,11 @@
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
 
 from .config import Settings
 from .models.replay import ReplayReader
 from .suites import plugin, registered, suite_for_test_id
-from .suites.base import Role, Suite
+from .suites.base import Case, Role, Suite
 
 
 class Run:
@@ -19,8 +18,8 @@ class Run:
         self.settings = settings
         self.markexpr = markexpr
         self._suites: dict[str, Suite] = {}
-        self._cases: dict[str, list[Any]] = {}  # by suite, in the order the suite lists them
-        self._case_index: dict[str, dict[str, Any]] = {}  # by suite, then test id
+        self._cases: dict[str, list[Case]] = {}  # by suite, in the order the suite lists them
+        self._case_index: dict[str, dict[str, Case]] = {}  # by suite, then test id
         self.category_sizes: dict[tuple[str, str, str], int] = {}  # (suite, language, category) -> samples
         self.collection_error: Exception | None = None  # a suite's data could not be loaded (raised once collected)
 
@@ -39,7 +38,7 @@ class Run:
         """Why suite `name` cannot run as configured (its tests skip, saying so), or None."""
         return plugin(name).unavailable(self.settings)
 
-    def cases(self, name: str) -> list[Any]:
+    def cases(self, name: str) -> list[Case]:
         if name not in self._cases:
             cases = list(self.suite(name).cases())
             # samples per category in the benchmark: the payloads carry it, so a summary knows a partial category
@@ -48,7 +47,7 @@ class Run:
             self._case_index[name] = {case.test_id: case for case in cases}
         return self._cases[name]
 
-    def case_for_test_id(self, test_id: str) -> Any:
+    def case_for_test_id(self, test_id: str) -> Case | None:
         """The case behind a parametrized test id (for the xdist hub, and for reports that carry no payload: a
         crashed worker's). Only the suite whose ids look like it is loaded."""
         name = suite_for_test_id(test_id)
@@ -60,12 +59,12 @@ class Run:
             return None
         return self._case_index[name].get(test_id)
 
-    def loaded_cases(self) -> list[Any]:
+    def loaded_cases(self) -> list[Case]:
         """Every case of the suites loaded so far."""
         return [case for cases in self._cases.values() for case in cases]
 
     @staticmethod
-    def schedule(cases: list[Any]) -> list[Any]:
+    def schedule(cases: list[Case]) -> list[Case]:
         """Each suite's priority first (long rollouts before short samples, so they never form a tail), stable
         otherwise."""
         suites = registered()

@@ -7,10 +7,10 @@ from typing import Any
 
 from ..models.base import InfrastructureError
 from ..outcome import Answer, InternalError, SampleError
-from ..suites.base import Skipped
+from ..suites.base import Case, Skipped
 
 
-def sample_key(case: Any) -> str:
+def sample_key(case: Case) -> str:
     return f"{case.suite}/{case.language}/{case.id}"
 
 

@@ -17,7 +17,7 @@ from typing import Any, Protocol
 from ..engine import Engine
 from ..models.limits import URGENT
 from ..outcome import Answer
-from ..suites.base import Skipped
+from ..suites.base import Case, Skipped
 from .codec import decode, encode_answer, encode_error, sample_key
 
 POLL_S = (0.005, 0.1)  # first and largest wait between looks at a sample another process is computing
@@ -74,7 +74,7 @@ class MemoryLedger:
         pass
 
 
-Compute = Callable[[Any], Awaitable[Answer | Skipped]]
+Compute = Callable[[Case], Awaitable[Answer | Skipped]]
 
 
 class Pool:
@@ -87,9 +87,9 @@ class Pool:
 
     SPARE = 2  # at most this many times `concurrency` samples in progress, however many requests rest
 
-    def __init__(self, ledger: Ledger, cases: list[Any], compute: Compute,
+    def __init__(self, ledger: Ledger, cases: list[Case], compute: Compute,
                  concurrency: int, resting: Callable[[], int] = lambda: 0,
-                 lookup: Callable[[str], Any] | None = None) -> None:
+                 lookup: Callable[[str], Case | None] | None = None) -> None:
         self.ledger = ledger
         self.cases = cases
         self.compute = compute
@@ -106,7 +106,7 @@ class Pool:
         # (a dict assignment is atomic, and each key is written once)
         self.finished: dict[str, dict[str, Any]] = {}
 
-    def ready(self, case: Any) -> Answer | Skipped | None:
+    def ready(self, case: Case) -> Answer | Skipped | None:
         """The answer if this process already computed it; call from any thread."""
         result = self.finished.get(sample_key(case))
         return None if result is None else decode(result)
@@ -132,7 +132,7 @@ class Pool:
         await asyncio.gather(*tasks, return_exceptions=True)
         self.ledger.release()
 
-    async def obtain(self, case: Any) -> Answer | Skipped:
+    async def obtain(self, case: Case) -> Answer | Skipped:
         """The answer for `case`: stored, being computed here, computed elsewhere, or computed now."""
         key = sample_key(case)
         wait = POLL_S[0]
@@ -184,7 +184,7 @@ class Pool:
                 spares.append(spare)
                 self._tasks.append(spare)
 
-    def _claim_next(self) -> tuple[str, Any] | None:
+    def _claim_next(self) -> tuple[str, Case] | None:
         """The next sample to answer here, claimed: one a test waits for, else the next on the list."""
         wanted = self._wanted()
         if wanted is not None:
@@ -200,14 +200,14 @@ class Pool:
         self.in_progress += 1  # counted from the claim on, so the spares see it at once
         return key, case
 
-    async def _counted(self, key: str, case: Any) -> None:
+    async def _counted(self, key: str, case: Case) -> None:
         """Answer a sample `_claim_next` claimed (and counted)."""
         try:
             await self._run(key, case)
         finally:
             self.in_progress -= 1
 
-    def _wanted(self) -> tuple[str, Any] | None:
+    def _wanted(self) -> tuple[str, Case] | None:
         if self.lookup is None:
             return None
         key = self.ledger.next_wanted()
@@ -217,7 +217,7 @@ class Pool:
         case = self.lookup(key)
         return None if case is None else (key, case)
 
-    async def _run(self, key: str, case: Any) -> dict[str, Any]:
+    async def _run(self, key: str, case: Case) -> dict[str, Any]:
         future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self._local[key] = future
         try:
@@ -253,7 +253,7 @@ class PoolSource:
     def start(self) -> None:
         self.engine.loop.call_soon_threadsafe(self.pool.start)
 
-    def get(self, case: Any) -> Answer | Skipped:
+    def get(self, case: Case) -> Answer | Skipped:
         return self.pool.ready(case) or self.engine.run(self.pool.obtain(case))
 
     def close(self, drain: bool) -> None:

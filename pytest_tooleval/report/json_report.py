@@ -9,13 +9,14 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from .. import __version__
+from ..config import Settings
 from .gate import GateResult
 from .summary import RunSummary
 
 SCHEMA = "pytest-tooleval/report/1"
 
 
-def fingerprint(settings: Any, suites: list[str] | None = None) -> dict[str, Any]:
+def fingerprint(settings: Settings, suites: list[str] | None = None) -> dict[str, Any]:
     """Everything that changes a score, and nothing secret (the API key never appears): the model and the
     shared request parameters, then one block per suite that ran, from the suite's own fingerprint."""
     from ..suites import plugin
@@ -33,11 +34,11 @@ def fingerprint(settings: Any, suites: list[str] | None = None) -> dict[str, Any
     }
 
 
-def write_report(path: str, session: Any, summary: RunSummary, rows: list[dict[str, Any]],
+def write_report(path: str, settings: Settings, summary: RunSummary, rows: list[dict[str, Any]],
                  gate: GateResult | None) -> None:
     document = {
         "schema": SCHEMA,
-        "fingerprint": fingerprint(session.settings, list(summary.suites)),
+        "fingerprint": fingerprint(settings, list(summary.suites)),
         "summary": {name: suite.data for name, suite in summary.suites.items()},
         "gate": None if gate is None else {
             "passed": gate.passed,
