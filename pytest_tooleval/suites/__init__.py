@@ -3,9 +3,12 @@
 
 from __future__ import annotations
 
+import configparser
+import os
+import sys
 from collections.abc import Callable
 from functools import lru_cache
-from importlib.metadata import entry_points
+from importlib.metadata import EntryPoint
 
 from ..errors import ToolevalUsageError
 from .base import ENTRY_POINT_GROUP, SuitePlugin
@@ -15,7 +18,7 @@ from .base import ENTRY_POINT_GROUP, SuitePlugin
 def registered() -> dict[str, SuitePlugin]:
     """Suite name -> plugin, in entry-point order (built-in suites first). Read once per process."""
     found: dict[str, SuitePlugin] = {}
-    entries = sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: (not e.value.startswith(__name__), e.name))
+    entries = sorted(_entry_points(ENTRY_POINT_GROUP), key=lambda e: (not e.value.startswith(__name__), e.name))
     for entry in entries:
         if entry.name in found:  # the same distribution seen twice on sys.path (an editable and a plain install)
             continue
@@ -68,3 +71,33 @@ def _has_mark(profile: frozenset[str]) -> Callable[..., bool]:
         return mark in profile
 
     return matches
+
+
+def _entry_points(group: str) -> list[EntryPoint]:
+    """The entry points of `group` in the installed distributions on sys.path (the first of a name wins, as
+    in importlib.metadata). Read straight from each distribution's entry_points.txt: importlib.metadata's
+    `entry_points()` parses every distribution's metadata first, 33 ms per process here (each xdist worker pays
+    it too); this takes about 1 ms."""
+    header = f"[{group}]"
+    found: dict[str, EntryPoint] = {}
+    for folder in sys.path:
+        try:
+            items = list(os.scandir(folder or "."))
+        except OSError:
+            continue
+        for item in sorted(items, key=lambda entry: entry.name):
+            if not item.name.endswith((".dist-info", ".egg-info")):
+                continue
+            try:
+                with open(os.path.join(item.path, "entry_points.txt"), encoding="utf-8") as handle:
+                    text = handle.read()
+            except OSError:
+                continue
+            if header not in text:
+                continue
+            parser = configparser.ConfigParser(delimiters=("=",), interpolation=None)
+            parser.optionxform = str  # type: ignore[assignment,method-assign]  # entry-point names keep their case
+            parser.read_string(text)
+            for name, value in parser.items(group):
+                found.setdefault(name, EntryPoint(name, value, group))
+    return list(found.values())
