@@ -157,7 +157,8 @@ def _trim(text: str, limit: int = FAILURE_TEXT_LIMIT) -> str:
 
 def describe_failure(case: Any, result: SampleResult, scorer: str) -> str:
     verdict = result.verdict
-    lines = [f"{case.suite} {case.language}/{case.id}: {verdict.error_type or 'invalid'} (scorer: {scorer})"]
+    where = f"{case.language}/{case.id}" if case.language in case.marks else case.id  # a suite of one language
+    lines = [f"{case.suite} {where}: {verdict.error_type or 'invalid'} (scorer: {scorer})"]
     if verdict.error not in (None, "", []):
         lines.append(f"  error:    {_trim(_show(verdict.error))}")
     expected = getattr(case, "expected_text", None)

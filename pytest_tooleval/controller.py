@@ -6,14 +6,18 @@ status and writes the JSON report. The summary arithmetic and the rendering live
 
 from __future__ import annotations
 
+import time
+from collections.abc import Generator
 from typing import Any, cast
 
 import pytest
 
-from .report.gate import GateResult, evaluate_gate
+from .errors import ToolevalUsageError
+from .report.gate import GateResult, evaluate_gate, sort_thresholds
 from .report.json_report import check_report_path, write_report
-from .report.summary import RunSummary, summarize
+from .report.summary import RunSummary, run_totals, summarize
 from .session import ToolevalSession
+from .suites import registered, selected_by_marks
 from .transport import PROPERTY, error_payload
 
 
@@ -25,13 +29,29 @@ class Controller:
         self.summary: RunSummary | None = None
         self.gate: GateResult | None = None
         self.report_error: str | None = None
-        if session.active and session.settings.report:
-            check_report_path(session.settings.report)
+        self.rows: list[dict[str, Any]] = []
+        self.not_evaluated = 0  # benchmark tests skipped for want of a model
+        self.started = time.monotonic()
+        self.wall_s = 0.0
+        settings = session.settings
+        if not session.active:
+            needs_model = [flag for flag, value in (("--tooleval-fail-under", settings.fail_under),
+                                                    ("--tooleval-report", settings.report)) if value]
+            if needs_model:
+                raise ToolevalUsageError(f"{needs_model[0]} needs a model to evaluate: pass --tooleval-model NAME "
+                                         "(or 'oracle', or 'replay:PATH')")
+        else:
+            if settings.report:
+                check_report_path(settings.report)
+            if settings.fail_under:
+                self._check_gate_names()
 
     @pytest.hookimpl
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         # pytest types user_properties as (str, object): ours are the payload dicts of transport.py
         payloads = [cast(dict[str, Any], value) for name, value in report.user_properties if name == PROPERTY]
+        if report.skipped and report.when == "setup" and self._skipped_for_no_model(report):
+            self.not_evaluated += 1
         for payload in payloads:
             key = (payload["suite"], payload["language"], payload["id"])
             if self.samples.get(key, {}).get("outcome") in (None, "skipped") or payload["outcome"] != "skipped":
@@ -42,6 +62,54 @@ class Controller:
                 self.samples[(crashed["suite"], crashed["language"], crashed["id"])] = crashed
             else:  # the user's own tests: the gate never hides their failures
                 self.other_failures += 1
+
+    def _selection_hints(self) -> list[str]:
+        """What a suite says about a `-m` that could not select some of its samples (e.g. a language not loaded)."""
+        markexpr = self.session.run.markexpr
+        if not markexpr or not self.session.active:
+            return []
+        hints = (getattr(suite, "selection_hint", None) for suite in registered().values())
+        return [text for hint in hints if hint is not None and (text := hint(self.session.settings, markexpr))]
+
+    def _figure_names(self) -> dict[str, list[str] | None]:
+        """Each registered suite's figure names for this run's settings (None: the suite does not declare them)."""
+        names: dict[str, list[str] | None] = {}
+        for name, suite in registered().items():
+            declared = getattr(suite, "figure_names", None)
+            names[name] = None if declared is None else list(declared(self.session.settings))
+        return names
+
+    def _check_gate_names(self) -> None:
+        """A misspelt threshold stops the run now, before anything is asked, with the names it could use."""
+        run = self.session.run
+        names = self._figure_names()
+        in_run = {name: figures for name, figures in names.items()
+                  if run.unavailable(name) is None and selected_by_marks(name, run.markexpr)}
+        elsewhere = {name: figures for name, figures in names.items() if name not in in_run}
+        unknown, _ = sort_thresholds(self.session.settings.fail_under, in_run, elsewhere)
+        if unknown:
+            valid = [f"{suite}.{figure}" for suite, figures in in_run.items() for figure in figures or []]
+            raise ToolevalUsageError(f"--tooleval-fail-under: no figure {unknown[0]!r} in this run; its figures are "
+                                     f"{', '.join(valid) or 'none'} (a name may leave out its prefix: overall, "
+                                     "en.overall)")
+
+    def _thresholds_of_suites_that_ran(self) -> tuple[dict[str, float], tuple[str, ...]]:
+        """The thresholds to check, and a note for each one only a suite that did not run could meet."""
+        assert self.summary is not None
+        ran = {name: figures for name, figures in self._figure_names().items() if name in self.summary.suites}
+        others = {name: figures for name, figures in self._figure_names().items() if name not in ran}
+        thresholds = dict(self.session.settings.fail_under)
+        _, outside = sort_thresholds(thresholds, ran, others)
+        notes = tuple(f"{name}: not checked (its suite did not run)" for name in outside)
+        return {name: value for name, value in thresholds.items() if name not in outside}, notes
+
+    @staticmethod
+    def _skipped_for_no_model(report: pytest.TestReport) -> bool:
+        from .collect import NO_DATA, NO_MODEL
+
+        longrepr = report.longrepr
+        reason = str(longrepr[2]) if isinstance(longrepr, tuple) and len(longrepr) == 3 else str(longrepr)
+        return NO_MODEL in reason or NO_DATA in reason
 
     def _crashed_sample(self, report: pytest.TestReport) -> dict[str, Any] | None:
         name = report.nodeid.rsplit("::", 1)[-1]
@@ -54,15 +122,29 @@ class Controller:
         size = self.session.run.category_sizes.get((case.suite, case.language, case.category), 0)
         return error_payload(case, size, reason)
 
-    @pytest.hookimpl(tryfirst=True)
-    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+    @pytest.hookimpl(wrapper=True, tryfirst=True)
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> Generator[None, None, None]:
+        """The figures, the gate and the report before pytest's own summary; the tooleval table after all of it,
+        pytest's closing line included, so the tail of a CI log shows it."""
+        self._finish(session, exitstatus)
+        try:
+            yield
+        finally:
+            reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+            if reporter is not None:
+                self._show(reporter)
+
+    def _finish(self, session: pytest.Session, exitstatus: int) -> None:
+        self.wall_s = time.monotonic() - self.started
         rows = [row for row in self.samples.values() if row["outcome"] != "skipped"]
+        self.rows = rows
         if not rows:
             return
         settings = self.session.settings
         self.summary = summarize(rows)
         if settings.fail_under:
-            self.gate = evaluate_gate(self.summary, settings.fail_under, settings.max_error_rate)
+            thresholds, notes = self._thresholds_of_suites_that_ran()
+            self.gate = evaluate_gate(self.summary, thresholds, settings.max_error_rate, notes)
             if exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
                 if not self.gate.passed:
                     session.exitstatus = pytest.ExitCode.TESTS_FAILED
@@ -70,19 +152,25 @@ class Controller:
                     session.exitstatus = pytest.ExitCode.OK
         if settings.report:
             try:
-                write_report(settings.report, settings, self.summary, rows, self.gate)
+                write_report(settings.report, settings, self.summary, rows, self.gate, run_totals(rows, self.wall_s))
             except OSError as exc:  # a full disk, say: one line, and a run that does not pass
                 self.report_error = f"tooleval report: could not write {settings.report}: {exc.strerror or exc}"
                 if session.exitstatus == pytest.ExitCode.OK:
                     session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
-    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+    def _show(self, terminalreporter: Any) -> None:
+        for hint in self._selection_hints():
+            terminalreporter.write_line(f"tooleval: {hint}", yellow=True)
         if self.summary is None:
+            if not self.session.active and self.not_evaluated:
+                terminalreporter.write_line(f"tooleval: nothing was evaluated: no --tooleval-model "
+                                            f"({self.not_evaluated} benchmark tests skipped)", yellow=True)
             return
-        from .report.table import render_summary
+        from .report.table import render_summary, render_totals
 
         terminalreporter.write_sep("=", "tooleval summary")
         terminalreporter.write(render_summary(self.summary) + "\n")
+        terminalreporter.write_line(render_totals(run_totals(self.rows, self.wall_s)))
         if self.gate is not None:
             for line in self.gate.lines():
                 terminalreporter.write_line(line, red=not self.gate.passed, green=self.gate.passed)

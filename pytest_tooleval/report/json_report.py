@@ -35,17 +35,19 @@ def fingerprint(settings: Settings, suites: list[str] | None = None) -> dict[str
 
 
 def write_report(path: str, settings: Settings, summary: RunSummary, rows: list[dict[str, Any]],
-                 gate: GateResult | None) -> None:
+                 gate: GateResult | None, totals: dict[str, Any]) -> None:
     document = {
         "schema": SCHEMA,
         "fingerprint": fingerprint(settings, list(summary.suites)),
         "summary": {name: suite.data for name, suite in summary.suites.items()},
+        "totals": totals,
         "gate": None if gate is None else {
             "passed": gate.passed,
             "checks": [{"figure": name, "actual": actual, "threshold": threshold, "met": met}
                        for name, actual, threshold, met in gate.checks],
             "error_rate": gate.error_rate,
             "max_error_rate": gate.max_error_rate,
+            "notes": list(gate.notes),
         },
         "samples": sorted(rows, key=lambda row: (row["suite"], row["language"], row["category"], row["index"])),
     }

@@ -72,3 +72,18 @@ def outcome_counts(rows: list[dict[str, Any]]) -> dict[str, int]:
             counts["scored"] += 1
             counts["passed" if row["outcome"] == "passed" else "failed"] += 1
     return counts
+
+
+def run_totals(rows: list[dict[str, Any]], wall_s: float) -> dict[str, Any]:
+    """What a run cost: samples, scored and errored, tokens of every model role (agent, user, simulator, judge
+    together), and wall time."""
+    prompt = completion = 0
+    for row in rows:
+        for key, value in (row.get("tokens") or {}).items():
+            if key.endswith("prompt"):
+                prompt += int(value)
+            elif key.endswith("completion"):
+                completion += int(value)
+    errors = sum(1 for row in rows if row["outcome"] == "error")
+    return {"samples": len(rows), "scored": len(rows) - errors, "errors": errors, "prompt_tokens": prompt,
+            "completion_tokens": completion, "wall_s": round(wall_s, 2)}

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from tabulate import tabulate
 
 from .summary import RunSummary
@@ -20,3 +22,10 @@ def render_summary(summary: RunSummary) -> str:
             + (" (partial run: figures renormalised over what ran)" if suite.partial else "")
         )
     return "\n\n".join(blocks)
+
+
+def render_totals(totals: dict[str, Any]) -> str:
+    """One line of run totals under the table (report.summary.run_totals)."""
+    return (f"tooleval totals: {totals['samples']} samples ({totals['scored']} scored, {totals['errors']} errors), "
+            f"{totals['prompt_tokens']:,} prompt + {totals['completion_tokens']:,} completion tokens, "
+            f"{totals['wall_s']:.1f} s")

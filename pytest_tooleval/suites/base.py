@@ -138,6 +138,10 @@ class SuitePlugin(Protocol):
         """Scheduling order: lower first (long rollouts first, so they do not form a tail)."""
         ...
 
+    # Optional: `figure_names(self, settings: Settings) -> list[str]`, every figure (relative name) a run with
+    # these settings can give: an unknown `--tooleval-fail-under` name then stops the run before any request.
+    # Optional: `selection_hint(self, settings: Settings, markexpr: str) -> str | None`, said when a run
+    # selected nothing (e.g. `-m zh` on an en-only run).
     # Optional: `replay_rows(self, path: Path, document: Any) -> list[dict[str, Any]] | None` reads recorded
     # outputs in the suite's own upstream format (`document` is the file's parsed JSON value, None for a folder
     # or JSON Lines); None when `path` is not in that format, and the generic rows of models/replay.py apply.

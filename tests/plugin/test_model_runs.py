@@ -134,4 +134,4 @@ def test_gate_fails_on_too_many_errors(pytester: pytest.Pytester, fake_openai: F
     result = pytester.runpytest(*run_args, "--tooleval-fail-under", "special=0.5")
     result.assert_outcomes(passed=6, errors=1)
     assert result.ret == 1
-    result.stdout.fnmatch_lines(["*tooleval gate: error rate 0.143 <= 0.020 MISSED*"])
+    result.stdout.fnmatch_lines(["*tooleval gate: error rate MISSED: 0.143 > 0.020*"])

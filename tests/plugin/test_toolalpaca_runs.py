@@ -217,7 +217,7 @@ def test_a_wrong_tool_gets_the_invalid_action_observation_and_the_judge_fails_it
                                  judge={"List every weather station": verdict})
     result = pytester.runpytest(*run_args(pytester, fake_openai, data_root), "-k", "simulated-Toy_Weather-1")
     result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(["*toolalpaca en/simulated-Toy_Weather-1: process_no*",
+    result.stdout.fnmatch_lines(["toolalpaca simulated-Toy_Weather-1: process_no (scorer: official)",
                                  "*error:    ## Analysis", "It never listed the stations.",
                                  '*expected: listStations {}*'])
     sample = only_sample(pytester)

@@ -147,7 +147,9 @@ def test_max_error_rate_decides_a_gated_run_with_errors(pytester: pytest.Pyteste
                                 f"--tooleval-max-error-rate={max_error_rate}", "--tooleval-report=report.json")
     result.assert_outcomes(passed=MINI_SAMPLES - 1, errors=1)
     assert result.ret == exit_status
-    result.stdout.fnmatch_lines([f"tooleval gate: error rate 0.143 <= {float(max_error_rate):.3f} {verdict}"])
+    line = (f"tooleval gate: error rate 0.143 <= {float(max_error_rate):.3f} ok" if verdict == "ok"
+            else f"tooleval gate: error rate MISSED: 0.143 > {float(max_error_rate):.3f}")
+    result.stdout.fnmatch_lines([line])
     gate = read_report(pytester.path / "report.json")["gate"]
     assert (gate["error_rate"], gate["max_error_rate"]) == (pytest.approx(1 / 7), float(max_error_rate))
     assert gate["passed"] is (exit_status == pytest.ExitCode.OK)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -95,6 +96,23 @@ class AceBenchPlugin:
             language = next((part[len("result_"):] for part in file.parts if part in ("result_en", "result_zh")), None)
             rows.extend(read_rows(file, language))
         return rows or None
+
+    def figure_names(self, settings: Settings) -> list[str]:
+        """Every figure a run of these languages and categories can give (summary.py names them)."""
+        from .categories import ALL_CATEGORIES, GROUPS
+
+        categories = settings.categories or ALL_CATEGORIES
+        return [f"{language}.{name}" for language in languages(settings)
+                for name in (*categories, *(group.lower() for group in GROUPS), "overall")]
+
+    def selection_hint(self, settings: Settings, markexpr: str) -> str | None:
+        """`-m zh` on an en run selects nothing: say which option loads the other language."""
+        missing = [language for language in LANGUAGES
+                   if language not in languages(settings) and re.search(rf"\b{language}\b", markexpr)]
+        if not missing:
+            return None
+        return (f"-m {markexpr!r} names {', '.join(missing)}, but --tooleval-language {settings.language} loaded "
+                f"only {', '.join(languages(settings))} samples: add --tooleval-language all")
 
     def priority(self, case: Any) -> int:
         return 0 if case.family == "agent" else 1  # rollouts take many requests: start them first

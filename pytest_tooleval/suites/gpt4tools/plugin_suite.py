@@ -88,6 +88,11 @@ class GPT4ToolsPlugin:
             "prompt_in_output": settings.gpt4tools_prompt_in_output,
         }
 
+    def figure_names(self, settings: Settings) -> list[str]:
+        """The five metrics over all items, and over the tool and no-tool items."""
+        return [f"{prefix}{metric}" for prefix in ("", "tool.", "no_tool.")
+                for metric in ("thought", "action", "args", "sr", "iou")]
+
     def priority(self, case: Any) -> int:
         return 1
 

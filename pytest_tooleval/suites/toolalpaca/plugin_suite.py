@@ -101,6 +101,16 @@ class ToolAlpacaPlugin:
         return [{"id": f"{item['Name']}/{index}", "episode": instance}
                 for item in document for index, instance in enumerate(item["Instances"])]
 
+    def figure_names(self, settings: Settings) -> list[str]:
+        """Upstream's three rates for each subset of the run, and for its `-documented` view where one exists."""
+        from .data import UNDOCUMENTED_GOLD
+        from .scoring import DOCUMENTED_SUFFIX
+
+        subsets = SUBSETS if settings.toolalpaca_subset == "all" else (settings.toolalpaca_subset,)
+        flagged = {key[0] for key in UNDOCUMENTED_GOLD}  # subsets with a view without undocumented gold calls
+        views = [*subsets, *(subset + DOCUMENTED_SUFFIX for subset in subsets if subset in flagged)]
+        return [f"{view}.{rate}" for view in views for rate in ("procedure", "response", "overall")]
+
     def priority(self, case: Any) -> int:
         return 0  # an episode is a chain of agent, simulator and judge calls: start it early
 

@@ -1,0 +1,101 @@
+"""What a new user or a CI job meets first: no silent pass, misspelt gates caught before any request, the summary
+as the last lines of the log, run totals, and a hint when -m names a language that was not loaded."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from benchmark_modules import benchmark_source
+from fake_openai import FakeOpenAI
+from mini_acebench import CATEGORIES, RIGHT, write_mini_acebench
+
+KEY = "sk-test-0123456789abcdef"
+
+
+@pytest.fixture
+def data_args(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    for name in ("TOOLEVAL_DATA_DIR", "OPENAI_API_KEY", "TOOLEVAL_MODEL"):
+        monkeypatch.delenv(name, raising=False)
+    data = write_mini_acebench(pytester.path / "data")
+    pytester.makepyfile(test_acebench=benchmark_source("acebench"))
+    return [f"--tooleval-data-dir={data}", "--tooleval-categories", CATEGORIES,
+            f"--tooleval-cache-dir={pytester.path / 'cache'}", "-p", "no:cacheprovider"]
+
+
+@pytest.fixture
+def live(data_args: list[str], fake_openai: FakeOpenAI) -> list[str]:
+    return ["--tooleval-model=fake-model", f"--tooleval-base-url={fake_openai.base_url}", f"--tooleval-api-key={KEY}",
+            *data_args]
+
+
+def last_lines(text: str, count: int) -> list[str]:
+    return [line for line in text.splitlines() if line.strip()][-count:]
+
+
+@pytest.mark.parametrize("option", ["--tooleval-fail-under=overall=0.5", "--tooleval-report=r.json"])
+def test_an_evaluation_option_without_a_model_stops_at_once(pytester: pytest.Pytester, data_args: list[str],
+                                                            option: str) -> None:
+    result = pytester.runpytest(*data_args, option)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    flag = option.split("=")[0]
+    assert [line for line in result.stderr.lines if line.strip()] == [
+        f"ERROR: {flag} needs a model to evaluate: pass --tooleval-model NAME (or 'oracle', or 'replay:PATH')"]
+    assert not (pytester.path / "r.json").exists()
+
+
+def test_a_run_without_a_model_says_nothing_was_evaluated(pytester: pytest.Pytester, data_args: list[str]) -> None:
+    result = pytester.runpytest(*data_args)
+    assert result.ret == pytest.ExitCode.OK  # the repository's own bare `pytest` stays usable
+    assert last_lines(result.stdout.str(), 1) == ["tooleval: nothing was evaluated: no --tooleval-model "
+                                                  "(7 benchmark tests skipped)"]
+
+
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["one-process", "xdist"])
+def test_the_summary_totals_and_gate_are_the_last_lines(pytester: pytest.Pytester, fake_openai: FakeOpenAI,
+                                                        live: list[str], workers: list[str]) -> None:
+    fake_openai.replies.update(RIGHT)
+    fake_openai.replies.pop(next(iter(RIGHT)))  # one wrong answer: pytest's failure sections come first
+    result = pytester.runpytest(*live, *workers, "--tooleval-fail-under=overall=0.5", "--tooleval-report=r.json")
+    assert result.ret == pytest.ExitCode.OK
+    text = result.stdout.str()
+    assert text.index("short test summary info") < text.index("tooleval summary")
+    assert text.rindex(" in ") < text.index("tooleval summary")  # after pytest's closing "N failed ... in Xs" line
+    tail = last_lines(text, 6)
+    assert tail[0].startswith("acebench: 7/7 scored, 6 passed, 1 failed, 0 errors")
+    assert tail[1].startswith("tooleval totals: 7 samples (7 scored, 0 errors), ")
+    assert tail[2].startswith("tooleval gate: acebench.en.overall = ") and tail[2].endswith(" >= 0.500 ok")
+    assert tail[3:] == ["tooleval gate: error rate 0.000 <= 0.020 ok", "tooleval gate: PASSED", "tooleval report: r.json"]
+    totals = json.loads((pytester.path / "r.json").read_text())["totals"]
+    assert (totals["samples"], totals["scored"], totals["errors"]) == (7, 7, 0)
+
+
+def test_a_misspelt_gate_figure_stops_the_run_before_any_request(pytester: pytest.Pytester, fake_openai: FakeOpenAI,
+                                                                 live: list[str]) -> None:
+    result = pytester.runpytest(*live, "--tooleval-fail-under=bogusgroup=0.5")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    error = [line for line in result.stderr.lines if line.strip()]
+    assert len(error) == 1 and error[0].startswith("ERROR: --tooleval-fail-under: no figure 'bogusgroup' in this "
+                                                   "run; its figures are acebench.en.normal_atom_bool, ")
+    assert error[0].endswith("acebench.en.overall (a name may leave out its prefix: overall, en.overall)")
+    assert "gpt4tools.sr" not in error[0]  # only the suites this run can collect
+    assert fake_openai.stats.requests == 0
+
+
+def test_a_threshold_for_a_suite_that_did_not_run_is_a_note_not_a_miss(
+        pytester: pytest.Pytester, fake_openai: FakeOpenAI, live: list[str]) -> None:
+    fake_openai.replies.update(RIGHT)
+    result = pytester.runpytest(*live, "--tooleval-fail-under=overall=0.5,gpt4tools.sr=0.9")
+    assert result.ret == pytest.ExitCode.OK
+    result.stdout.fnmatch_lines(["tooleval gate: gpt4tools.sr: not checked (its suite did not run)",
+                                 "tooleval gate: acebench.en.overall = * >= 0.500 ok", "tooleval gate: PASSED"])
+
+
+def test_a_language_that_was_not_loaded_gets_a_hint(pytester: pytest.Pytester, fake_openai: FakeOpenAI,
+                                                    live: list[str]) -> None:
+    result = pytester.runpytest(*live, "-m", "special and zh")
+    assert result.ret == pytest.ExitCode.NO_TESTS_COLLECTED
+    assert last_lines(result.stdout.str(), 1) == [
+        "tooleval: -m 'special and zh' names zh, but --tooleval-language en loaded only en samples: add "
+        "--tooleval-language all"]
