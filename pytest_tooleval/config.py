@@ -108,6 +108,7 @@ class Option:
     parse: Callable[[str, str], Any] | None = None
     flag: bool = False  # a store_true switch
     secret: bool = False  # never printed
+    path: bool = False  # a file or folder: resolved once, against where it was given (see resolve)
 
     @property
     def dest(self) -> str:
@@ -134,13 +135,15 @@ CORE_OPTIONS: tuple[Option, ...] = (
     Option("rpm", "requests per minute for the whole run, all xdist workers together", None, parse_int),
     Option("tpm", "tokens per minute for the whole run (prompt estimated, settled with the reported usage)",
            None, parse_int),
-    Option("data-dir", "folder holding the upstream data (default: TOOLEVAL_DATA_DIR, then the download cache)"),
-    Option("cache-dir", "folder for downloads and the response cache (default: ~/.cache/pytest-tooleval)"),
+    Option("data-dir", "folder holding the upstream data (default: TOOLEVAL_DATA_DIR, then the download cache)",
+           path=True),
+    Option("cache-dir", "folder for downloads and the response cache (default: ~/.cache/pytest-tooleval)",
+           path=True),
     Option("offline", "never download; fail if the data is not there", False, parse_bool, flag=True),
     Option("no-cache", "do not read or write the response cache", False, parse_bool, flag=True),
     Option("scorer", "official (reproduces the reference, default) or fixed (documented bugs fixed)",
            "official", choice("official", "fixed")),
-    Option("report", "write the JSON report to this path"),
+    Option("report", "write the JSON report to this path", path=True),
     Option("fail-under", "gate: GROUP=FRACTION thresholds, e.g. overall=0.85,special=0.8", {},
            parse_thresholds),
     Option("max-error-rate", "gate: the largest share of samples that may end in errors", 0.02, parse_fraction),
@@ -283,10 +286,19 @@ def resolve(config: pytest.Config, environ: dict[str, str] | None = None) -> Set
                 raw = option.parse(option.name, str(raw))
             except ToolevalUsageError as exc:
                 raise ToolevalUsageError(_from_source(str(exc), option, source, raw, config)) from None
+        if option.path and isinstance(raw, str) and raw:
+            raw = _absolute(raw, source, config)
         values[option.name.replace("-", "_")] = raw
         sources[option.name] = source
     _fill_api_key(values, sources, environ)
     return build_settings(values, sources, options)
+
+
+def _absolute(path: str, source: str, config: pytest.Config) -> str:
+    """A path as the user meant it: relative to the ini file's folder for an ini value, else to the folder pytest
+    was started in. Resolved once, so a test that changes the working directory (pytester) cannot move it."""
+    base = config.inipath.parent if source == "ini" and config.inipath else config.invocation_params.dir
+    return str(base / Path(path).expanduser())
 
 
 def _from_source(message: str, option: Option, source: str, raw: object, config: pytest.Config) -> str:

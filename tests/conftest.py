@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Generator
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,31 @@ _NO_DATA = (
     "needs the upstream {suite} data: set TOOLEVAL_DATA_DIR to a folder holding {suite}/ "
     "(CI uses ../shared/data)"
 )
+
+
+# The README's test command gives the data folder as a relative path, and pytester runs change the working
+# directory: the path is made absolute once, before any test (inner pytest runs inherit it so).
+if os.environ.get("TOOLEVAL_DATA_DIR"):
+    os.environ["TOOLEVAL_DATA_DIR"] = str(Path(os.environ["TOOLEVAL_DATA_DIR"]).resolve())
+
+_skipped_for_data: list[str] = []
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    if report.skipped and "needs the upstream" in str(report.longrepr):
+        _skipped_for_data.append(report.nodeid)
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_sessionfinish(session: pytest.Session) -> Generator[None, None, None]:
+    """Say it last when the conformance tests could not run: a green run without them proves less."""
+    try:
+        yield
+    finally:
+        reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+        if _skipped_for_data and reporter is not None and not hasattr(session.config, "workerinput"):
+            reporter.write_line(f"conformance: {len(_skipped_for_data)} tests skipped: they need the upstream data "
+                                "(TOOLEVAL_DATA_DIR=../shared/data, as in the README's test command)", yellow=True)
 
 
 def _suite_dir(suite: str, marker_file: str) -> Path:

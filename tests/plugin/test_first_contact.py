@@ -66,7 +66,8 @@ def test_the_summary_totals_and_gate_are_the_last_lines(pytester: pytest.Pyteste
     assert tail[0].startswith("acebench: 7/7 scored, 6 passed, 1 failed, 0 errors")
     assert tail[1].startswith("tooleval totals: 7 samples (7 scored, 0 errors), ")
     assert tail[2].startswith("tooleval gate: acebench.en.overall = ") and tail[2].endswith(" >= 0.500 ok")
-    assert tail[3:] == ["tooleval gate: error rate 0.000 <= 0.020 ok", "tooleval gate: PASSED", "tooleval report: r.json"]
+    assert tail[3:] == ["tooleval gate: error rate 0.000 <= 0.020 ok", "tooleval gate: PASSED",
+                        f"tooleval report: {pytester.path / 'r.json'}"]
     totals = json.loads((pytester.path / "r.json").read_text())["totals"]
     assert (totals["samples"], totals["scored"], totals["errors"]) == (7, 7, 0)
 
@@ -99,3 +100,30 @@ def test_a_language_that_was_not_loaded_gets_a_hint(pytester: pytest.Pytester, f
     assert last_lines(result.stdout.str(), 1) == [
         "tooleval: -m 'special and zh' names zh, but --tooleval-language en loaded only en samples: add "
         "--tooleval-language all"]
+
+
+# -- paths as given -----------------------------------------------------------------------------------------
+
+
+def test_an_ini_path_is_relative_to_the_ini_file_and_an_env_path_to_where_pytest_started(
+        pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("TOOLEVAL_DATA_DIR", "OPENAI_API_KEY", "TOOLEVAL_MODEL"):
+        monkeypatch.delenv(name, raising=False)
+    project = pytester.mkdir("project")
+    write_mini_acebench(project / "data")
+    (project / "test_acebench.py").write_text(benchmark_source("acebench"), encoding="utf-8")
+    ini = project / "tox.ini"
+    ini.write_text("[pytest]\nasyncio_default_fixture_loop_scope = function\ntooleval_data_dir = data\n"
+                   f"tooleval_categories = {CATEGORIES}\ntooleval_report = out/report.json\n", encoding="utf-8")
+    result = pytester.runpytest("-c", str(ini), "--rootdir", str(project), str(project), "--tooleval-model=oracle",
+                                f"--tooleval-cache-dir={pytester.path / 'cache'}", "-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.OK, result.stdout.str()
+    result.assert_outcomes(passed=7)
+    assert (project / "out" / "report.json").exists()  # beside the ini file, not in the folder pytest ran in
+
+    monkeypatch.setenv("TOOLEVAL_DATA_DIR", "project/data")  # relative to where pytest starts
+    result = pytester.runpytest(str(project / "test_acebench.py"), "--tooleval-model=oracle",
+                                f"--tooleval-categories={CATEGORIES}", "-p", "no:cacheprovider",
+                                f"--tooleval-cache-dir={pytester.path / 'cache'}")
+    result.assert_outcomes(passed=7)
+    result.stdout.fnmatch_lines([f"tooleval: *data-dir={pytester.path / 'project' / 'data'} (env)*"])

@@ -133,8 +133,9 @@ BAD_OPTIONS = {
                             "ERROR: --tooleval-max-error-rate: '-0.1' must lie between 0 and 1, e.g. 0.02"),
     "report-under-a-file": ("--tooleval-report=/dev/null/report.json",
                             "ERROR: --tooleval-report: cannot write /dev/null/report.json: /dev/null is not a folder"),
+    # a relative path is resolved once, against the folder pytest started in (the message shows where it points)
     "report-is-a-folder": ("--tooleval-report=data",
-                           "ERROR: --tooleval-report: data is a folder; name a file, e.g. data/report.json"),
+                           "ERROR: --tooleval-report: {root}/data is a folder; name a file, e.g. {root}/data/report.json"),
     "replay-missing": ("--tooleval-model=replay:nowhere.jsonl",
                        "ERROR: --tooleval-model replay:nowhere.jsonl: no such file or folder"),
 }
@@ -143,7 +144,7 @@ BAD_OPTIONS = {
 @pytest.mark.parametrize(("option", "expected"), BAD_OPTIONS.values(), ids=BAD_OPTIONS.keys())
 def test_a_bad_option_value_is_one_usage_line(pytester: pytest.Pytester, fake_openai: FakeOpenAI, live: list[str],
                                               option: str, expected: str) -> None:
-    assert_one_usage_line(pytester.runpytest(*live, option), expected)
+    assert_one_usage_line(pytester.runpytest(*live, option), expected.format(root=pytester.path))
     assert fake_openai.stats.requests == 0
 
 

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 
 OPTIONS = (
     Option("gpt4tools-path", "the GPT4Tools test-set file (gpt4tools_test_unseen.json; downloaded by hand, see the "
-           "README)"),
+           "README)", path=True),
     Option("gpt4tools-stop", "GPT4Tools: stop generation at the next 'Observation:' (a labelled variant; upstream "
            "uses no stop)", False, parse_bool, flag=True),
     Option("gpt4tools-prompt-in-output", "GPT4Tools replay: do recorded outputs start with the prompt? yes (cut "
