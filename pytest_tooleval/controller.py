@@ -6,8 +6,10 @@ status and writes the JSON report. The summary arithmetic and the rendering live
 
 from __future__ import annotations
 
+import tempfile
 import time
 from collections.abc import Generator
+from pathlib import Path
 from typing import Any, cast
 
 import pytest
@@ -41,6 +43,7 @@ class Controller:
                 raise ToolevalUsageError(f"{needs_model[0]} needs a model to evaluate: pass --tooleval-model NAME "
                                          "(or 'oracle', or 'replay:PATH')")
         else:
+            check_cache_dir(settings.cache_path)
             if settings.report:
                 check_report_path(settings.report)
             if settings.fail_under:
@@ -178,3 +181,15 @@ class Controller:
             terminalreporter.write_line(self.report_error, red=True)
         elif self.session.settings.report:
             terminalreporter.write_line(f"tooleval report: {self.session.settings.report}")
+
+
+def check_cache_dir(folder: Path) -> None:
+    """Stop the run now, with one line, when the cache folder (downloads, the response cache, the run board)
+    cannot be created or written; checked by writing, as a read-only mount lets root pass os.access."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=folder, prefix=".tooleval-probe-"):
+            pass
+    except OSError as exc:
+        raise ToolevalUsageError(f"--tooleval-cache-dir: cannot write {folder} ({exc.strerror or exc}): point "
+                                 "--tooleval-cache-dir (or TOOLEVAL_CACHE_DIR) at a writable folder") from None

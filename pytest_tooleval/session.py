@@ -8,6 +8,7 @@ answers (answers/hub_client.py). Only those two open the run's sqlite board.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import threading
 import uuid
@@ -147,7 +148,8 @@ class ToolevalSession:
     def remove_board(self) -> None:
         for path in (self.board_path, self.board_path.with_suffix(".limits.sqlite")):
             for suffix in ("", "-wal", "-shm"):
-                Path(f"{path}{suffix}").unlink(missing_ok=True)
+                with contextlib.suppress(OSError):  # never made (a cache folder that cannot be written, say)
+                    Path(f"{path}{suffix}").unlink()
 
     # -- the process's memory -----------------------------------------------------------------------------
 
