@@ -124,6 +124,11 @@ def attach_payload(session: ToolevalSession, item: pytest.Item, call: pytest.Cal
     case = item.callspec.params["tooleval_case"]  # type: ignore[attr-defined]  # only parametrized items get here
     if case is None:
         return
+    if report.when == "teardown":  # what --junitxml writes for a test: its teardown report's properties
+        payload = item.stash.get(PAYLOAD_KEY, None)
+        if payload is not None:
+            report.user_properties.extend(junit_properties(payload, session.settings.scorer))
+        return
     size = session.run.category_sizes.get((case.suite, case.language, case.category), 0)
     if report.when == "setup" and report.failed:
         reason = call.excinfo.exconly().removeprefix("Failed: ") if call.excinfo else "setup failed"
@@ -137,6 +142,24 @@ def attach_payload(session: ToolevalSession, item: pytest.Item, call: pytest.Cal
     else:
         return
     report.user_properties.append((PROPERTY, payload))
+    item.stash[PAYLOAD_KEY] = payload
+
+
+PAYLOAD_KEY = pytest.StashKey[dict[str, Any]]()
+
+
+def junit_properties(payload: dict[str, Any], scorer: str) -> list[tuple[str, object]]:
+    """The sample's JUnit XML properties: flat, short values (the full payload is in the JSON report)."""
+    tokens = payload.get("tokens") or {}
+    properties: list[tuple[str, object]] = [
+        ("tooleval.suite", payload["suite"]), ("tooleval.category", payload["category"]),
+        ("tooleval.language", payload["language"]), ("tooleval.outcome", payload["outcome"]),
+        ("tooleval.error_type", payload.get("error_type") or ""), ("tooleval.scorer", scorer),
+        ("tooleval.latency_s", payload.get("latency_s", 0.0)),
+        ("tooleval.prompt_tokens", sum(int(v) for k, v in tokens.items() if k.endswith("prompt"))),
+        ("tooleval.completion_tokens", sum(int(v) for k, v in tokens.items() if k.endswith("completion"))),
+    ]
+    return properties
 
 
 def _skip_reason(report: pytest.TestReport) -> str:

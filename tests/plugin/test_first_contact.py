@@ -140,3 +140,23 @@ def test_a_cache_folder_that_cannot_be_written_is_one_line_and_exit_4(
     assert len(error) == 1 and error[0].startswith(f"ERROR: --tooleval-cache-dir: cannot write {folder} (")
     assert error[0].endswith("point --tooleval-cache-dir (or TOOLEVAL_CACHE_DIR) at a writable folder")
     assert "INTERNALERROR" not in result.stdout.str() and fake_openai.stats.requests == 0
+
+
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["one-process", "xdist"])
+def test_junit_xml_carries_each_samples_properties(pytester: pytest.Pytester, fake_openai: FakeOpenAI,
+                                                   live: list[str], workers: list[str]) -> None:
+    import xml.etree.ElementTree as ElementTree
+
+    fake_openai.replies.update(RIGHT)
+    fake_openai.replies.pop(next(iter(RIGHT)))
+    pytester.runpytest(*live, *workers, "--junitxml=junit.xml").assert_outcomes(passed=6, failed=1)
+    cases = ElementTree.parse(pytester.path / "junit.xml").getroot().iter("testcase")
+    properties = {case.get("name"): {p.get("name"): p.get("value") for p in case.iter("property")} for case in cases}
+    assert len(properties) == 7
+    failed = next(props for props in properties.values() if props["tooleval.outcome"] == "failed")
+    assert failed["tooleval.suite"] == "acebench" and failed["tooleval.language"] == "en"
+    assert failed["tooleval.error_type"] and failed["tooleval.scorer"] == "official"
+    passed = [props for props in properties.values() if props["tooleval.outcome"] == "passed"]
+    assert len(passed) == 6 and all(int(props["tooleval.prompt_tokens"]) > 0 for props in passed)
+    assert all(float(props["tooleval.latency_s"]) >= 0 and props["tooleval.category"] for props in passed)
+    assert not any(name == "tooleval" for props in properties.values() for name in props)  # no payload dumps
