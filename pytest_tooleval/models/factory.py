@@ -78,6 +78,7 @@ class _Live:
             if not model:
                 continue
             base_url = role.setting(settings, "base_url")
+            sends = dict(role.sends)
             functions[role.name] = self.chat(
                 model,
                 base_url or settings.base_url,
@@ -85,18 +86,23 @@ class _Live:
                 role.setting(settings, "temperature"),
                 role.setting(settings, "max_tokens"),
                 limiter if not base_url else None,  # the limits are the agent endpoint's
+                top_p=sends.pop("top_p", settings.top_p),
+                extra=sends,
             )
         return functions
 
     def chat(self, model: str, base_url: str | None, api_key: str | None, temperature: float | None,
-             max_tokens: int | None, limiter: Any = None) -> ChatFn:
+             max_tokens: int | None, limiter: Any = None, *, top_p: float | None = None,
+             extra: dict[str, Any] | None = None) -> ChatFn:
         return _chat_function(self.settings, self.engine, model, base_url, api_key, temperature, max_tokens,
-                              limiter, self.cache)
+                              limiter, self.cache, top_p=self.settings.top_p if top_p is None else top_p,
+                              extra=extra or {})
 
 
 def _chat_function(settings: Settings, engine: Engine, model: str, base_url: str | None,
                    api_key: str | None, temperature: float | None, max_tokens: int | None,
-                   limiter: Any = None, cache: ResponseCache | None = None) -> ChatFn:
+                   limiter: Any = None, cache: ResponseCache | None = None, *, top_p: float | None = None,
+                   extra: dict[str, Any] | None = None) -> ChatFn:
     from .cache import CachedBackend
     from .openai_compat import OpenAIBackend
 
@@ -119,8 +125,9 @@ def _chat_function(settings: Settings, engine: Engine, model: str, base_url: str
     async def chat(messages: list[dict[str, str]], *, max_tokens: int | None = None,
                    stop: tuple[str, ...] | None = None) -> Reply:
         # a suite may override the run's max_tokens and add stop strings for its own protocol (GPT4Tools: 512)
-        request = ChatRequest(tuple(messages), temperature=temperature, top_p=settings.top_p,
-                              max_tokens=run_max_tokens if max_tokens is None else max_tokens, stop=stop)
+        request = ChatRequest(tuple(messages), temperature=temperature, top_p=top_p,
+                              max_tokens=run_max_tokens if max_tokens is None else max_tokens, stop=stop,
+                              extra=dict(extra or {}))
         reply: Reply = await backend.complete(request)
         return reply
 

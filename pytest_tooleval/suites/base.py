@@ -9,7 +9,7 @@ is described in docs/writing-a-suite.md.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
@@ -69,10 +69,15 @@ class Role:
         name: the key of its chat function in `ModelAccess.roles`.
         option: the option prefix: `--tooleval-<option>-model` names the model; `-base-url`, `-api-key`,
             `-temperature` and `-max-tokens` are used where the suite declares them.
+        sends: request parameters the role always sends: `top_p` replaces the run's, anything else goes into
+            the request body as is.
     """
 
     name: str
     option: str
+    # request parameters the role always sends, as its upstream did (e.g. {"top_p": 1, "n": 1}); the rest are
+    # the run's or the role's own options
+    sends: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def model_key(self) -> str:

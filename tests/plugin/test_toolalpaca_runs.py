@@ -19,7 +19,8 @@ from mini_toolalpaca import write_mini_toolalpaca
 THIN_TEST = benchmark_source("toolalpaca")
 
 STOP = ["\nASSISTANT Observation:", "\n\tASSISTANT Observation:"]
-LIMIT_OUTPUT = "Agent stopped due to iteration limit or time limit."
+LIMIT_ERROR = ("Did not get output keys that were expected. Got: {'intermediate_steps', 'output'}. "
+               "Expected: {'Final Thought', 'intermediate_steps', 'output'}.")
 ADVICE_START = ". You should choose one of: (1) change the input and retry;"
 YES_YES = ("## Analysis\nIt called the right function.\n## Results\nProcess Correctness: Yes\n"
            "Final Response Correctness: Yes")
@@ -197,6 +198,9 @@ def test_a_correct_episode_passes_with_every_exchange_recorded(pytester: pytest.
     agent = bodies(fake_openai, "agent-m")
     assert len(agent) == 2
     assert agent[0]["stop"] == STOP and agent[0]["max_tokens"] == 1024 and agent[0]["temperature"] == 0
+    assert "top_p" not in agent[0] and "n" not in agent[0]  # the agent sends the run's sampling only
+    for helper in (*bodies(fake_openai, "sim-m"), *bodies(fake_openai, "judge-m")):
+        assert (helper["top_p"], helper["n"]) == (1.0, 1)  # upstream's helper calls send both explicitly
     first, second = (body["messages"][0]["content"] for body in agent)
     assert first.startswith("You are a helpful assistant with tools.\nTools:\n\ngetDetails: ")
     assert second.endswith(f"{call}\nASSISTANT Observation: {observation}\nASSISTANT Thought:")
@@ -242,19 +246,19 @@ def test_a_parse_failure_ends_the_episode_unjudged(pytester: pytest.Pytester, fa
     assert bodies(fake_openai, "judge-m") == []  # upstream never sends crashed episodes to the judge
 
 
-def test_the_step_limit_stops_the_episode_with_the_constant_output(pytester: pytest.Pytester,
-                                                                   fake_openai: FakeOpenAI, data_root: Path) -> None:
+def test_the_step_limit_ends_the_episode_as_an_unjudged_error_record(pytester: pytest.Pytester,
+                                                                     fake_openai: FakeOpenAI, data_root: Path) -> None:
+    """Upstream's pipeline (langchain 0.0.147): the forced stop lacks the declared "Final Thought" key, so the
+    instance is recorded as an error, never judged, and counted as an error instance."""
     fake_openai.responder = Cast({"List every weather station": [action("listStations", "{}")]},
                                  simulator=lambda request: simulated(200, {"stations": ["A", "B"]}))
     result = pytester.runpytest(*run_args(pytester, fake_openai, data_root), "-k", "simulated-Toy_Weather-1")
-    result.assert_outcomes(passed=1)  # the scripted judge accepts it: the cap itself is not a verdict
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*simulated-Toy_Weather-1: episode_error*", "*simulated*1/3*0*1*0*0.0%*0.0%*0.0%*"])
     sample = only_sample(pytester)
-    record = record_of(sample)
-    assert record["output"] == LIMIT_OUTPUT and "Final Thought" not in record
-    assert len(record["intermediate_steps"]) == 15 and len(bodies(fake_openai, "agent-m")) == 15
-    assert sample["details"]["stopped"] is True
-    judge, = bodies(fake_openai, "judge-m")
-    assert judge["messages"][0]["content"].endswith(f"16. Final Response: {LIMIT_OUTPUT}\n\n## Analysis")
+    assert record_of(sample) == {"error": LIMIT_ERROR}
+    assert len(bodies(fake_openai, "agent-m")) == 15 and bodies(fake_openai, "judge-m") == []
+    assert sample["details"]["stopped"] is True and sample["details"]["judged"] is False
 
 
 def test_an_oversized_simulated_response_is_cut_at_3000_characters(pytester: pytest.Pytester,

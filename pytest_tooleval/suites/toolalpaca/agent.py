@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .data import ToolAlpacaCase, credentials_for
-from .episode import ITERATION_LIMIT_OUTPUT, Episode, Observation, Step
+from .episode import ITERATION_LIMIT_ERROR, Episode, Observation, Step
 from .modelfn import ModelFn, ask
 from .parser import AgentFinish, OutputParseError, apply_stop, parse_output
 from .prompts import (
@@ -211,5 +211,5 @@ async def run_episode(
         except ToolCrash as exc:
             return ended(error=str(exc))
         steps.append(Step(parsed.tool, parsed.tool_input, parsed.log, observation))
-    # ToolAlpaca quirk: the forced stop returns a constant output and no final thought (toolalpaca-gpt4tools §2.9)
-    return ended(output=ITERATION_LIMIT_OUTPUT)
+    # ToolAlpaca quirk: the step cap ends the episode as an error record (toolalpaca-gpt4tools §2.9)
+    return ended(error=ITERATION_LIMIT_ERROR)

@@ -6,14 +6,18 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["ITERATION_LIMIT_OUTPUT", "Episode", "Observation", "Step"]
+__all__ = ["ITERATION_LIMIT_ERROR", "Episode", "Observation", "Step"]
 
 # The retrieval tool returns a dict; everything else returns text. Upstream stringifies with str(), so a dict
 # shows as its Python repr wherever it is rendered (§2.8).
 Observation = str | dict[str, Any]
 
-# langchain 0.0.147's "force" early stop: the constant output when the step cap is hit (§2.9).
-ITERATION_LIMIT_OUTPUT = "Agent stopped due to iteration limit or time limit."
+# ToolAlpaca quirk: at the step cap langchain 0.0.147's forced stop returns only "output", while upstream's
+# agent declares "output" and "Final Thought", so langchain's output-key check raises and generation.py records
+# the episode as this error: never judged, an error instance (toolalpaca-gpt4tools §2.9). The sets are listed
+# sorted here; upstream's order follows the process's string hashing.
+ITERATION_LIMIT_ERROR = ("Did not get output keys that were expected. Got: {'intermediate_steps', 'output'}. "
+                         "Expected: {'Final Thought', 'intermediate_steps', 'output'}.")
 
 
 @dataclass(frozen=True)
@@ -39,8 +43,8 @@ class Episode:
 
     Attributes:
         input: the agent's input (the instruction, plus the authentication line in real mode).
-        output: the final response; the iteration-limit string when the cap was hit; None on error.
-        final_thought: the text before the last response marker; None on error or at the cap.
+        output: the final response; None on error (the step cap included).
+        final_thought: the text before the last response marker; None on error.
         steps: the tool steps taken, in order.
         error: why the episode crashed (upstream records only ``{"error": ...}`` then), else None.
         trace: every model exchange of the episode (agent, simulator, user, retrieval) for logs and replay.
@@ -55,8 +59,8 @@ class Episode:
 
     @property
     def stopped(self) -> bool:
-        """True when the step cap ended the episode."""
-        return self.error is None and self.final_thought is None and self.output == ITERATION_LIMIT_OUTPUT
+        """True when the step cap ended the episode (recorded as upstream's error, its steps kept here)."""
+        return self.error == ITERATION_LIMIT_ERROR
 
     @property
     def judgeable(self) -> bool:

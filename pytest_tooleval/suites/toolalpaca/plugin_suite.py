@@ -55,7 +55,10 @@ class ToolAlpacaPlugin:
     }
     options: tuple[Option, ...] = OPTIONS
     # the simulator plays the simulated APIs; the user answers getDetails and retrievalDataFromFile; the judge
-    roles = (Role("simulator", "simulator"), Role("toolalpaca_user", "toolalpaca-user"), Role("judge", "judge"))
+    # ToolAlpaca quirk: its helper calls send top_p=1 and n=1 explicitly, which matters on endpoints whose
+    # defaults differ (vLLM uses the model's generation config) (toolalpaca-gpt4tools §2.6)
+    roles = tuple(Role(name, option, {"top_p": 1.0, "n": 1}) for name, option in
+                  (("simulator", "simulator"), ("toolalpaca_user", "toolalpaca-user"), ("judge", "judge")))
     mark_profiles = (frozenset({"toolalpaca", "simulated"}), frozenset({"toolalpaca", "real"}))
     id_prefixes = tuple(f"{subset}-" for subset in SUBSETS)
 

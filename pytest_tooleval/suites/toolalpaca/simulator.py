@@ -185,9 +185,13 @@ class Simulator:
 
     @staticmethod
     def _respond(status: int, body: Any) -> HttpResponse:
-        if not 200 <= status <= 999:
-            # 1xx and out-of-range codes never reach the client as a response: its status line read fails
+        if not 100 <= status <= 999:
+            # out-of-range codes never reach the client as a response: its status line read fails
             raise TransportError(f"the simulator answered with HTTP status {status}")
+        if status < 200 or status in (204, 304):
+            # ToolAlpaca quirk: by HTTP's rules these carry no body, and Python's http.client reads none, so the
+            # observation is "Status Code: 204. Response: " (toolalpaca-gpt4tools §2.6)
+            return HttpResponse(status, "", "application/json")
         try:
             # the server's JSON rendering: compact, non-ASCII kept, NaN refused
             text = json.dumps(body, ensure_ascii=False, allow_nan=False, separators=(",", ":"))

@@ -23,7 +23,7 @@ from pytest_tooleval.suites.toolalpaca.agent import (
     EpisodeSettings,
     run_episode,
 )
-from pytest_tooleval.suites.toolalpaca.episode import ITERATION_LIMIT_OUTPUT, Episode
+from pytest_tooleval.suites.toolalpaca.episode import ITERATION_LIMIT_ERROR, Episode
 from pytest_tooleval.suites.toolalpaca.judge import Judgement, judge_episode
 from pytest_tooleval.suites.toolalpaca.scoring import summarise, verdict
 from pytest_tooleval.suites.toolalpaca.suite import REAL_OPT_IN_REASON, ToolAlpacaSuite
@@ -106,17 +106,19 @@ def test_a_parse_failure_ends_the_episode_as_an_unjudged_error() -> None:
     )
 
 
-def test_the_step_limit_forces_the_constant_output() -> None:
+def test_the_step_limit_ends_the_episode_as_upstreams_error_record() -> None:
     case = toy_case(0)
     agent = Script(*[action("listStations", "{}")] * 15)
     sim = Script(*[simulated(200, {"stations": ["A"]})] * 15, name="simulator")
     episode = play(case, agent, simulator=sim)
     assert len(agent.requests) == 15 and len(episode.steps) == 15
-    assert (episode.output, episode.final_thought, episode.stopped) == (ITERATION_LIMIT_OUTPUT, None, True)
-    assert "Final Thought" not in episode.to_record()
+    assert (episode.output, episode.error, episode.stopped) == (None, ITERATION_LIMIT_ERROR, True)
+    assert episode.to_record() == {"error": ITERATION_LIMIT_ERROR}  # what generation.py writes
     judgement, judge_model = judge(case, episode, YES_YES)
-    assert judge_model.last_prompt.endswith(f"16. Final Response: {ITERATION_LIMIT_OUTPUT}\n\n## Analysis")
-    assert verdict(judgement, episode).details["stopped"] is True
+    assert judgement == Judgement(judged=False) and judge_model.requests == []  # never judged
+    result = verdict(judgement, episode)
+    assert (result.valid, result.error_type, result.details["stopped"]) == (False, "episode_error", True)
+    assert len(result.calls) == 15  # the steps stay visible in the failure message and the transcript
     shorter = play(case, Script(*[action("listStations", "{}")] * 2), simulator=Script(*[simulated(200, {})] * 2),
                    settings=EpisodeSettings(max_steps=2))
     assert len(shorter.steps) == 2 and shorter.stopped

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from pytest_tooleval.suites.toolalpaca.episode import (
-    ITERATION_LIMIT_OUTPUT,
+    ITERATION_LIMIT_ERROR,
     Episode,
     Step,
 )
@@ -71,9 +71,9 @@ def test_episode_records_round_trip_in_upstreams_shape() -> None:
     record = finished.to_record()
     assert list(record) == ["input", "output", "Final Thought", "intermediate_steps"]
     assert Episode.from_record(record) == finished
-    stopped = Episode("q", ITERATION_LIMIT_OUTPUT, None, (STEP,))
-    assert stopped.stopped and not finished.stopped
-    assert Episode.from_record(stopped.to_record()) == stopped
+    stopped = Episode("q", error=ITERATION_LIMIT_ERROR, steps=(STEP,))
+    assert stopped.stopped and not finished.stopped and not stopped.judgeable
+    assert stopped.to_record() == {"error": ITERATION_LIMIT_ERROR} and Episode.from_record(stopped.to_record()).stopped
     crashed = Episode("q", error="boom", steps=(STEP,))
     assert crashed.to_record() == {"error": "boom"} and not crashed.judgeable
     assert Episode.from_record({"error": "boom"}).error == "boom"

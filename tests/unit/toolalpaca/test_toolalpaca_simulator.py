@@ -87,9 +87,16 @@ def test_failures_become_a_server_error() -> None:
     assert send(sim) == HttpResponse(500, "Internal Server Error", "text/plain; charset=utf-8")
     nan, _ = simulator("Status Code: 200\nResponse: {\"x\": NaN}")
     assert send(nan).status == 500
-    odd, _ = simulator(simulated(100, {}), simulated(100, {}))  # a repeated status is accepted
+    odd, _ = simulator(simulated(1000, {}), simulated(1000, {}))  # a repeated status is accepted
     with pytest.raises(TransportError):
-        send(odd)
+        send(odd)  # no client reads a status line of four digits
+
+
+@pytest.mark.parametrize("status", [100, 204, 304])
+def test_a_status_that_carries_no_body_reaches_the_client_empty(status: int) -> None:
+    """Upstream's client is Python's http.client, which reads no body for 1xx, 204 and 304 (§2.6)."""
+    sim, _ = simulator(simulated(status, {"ignored": True}), simulated(status, {"ignored": True}))
+    assert send(sim) == HttpResponse(status, "", "application/json")
 
 
 def test_non_2xx_is_resampled_until_success_or_a_repeated_status() -> None:
