@@ -162,12 +162,15 @@ class Controller:
                     session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
     def _show(self, terminalreporter: Any) -> None:
+        stopped = self.session.stopped_because
         for hint in self._selection_hints():
             terminalreporter.write_line(f"tooleval: {hint}", yellow=True)
         if self.summary is None:
             if not self.session.active and self.not_evaluated:
                 terminalreporter.write_line(f"tooleval: nothing was evaluated: no --tooleval-model "
                                             f"({self.not_evaluated} benchmark tests skipped)", yellow=True)
+            if stopped is not None:
+                terminalreporter.write_line(stopped, red=True)
             return
         from .report.table import render_summary, render_totals
 
@@ -181,6 +184,8 @@ class Controller:
             terminalreporter.write_line(self.report_error, red=True)
         elif self.session.settings.report:
             terminalreporter.write_line(f"tooleval report: {self.session.settings.report}")
+        if stopped is not None:  # the samples not asked did not run: they are in no figure
+            terminalreporter.write_line(stopped, red=True)
 
 
 def check_cache_dir(folder: Path) -> None:

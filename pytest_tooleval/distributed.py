@@ -14,6 +14,7 @@ from .session import ToolevalSession
 class XdistHooks:
     def __init__(self, session: ToolevalSession, config: pytest.Config) -> None:
         self.session = session
+        self.config = config
         self.hub = session.works_ahead and not config.option.collectonly
 
     @pytest.hookimpl
@@ -29,6 +30,10 @@ class XdistHooks:
     @pytest.hookimpl
     def pytest_xdist_node_collection_finished(self, node: Any, ids: Sequence[str]) -> None:
         self._raise_data_error(node, ids)
+        if self.hub:  # a dead endpoint stops the workers as pytest's -x does, with one line
+            dsession = self.config.pluginmanager.get_plugin("dsession")
+            if dsession is not None:
+                self.session.stop_when_dead(lambda reason: setattr(dsession, "shouldstop", reason))
         if self.hub:  # a test's parametrize id: what stands between the last brackets of its node id
             self.session.start_hub([nodeid.rsplit("[", 1)[-1][:-1] for nodeid in ids if nodeid.endswith("]")])
             self.session.freeze_collected()  # as on the workers (plugin.py)

@@ -13,6 +13,7 @@ from collections.abc import Awaitable, Callable
 from concurrent.futures import Future
 from typing import Any, TypeVar
 
+from .models.breaker import Breaker
 from .models.limits import Resting
 
 T = TypeVar("T")
@@ -25,6 +26,7 @@ class Engine:
         self._thread.start()
         self._closers: list[Callable[[], Awaitable[Any]]] = []
         self.resting = Resting()  # shared by the process's model backends
+        self.breaker = Breaker()  # likewise: a dead endpoint stops the run (models/breaker.py)
 
     @property
     def loop(self) -> asyncio.AbstractEventLoop:

@@ -65,6 +65,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     if tooleval.active and not session.config.option.collectonly:  # listing tests must not spend requests
         cases = [item.callspec.params["tooleval_case"] for item in session.items  # type: ignore[attr-defined]  # a parametrized Function
                  if "tooleval_case" in getattr(getattr(item, "callspec", None), "params", {})]
+        tooleval.stop_when_dead(lambda reason: setattr(session, "shouldstop", reason))  # -x-like, one line
         tooleval.start_answers([case for case in cases if case is not None])
         tooleval.freeze_collected()
 

@@ -12,6 +12,7 @@ import contextlib
 import gc
 import threading
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -114,6 +115,15 @@ class ToolevalSession:
 
     def _answer(self, case: Any) -> Any:  # a coroutine: Answer | Skipped
         return self.run.suite(case.suite).answer(case, self.access)
+
+    def stop_when_dead(self, stop: Callable[[str], None]) -> None:
+        """Have a dead endpoint stop the run (models/breaker.py): `stop` gets the one-line reason."""
+        self.engine.breaker.on_trip = stop
+
+    @property
+    def stopped_because(self) -> str | None:
+        """Why the breaker stopped the run in this process, if it did."""
+        return None if self._engine is None else self._engine.breaker.message
 
     # -- the xdist hub (the controller) -------------------------------------------------------------------
 

@@ -115,6 +115,7 @@ def _chat_function(settings: Settings, engine: Engine, model: str, base_url: str
         max_concurrency=max(1, settings.concurrency),
         rate_limiter=limiter,
         resting=engine.resting,
+        breaker=engine.breaker,
     )
     engine.on_close(backend.aclose)
     if cache is not None:

@@ -25,6 +25,7 @@ from urllib.parse import urlsplit
 import openai
 
 from .base import ChatRequest, InfrastructureError, Reply
+from .breaker import Breaker
 from .limits import AdaptiveLimit, Resting, SharedRateLimiter, estimate_tokens
 
 __all__ = [
@@ -220,6 +221,7 @@ class OpenAIBackend:
         name: str | None = None,
         rate_limiter: SharedRateLimiter | None = None,
         resting: Resting | None = None,
+        breaker: Breaker | None = None,
     ) -> None:
         if max_retries < 0:
             raise ValueError(f"max_retries must be >= 0, got {max_retries}")
@@ -241,6 +243,8 @@ class OpenAIBackend:
         self._rng = rng or random.Random()
         self.rate_limiter = rate_limiter
         self.resting = resting or Resting()
+        self.breaker = breaker  # the process's: stops the run when this endpoint is dead from the start
+        self._breaker_key = f"model {model!r} at {self.endpoint}"
         self._states: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _LoopState] = weakref.WeakKeyDictionary()
         self._states_lock = threading.Lock()  # loops in different threads may each create their state
 
@@ -260,6 +264,8 @@ class OpenAIBackend:
         retries = {"transient": 0, "rate_limit": 0}
         attempts = 0
         while True:
+            if self.breaker is not None and (stopped := self.breaker.tripped(self._breaker_key)):
+                raise InfrastructureError(stopped)  # the run is stopping: no more requests to a dead endpoint
             if failure is not None:
                 kind = failure.decision.kind
                 # a rate limit is the endpoint pacing us, not failing: it gets a larger budget of retries
@@ -281,6 +287,8 @@ class OpenAIBackend:
                 latency_s = time.perf_counter() - started
             attempts += 1
             if isinstance(outcome, _Answer):
+                if self.breaker is not None:
+                    self.breaker.answered(self._breaker_key)
                 state.slots.on_success(slot)
                 if self.rate_limiter is not None:
                     used = (outcome.prompt_tokens or 0) + (outcome.completion_tokens or 0)
@@ -293,6 +301,9 @@ class OpenAIBackend:
                     finish_reason=outcome.finish_reason,
                 )
             failure = outcome
+            if self.breaker is not None and self.breaker.failed(self._breaker_key, failure.decision.reason,
+                                                                failure.detail[:160]):
+                continue  # tripped: the check at the top of the loop ends this request too
             if failure.decision.kind == "rate_limit":
                 state.slots.on_rate_limited(slot)  # fewer requests in flight from this process for a while
             if not failure.decision.retryable:

@@ -160,3 +160,44 @@ def test_junit_xml_carries_each_samples_properties(pytester: pytest.Pytester, fa
     assert len(passed) == 6 and all(int(props["tooleval.prompt_tokens"]) > 0 for props in passed)
     assert all(float(props["tooleval.latency_s"]) >= 0 and props["tooleval.category"] for props in passed)
     assert not any(name == "tooleval" for props in properties.values() for name in props)  # no payload dumps
+
+
+# -- fail fast ----------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["one-process", "xdist"])
+def test_a_dead_endpoint_ends_a_full_run_in_seconds_with_one_line(pytester: pytest.Pytester, acebench_dir,
+                                                                  monkeypatch: pytest.MonkeyPatch,
+                                                                  workers: list[str]) -> None:
+    import socket
+    import time
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    pytester.makepyfile(test_acebench=benchmark_source("acebench"))
+    started = time.monotonic()
+    result = pytester.runpytest_subprocess(
+        "--tooleval-model=m", f"--tooleval-base-url=http://127.0.0.1:{port}/v1", f"--tooleval-data-dir={acebench_dir}",
+        "-m", "normal or special", "--tooleval-no-cache", f"--tooleval-cache-dir={pytester.path / 'cache'}",
+        "-p", "no:cacheprovider", *workers)
+    elapsed = time.monotonic() - started
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    assert elapsed < 30, elapsed
+    outcomes = result.parseoutcomes()
+    assert outcomes.get("passed", 0) == outcomes.get("failed", 0) == 0  # nothing scored
+    assert outcomes.get("errors", 0) < 973  # the samples not asked did not run
+    assert [line for line in result.stdout.lines if line.strip()][-1].startswith(
+        f"tooleval stopped the run: 5 requests to model 'm' at 127.0.0.1:{port}/v1 failed (connection error")
+
+
+def test_transient_faults_never_trip_the_breaker(pytester: pytest.Pytester, fake_openai: FakeOpenAI,
+                                                 live: list[str]) -> None:
+    from fake_openai import Fault
+
+    fake_openai.default = Fault.http(503)  # type: ignore[assignment]
+    result = pytester.runpytest(*live, "--tooleval-max-retries=0")
+    result.assert_outcomes(errors=7)  # every sample asked and errored with its reason; the run went on
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    assert "tooleval stopped the run" not in result.stdout.str()

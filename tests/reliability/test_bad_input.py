@@ -166,30 +166,34 @@ def closed_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def test_an_unreachable_endpoint_errors_every_test_with_the_reason(pytester: pytest.Pytester, mini: list[str]) -> None:
+def test_an_unreachable_endpoint_stops_the_run_with_one_line(pytester: pytest.Pytester, mini: list[str]) -> None:
+    """Fail fast (models/breaker.py): the first attempts all refused, nothing answered: the run stops; what ran
+    errors with the reason, what did not run is in no figure, and nothing is scored."""
     port = closed_port()
     result = pytester.runpytest(*mini, "--tooleval-model=m", f"--tooleval-base-url=http://127.0.0.1:{port}/v1",
                                 "--tooleval-max-retries=1", "--tooleval-report=report.json")
-    result.assert_outcomes(errors=MINI_SAMPLES)
-    assert result.ret == pytest.ExitCode.TESTS_FAILED
-    assert error_section(result.stdout.str(), "normal_atom_bool_0") == [
-        f"InfrastructureError: model 'm' at 127.0.0.1:{port}/v1: gave up after 2 attempts; last error: "
-        "connection error (ConnectError)"]
-    result.stdout.fnmatch_lines([f"acebench: 0/{MINI_SAMPLES} scored, 0 passed, 0 failed, {MINI_SAMPLES} errors*"])
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    outcomes = result.parseoutcomes()
+    assert outcomes.get("passed", 0) == outcomes.get("failed", 0) == 0 and 1 <= outcomes["errors"] < MINI_SAMPLES
+    assert [line for line in result.stdout.lines if line.strip()][-1] == (
+        f"tooleval stopped the run: 5 requests to model 'm' at 127.0.0.1:{port}/v1 failed (connection error "
+        "(ConnectError)) and none was answered: is the server running? check --tooleval-base-url (or OPENAI_BASE_URL)")
     samples = json.loads((pytester.path / "report.json").read_text())["samples"]
-    assert {(s["outcome"], s["valid"]) for s in samples} == {("error", None)}
+    assert samples and {(s["outcome"], s["valid"]) for s in samples} == {("error", None)}
 
 
-def test_a_wrong_key_errors_every_test_once_without_retrying(pytester: pytest.Pytester, fake_openai: FakeOpenAI,
-                                                              live: list[str]) -> None:
+def test_a_wrong_key_stops_the_run_without_retrying(pytester: pytest.Pytester, fake_openai: FakeOpenAI,
+                                                    live: list[str]) -> None:
     fake_openai.require_api_key = "sk-the-right-one"
-    result = pytester.runpytest(*live)
-    result.assert_outcomes(errors=MINI_SAMPLES)
-    assert result.ret == pytest.ExitCode.TESTS_FAILED
-    assert error_section(result.stdout.str(), "special_irrelevant_0") == [
+    result = pytester.runpytest(*live, "--tooleval-concurrency=1")  # one request at a time: five, then the stop
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    assert error_section(result.stdout.str(), "normal_atom_bool_0") == [
         f"InfrastructureError: model 'fake-model' at 127.0.0.1:{fake_openai.port}/v1: HTTP 401: Incorrect API key "
         "provided. (not retried: only 408, 409, 429, 5xx, timeouts, connection errors and malformed responses are)"]
-    assert fake_openai.stats.requests == MINI_SAMPLES
+    assert fake_openai.stats.requests == 5  # each asked once, and none after the breaker tripped
+    assert [line for line in result.stdout.lines if line.strip()][-1].endswith(
+        "failed (HTTP 401: Incorrect API key provided.) and none was answered: check --tooleval-api-key (or "
+        "OPENAI_API_KEY)")
 
 
 def test_a_gated_run_where_everything_errored_never_passes(pytester: pytest.Pytester, fake_openai: FakeOpenAI,
@@ -197,7 +201,6 @@ def test_a_gated_run_where_everything_errored_never_passes(pytester: pytest.Pyte
     """The most lenient gate there is still needs something scored: no figure is not a figure of 0 or 1."""
     fake_openai.require_api_key = "sk-the-right-one"
     result = pytester.runpytest(*live, "--tooleval-fail-under=overall=0", "--tooleval-max-error-rate=1")
-    result.assert_outcomes(errors=MINI_SAMPLES)
-    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    assert result.ret == pytest.ExitCode.INTERRUPTED  # the dead endpoint stopped it; the gate says why it fails too
     result.stdout.fnmatch_lines(["tooleval gate: overall MISSED: no such figure in this run (threshold 0.000)",
                                  "tooleval gate: error rate 1.000 <= 1.000 ok", "tooleval gate: FAILED"])

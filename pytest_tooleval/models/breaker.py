@@ -1,0 +1,65 @@
+"""Fail fast: a run whose first requests to an endpoint all fail the same dead way stops, with one line.
+
+Connection refused, a DNS failure, 401, 403 and 404 do not heal by asking again, and a run of a thousand
+samples would otherwise spend minutes erroring them one by one. Transient faults (429, 5xx, timeouts) never
+count, and once an endpoint has answered anything the breaker stays closed for it.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import Counter
+from collections.abc import Callable
+
+TRIP_AFTER = 5  # attempts failing the same dead way, with nothing answered, before the run stops
+
+# the decision reasons (openai_compat.classify) that mean the endpoint cannot answer, and what to do about them
+DEAD = {
+    "connection error": "is the server running? check --tooleval-base-url (or OPENAI_BASE_URL)",
+    "HTTP 401": "check --tooleval-api-key (or OPENAI_API_KEY)",
+    "HTTP 403": "check --tooleval-api-key (or OPENAI_API_KEY) and what the key may use",
+    "HTTP 404": "check --tooleval-model (the endpoint knows no such model) and --tooleval-base-url",
+}
+
+
+class Breaker:
+    """Per endpoint (a model at a URL): counts dead failures until something is answered."""
+
+    def __init__(self, trip_after: int = TRIP_AFTER) -> None:
+        self.trip_after = trip_after
+        self._answered: set[str] = set()
+        self._failures: dict[str, Counter[str]] = {}
+        self._tripped: dict[str, str] = {}
+        self._lock = threading.Lock()
+        self.on_trip: Callable[[str], None] | None = None  # told once, with the message (stops the pytest run)
+
+    def tripped(self, endpoint: str) -> str | None:
+        return self._tripped.get(endpoint)
+
+    @property
+    def message(self) -> str | None:
+        """The first trip's message, if any endpoint tripped."""
+        return next(iter(self._tripped.values()), None)
+
+    def answered(self, endpoint: str) -> None:
+        with self._lock:
+            self._answered.add(endpoint)
+
+    def failed(self, endpoint: str, reason: str, detail: str) -> str | None:
+        """Count one failed attempt; the trip message when this one trips the breaker (else None)."""
+        if reason not in DEAD:
+            return None
+        with self._lock:
+            if endpoint in self._answered or endpoint in self._tripped:
+                return None
+            counts = self._failures.setdefault(endpoint, Counter())
+            counts[reason] += 1
+            if counts[reason] < self.trip_after:
+                return None
+            message = (f"tooleval stopped the run: {counts[reason]} requests to {endpoint} failed ({detail}) and none "
+                       f"was answered: {DEAD[reason]}")
+            self._tripped[endpoint] = message
+            notify = self.on_trip
+        if notify is not None:
+            notify(message)
+        return message
