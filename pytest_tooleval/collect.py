@@ -12,6 +12,7 @@ import pytest
 from .errors import ToolevalUsageError
 from .models.base import InfrastructureError
 from .outcome import InternalError, SampleError, SampleResult
+from .report.summary import token_totals
 from .session import ToolevalSession
 from .suites import plugin, selected_by_marks
 from .suites.base import Skipped
@@ -134,7 +135,7 @@ def attach_payload(session: ToolevalSession, item: pytest.Item, call: pytest.Cal
         reason = call.excinfo.exconly().removeprefix("Failed: ") if call.excinfo else "setup failed"
         payload = error_payload(case, size, _trim(reason, 500))
     elif report.when == "setup" and report.skipped:
-        payload = error_payload(case, size, _skip_reason(report), outcome="skipped")
+        payload = error_payload(case, size, skip_reason(report), outcome="skipped")
     elif report.when == "call" and handle is not None:
         payload = result_payload(case, size, handle.result, handle.scorer)
         if report.failed and not call.excinfo.errisinstance(pytest.fail.Exception):  # type: ignore[union-attr]  # failed: excinfo is set
@@ -150,19 +151,18 @@ PAYLOAD_KEY = pytest.StashKey[dict[str, Any]]()
 
 def junit_properties(payload: dict[str, Any], scorer: str) -> list[tuple[str, object]]:
     """The sample's JUnit XML properties: flat, short values (the full payload is in the JSON report)."""
-    tokens = payload.get("tokens") or {}
+    prompt, completion = token_totals(payload.get("tokens") or {})
     properties: list[tuple[str, object]] = [
         ("tooleval.suite", payload["suite"]), ("tooleval.category", payload["category"]),
         ("tooleval.language", payload["language"]), ("tooleval.outcome", payload["outcome"]),
         ("tooleval.error_type", payload.get("error_type") or ""), ("tooleval.scorer", scorer),
         ("tooleval.latency_s", payload.get("latency_s", 0.0)),
-        ("tooleval.prompt_tokens", sum(int(v) for k, v in tokens.items() if k.endswith("prompt"))),
-        ("tooleval.completion_tokens", sum(int(v) for k, v in tokens.items() if k.endswith("completion"))),
+        ("tooleval.prompt_tokens", prompt), ("tooleval.completion_tokens", completion),
     ]
     return properties
 
 
-def _skip_reason(report: pytest.TestReport) -> str:
+def skip_reason(report: pytest.TestReport) -> str:
     longrepr = report.longrepr
     if isinstance(longrepr, tuple) and len(longrepr) == 3:
         return str(longrepr[2]).removeprefix("Skipped: ")

@@ -99,8 +99,9 @@ class Controller:
     def _thresholds_of_suites_that_ran(self) -> tuple[dict[str, float], tuple[str, ...]]:
         """The thresholds to check, and a note for each one only a suite that did not run could meet."""
         assert self.summary is not None
-        ran = {name: figures for name, figures in self._figure_names().items() if name in self.summary.suites}
-        others = {name: figures for name, figures in self._figure_names().items() if name not in ran}
+        names = self._figure_names()
+        ran = {name: figures for name, figures in names.items() if name in self.summary.suites}
+        others = {name: figures for name, figures in names.items() if name not in ran}
         thresholds = dict(self.session.settings.fail_under)
         _, outside = sort_thresholds(thresholds, ran, others)
         notes = tuple(f"{name}: not checked (its suite did not run)" for name in outside)
@@ -108,10 +109,9 @@ class Controller:
 
     @staticmethod
     def _skipped_for_no_model(report: pytest.TestReport) -> bool:
-        from .collect import NO_DATA, NO_MODEL
+        from .collect import NO_DATA, NO_MODEL, skip_reason
 
-        longrepr = report.longrepr
-        reason = str(longrepr[2]) if isinstance(longrepr, tuple) and len(longrepr) == 3 else str(longrepr)
+        reason = skip_reason(report)
         return NO_MODEL in reason or NO_DATA in reason
 
     def _crashed_sample(self, report: pytest.TestReport) -> dict[str, Any] | None:

@@ -74,16 +74,21 @@ def outcome_counts(rows: list[dict[str, Any]]) -> dict[str, int]:
     return counts
 
 
+def token_totals(tokens: dict[str, Any]) -> tuple[int, int]:
+    """(prompt, completion) tokens of every model role in a sample's `tokens` ("prompt", "judge_prompt", ...)."""
+    prompt = sum(int(value) for key, value in tokens.items() if key.endswith("prompt"))
+    completion = sum(int(value) for key, value in tokens.items() if key.endswith("completion"))
+    return prompt, completion
+
+
 def run_totals(rows: list[dict[str, Any]], wall_s: float) -> dict[str, Any]:
     """What a run cost: samples, scored and errored, tokens of every model role (agent, user, simulator, judge
     together), and wall time."""
     prompt = completion = 0
     for row in rows:
-        for key, value in (row.get("tokens") or {}).items():
-            if key.endswith("prompt"):
-                prompt += int(value)
-            elif key.endswith("completion"):
-                completion += int(value)
+        row_prompt, row_completion = token_totals(row.get("tokens") or {})
+        prompt += row_prompt
+        completion += row_completion
     errors = sum(1 for row in rows if row["outcome"] == "error")
     return {"samples": len(rows), "scored": len(rows) - errors, "errors": errors, "prompt_tokens": prompt,
             "completion_tokens": completion, "wall_s": round(wall_s, 2)}

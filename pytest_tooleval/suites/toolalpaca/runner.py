@@ -79,7 +79,7 @@ class RunSetup:
 
     @classmethod
     def from_settings(cls, settings: Any) -> RunSetup:
-        explicit = settings.sources.get("max-tokens") != "default"  # the run's default (1200) is ACEBench's
+        explicit = settings.explicit("max-tokens")  # the run's default (1200) is ACEBench's
         max_tokens = settings.max_tokens if explicit else AGENT_MAX_NEW_TOKENS
         live = access_kind(settings) != "replay"
         roles = [("judge", settings.judge_model, settings.judge_temperature, JUDGE_MODEL, JUDGE_TEMPERATURE)]
