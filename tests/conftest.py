@@ -19,6 +19,18 @@ _NO_DATA = (
 if os.environ.get("TOOLEVAL_DATA_DIR"):
     os.environ["TOOLEVAL_DATA_DIR"] = str(Path(os.environ["TOOLEVAL_DATA_DIR"]).resolve())
 
+# In-process pytester runs drop every module first imported during the run. The HTTP stack imports its
+# transport module lazily, on the first client, and its transport keeps a lazily built table of that module's
+# exception classes: a run that imported it first leaves the table pointing at classes later runs no longer
+# raise, and their connection errors and timeouts escape unclassified. Build the client here, before any run.
+def _import_the_http_stack() -> None:
+    import openai
+
+    openai.AsyncOpenAI(api_key="unused", base_url="http://127.0.0.1:9/v1")
+
+
+_import_the_http_stack()
+
 _skipped_for_data: list[str] = []
 
 
