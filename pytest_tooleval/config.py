@@ -146,6 +146,10 @@ CORE_OPTIONS: tuple[Option, ...] = (
     Option("report", "write the JSON report to this path", path=True),
     Option("fail-under", "gate: GROUP=FRACTION thresholds, e.g. overall=0.85,special=0.8", {},
            parse_thresholds),
+    Option("no-progress", "no live status line while samples are answered (also silenced by -q -q)", False,
+           parse_bool, flag=True),
+    Option("progress-interval", "seconds between status lines when the output is not a terminal (a CI log)", 10.0,
+           parse_positive),
     Option("max-error-rate", "gate: the largest share of samples that may end in errors", 0.02, parse_fraction),
 )
 

@@ -138,6 +138,7 @@ class Controller:
                 self._show(reporter)
 
     def _finish(self, session: pytest.Session, exitstatus: int) -> None:
+        self.session.stop_progress()  # the status row is given back before pytest's own summary
         self.wall_s = time.monotonic() - self.started
         rows = [row for row in self.samples.values() if row["outcome"] != "skipped"]
         self.rows = rows

@@ -36,6 +36,9 @@ class XdistHooks:
                 self.session.stop_when_dead(lambda reason: setattr(dsession, "shouldstop", reason))
         if self.hub:  # a test's parametrize id: what stands between the last brackets of its node id
             self.session.start_hub([nodeid.rsplit("[", 1)[-1][:-1] for nodeid in ids if nodeid.endswith("]")])
+            from .progress import start_progress
+
+            start_progress(self.config, self.session)
             self.session.freeze_collected()  # as on the workers (plugin.py)
 
     def _raise_data_error(self, node: Any, ids: Sequence[str]) -> None:

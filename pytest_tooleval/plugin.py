@@ -67,6 +67,10 @@ def pytest_collection_finish(session: pytest.Session) -> None:
                  if "tooleval_case" in getattr(getattr(item, "callspec", None), "params", {})]
         tooleval.stop_when_dead(lambda reason: setattr(session, "shouldstop", reason))  # -x-like, one line
         tooleval.start_answers([case for case in cases if case is not None])
+        if not hasattr(session.config, "workerinput"):  # workers only read answers: the controller shows the run
+            from .progress import start_progress
+
+            start_progress(session.config, tooleval)
         tooleval.freeze_collected()
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import threading
+import time
 import uuid
 from collections.abc import Callable
 from pathlib import Path
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
     from .answers import AnswerSource
     from .answers.board import RunBoard
     from .answers.hub import Hub
+    from .progress import Progress, ProgressLine
 
 
 class ToolevalSession:
@@ -44,6 +46,7 @@ class ToolevalSession:
         self._source: AnswerSource | None = None
         self._board: RunBoard | None = None
         self._frozen = False
+        self._progress: ProgressLine | None = None
 
     @property
     def settings(self) -> Settings:
@@ -116,6 +119,35 @@ class ToolevalSession:
     def _answer(self, case: Any) -> Any:  # a coroutine: Answer | Skipped
         return self.run.suite(case.suite).answer(case, self.access)
 
+    def show_progress(self, write: Callable[[str], None], *, tty: bool, interval_s: float,
+                      close: Callable[[], None] = lambda: None) -> None:
+        """A live status line of the answering pool (progress.py), if this process answers ahead."""
+        from .answers.pool import Pool, PoolSource
+        from .progress import ProgressLine
+
+        def pool() -> Pool | None:
+            if isinstance(self._source, PoolSource):
+                return self._source.pool
+            return None if self.hub is None else self.hub.pool
+
+        if self._progress is not None or (pool() is None and self.hub is None):
+            close()
+            return
+        started = time.monotonic()
+
+        def snapshot() -> Progress:
+            current = pool()
+            if current is None:
+                return Progress(0, 0, 0, 0, 0, 0, time.monotonic() - started)
+            return current.progress(time.monotonic() - started)
+
+        self._progress = ProgressLine(snapshot, write, tty=tty, interval_s=interval_s, close=close)
+        self._progress.start()
+
+    def stop_progress(self) -> None:
+        if self._progress is not None:
+            self._progress.stop()
+
     def stop_when_dead(self, stop: Callable[[str], None]) -> None:
         """Have a dead endpoint stop the run (models/breaker.py): `stop` gets the one-line reason."""
         self.engine.breaker.on_trip = stop
@@ -170,6 +202,7 @@ class ToolevalSession:
         self._frozen = True
 
     def close(self) -> None:
+        self.stop_progress()
         if self.hub is not None:
             self.hub.close(self.engine)
         if self._source is not None:

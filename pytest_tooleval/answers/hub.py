@@ -53,6 +53,10 @@ class Hub:
 
         threading.Thread(target=start, name="tooleval-hub-start", daemon=True).start()
 
+    @property
+    def pool(self) -> Pool | None:
+        return self._pool
+
     def close(self, engine: Engine) -> None:
         if self._pool is not None:
             engine.run(self._pool.stop())

@@ -17,6 +17,7 @@ from typing import Any, Protocol
 from ..engine import Engine
 from ..models.limits import URGENT
 from ..outcome import Answer
+from ..progress import Progress
 from ..suites.base import Case, Skipped
 from .codec import decode, encode_answer, encode_error, sample_key
 
@@ -105,6 +106,15 @@ class Pool:
         # answers finished in this process, readable from the test's thread without a round trip to the loop
         # (a dict assignment is atomic, and each key is written once)
         self.finished: dict[str, dict[str, Any]] = {}
+
+    def progress(self, elapsed_s: float) -> Progress:
+        """How far the pool is (read from another thread: finished only grows)."""
+        finished = list(self.finished.values())
+        tokens = sum(int(value) for result in finished
+                     for value in ((result.get("answer") or {}).get("tokens") or {}).values())
+        return Progress(total=max(len(self.cases), len(finished)), answered=len(finished),
+                        in_flight=self.in_progress, resting=self.resting(),
+                        errors=sum(1 for result in finished if "error" in result), tokens=tokens, elapsed_s=elapsed_s)
 
     def ready(self, case: Case) -> Answer | Skipped | None:
         """The answer if this process already computed it; call from any thread."""
