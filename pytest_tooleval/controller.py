@@ -18,6 +18,7 @@ from .errors import ToolevalUsageError
 from .report.gate import GateResult, evaluate_gate, sort_thresholds
 from .report.json_report import check_report_path, write_report
 from .report.summary import RunSummary, run_totals, summarize
+from .report.terminal import index_teardown_reports
 from .session import ToolevalSession
 from .suites import registered, selected_by_marks
 from .transport import PROPERTY, error_payload
@@ -130,10 +131,11 @@ class Controller:
         """The figures, the gate and the report before pytest's own summary; the tooleval table after all of it,
         pytest's closing line included, so the tail of a CI log shows it."""
         self._finish(session, exitstatus)
+        reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+        index_teardown_reports(reporter)  # pytest's FAILURES section is quadratic without it (report/terminal.py)
         try:
             yield
         finally:
-            reporter = session.config.pluginmanager.get_plugin("terminalreporter")
             if reporter is not None:
                 self._show(reporter)
 

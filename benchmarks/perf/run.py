@@ -100,6 +100,9 @@ def main() -> None:
     parser.add_argument("--replies", choices=("gold", "fixed"), default="gold",
                         help="gold: the ground truth of each sample (a strong model: most tests pass); "
                         "fixed: one harmless call for everything (every single-call sample fails)")
+    parser.add_argument("--pytest-arg", action="append", default=[], dest="pytest_args",
+                        help="one more argument for pytest (repeat it), e.g. --pytest-arg=--tb=no")
+    parser.add_argument("--keep-output", type=Path, default=None, help="write pytest's stdout to this file")
     args = parser.parse_args()
     if not args.data_dir:
         sys.exit("needs the upstream data: --data-dir or TOOLEVAL_DATA_DIR")
@@ -119,7 +122,7 @@ def main() -> None:
         plugin.write_text(TIMING_PLUGIN)
         out = Path(tmp) / "timing"
         command = [
-            sys.executable, "-m", "pytest", str(REPO / "benchmarks" / "test_acebench.py"), "-q", "-p", "perf_timing",
+            sys.executable, *(["-m", "cProfile", "-o", os.environ["PERF_PROFILE"]] if os.environ.get("PERF_PROFILE") else []), "-m", "pytest", str(REPO / "benchmarks" / "test_acebench.py"), "-q", "-p", "perf_timing",
             # hypothesis (a test dependency of this project, not of an evaluation) costs 0.2 s per process
             "-p", "no:cacheprovider", "-p", "no:hypothesispytest", "-m", marker, "--tooleval-model", "perf-model",
             f"--tooleval-base-url={server.base_url}", "--tooleval-api-key=sk-perf",
@@ -132,6 +135,7 @@ def main() -> None:
             command.append(f"--tooleval-rpm={args.rpm}")
         if args.workers:
             command += ["-n", str(args.workers)]
+        command += args.pytest_args
         pythonpath = tmp + os.pathsep + os.environ.get("PYTHONPATH", "")
         env = dict(os.environ, TOOLEVAL_PERF_OUT=str(out), PYTHONPATH=pythonpath)
         # Python's default: compiled modules are cached (a machine that turns this off recompiles every changed
@@ -140,16 +144,19 @@ def main() -> None:
         started, started_mono = time.time(), time.monotonic()
         completed = subprocess.run(command, cwd=tmp, env=env, capture_output=True, text=True)
         wall = time.time() - started
+        if args.keep_output:
+            args.keep_output.write_text(completed.stdout)
         if completed.returncode not in (0, 1):
             sys.stderr.write(completed.stdout[-4000:] + completed.stderr[-4000:])
             sys.exit(f"pytest exited {completed.returncode}")
         report = json.loads((Path(tmp) / "report.json").read_text())
         timings = [json.loads(path.read_text()) for path in Path(tmp).glob("timing.*")]
-        print(json.dumps(summarise(args, report, timings, server, wall, started, started_mono)))
+        print(json.dumps(summarise(args, report, timings, server, wall, started, started_mono,
+                                   completed.stdout.count("\n"))))
 
 
 def summarise(args: argparse.Namespace, report: dict[str, Any], timings: list[dict[str, Any]], server: FakeOpenAI,
-              wall: float, started: float, started_mono: float) -> dict[str, Any]:
+              wall: float, started: float, started_mono: float, output_lines: int) -> dict[str, Any]:
     samples = len(report["samples"])
     processes = max(1, args.workers)
     requests = server.stats.requests
@@ -184,6 +191,7 @@ def summarise(args: argparse.Namespace, report: dict[str, Any], timings: list[di
         "ideal_s": round(ideal, 2),
         "efficiency": round(ideal / wall, 3) if ideal else None,
         "samples_per_s": round(samples / wall, 1),
+        "output_lines": output_lines,
         "requests": requests,
         "peak_in_flight": server.stats.peak_in_flight,
         # where the wall time goes: before the first request, and after the last one was answered
