@@ -12,7 +12,10 @@ samples_per_s, requests, peak_in_flight (seen by the server), first_request_s (s
 after_last_answer_s (reporting and shut-down after the last answer), collection_s, max_rss_mb (largest
 worker), controller_rss_mb (xdist: the controller, which asks the model for its workers), busy
 (per-process time between its first and last test), idle_share (largest share of the run a worker spent
-without a test while samples remained).
+without a test while samples remained), output_lines (what pytest printed).
+
+PERF_PROFILE=PATH runs the pytest process under cProfile and writes its profile there (the controller only,
+with xdist).
 """
 
 from __future__ import annotations
