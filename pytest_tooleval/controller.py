@@ -141,6 +141,7 @@ class Controller:
 
     def _finish(self, session: pytest.Session, exitstatus: int) -> None:
         self.session.stop_progress()  # the status row is given back before pytest's own summary
+        self.session.flush_storage()  # what the cache failed to keep belongs in the summary and the report
         self.wall_s = time.monotonic() - self.started
         rows = [row for row in self.samples.values() if row["outcome"] != "skipped"]
         self.rows = rows
@@ -158,7 +159,8 @@ class Controller:
                     session.exitstatus = pytest.ExitCode.OK
         if settings.report:
             try:
-                write_report(settings.report, settings, self.summary, rows, self.gate, run_totals(rows, self.wall_s))
+                write_report(settings.report, settings, self.summary, rows, self.gate, run_totals(rows, self.wall_s),
+                             self.session.storage.as_dicts())
             except OSError as exc:  # a full disk, say: one line, and a run that does not pass
                 self.report_error = f"tooleval report: could not write {settings.report}: {exc.strerror or exc}"
                 if session.exitstatus == pytest.ExitCode.OK:
@@ -180,6 +182,8 @@ class Controller:
         terminalreporter.write_sep("=", "tooleval summary")
         terminalreporter.write(render_summary(self.summary) + "\n")
         terminalreporter.write_line(render_totals(run_totals(self.rows, self.wall_s)))
+        for line in self.session.storage.lines():
+            terminalreporter.write_line(line, yellow=True)
         if self.gate is not None:
             for line in self.gate.lines():
                 terminalreporter.write_line(line, red=not self.gate.passed, green=self.gate.passed)
@@ -191,13 +195,17 @@ class Controller:
             terminalreporter.write_line(stopped, red=True)
 
 
+PROBE_BYTES = 256 * 1024  # room for the board and a first batch of answers
+
+
 def check_cache_dir(folder: Path) -> None:
     """Stop the run now, with one line, when the cache folder (downloads, the response cache, the run board)
     cannot be created or written; checked by writing, as a read-only mount lets root pass os.access."""
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(dir=folder, prefix=".tooleval-probe-"):
-            pass
+        with tempfile.NamedTemporaryFile(dir=folder, prefix=".tooleval-probe-") as probe:
+            probe.write(b"\0" * PROBE_BYTES)  # a full disk still gives out an empty file
+            probe.flush()
     except OSError as exc:
         raise ToolevalUsageError(f"--tooleval-cache-dir: cannot write {folder} ({exc.strerror or exc}): point "
                                  "--tooleval-cache-dir (or TOOLEVAL_CACHE_DIR) at a writable folder") from None

@@ -41,6 +41,11 @@ class XdistHooks:
             start_progress(self.config, self.session)
             self.session.freeze_collected()  # as on the workers (plugin.py)
 
+    @pytest.hookimpl
+    def pytest_testnodedown(self, node: Any, error: Any) -> None:
+        """What the worker's cache and board failed to keep, for the summary (storage.py)."""
+        self.session.storage.merge(getattr(node, "workeroutput", {}).get("tooleval_storage") or [])
+
     def _raise_data_error(self, node: Any, ids: Sequence[str]) -> None:
         """A suite whose data a worker could not load: load it here, which raises the same one-line error
         (a UsageError from this hook ends the run with exit status 4 before anything is asked)."""

@@ -15,18 +15,22 @@ from typing import Any, TypeVar
 
 from .models.breaker import Breaker
 from .models.limits import Resting
+from .storage import StorageLog
 
 T = TypeVar("T")
 
 
 class Engine:
-    def __init__(self) -> None:
+    def __init__(self, storage: StorageLog | None = None) -> None:
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name="tooleval-engine", daemon=True)
         self._thread.start()
         self._closers: list[Callable[[], Awaitable[Any]]] = []
+        self._flushers: list[Callable[[], None]] = []
         self.resting = Resting()  # shared by the process's model backends
         self.breaker = Breaker()  # likewise: a dead endpoint stops the run (models/breaker.py)
+        # what the process's cache and board failed to keep (storage.py)
+        self.storage = storage if storage is not None else StorageLog()
 
     @property
     def loop(self) -> asyncio.AbstractEventLoop:
@@ -40,6 +44,14 @@ class Engine:
 
     def on_close(self, closer: Callable[[], Awaitable[Any]]) -> None:
         self._closers.append(closer)
+
+    def on_flush(self, flusher: Callable[[], None]) -> None:
+        self._flushers.append(flusher)
+
+    def flush(self) -> None:
+        """Finish queued writes (the response cache's), so that what they failed to keep can be reported."""
+        for flusher in self._flushers:
+            flusher()
 
     def close(self) -> None:
         for closer in self._closers:

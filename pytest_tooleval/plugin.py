@@ -75,10 +75,14 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    tooleval = session.config.stash[SESSION_KEY]
     # samples still being answered belong to other workers' tests, unless the run was cut short
-    session.config.stash[SESSION_KEY].drain_on_close = (
+    tooleval.drain_on_close = (
         exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED) and not session.shouldstop
         and not session.shouldfail)
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None:  # xdist sends it to the controller after this hook (distributed.py)
+        workeroutput["tooleval_storage"] = tooleval.flush_storage()
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

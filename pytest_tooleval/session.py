@@ -22,6 +22,7 @@ from .engine import Engine
 from .models.access import ModelAccess, access_kind
 from .outcome import SampleResult
 from .run import Run
+from .storage import STORAGE_ERRORS, StorageLog
 from .suites.base import Skipped
 
 if TYPE_CHECKING:
@@ -47,6 +48,7 @@ class ToolevalSession:
         self._board: RunBoard | None = None
         self._frozen = False
         self._progress: ProgressLine | None = None
+        self.storage = StorageLog()  # what this process's cache and board failed to keep (storage.py)
 
     @property
     def settings(self) -> Settings:
@@ -59,7 +61,7 @@ class ToolevalSession:
     @property
     def engine(self) -> Engine:
         if self._engine is None:
-            self._engine = Engine()
+            self._engine = Engine(self.storage)
         return self._engine
 
     @property
@@ -148,6 +150,12 @@ class ToolevalSession:
         if self._progress is not None:
             self._progress.stop()
 
+    def flush_storage(self) -> list[dict[str, Any]]:
+        """Finish the cache's queued writes; what this process's storage failed to keep (storage.py)."""
+        if self._engine is not None:
+            self._engine.flush()
+        return self.storage.as_dicts()
+
     def stop_when_dead(self, stop: Callable[[str], None]) -> None:
         """Have a dead endpoint stop the run (models/breaker.py): `stop` gets the one-line reason."""
         self.engine.breaker.on_trip = stop
@@ -184,12 +192,19 @@ class ToolevalSession:
             from .answers.board import RunBoard, remove_stale_boards
 
             remove_stale_boards(self.board_path.parent)
-            self._board = RunBoard(self.board_path)
+            try:
+                self._board = RunBoard(self.board_path, log=self.storage)
+            except STORAGE_ERRORS as exc:
+                from .errors import ToolevalUsageError
+
+                raise ToolevalUsageError(
+                    f"the run board {self.board_path} cannot be created ({exc}): free space in the cache folder or "
+                    "point --tooleval-cache-dir (or TOOLEVAL_CACHE_DIR) at another disk") from None
         return self._board
 
     def remove_board(self) -> None:
         for path in (self.board_path, self.board_path.with_suffix(".limits.sqlite")):
-            for suffix in ("", "-wal", "-shm"):
+            for suffix in ("", "-wal", "-shm", ".broken"):
                 with contextlib.suppress(OSError):  # never made (a cache folder that cannot be written, say)
                     Path(f"{path}{suffix}").unlink()
 

@@ -3,34 +3,53 @@
 A sample is claimed atomically before it is computed. A claim is a lease, renewed while its owner lives, so a
 killed worker's samples are taken over; its answer (or infrastructure error) is stored on the board, where
 the other processes read it. Only the xdist hub and its workers use it (answers/hub.py, answers/hub_client.py).
+
+The board failing (a full disk, say) never costs a sample (storage.py): a claim that cannot be written is
+taken as this process's own, a result that cannot be read is not there, and a result that cannot be stored
+stays with the process that computed it. That process then stops renewing its claims, so a process waiting
+for one of them sees the lease go stale and asks for the sample itself (HubClient.wait).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sqlite3
 import threading
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+
+from ..storage import BOARD, STORAGE_ERRORS, StorageLog
+
+T = TypeVar("T")
 
 LEASE_S = 30.0  # a claim's life without renewal: how long a killed worker's samples stay blocked
 STALE_BOARD_S = 24 * 3600
+# a claim not renewed for this long (renewals come every pool.RENEW_S) has a holder that stopped: a dead
+# process, or one whose board writes fail; the sample is answered by whoever needs it
+STALE_CLAIM_S = 12.0
+BUSY_S = 5.0  # the board's writes are short: a longer wait means something is wrong with the file
 
 
 class RunBoard:
     """The run's shared claims and answers: one sqlite file, opened by every process of the run."""
 
-    def __init__(self, path: Path, owner: str | None = None, *, lease_s: float = LEASE_S) -> None:
+    def __init__(self, path: Path, owner: str | None = None, *, lease_s: float = LEASE_S,
+                 log: StorageLog | None = None) -> None:
         self.path = path
         self.owner = owner or f"{os.getpid()}-{uuid.uuid4().hex[:8]}"
         self.lease_s = lease_s
+        self.log = log if log is not None else StorageLog()
+        self.broken = False  # a result could not be stored: claims are no longer renewed
+        self.failing = False  # some call on the file failed: the board cannot be relied on for this run
         self._lock = threading.Lock()
         path.parent.mkdir(parents=True, exist_ok=True)
-        self._conn = sqlite3.connect(path, timeout=60, isolation_level=None, check_same_thread=False)
-        self._conn.execute("PRAGMA busy_timeout = 60000")
+        self._conn = sqlite3.connect(path, timeout=BUSY_S, isolation_level=None, check_same_thread=False)
+        self._conn.execute(f"PRAGMA busy_timeout = {int(BUSY_S * 1000)}")
         for attempt in range(100):
             try:
                 self._set_up()
@@ -52,85 +71,116 @@ class RunBoard:
         self._conn.execute("CREATE TABLE IF NOT EXISTS wanted (key TEXT PRIMARY KEY, at REAL NOT NULL)")
         self._conn.execute("CREATE TABLE IF NOT EXISTS state (name TEXT PRIMARY KEY, value TEXT NOT NULL)")
 
+    def _do(self, action: Callable[[sqlite3.Connection], T], instead: T) -> T:
+        """`action` on the connection; `instead` when the file fails (logged, never raised)."""
+        try:
+            with self._lock:
+                return action(self._conn)
+        except STORAGE_ERRORS as exc:
+            self.failing = True
+            self.log.failed(BOARD, self.path.parent, exc)
+            return instead
+
     def try_claim(self, key: str) -> bool:
-        """Atomically take `key` if nobody holds it, or if its holder's lease ran out."""
+        """Atomically take `key` if nobody holds it, or if its holder's lease ran out (a board that cannot be
+        written: yes, this process answers it)."""
         now = time.time()
-        with self._lock:
-            taken = self._conn.execute(
-                "INSERT OR IGNORE INTO claims (key, owner, expires) VALUES (?, ?, ?)",
-                (key, self.owner, now + self.lease_s),
-            ).rowcount
+
+        def claim(conn: sqlite3.Connection) -> bool:
+            taken = conn.execute("INSERT OR IGNORE INTO claims (key, owner, expires) VALUES (?, ?, ?)",
+                                 (key, self.owner, now + self.lease_s)).rowcount
             if taken:
                 return True
-            return bool(self._conn.execute(
+            return bool(conn.execute(
                 "UPDATE claims SET owner = ?, expires = ? WHERE key = ? AND done = 0 AND expires < ?",
                 (self.owner, now + self.lease_s, key, now),
             ).rowcount)
 
+        return self._do(claim, True)
+
     def take_over_if_dead(self, key: str) -> bool:
-        """Take `key` when its holder is a process of this machine that no longer exists (a killed worker)."""
-        with self._lock:
-            row = self._conn.execute("SELECT owner FROM claims WHERE key = ? AND done = 0", (key,)).fetchone()
-        if row is None or row[0] == self.owner or _alive(row[0]):
+        """Take `key` when its holder is a process of this machine that no longer exists (a killed worker), one
+        that stopped renewing its claims (STALE_CLAIM_S), or when a process said it cannot store results."""
+        row = self._do(lambda conn: conn.execute("SELECT owner, expires FROM claims WHERE key = ? AND done = 0",
+                                                 (key,)).fetchone(), None)
+        if row is None or row[0] == self.owner:
             return False
-        with self._lock:
-            return bool(self._conn.execute(
-                "UPDATE claims SET owner = ?, expires = ? WHERE key = ? AND done = 0 AND owner = ?",
-                (self.owner, time.time() + self.lease_s, key, row[0]),
-            ).rowcount)
+        if (_alive(row[0]) and row[1] - self.lease_s > time.time() - STALE_CLAIM_S
+                and not self.others_broken()):
+            return False
+        return self._do(lambda conn: bool(conn.execute(
+            "UPDATE claims SET owner = ?, expires = ? WHERE key = ? AND done = 0 AND owner = ?",
+            (self.owner, time.time() + self.lease_s, key, row[0]),
+        ).rowcount), True)  # the holder stopped: if the take-over cannot be written, answer it here all the same
 
     def result(self, key: str) -> dict[str, Any] | None:
-        with self._lock:
-            row = self._conn.execute("SELECT result FROM claims WHERE key = ? AND done = 1", (key,)).fetchone()
-        return None if row is None else json.loads(row[0])
+        row = self._do(lambda conn: conn.execute("SELECT result FROM claims WHERE key = ? AND done = 1",
+                                                 (key,)).fetchone(), None)
+        return None if row is None else dict(json.loads(row[0]))
 
     def store(self, key: str, result: dict[str, Any]) -> None:
         text = json.dumps(result, ensure_ascii=False, default=str)
-        with self._lock:
-            self._conn.execute("UPDATE claims SET done = 1, result = ? WHERE key = ?", (text, key))
+        stored = self._do(lambda conn: conn.execute("UPDATE claims SET done = 1, result = ? WHERE key = ?",
+                                                    (text, key)) is not None, False)
+        if not stored:  # the others will not see it: let this process's claims go stale, so they stop waiting
+            if not self.broken:
+                self.broken = True
+                # and say so at once where a full disk still has room: an empty file needs no data block
+                with contextlib.suppress(OSError):
+                    self._broken_marker.touch()
+            self.log.lost(BOARD, self.path.parent, "a result could not be stored")
+
+    @property
+    def _broken_marker(self) -> Path:
+        return self.path.with_name(self.path.name + ".broken")
+
+    def others_broken(self) -> bool:
+        """Whether a process of the run said it cannot store results on this board (its marker file)."""
+        return self._broken_marker.exists()
 
     def renew(self) -> None:
-        with self._lock:
-            self._conn.execute("UPDATE claims SET expires = ? WHERE owner = ? AND done = 0",
-                               (time.time() + self.lease_s, self.owner))
+        if self.broken:
+            return
+        self._do(lambda conn: conn.execute("UPDATE claims SET expires = ? WHERE owner = ? AND done = 0",
+                                           (time.time() + self.lease_s, self.owner)), None)
 
     def release(self) -> None:
         """Give back unfinished claims (a clean shutdown), so nobody waits for their leases to run out."""
-        with self._lock:
-            self._conn.execute("DELETE FROM claims WHERE owner = ? AND done = 0", (self.owner,))
+        self._do(lambda conn: conn.execute("DELETE FROM claims WHERE owner = ? AND done = 0", (self.owner,)), None)
 
-    def claimed(self, key: str) -> bool:
-        with self._lock:
-            return self._conn.execute("SELECT 1 FROM claims WHERE key = ?", (key,)).fetchone() is not None
+    def holder_renewed_within(self, key: str, seconds: float) -> bool | None:
+        """Whether `key`'s claim was taken or renewed in the last `seconds`; None if nobody claimed it."""
+        row = self._do(lambda conn: conn.execute("SELECT expires FROM claims WHERE key = ?", (key,)).fetchone(),
+                       None)
+        if row is None:
+            return None
+        return bool(row[0] - self.lease_s > time.time() - seconds)
 
     def want(self, key: str) -> None:
-        with self._lock:
-            self._conn.execute("INSERT OR IGNORE INTO wanted (key, at) VALUES (?, ?)", (key, time.time()))
+        self._do(lambda conn: conn.execute("INSERT OR IGNORE INTO wanted (key, at) VALUES (?, ?)",
+                                           (key, time.time())), None)
 
     def next_wanted(self) -> str | None:
         """The longest-waiting wanted sample nobody has claimed yet."""
-        with self._lock:
-            row = self._conn.execute(
-                "SELECT key FROM wanted w WHERE NOT EXISTS (SELECT 1 FROM claims c WHERE c.key = w.key) "
-                "ORDER BY at LIMIT 1").fetchone()
-        return None if row is None else row[0]
+        row = self._do(lambda conn: conn.execute(
+            "SELECT key FROM wanted w WHERE NOT EXISTS (SELECT 1 FROM claims c WHERE c.key = w.key) "
+            "ORDER BY at LIMIT 1").fetchone(), None)
+        return None if row is None else str(row[0])
 
     def unwant(self, key: str) -> None:
-        with self._lock:
-            self._conn.execute("DELETE FROM wanted WHERE key = ?", (key,))
+        self._do(lambda conn: conn.execute("DELETE FROM wanted WHERE key = ?", (key,)), None)
 
     def set_state(self, name: str, value: str) -> None:
-        with self._lock:
-            self._conn.execute("INSERT OR REPLACE INTO state (name, value) VALUES (?, ?)", (name, value))
+        self._do(lambda conn: conn.execute("INSERT OR REPLACE INTO state (name, value) VALUES (?, ?)",
+                                           (name, value)), None)
 
     def state(self, name: str) -> str | None:
-        with self._lock:
-            row = self._conn.execute("SELECT value FROM state WHERE name = ?", (name,)).fetchone()
-        return None if row is None else row[0]
+        row = self._do(lambda conn: conn.execute("SELECT value FROM state WHERE name = ?", (name,)).fetchone(),
+                       None)
+        return None if row is None else str(row[0])
 
     def close(self) -> None:
-        with self._lock:
-            self._conn.close()
+        self._do(lambda conn: conn.close(), None)
 
 
 def _alive(owner: str) -> bool:

@@ -8,7 +8,7 @@ from typing import Any
 
 from ..outcome import Answer
 from ..suites.base import Skipped
-from .board import RunBoard
+from .board import STALE_CLAIM_S, RunBoard
 from .codec import decode, sample_key
 from .pool import POLL_S, PoolSource
 
@@ -20,8 +20,9 @@ class HubClient:
     """An xdist worker's side of the hub: the controller answers every sample (answers/hub.py),
     so a worker, which then needs no model client at all, reads answers from the board. A sample its test
     reaches before the hub did is marked wanted, and the hub takes it next. Without a hub (it said "off", or
-    never said anything within HUB_START_S, or left a wanted sample unclaimed for HUB_UNCLAIMED_S), `wait`
-    returns None and the worker answers the sample itself."""
+    never said anything within HUB_START_S, left a wanted sample unclaimed for HUB_UNCLAIMED_S, stopped
+    renewing its claim for STALE_CLAIM_S, or cannot store results; or the board fails here), `wait` returns
+    None and the worker answers the sample itself: every wait here has a bound."""
 
     def __init__(self, board: RunBoard) -> None:
         self.board = board
@@ -34,11 +35,16 @@ class HubClient:
             result = self.board.result(key)
             if result is not None:
                 return decode(result)
+            if self.board.failing or self.board.others_broken():  # waiting on this board could last for ever
+                return None
             hub = self.board.state("hub")
             now = time.monotonic()
             if hub == "off" or (hub is None and now - self._started > HUB_START_S):
                 return None
-            if self.board.claimed(key):
+            fresh = self.board.holder_renewed_within(key, STALE_CLAIM_S)
+            if fresh is False:
+                return None
+            if fresh:
                 unclaimed_since = None
             elif unclaimed_since is None:
                 unclaimed_since = now

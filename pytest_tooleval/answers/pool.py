@@ -103,6 +103,7 @@ class Pool:
         self._local: dict[str, asyncio.Future[dict[str, Any]]] = {}
         self._tasks: list[asyncio.Task[None]] = []
         self._heartbeat_task: asyncio.Task[None] | None = None
+        self._wanted_seen: set[str] = set()
         # answers finished in this process, readable from the test's thread without a round trip to the loop
         # (a dict assignment is atomic, and each key is written once)
         self.finished: dict[str, dict[str, Any]] = {}
@@ -178,6 +179,8 @@ class Pool:
             claimed = self._claim_next()
             if claimed is not None:
                 await self._counted(*claimed)
+            else:  # nothing startable (a wanted sample already in hand, say): never spin the loop
+                await asyncio.sleep(POLL_S[0])
 
     async def _spares(self) -> None:
         """Extra samples while requests wait out a retry delay (they hold no request slot meanwhile)."""
@@ -221,8 +224,9 @@ class Pool:
         if self.lookup is None:
             return None
         key = self.ledger.next_wanted()
-        if key is None:
+        if key is None or key in self._wanted_seen:  # seen: a board that could not forget it (a full disk)
             return None
+        self._wanted_seen.add(key)
         self.ledger.unwant(key)
         case = self.lookup(key)
         return None if case is None else (key, case)
@@ -240,9 +244,11 @@ class Pool:
             if isinstance(exc, (KeyboardInterrupt, SystemExit)):
                 raise
             result = encode_error(exc)
-        self.ledger.store(key, result)
-        self.finished[key] = result
-        future.set_result(result)
+        try:
+            self.ledger.store(key, result)  # a board that fails logs it and goes on (answers/board.py)
+        finally:  # whatever the ledger does, the answer reaches this process's tests
+            self.finished[key] = result
+            future.set_result(result)
         return result
 
     async def _heartbeat(self) -> None:

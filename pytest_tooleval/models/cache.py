@@ -4,23 +4,34 @@ WAL mode lets readers and one writer work at once, and `busy_timeout` queues the
 worker processes can put answers concurrently. A file that fails `PRAGMA quick_check` on open is renamed
 `<name>.corrupt` with a warning and rebuilt empty: a broken cache costs re-asking, never a failed run.
 Keys hash what determines an answer (backend identity, messages, sampling parameters); never the API key.
+
+During a run the cache never stands between an answer and its test (storage.py): reads run in a thread of
+their own with a deadline, writes are queued to a writer thread and the answer goes on at once. A write that
+finds another process holding the write lock is skipped (that process is writing answers too); any other
+failure (a full disk, a read-only file) turns writing off for the rest of the run. Either way the answer
+stays in memory for the rest of the run and is counted in the summary as not cached.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import dataclasses
 import hashlib
 import json
 import os
+import queue
 import sqlite3
 import sys
 import threading
 import time
 import warnings
 from collections.abc import Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
+from ..storage import CACHE, STORAGE_ERRORS, StorageLog
 from .base import ChatRequest, ModelBackend, Reply
 
 try:
@@ -33,6 +44,9 @@ __all__ = ["CachedBackend", "ResponseCache", "ResponseCacheWarning", "cache_key"
 KEY_VERSION = 1  # bump when the key payload changes, so old entries stop matching
 _TABLE = "replies_v1"  # a new layout gets a new table, and old files stay readable without migrations
 _SQLITE_CORRUPT, _SQLITE_NOTADB = 11, 26
+READ_DEADLINE_S = 10.0  # a read slower than this (a hung disk) turns reading off: the request is asked instead
+WRITE_BUSY_S = 2.0  # how long a write waits for another process's write lock before it is skipped
+CLOSE_DEADLINE_S = 10.0  # at the end of a run, how long queued writes may take before they are given up
 
 
 class ResponseCacheWarning(UserWarning):
@@ -71,10 +85,19 @@ class ResponseCache:
     Open it in the process (and thread family) that uses it: a connection must not cross a fork.
     """
 
-    def __init__(self, path: str | os.PathLike[str], *, busy_timeout_s: float = 60.0) -> None:
+    def __init__(self, path: str | os.PathLike[str], *, busy_timeout_s: float = 60.0,
+                 log: StorageLog | None = None) -> None:
         self.path = Path(path)
         self.busy_timeout_s = busy_timeout_s
+        self.log = log if log is not None else StorageLog()
         self._lock = threading.Lock()  # one connection, possibly used from an engine thread and the main thread
+        # the run's side (get_soon, put_soon): answers not (yet) written, a reader thread, a writer thread
+        self._unwritten: dict[str, Reply] = {}
+        self._reading = True
+        self._writing = True
+        self._reader: ThreadPoolExecutor | None = None
+        self._writes: queue.SimpleQueue[tuple[str, Reply] | None] = queue.SimpleQueue()
+        self._writer: threading.Thread | None = None
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with _file_lock(self.path.with_name(self.path.name + ".lock")):
             try:
@@ -131,27 +154,107 @@ class ResponseCache:
     def put(self, key: str, reply: Reply) -> None:
         """Store `reply` unless `key` is already there: the first answer stays, so reruns see the same one."""
         with self._lock:
-            self._conn.execute(
-                f"INSERT OR IGNORE INTO {_TABLE} "
-                "(key, text, prompt_tokens, completion_tokens, finish_reason, latency_s, created) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (
-                    key,
-                    reply.text,
-                    reply.prompt_tokens,
-                    reply.completion_tokens,
-                    reply.finish_reason,
-                    reply.latency_s,
-                    time.time(),
-                ),
-            )
+            self._insert(self._conn, key, reply)
+
+    @staticmethod
+    def _insert(conn: sqlite3.Connection, key: str, reply: Reply) -> None:
+        conn.execute(
+            f"INSERT OR IGNORE INTO {_TABLE} "
+            "(key, text, prompt_tokens, completion_tokens, finish_reason, latency_s, created) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (key, reply.text, reply.prompt_tokens, reply.completion_tokens, reply.finish_reason, reply.latency_s,
+             time.time()),
+        )
+
+    # -- during a run: never in the way of an answer ---------------------------------------------------
+
+    async def get_soon(self, key: str) -> Reply | None:
+        """`get` off the event loop, with a deadline; None when the cache cannot answer (logged)."""
+        unwritten = self._unwritten.get(key)
+        if unwritten is not None:
+            return dataclasses.replace(unwritten, cached=True)
+        if not self._reading:
+            return None
+        if self._reader is None:
+            self._reader = ThreadPoolExecutor(1, thread_name_prefix="tooleval-cache-read")
+        loop = asyncio.get_running_loop()
+        try:
+            return await asyncio.wait_for(loop.run_in_executor(self._reader, self.get, key), READ_DEADLINE_S)
+        except (asyncio.TimeoutError, *STORAGE_ERRORS) as exc:
+            self._reading = False
+            reason = f"a read took over {READ_DEADLINE_S:.0f} s" if isinstance(exc, asyncio.TimeoutError) else exc
+            self.log.failed(CACHE, self.path.parent, reason)
+            return None
+
+    def put_soon(self, key: str, reply: Reply) -> None:
+        """Queue `put` for the writer thread; the answer is served from memory meanwhile (and if it fails)."""
+        self._unwritten[key] = reply
+        if not self._writing:
+            self.log.lost(CACHE, self.path.parent, "writing was turned off")
+            return
+        if self._writer is None:
+            self._writer = threading.Thread(target=self._write_queued, name="tooleval-cache-write", daemon=True)
+            self._writer.start()
+        self._writes.put((key, reply))
+
+    def _write_queued(self) -> None:
+        conn: sqlite3.Connection | None = None
+        locked_until = 0.0
+        while (item := self._writes.get()) is not None:
+            key, reply = item
+            if not self._writing:
+                self.log.lost(CACHE, self.path.parent, "writing was turned off")
+                continue
+            if time.monotonic() < locked_until:  # the lock was just held: do not queue behind it again
+                self.log.lost(CACHE, self.path.parent, "another process held the write lock", locked=True)
+                continue
+            try:
+                if conn is None:
+                    conn = sqlite3.connect(self.path, timeout=WRITE_BUSY_S, isolation_level=None,
+                                           check_same_thread=False)
+                    conn.execute(f"PRAGMA busy_timeout = {int(WRITE_BUSY_S * 1000)}")
+                self._insert(conn, key, reply)
+                self._unwritten.pop(key, None)
+            except sqlite3.OperationalError as exc:
+                if "locked" in str(exc) or "busy" in str(exc):
+                    locked_until = time.monotonic() + WRITE_BUSY_S
+                    self.log.lost(CACHE, self.path.parent, "another process held the write lock", locked=True)
+                else:
+                    self._stop_writing(exc)
+            except STORAGE_ERRORS as exc:
+                self._stop_writing(exc)
+        if conn is not None:
+            with contextlib.suppress(*STORAGE_ERRORS):
+                conn.close()
+
+    def _stop_writing(self, exc: BaseException) -> None:
+        self._writing = False
+        self.log.failed(CACHE, self.path.parent, exc)
+        self.log.lost(CACHE, self.path.parent, exc)
+
+    def flush(self) -> None:
+        """Wait (up to CLOSE_DEADLINE_S) for the queued writes; later puts start the writer again."""
+        if self._writer is None:
+            return
+        self._writes.put(None)
+        self._writer.join(timeout=CLOSE_DEADLINE_S)
+        if self._writer.is_alive():  # a hung disk: what is still queued is not cached
+            self._writing = False
+            left = self._writes.qsize()
+            if left:
+                self.log.failed(CACHE, self.path.parent, f"writes took over {CLOSE_DEADLINE_S:.0f} s at the end")
+                self.log.lost(CACHE, self.path.parent, "writes took too long", left)
+        self._writer = None
 
     def __len__(self) -> int:
         with self._lock:
             return int(self._conn.execute(f"SELECT count(*) FROM {_TABLE}").fetchone()[0])
 
     def close(self) -> None:
-        with self._lock:
+        self.flush()
+        if self._reader is not None:
+            self._reader.shutdown(wait=False)
+        with self._lock, contextlib.suppress(*STORAGE_ERRORS):  # a full disk may refuse the checkpoint
             self._conn.close()  # the last connection to close checkpoints the WAL into the main file
 
     def __enter__(self) -> ResponseCache:
@@ -193,17 +296,24 @@ class CachedBackend:
 
     async def complete(self, request: ChatRequest) -> Reply:
         key = cache_key(self.identity, request)
-        hit = self.cache.get(key)
+        hit = await self.cache.get_soon(key)
         if hit is not None:
             return hit
         reply = await self.backend.complete(request)
-        self.cache.put(key, reply)
+        if worth_keeping(reply):
+            self.cache.put_soon(key, reply)
         return reply
 
     async def aclose(self) -> None:
         aclose = getattr(self.backend, "aclose", None)
         if aclose is not None:
             await aclose()
+
+
+def worth_keeping(reply: Reply) -> bool:
+    """An empty reply (`content: null`, or "") is scored as it is, but not kept: it is as often a passing fault
+    of the endpoint as an answer, and a rerun should ask again."""
+    return bool(reply.text)
 
 
 class _Corrupt(sqlite3.DatabaseError):

@@ -26,7 +26,7 @@ def build_access(settings: Settings, cache_dir: Path, engine: Engine, board_path
     kind = access_kind(settings)
     if kind == "oracle":
         return ModelAccess("oracle")
-    live = _Live(settings, engine, _response_cache(settings, cache_dir))
+    live = _Live(settings, engine, _response_cache(settings, cache_dir, engine))
     if kind == "replay":
         # helper roles stay live: a replayed ToolAlpaca episode is judged again by the judge model
         replay = load_replay(model[len("replay:"):], replay_readers)
@@ -45,13 +45,21 @@ def build_access(settings: Settings, cache_dir: Path, engine: Engine, board_path
     return access
 
 
-def _response_cache(settings: Settings, cache_dir: Path) -> ResponseCache | None:
-    """One connection to the cache file for every model of the process (opened, and checked, once)."""
+def _response_cache(settings: Settings, cache_dir: Path, engine: Engine) -> ResponseCache | None:
+    """One connection to the cache file for every model of the process (opened, and checked, once); none,
+    with a line in the summary, when the file cannot be opened (a full disk, say): the run goes on uncached."""
     if settings.no_cache:
         return None
+    from ..storage import CACHE, STORAGE_ERRORS
     from .cache import ResponseCache
 
-    return ResponseCache(cache_dir / "responses.sqlite")
+    try:
+        cache = ResponseCache(cache_dir / "responses.sqlite", log=engine.storage)
+    except STORAGE_ERRORS as exc:
+        engine.storage.failed(CACHE, cache_dir, f"cannot be opened ({exc}); the run went on without it")
+        return None
+    engine.on_flush(cache.flush)
+    return cache
 
 
 @dataclass(frozen=True)

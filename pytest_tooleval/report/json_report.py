@@ -35,12 +35,14 @@ def fingerprint(settings: Settings, suites: list[str] | None = None) -> dict[str
 
 
 def write_report(path: str, settings: Settings, summary: RunSummary, rows: list[dict[str, Any]],
-                 gate: GateResult | None, totals: dict[str, Any]) -> None:
+                 gate: GateResult | None, totals: dict[str, Any],
+                 storage: list[dict[str, Any]] | None = None) -> None:
     document = {
         "schema": SCHEMA,
         "fingerprint": fingerprint(settings, list(summary.suites)),
         "summary": {name: suite.data for name, suite in summary.suites.items()},
         "totals": totals,
+        "storage_faults": storage or [],  # what the cache and the run board failed to keep (storage.py)
         "gate": None if gate is None else {
             "passed": gate.passed,
             "checks": [{"figure": name, "actual": actual, "threshold": threshold, "met": met}

@@ -1,0 +1,88 @@
+"""Our own storage failing under a run: the cache and the run board on a disk that fills up, a cache whose
+write lock another process holds. Answers already received are delivered and scored from memory, the run
+ends in normal time, and the summary says what was not cached."""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import sqlite3
+import subprocess
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from _reliability import read_report
+from fake_openai import FakeOpenAI, last_user_message
+from mini_acebench import RIGHT
+from mini_acebench import SAMPLES as MINI_SAMPLES
+
+
+@contextlib.contextmanager
+def small_disk(path: Path, size: str = "2m") -> Iterator[Path]:
+    """A real tmpfs of `size` at `path` (root only)."""
+    path.mkdir(parents=True, exist_ok=True)
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(path)],
+                             capture_output=True, text=True)
+    if mounted.returncode != 0:
+        pytest.skip(f"needs root to mount a small tmpfs: {mounted.stderr.strip()}")
+    try:
+        yield path
+    finally:
+        subprocess.run(["umount", "-l", str(path)], check=False)
+
+
+def fill(folder: Path) -> None:
+    """Take every free byte of the file system holding `folder`."""
+    fd = os.open(folder / "filler", os.O_WRONLY | os.O_CREAT | os.O_APPEND)
+    try:
+        for block in (65536, 512, 1):  # down to the last byte
+            with contextlib.suppress(OSError):
+                while os.write(fd, b"\0" * block):
+                    pass
+    finally:
+        os.close(fd)
+
+
+def fill_after(fake: FakeOpenAI, folder: Path, requests: int) -> None:
+    """The fake server answers right, and the disk is full from request `requests` + 1 on."""
+    seen = {"n": 0}
+
+    def responder(body: dict[str, Any]) -> str:
+        seen["n"] += 1
+        if seen["n"] == requests + 1:
+            fill(folder)
+        last = last_user_message(body)
+        return next(reply for needle, reply in RIGHT.items() if needle in last)
+
+    fake.responder = responder
+
+
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["one-process", "xdist"])
+def test_a_disk_that_fills_mid_run_loses_no_answer(pytester: pytest.Pytester, fake_openai: FakeOpenAI,
+                                                   live: list[str], workers: list[str]) -> None:
+    cache = pytester.path / "cache"
+    with small_disk(cache):
+        fill_after(fake_openai, cache, 3)
+        fake_openai.latency_s = 0.05
+        started = time.monotonic()
+        result = pytester.runpytest_subprocess(*live, *workers, "--tooleval-concurrency=1",
+                                               f"--tooleval-report={pytester.path / 'report.json'}", timeout=120)
+        took = time.monotonic() - started
+    result.assert_outcomes(passed=MINI_SAMPLES)
+    assert took < 30, took  # the hang this guards against never ended
+    if workers:  # results the hub could not share were asked again by the workers that needed them
+        assert fake_openai.stats.requests >= MINI_SAMPLES
+        result.stdout.fnmatch_lines(["tooleval: run board in *: database or disk is full; * results could not be "
+                                     "shared between processes*"])
+    else:  # nothing asked twice
+        assert fake_openai.stats.requests == MINI_SAMPLES
+    result.stdout.fnmatch_lines(["tooleval: response cache in *: database or disk is full; * answers were not "
+                                 "cached (writing it was turned off for the rest of the run)*"])
+    report = read_report(pytester.path / "report.json")
+    assert [s["outcome"] for s in report["samples"]] == ["passed"] * MINI_SAMPLES
+    assert {fault["store"] for fault in report["storage_faults"]} >= {"response cache"}
