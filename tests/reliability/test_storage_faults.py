@@ -1,15 +1,14 @@
-"""Our own storage failing under a run: the cache and the run board on a disk that fills up, a cache whose
-write lock another process holds. Answers already received are delivered and scored from memory, the run
-ends in normal time, and the summary says what was not cached."""
+"""Our own storage failing under a run: the cache and the run board on a real disk that fills up (a small
+tmpfs), a folder full from the start, a cache whose write lock another process holds, a cache file that
+cannot be opened. Answers are delivered and scored from memory, the run ends in normal time, and the summary
+says what was not kept. (Empty replies are not kept: tests/unit/infra/test_response_cache.py.)"""
 
 from __future__ import annotations
 
 import contextlib
-import errno
 import os
 import sqlite3
 import subprocess
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -86,3 +85,50 @@ def test_a_disk_that_fills_mid_run_loses_no_answer(pytester: pytest.Pytester, fa
     report = read_report(pytester.path / "report.json")
     assert [s["outcome"] for s in report["samples"]] == ["passed"] * MINI_SAMPLES
     assert {fault["store"] for fault in report["storage_faults"]} >= {"response cache"}
+
+
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["one-process", "xdist"])
+def test_a_full_cache_folder_at_start_is_one_line(pytester: pytest.Pytester, fake_openai: FakeOpenAI,
+                                                  live: list[str], workers: list[str]) -> None:
+    cache = pytester.path / "cache"
+    with small_disk(cache):
+        fill(cache)
+        result = pytester.runpytest_subprocess(*live, *workers, timeout=60)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert fake_openai.stats.requests == 0
+    errors = [line for line in result.stderr.lines if line.strip()]
+    assert errors == [f"ERROR: --tooleval-cache-dir: cannot write {cache} (No space left on device): point "
+                      "--tooleval-cache-dir (or TOOLEVAL_CACHE_DIR) at a writable folder"], result.stderr.str()
+    assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()
+
+
+def test_a_held_cache_lock_costs_no_error_and_no_stall(pytester: pytest.Pytester, fake_openai: FakeOpenAI,
+                                                       live: list[str]) -> None:
+    pytester.runpytest_subprocess(*live, "-k", "atom_bool").assert_outcomes(passed=2)  # the cache file exists
+    holder = sqlite3.connect(pytester.path / "cache" / "responses.sqlite", isolation_level=None)
+    try:
+        holder.execute("BEGIN IMMEDIATE")  # another run's writer, holding the lock for the whole of this run
+        started = time.monotonic()
+        result = pytester.runpytest_subprocess(*live, "--tooleval-concurrency=1", timeout=60)
+        took = time.monotonic() - started
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    result.assert_outcomes(passed=MINI_SAMPLES)
+    assert took < 15, took  # a held lock used to cost the whole 60 s busy timeout, and a test error
+    result.stdout.fnmatch_lines(["tooleval: response cache in *: another process held the write lock; nothing was "
+                                 "lost; * writes were skipped while another process held its write lock*"])
+    fake_openai.reset_stats()
+    pytester.runpytest_subprocess(*live).assert_outcomes(passed=MINI_SAMPLES)
+    assert fake_openai.stats.requests == MINI_SAMPLES - 2  # what was not written is asked again, nothing else
+
+
+def test_a_cache_disk_that_fails_at_open_runs_uncached(pytester: pytest.Pytester, fake_openai: FakeOpenAI,
+                                                       live: list[str]) -> None:
+    cache = pytester.path / "cache"
+    cache.mkdir()
+    (cache / "responses.sqlite").mkdir()  # not a file: sqlite cannot open it
+    result = pytester.runpytest_subprocess(*live, timeout=60)
+    result.assert_outcomes(passed=MINI_SAMPLES)
+    result.stdout.fnmatch_lines(["tooleval: response cache in *: cannot be opened (*); the run went on without it*"])
+    assert fake_openai.stats.requests == MINI_SAMPLES

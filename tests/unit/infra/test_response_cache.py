@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import multiprocessing
 import sqlite3
+import time
 import warnings
 from pathlib import Path
 from typing import Any
@@ -257,3 +259,42 @@ def test_a_corrupt_cache_is_rebuilt_even_when_warnings_are_errors(tmp_path: Path
     cache.close()
     assert (tmp_path / "responses.sqlite.corrupt").exists()
     assert "is corrupt" in capsys.readouterr().err
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("empty", [Fault.null_content(), ""], ids=["content-null", "empty-text"])
+async def test_an_empty_reply_is_scored_but_not_kept(fake_openai: FakeOpenAI, tmp_path: Path, empty: Any) -> None:
+    fake_openai.enqueue(empty)
+    fake_openai.default = "[f()]"
+    async with OpenAIBackend("fake-model", base_url=fake_openai.base_url, api_key=KEY) as backend:
+        with ResponseCache(tmp_path / "c.sqlite") as cache:
+            cached = CachedBackend(backend, cache)
+            assert (await cached.complete(BASE)).text == ""  # delivered as it came
+            again = await cached.complete(BASE)
+            cache.flush()
+            assert len(cache) == 1
+    assert (again.text, again.cached) == ("[f()]", False)  # asked again, and that answer kept
+    assert fake_openai.stats.requests == 2
+
+
+@pytest.mark.asyncio
+async def test_a_held_write_lock_costs_no_answer_and_no_wait(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
+    fake_openai.default = "[f()]"
+    path = tmp_path / "c.sqlite"
+    async with OpenAIBackend("fake-model", base_url=fake_openai.base_url, api_key=KEY) as backend:
+        with ResponseCache(path) as cache:
+            holder = sqlite3.connect(path, isolation_level=None)
+            cached = CachedBackend(backend, cache)
+            with contextlib.closing(holder):
+                holder.execute("BEGIN IMMEDIATE")  # another process holds the write lock for the whole run
+                started = time.monotonic()
+                replies = [await cached.complete(dataclasses.replace(BASE, temperature=t / 10)) for t in range(4)]
+                took = time.monotonic() - started
+                again = await cached.complete(BASE)  # from memory: asked once only
+                cache.flush()
+                holder.execute("ROLLBACK")
+            faults = cache.log.as_dicts()
+    assert [reply.text for reply in replies] == ["[f()]"] * 4
+    assert took < 1.0  # the writes wait for the lock in their own thread, never in front of an answer
+    assert again.cached and fake_openai.stats.requests == 4
+    assert faults[0]["store"] == "response cache" and faults[0]["skipped_locked"] == 4
