@@ -127,7 +127,7 @@ CORE_OPTIONS: tuple[Option, ...] = (
     Option("temperature", "sampling temperature", 0.0, parse_float),
     Option("top-p", "nucleus sampling top_p (unset: the endpoint's default)", None, parse_float),
     Option("max-tokens", "max_tokens per answer (ACEBench's runner uses 1200)", 1200, parse_int),
-    Option("timeout", "seconds one request may take", 120.0, parse_positive),
+    Option("timeout", "seconds one request attempt may take, to the last byte of the answer", 120.0, parse_positive),
     Option("max-retries", "retries of a transient failure (429, 5xx, timeout, connection)", 6, parse_int),
     Option("concurrency", "samples answered at once ahead of their tests, and requests in flight per model, "
            "per process (with xdist: per worker, asked by the controller) (0: ask only when a sample's test runs)",

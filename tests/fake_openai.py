@@ -49,6 +49,7 @@ FaultKind = Literal[
     "huge",  # 200, a valid answer whose text is `size` characters long
     "invalid_utf8",  # 200, application/json, bytes in the content that are not UTF-8
     "echo_auth",  # 401 whose error message repeats the Authorization header verbatim
+    "trickle",  # 200 and headers at once, then the body one byte every `delay_s` (each read is quick)
 ]
 
 
@@ -86,6 +87,10 @@ class Fault:
     @classmethod
     def empty_choices(cls) -> Fault:
         return cls("empty_choices")
+
+    @classmethod
+    def trickle(cls, seconds_per_byte: float) -> Fault:
+        return cls("trickle", delay_s=seconds_per_byte)
 
     @classmethod
     def null_content(cls) -> Fault:
@@ -489,6 +494,21 @@ class _Handler(BaseHTTPRequestHandler):
             marker = "@@NOT-UTF8@@"
             encoded = json.dumps(_completion(fake.model, body, marker)).encode()
             self._send_bytes(200, encoded.replace(marker.encode(), b"caf\xe9 \xff\xfe"))
+        elif kind == "trickle":
+            data = json.dumps(_completion(fake.model, body, "a slow answer")).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self._leave()
+            for index in range(len(data)):
+                if not fake._sleep(fault.delay_s):
+                    return
+                try:
+                    self.wfile.write(data[index:index + 1])
+                    self.wfile.flush()
+                except OSError:  # the client gave up
+                    return
         elif kind == "echo_auth":
             echoed = self.headers.get("Authorization", "")
             message = f"Incorrect API key provided: {echoed}. You can find your API key in your account settings."

@@ -193,7 +193,7 @@ class OpenAIBackend:
         model: the model id sent with every request.
         base_url: the endpoint, e.g. http://localhost:8000/v1; default $OPENAI_BASE_URL, then api.openai.com.
         api_key: default $OPENAI_API_KEY; without one, a placeholder is sent (local servers ignore it).
-        timeout: seconds for one attempt (connect, write, and each read).
+        timeout: seconds for one attempt, from sending the request to the last byte of the answer.
         max_retries: retries after the first attempt, so 6 allows seven attempts in all.
         max_concurrency: requests in flight at once from this backend instance in one event loop; a request
             holds its slot only while on the wire, not while backing off.
@@ -321,9 +321,14 @@ class OpenAIBackend:
 
     async def _attempt(self, client: openai.AsyncOpenAI, params: dict[str, Any]) -> _Answer | _Failure:
         try:
-            # the raw body, read as JSON: building the SDK's typed objects cost a fifth of each request's CPU
-            response = await client.chat.completions.with_raw_response.create(**params)
+            # the raw body, read as JSON: building the SDK's typed objects cost a fifth of each request's CPU.
+            # The client's timeout bounds each read; this deadline bounds the whole request, so that a body
+            # trickling in a byte at a time is a timeout too.
+            response = await asyncio.wait_for(client.chat.completions.with_raw_response.create(**params),
+                                              self.timeout)
             return _extract(json.loads(response.content))
+        except asyncio.TimeoutError:
+            return _Failure(RetryDecision.transient("timed out"), "the request timed out")
         except (openai.OpenAIError, MalformedResponse, json.JSONDecodeError, UnicodeDecodeError) as exc:
             detail = " ".join(_describe(exc).split())  # HTML error pages from proxies arrive multi-line
             return _Failure(classify(exc), redact(detail, self._api_key)[:_DETAIL_CHARS])

@@ -20,6 +20,7 @@ TRANSIENT = {
     "503": Fault.http(503),
     "reset": Fault.reset(),
     "timeout": Fault.delay(2),
+    "trickling-body": Fault.trickle(0.2),  # every read within the timeout, the whole body a minute
     "malformed-json": Fault.malformed_json(),
     "empty-choices": Fault.empty_choices(),
     "invalid-utf8": Fault.invalid_utf8(),
@@ -43,6 +44,8 @@ PERMANENT = {
                     "reached for requests", 5),  # a rate limit gets four times the retries
     "reset-forever": (Fault.reset(), f"{GAVE_UP}connection error (*)", 2),
     "timeout-forever": (Fault.delay(2), f"{GAVE_UP}the request timed out (timeout 0.5 s per attempt)", 2),
+    "trickling-body-forever": (Fault.trickle(0.2), f"{GAVE_UP}the request timed out (timeout 0.5 s per attempt)",
+                               2),
     "malformed-forever": (Fault.malformed_json(), f"{GAVE_UP}malformed response body (JSONDecodeError: *", 2),
     "empty-choices-forever": (Fault.empty_choices(), f"{GAVE_UP}malformed response: the response has no choices", 2),
 }
