@@ -13,11 +13,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
-from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 from pydantic import BaseModel, ConfigDict, create_model
 
+from .credentials import safe_url
 from .errors import ToolevalUsageError
 
 DEFAULT_CACHE_DIR = Path("~/.cache/pytest-tooleval")
@@ -218,6 +218,11 @@ class Settings(BaseModel):
     def replace(self, **changes: Any) -> Settings:
         return self.model_copy(update=changes)
 
+    def secrets_on_command_line(self) -> list[str]:
+        """The secret options given as command-line arguments (which pytest's --debug log records)."""
+        return [f"--tooleval-{option.name}" for option in all_options()
+                if option.secret and self.sources.get(option.name) == "cli"]
+
     def header(self) -> str:
         """One line for the pytest header; secrets show only whether they are set."""
         shown = []
@@ -260,10 +265,8 @@ def _value_type(option: Option) -> Any:
 
 
 def _show(value: Any) -> str:
-    if isinstance(value, str) and "@" in value and "://" in value:
-        parts = urlsplit(value)  # a password in an endpoint URL (https://user:password@host) is a secret too
-        if parts.password:
-            return urlunsplit(parts._replace(netloc=parts.netloc.replace(f":{parts.password}@", ":***@", 1)))
+    if isinstance(value, str) and "://" in value:
+        return safe_url(value)  # a password in an endpoint URL (https://user:password@host) is a secret too
     if isinstance(value, tuple):
         return ",".join(value) or "-"
     if isinstance(value, dict):

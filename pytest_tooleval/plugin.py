@@ -96,7 +96,12 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
     session = config.stash[SESSION_KEY]
-    return [session.settings.header()] if session.active else []
+    lines = [session.settings.header()] if session.active else []
+    exposed = session.settings.secrets_on_command_line()
+    if exposed and config.option.debug:  # pytest's debug log records the whole command line
+        lines.append(f"tooleval: warning: --debug writes the command line, {', '.join(exposed)} included, to its "
+                     "log file: pass keys by environment variable (OPENAI_API_KEY, TOOLEVAL_API_KEY) instead")
+    return lines
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:

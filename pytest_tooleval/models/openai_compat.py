@@ -24,6 +24,7 @@ from urllib.parse import urlsplit
 
 import openai
 
+from ..credentials import MASK, MIN_SECRET_CHARS, redact, redact_all, url_credentials
 from .base import ChatRequest, InfrastructureError, Reply
 from .breaker import Breaker
 from .limits import AdaptiveLimit, Resting, SharedRateLimiter, estimate_tokens
@@ -45,7 +46,6 @@ DEFAULT_BASE_URL = "https://api.openai.com/v1"
 _NO_KEY = "EMPTY"
 RATE_LIMIT_RETRY_FACTOR = 4  # 429s may be retried this many times --tooleval-max-retries
 _DETAIL_CHARS = 300  # server error bodies can be megabytes; the message keeps their start
-_MIN_SECRET_CHARS = 8  # a key this long is taken out of answers (real keys have dozens of characters)
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -134,29 +134,6 @@ def endpoint_label(base_url: str) -> str:
     return host + parts.path.rstrip("/")
 
 
-_TOKEN = re.compile(r"[A-Za-z0-9_\-~+/=*]+")
-
-
-def redact(text: str, secret: str | None, *, overlap: int = 6) -> str:
-    """`text` without `secret`, nor any word sharing `overlap` consecutive characters with it.
-
-    The overlap rule catches servers that echo part of a key ("Incorrect API key provided: sk-abc1****wxyz").
-    """
-    if not secret or len(secret) < 4:
-        return text
-    text = text.replace(secret, "***")
-    if len(secret) < overlap:
-        return text
-    grams = {secret[i : i + overlap] for i in range(len(secret) - overlap + 1)}
-
-    def mask(match: re.Match[str]) -> str:
-        word = match.group(0)
-        leaks = any(word[i : i + overlap] in grams for i in range(len(word) - overlap + 1))
-        return "***" if leaks else word
-
-    return _TOKEN.sub(mask, text)
-
-
 @dataclass(frozen=True)
 class _Answer:
     text: str
@@ -239,6 +216,8 @@ class OpenAIBackend:
         self.max_retry_after_s = max_retry_after_s
         self._key_given = bool(api_key or os.environ.get("OPENAI_API_KEY"))
         self._api_key = api_key or os.environ.get("OPENAI_API_KEY") or _NO_KEY
+        # what must never be written: the key, and the user:password of the URL (sent as Basic auth)
+        self._secrets = [self._api_key, *url_credentials(self.base_url)]
         self._sleep = sleep
         self._rng = rng or random.Random()
         self.rate_limiter = rate_limiter
@@ -331,7 +310,7 @@ class OpenAIBackend:
             return _Failure(RetryDecision.transient("timed out"), "the request timed out")
         except (openai.OpenAIError, MalformedResponse, json.JSONDecodeError, UnicodeDecodeError) as exc:
             detail = " ".join(_describe(exc).split())  # HTML error pages from proxies arrive multi-line
-            return _Failure(classify(exc), redact(detail, self._api_key)[:_DETAIL_CHARS])
+            return _Failure(classify(exc), redact_all(detail, self._secrets)[:_DETAIL_CHARS])
 
     def _reply_text(self, text: str) -> str:
         """The answer as data every later step can keep: what JSON may carry but Unicode may not (a lone
@@ -339,8 +318,9 @@ class OpenAIBackend:
         endpoint echo it as the answer, becomes ***. A short key is a placeholder (EMPTY, none), not a secret,
         and may well be a word of a real answer: it is left alone."""
         text = _LONE_SURROGATE.sub("\ufffd", text)
-        if self._key_given and len(self._api_key) >= _MIN_SECRET_CHARS:
-            text = text.replace(self._api_key, "***")
+        for secret in self._secrets if self._key_given else self._secrets[1:]:
+            if len(secret) >= MIN_SECRET_CHARS:
+                text = text.replace(secret, MASK)
         return text
 
     def _params(self, request: ChatRequest) -> dict[str, Any]:
@@ -371,7 +351,7 @@ class OpenAIBackend:
             text += f" (timeout {self.timeout:g} s per attempt)"
         if decision.reason == "HTTP 401" and not self._key_given:
             text += "; no API key was configured (set OPENAI_API_KEY or pass one)"
-        return redact(text, self._api_key)
+        return redact_all(text, self._secrets)
 
     # -- per-loop client ---------------------------------------------------------------------------------
 

@@ -3,6 +3,7 @@ even when the endpoint sends it back in an error body or as the model's answer."
 
 from __future__ import annotations
 
+import base64
 from pathlib import Path
 
 import pytest
@@ -102,3 +103,57 @@ def test_a_password_in_the_endpoint_url_is_not_printed(pytester: pytest.Pytester
     assert secret not in result.stdout.str() + result.stderr.str()
     assert files_with_the_key(pytester.path) == [] and secret.encode() not in b"".join(
         path.read_bytes() for path in pytester.path.rglob("*") if path.is_file())
+
+
+URL_USER, URL_PASSWORD = "tooluser", "S3cret-Passw0rd-in-the-URL"
+URL_FRAGMENTS = (URL_PASSWORD, f"{URL_USER}:{URL_PASSWORD}",
+                 base64.b64encode(f"{URL_USER}:{URL_PASSWORD}".encode()).decode())
+
+
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["one-process", "xdist"])
+def test_a_password_in_the_endpoint_url_reaches_no_artefact(pytester: pytest.Pytester, fake_openai: FakeOpenAI,
+                                                            live: list[str], workers: list[str]) -> None:
+    fake_openai.replies["weather in Oslo"] = Fault.echo_auth()  # type: ignore[assignment]  # echoes the header
+    url = f"http://{URL_USER}:{URL_PASSWORD}@127.0.0.1:{fake_openai.port}/v1"
+    result = pytester.runpytest_subprocess(
+        *live, *workers, f"--tooleval-base-url={url}", "--tooleval-max-retries=0", "--tooleval-report=report.json",
+        "--junitxml=junit.xml", "-rA", "-vv", "--tb=long")
+    result.assert_outcomes(passed=MINI_SAMPLES - 1, errors=1)
+    sent = {headers.get("authorization", "") for headers in fake_openai.stats.headers}
+    echoed = [fragment for fragment in URL_FRAGMENTS if any(fragment in header for header in sent)]
+    assert echoed == [URL_FRAGMENTS[2]]  # the client sent user:password as Basic auth, and the server echoed it
+    terminal = result.stdout.str() + result.stderr.str()
+    assert [fragment for fragment in URL_FRAGMENTS if fragment in terminal] == []
+    found = [f"{path.name}: {fragment}" for path in sorted(pytester.path.rglob("*")) if path.is_file()
+             for fragment in URL_FRAGMENTS if fragment.encode() in path.read_bytes()]
+    assert found == []  # the report, the JUnit XML, the cache and the run board
+    assert f"base-url=http://{URL_USER}:***@127.0.0.1:" in terminal  # the header shows where, not the password
+    error = next(s for s in read_report(pytester.path / "report.json")["samples"] if s["outcome"] == "error")
+    assert "HTTP 401: Incorrect API key provided: " in error["error"]
+
+
+def test_credentials_of_any_shape_are_masked_in_what_is_written() -> None:
+    from pytest_tooleval.credentials import redact_all, safe_url, url_credentials
+
+    secrets = url_credentials("https://me:hunter2-long-pw@example.com/v1")
+    assert secrets == ["hunter2-long-pw", "me:hunter2-long-pw", "bWU6aHVudGVyMi1sb25nLXB3"]
+    text = ("Authorization: Basic bWU6aHVudGVyMi1sb25nLXB3 and Bearer eyJhbGciOiJIUzI1NiJ9.e30.sig, "
+            "GET https://api.example.com/weather?q=Oslo&appid=0123456789abcdef&units=metric")
+    assert redact_all(text, secrets) == ("Authorization: Basic *** and Bearer ***, "
+                                         "GET https://api.example.com/weather?q=Oslo&appid=***&units=metric")
+    assert safe_url("https://me:pw@example.com/v1?api_key=abc123") == "https://me:***@example.com/v1?api_key=***"
+    assert safe_url("https://token@example.com/v1") == "https://***@example.com/v1"  # a user alone may be a key
+
+
+def test_debug_with_a_key_on_the_command_line_is_warned_about(pytester: pytest.Pytester, fake_openai: FakeOpenAI,
+                                                              live: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    result = pytester.runpytest_subprocess(*live, "--debug=debug.log", "-k", "atom_bool")
+    result.assert_outcomes(passed=2)
+    result.stdout.fnmatch_lines(["tooleval: warning: --debug writes the command line, --tooleval-api-key included, "
+                                 "to its log file: pass keys by environment variable (*) instead"])
+    without = [arg for arg in live if not arg.startswith("--tooleval-api-key")]
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    quiet = pytester.runpytest_subprocess(*without, "--debug=debug2.log", "-k", "atom_bool")
+    quiet.assert_outcomes(passed=2)
+    assert "--debug writes" not in quiet.stdout.str()
+    assert KEY not in (pytester.path / "debug2.log").read_text()  # by environment, the key is not in the log
