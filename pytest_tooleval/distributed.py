@@ -30,6 +30,7 @@ class XdistHooks:
     @pytest.hookimpl
     def pytest_xdist_node_collection_finished(self, node: Any, ids: Sequence[str]) -> None:
         self._raise_data_error(node, ids)
+        self._check_replay_file()
         if self.hub:  # a dead endpoint stops the workers as pytest's -x does, with one line
             dsession = self.config.pluginmanager.get_plugin("dsession")
             if dsession is not None:
@@ -45,6 +46,14 @@ class XdistHooks:
     def pytest_testnodedown(self, node: Any, error: Any) -> None:
         """What the worker's cache and board failed to keep, for the summary (storage.py)."""
         self.session.storage.merge(getattr(node, "workeroutput", {}).get("tooleval_storage") or [])
+
+    def _check_replay_file(self) -> None:
+        """A damaged replay file: one line and exit status 4 from here, before the workers read it (each would
+        fail its first test instead). The first call reads it; later ones find it read."""
+        from .models.access import access_kind
+
+        if self.session.active and access_kind(self.session.settings) == "replay":
+            _ = self.session.access
 
     def _raise_data_error(self, node: Any, ids: Sequence[str]) -> None:
         """A suite whose data a worker could not load: load it here, which raises the same one-line error

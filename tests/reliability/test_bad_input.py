@@ -57,7 +57,7 @@ BROKEN_DATA = {
                                        for sub in ("", "possible_answer")], None,
                          "ERROR: {root}/" f"{EN}/data_normal_atom_bool.json: no records"),
     "not-utf8": (lambda root: (root / EN / "data_special_irrelevant.json").write_bytes(b'{"id": "caf\xe9"}\n'), None,
-                 "ERROR: {root}/" f"{EN}/data_special_irrelevant.json: not UTF-8 text (invalid continuation byte "
+                 "ERROR: {root}/" f"{EN}/data_special_irrelevant.json:1: not UTF-8 text (invalid continuation byte "
                  "at byte 11)"),
     "not-an-object": (lambda root: (root / EN / "data_special_irrelevant.json").write_text('["a", "list"]\n'), None,
                       "ERROR: {root}/" f"{EN}/data_special_irrelevant.json:1: expected a JSON object, got list"),
@@ -204,3 +204,25 @@ def test_a_gated_run_where_everything_errored_never_passes(pytester: pytest.Pyte
     assert result.ret == pytest.ExitCode.INTERRUPTED  # the dead endpoint stopped it; the gate says why it fails too
     result.stdout.fnmatch_lines(["tooleval gate: overall MISSED: no such figure in this run (threshold 0.000)",
                                  "tooleval gate: error rate 1.000 <= 1.000 ok", "tooleval gate: FAILED"])
+
+
+DAMAGED_REPLAY = {
+    "invalid-utf8": (b'{"id": "normal_atom_bool_0", "result": "[f()]"}\n{"id": "x", "result": "caf\xe9"}\n',
+                     "ERROR: {path}:2: not UTF-8 text (invalid continuation byte at byte 74)"),
+    "nul-bytes": (b'{"id": "normal_atom_bool_0", "result": "[f()]"}\n\x00\x00\x00\n',
+                  "ERROR: {path}:2:1: malformed JSON (Expecting value)"),
+    "truncated": (b'{"id": "normal_atom_bool_0", "result": "[f()]"}\n{"id": "normal_atom_bool_1", "res',
+                  "ERROR: {path}:2:30: malformed JSON (Unterminated string starting at)"),
+    "not-rows": (b'{"id": "normal_atom_bool_0", "result": "[f()]"}\n[1, 2]\n',
+                 "ERROR: {path}:2: expected an object with an \"id\""),
+}
+
+
+@pytest.mark.parametrize(("content", "expected"), DAMAGED_REPLAY.values(), ids=DAMAGED_REPLAY.keys())
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["one-process", "xdist"])
+def test_a_damaged_replay_file_is_one_line_naming_where(pytester: pytest.Pytester, mini: list[str], content: bytes,
+                                                        expected: str, workers: list[str]) -> None:
+    path = pytester.path / "outputs.jsonl"
+    path.write_bytes(content)
+    result = pytester.runpytest_subprocess(*mini, *workers, f"--tooleval-model=replay:{path}")
+    assert_one_usage_line(result, expected.format(path=path))
