@@ -45,6 +45,9 @@ class Controller:
                                          "(or 'oracle', or 'replay:PATH')")
         else:
             check_cache_dir(settings.cache_path)
+            from .answers.board import remove_stale_boards
+
+            remove_stale_boards(settings.cache_path / "runs")  # left by runs that were killed
             if settings.report:
                 check_report_path(settings.report)
             if settings.fail_under:
@@ -66,6 +69,14 @@ class Controller:
                 self.samples[(crashed["suite"], crashed["language"], crashed["id"])] = crashed
             else:  # the user's own tests: the gate never hides their failures
                 self.other_failures += 1
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_report_teststatus(self, report: pytest.TestReport) -> tuple[str, str, str] | None:
+        """A sample whose worker died is an error (as in the table and JUnit XML), in pytest's own counts too:
+        xdist reports it as a failure of an unknown phase ("???")."""
+        if report.failed and report.when == "???" and self._crashed_sample(report) is not None:
+            return "error", "E", "ERROR"
+        return None
 
     def _selection_hints(self) -> list[str]:
         """What a suite says about a `-m` that could not select some of its samples (e.g. a language not loaded)."""

@@ -204,7 +204,7 @@ class ToolevalSession:
 
     def remove_board(self) -> None:
         for path in (self.board_path, self.board_path.with_suffix(".limits.sqlite")):
-            for suffix in ("", "-wal", "-shm", ".broken"):
+            for suffix in ("", "-wal", "-shm", ".broken", ".alive"):
                 with contextlib.suppress(OSError):  # never made (a cache folder that cannot be written, say)
                     Path(f"{path}{suffix}").unlink()
 

@@ -25,6 +25,11 @@ from typing import Any, TypeVar
 
 from ..storage import BOARD, STORAGE_ERRORS, StorageLog
 
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows: dead runs' boards go by age only
+    fcntl = None  # type: ignore[assignment]  # None stands for "no fcntl module here" (checked before each use)
+
 T = TypeVar("T")
 
 LEASE_S = 30.0  # a claim's life without renewal: how long a killed worker's samples stay blocked
@@ -48,6 +53,7 @@ class RunBoard:
         self.failing = False  # some call on the file failed: the board cannot be relied on for this run
         self._lock = threading.Lock()
         path.parent.mkdir(parents=True, exist_ok=True)
+        self._alive = _hold_alive(path)  # before the file exists: a board nobody holds is a dead run's
         self._conn = sqlite3.connect(path, timeout=BUSY_S, isolation_level=None, check_same_thread=False)
         self._conn.execute(f"PRAGMA busy_timeout = {int(BUSY_S * 1000)}")
         for attempt in range(100):
@@ -181,6 +187,9 @@ class RunBoard:
 
     def close(self) -> None:
         self._do(lambda conn: conn.close(), None)
+        if self._alive is not None:
+            with contextlib.suppress(OSError):
+                self._alive.close()  # and with it the lock
 
 
 def _alive(owner: str) -> bool:
@@ -199,14 +208,50 @@ def _alive(owner: str) -> bool:
         return True
 
 
+def _alive_marker(board: Path) -> Path:
+    return board.with_name(board.name + ".alive")
+
+
+def _hold_alive(board: Path) -> Any:
+    """A shared lock on the board's `.alive` file, held by every process of the run while it has the board
+    open; the system lets go of it when the process ends, however it ends."""
+    if fcntl is None:  # pragma: no cover
+        return None
+    try:
+        handle = open(_alive_marker(board), "a+b")  # noqa: SIM115 - held open for the run, closed in close()
+        fcntl.flock(handle.fileno(), fcntl.LOCK_SH)
+    except OSError:
+        return None
+    return handle
+
+
+def _nobody_holds(marker: Path) -> bool:
+    if fcntl is None:  # pragma: no cover
+        return False
+    try:
+        with open(marker, "a+b") as handle:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return True
+    except OSError:
+        return False
+
+
 def remove_stale_boards(folder: Path) -> None:
-    """Boards of runs that were killed before they could clean up."""
+    """The files of runs that ended without cleaning up (killed, say): a board whose `.alive` lock no process
+    holds goes at once; one without that file goes after STALE_BOARD_S."""
     if not folder.is_dir():
         return
+    for marker in folder.glob("*.sqlite.alive"):
+        run = marker.name[: -len(".sqlite.alive")]
+        if _nobody_holds(marker):
+            for path in folder.glob(f"{run}.*"):
+                with contextlib.suppress(OSError):
+                    path.unlink()
     cutoff = time.time() - STALE_BOARD_S
     for path in folder.glob("*.sqlite*"):
         try:
-            if path.stat().st_mtime < cutoff:
+            if (path.stat().st_mtime < cutoff and not path.name.endswith(".alive")
+                    and not _alive_marker(path).exists()):
                 path.unlink()
         except OSError:
             pass

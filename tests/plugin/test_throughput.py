@@ -84,12 +84,13 @@ def test_a_killed_worker_loses_no_sample(pytester: pytest.Pytester, fake_openai:
     selection = ["-k", "normal_atom_bool or special"]
     result = pytester.runpytest_subprocess(*acebench_args, *selection, "-n", "2", "--tooleval-concurrency=4")
     outcomes = result.parseoutcomes()
-    assert outcomes["failed"] == 200  # 199 wrong answers and the sample whose worker died
+    assert (outcomes["failed"], outcomes["errors"]) == (199, 1)  # 199 wrong answers; the sample whose worker died
     result.stdout.fnmatch_lines(["*worker*crashed*"])
     samples = json.loads((pytester.path / "report.json").read_text())["samples"]
     assert len(samples) == 200
     crashed = [s for s in samples if s["outcome"] == "error"]
     assert [s["id"] for s in crashed] == ["normal_atom_bool_20"]
+    result.stdout.fnmatch_lines(["*= 199 failed, 1 error in *"])  # pytest's closing line says the same
     # only requests in flight when the worker died can have been sent twice
     assert fake_openai.stats.requests <= 200 + 4
     asked = fake_openai.stats.requests

@@ -101,11 +101,14 @@ def test_killed_runs_resume_to_the_uninterrupted_result(pytester: pytest.Pyteste
 
     cached_before, asked_before = cached_answers(cache), fake_openai.stats.requests
     assert 0 < cached_before < total  # the kills fell mid-run
+    left = sorted(path.name for path in (cache / "runs").iterdir())
+    assert left, "the killed runs left no board: the clean-up below proves nothing"
     final = subprocess.run(command, cwd=pytester.path, capture_output=True, text=True, timeout=300)
     assert final.returncode == pytest.ExitCode.TESTS_FAILED, final.stdout[-3000:]
     # every sample not cached was asked exactly once, and no other: what was answered before stays answered
     assert fake_openai.stats.requests - asked_before == total - cached_before
     assert cached_answers(cache) == total
+    assert list((cache / "runs").iterdir()) == []  # the dead runs' boards went at its start, its own at its end
     report = read_report(pytester.path / "report.json")
     ids = Counter((sample["language"], sample["id"]) for sample in report["samples"])
     assert len(ids) == total and set(ids.values()) == {1}  # none lost, none counted twice
@@ -115,3 +118,20 @@ def test_killed_runs_resume_to_the_uninterrupted_result(pytester: pytest.Pyteste
     assert set(asked_overall) <= questions  # ("" counts requests a kill cut off before their body was sent)
     # a prompt asked twice was in flight when a kill fell (8 at most per kill), never one already answered
     assert sum(asked_overall.values()) - len(asked_overall) <= 8 * len(kills)
+
+
+def test_a_live_runs_board_is_kept_and_a_dead_ones_removed(tmp_path: Path) -> None:
+    from pytest_tooleval.answers.board import RunBoard, remove_stale_boards
+
+    runs = tmp_path / "runs"
+    code = ("import os, sys; from pathlib import Path; from pytest_tooleval.answers.board import RunBoard; "
+            "b = RunBoard(Path(sys.argv[1])); b.try_claim('k'); os._exit(0)")  # ends without closing it
+    subprocess.run([sys.executable, "-c", code, str(runs / "dead.sqlite")], check=True)
+    live = RunBoard(runs / "live.sqlite")
+    try:
+        assert {path.name for path in runs.iterdir()} >= {"dead.sqlite", "dead.sqlite.alive", "live.sqlite"}
+        remove_stale_boards(runs)
+        assert sorted(path.name for path in runs.iterdir() if path.name.startswith("dead")) == []
+        assert live.try_claim("k") and (runs / "live.sqlite").exists()
+    finally:
+        live.close()
