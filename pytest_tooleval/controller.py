@@ -74,7 +74,8 @@ class Controller:
     def pytest_report_teststatus(self, report: pytest.TestReport) -> tuple[str, str, str] | None:
         """A sample whose worker died is an error (as in the table and JUnit XML), in pytest's own counts too:
         xdist reports it as a failure of an unknown phase ("???")."""
-        if report.failed and report.when == "???" and self._crashed_sample(report) is not None:
+        phase: str = report.when  # typed as setup/call/teardown; xdist's crash reports say "???"
+        if report.failed and phase == "???" and self._crashed_sample(report) is not None:
             return "error", "E", "ERROR"
         return None
 
