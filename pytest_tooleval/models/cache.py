@@ -5,8 +5,8 @@ worker processes can put answers concurrently. A file that fails `PRAGMA quick_c
 `<name>.corrupt` with a warning and rebuilt empty: a broken cache costs re-asking, never a failed run.
 Keys hash what determines an answer (backend identity, messages, sampling parameters); never the API key.
 
-During a run the cache never stands between an answer and its test (storage.py): reads run in a thread of
-their own with a deadline, writes are queued to a writer thread and the answer goes on at once. A write that
+During a run the cache never stands between an answer and its test (storage.py): a read gives up on a busy
+file after READ_BUSY_S, writes are queued to a writer thread and the answer goes on at once. A write that
 finds another process holding the write lock is skipped (that process is writing answers too); any other
 failure (a full disk, a read-only file) turns writing off for the rest of the run. Either way the answer
 stays in memory for the rest of the run and is counted in the summary as not cached.
@@ -14,7 +14,6 @@ stays in memory for the rest of the run and is counted in the summary as not cac
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import dataclasses
 import hashlib
@@ -27,7 +26,6 @@ import threading
 import time
 import warnings
 from collections.abc import Iterator, Mapping
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
@@ -44,7 +42,7 @@ __all__ = ["CachedBackend", "ResponseCache", "ResponseCacheWarning", "cache_key"
 KEY_VERSION = 1  # bump when the key payload changes, so old entries stop matching
 _TABLE = "replies_v1"  # a new layout gets a new table, and old files stay readable without migrations
 _SQLITE_CORRUPT, _SQLITE_NOTADB = 11, 26
-READ_DEADLINE_S = 10.0  # a read slower than this (a hung disk) turns reading off: the request is asked instead
+READ_BUSY_S = 2.0  # a read that finds the file busy this long turns reading off: the requests are asked instead
 WRITE_BUSY_S = 2.0  # how long a write waits for another process's write lock before it is skipped
 CLOSE_DEADLINE_S = 10.0  # at the end of a run, how long queued writes may take before they are given up
 
@@ -95,7 +93,7 @@ class ResponseCache:
         self._unwritten: dict[str, Reply] = {}
         self._reading = True
         self._writing = True
-        self._reader: ThreadPoolExecutor | None = None
+        self._read_conn: sqlite3.Connection | None = None
         self._writes: queue.SimpleQueue[tuple[str, Reply] | None] = queue.SimpleQueue()
         self._writer: threading.Thread | None = None
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -135,10 +133,14 @@ class ResponseCache:
 
     def get(self, key: str) -> Reply | None:
         with self._lock:
-            row = self._conn.execute(
-                f"SELECT text, prompt_tokens, completion_tokens, finish_reason, latency_s FROM {_TABLE} WHERE key = ?",
-                (key,),
-            ).fetchone()
+            return self._select(self._conn, key)
+
+    @staticmethod
+    def _select(conn: sqlite3.Connection, key: str) -> Reply | None:
+        row = conn.execute(
+            f"SELECT text, prompt_tokens, completion_tokens, finish_reason, latency_s FROM {_TABLE} WHERE key = ?",
+            (key,),
+        ).fetchone()
         if row is None:
             return None
         text, prompt_tokens, completion_tokens, finish_reason, latency_s = row
@@ -169,21 +171,25 @@ class ResponseCache:
     # -- during a run: never in the way of an answer ---------------------------------------------------
 
     async def get_soon(self, key: str) -> Reply | None:
-        """`get` off the event loop, with a deadline; None when the cache cannot answer (logged)."""
+        """`get` for a run: None when the cache cannot answer (logged), and never a wait for a lock.
+
+        It reads on the event loop, through a connection of its own that gives up on a busy file after
+        READ_BUSY_S: a read in WAL mode does not wait for writers, and a thread hop per request cost one
+        process with no latency a tenth of its throughput (benchmarks/perf)."""
         unwritten = self._unwritten.get(key)
         if unwritten is not None:
             return dataclasses.replace(unwritten, cached=True)
         if not self._reading:
             return None
-        if self._reader is None:
-            self._reader = ThreadPoolExecutor(1, thread_name_prefix="tooleval-cache-read")
-        loop = asyncio.get_running_loop()
         try:
-            return await asyncio.wait_for(loop.run_in_executor(self._reader, self.get, key), READ_DEADLINE_S)
-        except (asyncio.TimeoutError, *STORAGE_ERRORS) as exc:
+            if self._read_conn is None:
+                self._read_conn = sqlite3.connect(self.path, timeout=READ_BUSY_S, isolation_level=None,
+                                                  check_same_thread=False)
+                self._read_conn.execute(f"PRAGMA busy_timeout = {int(READ_BUSY_S * 1000)}")
+            return self._select(self._read_conn, key)
+        except STORAGE_ERRORS as exc:
             self._reading = False
-            reason = f"a read took over {READ_DEADLINE_S:.0f} s" if isinstance(exc, asyncio.TimeoutError) else exc
-            self.log.failed(CACHE, self.path.parent, reason)
+            self.log.failed(CACHE, self.path.parent, exc)
             return None
 
     def put_soon(self, key: str, reply: Reply) -> None:
@@ -198,39 +204,55 @@ class ResponseCache:
         self._writes.put((key, reply))
 
     def _write_queued(self) -> None:
+        """The writer thread: what is queued goes in one transaction (one commit for a burst of answers)."""
         conn: sqlite3.Connection | None = None
         locked_until = 0.0
-        while (item := self._writes.get()) is not None:
-            key, reply = item
-            if not self._writing:
-                self.log.lost(CACHE, self.path.parent, "writing was turned off")
+        ending = False
+        while not ending:
+            item = self._writes.get()
+            batch: list[tuple[str, Reply]] = []
+            while item is not None:
+                batch.append(item)
+                try:
+                    item = self._writes.get_nowait()
+                except queue.Empty:
+                    break
+            ending = item is None
+            if not batch:
                 continue
-            if time.monotonic() < locked_until:  # the lock was just held: do not queue behind it again
-                self.log.lost(CACHE, self.path.parent, "another process held the write lock", locked=True)
+            if not self._writing or time.monotonic() < locked_until:  # off, or the lock was just held
+                locked = self._writing
+                self.log.lost(CACHE, self.path.parent, "another process held the write lock" if locked
+                              else "writing was turned off", len(batch), locked=locked)
                 continue
             try:
                 if conn is None:
                     conn = sqlite3.connect(self.path, timeout=WRITE_BUSY_S, isolation_level=None,
                                            check_same_thread=False)
                     conn.execute(f"PRAGMA busy_timeout = {int(WRITE_BUSY_S * 1000)}")
-                self._insert(conn, key, reply)
-                self._unwritten.pop(key, None)
+                    conn.execute("PRAGMA synchronous = NORMAL")  # as the main connection: no fsync per answer
+                with _transaction(conn):
+                    for key, reply in batch:
+                        self._insert(conn, key, reply)
+                for key, _ in batch:
+                    self._unwritten.pop(key, None)
             except sqlite3.OperationalError as exc:
                 if "locked" in str(exc) or "busy" in str(exc):
                     locked_until = time.monotonic() + WRITE_BUSY_S
-                    self.log.lost(CACHE, self.path.parent, "another process held the write lock", locked=True)
+                    self.log.lost(CACHE, self.path.parent, "another process held the write lock", len(batch),
+                                  locked=True)
                 else:
-                    self._stop_writing(exc)
+                    self._stop_writing(exc, len(batch))
             except STORAGE_ERRORS as exc:
-                self._stop_writing(exc)
+                self._stop_writing(exc, len(batch))
         if conn is not None:
             with contextlib.suppress(*STORAGE_ERRORS):
                 conn.close()
 
-    def _stop_writing(self, exc: BaseException) -> None:
+    def _stop_writing(self, exc: BaseException, lost: int) -> None:
         self._writing = False
         self.log.failed(CACHE, self.path.parent, exc)
-        self.log.lost(CACHE, self.path.parent, exc)
+        self.log.lost(CACHE, self.path.parent, exc, lost)
 
     def flush(self) -> None:
         """Wait (up to CLOSE_DEADLINE_S) for the queued writes; later puts start the writer again."""
@@ -252,8 +274,9 @@ class ResponseCache:
 
     def close(self) -> None:
         self.flush()
-        if self._reader is not None:
-            self._reader.shutdown(wait=False)
+        if self._read_conn is not None:
+            with contextlib.suppress(*STORAGE_ERRORS):
+                self._read_conn.close()
         with self._lock, contextlib.suppress(*STORAGE_ERRORS):  # a full disk may refuse the checkpoint
             self._conn.close()  # the last connection to close checkpoints the WAL into the main file
 
@@ -357,3 +380,15 @@ def _file_lock(lock_path: Path) -> Iterator[None]:
             yield
         finally:
             fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+
+
+@contextlib.contextmanager
+def _transaction(conn: sqlite3.Connection) -> Iterator[None]:
+    conn.execute("BEGIN IMMEDIATE")  # the write lock up front: a held one fails here, after WRITE_BUSY_S
+    try:
+        yield
+        conn.execute("COMMIT")
+    except BaseException:
+        with contextlib.suppress(*STORAGE_ERRORS):
+            conn.execute("ROLLBACK")
+        raise
