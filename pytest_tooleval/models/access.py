@@ -10,7 +10,8 @@ from .base import Reply
 from .replay import ReplayStore
 
 # messages -> Reply; sampling parameters are bound when the function is built. A live chat function also
-# takes keyword overrides for one call: max_tokens (instead of the run's) and stop (a tuple of strings).
+# takes keyword overrides for one call: max_tokens (instead of the run's), stop (a tuple of strings), and
+# sampling=False (send no temperature, top_p or max_tokens at all, as upstream does for some models).
 ChatFn = Callable[..., Awaitable[Reply]]
 
 
@@ -24,12 +25,14 @@ class ModelAccess:
         replay: the recorded outputs (kind "replay").
         roles: chat functions of the helper models a suite uses (the user simulator, a tool simulator, a
             judge), by role name, for the roles the run configured (`--tooleval-<role>-model`).
+        model: the model name under test (kind "chat"), for upstream rules that go by name.
     """
 
     kind: str
     chat: ChatFn | None = None
     replay: ReplayStore | None = None
     roles: dict[str, ChatFn] = field(default_factory=dict)
+    model: str = ""
 
     @property
     def user_chat(self) -> ChatFn | None:

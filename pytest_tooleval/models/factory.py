@@ -40,7 +40,7 @@ def build_access(settings: Settings, cache_dir: Path, engine: Engine, board_path
         limiter = SharedRateLimiter(board_path.with_suffix(".limits.sqlite"), settings.rpm, settings.tpm)
         engine.on_close(_closing(limiter.close))
     chat = live.chat(model, settings.base_url, settings.api_key, settings.temperature, settings.max_tokens, limiter)
-    access = ModelAccess("chat", chat=chat, roles=live.roles(roles, limiter))
+    access = ModelAccess("chat", chat=chat, roles=live.roles(roles, limiter), model=model)
     live.close_cache_last()
     return access
 
@@ -132,11 +132,14 @@ def _chat_function(settings: Settings, engine: Engine, model: str, base_url: str
     run_max_tokens = max_tokens
 
     async def chat(messages: list[dict[str, str]], *, max_tokens: int | None = None,
-                   stop: tuple[str, ...] | None = None) -> Reply:
+                   stop: tuple[str, ...] | None = None, sampling: bool = True) -> Reply:
         # a suite may override the run's max_tokens and add stop strings for its own protocol (GPT4Tools: 512)
-        request = ChatRequest(tuple(messages), temperature=temperature, top_p=top_p,
-                              max_tokens=run_max_tokens if max_tokens is None else max_tokens, stop=stop,
-                              extra=dict(extra or {}))
+        if not sampling:
+            request = ChatRequest(tuple(messages), stop=stop, extra=dict(extra or {}))
+        else:
+            request = ChatRequest(tuple(messages), temperature=temperature, top_p=top_p,
+                                  max_tokens=run_max_tokens if max_tokens is None else max_tokens, stop=stop,
+                                  extra=dict(extra or {}))
         reply: Reply = await backend.complete(request)
         return reply
 

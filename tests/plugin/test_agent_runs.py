@@ -131,3 +131,29 @@ def test_oracle_passes_every_agent_sample(pytester: pytest.Pytester, base_args: 
         assert summary[language]["groups"]["AGENT"]["value"] == 1.0
         assert summary[language]["partial"] is True  # only the agent family ran
     result.stdout.fnmatch_lines(["*AGENT (partial)*1.000*", "*OVERALL (partial)*1.000*"])
+
+
+def test_an_o1_agent_is_asked_as_upstream_asks_it(pytester: pytest.Pytester, fake_openai: FakeOpenAI,
+                                                  base_args: list[str], gold: dict[str, Any]) -> None:
+    """docs/upstream/acebench-agent.md §5.4: one user message, system and user prompt joined, no sampling."""
+    calls = gold["en"]["agent_multi_turn_0"]["calls"]
+    served: dict[str, int] = defaultdict(int)
+
+    def respond(body: dict[str, Any]) -> str:
+        replies = calls if body["model"] == "o1-mini" else ["Please message Frank for me."]
+        index = served[body["model"]]
+        served[body["model"]] += 1
+        return replies[index] if index < len(replies) else "finish conversation"
+
+    fake_openai.responder = respond
+    args = ["--tooleval-model", "o1-mini", "--tooleval-base-url", fake_openai.base_url, "--tooleval-api-key", "sk-x",
+            "--tooleval-user-model", "user-m"]
+    pytester.runpytest(*base_args, *args, "-k", "en-agent_multi_turn_0").assert_outcomes(passed=1)
+    agent = [body for body in fake_openai.stats.bodies if body and body["model"] == "o1-mini"]
+    user = [body for body in fake_openai.stats.bodies if body and body["model"] == "user-m"]
+    assert agent and user
+    for body in agent:
+        [message] = body["messages"]
+        assert message["role"] == "user" and "\n\n" in message["content"]
+        assert not {"temperature", "top_p", "max_tokens"} & set(body)
+    assert all(body["messages"][0]["role"] == "system" and "temperature" in body for body in user)  # unchanged

@@ -135,3 +135,25 @@ def test_gate_fails_on_too_many_errors(pytester: pytest.Pytester, fake_openai: F
     result.assert_outcomes(passed=6, errors=1)
     assert result.ret == 1
     result.stdout.fnmatch_lines(["*tooleval gate: error rate MISSED: 0.143 > 0.020*"])
+
+
+DEEPSEEK_CASES = {
+    # docs/upstream/acebench-scoring.md §2.3: what follows the first </think>, stripped
+    "think-then-answer": ("<think>maybe [get_weather(city='Rome')]</think>\n [get_weather(city='Paris')] \n", "passed"),
+    "no-think-end": ("[get_weather(city='Paris')]", "error"),
+}
+
+
+@pytest.mark.parametrize(("reply", "outcome"), DEEPSEEK_CASES.values(), ids=DEEPSEEK_CASES.keys())
+def test_a_deepseek_r1_answer_is_cut_after_its_think_block(pytester: pytest.Pytester, fake_openai: FakeOpenAI,
+                                                           run_args: list[str], reply: str, outcome: str) -> None:
+    fake_openai.replies["weather in Paris"] = reply
+    pytester.runpytest(*run_args, "--tooleval-model=deepseek-r1-distill-qwen", "-k", "bool_0",
+                       "--tooleval-report=report.json")
+    [sample] = read_report(pytester)["samples"]
+    assert sample["outcome"] == outcome
+    if outcome == "error":
+        assert "a deepseek-r1 answer without </think>" in sample["error"]
+    pytester.runpytest(*run_args, "--tooleval-model=plain-model", "-k", "bool_0", "--tooleval-report=plain.json")
+    [plain] = read_report(pytester, "plain.json")["samples"]
+    assert plain["outcome"] == ("failed" if outcome == "passed" else "passed")  # no other model is cut

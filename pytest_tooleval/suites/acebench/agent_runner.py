@@ -56,9 +56,23 @@ async def run_agent_case(case: AceCase, access: ModelAccess, prompts: dict[str, 
         user_meter = Meter(access.user_chat)
         ask_user = user_meter.text
     agent_meter = Meter(access.chat)
-    result = await run_rollout(record, case.language, prompts, agent_meter.text, ask_user, max_turns,
+    ask_agent: AskFn = agent_meter.text
+    if "o1" in access.model:  # upstream's agent classes, by name (docs/upstream/acebench-agent.md §5.4)
+        ask_agent = _as_one_user_message(agent_meter)
+    result = await run_rollout(record, case.language, prompts, ask_agent, ask_user, max_turns,
                                step_prompt_language)
     return _answer(result, agent_meter.latency_s, role_tokens({"agent": agent_meter, "user": user_meter}))
+
+
+def _as_one_user_message(meter: Meter) -> AskFn:
+    """Ask as upstream asks an o1 model: system and user prompts in one user message, no sampling parameters."""
+
+    async def ask(messages: list[dict[str, str]]) -> str:
+        if [message["role"] for message in messages] == ["system", "user"]:
+            messages = [{"role": "user", "content": messages[0]["content"] + "\n\n" + messages[1]["content"]}]
+        return (await meter(messages, sampling=False)).text
+
+    return ask
 
 
 def _answer(result: RolloutResult, latency_s: float = 0.0, tokens: dict[str, int] | None = None) -> Answer:

@@ -66,5 +66,21 @@ class AceBenchSuite:
             return (result if isinstance(result, str) else str(result)), 0.0, {}
         assert access.chat is not None
         reply = await access.chat(single_turn_messages(case, self.prompts))
-        return reply.text, reply.latency_s, reply_tokens(reply)
+        text = reply.text
+        if "deepseek-r1" in access.model:  # upstream's API runner, by name (docs/upstream/acebench-scoring.md §2)
+            text = after_think(text)
+        return text, reply.latency_s, reply_tokens(reply)
 
+
+
+THINK_END = "</think>"
+
+
+def after_think(text: str) -> str:
+    """What follows the first `</think>`, stripped: what upstream keeps of a deepseek-r1 answer. Upstream's
+    runner fails on an answer with no `</think>` (its retries give up and raise): an error of the sample."""
+    end = text.find(THINK_END)
+    if end < 0:
+        raise SampleError(f"a deepseek-r1 answer without {THINK_END}: ACEBench's runner cannot use it (it asks "
+                          "again, then stops)")
+    return text[end + len(THINK_END):].strip()
