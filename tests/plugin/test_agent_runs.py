@@ -135,7 +135,7 @@ def test_oracle_passes_every_agent_sample(pytester: pytest.Pytester, base_args: 
 
 def test_an_o1_agent_is_asked_as_upstream_asks_it(pytester: pytest.Pytester, fake_openai: FakeOpenAI,
                                                   base_args: list[str], gold: dict[str, Any]) -> None:
-    """docs/upstream/acebench-agent.md §5.4: one user message, system and user prompt joined, no sampling."""
+    """acebench-agent §5.4: one user message, system and user prompt joined, no sampling."""
     calls = gold["en"]["agent_multi_turn_0"]["calls"]
     served: dict[str, int] = defaultdict(int)
 

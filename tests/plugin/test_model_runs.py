@@ -138,7 +138,7 @@ def test_gate_fails_on_too_many_errors(pytester: pytest.Pytester, fake_openai: F
 
 
 DEEPSEEK_CASES = {
-    # docs/upstream/acebench-scoring.md §2.3: what follows the first </think>, stripped
+    # acebench-scoring §2.3: what follows the first </think>, stripped
     "think-then-answer": ("<think>maybe [get_weather(city='Rome')]</think>\n [get_weather(city='Paris')] \n", "passed"),
     "no-think-end": ("[get_weather(city='Paris')]", "error"),
 }

@@ -57,7 +57,7 @@ async def run_agent_case(case: AceCase, access: ModelAccess, prompts: dict[str, 
         ask_user = user_meter.text
     agent_meter = Meter(access.chat)
     ask_agent: AskFn = agent_meter.text
-    if "o1" in access.model:  # upstream's agent classes, by name (docs/upstream/acebench-agent.md §5.4)
+    if "o1" in access.model:  # upstream's agent classes, by name (acebench-agent §5.4)
         ask_agent = _as_one_user_message(agent_meter)
     result = await run_rollout(record, case.language, prompts, ask_agent, ask_user, max_turns,
                                step_prompt_language)

@@ -67,7 +67,7 @@ class AceBenchSuite:
         assert access.chat is not None
         reply = await access.chat(single_turn_messages(case, self.prompts))
         text = reply.text
-        if "deepseek-r1" in access.model:  # upstream's API runner, by name (docs/upstream/acebench-scoring.md §2)
+        if "deepseek-r1" in access.model:  # upstream's API runner, by name (acebench-scoring §2.3)
             text = after_think(text)
         return text, reply.latency_s, reply_tokens(reply)
 
