@@ -57,6 +57,16 @@ def parse_int(name: str, text: str) -> int:
     return value
 
 
+def parse_token_limit(name: str, text: str) -> int | None:
+    """A token limit, or `none` to send no limit at all (a reasoning model's own budget)."""
+    if text.strip().lower() == "none":
+        return None
+    value = parse_int(name, text)
+    if value < 1:
+        raise ToolevalUsageError(f"--tooleval-{name}: {text!r} must be at least 1 (or none, for no limit)")
+    return value
+
+
 def parse_bool(name: str, text: str) -> bool:
     lowered = str(text).strip().lower()
     if lowered in ("1", "true", "yes", "on"):
@@ -126,7 +136,10 @@ CORE_OPTIONS: tuple[Option, ...] = (
     Option("api-key", "API key (default: OPENAI_API_KEY); never printed or stored", secret=True),
     Option("temperature", "sampling temperature", 0.0, parse_float),
     Option("top-p", "nucleus sampling top_p (unset: the endpoint's default)", None, parse_float),
-    Option("max-tokens", "max_tokens per answer (ACEBench's runner uses 1200)", 1200, parse_int),
+    Option("max-tokens", "max_tokens per answer (ACEBench's runner uses 1200); none: no limit is sent", 1200,
+           parse_token_limit),
+    Option("reasoning-effort", "reasoning_effort sent to the model under test (reasoning models; unset: not sent)",
+           None, choice("minimal", "low", "medium", "high")),
     Option("timeout", "seconds one request attempt may take, to the last byte of the answer", 120.0, parse_positive),
     Option("max-retries", "retries of a transient failure (429, 5xx, timeout, connection)", 6, parse_int),
     Option("concurrency", "samples answered at once ahead of their tests, and requests in flight per model, "
@@ -258,6 +271,7 @@ def build_settings(values: dict[str, Any], sources: dict[str, str],
 def _value_type(option: Option) -> Any:
     """The field type of an option's parsed value, read from how it is parsed."""
     kinds: dict[Any, Any] = {parse_float: float, parse_positive: float, parse_fraction: float, parse_int: int,
+                             parse_token_limit: int | None,
                              parse_bool: bool, parse_list: tuple[str, ...], parse_thresholds: dict[str, float]}
     allowed = getattr(option.parse, "allowed", None)
     kind = Literal[allowed] if allowed else kinds.get(option.parse, str)

@@ -172,7 +172,7 @@ class Controller:
         if settings.report:
             try:
                 write_report(settings.report, settings, self.summary, rows, self.gate, run_totals(rows, self.wall_s),
-                             self.session.storage.as_dicts())
+                             self.session.storage.as_dicts(), self.session.adaptations)
             except OSError as exc:  # a full disk, say: one line, and a run that does not pass
                 self.report_error = f"tooleval report: could not write {settings.report}: {exc.strerror or exc}"
                 if session.exitstatus == pytest.ExitCode.OK:
@@ -196,6 +196,11 @@ class Controller:
         terminalreporter.write_line(render_totals(run_totals(self.rows, self.wall_s)))
         for line in self.session.storage.lines():
             terminalreporter.write_line(line, yellow=True)
+        for where, changes in self.session.adaptations.items():
+            told = ", ".join(f"{name} ({'sent as ' + instead if instead != 'left out' else instead})"
+                             for name, instead in changes.items())
+            terminalreporter.write_line(f"tooleval: {where} refused {told}: adapted for the whole run, a deviation "
+                                        "from the benchmark's sampling", yellow=True)
         if self.gate is not None:
             for line in self.gate.lines():
                 terminalreporter.write_line(line, red=not self.gate.passed, green=self.gate.passed)

@@ -44,8 +44,10 @@ class XdistHooks:
 
     @pytest.hookimpl
     def pytest_testnodedown(self, node: Any, error: Any) -> None:
-        """What the worker's cache and board failed to keep, for the summary (storage.py)."""
-        self.session.storage.merge(getattr(node, "workeroutput", {}).get("tooleval_storage") or [])
+        """What the worker's cache and board failed to keep (storage.py), and what its models refused."""
+        output = getattr(node, "workeroutput", {})
+        self.session.storage.merge(output.get("tooleval_storage") or [])
+        self.session.merge_adaptations(output.get("tooleval_adaptations") or {})
 
     def _check_replay_file(self) -> None:
         """A damaged replay file: one line and exit status 4 from here, before the workers read it (each would

@@ -31,6 +31,8 @@ class Engine:
         self.breaker = Breaker()  # likewise: a dead endpoint stops the run (models/breaker.py)
         # what the process's cache and board failed to keep (storage.py)
         self.storage = storage if storage is not None else StorageLog()
+        # sampling parameters each endpoint's model refused, and what was sent instead (models/openai_compat.py)
+        self.adapted: dict[str, dict[str, str]] = {}
 
     @property
     def loop(self) -> asyncio.AbstractEventLoop:

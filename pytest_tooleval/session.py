@@ -49,6 +49,7 @@ class ToolevalSession:
         self._frozen = False
         self._progress: ProgressLine | None = None
         self.storage = StorageLog()  # what this process's cache and board failed to keep (storage.py)
+        self._merged_adaptations: dict[str, dict[str, str]] = {}  # the workers' (distributed.py)
 
     @property
     def settings(self) -> Settings:
@@ -149,6 +150,18 @@ class ToolevalSession:
     def stop_progress(self) -> None:
         if self._progress is not None:
             self._progress.stop()
+
+    @property
+    def adaptations(self) -> dict[str, dict[str, str]]:
+        """Sampling parameters the run's models refused, by endpoint, merged from every process."""
+        merged = dict(self._merged_adaptations)
+        if self._engine is not None:
+            merged.update(self._engine.adapted)
+        return merged
+
+    def merge_adaptations(self, adaptations: dict[str, dict[str, str]]) -> None:
+        for where, changes in adaptations.items():
+            self._merged_adaptations.setdefault(where, {}).update(changes)
 
     def flush_storage(self) -> list[dict[str, Any]]:
         """Finish the cache's queued writes; what this process's storage failed to keep (storage.py)."""

@@ -187,6 +187,8 @@ class FakeOpenAI:
         fault_on_arrival: the random `fault` is answered at once instead of after `latency_s`, as by a
             rate limiter in front of the model.
         require_api_key: when set, a request without `Authorization: Bearer <key>` gets a plain 401.
+        reasoning_model: answer as OpenAI's reasoning models do: a 400 (with their error bodies) for
+            `max_tokens` (they take `max_completion_tokens`) and for a temperature or top_p other than 1.
         model: the model id reported by GET /v1/models and echoed in answers.
         host, port: where to listen; port 0 picks a free one (see `base_url` after `start()`).
     """
@@ -205,6 +207,7 @@ class FakeOpenAI:
         fault_on_arrival: bool = False,
         seed: int = 0,
         require_api_key: str | None = None,
+        reasoning_model: bool = False,
         model: str = "fake-model",
         host: str = "127.0.0.1",
         port: int = 0,
@@ -217,6 +220,7 @@ class FakeOpenAI:
         self.fault = fault or Fault.http(500)
         self.fault_on_arrival = fault_on_arrival
         self.require_api_key = require_api_key
+        self.reasoning_model = reasoning_model
         self.model = model
         self.reject_over_capacity = reject_over_capacity
         self.stats = ServerStats()
@@ -441,6 +445,10 @@ class _Handler(BaseHTTPRequestHandler):
         if fake.require_api_key and self.headers.get("Authorization") != f"Bearer {fake.require_api_key}":
             self._send_error(401, "Incorrect API key provided.", "invalid_request_error", code="invalid_api_key")
             return
+        refused = _refused_by_a_reasoning_model(body) if fake.reasoning_model else None
+        if refused is not None:
+            self._send_json(400, {"error": refused})
+            return
         slots = fake._slots
         if slots is not None and not slots.acquire(blocking=not fake.reject_over_capacity):
             self._send_error(429, "Server at capacity", "rate_limit_exceeded", headers={"Retry-After": "1"})
@@ -555,6 +563,20 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self._leave()
         self.wfile.write(data)
+
+
+def _refused_by_a_reasoning_model(body: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The error OpenAI's reasoning models give for the first sampling parameter they do not take."""
+    if "max_tokens" in body:
+        return {"message": "Unsupported parameter: 'max_tokens' is not supported with this model. Use "
+                           "'max_completion_tokens' instead.", "type": "invalid_request_error",
+                "param": "max_tokens", "code": "unsupported_parameter"}
+    for name in ("temperature", "top_p"):
+        if name in body and body[name] != 1:
+            return {"message": f"Unsupported value: '{name}' does not support {body[name]} with this model. Only "
+                               "the default (1) value is supported.", "type": "invalid_request_error",
+                    "param": name, "code": "unsupported_value"}
+    return None
 
 
 def _error_type(status: int) -> str:

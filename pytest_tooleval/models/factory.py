@@ -39,7 +39,9 @@ def build_access(settings: Settings, cache_dir: Path, engine: Engine, board_path
 
         limiter = SharedRateLimiter(board_path.with_suffix(".limits.sqlite"), settings.rpm, settings.tpm)
         engine.on_close(_closing(limiter.close))
-    chat = live.chat(model, settings.base_url, settings.api_key, settings.temperature, settings.max_tokens, limiter)
+    reasoning = {"reasoning_effort": settings.reasoning_effort} if settings.reasoning_effort else {}
+    chat = live.chat(model, settings.base_url, settings.api_key, settings.temperature, settings.max_tokens, limiter,
+                     extra=reasoning)
     access = ModelAccess("chat", chat=chat, roles=live.roles(roles, limiter), model=model)
     live.close_cache_last()
     return access
@@ -124,6 +126,7 @@ def _chat_function(settings: Settings, engine: Engine, model: str, base_url: str
         rate_limiter=limiter,
         resting=engine.resting,
         breaker=engine.breaker,
+        adapted=engine.adapted,
     )
     engine.on_close(backend.aclose)
     if cache is not None:

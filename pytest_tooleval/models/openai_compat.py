@@ -147,6 +147,7 @@ class _Failure:
     # Only strings: the exception itself (whose text may echo the key) must not outlive the except block.
     decision: RetryDecision
     detail: str
+    unsupported: str | None = None  # a sampling parameter the model refused (a 400 naming it)
 
 
 @dataclass
@@ -199,6 +200,7 @@ class OpenAIBackend:
         rate_limiter: SharedRateLimiter | None = None,
         resting: Resting | None = None,
         breaker: Breaker | None = None,
+        adapted: dict[str, dict[str, str]] | None = None,
     ) -> None:
         if max_retries < 0:
             raise ValueError(f"max_retries must be >= 0, got {max_retries}")
@@ -224,6 +226,9 @@ class OpenAIBackend:
         self.resting = resting or Resting()
         self.breaker = breaker  # the process's: stops the run when this endpoint is dead from the start
         self._breaker_key = f"model {model!r} at {self.endpoint}"
+        # what this model refused, learned from its 400s once for the run: parameter -> what is sent instead
+        self.adaptations: dict[str, str] = {}
+        self._adapted_log = adapted  # the process's record of every backend's adaptations, by endpoint
         self._states: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _LoopState] = weakref.WeakKeyDictionary()
         self._states_lock = threading.Lock()  # loops in different threads may each create their state
 
@@ -238,7 +243,7 @@ class OpenAIBackend:
 
     async def complete(self, request: ChatRequest) -> Reply:
         state = self._state()
-        params = self._params(request)
+        params = self._adapted(self._params(request))
         failure: _Failure | None = None
         retries = {"transient": 0, "rate_limit": 0}
         attempts = 0
@@ -280,6 +285,12 @@ class OpenAIBackend:
                     finish_reason=outcome.finish_reason,
                 )
             failure = outcome
+            if failure.unsupported is not None:
+                self._learn(failure.unsupported)  # perhaps learned already, by a request sent at the same time
+                adapted = self._adapted(params)
+                if adapted != params:
+                    params, failure = adapted, None  # the same request again, as the model takes it: not a retry
+                    continue
             if self.breaker is not None and self.breaker.failed(self._breaker_key, failure.decision.reason,
                                                                 failure.detail[:160]):
                 continue  # tripped: the check at the top of the loop ends this request too
@@ -310,7 +321,27 @@ class OpenAIBackend:
             return _Failure(RetryDecision.transient("timed out"), "the request timed out")
         except (openai.OpenAIError, MalformedResponse, json.JSONDecodeError, UnicodeDecodeError) as exc:
             detail = " ".join(_describe(exc).split())  # HTML error pages from proxies arrive multi-line
-            return _Failure(classify(exc), redact_all(detail, self._secrets)[:_DETAIL_CHARS])
+            return _Failure(classify(exc), redact_all(detail, self._secrets)[:_DETAIL_CHARS],
+                            unsupported_parameter(exc))
+
+    def _learn(self, parameter: str) -> None:
+        """The model refuses `parameter`: send what it takes instead for the rest of the run."""
+        if parameter not in self.adaptations:
+            self.adaptations[parameter] = ADAPTATIONS.get(parameter, "left out")
+            if self._adapted_log is not None:
+                self._adapted_log[self._breaker_key] = dict(self.adaptations)
+
+    def _adapted(self, params: dict[str, Any]) -> dict[str, Any]:
+        """`params` as this model takes them (reasoning models: max_completion_tokens, default sampling)."""
+        if not self.adaptations:
+            return params
+        adapted = dict(params)
+        for parameter, instead in self.adaptations.items():
+            if parameter in adapted:
+                value = adapted.pop(parameter)
+                if instead == "max_completion_tokens":
+                    adapted["max_completion_tokens"] = value
+        return adapted
 
     def _reply_text(self, text: str) -> str:
         """The answer as data every later step can keep: what JSON may carry but Unicode may not (a lone
@@ -410,6 +441,27 @@ def _extract(completion: Any) -> _Answer:
 
 def _count(value: object) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+# sampling parameters a model may refuse, and what is sent instead (OpenAI's reasoning models take
+# max_completion_tokens for max_tokens, and only their default temperature and top_p)
+ADAPTATIONS = {"max_tokens": "max_completion_tokens", "temperature": "left out", "top_p": "left out"}
+_UNSUPPORTED = re.compile(r"(?:Unsupported (?:parameter|value)|not supported)\W+'?(max_tokens|temperature|top_p)'?",
+                          re.IGNORECASE)
+
+
+def unsupported_parameter(exc: BaseException) -> str | None:
+    """The sampling parameter a 400 says the model does not take (by its `param`, else by its message)."""
+    if not isinstance(exc, openai.BadRequestError):
+        return None
+    param = getattr(exc, "param", None)
+    code = str(getattr(exc, "code", "") or "")
+    if param in ADAPTATIONS and code.startswith("unsupported"):
+        return str(param)
+    body = exc.body
+    message = body.get("message") if isinstance(body, dict) else None
+    match = _UNSUPPORTED.search(message if isinstance(message, str) else str(exc.message))
+    return match.group(1).lower() if match else None
 
 
 def _describe(exc: BaseException) -> str:

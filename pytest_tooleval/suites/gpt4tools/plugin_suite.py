@@ -31,10 +31,12 @@ WHERE_TO_GET = (
 )
 
 
-def max_tokens(settings: Settings) -> int:
+def max_tokens(settings: Settings) -> int | None:
     """Upstream's 512 new tokens, unless --tooleval-max-tokens was set explicitly (the run's default of 1200 is
-    ACEBench's)."""
-    return int(settings.max_tokens) if settings.explicit("max-tokens") else MAX_NEW_TOKENS
+    ACEBench's; `none` sends no limit)."""
+    if not settings.explicit("max-tokens"):
+        return MAX_NEW_TOKENS
+    return None if settings.max_tokens is None else int(settings.max_tokens)
 
 
 class GPT4ToolsPlugin:

@@ -73,7 +73,7 @@ class GPT4ToolsCase:
 class GPT4ToolsSuite:
     name = "gpt4tools"
 
-    def __init__(self, dataset: Dataset, *, max_tokens: int = MAX_NEW_TOKENS, stop: bool = False,
+    def __init__(self, dataset: Dataset, *, max_tokens: int | None = MAX_NEW_TOKENS, stop: bool = False,
                  prompt_in_output: str = "auto") -> None:
         """
         Args:

@@ -1,0 +1,73 @@
+"""Reasoning models through the fake server's OpenAI reasoning dialect: the sampling parameters they refuse are
+learned once for the run (and recorded as a deviation), no limit or a reasoning effort can be asked for."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from benchmark_modules import benchmark_source
+from fake_openai import FakeOpenAI
+from mini_acebench import CATEGORIES, RIGHT, SAMPLES, write_mini_acebench
+
+
+@pytest.fixture
+def reasoning(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> tuple[FakeOpenAI, list[str]]:
+    for name in ("TOOLEVAL_DATA_DIR", "OPENAI_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    server = FakeOpenAI(replies=RIGHT, reasoning_model=True, model="gpt-5-like").start()
+    data = write_mini_acebench(pytester.path / "data")
+    pytester.makepyfile(test_acebench=benchmark_source("acebench"))
+    yield server, ["--tooleval-model=gpt-5-like", f"--tooleval-base-url={server.base_url}",
+                   "--tooleval-api-key=sk-reasoning-0123456789", f"--tooleval-data-dir={data}",
+                   f"--tooleval-categories={CATEGORIES}", f"--tooleval-cache-dir={pytester.path / 'cache'}",
+                   "-p", "no:cacheprovider", "--tooleval-report=report.json"]
+    server.stop()
+
+
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["one-process", "xdist"])
+def test_refused_parameters_are_learned_once_and_recorded(pytester: pytest.Pytester,
+                                                          reasoning: tuple[FakeOpenAI, list[str]],
+                                                          workers: list[str]) -> None:
+    server, args = reasoning
+    result = pytester.runpytest_subprocess(*args, *workers, "--tooleval-concurrency=1")
+    result.assert_outcomes(passed=SAMPLES)  # before: every sample an error (HTTP 400, not retried)
+    # one refusal each for max_tokens and temperature, then none (with -n 2, the two requests in flight when
+    # the first refusal came may each meet it)
+    assert SAMPLES + 2 <= server.stats.requests <= SAMPLES + 2 * (2 if workers else 1)
+    answered = [body for body in server.stats.bodies if body and "max_completion_tokens" in body
+                and "temperature" not in body]
+    assert len(answered) == SAMPLES
+    assert {body["max_completion_tokens"] for body in answered} == {1200}
+    result.stdout.fnmatch_lines(["tooleval: model 'gpt-5-like' at 127.0.0.1:*/v1 refused max_tokens (sent as "
+                                 "max_completion_tokens), temperature (left out): adapted for the whole run, a "
+                                 "deviation from the benchmark's sampling"])
+    fingerprint = json.loads((pytester.path / "report.json").read_text())["fingerprint"]
+    [(where, changes)] = fingerprint["endpoint_adaptations"].items()
+    assert where.startswith("model 'gpt-5-like' at 127.0.0.1:")
+    assert changes == {"max_tokens": "max_completion_tokens", "temperature": "left out"}
+
+
+def test_no_limit_and_a_reasoning_effort_can_be_asked_for(pytester: pytest.Pytester,
+                                                          reasoning: tuple[FakeOpenAI, list[str]]) -> None:
+    server, args = reasoning
+    result = pytester.runpytest_subprocess(*args, "--tooleval-max-tokens=none", "--tooleval-reasoning-effort=low",
+                                           "--tooleval-concurrency=1")
+    result.assert_outcomes(passed=SAMPLES)
+    answered = [body for body in server.stats.bodies if body and "temperature" not in body]
+    assert len(answered) == SAMPLES
+    assert all("max_tokens" not in body and "max_completion_tokens" not in body for body in answered)
+    assert {body["reasoning_effort"] for body in answered} == {"low"}
+    assert server.stats.requests == SAMPLES + 1  # only the temperature was refused
+
+
+@pytest.mark.parametrize(("value", "message"), [
+    ("0", "ERROR: --tooleval-max-tokens: '0' must be at least 1 (or none, for no limit)"),
+    ("lots", "ERROR: --tooleval-max-tokens: 'lots' is not a whole number, e.g. 8"),
+])
+def test_a_bad_token_limit_is_one_line(pytester: pytest.Pytester, reasoning: tuple[FakeOpenAI, list[str]],
+                                       value: str, message: str) -> None:
+    _, args = reasoning
+    result = pytester.runpytest_subprocess(*args, f"--tooleval-max-tokens={value}")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert [line for line in result.stderr.lines if line.strip()] == [message]
