@@ -21,6 +21,11 @@ class SampleError(ToolevalError):
     """The sample could not be scored (no recorded output, no helper model, ...): the test errors."""
 
 
+class ContextOverflowError(SampleError):
+    """The sample's prompt does not fit the model's context window: the endpoint refused it (never retried,
+    counted apart from other errors)."""
+
+
 class InternalError(ToolevalError):
     """A suite's own code broke while answering a sample ahead of its test (a bug, not the endpoint's fault):
     the test errors with the original exception's type and message."""

@@ -63,10 +63,23 @@ class Fault:
     delay_s: float = 0.0
     size: int = 0
     message: str = ""
+    code: str | None = None
 
     @classmethod
-    def http(cls, status: int, *, retry_after: float | str | None = None, message: str = "") -> Fault:
-        return cls("status", status=status, retry_after=_header_value(retry_after), message=message)
+    def http(cls, status: int, *, retry_after: float | str | None = None, message: str = "",
+             code: str | None = None) -> Fault:
+        return cls("status", status=status, retry_after=_header_value(retry_after), message=message, code=code)
+
+    @classmethod
+    def context_overflow(cls, dialect: str = "openai") -> Fault:
+        """A prompt longer than the model's context, as OpenAI (with its error code) or vLLM (wording only) say."""
+        if dialect == "openai":
+            return cls.http(400, code="context_length_exceeded", message=(
+                "This model's maximum context length is 8192 tokens. However, your messages resulted in 9120 "
+                "tokens. Please reduce the length of the messages."))
+        return cls.http(400, message=("This model's maximum context length is 4096 tokens. However, you requested "
+                                      "5210 tokens (4010 in the messages, 1200 in the completion). Please reduce "
+                                      "the length of the messages or completion."))
 
     @classmethod
     def rate_limit(cls, retry_after: float | str | None = None) -> Fault:
@@ -480,7 +493,7 @@ class _Handler(BaseHTTPRequestHandler):
         if kind == "status":
             headers = {"Retry-After": fault.retry_after} if fault.retry_after is not None else {}
             message = fault.message or f"Simulated HTTP {fault.status}"
-            self._send_error(fault.status, message, _error_type(fault.status), headers=headers)
+            self._send_error(fault.status, message, _error_type(fault.status), headers=headers, code=fault.code)
         elif kind == "reset":
             self._send_reset(json.dumps(_completion(fake.model, body, "this answer never arrives")).encode())
         elif kind == "delay":

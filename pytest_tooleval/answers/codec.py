@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any
 
+from ..errors import ContextOverflowError
 from ..models.base import InfrastructureError
 from ..outcome import Answer, InternalError, SampleError
 from ..suites.base import Case, Skipped
@@ -30,6 +31,8 @@ def decode(result: dict[str, Any]) -> Answer | Skipped:
         return Skipped(result["skip"])
     if "error" in result:
         error = result["error"]
+        if error["type"] == "ContextOverflowError":
+            raise ContextOverflowError(error["message"])
         if error["type"] == "SampleError":
             raise SampleError(error["message"])
         if error["type"] == "InternalError":

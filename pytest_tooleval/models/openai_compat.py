@@ -25,6 +25,7 @@ from urllib.parse import urlsplit
 import openai
 
 from ..credentials import MASK, MIN_SECRET_CHARS, redact, redact_all, url_credentials
+from ..errors import ContextOverflowError
 from .base import ChatRequest, InfrastructureError, Reply
 from .breaker import Breaker
 from .limits import AdaptiveLimit, Resting, SharedRateLimiter, estimate_tokens
@@ -148,6 +149,7 @@ class _Failure:
     decision: RetryDecision
     detail: str
     unsupported: str | None = None  # a sampling parameter the model refused (a 400 naming it)
+    overflow: bool = False  # the prompt does not fit the model's context
 
 
 @dataclass
@@ -300,6 +302,10 @@ class OpenAIBackend:
                 break
         assert failure is not None
         # Raised outside any except block: no __context__ chain can carry the client's exception text.
+        if failure.overflow:
+            raise ContextOverflowError(
+                f"model {self.model!r} at {self.endpoint}: the prompt (about {estimate_tokens(request.messages):,} "
+                f"tokens) does not fit the model's context: {failure.detail}")
         raise InfrastructureError(self._message(failure, attempts))
 
     def retry_delay(self, retry: int, decision: RetryDecision) -> float:
@@ -322,7 +328,7 @@ class OpenAIBackend:
         except (openai.OpenAIError, MalformedResponse, json.JSONDecodeError, UnicodeDecodeError) as exc:
             detail = " ".join(_describe(exc).split())  # HTML error pages from proxies arrive multi-line
             return _Failure(classify(exc), redact_all(detail, self._secrets)[:_DETAIL_CHARS],
-                            unsupported_parameter(exc))
+                            unsupported_parameter(exc), context_overflow(exc))
 
     def _learn(self, parameter: str) -> None:
         """The model refuses `parameter`: send what it takes instead for the rest of the run."""
@@ -448,6 +454,21 @@ def _count(value: object) -> int | None:
 ADAPTATIONS = {"max_tokens": "max_completion_tokens", "temperature": "left out", "top_p": "left out"}
 _UNSUPPORTED = re.compile(r"(?:Unsupported (?:parameter|value)|not supported)\W+'?(max_tokens|temperature|top_p)'?",
                           re.IGNORECASE)
+
+
+_OVERFLOW = re.compile(r"maximum context length|context[_ ]length[_ ]exceeded|context window|too many tokens",
+                       re.IGNORECASE)
+
+
+def context_overflow(exc: BaseException) -> bool:
+    """Whether a 400 says the prompt is longer than the model's context (OpenAI's code, vLLM's wording)."""
+    if not isinstance(exc, openai.BadRequestError):
+        return False
+    if str(getattr(exc, "code", "") or "") == "context_length_exceeded":
+        return True
+    body = exc.body
+    message = body.get("message") if isinstance(body, dict) else None
+    return bool(_OVERFLOW.search(message if isinstance(message, str) else str(exc.message)))
 
 
 def unsupported_parameter(exc: BaseException) -> str | None:

@@ -64,10 +64,11 @@ def summarize(rows: list[dict[str, Any]]) -> RunSummary:
 
 
 def outcome_counts(rows: list[dict[str, Any]]) -> dict[str, int]:
-    counts = {"total": len(rows), "scored": 0, "passed": 0, "failed": 0, "errors": 0}
+    counts = {"total": len(rows), "scored": 0, "passed": 0, "failed": 0, "errors": 0, "context_overflows": 0}
     for row in rows:
         if row["outcome"] == "error":
             counts["errors"] += 1
+            counts["context_overflows"] += row.get("error_type") == "context_overflow"
         else:
             counts["scored"] += 1
             counts["passed" if row["outcome"] == "passed" else "failed"] += 1

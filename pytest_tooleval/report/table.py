@@ -19,6 +19,8 @@ def render_summary(summary: RunSummary) -> str:
         blocks.append(
             f"{suite.suite}: {counts['scored']}/{counts['total']} scored, {counts['passed']} passed, "
             f"{counts['failed']} failed, {counts['errors']} errors"
+            + (f" ({counts['context_overflows']} of them prompts too long for the model's context)"
+               if counts.get("context_overflows") else "")
             + (" (partial run: figures renormalised over what ran)" if suite.partial else "")
         )
     return "\n\n".join(blocks)

@@ -71,3 +71,23 @@ def test_a_bad_token_limit_is_one_line(pytester: pytest.Pytester, reasoning: tup
     result = pytester.runpytest_subprocess(*args, f"--tooleval-max-tokens={value}")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert [line for line in result.stderr.lines if line.strip()] == [message]
+
+
+@pytest.mark.parametrize("dialect", ["openai", "vllm"])
+def test_a_prompt_too_long_for_the_model_is_an_error_counted_apart(pytester: pytest.Pytester, dialect: str,
+                                                                   reasoning: tuple[FakeOpenAI, list[str]]) -> None:
+    from fake_openai import Fault
+
+    server, args = reasoning
+    server.reasoning_model = False
+    server.replies["weather in Oslo"] = Fault.context_overflow(dialect)  # type: ignore[assignment]
+    result = pytester.runpytest_subprocess(*args, "--tooleval-concurrency=1", "-rE")
+    result.assert_outcomes(passed=SAMPLES - 1, errors=1)
+    assert server.stats.by_prompt and max(server.stats.by_prompt.values()) == 1  # never retried
+    result.stdout.fnmatch_lines([
+        "ContextOverflowError: model 'gpt-5-like' at *: the prompt (about * tokens) does not fit the model's "
+        "context: HTTP 400: This model's maximum context length is *",
+        f"acebench: {SAMPLES - 1}/{SAMPLES} scored, * 1 errors (1 of them prompts too long for the model's context)*",
+    ])
+    [error] = [s for s in json.loads((pytester.path / "report.json").read_text())["samples"] if s["outcome"] == "error"]
+    assert error["error_type"] == "context_overflow"

@@ -58,7 +58,8 @@ def test_the_three_way_table_and_its_figures() -> None:
     assert summary.figures["no_tool.thought"] == 0.5
     assert len(summary.figures) == 15
     assert not summary.partial
-    assert summary.counts == {"total": 4, "scored": 4, "passed": 2, "failed": 2, "errors": 0}
+    assert summary.counts == {"total": 4, "scored": 4, "passed": 2, "failed": 2, "errors": 0,
+                              "context_overflows": 0}
     assert summary.data["subsets"]["no_tool"] == {"n": 2, "total": 2, "errors": 0, "thought": 0.5, "action": 0.5,
                                                    "args": 0.5, "sr": 0.5, "iou": 1.0}
 
