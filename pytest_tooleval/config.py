@@ -138,6 +138,8 @@ CORE_OPTIONS: tuple[Option, ...] = (
     Option("top-p", "nucleus sampling top_p (unset: the endpoint's default)", None, parse_float),
     Option("max-tokens", "max_tokens per answer (ACEBench's runner uses 1200); none: no limit is sent", 1200,
            parse_token_limit),
+    Option("reasoning", "keep: an answer's leading <think> block is scored with it, as upstream scores it; strip: "
+           "it is taken off before scoring, and kept as the answer's reasoning", "keep", choice("keep", "strip")),
     Option("reasoning-effort", "reasoning_effort sent to the model under test (reasoning models; unset: not sent)",
            None, choice("minimal", "low", "medium", "high")),
     Option("timeout", "seconds one request attempt may take, to the last byte of the answer", 120.0, parse_positive),

@@ -196,6 +196,16 @@ class Controller:
         terminalreporter.write_line(render_totals(run_totals(self.rows, self.wall_s)))
         for line in self.session.storage.lines():
             terminalreporter.write_line(line, yellow=True)
+        if self.session.settings.reasoning == "strip":
+            terminalreporter.write_line("tooleval: --tooleval-reasoning strip: each answer's leading <think> block "
+                                        "was taken off before scoring (upstream scores it with the answer)",
+                                        yellow=True)
+        thinking = sum(1 for row in self.rows if isinstance(row.get("output"), str)
+                       and row["output"].lstrip().startswith("<think>"))
+        if self.session.settings.reasoning == "keep" and thinking and thinking >= THINK_HINT_SHARE * len(self.rows):
+            terminalreporter.write_line(f"tooleval: {thinking} of {len(self.rows)} answers begin with a <think> block, "
+                                        "which the scorers read as part of the answer (as upstream does): "
+                                        "--tooleval-reasoning strip takes it off before scoring", yellow=True)
         for where, changes in self.session.adaptations.items():
             told = ", ".join(f"{name} ({'sent as ' + instead if instead != 'left out' else instead})"
                              for name, instead in changes.items())
@@ -212,6 +222,7 @@ class Controller:
             terminalreporter.write_line(stopped, red=True)
 
 
+THINK_HINT_SHARE = 0.1  # answers beginning with a think block, from which the summary names the strip option
 PROBE_BYTES = 256 * 1024  # room for the board and a first batch of answers
 
 

@@ -20,6 +20,7 @@ class Answer:
     tokens: dict[str, int] = field(default_factory=dict)
     transcript: list[dict[str, Any]] | None = None
     state: Any = None  # what scoring needs besides the output (an agent rollout's end state, an episode record)
+    reasoning: str | None = None  # the model's reasoning beside its answer: reported, never scored
 
 
 @dataclass(frozen=True)
@@ -29,3 +30,4 @@ class SampleResult:
     latency_s: float = 0.0
     tokens: dict[str, int] = field(default_factory=dict)
     transcript: list[dict[str, Any]] | None = None
+    reasoning: str | None = None  # as Answer.reasoning

@@ -9,6 +9,7 @@ answers (answers/hub_client.py). Only those two open the run's sqlite board.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import gc
 import threading
 import time
@@ -117,7 +118,13 @@ class ToolevalSession:
 
             self._source = DirectSource(self._answer, self.engine)
         answer = self._source.get(case)
-        return answer if isinstance(answer, Skipped) else self.run.suite(case.suite).score(case, answer)
+        if isinstance(answer, Skipped):
+            return answer
+        result = self.run.suite(case.suite).score(case, answer)
+        # the reasoning is carried to the report, whatever the suite did with the answer
+        if isinstance(result, SampleResult) and answer.reasoning is not None and result.reasoning is None:
+            result = dataclasses.replace(result, reasoning=answer.reasoning)
+        return result
 
     def _answer(self, case: Any) -> Any:  # a coroutine: Answer | Skipped
         return self.run.suite(case.suite).answer(case, self.access)

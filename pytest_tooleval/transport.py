@@ -56,6 +56,8 @@ def result_payload(case: Any, category_size: int, result: SampleResult, scorer: 
     )
     if result.transcript is not None:
         payload["transcript"] = result.transcript
+    if result.reasoning is not None:
+        payload["reasoning"] = clip(result.reasoning, OUTPUT_LIMIT)
     return json_safe(payload)
 
 

@@ -202,6 +202,8 @@ class FakeOpenAI:
         require_api_key: when set, a request without `Authorization: Bearer <key>` gets a plain 401.
         reasoning_model: answer as OpenAI's reasoning models do: a 400 (with their error bodies) for
             `max_tokens` (they take `max_completion_tokens`) and for a temperature or top_p other than 1.
+        reasoning_content: sent beside every answer as `message.reasoning_content` (DeepSeek, vLLM's
+            reasoning parsers), with its token count in `usage.completion_tokens_details.reasoning_tokens`.
         model: the model id reported by GET /v1/models and echoed in answers.
         host, port: where to listen; port 0 picks a free one (see `base_url` after `start()`).
     """
@@ -234,6 +236,7 @@ class FakeOpenAI:
         self.fault_on_arrival = fault_on_arrival
         self.require_api_key = require_api_key
         self.reasoning_model = reasoning_model
+        self.reasoning_content: str | None = None
         self.model = model
         self.reject_over_capacity = reject_over_capacity
         self.stats = ServerStats()
@@ -481,7 +484,7 @@ class _Handler(BaseHTTPRequestHandler):
             if isinstance(answer, Fault):
                 self._send_fault(fake, body, answer)
             else:
-                self._send_json(200, _completion(fake.model, body, answer))
+                self._send_json(200, _completion(fake.model, body, answer, reasoning=fake.reasoning_content))
         finally:
             if slots is not None:
                 slots.release()
@@ -600,7 +603,7 @@ def _error_type(status: int) -> str:
     return "invalid_request_error"
 
 
-def _completion(model: str, body: Mapping[str, Any], text: str) -> dict[str, Any]:
+def _completion(model: str, body: Mapping[str, Any], text: str, *, reasoning: str | None = None) -> dict[str, Any]:
     finish_reason = "stop"
     stop = body.get("stop")
     stops = [stop] if isinstance(stop, str) else [s for s in stop or [] if isinstance(s, str) and s]
@@ -609,6 +612,13 @@ def _completion(model: str, body: Mapping[str, Any], text: str) -> dict[str, Any
         text = text[:cut]  # as the API does, the stop sequence itself is not returned
     prompt = "\n".join(_text(m.get("content")) for m in body.get("messages") or [] if isinstance(m, dict))
     prompt_tokens, completion_tokens = _count_tokens(prompt), _count_tokens(text)
+    reasoning_tokens = _count_tokens(reasoning) if reasoning else 0
+    message: dict[str, Any] = {"role": "assistant", "content": text}
+    usage: dict[str, Any] = {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens + reasoning_tokens,
+                             "total_tokens": prompt_tokens + completion_tokens + reasoning_tokens}
+    if reasoning:
+        message["reasoning_content"] = reasoning
+        usage["completion_tokens_details"] = {"reasoning_tokens": reasoning_tokens}
     return {
         "id": f"chatcmpl-fake-{time.monotonic_ns()}",
         "object": "chat.completion",
@@ -617,16 +627,12 @@ def _completion(model: str, body: Mapping[str, Any], text: str) -> dict[str, Any
         "choices": [
             {
                 "index": 0,
-                "message": {"role": "assistant", "content": text},
+                "message": message,
                 "finish_reason": finish_reason,
                 "logprobs": None,
             }
         ],
-        "usage": {
-            "prompt_tokens": prompt_tokens,
-            "completion_tokens": completion_tokens,
-            "total_tokens": prompt_tokens + completion_tokens,
-        },
+        "usage": usage,
     }
 
 

@@ -32,6 +32,10 @@ class Reply:
     completion_tokens: int | None = None
     finish_reason: str | None = None  # as the endpoint reported it: "stop", "length", ...; None if absent
     cached: bool = False
+    # reasoning the endpoint returned beside the answer (`reasoning_content`, `reasoning`), or a think block
+    # taken off the answer (--tooleval-reasoning strip): kept in the report, never scored
+    reasoning: str | None = None
+    reasoning_tokens: int | None = None  # of the completion tokens, those spent reasoning
 
 
 class ModelBackend(Protocol):

@@ -42,6 +42,7 @@ __all__ = ["CachedBackend", "ResponseCache", "ResponseCacheWarning", "cache_key"
 KEY_VERSION = 1  # bump when the key payload changes, so old entries stop matching
 _TABLE = "replies_v1"  # a new layout gets a new table, and old files stay readable without migrations
 _SQLITE_CORRUPT, _SQLITE_NOTADB = 11, 26
+_ADDED_COLUMNS = (("reasoning", "TEXT"), ("reasoning_tokens", "INTEGER"))
 READ_BUSY_S = 2.0  # a read that finds the file busy this long turns reading off: the requests are asked instead
 WRITE_BUSY_S = 2.0  # how long a write waits for another process's write lock before it is skipped
 CLOSE_DEADLINE_S = 10.0  # at the end of a run, how long queued writes may take before they are given up
@@ -126,6 +127,11 @@ class ResponseCache:
                 "key TEXT PRIMARY KEY, text TEXT NOT NULL, prompt_tokens INTEGER, completion_tokens INTEGER, "
                 "finish_reason TEXT, latency_s REAL NOT NULL, created REAL NOT NULL)"
             )
+            # columns added since: old files gain them (empty), and old plugins ignore them
+            present = {row[1] for row in conn.execute(f"PRAGMA table_info({_TABLE})")}
+            for column, kind in _ADDED_COLUMNS:
+                if column not in present:
+                    conn.execute(f"ALTER TABLE {_TABLE} ADD COLUMN {column} {kind}")
         except BaseException:
             conn.close()
             raise
@@ -138,12 +144,13 @@ class ResponseCache:
     @staticmethod
     def _select(conn: sqlite3.Connection, key: str) -> Reply | None:
         row = conn.execute(
-            f"SELECT text, prompt_tokens, completion_tokens, finish_reason, latency_s FROM {_TABLE} WHERE key = ?",
+            "SELECT text, prompt_tokens, completion_tokens, finish_reason, latency_s, reasoning, reasoning_tokens "
+            f"FROM {_TABLE} WHERE key = ?",
             (key,),
         ).fetchone()
         if row is None:
             return None
-        text, prompt_tokens, completion_tokens, finish_reason, latency_s = row
+        text, prompt_tokens, completion_tokens, finish_reason, latency_s, reasoning, reasoning_tokens = row
         return Reply(
             text=text,
             latency_s=latency_s,
@@ -151,6 +158,8 @@ class ResponseCache:
             completion_tokens=completion_tokens,
             finish_reason=finish_reason,
             cached=True,
+            reasoning=reasoning,
+            reasoning_tokens=reasoning_tokens,
         )
 
     def put(self, key: str, reply: Reply) -> None:
@@ -162,10 +171,10 @@ class ResponseCache:
     def _insert(conn: sqlite3.Connection, key: str, reply: Reply) -> None:
         conn.execute(
             f"INSERT OR IGNORE INTO {_TABLE} "
-            "(key, text, prompt_tokens, completion_tokens, finish_reason, latency_s, created) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            "(key, text, prompt_tokens, completion_tokens, finish_reason, latency_s, created, reasoning, "
+            "reasoning_tokens) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (key, reply.text, reply.prompt_tokens, reply.completion_tokens, reply.finish_reason, reply.latency_s,
-             time.time()),
+             time.time(), reply.reasoning, reply.reasoning_tokens),
         )
 
     # -- during a run: never in the way of an answer ---------------------------------------------------

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,9 +43,39 @@ def build_access(settings: Settings, cache_dir: Path, engine: Engine, board_path
     reasoning = {"reasoning_effort": settings.reasoning_effort} if settings.reasoning_effort else {}
     chat = live.chat(model, settings.base_url, settings.api_key, settings.temperature, settings.max_tokens, limiter,
                      extra=reasoning)
+    if settings.reasoning == "strip":
+        chat = _without_think_blocks(chat)
     access = ModelAccess("chat", chat=chat, roles=live.roles(roles, limiter), model=model)
     live.close_cache_last()
     return access
+
+
+THINK_START, THINK_END = "<think>", "</think>"
+
+
+def split_think_block(text: str) -> tuple[str | None, str]:
+    """(the leading <think>...</think> block's content, the answer after it); (None, text) when there is none."""
+    stripped = text.lstrip()
+    if not stripped.startswith(THINK_START):
+        return None, text
+    end = stripped.find(THINK_END)
+    if end < 0:
+        return None, text  # an unfinished block: the answer as it came (a length cut-off, say)
+    return stripped[len(THINK_START):end].strip(), stripped[end + len(THINK_END):].lstrip()
+
+
+def _without_think_blocks(chat: ChatFn) -> ChatFn:
+    """--tooleval-reasoning strip: the model under test's answers without their leading think block."""
+
+    async def ask(messages: list[dict[str, str]], **overrides: Any) -> Reply:
+        reply: Reply = await chat(messages, **overrides)
+        thought, answer = split_think_block(reply.text)
+        if thought is None:
+            return reply
+        reasoning = thought if reply.reasoning is None else f"{reply.reasoning}\n\n{thought}"
+        return dataclasses.replace(reply, text=answer, reasoning=reasoning)
+
+    return ask
 
 
 def _response_cache(settings: Settings, cache_dir: Path, engine: Engine) -> ResponseCache | None:

@@ -10,7 +10,9 @@ from .base import Reply
 
 def reply_tokens(reply: Reply) -> dict[str, int]:
     """The usage the endpoint reported for one reply ({"prompt": n, "completion": m}; absent counts left out)."""
-    counts = (("prompt", reply.prompt_tokens), ("completion", reply.completion_tokens))
+    # reasoning tokens are part of the completion tokens: reported beside them, never added to them
+    counts = (("prompt", reply.prompt_tokens), ("completion", reply.completion_tokens),
+              ("reasoning", reply.reasoning_tokens))
     return {key: value for key, value in counts if value is not None}
 
 

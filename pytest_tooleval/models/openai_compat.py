@@ -141,6 +141,8 @@ class _Answer:
     prompt_tokens: int | None
     completion_tokens: int | None
     finish_reason: str | None
+    reasoning: str | None = None
+    reasoning_tokens: int | None = None
 
 
 @dataclass(frozen=True)
@@ -285,6 +287,8 @@ class OpenAIBackend:
                     prompt_tokens=outcome.prompt_tokens,
                     completion_tokens=outcome.completion_tokens,
                     finish_reason=outcome.finish_reason,
+                    reasoning=None if outcome.reasoning is None else self._reply_text(outcome.reasoning),
+                    reasoning_tokens=outcome.reasoning_tokens,
                 )
             failure = outcome
             if failure.unsupported is not None:
@@ -435,6 +439,10 @@ def _extract(completion: Any) -> _Answer:
     usage = completion.get("usage")
     usage = usage if isinstance(usage, dict) else {}
     finish_reason = choices[0].get("finish_reason")
+    # DeepSeek and vLLM's reasoning parsers return `reasoning_content`, some servers `reasoning`
+    reasoning = next((value for key in ("reasoning_content", "reasoning")
+                      if isinstance(value := message.get(key), str) and value), None)
+    details = usage.get("completion_tokens_details")
     return _Answer(
         # `content: null` is a well-formed answer of nothing (e.g. tool_calls only, or a refusal): the model
         # said no text, which the scorer judges; it is not a server fault.
@@ -442,6 +450,8 @@ def _extract(completion: Any) -> _Answer:
         prompt_tokens=_count(usage.get("prompt_tokens")),
         completion_tokens=_count(usage.get("completion_tokens")),
         finish_reason=finish_reason if isinstance(finish_reason, str) else None,
+        reasoning=reasoning,
+        reasoning_tokens=_count(details.get("reasoning_tokens")) if isinstance(details, dict) else None,
     )
 
 

@@ -28,7 +28,9 @@ def fingerprint(settings: Settings, suites: list[str] | None = None) -> dict[str
         "model": settings.model,
         "endpoint_host": urlsplit(base_url).hostname if base_url else None,
         "parameters": {"temperature": settings.temperature, "top_p": settings.top_p,
-                       "max_tokens": settings.max_tokens},
+                       "max_tokens": settings.max_tokens, "reasoning_effort": settings.reasoning_effort},
+        # strip: a leading think block was taken off each answer before scoring (not upstream's reading)
+        "reasoning": settings.reasoning,
         "scorer": settings.scorer,
         **{name: block for name, block in blocks.items() if block is not None},
     }

@@ -91,3 +91,44 @@ def test_a_prompt_too_long_for_the_model_is_an_error_counted_apart(pytester: pyt
     ])
     [error] = [s for s in json.loads((pytester.path / "report.json").read_text())["samples"] if s["outcome"] == "error"]
     assert error["error_type"] == "context_overflow"
+
+
+def test_strip_scores_inline_think_answers_as_the_bare_answers(pytester: pytest.Pytester,
+                                                               reasoning: tuple[FakeOpenAI, list[str]]) -> None:
+    server, args = reasoning
+    server.reasoning_model = False
+    bare = pytester.runpytest_subprocess(*args, "--tooleval-report=bare.json")
+    bare.assert_outcomes(passed=SAMPLES)
+    server.replies.update({needle: f"<think>\nthe user wants {needle}; let me call it\n</think>\n\n{answer}"
+                           for needle, answer in RIGHT.items()})
+    kept = pytester.runpytest_subprocess(*args, "--tooleval-report=kept.json", "--tooleval-no-cache")
+    assert kept.parseoutcomes()["failed"] >= SAMPLES - 2  # upstream reads the block as part of the answer
+    kept.stdout.fnmatch_lines(["tooleval: * of 7 answers begin with a <think> block, which the scorers read as "
+                               "part of the answer (as upstream does): --tooleval-reasoning strip takes it off "
+                               "before scoring"])
+    stripped = pytester.runpytest_subprocess(*args, "--tooleval-reasoning=strip", "--tooleval-report=strip.json",
+                                             "--tooleval-no-cache")
+    stripped.assert_outcomes(passed=SAMPLES)
+    assert "begin with a <think> block" not in stripped.stdout.str()
+
+    def verdicts(name: str) -> dict[str, tuple[object, ...]]:
+        samples = json.loads((pytester.path / name).read_text())["samples"]
+        return {s["id"]: (s["outcome"], s["valid"], s["error_type"]) for s in samples}
+
+    assert verdicts("strip.json") == verdicts("bare.json")
+    samples = json.loads((pytester.path / "strip.json").read_text())["samples"]
+    assert {s["reasoning"].split(";")[0] for s in samples if s["category"] != "special_incomplete"} >= {
+        "the user wants weather in Paris"}
+
+
+def test_reasoning_returned_beside_the_answer_is_kept_and_counted(pytester: pytest.Pytester,
+                                                                   reasoning: tuple[FakeOpenAI, list[str]]) -> None:
+    server, args = reasoning
+    server.reasoning_model = False
+    server.reasoning_content = "First I read the API list, then I pick get_weather."
+    result = pytester.runpytest_subprocess(*args, "-k", "bool_0")
+    result.assert_outcomes(passed=1)
+    [sample] = json.loads((pytester.path / "report.json").read_text())["samples"]
+    assert sample["reasoning"] == server.reasoning_content and sample["output"] == RIGHT["weather in Paris"]
+    assert sample["tokens"]["reasoning"] > 0
+    assert sample["tokens"]["completion"] > sample["tokens"]["reasoning"]  # counted within the completion

@@ -39,8 +39,8 @@ class AceBenchSuite:
 
             return await run_agent_case(case, access, self.prompts, self.root, self.max_dialog_turns,
                                         self.step_prompt_language)
-        output, latency, tokens = await self._single_answer(case, access)
-        return Answer(output, latency, tokens)
+        output, latency, tokens, reasoning = await self._single_answer(case, access)
+        return Answer(output, latency, tokens, reasoning=reasoning)
 
     def score(self, case: data.AceCase, answer: Answer) -> SampleResult:
         """Pure scoring (runs in the test's own thread)."""
@@ -54,32 +54,37 @@ class AceBenchSuite:
             verdict = score_normal(case.record["function"], case.ground_truth, answer.output)
         return SampleResult(verdict, answer.output, answer.latency_s, answer.tokens, answer.transcript)
 
-    async def _single_answer(self, case: data.AceCase, access: ModelAccess) -> tuple[str, float, dict[str, int]]:
+    async def _single_answer(self, case: data.AceCase,
+                             access: ModelAccess) -> tuple[str, float, dict[str, int], str | None]:
         if access.kind == "oracle":
-            return render_ground_truth(case.ground_truth, case.category), 0.0, {}
+            return render_ground_truth(case.ground_truth, case.category), 0.0, {}, None
         if access.kind == "replay":
             assert access.replay is not None
             row = access.replay.lookup(case.language, case.id)
             if row is None or "result" not in row:
                 raise SampleError(f"no recorded output for {case.language}/{case.id} in {access.replay.source}")
             result = row["result"]
-            return (result if isinstance(result, str) else str(result)), 0.0, {}
+            return (result if isinstance(result, str) else str(result)), 0.0, {}, None
         assert access.chat is not None
         reply = await access.chat(single_turn_messages(case, self.prompts))
         text = reply.text
         if "deepseek-r1" in access.model:  # upstream's API runner, by name (acebench-scoring §2.3)
-            text = after_think(text)
-        return text, reply.latency_s, reply_tokens(reply)
+            text = after_think(text, reasoning_apart=reply.reasoning is not None)
+        return text, reply.latency_s, reply_tokens(reply), reply.reasoning
 
 
 
 THINK_END = "</think>"
 
 
-def after_think(text: str) -> str:
+def after_think(text: str, *, reasoning_apart: bool = False) -> str:
     """What follows the first `</think>`, stripped: what upstream keeps of a deepseek-r1 answer. Upstream's
-    runner fails on an answer with no `</think>` (its retries give up and raise): an error of the sample."""
+    runner fails on an answer with no `</think>` (its retries give up and raise): an error of the sample,
+    unless the reasoning came apart from the answer (an endpoint's `reasoning_content`, or
+    --tooleval-reasoning strip), when the answer already is what the cut would leave."""
     end = text.find(THINK_END)
+    if end < 0 and reasoning_apart:
+        return text.strip()
     if end < 0:
         raise SampleError(f"a deepseek-r1 answer without {THINK_END}: ACEBench's runner cannot use it (it asks "
                           "again, then stops)")
