@@ -156,6 +156,8 @@ CORE_OPTIONS: tuple[Option, ...] = (
            path=True),
     Option("offline", "never download; fail if the data is not there", False, parse_bool, flag=True),
     Option("no-cache", "do not read or write the response cache", False, parse_bool, flag=True),
+    Option("no-probe", "skip the endpoint probe: one small request per model role before any sample", False,
+           parse_bool, flag=True),
     Option("scorer", "official (reproduces the reference, default) or fixed (documented bugs fixed)",
            "official", choice("official", "fixed")),
     Option("report", "write the JSON report to this path", path=True),

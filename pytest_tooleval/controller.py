@@ -172,7 +172,8 @@ class Controller:
         if settings.report:
             try:
                 write_report(settings.report, settings, self.summary, rows, self.gate, run_totals(rows, self.wall_s),
-                             self.session.storage.as_dicts(), self.session.adaptations)
+                             self.session.storage.as_dicts(), self.session.adaptations,
+                             self.session.endpoint_profile)
             except OSError as exc:  # a full disk, say: one line, and a run that does not pass
                 self.report_error = f"tooleval report: could not write {settings.report}: {exc.strerror or exc}"
                 if session.exitstatus == pytest.ExitCode.OK:

@@ -33,6 +33,7 @@ class Engine:
         self.storage = storage if storage is not None else StorageLog()
         # sampling parameters each endpoint's model refused, and what was sent instead (models/openai_compat.py)
         self.adapted: dict[str, dict[str, str]] = {}
+        self.probes: list[Any] = []  # one per live chat function: models/factory.Probe
 
     @property
     def loop(self) -> asyncio.AbstractEventLoop:

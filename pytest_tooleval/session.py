@@ -51,6 +51,7 @@ class ToolevalSession:
         self._progress: ProgressLine | None = None
         self.storage = StorageLog()  # what this process's cache and board failed to keep (storage.py)
         self._merged_adaptations: dict[str, dict[str, str]] = {}  # the workers' (distributed.py)
+        self.endpoint_profile: dict[str, dict[str, Any]] | None = None  # what the probe found, by role
 
     @property
     def settings(self) -> Settings:
@@ -95,6 +96,7 @@ class ToolevalSession:
             self._source = HubClientSource(self._run_board(), self._own_pool)
             return
         _ = self.access  # a bad model setting (a replay file that is not there) stops the run here, once
+        self.probe()
         if not self.works_ahead:
             return
         from .answers.pool import MemoryLedger, Pool, PoolSource
@@ -104,6 +106,16 @@ class ToolevalSession:
         source = PoolSource(pool, self.engine)
         source.start()
         self._source = source
+
+    def probe(self) -> None:
+        """Before any sample: one small request per model role (models/factory.py); a failure stops the run
+        with one line (exit status 4). Once per process, live models only, unless --tooleval-no-probe."""
+        if self.endpoint_profile is not None or self.settings.no_probe or access_kind(self.settings) != "chat":
+            return
+        from .models.factory import probe_endpoints
+
+        _ = self.access
+        self.endpoint_profile = self.engine.run(probe_endpoints(self.engine.probes))
 
     def _own_pool(self) -> Any:
         """A worker answering samples the hub did not: claimed on the board, one at a time as tests ask."""

@@ -31,6 +31,10 @@ def _import_the_http_stack() -> None:
 
 _import_the_http_stack()
 
+# The endpoint probe (one request per model role before a run) would add a request to every run the tests
+# count requests of; its own tests (tests/plugin/test_probe.py) turn it back on.
+os.environ["TOOLEVAL_NO_PROBE"] = "1"
+
 _skipped_for_data: list[str] = []
 
 

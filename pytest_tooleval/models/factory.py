@@ -51,6 +51,41 @@ def build_access(settings: Settings, cache_dir: Path, engine: Engine, board_path
 
 
 THINK_START, THINK_END = "<think>", "</think>"
+PROBE_PROMPT = "Reply with the single word: ok"
+PROBE_MAX_TOKENS = 16
+
+
+@dataclass(frozen=True)
+class Probe:
+    """One small request that checks a model role's endpoint, key, model name and parameters before a run."""
+
+    role: str  # "model" for the model under test, else the helper role's name
+    backend: Any  # the role's OpenAIBackend: what it learns (refused parameters) holds for the run
+    request: ChatRequest
+
+
+async def probe_endpoints(probes: Sequence[Probe]) -> dict[str, dict[str, Any]]:
+    """Ask each distinct (model, endpoint, parameters) once; the endpoint profile of each role. Raises the
+    first failure as a usage error naming the role, the endpoint, the cause and the fix."""
+    from ..errors import ToolevalError, ToolevalUsageError
+
+    profile: dict[str, dict[str, Any]] = {}
+    seen: dict[tuple[str, str, str], dict[str, Any]] = {}
+    for probe in probes:
+        backend = probe.backend
+        key = (backend.model, backend.endpoint, repr(probe.request))
+        if key not in seen:
+            try:
+                reply = await backend.complete(probe.request)
+            except ToolevalError as exc:
+                option = "--tooleval-model" if probe.role == "model" else f"--tooleval-{probe.role}-model"
+                raise ToolevalUsageError(
+                    f"tooleval: the endpoint probe failed for the {probe.role} role: {exc}. Check {option}, its "
+                    "base URL and API key (or skip the probe: --tooleval-no-probe)") from None
+            seen[key] = {"model": backend.model, "endpoint": backend.endpoint, "latency_s": round(reply.latency_s, 3),
+                         "adapted": dict(backend.adaptations)}
+        profile.setdefault(probe.role, seen[key])
+    return profile
 
 
 def split_think_block(text: str) -> tuple[str | None, str]:
@@ -129,21 +164,22 @@ class _Live:
                 limiter if not base_url else None,  # the limits are the agent endpoint's
                 top_p=sends.pop("top_p", settings.top_p),
                 extra=sends,
+                role=role.name,
             )
         return functions
 
     def chat(self, model: str, base_url: str | None, api_key: str | None, temperature: float | None,
              max_tokens: int | None, limiter: Any = None, *, top_p: float | None = None,
-             extra: dict[str, Any] | None = None) -> ChatFn:
+             extra: dict[str, Any] | None = None, role: str = "model") -> ChatFn:
         return _chat_function(self.settings, self.engine, model, base_url, api_key, temperature, max_tokens,
                               limiter, self.cache, top_p=self.settings.top_p if top_p is None else top_p,
-                              extra=extra or {})
+                              extra=extra or {}, role=role)
 
 
 def _chat_function(settings: Settings, engine: Engine, model: str, base_url: str | None,
                    api_key: str | None, temperature: float | None, max_tokens: int | None,
                    limiter: Any = None, cache: ResponseCache | None = None, *, top_p: float | None = None,
-                   extra: dict[str, Any] | None = None) -> ChatFn:
+                   extra: dict[str, Any] | None = None, role: str = "model") -> ChatFn:
     from .cache import CachedBackend
     from .openai_compat import OpenAIBackend
 
@@ -160,6 +196,10 @@ def _chat_function(settings: Settings, engine: Engine, model: str, base_url: str
         adapted=engine.adapted,
     )
     engine.on_close(backend.aclose)
+    # the endpoint probe asks the backend itself (never the cache) once, with this role's parameters
+    engine.probes.append(Probe(role, backend, ChatRequest(
+        ({"role": "user", "content": PROBE_PROMPT},), temperature=temperature, top_p=top_p,
+        max_tokens=None if max_tokens is None else min(max_tokens, PROBE_MAX_TOKENS), extra=dict(extra or {}))))
     if cache is not None:
         backend = CachedBackend(backend, cache)
 

@@ -39,11 +39,13 @@ def fingerprint(settings: Settings, suites: list[str] | None = None) -> dict[str
 def write_report(path: str, settings: Settings, summary: RunSummary, rows: list[dict[str, Any]],
                  gate: GateResult | None, totals: dict[str, Any],
                  storage: list[dict[str, Any]] | None = None,
-                 adaptations: dict[str, dict[str, str]] | None = None) -> None:
+                 adaptations: dict[str, dict[str, str]] | None = None,
+                 endpoint_profile: dict[str, dict[str, Any]] | None = None) -> None:
     document = {
         "schema": SCHEMA,
         # what the endpoints' models refused, and what was sent instead: part of what the figures mean
-        "fingerprint": {**fingerprint(settings, list(summary.suites)), "endpoint_adaptations": adaptations or {}},
+        "fingerprint": {**fingerprint(settings, list(summary.suites)), "endpoint_adaptations": adaptations or {},
+                        "endpoint_profile": endpoint_profile},
         "summary": {name: suite.data for name, suite in summary.suites.items()},
         "totals": totals,
         "storage_faults": storage or [],  # what the cache and the run board failed to keep (storage.py)

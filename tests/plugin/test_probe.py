@@ -1,0 +1,67 @@
+"""The endpoint probe: one small request per model role before any sample. A wrong model name stops the run at
+once with one line; what the probe learns (a reasoning model's refused parameters) holds for the whole run."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+from benchmark_modules import benchmark_source
+from fake_openai import FakeOpenAI, Fault
+from mini_acebench import CATEGORIES, RIGHT, SAMPLES, write_mini_acebench
+
+
+@pytest.fixture
+def probed(pytester: pytest.Pytester, fake_openai: FakeOpenAI, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    for name in ("TOOLEVAL_DATA_DIR", "OPENAI_API_KEY", "TOOLEVAL_NO_PROBE"):
+        monkeypatch.delenv(name, raising=False)
+    fake_openai.replies.update(RIGHT)
+    fake_openai.default = "ok"
+    data = write_mini_acebench(pytester.path / "data")
+    pytester.makepyfile(test_acebench=benchmark_source("acebench"))
+    return ["--tooleval-model=gpt-x", f"--tooleval-base-url={fake_openai.base_url}", "--tooleval-api-key=sk-probe-12345678",
+            f"--tooleval-data-dir={data}", f"--tooleval-categories={CATEGORIES}",
+            f"--tooleval-cache-dir={pytester.path / 'cache'}", "-p", "no:cacheprovider", "--tooleval-report=report.json"]
+
+
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["one-process", "xdist"])
+def test_a_wrong_model_name_stops_the_run_with_one_line(pytester: pytest.Pytester, fake_openai: FakeOpenAI,
+                                                         probed: list[str], workers: list[str]) -> None:
+    fake_openai.replies.clear()
+    fake_openai.default = Fault.http(404, message="The model `gpt-x` does not exist or you do not have access to "
+                                                  "it.")  # type: ignore[assignment]
+    started = time.monotonic()
+    result = pytester.runpytest_subprocess(*probed, *workers)
+    took = time.monotonic() - started
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert took < 5, took
+    errors = [line for line in result.stderr.lines if line.strip()]
+    assert len(errors) == 1, result.stderr.str()
+    assert errors[0].startswith("ERROR: tooleval: the endpoint probe failed for the model role: model 'gpt-x' at "
+                                "127.0.0.1:")
+    assert "HTTP 404: The model `gpt-x` does not exist" in errors[0]
+    assert errors[0].endswith("Check --tooleval-model, its base URL and API key (or skip the probe: "
+                              "--tooleval-no-probe)")
+    assert fake_openai.stats.requests == 1  # the probe only: no sample was asked
+
+
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["one-process", "xdist"])
+def test_the_probe_learns_what_a_reasoning_model_refuses_before_any_sample(
+        pytester: pytest.Pytester, fake_openai: FakeOpenAI, probed: list[str], workers: list[str]) -> None:
+    fake_openai.reasoning_model = True
+    result = pytester.runpytest_subprocess(*probed, *workers, "--tooleval-concurrency=4")
+    result.assert_outcomes(passed=SAMPLES)
+    probes = [body for body in fake_openai.stats.bodies if body and "single word: ok" in str(body["messages"])]
+    assert len(probes) == 3  # refused for max_tokens, refused for temperature, answered
+    assert fake_openai.stats.requests == SAMPLES + 3  # whatever the concurrency: no sample met a refusal
+    fingerprint = json.loads((pytester.path / "report.json").read_text())["fingerprint"]
+    profile = fingerprint["endpoint_profile"]["model"]
+    assert profile["model"] == "gpt-x" and profile["adapted"] == {"max_tokens": "max_completion_tokens",
+                                                                  "temperature": "left out"}
+
+
+def test_no_probe_skips_it(pytester: pytest.Pytester, fake_openai: FakeOpenAI, probed: list[str]) -> None:
+    pytester.runpytest_subprocess(*probed, "--tooleval-no-probe").assert_outcomes(passed=SAMPLES)
+    assert fake_openai.stats.requests == SAMPLES
+    assert json.loads((pytester.path / "report.json").read_text())["fingerprint"]["endpoint_profile"] is None
