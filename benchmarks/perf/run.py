@@ -105,6 +105,9 @@ def main() -> None:
                         "fixed: one harmless call for everything (every single-call sample fails)")
     parser.add_argument("--pytest-arg", action="append", default=[], dest="pytest_args",
                         help="one more argument for pytest (repeat it), e.g. --pytest-arg=--tb=no")
+    parser.add_argument("--probe", action="store_true",
+                        help="keep the endpoint probe (one round trip before any sample); off by default, so that "
+                        "the figures are about answering")
     parser.add_argument("--keep-output", type=Path, default=None, help="write pytest's stdout to this file")
     args = parser.parse_args()
     if not args.data_dir:
@@ -138,6 +141,8 @@ def main() -> None:
             command.append(f"--tooleval-rpm={args.rpm}")
         if args.workers:
             command += ["-n", str(args.workers)]
+        if not args.probe:
+            command.append("--tooleval-no-probe")
         command += args.pytest_args
         pythonpath = tmp + os.pathsep + os.environ.get("PYTHONPATH", "")
         env = dict(os.environ, TOOLEVAL_PERF_OUT=str(out), PYTHONPATH=pythonpath)
