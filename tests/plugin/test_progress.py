@@ -1,7 +1,12 @@
-"""The live status line: plain periodic lines in a log, redrawn in place on a terminal (a real pty), silent on
-request; the controller shows it for the whole run under xdist."""
+"""The live status line: plain periodic lines in a log, redrawn in place on a terminal (a real pty made by
+`script`, from util-linux), silent on request; the controller shows it for the whole run under xdist."""
 
 from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+import sys
 
 import pytest
 
@@ -68,3 +73,17 @@ def test_it_can_be_silenced(pytester: pytest.Pytester, live: list[str], silence:
     result = pytester.runpytest_subprocess(*live, *silence, "--tooleval-progress-interval=0.2")
     assert result.ret == pytest.ExitCode.OK
     assert " answered, " not in result.stdout.str()
+
+
+def test_on_a_terminal_it_is_redrawn_in_place_on_the_bottom_row(pytester: pytest.Pytester, live: list[str]) -> None:
+    command = shlex.join([sys.executable, "-m", "pytest", *live])
+    env = {**os.environ, "COLUMNS": "120", "LINES": "30", "TERM": "xterm"}
+    # script gets a session of its own and no stdin: it would read its stdin and take its session's terminal,
+    # and an xdist worker's stdin is its channel to the controller
+    done = subprocess.run(["script", "-qec", command, "/dev/null"], cwd=pytester.path, env=env, capture_output=True,
+                          stdin=subprocess.DEVNULL, start_new_session=True, text=True, timeout=120)
+    output = done.stdout
+    assert done.returncode == 0, output[-2000:]
+    assert "\x1b[1;29r" in output  # the bottom row is kept out of the scrolling region ...
+    assert "\x1b[30;1H\x1b[2Ktooleval: " in output and "/7 answered, " in output  # ... and redrawn there
+    assert output.index("\x1b[r") < output.index("tooleval summary")  # given back before the summary
