@@ -138,6 +138,9 @@ CORE_OPTIONS: tuple[Option, ...] = (
     Option("top-p", "nucleus sampling top_p (unset: the endpoint's default)", None, parse_float),
     Option("max-tokens", "max_tokens per answer (ACEBench's runner uses 1200); none: no limit is sent", 1200,
            parse_token_limit),
+    Option("sampling", "plugin: the options' sampling for every suite (greedy by default); upstream: each suite's "
+           "own where it differs (ACEBench: temperature 0.7, top_p 1, max_tokens 1200 single-turn, 0.001, 1, 1000 "
+           "for agents); options given explicitly win", "plugin", choice("plugin", "upstream")),
     Option("reasoning", "keep: an answer's leading <think> block is scored with it, as upstream scores it; strip: "
            "it is taken off before scoring, and kept as the answer's reasoning", "keep", choice("keep", "strip")),
     Option("reasoning-effort", "reasoning_effort sent to the model under test (reasoning models; unset: not sent)",

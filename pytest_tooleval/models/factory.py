@@ -203,15 +203,18 @@ def _chat_function(settings: Settings, engine: Engine, model: str, base_url: str
     if cache is not None:
         backend = CachedBackend(backend, cache)
 
-    run_max_tokens = max_tokens
+    run_max_tokens, run_temperature, run_top_p = max_tokens, temperature, top_p
 
     async def chat(messages: list[dict[str, str]], *, max_tokens: int | None = None,
-                   stop: tuple[str, ...] | None = None, sampling: bool = True) -> Reply:
-        # a suite may override the run's max_tokens and add stop strings for its own protocol (GPT4Tools: 512)
+                   stop: tuple[str, ...] | None = None, sampling: bool = True, temperature: float | None = None,
+                   top_p: float | None = None) -> Reply:
+        # a suite may override the run's sampling (its upstream's: --tooleval-sampling upstream) and
+        # max_tokens, and add stop strings for its own protocol (GPT4Tools: 512 tokens)
         if not sampling:
             request = ChatRequest(tuple(messages), stop=stop, extra=dict(extra or {}))
         else:
-            request = ChatRequest(tuple(messages), temperature=temperature, top_p=top_p,
+            request = ChatRequest(tuple(messages), temperature=run_temperature if temperature is None else temperature,
+                                  top_p=run_top_p if top_p is None else top_p,
                                   max_tokens=run_max_tokens if max_tokens is None else max_tokens, stop=stop,
                                   extra=dict(extra or {}))
         reply: Reply = await backend.complete(request)

@@ -31,6 +31,7 @@ def fingerprint(settings: Settings, suites: list[str] | None = None) -> dict[str
                        "max_tokens": settings.max_tokens, "reasoning_effort": settings.reasoning_effort},
         # strip: a leading think block was taken off each answer before scoring (not upstream's reading)
         "reasoning": settings.reasoning,
+        "sampling": settings.sampling,  # upstream: each suite's own (its block says what was sent)
         "scorer": settings.scorer,
         **{name: block for name, block in blocks.items() if block is not None},
     }

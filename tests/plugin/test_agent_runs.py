@@ -157,3 +157,17 @@ def test_an_o1_agent_is_asked_as_upstream_asks_it(pytester: pytest.Pytester, fak
         assert message["role"] == "user" and "\n\n" in message["content"]
         assert not {"temperature", "top_p", "max_tokens"} & set(body)
     assert all(body["messages"][0]["role"] == "system" and "temperature" in body for body in user)  # unchanged
+
+
+def test_the_upstream_sampling_preset_gives_the_agent_classes_own(pytester: pytest.Pytester,
+                                                                   fake_openai: FakeOpenAI, base_args: list[str],
+                                                                   gold: dict[str, Any]) -> None:
+    """acebench-agent §5.2: the agent classes sample at temperature 0.001, top_p 1, 1000 tokens."""
+    calls = gold["en"]["agent_multi_step_0"]["calls"]
+    fake_openai.responder = scripted_by_model(calls, [])
+    result = pytester.runpytest(*base_args, *live_args(fake_openai, "--tooleval-sampling=upstream"),
+                                "-k", "en-agent_multi_step_0")
+    result.assert_outcomes(passed=1)
+    agent = [body for body in fake_openai.stats.bodies if body and body["model"] == "agent-m"]
+    assert agent and all((body["temperature"], body["top_p"], body["max_tokens"]) == (0.001, 1.0, 1000)
+                         for body in agent)

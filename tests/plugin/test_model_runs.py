@@ -157,3 +157,23 @@ def test_a_deepseek_r1_answer_is_cut_after_its_think_block(pytester: pytest.Pyte
     pytester.runpytest(*run_args, "--tooleval-model=plain-model", "-k", "bool_0", "--tooleval-report=plain.json")
     [plain] = read_report(pytester, "plain.json")["samples"]
     assert plain["outcome"] == ("failed" if outcome == "passed" else "passed")  # no other model is cut
+
+
+@pytest.mark.parametrize(("extra", "expected"), [
+    ([], {"temperature": 0.0, "max_tokens": 1200}),  # the plugin's: greedy, no top_p
+    (["--tooleval-sampling=upstream"], {"temperature": 0.7, "top_p": 1.0, "max_tokens": 1200}),  # generate.py's
+    (["--tooleval-sampling=upstream", "--tooleval-temperature=0.2"], {"temperature": 0.2, "top_p": 1.0,
+                                                                       "max_tokens": 1200}),  # explicit wins
+], ids=["plugin", "upstream", "upstream-with-explicit-temperature"])
+def test_the_sampling_preset_sends_acebenchs_own(pytester: pytest.Pytester, fake_openai: FakeOpenAI,
+                                                  run_args: list[str], extra: list[str],
+                                                  expected: dict[str, float]) -> None:
+    fake_openai.replies.update(RIGHT)
+    pytester.runpytest(*run_args, *extra, "-k", "atom_bool", "--tooleval-report=report.json").assert_outcomes(
+        passed=2)
+    sent = [{key: body[key] for key in ("temperature", "top_p", "max_tokens") if key in body}
+            for body in fake_openai.stats.bodies]
+    assert sent == [expected, expected]
+    fingerprint = read_report(pytester)["fingerprint"]
+    assert fingerprint["sampling"] == ("upstream" if extra else "plugin")
+    assert bool(fingerprint["acebench"]["model_sampling"]) == bool(extra)

@@ -34,7 +34,8 @@ def _gold(root: Path) -> dict[str, Any]:
 
 
 async def run_agent_case(case: AceCase, access: ModelAccess, prompts: dict[str, Any], root: Path,
-                         max_turns: int, step_prompt_language: str | None) -> Answer:
+                         max_turns: int, step_prompt_language: str | None,
+                         sampling: dict[str, Any] | None = None) -> Answer:
     record = case.record
     if access.kind == "oracle":
         result = await run_oracle(record, case.language, _gold(root), prompts)
@@ -57,11 +58,20 @@ async def run_agent_case(case: AceCase, access: ModelAccess, prompts: dict[str, 
         ask_user = user_meter.text
     agent_meter = Meter(access.chat)
     ask_agent: AskFn = agent_meter.text
+    if sampling:  # --tooleval-sampling upstream: the agent classes' own sampling
+        ask_agent = _with_sampling(agent_meter, sampling)
     if "o1" in access.model:  # upstream's agent classes, by name (acebench-agent §5.4)
         ask_agent = _as_one_user_message(agent_meter)
     result = await run_rollout(record, case.language, prompts, ask_agent, ask_user, max_turns,
                                step_prompt_language)
     return _answer(result, agent_meter.latency_s, role_tokens({"agent": agent_meter, "user": user_meter}))
+
+
+def _with_sampling(meter: Meter, sampling: dict[str, Any]) -> AskFn:
+    async def ask(messages: list[dict[str, str]]) -> str:
+        return (await meter(messages, **sampling)).text
+
+    return ask
 
 
 def _as_one_user_message(meter: Meter) -> AskFn:

@@ -58,7 +58,8 @@ class AceBenchPlugin:
 
         root = data.locate(settings.data_dir, settings.cache_path, settings.offline)
         return AceBenchSuite(root, languages(settings), settings.categories,
-                             max_dialog_turns=settings.max_dialog_turns, step_prompts=settings.agent_step_prompts)
+                             max_dialog_turns=settings.max_dialog_turns, step_prompts=settings.agent_step_prompts,
+                             sampling=model_sampling(settings))
 
     def summarize(self, rows: list[dict[str, Any]]) -> SuiteSummary:
         from .summary import summarize_acebench
@@ -81,6 +82,7 @@ class AceBenchPlugin:
             "categories": list(settings.categories),
             "max_dialog_turns": settings.max_dialog_turns,
             "agent_step_prompts": settings.agent_step_prompts,
+            "model_sampling": model_sampling(settings),
             "user_model": settings.user_model,
             "data_manifest_sha256": None if root is None else manifest_sha256(root),
         }
@@ -119,3 +121,18 @@ class AceBenchPlugin:
 
 
 SUITE = AceBenchPlugin()
+
+
+# ACEBench's own sampling for the model under test (acebench-scoring §2.3, acebench-agent §5.2)
+UPSTREAM_SAMPLING = {
+    "single": {"temperature": 0.7, "top_p": 1.0, "max_tokens": 1200},
+    "agent": {"temperature": 0.001, "top_p": 1.0, "max_tokens": 1000},
+}
+
+
+def model_sampling(settings: Settings) -> dict[str, dict[str, Any]]:
+    """--tooleval-sampling upstream: what ACEBench's runner sends, where no option was given explicitly."""
+    if settings.sampling != "upstream":
+        return {}
+    return {kind: {name: value for name, value in values.items() if not settings.explicit(name.replace("_", "-"))}
+            for kind, values in UPSTREAM_SAMPLING.items()}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from ...models.access import ModelAccess
 from ...models.meter import reply_tokens
@@ -16,7 +17,8 @@ class AceBenchSuite:
     name = "acebench"
 
     def __init__(self, root: Path, languages: tuple[str, ...] = ("en",), categories: tuple[str, ...] = (), *,
-                 max_dialog_turns: int = 40, step_prompts: str = "upstream") -> None:
+                 max_dialog_turns: int = 40, step_prompts: str = "upstream",
+                 sampling: dict[str, dict[str, Any]] | None = None) -> None:
         self.root = root
         self.languages = languages
         self.categories = categories
@@ -26,6 +28,7 @@ class AceBenchSuite:
         # ACEBench quirk: its API-model runner builds the multi_step agent without a language, so it gets
         # the zh prompts on en data too (acebench-agent §6); "data" uses the sample's language instead.
         self.step_prompt_language = "zh" if step_prompts == "upstream" else None
+        self.sampling = sampling or {}  # --tooleval-sampling upstream: {"single": {...}, "agent": {...}}
 
     def cases(self) -> list[data.AceCase]:
         return data.select(self.root, self.languages, self.categories)
@@ -38,7 +41,7 @@ class AceBenchSuite:
             )
 
             return await run_agent_case(case, access, self.prompts, self.root, self.max_dialog_turns,
-                                        self.step_prompt_language)
+                                        self.step_prompt_language, self.sampling.get("agent", {}))
         output, latency, tokens, reasoning = await self._single_answer(case, access)
         return Answer(output, latency, tokens, reasoning=reasoning)
 
@@ -66,7 +69,7 @@ class AceBenchSuite:
             result = row["result"]
             return (result if isinstance(result, str) else str(result)), 0.0, {}, None
         assert access.chat is not None
-        reply = await access.chat(single_turn_messages(case, self.prompts))
+        reply = await access.chat(single_turn_messages(case, self.prompts), **self.sampling.get("single", {}))
         text = reply.text
         if "deepseek-r1" in access.model:  # upstream's API runner, by name (acebench-scoring §2.3)
             text = after_think(text, reasoning_apart=reply.reasoning is not None)
