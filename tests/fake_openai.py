@@ -624,6 +624,7 @@ def _completion(model: str, body: Mapping[str, Any], text: str, *, reasoning: st
         "object": "chat.completion",
         "created": int(time.time()),
         "model": body.get("model") or model,
+        "system_fingerprint": "fp_fake_0001",
         "choices": [
             {
                 "index": 0,

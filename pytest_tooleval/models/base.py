@@ -36,6 +36,9 @@ class Reply:
     # taken off the answer (--tooleval-reasoning strip): kept in the report, never scored
     reasoning: str | None = None
     reasoning_tokens: int | None = None  # of the completion tokens, those spent reasoning
+    # what the server says answered: its model id and `system_fingerprint` (the endpoint probe records them)
+    served_by: str | None = None
+    system_fingerprint: str | None = None
 
 
 class ModelBackend(Protocol):

@@ -82,7 +82,8 @@ async def probe_endpoints(probes: Sequence[Probe]) -> dict[str, dict[str, Any]]:
                 raise ToolevalUsageError(
                     f"tooleval: the endpoint probe failed for the {probe.role} role: {exc}. Check {option}, its "
                     "base URL and API key (or skip the probe: --tooleval-no-probe)") from None
-            seen[key] = {"model": backend.model, "endpoint": backend.endpoint, "latency_s": round(reply.latency_s, 3),
+            seen[key] = {"model": backend.model, "endpoint": backend.endpoint, "served_by": reply.served_by,
+                         "system_fingerprint": reply.system_fingerprint, "latency_s": round(reply.latency_s, 3),
                          "adapted": dict(backend.adaptations)}
         profile.setdefault(probe.role, seen[key])
     return profile

@@ -143,6 +143,8 @@ class _Answer:
     finish_reason: str | None
     reasoning: str | None = None
     reasoning_tokens: int | None = None
+    served_by: str | None = None
+    system_fingerprint: str | None = None
 
 
 @dataclass(frozen=True)
@@ -289,6 +291,8 @@ class OpenAIBackend:
                     finish_reason=outcome.finish_reason,
                     reasoning=None if outcome.reasoning is None else self._reply_text(outcome.reasoning),
                     reasoning_tokens=outcome.reasoning_tokens,
+                    served_by=outcome.served_by,
+                    system_fingerprint=outcome.system_fingerprint,
                 )
             failure = outcome
             if failure.unsupported is not None:
@@ -452,7 +456,13 @@ def _extract(completion: Any) -> _Answer:
         finish_reason=finish_reason if isinstance(finish_reason, str) else None,
         reasoning=reasoning,
         reasoning_tokens=_count(details.get("reasoning_tokens")) if isinstance(details, dict) else None,
+        served_by=_text_or_none(completion.get("model")),
+        system_fingerprint=_text_or_none(completion.get("system_fingerprint")),
     )
+
+
+def _text_or_none(value: object) -> str | None:
+    return value[:200] if isinstance(value, str) and value else None
 
 
 def _count(value: object) -> int | None:

@@ -59,6 +59,7 @@ def test_the_probe_learns_what_a_reasoning_model_refuses_before_any_sample(
     profile = fingerprint["endpoint_profile"]["model"]
     assert profile["model"] == "gpt-x" and profile["adapted"] == {"max_tokens": "max_completion_tokens",
                                                                   "temperature": "left out"}
+    assert (profile["served_by"], profile["system_fingerprint"]) == ("gpt-x", "fp_fake_0001")  # as the server said
 
 
 def test_no_probe_skips_it(pytester: pytest.Pytester, fake_openai: FakeOpenAI, probed: list[str]) -> None:
