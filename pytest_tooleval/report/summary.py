@@ -84,12 +84,14 @@ def token_totals(tokens: dict[str, Any]) -> tuple[int, int]:
 
 def run_totals(rows: list[dict[str, Any]], wall_s: float) -> dict[str, Any]:
     """What a run cost: samples, scored and errored, tokens of every model role (agent, user, simulator, judge
-    together), and wall time."""
-    prompt = completion = 0
+    together; reasoning tokens are a part of the completion tokens), and wall time."""
+    prompt = completion = reasoning = 0
     for row in rows:
-        row_prompt, row_completion = token_totals(row.get("tokens") or {})
+        tokens = row.get("tokens") or {}
+        row_prompt, row_completion = token_totals(tokens)
         prompt += row_prompt
         completion += row_completion
+        reasoning += sum(int(value) for key, value in tokens.items() if key.endswith("reasoning"))
     errors = sum(1 for row in rows if row["outcome"] == "error")
     return {"samples": len(rows), "scored": len(rows) - errors, "errors": errors, "prompt_tokens": prompt,
-            "completion_tokens": completion, "wall_s": round(wall_s, 2)}
+            "completion_tokens": completion, "reasoning_tokens": reasoning, "wall_s": round(wall_s, 2)}

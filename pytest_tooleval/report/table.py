@@ -29,5 +29,6 @@ def render_summary(summary: RunSummary) -> str:
 def render_totals(totals: dict[str, Any]) -> str:
     """One line of run totals under the table (report.summary.run_totals)."""
     return (f"tooleval totals: {totals['samples']} samples ({totals['scored']} scored, {totals['errors']} errors), "
-            f"{totals['prompt_tokens']:,} prompt + {totals['completion_tokens']:,} completion tokens, "
-            f"{totals['wall_s']:.1f} s")
+            f"{totals['prompt_tokens']:,} prompt + {totals['completion_tokens']:,} completion tokens"
+            + (f" ({totals['reasoning_tokens']:,} of them reasoning)" if totals.get("reasoning_tokens") else "")
+            + f", {totals['wall_s']:.1f} s")
