@@ -67,6 +67,12 @@ def parse_token_limit(name: str, text: str) -> int | None:
     return value
 
 
+def reasoning_effort_option(role: str) -> Option:
+    """`--tooleval-<role>-reasoning-effort`: a helper model's reasoning_effort (unset: not sent)."""
+    return Option(f"{role}-reasoning-effort", f"reasoning_effort sent to the {role} model (unset: not sent)", None,
+                  REASONING_EFFORT)
+
+
 def parse_bool(name: str, text: str) -> bool:
     lowered = str(text).strip().lower()
     if lowered in ("1", "true", "yes", "on"):
@@ -110,6 +116,9 @@ def choice(*allowed: str) -> Callable[[str, str], str]:
     return parse
 
 
+REASONING_EFFORT = choice("minimal", "low", "medium", "high")
+
+
 @dataclass(frozen=True)
 class Option:
     name: str  # CLI suffix: --tooleval-<name>; ini key tooleval_<name>; env TOOLEVAL_<NAME>
@@ -144,7 +153,7 @@ CORE_OPTIONS: tuple[Option, ...] = (
     Option("reasoning", "keep: an answer's leading <think> block is scored with it, as upstream scores it; strip: "
            "it is taken off before scoring, and kept as the answer's reasoning", "keep", choice("keep", "strip")),
     Option("reasoning-effort", "reasoning_effort sent to the model under test (reasoning models; unset: not sent)",
-           None, choice("minimal", "low", "medium", "high")),
+           None, REASONING_EFFORT),
     Option("timeout", "seconds one request attempt may take, to the last byte of the answer", 120.0, parse_positive),
     Option("max-retries", "retries of a transient failure (429, 5xx, timeout, connection)", 6, parse_int),
     Option("concurrency", "samples answered at once ahead of their tests, and requests in flight per model, "

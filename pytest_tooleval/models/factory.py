@@ -156,6 +156,9 @@ class _Live:
                 continue
             base_url = role.setting(settings, "base_url")
             sends = dict(role.sends)
+            effort = role.setting(settings, "reasoning_effort")  # --tooleval-<role>-reasoning-effort
+            if effort:
+                sends["reasoning_effort"] = effort
             functions[role.name] = self.chat(
                 model,
                 base_url or settings.base_url,

@@ -171,3 +171,16 @@ def test_the_upstream_sampling_preset_gives_the_agent_classes_own(pytester: pyte
     agent = [body for body in fake_openai.stats.bodies if body and body["model"] == "agent-m"]
     assert agent and all((body["temperature"], body["top_p"], body["max_tokens"]) == (0.001, 1.0, 1000)
                          for body in agent)
+
+
+def test_a_helper_role_takes_its_own_reasoning_effort(pytester: pytest.Pytester, fake_openai: FakeOpenAI,
+                                                      base_args: list[str], gold: dict[str, Any]) -> None:
+    calls = gold["en"]["agent_multi_turn_0"]["calls"]
+    fake_openai.responder = scripted_by_model(calls, ["Please message Frank for me."])
+    result = pytester.runpytest(*base_args, *live_args(fake_openai, "--tooleval-user-model", "user-m",
+                                                       "--tooleval-user-reasoning-effort", "high"),
+                                "-k", "en-agent_multi_turn_0")
+    result.assert_outcomes(passed=1)
+    bodies = [body for body in fake_openai.stats.bodies if body]
+    assert {body.get("reasoning_effort") for body in bodies if body["model"] == "user-m"} == {"high"}
+    assert all("reasoning_effort" not in body for body in bodies if body["model"] == "agent-m")

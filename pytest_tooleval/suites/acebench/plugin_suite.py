@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from ...config import Option, Settings, choice, parse_float, parse_int, parse_list
+from ...config import Option, Settings, choice, parse_float, parse_int, parse_list, reasoning_effort_option
 from ..base import Role
 
 if TYPE_CHECKING:
@@ -21,6 +21,7 @@ OPTIONS = (
     Option("user-api-key", "API key of the user model (default: the agent's)", secret=True),
     Option("user-temperature", "temperature of the user model (ACEBench uses 0.001)", 0.001, parse_float),
     Option("user-max-tokens", "max_tokens of the user model (ACEBench uses 1000)", 1000, parse_int),
+    reasoning_effort_option("user"),
     Option("max-dialog-turns", "turn limit of an agent rollout", 40, parse_int),
     Option("agent-step-prompts", "agent_multi_step prompt language: upstream (zh prompts on every language, "
            "as ACEBench's API runner does) or data (the sample's language)", "upstream", choice("upstream", "data")),

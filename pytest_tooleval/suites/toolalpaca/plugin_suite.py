@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from ...config import Option, Settings, choice, parse_bool, parse_float
+from ...config import Option, Settings, choice, parse_bool, parse_float, reasoning_effort_option
 from ...models.access import access_kind
 from ..base import Role
 
@@ -22,16 +22,19 @@ OPTIONS = (
     Option("simulator-base-url", "endpoint of the simulator model (default: the agent's)"),
     Option("simulator-api-key", "API key of the simulator model (default: the agent's)", secret=True),
     Option("simulator-temperature", "temperature of the simulator model (ToolAlpaca uses 0.5)", 0.5, parse_float),
+    reasoning_effort_option("simulator"),
     Option("toolalpaca-user-model", "model answering ToolAlpaca's getDetails questions and retrievalDataFromFile "
            "queries (upstream: gpt-3.5-turbo)"),
     Option("toolalpaca-user-base-url", "endpoint of the ToolAlpaca user model (default: the agent's)"),
     Option("toolalpaca-user-api-key", "API key of the ToolAlpaca user model (default: the agent's)", secret=True),
     Option("toolalpaca-user-temperature", "temperature of the ToolAlpaca user model (upstream: 1)", 1.0,
            parse_float),
+    reasoning_effort_option("toolalpaca-user"),
     Option("judge-model", "judge of ToolAlpaca episodes (upstream: gpt-4-0613)", "gpt-4-0613"),
     Option("judge-base-url", "endpoint of the judge model (default: the agent's)"),
     Option("judge-api-key", "API key of the judge model (default: the agent's)", secret=True),
     Option("judge-temperature", "temperature of the judge model (ToolAlpaca uses 0.2)", 0.2, parse_float),
+    reasoning_effort_option("judge"),
 )
 
 SUBSETS = ("simulated", "real")
