@@ -135,7 +135,7 @@ def attach_payload(session: ToolevalSession, item: pytest.Item, call: pytest.Cal
         reason = call.excinfo.exconly().removeprefix("Failed: ") if call.excinfo else "setup failed"
         payload = error_payload(case, size, _trim(reason, 500))
         if reason.startswith(f"{ContextOverflowError.__name__}:"):  # counted apart (report/summary.py)
-            payload["error_type"] = CONTEXT_OVERFLOW
+            payload["error_type"] = ContextOverflowError.error_type
     elif report.when == "setup" and report.skipped:
         payload = error_payload(case, size, skip_reason(report), outcome="skipped")
     elif report.when == "call" and handle is not None:
@@ -149,7 +149,6 @@ def attach_payload(session: ToolevalSession, item: pytest.Item, call: pytest.Cal
 
 
 PAYLOAD_KEY = pytest.StashKey[dict[str, Any]]()
-CONTEXT_OVERFLOW = "context_overflow"  # the error_type of a sample whose prompt did not fit the model
 
 
 def junit_properties(payload: dict[str, Any], scorer: str) -> list[tuple[str, object]]:

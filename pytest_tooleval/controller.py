@@ -21,6 +21,7 @@ from .report.summary import RunSummary, run_totals, summarize
 from .report.terminal import index_teardown_reports
 from .session import ToolevalSession
 from .suites import registered, selected_by_marks
+from .text import THINK_START
 from .transport import PROPERTY, error_payload
 
 
@@ -202,7 +203,7 @@ class Controller:
                                         "was taken off before scoring (upstream scores it with the answer)",
                                         yellow=True)
         thinking = sum(1 for row in self.rows if isinstance(row.get("output"), str)
-                       and row["output"].lstrip().startswith("<think>"))
+                       and row["output"].lstrip().startswith(THINK_START))
         if self.session.settings.reasoning == "keep" and thinking and thinking >= THINK_HINT_SHARE * len(self.rows):
             terminalreporter.write_line(f"tooleval: {thinking} of {len(self.rows)} answers begin with a <think> block, "
                                         "which the scorers read as part of the answer (as upstream does): "

@@ -31,9 +31,8 @@ class Engine:
         self.breaker = Breaker()  # likewise: a dead endpoint stops the run (models/breaker.py)
         # what the process's cache and board failed to keep (storage.py)
         self.storage = storage if storage is not None else StorageLog()
-        # sampling parameters each endpoint's model refused, and what was sent instead (models/openai_compat.py)
-        self.adapted: dict[str, dict[str, str]] = {}
-        self.probes: list[Any] = []  # one per live chat function: models/factory.Probe
+        # one per live chat function (models/factory.Probe): each holds the process's backend for its role
+        self.probes: list[Any] = []
 
     @property
     def loop(self) -> asyncio.AbstractEventLoop:

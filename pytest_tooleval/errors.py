@@ -23,7 +23,9 @@ class SampleError(ToolevalError):
 
 class ContextOverflowError(SampleError):
     """The sample's prompt does not fit the model's context window: the endpoint refused it (never retried,
-    counted apart from other errors)."""
+    counted apart from other errors, by this error_type in the report)."""
+
+    error_type = "context_overflow"
 
 
 class InternalError(ToolevalError):

@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import shutil
 import threading
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -106,10 +105,6 @@ class ProgressLine:
             self.write(f"\x1b7\x1b[{self._rows};1H\x1b[2K{line[: width - 1]}\x1b8")
         else:
             self.write(f"\n{line}\n")
-
-
-def elapsed_since(started: float) -> float:
-    return time.monotonic() - started
 
 
 def start_progress(config: pytest.Config, session: ToolevalSession) -> None:

@@ -174,8 +174,9 @@ class ToolevalSession:
     def adaptations(self) -> dict[str, dict[str, str]]:
         """Sampling parameters the run's models refused, by endpoint, merged from every process."""
         merged = dict(self._merged_adaptations)
-        if self._engine is not None:
-            merged.update(self._engine.adapted)
+        if self._engine is not None:  # what this process's backends learned (models/openai_compat.py)
+            merged.update({probe.backend.label: dict(probe.backend.adaptations) for probe in self._engine.probes
+                           if probe.backend.adaptations})
         return merged
 
     def merge_adaptations(self, adaptations: dict[str, dict[str, str]]) -> None:
@@ -221,10 +222,9 @@ class ToolevalSession:
 
     def _run_board(self) -> RunBoard:
         if self._board is None:
-            from .answers.board import RunBoard, remove_stale_boards
+            from .answers.board import RunBoard
 
-            remove_stale_boards(self.board_path.parent)
-            try:
+            try:  # (boards of dead runs were removed by the controller at its start)
                 self._board = RunBoard(self.board_path, log=self.storage)
             except STORAGE_ERRORS as exc:
                 from .errors import ToolevalUsageError

@@ -49,9 +49,6 @@ class StorageLog:
             else:
                 fault.lost += count
 
-    def __bool__(self) -> bool:
-        return bool(self._faults)
-
     def as_dicts(self) -> list[dict[str, Any]]:
         with self._lock:
             return [asdict(fault) for fault in self._faults.values()]

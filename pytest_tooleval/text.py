@@ -6,3 +6,18 @@ from __future__ import annotations
 def clip(text: str, limit: int) -> str:
     """`text` cut to `limit` characters, saying how many were left out."""
     return text if len(text) <= limit else text[:limit] + f"... [{len(text) - limit} more characters]"
+
+
+# a reasoning model's inline reasoning, as models served without a reasoning parser write it
+THINK_START, THINK_END = "<think>", "</think>"
+
+
+def split_think_block(text: str) -> tuple[str | None, str]:
+    """(the leading <think>...</think> block's content, the answer after it); (None, text) when there is none."""
+    stripped = text.lstrip()
+    if not stripped.startswith(THINK_START):
+        return None, text
+    end = stripped.find(THINK_END)
+    if end < 0:
+        return None, text  # an unfinished block: the answer as it came (a length cut-off, say)
+    return stripped[len(THINK_START):end].strip(), stripped[end + len(THINK_END):].lstrip()

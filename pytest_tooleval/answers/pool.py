@@ -103,7 +103,6 @@ class Pool:
         self._local: dict[str, asyncio.Future[dict[str, Any]]] = {}
         self._tasks: list[asyncio.Task[None]] = []
         self._heartbeat_task: asyncio.Task[None] | None = None
-        self._wanted_seen: set[str] = set()
         # answers finished in this process, readable from the test's thread without a round trip to the loop
         # (a dict assignment is atomic, and each key is written once)
         self.finished: dict[str, dict[str, Any]] = {}
@@ -224,9 +223,8 @@ class Pool:
         if self.lookup is None:
             return None
         key = self.ledger.next_wanted()
-        if key is None or key in self._wanted_seen:  # seen: a board that could not forget it (a full disk)
+        if key is None:
             return None
-        self._wanted_seen.add(key)
         self.ledger.unwant(key)
         case = self.lookup(key)
         return None if case is None else (key, case)

@@ -260,7 +260,6 @@ class ResponseCache:
 
     def _stop_writing(self, exc: BaseException, lost: int) -> None:
         self._writing = False
-        self.log.failed(CACHE, self.path.parent, exc)
         self.log.lost(CACHE, self.path.parent, exc, lost)
 
     def flush(self) -> None:
@@ -273,8 +272,7 @@ class ResponseCache:
             self._writing = False
             left = self._writes.qsize()
             if left:
-                self.log.failed(CACHE, self.path.parent, f"writes took over {CLOSE_DEADLINE_S:.0f} s at the end")
-                self.log.lost(CACHE, self.path.parent, "writes took too long", left)
+                self.log.lost(CACHE, self.path.parent, f"writes took over {CLOSE_DEADLINE_S:.0f} s at the end", left)
         self._writer = None
 
     def __len__(self) -> int:

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from ..config import Settings
 from ..engine import Engine
 from ..suites.base import Role
+from ..text import split_think_block
 from .access import ChatFn, ModelAccess, access_kind
 from .base import ChatRequest, Reply
 from .replay import ReplayReader, load_replay
@@ -50,7 +51,6 @@ def build_access(settings: Settings, cache_dir: Path, engine: Engine, board_path
     return access
 
 
-THINK_START, THINK_END = "<think>", "</think>"
 PROBE_PROMPT = "Reply with the single word: ok"
 PROBE_MAX_TOKENS = 16
 
@@ -87,17 +87,6 @@ async def probe_endpoints(probes: Sequence[Probe]) -> dict[str, dict[str, Any]]:
                          "adapted": dict(backend.adaptations)}
         profile.setdefault(probe.role, seen[key])
     return profile
-
-
-def split_think_block(text: str) -> tuple[str | None, str]:
-    """(the leading <think>...</think> block's content, the answer after it); (None, text) when there is none."""
-    stripped = text.lstrip()
-    if not stripped.startswith(THINK_START):
-        return None, text
-    end = stripped.find(THINK_END)
-    if end < 0:
-        return None, text  # an unfinished block: the answer as it came (a length cut-off, say)
-    return stripped[len(THINK_START):end].strip(), stripped[end + len(THINK_END):].lstrip()
 
 
 def _without_think_blocks(chat: ChatFn) -> ChatFn:
@@ -197,7 +186,6 @@ def _chat_function(settings: Settings, engine: Engine, model: str, base_url: str
         rate_limiter=limiter,
         resting=engine.resting,
         breaker=engine.breaker,
-        adapted=engine.adapted,
     )
     engine.on_close(backend.aclose)
     # the endpoint probe asks the backend itself (never the cache) once, with this role's parameters

@@ -206,7 +206,6 @@ class OpenAIBackend:
         rate_limiter: SharedRateLimiter | None = None,
         resting: Resting | None = None,
         breaker: Breaker | None = None,
-        adapted: dict[str, dict[str, str]] | None = None,
     ) -> None:
         if max_retries < 0:
             raise ValueError(f"max_retries must be >= 0, got {max_retries}")
@@ -231,10 +230,9 @@ class OpenAIBackend:
         self.rate_limiter = rate_limiter
         self.resting = resting or Resting()
         self.breaker = breaker  # the process's: stops the run when this endpoint is dead from the start
-        self._breaker_key = f"model {model!r} at {self.endpoint}"
+        self.label = f"model {model!r} at {self.endpoint}"  # how messages, the breaker and reports name it
         # what this model refused, learned from its 400s once for the run: parameter -> what is sent instead
         self.adaptations: dict[str, str] = {}
-        self._adapted_log = adapted  # the process's record of every backend's adaptations, by endpoint
         self._states: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _LoopState] = weakref.WeakKeyDictionary()
         self._states_lock = threading.Lock()  # loops in different threads may each create their state
 
@@ -254,7 +252,7 @@ class OpenAIBackend:
         retries = {"transient": 0, "rate_limit": 0}
         attempts = 0
         while True:
-            if self.breaker is not None and (stopped := self.breaker.tripped(self._breaker_key)):
+            if self.breaker is not None and (stopped := self.breaker.tripped(self.label)):
                 raise InfrastructureError(stopped)  # the run is stopping: no more requests to a dead endpoint
             if failure is not None:
                 kind = failure.decision.kind
@@ -278,7 +276,7 @@ class OpenAIBackend:
             attempts += 1
             if isinstance(outcome, _Answer):
                 if self.breaker is not None:
-                    self.breaker.answered(self._breaker_key)
+                    self.breaker.answered(self.label)
                 state.slots.on_success(slot)
                 if self.rate_limiter is not None:
                     used = (outcome.prompt_tokens or 0) + (outcome.completion_tokens or 0)
@@ -301,7 +299,7 @@ class OpenAIBackend:
                 if adapted != params:
                     params, failure = adapted, None  # the same request again, as the model takes it: not a retry
                     continue
-            if self.breaker is not None and self.breaker.failed(self._breaker_key, failure.decision.reason,
+            if self.breaker is not None and self.breaker.failed(self.label, failure.decision.reason,
                                                                 failure.detail[:160]):
                 continue  # tripped: the check at the top of the loop ends this request too
             if failure.decision.kind == "rate_limit":
@@ -340,10 +338,7 @@ class OpenAIBackend:
 
     def _learn(self, parameter: str) -> None:
         """The model refuses `parameter`: send what it takes instead for the rest of the run."""
-        if parameter not in self.adaptations:
-            self.adaptations[parameter] = ADAPTATIONS.get(parameter, "left out")
-            if self._adapted_log is not None:
-                self._adapted_log[self._breaker_key] = dict(self.adaptations)
+        self.adaptations.setdefault(parameter, ADAPTATIONS.get(parameter, "left out"))
 
     def _adapted(self, params: dict[str, Any]) -> dict[str, Any]:
         """`params` as this model takes them (reasoning models: max_completion_tokens, default sampling)."""
@@ -480,15 +475,20 @@ _OVERFLOW = re.compile(r"maximum context length|context[_ ]length[_ ]exceeded|co
                        re.IGNORECASE)
 
 
+def _error_message(exc: openai.APIStatusError) -> str:
+    """The server's own error message: the body's `message`, else what the client made of the response."""
+    body = exc.body
+    message = body.get("message") if isinstance(body, dict) else None
+    return message if isinstance(message, str) else str(exc.message)
+
+
 def context_overflow(exc: BaseException) -> bool:
     """Whether a 400 says the prompt is longer than the model's context (OpenAI's code, vLLM's wording)."""
     if not isinstance(exc, openai.BadRequestError):
         return False
     if str(getattr(exc, "code", "") or "") == "context_length_exceeded":
         return True
-    body = exc.body
-    message = body.get("message") if isinstance(body, dict) else None
-    return bool(_OVERFLOW.search(message if isinstance(message, str) else str(exc.message)))
+    return bool(_OVERFLOW.search(_error_message(exc)))
 
 
 def unsupported_parameter(exc: BaseException) -> str | None:
@@ -499,17 +499,13 @@ def unsupported_parameter(exc: BaseException) -> str | None:
     code = str(getattr(exc, "code", "") or "")
     if param in ADAPTATIONS and code.startswith("unsupported"):
         return str(param)
-    body = exc.body
-    message = body.get("message") if isinstance(body, dict) else None
-    match = _UNSUPPORTED.search(message if isinstance(message, str) else str(exc.message))
+    match = _UNSUPPORTED.search(_error_message(exc))
     return match.group(1).lower() if match else None
 
 
 def _describe(exc: BaseException) -> str:
     if isinstance(exc, openai.APIStatusError):
-        body = exc.body
-        message = body.get("message") if isinstance(body, dict) else None
-        return f"HTTP {exc.status_code}: {message if isinstance(message, str) else exc.message}"
+        return f"HTTP {exc.status_code}: {_error_message(exc)}"
     if isinstance(exc, openai.APITimeoutError):
         return "the request timed out"
     if isinstance(exc, openai.APIConnectionError):

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..errors import ContextOverflowError
+
 
 @dataclass(frozen=True)
 class Table:
@@ -68,7 +70,7 @@ def outcome_counts(rows: list[dict[str, Any]]) -> dict[str, int]:
     for row in rows:
         if row["outcome"] == "error":
             counts["errors"] += 1
-            counts["context_overflows"] += row.get("error_type") == "context_overflow"
+            counts["context_overflows"] += row.get("error_type") == ContextOverflowError.error_type
         else:
             counts["scored"] += 1
             counts["passed" if row["outcome"] == "passed" else "failed"] += 1

@@ -8,6 +8,7 @@ from typing import Any
 from ...models.access import ModelAccess
 from ...models.meter import reply_tokens
 from ...outcome import Answer, SampleError, SampleResult
+from ...text import THINK_END
 from . import data
 from .prompts import check_prompts, single_turn_messages
 from .scoring import render_ground_truth, score_normal, score_special
@@ -76,8 +77,6 @@ class AceBenchSuite:
         return text, reply.latency_s, reply_tokens(reply), reply.reasoning
 
 
-
-THINK_END = "</think>"
 
 
 def after_think(text: str, *, reasoning_apart: bool = False) -> str:
