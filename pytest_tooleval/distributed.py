@@ -36,7 +36,6 @@ class XdistHooks:
             if dsession is not None:
                 self.session.stop_when_dead(lambda reason: setattr(dsession, "shouldstop", reason))
         if self.hub:  # a test's parametrize id: what stands between the last brackets of its node id
-            self.session.probe()  # before the hub asks anything: a failure is one line and exit status 4
             self.session.start_hub([nodeid.rsplit("[", 1)[-1][:-1] for nodeid in ids if nodeid.endswith("]")])
             from .progress import start_progress
 

@@ -213,6 +213,9 @@ class ToolevalSession:
         if self.hub is None:
             return
         cases = [case for case in (self.run.case_for_test_id(test_id) for test_id in test_ids) if case is not None]
+        # before the hub asks anything (a failure is one line and exit status 4), and after the suites of these
+        # tests are loaded: their helper roles are part of the access the probe builds
+        self.probe()
         self.hub.start(self.run.schedule(cases), self.run.loaded_cases(), self._answer, self.engine,
                        lambda: self.access)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import time
+from pathlib import Path
 
 import pytest
 from benchmark_modules import benchmark_source
@@ -66,3 +67,22 @@ def test_no_probe_skips_it(pytester: pytest.Pytester, fake_openai: FakeOpenAI, p
     pytester.runpytest_subprocess(*probed, "--tooleval-no-probe").assert_outcomes(passed=SAMPLES)
     assert fake_openai.stats.requests == SAMPLES
     assert json.loads((pytester.path / "report.json").read_text())["fingerprint"]["endpoint_profile"] is None
+
+
+def test_under_xdist_every_role_of_the_collected_suites_is_probed(pytester: pytest.Pytester, fake_openai: FakeOpenAI,
+                                                                   acebench_dir: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """The hub probes after it loaded the suites of the collected tests: the user model of agent_multi_turn is
+    in the access (probing first once left it out, and every multi_turn sample errored for want of a user)."""
+    monkeypatch.delenv("TOOLEVAL_NO_PROBE", raising=False)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    fake_openai.default = "finish conversation"
+    pytester.makepyfile(test_acebench=benchmark_source("acebench"))
+    result = pytester.runpytest_subprocess(
+        f"--tooleval-data-dir={acebench_dir}", f"--tooleval-cache-dir={pytester.path / 'cache'}", "-p",
+        "no:cacheprovider", "--tooleval-model=agent-m", "--tooleval-user-model=user-m",
+        f"--tooleval-base-url={fake_openai.base_url}", "--tooleval-api-key=sk-probe-12345678", "-n", "2",
+        "-k", "en-agent_multi_turn_0", "--tooleval-report=report.json")
+    result.assert_outcomes(failed=1)  # scored (the scripted agent does nothing), not an error
+    profile = json.loads((pytester.path / "report.json").read_text())["fingerprint"]["endpoint_profile"]
+    assert {role: entry["model"] for role, entry in profile.items()} == {"model": "agent-m", "user": "user-m"}
