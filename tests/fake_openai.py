@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
 
-__all__ = ["FakeOpenAI", "Fault", "FaultKind", "ReceivedRequest", "ServerStats"]
+__all__ = ["FakeOpenAI", "Fault", "FaultKind", "ReceivedRequest", "ServerStats", "ToolCalls"]
 
 FaultKind = Literal[
     "status",  # an HTTP error status with an OpenAI-style error body (429, 500, 401, ...)
@@ -133,7 +133,35 @@ def _header_value(value: float | str | None) -> str | None:
     return str(int(value)) if float(value).is_integer() else str(value)
 
 
-Answer = str | Fault
+@dataclass(frozen=True)
+class ToolCalls:
+    """An answer in native function calls, as OpenAI's tools API (and vLLM's tool parsers) give it.
+
+    `calls` are (name, arguments): a dict is sent as its JSON text, a str as it is (so malformed JSON can be
+    scripted); `content` is the text beside them (None is sent as `content: null`, the usual case).
+    `arguments_as_object` sends a dict's arguments as a JSON object rather than text, as Ollama does.
+    """
+
+    calls: tuple[tuple[str, dict[str, Any] | str], ...]
+    content: str | None = None
+    arguments_as_object: bool = False
+
+    @classmethod
+    def of(cls, *calls: tuple[str, dict[str, Any] | str], content: str | None = None) -> ToolCalls:
+        return cls(tuple(calls), content)
+
+    def message(self) -> dict[str, Any]:
+        tool_calls = []
+        for index, (name, arguments) in enumerate(self.calls):
+            sent: Any = arguments
+            if isinstance(arguments, dict) and not self.arguments_as_object:
+                sent = json.dumps(arguments, ensure_ascii=False)
+            tool_calls.append({"id": f"call_fake_{index}", "type": "function",
+                               "function": {"name": name, "arguments": sent}})
+        return {"role": "assistant", "content": self.content, "tool_calls": tool_calls}
+
+
+Answer = str | Fault | ToolCalls
 Responder = Callable[[dict[str, Any]], Answer]
 
 
@@ -204,6 +232,8 @@ class FakeOpenAI:
             `max_tokens` (they take `max_completion_tokens`) and for a temperature or top_p other than 1.
         reasoning_content: sent beside every answer as `message.reasoning_content` (DeepSeek, vLLM's
             reasoning parsers), with its token count in `usage.completion_tokens_details.reasoning_tokens`.
+        tools_supported: False answers a request carrying `tools` with the 400 vLLM gives when started without
+            a tool-call parser.
         model: the model id reported by GET /v1/models and echoed in answers.
         host, port: where to listen; port 0 picks a free one (see `base_url` after `start()`).
     """
@@ -223,6 +253,7 @@ class FakeOpenAI:
         seed: int = 0,
         require_api_key: str | None = None,
         reasoning_model: bool = False,
+        tools_supported: bool = True,
         model: str = "fake-model",
         host: str = "127.0.0.1",
         port: int = 0,
@@ -237,6 +268,7 @@ class FakeOpenAI:
         self.require_api_key = require_api_key
         self.reasoning_model = reasoning_model
         self.reasoning_content: str | None = None
+        self.tools_supported = tools_supported
         self.model = model
         self.reject_over_capacity = reject_over_capacity
         self.stats = ServerStats()
@@ -462,6 +494,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_error(401, "Incorrect API key provided.", "invalid_request_error", code="invalid_api_key")
             return
         refused = _refused_by_a_reasoning_model(body) if fake.reasoning_model else None
+        if refused is None and not fake.tools_supported and body.get("tools"):
+            refused = {"message": TOOLS_REFUSED, "type": "BadRequestError", "param": None, "code": 400}
         if refused is not None:
             self._send_json(400, {"error": refused})
             return
@@ -603,7 +637,18 @@ def _error_type(status: int) -> str:
     return "invalid_request_error"
 
 
-def _completion(model: str, body: Mapping[str, Any], text: str, *, reasoning: str | None = None) -> dict[str, Any]:
+# vLLM's 400 for `tools` when the server was started without a tool-call parser
+TOOLS_REFUSED = '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set'
+
+
+def _completion(model: str, body: Mapping[str, Any], answer: str | ToolCalls, *,
+                reasoning: str | None = None) -> dict[str, Any]:
+    if isinstance(answer, ToolCalls):
+        completion = _completion(model, body, answer.content or "", reasoning=reasoning)
+        completion["choices"][0]["message"] = {**completion["choices"][0]["message"], **answer.message()}
+        completion["choices"][0]["finish_reason"] = "tool_calls"
+        return completion
+    text = answer
     finish_reason = "stop"
     stop = body.get("stop")
     stops = [stop] if isinstance(stop, str) else [s for s in stop or [] if isinstance(s, str) and s]

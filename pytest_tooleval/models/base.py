@@ -7,19 +7,34 @@ from typing import Any, Protocol
 
 from ..errors import InfrastructureError
 
-__all__ = ["ChatRequest", "InfrastructureError", "ModelBackend", "Reply"]
+__all__ = ["ChatRequest", "InfrastructureError", "ModelBackend", "Reply", "ToolCall"]
 
 
 @dataclass(frozen=True)
 class ChatRequest:
     """One chat-completions request, as sent (and as keyed in the cache)."""
 
-    messages: tuple[dict[str, str], ...]
+    messages: tuple[dict[str, Any], ...]  # chat messages; assistant `tool_calls` and `tool` results included
     temperature: float | None = None
     top_p: float | None = None
     max_tokens: int | None = None
     stop: tuple[str, ...] | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    # the functions the model may call natively, as OpenAI `tools` entries (None: not sent, the text protocol)
+    tools: tuple[dict[str, Any], ...] | None = None
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """One native function call in a reply: the name and the arguments as the model wrote them (JSON text,
+    perhaps malformed: the suite judges it)."""
+
+    id: str
+    name: str
+    arguments: str
+
+    def to_json(self) -> dict[str, str]:
+        return {"id": self.id, "name": self.name, "arguments": self.arguments}
 
 
 @dataclass(frozen=True)
@@ -39,6 +54,7 @@ class Reply:
     # what the server says answered: its model id and `system_fingerprint` (the endpoint probe records them)
     served_by: str | None = None
     system_fingerprint: str | None = None
+    tool_calls: tuple[ToolCall, ...] = ()  # native calls (a request with `tools`); the text may then be empty
 
 
 class ModelBackend(Protocol):

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from ..storage import CACHE, STORAGE_ERRORS, StorageLog
-from .base import ChatRequest, ModelBackend, Reply
+from .base import ChatRequest, ModelBackend, Reply, ToolCall
 
 try:
     import fcntl
@@ -42,7 +42,7 @@ __all__ = ["CachedBackend", "ResponseCache", "ResponseCacheWarning", "cache_key"
 KEY_VERSION = 1  # bump when the key payload changes, so old entries stop matching
 _TABLE = "replies_v1"  # a new layout gets a new table, and old files stay readable without migrations
 _SQLITE_CORRUPT, _SQLITE_NOTADB = 11, 26
-_ADDED_COLUMNS = (("reasoning", "TEXT"), ("reasoning_tokens", "INTEGER"))
+_ADDED_COLUMNS = (("reasoning", "TEXT"), ("reasoning_tokens", "INTEGER"), ("tool_calls", "TEXT"))
 READ_BUSY_S = 2.0  # a read that finds the file busy this long turns reading off: the requests are asked instead
 WRITE_BUSY_S = 2.0  # how long a write waits for another process's write lock before it is skipped
 CLOSE_DEADLINE_S = 10.0  # at the end of a run, how long queued writes may take before they are given up
@@ -70,6 +70,8 @@ def cache_key(identity: Mapping[str, Any], request: ChatRequest) -> str:
         "stop": list(request.stop) if request.stop else None,  # () and None both send no stop
         "extra": request.extra,
     }
+    if request.tools is not None:  # only then: the keys of text-protocol requests stay what they were
+        payload["tools"] = list(request.tools)
     canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=True, allow_nan=False)
     return hashlib.sha256(canonical.encode("ascii")).hexdigest()
 
@@ -144,13 +146,16 @@ class ResponseCache:
     @staticmethod
     def _select(conn: sqlite3.Connection, key: str) -> Reply | None:
         row = conn.execute(
-            "SELECT text, prompt_tokens, completion_tokens, finish_reason, latency_s, reasoning, reasoning_tokens "
-            f"FROM {_TABLE} WHERE key = ?",
+            "SELECT text, prompt_tokens, completion_tokens, finish_reason, latency_s, reasoning, reasoning_tokens, "
+            f"tool_calls FROM {_TABLE} WHERE key = ?",
             (key,),
         ).fetchone()
         if row is None:
             return None
-        text, prompt_tokens, completion_tokens, finish_reason, latency_s, reasoning, reasoning_tokens = row
+        text, prompt_tokens, completion_tokens, finish_reason, latency_s, reasoning, reasoning_tokens, calls = row
+        tool_calls = _read_tool_calls(calls)
+        if tool_calls is None:
+            return None  # an entry this version cannot read back is asked again, never half-used
         return Reply(
             text=text,
             latency_s=latency_s,
@@ -160,6 +165,7 @@ class ResponseCache:
             cached=True,
             reasoning=reasoning,
             reasoning_tokens=reasoning_tokens,
+            tool_calls=tool_calls,
         )
 
     def put(self, key: str, reply: Reply) -> None:
@@ -172,9 +178,10 @@ class ResponseCache:
         conn.execute(
             f"INSERT OR IGNORE INTO {_TABLE} "
             "(key, text, prompt_tokens, completion_tokens, finish_reason, latency_s, created, reasoning, "
-            "reasoning_tokens) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "reasoning_tokens, tool_calls) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (key, reply.text, reply.prompt_tokens, reply.completion_tokens, reply.finish_reason, reply.latency_s,
-             time.time(), reply.reasoning, reply.reasoning_tokens),
+             time.time(), reply.reasoning, reply.reasoning_tokens,
+             json.dumps([call.to_json() for call in reply.tool_calls]) if reply.tool_calls else None),
         )
 
     # -- during a run: never in the way of an answer ---------------------------------------------------
@@ -341,9 +348,20 @@ class CachedBackend:
 
 
 def worth_keeping(reply: Reply) -> bool:
-    """An empty reply (`content: null`, or "") is scored as it is, but not kept: it is as often a passing fault
-    of the endpoint as an answer, and a rerun should ask again."""
-    return bool(reply.text)
+    """An empty reply (`content: null` or "", and no tool calls) is scored as it is, but not kept: it is as
+    often a passing fault of the endpoint as an answer, and a rerun should ask again."""
+    return bool(reply.text or reply.tool_calls)
+
+
+def _read_tool_calls(stored: Any) -> tuple[ToolCall, ...] | None:
+    """The stored tool_calls column: () when empty, None when it does not read back as calls."""
+    if stored is None:
+        return ()
+    try:
+        items = json.loads(stored)
+        return tuple(ToolCall(str(item["id"]), str(item["name"]), str(item["arguments"])) for item in items)
+    except (TypeError, KeyError, ValueError):
+        return None
 
 
 class _Corrupt(sqlite3.DatabaseError):

@@ -92,7 +92,7 @@ async def probe_endpoints(probes: Sequence[Probe]) -> dict[str, dict[str, Any]]:
 def _without_think_blocks(chat: ChatFn) -> ChatFn:
     """--tooleval-reasoning strip: the model under test's answers without their leading think block."""
 
-    async def ask(messages: list[dict[str, str]], **overrides: Any) -> Reply:
+    async def ask(messages: list[dict[str, Any]], **overrides: Any) -> Reply:
         reply: Reply = await chat(messages, **overrides)
         thought, answer = split_think_block(reply.text)
         if thought is None:
@@ -197,18 +197,20 @@ def _chat_function(settings: Settings, engine: Engine, model: str, base_url: str
 
     run_max_tokens, run_temperature, run_top_p = max_tokens, temperature, top_p
 
-    async def chat(messages: list[dict[str, str]], *, max_tokens: int | None = None,
+    async def chat(messages: list[dict[str, Any]], *, max_tokens: int | None = None,
                    stop: tuple[str, ...] | None = None, sampling: bool = True, temperature: float | None = None,
-                   top_p: float | None = None) -> Reply:
+                   top_p: float | None = None, tools: Sequence[dict[str, Any]] | None = None) -> Reply:
         # a suite may override the run's sampling (its upstream's: --tooleval-sampling upstream) and
-        # max_tokens, and add stop strings for its own protocol (GPT4Tools: 512 tokens)
+        # max_tokens, add stop strings for its own protocol (GPT4Tools: 512 tokens), and offer `tools`
+        # (ACEBench's function-calling mode)
+        sent_tools = None if tools is None else tuple(tools)
         if not sampling:
-            request = ChatRequest(tuple(messages), stop=stop, extra=dict(extra or {}))
+            request = ChatRequest(tuple(messages), stop=stop, extra=dict(extra or {}), tools=sent_tools)
         else:
             request = ChatRequest(tuple(messages), temperature=run_temperature if temperature is None else temperature,
                                   top_p=run_top_p if top_p is None else top_p,
                                   max_tokens=run_max_tokens if max_tokens is None else max_tokens, stop=stop,
-                                  extra=dict(extra or {}))
+                                  extra=dict(extra or {}), tools=sent_tools)
         reply: Reply = await backend.complete(request)
         return reply
 

@@ -23,6 +23,7 @@ import threading
 import time
 from collections import deque
 from pathlib import Path
+from typing import Any
 
 # set while computing a sample a test is blocked on: its requests take the next free slot, before queued work
 URGENT: contextvars.ContextVar[bool] = contextvars.ContextVar("tooleval_urgent", default=False)
@@ -179,6 +180,6 @@ class SharedRateLimiter:
             self._conn.close()
 
 
-def estimate_tokens(messages: tuple[dict[str, str], ...] | list[dict[str, str]]) -> int:
+def estimate_tokens(messages: tuple[dict[str, Any], ...] | list[dict[str, Any]]) -> int:
     """A rough prompt size before the endpoint tells us the real one: about four characters a token."""
     return max(1, sum(len(str(message.get("content", ""))) for message in messages) // 4)

@@ -25,7 +25,7 @@ class Meter:
         self.latency_s = 0.0
         self.tokens: dict[str, int] = {}
 
-    async def __call__(self, messages: list[dict[str, str]], **overrides: Any) -> Reply:
+    async def __call__(self, messages: list[dict[str, Any]], **overrides: Any) -> Reply:
         reply = await self.chat(messages, **overrides)
         self.calls += 1
         self.latency_s += reply.latency_s

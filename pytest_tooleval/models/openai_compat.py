@@ -26,7 +26,7 @@ import openai
 
 from ..credentials import MASK, MIN_SECRET_CHARS, redact, redact_all, url_credentials
 from ..errors import ContextOverflowError
-from .base import ChatRequest, InfrastructureError, Reply
+from .base import ChatRequest, InfrastructureError, Reply, ToolCall
 from .breaker import Breaker
 from .limits import AdaptiveLimit, Resting, SharedRateLimiter, estimate_tokens
 
@@ -145,6 +145,7 @@ class _Answer:
     reasoning_tokens: int | None = None
     served_by: str | None = None
     system_fingerprint: str | None = None
+    tool_calls: tuple[ToolCall, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -291,6 +292,8 @@ class OpenAIBackend:
                     reasoning_tokens=outcome.reasoning_tokens,
                     served_by=outcome.served_by,
                     system_fingerprint=outcome.system_fingerprint,
+                    tool_calls=tuple(ToolCall(call.id, call.name, self._reply_text(call.arguments))
+                                     for call in outcome.tool_calls),
                 )
             failure = outcome
             if failure.unsupported is not None:
@@ -371,6 +374,8 @@ class OpenAIBackend:
                 params[name] = value
         if request.stop:
             params["stop"] = list(request.stop)
+        if request.tools is not None:
+            params["tools"] = list(request.tools)
         if request.extra:
             # extra_body is merged into the JSON body as is: provider-specific knobs (seed, top_k, ...) pass
             # through without the client validating their names.
@@ -443,6 +448,7 @@ def _extract(completion: Any) -> _Answer:
                       if isinstance(value := message.get(key), str) and value), None)
     details = usage.get("completion_tokens_details")
     return _Answer(
+        tool_calls=_tool_calls(message.get("tool_calls")),
         # `content: null` is a well-formed answer of nothing (e.g. tool_calls only, or a refusal): the model
         # said no text, which the scorer judges; it is not a server fault.
         text=content or "",
@@ -454,6 +460,30 @@ def _extract(completion: Any) -> _Answer:
         served_by=_text_or_none(completion.get("model")),
         system_fingerprint=_text_or_none(completion.get("system_fingerprint")),
     )
+
+
+def _tool_calls(value: object) -> tuple[ToolCall, ...]:
+    """`message.tool_calls` as sent. A call without a function name is a malformed response; arguments that
+    are not valid JSON are the model's answer (the suite scores them as a format error); servers that send
+    them as an object (Ollama) get them written as JSON."""
+    if value is None:
+        return ()
+    if not isinstance(value, list):
+        raise MalformedResponse(f"tool_calls is a {type(value).__name__}, not a list")
+    calls = []
+    for index, item in enumerate(value):
+        function = item.get("function") if isinstance(item, dict) else None
+        name = function.get("name") if isinstance(function, dict) else None
+        if not isinstance(name, str) or not name:
+            raise MalformedResponse(f"tool_calls[{index}] has no function name")
+        arguments = function.get("arguments") if isinstance(function, dict) else None
+        if arguments is None:
+            arguments = "{}"
+        elif not isinstance(arguments, str):
+            arguments = json.dumps(arguments, ensure_ascii=False)
+        call_id = item.get("id") if isinstance(item, dict) else None
+        calls.append(ToolCall(call_id if isinstance(call_id, str) and call_id else f"call_{index}", name, arguments))
+    return tuple(calls)
 
 
 def _text_or_none(value: object) -> str | None:
