@@ -130,7 +130,7 @@ def attach_payload(session: ToolevalSession, item: pytest.Item, call: pytest.Cal
         if payload is not None:
             report.user_properties.extend(junit_properties(payload, session.settings.scorer))
         return
-    size = session.run.category_sizes.get((case.suite, case.language, case.category), 0)
+    size = session.run.category_size(case)
     if report.when == "setup" and report.failed:
         reason = call.excinfo.exconly().removeprefix("Failed: ") if call.excinfo else "setup failed"
         payload = error_payload(case, size, _trim(reason, 500))

@@ -22,13 +22,13 @@ from .report.terminal import index_teardown_reports
 from .session import ToolevalSession
 from .suites import registered, selected_by_marks
 from .text import THINK_START
-from .transport import PROPERTY, error_payload
+from .transport import PROPERTY, error_payload, row_key
 
 
 class Controller:
     def __init__(self, session: ToolevalSession) -> None:
         self.session = session
-        self.samples: dict[tuple[str, str, str], dict[str, Any]] = {}
+        self.samples: dict[tuple[str, str, str, str], dict[str, Any]] = {}
         self.other_failures = 0
         self.summary: RunSummary | None = None
         self.gate: GateResult | None = None
@@ -61,13 +61,13 @@ class Controller:
         if report.skipped and report.when == "setup" and self._skipped_for_no_model(report):
             self.not_evaluated += 1
         for payload in payloads:
-            key = (payload["suite"], payload["language"], payload["id"])
+            key = row_key(payload)
             if self.samples.get(key, {}).get("outcome") in (None, "skipped") or payload["outcome"] != "skipped":
                 self.samples[key] = payload
         if not payloads and report.failed:
             crashed = self._crashed_sample(report)
             if crashed is not None:  # a worker died running it: an error of the sample, never a dropped one
-                self.samples[(crashed["suite"], crashed["language"], crashed["id"])] = crashed
+                self.samples[row_key(crashed)] = crashed
             else:  # the user's own tests: the gate never hides their failures
                 self.other_failures += 1
 
@@ -136,7 +136,7 @@ class Controller:
         if case is None:
             return None
         reason = str(report.longrepr).strip().splitlines()[0] if report.longrepr else "the test process died"
-        size = self.session.run.category_sizes.get((case.suite, case.language, case.category), 0)
+        size = self.session.run.category_size(case)
         return error_payload(case, size, reason)
 
     @pytest.hookimpl(wrapper=True, tryfirst=True)

@@ -9,6 +9,7 @@ from .config import Settings
 from .models.replay import ReplayReader
 from .suites import plugin, registered, suite_for_test_id
 from .suites.base import Case, Role, Suite
+from .transport import variant_of
 
 
 class Run:
@@ -20,7 +21,8 @@ class Run:
         self._suites: dict[str, Suite] = {}
         self._cases: dict[str, list[Case]] = {}  # by suite, in the order the suite lists them
         self._case_index: dict[str, dict[str, Case]] = {}  # by suite, then test id
-        self.category_sizes: dict[tuple[str, str, str], int] = {}  # (suite, language, category) -> samples
+        # (suite, language, category, variant) -> samples; see category_size
+        self.category_sizes: dict[tuple[str, str, str, str], int] = {}
         self.collection_error: Exception | None = None  # a suite's data could not be loaded (raised once collected)
 
     @property
@@ -42,10 +44,15 @@ class Run:
         if name not in self._cases:
             cases = list(self.suite(name).cases())
             # samples per category in the benchmark: the payloads carry it, so a summary knows a partial category
-            self.category_sizes.update(Counter((case.suite, case.language, case.category) for case in cases))
+            self.category_sizes.update(Counter(_size_key(case) for case in cases))
             self._cases[name] = cases
             self._case_index[name] = {case.test_id: case for case in cases}
         return self._cases[name]
+
+    def category_size(self, case: Case) -> int:
+        """Samples of the case's category in the benchmark, in the case's variant (a suite that runs each
+        sample twice, in two protocols, has two categories of that name)."""
+        return self.category_sizes.get(_size_key(case), 0)
 
     def case_for_test_id(self, test_id: str) -> Case | None:
         """The case behind a parametrized test id (for the xdist hub, and for reports that carry no payload: a
@@ -75,6 +82,15 @@ class Run:
         readers = (getattr(plugin(name), "replay_rows", None) for name in self._suites)
         return [reader for reader in readers if reader is not None]
 
+    def asks_with_tools(self) -> bool:
+        """Whether a suite loaded in this run offers the model native `tools` (the probe then offers one too)."""
+        return any(getattr(plugin(name), "asks_with_tools", lambda settings: False)(self.settings)
+                   for name in self._suites)
+
     def helper_roles(self) -> tuple[Role, ...]:
         """The helper models of the suites loaded in this run: no client for a role no collected test uses."""
         return tuple(role for name in self._suites for role in plugin(name).roles)
+
+
+def _size_key(case: Case) -> tuple[str, str, str, str]:
+    return case.suite, case.language, case.category, variant_of(case)

@@ -75,7 +75,8 @@ class ToolevalSession:
 
                 settings = self.settings.replace(concurrency=self._slots)
                 self._access = build_access(settings, settings.cache_path, self.engine, self.board_path,
-                                            self.run.helper_roles(), self.run.replay_readers())
+                                            self.run.helper_roles(), self.run.replay_readers(),
+                                            probe_tools=self.run.asks_with_tools())
             return self._access
 
     @property

@@ -23,7 +23,7 @@ def json_safe(value: dict[str, Any]) -> dict[str, Any]:
 
 
 def case_fields(case: Any, category_size: int) -> dict[str, Any]:
-    return {
+    fields = {
         "v": PAYLOAD_VERSION,
         "suite": case.suite,
         "id": case.id,
@@ -32,6 +32,20 @@ def case_fields(case: Any, category_size: int) -> dict[str, Any]:
         "index": case.index,
         "category_size": category_size,
     }
+    variant = variant_of(case)
+    if variant:  # only then: rows of the default protocol are what they always were
+        fields["variant"] = variant
+    return fields
+
+
+def variant_of(case: Any) -> str:
+    """The case's protocol variant ("" for the benchmark's own): an optional Case member (suites/base.py)."""
+    return str(getattr(case, "variant", ""))
+
+
+def row_key(row: dict[str, Any]) -> tuple[str, str, str, str]:
+    """What tells one sample's row from another's: the same sample in two variants is two rows."""
+    return row["suite"], row["language"], row["id"], row.get("variant", "")
 
 
 def result_payload(case: Any, category_size: int, result: SampleResult, scorer: str) -> dict[str, Any]:

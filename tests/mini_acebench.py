@@ -47,11 +47,24 @@ RIGHT = {
     "what's the weather": "Missing necessary parameters (city) for the api (get_weather)",
 }
 
+#: the right answer as native function calls (--tooleval-mode fc): (name, arguments) per call; text for the
+#: special categories, which answer in words in both protocols
+RIGHT_CALLS: dict[str, list[tuple[str, dict[str, object]]] | str] = {
+    "weather in Paris": [("get_weather", {"city": "Paris"})],
+    "Rome for 3 days": [("get_weather", {"city": "Rome", "days": 3})],
+    "weather in Oslo": [("get_weather", {"city": "Oslo"})],
+    "and Quito": [("get_weather", {"city": "Quito"})],
+    "weather in Lima": [("get_weather", {"city": "Lima"})],
+    "book me a flight": RIGHT["book me a flight"],
+    "what's the weather": RIGHT["what's the weather"],
+}
+
 PROMPTS = {
     "model_inference/prompt_en.py": {
-        "SYSTEM_PROMPT_FOR_NORMAL_DATA_EN": "Call the APIs as [Name(k='v')].\n{time}\nAPIs: {function}",
+        # the sentence naming the [ApiName(...)] format is what function-calling mode leaves out
+        "SYSTEM_PROMPT_FOR_NORMAL_DATA_EN": "You call APIs. Write calls as [ApiName(k='v')].\n{time}\nAPIs:\n{function}",
         "SYSTEM_PROMPT_FOR_PREFERENCE_DATA_EN": "Profile: {profile}\nAPIs: {function}",
-        "SYSTEM_PROMPT_FOR_SPECIAL_DATA_EN": "Say what is wrong.\n{time}\nAPIs: {function}",
+        "SYSTEM_PROMPT_FOR_SPECIAL_DATA_EN": "Say what is wrong.\n{time}\nAPIs:\n{function}",
         "USER_PROMPT_EN": "History:\n{question}",
     },
 }

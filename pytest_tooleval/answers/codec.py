@@ -9,10 +9,12 @@ from ..errors import ContextOverflowError
 from ..models.base import InfrastructureError
 from ..outcome import Answer, InternalError, SampleError
 from ..suites.base import Case, Skipped
+from ..transport import variant_of
 
 
 def sample_key(case: Case) -> str:
-    return f"{case.suite}/{case.language}/{case.id}"
+    variant = variant_of(case)  # the same sample in two protocols is answered twice
+    return f"{case.suite}/{case.language}/{case.id}" + (f"/{variant}" if variant else "")
 
 
 def encode_answer(answer: Answer | Skipped) -> dict[str, Any]:

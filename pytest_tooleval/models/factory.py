@@ -21,9 +21,11 @@ if TYPE_CHECKING:
 
 
 def build_access(settings: Settings, cache_dir: Path, engine: Engine, board_path: Path,
-                 roles: Sequence[Role] = (), replay_readers: Sequence[ReplayReader] = ()) -> ModelAccess:
+                 roles: Sequence[Role] = (), replay_readers: Sequence[ReplayReader] = (), *,
+                 probe_tools: bool = False) -> ModelAccess:
     """The run's model access; `roles` are the helper models of the suites in the run, `replay_readers` their
-    recorded-output formats (suites/base.py)."""
+    recorded-output formats (suites/base.py); `probe_tools`: a suite offers the model `tools`, so its probe
+    offers one too."""
     model: str = settings.model
     kind = access_kind(settings)
     if kind == "oracle":
@@ -43,7 +45,7 @@ def build_access(settings: Settings, cache_dir: Path, engine: Engine, board_path
         engine.on_close(_closing(limiter.close))
     reasoning = {"reasoning_effort": settings.reasoning_effort} if settings.reasoning_effort else {}
     chat = live.chat(model, settings.base_url, settings.api_key, settings.temperature, settings.max_tokens, limiter,
-                     extra=reasoning)
+                     extra=reasoning, probe_tools=probe_tools)
     if settings.reasoning == "strip":
         chat = _without_think_blocks(chat)
     access = ModelAccess("chat", chat=chat, roles=live.roles(roles, limiter), model=model)
@@ -53,6 +55,10 @@ def build_access(settings: Settings, cache_dir: Path, engine: Engine, board_path
 
 PROBE_PROMPT = "Reply with the single word: ok"
 PROBE_MAX_TOKENS = 16
+# offered by the probe of a model that will be asked with `tools`: an endpoint without tool calling refuses it
+PROBE_TOOL = {"type": "function", "function": {
+    "name": "echo", "description": "Repeat a word.",
+    "parameters": {"type": "object", "properties": {"word": {"type": "string"}}}}}
 
 
 @dataclass(frozen=True)
@@ -79,9 +85,12 @@ async def probe_endpoints(probes: Sequence[Probe]) -> dict[str, dict[str, Any]]:
                 reply = await backend.complete(probe.request)
             except ToolevalError as exc:
                 option = "--tooleval-model" if probe.role == "model" else f"--tooleval-{probe.role}-model"
+                tools = ("; it offered a tool, as --tooleval-mode fc asks: serve the model with tool calling "
+                         "(vLLM: --enable-auto-tool-choice --tool-call-parser NAME) or use --tooleval-mode prompt"
+                         if probe.request.tools else "")
                 raise ToolevalUsageError(
                     f"tooleval: the endpoint probe failed for the {probe.role} role: {exc}. Check {option}, its "
-                    "base URL and API key (or skip the probe: --tooleval-no-probe)") from None
+                    f"base URL and API key (or skip the probe: --tooleval-no-probe){tools}") from None
             seen[key] = {"model": backend.model, "endpoint": backend.endpoint, "served_by": reply.served_by,
                          "system_fingerprint": reply.system_fingerprint, "latency_s": round(reply.latency_s, 3),
                          "adapted": dict(backend.adaptations)}
@@ -163,16 +172,16 @@ class _Live:
 
     def chat(self, model: str, base_url: str | None, api_key: str | None, temperature: float | None,
              max_tokens: int | None, limiter: Any = None, *, top_p: float | None = None,
-             extra: dict[str, Any] | None = None, role: str = "model") -> ChatFn:
+             extra: dict[str, Any] | None = None, role: str = "model", probe_tools: bool = False) -> ChatFn:
         return _chat_function(self.settings, self.engine, model, base_url, api_key, temperature, max_tokens,
                               limiter, self.cache, top_p=self.settings.top_p if top_p is None else top_p,
-                              extra=extra or {}, role=role)
+                              extra=extra or {}, role=role, probe_tools=probe_tools)
 
 
 def _chat_function(settings: Settings, engine: Engine, model: str, base_url: str | None,
                    api_key: str | None, temperature: float | None, max_tokens: int | None,
                    limiter: Any = None, cache: ResponseCache | None = None, *, top_p: float | None = None,
-                   extra: dict[str, Any] | None = None, role: str = "model") -> ChatFn:
+                   extra: dict[str, Any] | None = None, role: str = "model", probe_tools: bool = False) -> ChatFn:
     from .cache import CachedBackend
     from .openai_compat import OpenAIBackend
 
@@ -191,7 +200,8 @@ def _chat_function(settings: Settings, engine: Engine, model: str, base_url: str
     # the endpoint probe asks the backend itself (never the cache) once, with this role's parameters
     engine.probes.append(Probe(role, backend, ChatRequest(
         ({"role": "user", "content": PROBE_PROMPT},), temperature=temperature, top_p=top_p,
-        max_tokens=None if max_tokens is None else min(max_tokens, PROBE_MAX_TOKENS), extra=dict(extra or {}))))
+        max_tokens=None if max_tokens is None else min(max_tokens, PROBE_MAX_TOKENS), extra=dict(extra or {}),
+        tools=(PROBE_TOOL,) if probe_tools else None)))
     if cache is not None:
         backend = CachedBackend(backend, cache)
 

@@ -147,6 +147,9 @@ class SuitePlugin(Protocol):
     # these settings can give: an unknown `--tooleval-fail-under` name then stops the run before any request.
     # Optional: `selection_hint(self, settings: Settings, markexpr: str) -> str | None`, said when a run
     # selected nothing (e.g. `-m zh` on an en-only run).
+    # Optional: `asks_with_tools(self, settings: Settings) -> bool`, whether the model is offered native `tools`
+    # under these settings (the endpoint probe then offers one too, so an endpoint without tool calling stops the
+    # run before any sample).
     # Optional: `replay_rows(self, path: Path, document: Any) -> list[dict[str, Any]] | None` reads recorded
     # outputs in the suite's own upstream format (`document` is the file's parsed JSON value, None for a folder
     # or JSON Lines); None when `path` is not in that format, and the generic rows of models/replay.py apply.

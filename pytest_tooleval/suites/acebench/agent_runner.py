@@ -11,8 +11,11 @@ from ...models.access import ModelAccess
 from ...models.meter import Meter, role_tokens
 from ...outcome import Answer, SampleError
 from ...verdict import Verdict
-from .agent import AskFn, RolloutResult, replay, run_oracle, run_rollout, score_rollout
+from .agent import AskFn, RolloutResult, oracle_messages, replay, run_oracle, run_rollout, score_rollout, scripted
+from .agent.fc_rollout import AgentTurn, run_fc_rollout, scripted_turns
 from .data import AceCase
+from .decode import decode_fixed
+from .fc import ToolSchemaError, ToolSet, tool_schemas
 
 GOLD_FILE = "agent_gold_sequences.json"
 NO_USER_MODEL = (
@@ -41,21 +44,13 @@ async def run_agent_case(case: AceCase, access: ModelAccess, prompts: dict[str, 
         result = await run_oracle(record, case.language, _gold(root), prompts)
         return _answer(result)
     if access.kind == "replay":
-        assert access.replay is not None
-        row = access.replay.lookup(case.language, case.id)
-        if row is None or not isinstance(row.get("messages"), list):
-            raise SampleError(f"no recorded agent messages for {case.language}/{case.id} in {access.replay.source}")
+        row = _recorded_row(case, access)
         result = await replay(record, case.language, [str(m) for m in row["messages"]], row.get("user_turns"),
                               prompts, max_turns)
         return _answer(result)
     assert access.chat is not None
-    ask_user: AskFn | None = None
-    user_meter = None
-    if case.category == "agent_multi_turn":
-        if access.user_chat is None:
-            raise SampleError(NO_USER_MODEL)
-        user_meter = Meter(access.user_chat)
-        ask_user = user_meter.text
+    user_meter = _user_meter(case, access)
+    ask_user: AskFn | None = None if user_meter is None else user_meter.text
     agent_meter = Meter(access.chat)
     ask_agent: AskFn = agent_meter.text
     if sampling:  # --tooleval-sampling upstream: the agent classes' own sampling
@@ -65,6 +60,98 @@ async def run_agent_case(case: AceCase, access: ModelAccess, prompts: dict[str, 
     result = await run_rollout(record, case.language, prompts, ask_agent, ask_user, max_turns,
                                step_prompt_language)
     return _answer(result, agent_meter.latency_s, role_tokens({"agent": agent_meter, "user": user_meter}))
+
+
+def _recorded_row(case: AceCase, access: ModelAccess) -> dict[str, Any]:
+    assert access.replay is not None
+    row = access.replay.lookup(case.language, case.id)
+    if row is None or not isinstance(row.get("messages"), list):
+        raise SampleError(f"no recorded agent messages for {case.language}/{case.id} in {access.replay.source}")
+    return row
+
+
+def _user_meter(case: AceCase, access: ModelAccess) -> Meter | None:
+    if case.category != "agent_multi_turn":
+        return None
+    if access.user_chat is None:
+        raise SampleError(NO_USER_MODEL)
+    return Meter(access.user_chat)
+
+
+async def run_fc_agent_case(case: AceCase, access: ModelAccess, prompts: dict[str, Any], root: Path,
+                            max_turns: int, step_prompt_language: str | None,
+                            sampling: dict[str, Any] | None = None) -> Answer:
+    """An agent sample in function-calling mode: the functions go as `tools`, calls come back as tool_calls."""
+    record = case.record
+    tools = agent_tools(record["function"])
+    if access.kind == "oracle":
+        gold = oracle_messages(_gold(root), case.language, case.id)
+        result = await run_fc_rollout(record, case.language, prompts, tools,
+                                      scripted_turns([_gold_turn(message, tools, n) for n, message in enumerate(gold)]))
+        return _answer(result)
+    if access.kind == "replay":
+        row = _recorded_row(case, access)
+        turns = [_recorded_turn(message, n) for n, message in enumerate(row["messages"])]
+        user_turns = row.get("user_turns")
+        result = await run_fc_rollout(record, case.language, prompts, tools, scripted_turns(turns),
+                                      scripted(user_turns) if user_turns is not None else None, max_turns)
+        return _answer(result)
+    assert access.chat is not None
+    user_meter = _user_meter(case, access)
+    agent_meter = Meter(access.chat)
+    extra = dict(sampling or {})
+
+    async def ask_agent(messages: list[dict[str, Any]]) -> AgentTurn:
+        reply = await agent_meter(messages, tools=tools.tools, **extra)
+        return AgentTurn(reply.text, tuple(call.to_json() for call in reply.tool_calls))
+
+    result = await run_fc_rollout(record, case.language, prompts, tools, ask_agent,
+                                  None if user_meter is None else user_meter.text, max_turns, step_prompt_language)
+    return _answer(result, agent_meter.latency_s, role_tokens({"agent": agent_meter, "user": user_meter}))
+
+
+def agent_tools(functions: Any) -> ToolSet:
+    try:
+        return tool_schemas(functions if isinstance(functions, list) else [functions])
+    except ToolSchemaError as exc:
+        raise SampleError(f"function calling: a function cannot be sent as a tool: {exc}") from None
+
+
+def _gold_turn(message: str, tools: ToolSet, turn: int) -> AgentTurn:
+    """A gold call message as the tool_calls a perfect function-calling agent sends."""
+    calls = tuple({"id": f"call_{turn}_{n}", "name": tools.tool_name(name),
+                   "arguments": json.dumps(arguments, ensure_ascii=False)}
+                  for n, call in enumerate(decode_fixed(message)) for name, arguments in call.items())
+    return AgentTurn("", calls)
+
+
+def _recorded_turn(message: Any, turn: int) -> AgentTurn:
+    """A recorded agent message: text, or {"content", "tool_calls"} with calls as {"name", "arguments"} or in
+    the chat-completions shape ({"id", "function": {"name", "arguments"}})."""
+    if isinstance(message, str):
+        return AgentTurn(message)
+    if not isinstance(message, dict):
+        raise SampleError(f"recorded agent message {turn + 1} is a {type(message).__name__}, not text or an object")
+    calls = recorded_tool_calls(message.get("tool_calls"), f"recorded agent message {turn + 1}")
+    return AgentTurn(str(message.get("content") or ""), calls)
+
+
+def recorded_tool_calls(value: Any, where: str) -> tuple[dict[str, str], ...]:
+    """Recorded tool calls in either shape, as {"id", "name", "arguments"} (arguments as JSON text)."""
+    if value is None:
+        return ()
+    if not isinstance(value, list):
+        raise SampleError(f"{where}: tool_calls is a {type(value).__name__}, not a list")
+    calls = []
+    for n, item in enumerate(value):
+        inner = item.get("function", item) if isinstance(item, dict) else None
+        if not isinstance(inner, dict) or not isinstance(inner.get("name"), str):
+            raise SampleError(f"{where}: tool call {n + 1} has no name")
+        arguments = inner.get("arguments", "{}")
+        if not isinstance(arguments, str):
+            arguments = json.dumps(arguments, ensure_ascii=False)
+        calls.append({"id": str(item.get("id") or f"call_{n}"), "name": inner["name"], "arguments": arguments})
+    return tuple(calls)
 
 
 def _with_sampling(meter: Meter, sampling: dict[str, Any]) -> AskFn:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -51,6 +51,7 @@ class AceCase:
     index: int  # line index in the category file; upstream pairs and orders by it
     record: dict[str, Any] = field(repr=False)
     answer: dict[str, Any] = field(repr=False)
+    mode: str = "prompt"  # "prompt": the text protocol; "fc": native function calling (--tooleval-mode)
 
     suite = "acebench"
 
@@ -68,8 +69,14 @@ class AceCase:
         return (self.suite, self.family, self.language)
 
     @property
+    def variant(self) -> str:
+        """"fc" for a function-calling case; "" for the benchmark's own text protocol (report rows say so)."""
+        return "" if self.mode == "prompt" else self.mode
+
+    @property
     def test_id(self) -> str:
-        return f"{self.language}-{self.id}"
+        suffix = "" if self.mode == "prompt" else f"-{self.mode}"
+        return f"{self.language}-{self.id}{suffix}"
 
     @property
     def ground_truth(self) -> Any:
@@ -157,7 +164,10 @@ def load_prompts(root: Path) -> dict[str, dict[str, str]]:
     return prompts
 
 
-def select(root: Path, languages: tuple[str, ...], categories: tuple[str, ...]) -> list[AceCase]:
+MODES = {"prompt": ("prompt",), "fc": ("fc",), "both": ("prompt", "fc")}
+
+
+def select(root: Path, languages: tuple[str, ...], categories: tuple[str, ...], mode: str = "prompt") -> list[AceCase]:
     unknown = [name for name in categories if name not in COLLECTION_ORDER]
     if unknown:
         raise ToolevalUsageError(
@@ -165,4 +175,6 @@ def select(root: Path, languages: tuple[str, ...], categories: tuple[str, ...]) 
         )
     # Collection order (categories.py), not upstream's: the order test ids have always had.
     chosen = categories or COLLECTION_ORDER
-    return [case for language in languages for category in chosen for case in load_category(root, language, category)]
+    cases = [case for language in languages for category in chosen for case in load_category(root, language, category)]
+    # --tooleval-mode both: every sample twice, the function-calling copy after the text-protocol ones
+    return [case if variant == "prompt" else replace(case, mode=variant) for variant in MODES[mode] for case in cases]

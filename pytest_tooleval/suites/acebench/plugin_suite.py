@@ -22,6 +22,9 @@ OPTIONS = (
     Option("user-temperature", "temperature of the user model (ACEBench uses 0.001)", 0.001, parse_float),
     Option("user-max-tokens", "max_tokens of the user model (ACEBench uses 1000)", 1000, parse_int),
     reasoning_effort_option("user"),
+    Option("mode", "ACEBench protocol: prompt (calls written as text, the leaderboard's), fc (native function "
+           "calling: the functions as tools, answers as tool_calls) or both (every sample in each; test ids of the "
+           "fc copies end in -fc)", "prompt", choice("prompt", "fc", "both")),
     Option("max-dialog-turns", "turn limit of an agent rollout", 40, parse_int),
     Option("agent-step-prompts", "agent_multi_step prompt language: upstream (zh prompts on every language, "
            "as ACEBench's API runner does) or data (the sample's language)", "upstream", choice("upstream", "data")),
@@ -60,7 +63,7 @@ class AceBenchPlugin:
         root = data.locate(settings.data_dir, settings.cache_path, settings.offline)
         return AceBenchSuite(root, languages(settings), settings.categories,
                              max_dialog_turns=settings.max_dialog_turns, step_prompts=settings.agent_step_prompts,
-                             sampling=model_sampling(settings))
+                             sampling=model_sampling(settings), mode=settings.mode)
 
     def summarize(self, rows: list[dict[str, Any]]) -> SuiteSummary:
         from .summary import summarize_acebench
@@ -81,6 +84,8 @@ class AceBenchPlugin:
         return {
             "language": settings.language,
             "categories": list(settings.categories),
+            # fc is not the leaderboard's protocol: its figures are named <language>.fc.<figure>
+            "mode": settings.mode,
             "max_dialog_turns": settings.max_dialog_turns,
             "agent_step_prompts": settings.agent_step_prompts,
             "model_sampling": model_sampling(settings),
@@ -105,7 +110,8 @@ class AceBenchPlugin:
         from .categories import ALL_CATEGORIES, GROUPS
 
         categories = settings.categories or ALL_CATEGORIES
-        return [f"{language}.{name}" for language in languages(settings)
+        protocols = {"prompt": ("",), "fc": ("fc.",), "both": ("", "fc.")}[settings.mode]
+        return [f"{language}.{protocol}{name}" for language in languages(settings) for protocol in protocols
                 for name in (*categories, *(group.lower() for group in GROUPS), "overall")]
 
     def selection_hint(self, settings: Settings, markexpr: str) -> str | None:
@@ -116,6 +122,10 @@ class AceBenchPlugin:
             return None
         return (f"-m {markexpr!r} names {', '.join(missing)}, but --tooleval-language {settings.language} loaded "
                 f"only {', '.join(languages(settings))} samples: add --tooleval-language all")
+
+    def asks_with_tools(self, settings: Settings) -> bool:
+        """--tooleval-mode fc or both: the model is offered the functions as `tools` (the probe checks it can)."""
+        return bool(settings.mode != "prompt")
 
     def priority(self, case: Any) -> int:
         return 0 if case.family == "agent" else 1  # rollouts take many requests: start them first

@@ -11,6 +11,7 @@ from typing import Any
 
 from ...errors import DataError
 from .data import AceCase
+from .fc import ToolSet, fc_system_prompt, history_messages
 
 TEMPLATES = ("SYSTEM_PROMPT_FOR_NORMAL_DATA", "SYSTEM_PROMPT_FOR_PREFERENCE_DATA", "SYSTEM_PROMPT_FOR_SPECIAL_DATA",
              "USER_PROMPT")
@@ -38,18 +39,28 @@ def single_turn_messages(case: AceCase, prompts: dict[str, dict[str, str]]) -> l
     if not isinstance(functions, list):  # upstream wraps a lone dict or string in a list first
         functions = [functions]
     # `{function}` is filled with the list object itself, so the model sees its Python repr, not JSON
-    # (acebench-scoring §2.1); upstream picks the template by substring of the category name.
-    if "special" in case.category:
-        system = _template(prompts, case.language, "SYSTEM_PROMPT_FOR_SPECIAL_DATA").format(
-            time=record.get("time", ""), function=functions
-        )
-    elif "preference" in case.category:
-        system = _template(prompts, case.language, "SYSTEM_PROMPT_FOR_PREFERENCE_DATA").format(
-            profile=record.get("profile", ""), function=functions
-        )
-    else:
-        system = _template(prompts, case.language, "SYSTEM_PROMPT_FOR_NORMAL_DATA").format(
-            time=record.get("time", ""), function=functions
-        )
+    # (acebench-scoring §2.1)
+    system = _system_template(case, prompts).format(time=record.get("time", ""), profile=record.get("profile", ""),
+                                                    function=functions)
     user = _template(prompts, case.language, "USER_PROMPT").format(question=record["question"])
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+
+
+def fc_single_turn_messages(case: AceCase, prompts: dict[str, dict[str, str]], tools: ToolSet) -> list[dict[str, Any]]:
+    """The function-calling request of a normal or special sample (docs/function-calling.md): the system
+    prompt without its output-format instructions and function list (the functions go as `tools`), then
+    the conversation of the question as chat messages, earlier calls as tool calls and their results."""
+    record = case.record
+    # a template whose function list is not a line of its own keeps it (as the text protocol fills it)
+    system = fc_system_prompt(_system_template(case, prompts)).format(
+        time=record.get("time", ""), profile=record.get("profile", ""), function=record["function"])
+    return [{"role": "system", "content": system}, *history_messages(str(record["question"]), tools)]
+
+
+def _system_template(case: AceCase, prompts: dict[str, dict[str, str]]) -> str:
+    # upstream picks the template by substring of the category name
+    if "special" in case.category:
+        return _template(prompts, case.language, "SYSTEM_PROMPT_FOR_SPECIAL_DATA")
+    if "preference" in case.category:
+        return _template(prompts, case.language, "SYSTEM_PROMPT_FOR_PREFERENCE_DATA")
+    return _template(prompts, case.language, "SYSTEM_PROMPT_FOR_NORMAL_DATA")

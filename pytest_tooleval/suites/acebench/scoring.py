@@ -15,12 +15,15 @@ from typing import Any
 from pytest_tooleval.suites.acebench.checker import UPSTREAM_CRASH, CheckResult, normal_checker
 from pytest_tooleval.suites.acebench.decode import DecodedCall, DecodeError, decode_fixed, decode_official
 from pytest_tooleval.suites.acebench.special import special_checker
+from pytest_tooleval.suites.acebench.tool_calls import ToolCallFormatError, decoded_calls, render_calls
 from pytest_tooleval.verdict import Verdict
 
 __all__ = [
+    "ground_truth_calls",
     "jsonable",
     "render_ground_truth",
     "score_normal",
+    "score_normal_tool_calls",
     "score_special",
 ]
 
@@ -44,6 +47,11 @@ def score_normal(functions: list[dict[str, Any]], ground_truth: Any, output: str
     """
     official = _check_normal(functions, ground_truth, output, fixed=False)
     fixed = _check_normal(functions, ground_truth, output, fixed=True)
+    return _normal_verdict(official, fixed)
+
+
+def _normal_verdict(official: tuple[CheckResult, list[DecodedCall] | None],
+                    fixed: tuple[CheckResult, list[DecodedCall] | None]) -> Verdict:
     details: dict[str, Any] = {}
     if fixed[0].error_type != official[0].error_type:
         details["fixed_error_type"] = fixed[0].error_type
@@ -58,6 +66,23 @@ def score_normal(functions: list[dict[str, Any]], ground_truth: Any, output: str
     )
 
 
+def score_normal_tool_calls(functions: list[dict[str, Any]], ground_truth: Any,
+                            tool_calls: list[dict[str, Any]], names: dict[str, str] | None = None) -> Verdict:
+    """Score a function-calling answer of a normal category: the same checkers on the calls the JSON arguments
+    give. Both scorers see the same calls (no text decoding, so none of its quirks); malformed arguments are
+    a format error, with the raw text kept in the error."""
+    try:
+        calls = decoded_calls(tool_calls, names)
+    except ToolCallFormatError as exc:
+        failed: tuple[CheckResult, list[DecodedCall] | None] = (CheckResult(False, "wrong_output_format", [str(exc)]),
+                                                                None)
+        official = fixed = failed
+    else:
+        official = _check_calls(functions, ground_truth, calls, fixed=False)
+        fixed = _check_calls(functions, ground_truth, calls, fixed=True)
+    return _normal_verdict(official, fixed)
+
+
 def _check_normal(
     functions: list[dict[str, Any]], ground_truth: Any, output: str, *, fixed: bool
 ) -> tuple[CheckResult, list[DecodedCall] | None]:
@@ -66,6 +91,12 @@ def _check_normal(
         calls = decode(output)
     except DecodeError as exc:
         return CheckResult(False, "wrong_output_format", [f"Could not decode the answer as a call list: {exc}"]), None
+    return _check_calls(functions, ground_truth, calls, fixed=fixed)
+
+
+def _check_calls(
+    functions: list[dict[str, Any]], ground_truth: Any, calls: list[DecodedCall], *, fixed: bool
+) -> tuple[CheckResult, list[DecodedCall] | None]:
     # §4.1: a list ground truth holds alternatives; the first failure is the one reported.
     alternatives = ground_truth if isinstance(ground_truth, list) else [ground_truth]
     first_failure: CheckResult | None = None
@@ -155,12 +186,14 @@ def render_ground_truth(ground_truth: Any, category: str | None = None) -> str:
         return _render_special("special_irrelevant", ground_truth)
     alternative = ground_truth[0] if isinstance(ground_truth, list) else ground_truth
     if isinstance(alternative, dict) and all(isinstance(args, dict) for args in alternative.values()):
-        calls = (
-            f"{_SUFFIX.sub('', name)}({', '.join(f'{key}={value!r}' for key, value in args.items())})"
-            for name, args in alternative.items()
-        )
-        return "[" + ", ".join(calls) + "]"
+        return render_calls(ground_truth_calls(alternative))
     raise ValueError("cannot tell which special category this ground truth belongs to; pass category=")
+
+
+def ground_truth_calls(alternative: dict[str, dict[Any, Any]]) -> list[DecodedCall]:
+    """One ground-truth alternative as the calls a perfect model makes: names without the ``_<digits>``
+    suffix of repeated calls (acebench-scoring §4.9)."""
+    return [{_SUFFIX.sub("", name): dict(args)} for name, args in alternative.items()]
 
 
 def _render_special(category: str, ground_truth: Any) -> str:

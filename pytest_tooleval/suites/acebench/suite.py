@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +12,8 @@ from ...outcome import Answer, SampleError, SampleResult
 from ...text import THINK_END
 from . import data
 from .prompts import check_prompts, single_turn_messages
-from .scoring import render_ground_truth, score_normal, score_special
+from .scoring import ground_truth_calls, render_ground_truth, score_normal, score_normal_tool_calls, score_special
+from .tool_calls import written_calls
 
 
 class AceBenchSuite:
@@ -19,7 +21,7 @@ class AceBenchSuite:
 
     def __init__(self, root: Path, languages: tuple[str, ...] = ("en",), categories: tuple[str, ...] = (), *,
                  max_dialog_turns: int = 40, step_prompts: str = "upstream",
-                 sampling: dict[str, dict[str, Any]] | None = None) -> None:
+                 sampling: dict[str, dict[str, Any]] | None = None, mode: str = "prompt") -> None:
         self.root = root
         self.languages = languages
         self.categories = categories
@@ -30,19 +32,22 @@ class AceBenchSuite:
         # the zh prompts on en data too (acebench-agent §6); "data" uses the sample's language instead.
         self.step_prompt_language = "zh" if step_prompts == "upstream" else None
         self.sampling = sampling or {}  # --tooleval-sampling upstream: {"single": {...}, "agent": {...}}
+        self.mode = mode  # --tooleval-mode: prompt, fc or both
 
     def cases(self) -> list[data.AceCase]:
-        return data.select(self.root, self.languages, self.categories)
+        return data.select(self.root, self.languages, self.categories, self.mode)
 
     async def answer(self, case: data.AceCase, access: ModelAccess) -> Answer:
         """Everything that talks to a model (runs on the engine's loop)."""
         if case.family == "agent":
-            from .agent_runner import (
-                run_agent_case,  # rollouts pull in the environments: load them lazily
-            )
+            # rollouts pull in the environments: load them lazily
+            from .agent_runner import run_agent_case, run_fc_agent_case
 
-            return await run_agent_case(case, access, self.prompts, self.root, self.max_dialog_turns,
-                                        self.step_prompt_language, self.sampling.get("agent", {}))
+            run = run_fc_agent_case if case.mode == "fc" else run_agent_case
+            return await run(case, access, self.prompts, self.root, self.max_dialog_turns, self.step_prompt_language,
+                             self.sampling.get("agent", {}))
+        if case.mode == "fc":
+            return await self._fc_single_answer(case, access)
         output, latency, tokens, reasoning = await self._single_answer(case, access)
         return Answer(output, latency, tokens, reasoning=reasoning)
 
@@ -54,6 +59,11 @@ class AceBenchSuite:
             verdict = grade_agent_case(case, answer)
         elif case.family == "special":
             verdict = score_special(case.category, case.ground_truth, answer.output)
+        elif case.mode == "fc" and answer.state["tool_calls"]:
+            verdict = score_normal_tool_calls(case.record["function"], case.ground_truth, answer.state["tool_calls"],
+                                              answer.state["names"])
+        elif case.mode == "fc":  # a text answer: scored as in the text protocol
+            verdict = score_normal(case.record["function"], case.ground_truth, answer.state["content"])
         else:
             verdict = score_normal(case.record["function"], case.ground_truth, answer.output)
         return SampleResult(verdict, answer.output, answer.latency_s, answer.tokens, answer.transcript)
@@ -76,7 +86,57 @@ class AceBenchSuite:
             text = after_think(text, reasoning_apart=reply.reasoning is not None)
         return text, reply.latency_s, reply_tokens(reply), reply.reasoning
 
+    async def _fc_single_answer(self, case: data.AceCase, access: ModelAccess) -> Answer:
+        """A normal or special sample in function-calling mode: the functions as `tools`, the conversation as
+        messages; the answer keeps the tool calls as sent (scored from them) and the text beside them."""
+        from .agent_runner import agent_tools, recorded_tool_calls
+        from .prompts import fc_single_turn_messages
 
+        tools = agent_tools(case.record["function"])
+        latency, tokens, reasoning = 0.0, {}, None
+        if access.kind == "oracle":
+            content, calls = _oracle_fc_answer(case, tools)
+        elif access.kind == "replay":
+            assert access.replay is not None
+            row = access.replay.lookup(case.language, case.id)
+            if row is None or ("tool_calls" not in row and "result" not in row):
+                raise SampleError(f"no recorded tool_calls or output for {case.language}/{case.id} in "
+                                  f"{access.replay.source}")
+            calls = recorded_tool_calls(row.get("tool_calls"), f"{access.replay.source}: {case.language}/{case.id}")
+            result = row.get("content", row.get("result", ""))
+            content = result if isinstance(result, str) else str(result)
+        else:
+            assert access.chat is not None
+            reply = await access.chat(fc_single_turn_messages(case, self.prompts, tools), tools=tools.tools,
+                                      **self.sampling.get("single", {}))
+            content, calls = reply.text, tuple(call.to_json() for call in reply.tool_calls)
+            latency, tokens, reasoning = reply.latency_s, reply_tokens(reply), reply.reasoning
+        state = {"tool_calls": [dict(call) for call in calls], "content": content, "names": dict(tools.names)}
+        return Answer(shown_answer(content, calls, tools), latency, tokens, state=state, reasoning=reasoning)
+
+
+
+
+def _oracle_fc_answer(case: data.AceCase, tools: Any) -> tuple[str, tuple[dict[str, str], ...]]:
+    """What a perfect function-calling model answers: the first ground-truth alternative as tool_calls, and the
+    special categories' sentence as text (they answer in words in both protocols)."""
+    if case.family == "special":
+        return render_ground_truth(case.ground_truth, case.category), ()
+    truth = case.ground_truth
+    alternative = truth[0] if isinstance(truth, list) else truth
+    calls = tuple({"id": f"call_{n}", "name": tools.tool_name(name), "arguments": json.dumps(arguments,
+                                                                                              ensure_ascii=False)}
+                  for n, call in enumerate(ground_truth_calls(alternative)) for name, arguments in call.items())
+    return "", calls
+
+
+def shown_answer(content: str, calls: Any, tools: Any) -> str:
+    """A function-calling answer as one text: the text, then the calls in the text protocol's form (their raw
+    arguments when they do not parse). The special categories score this text; reports show it."""
+    if not calls:
+        return content
+    written, _ = written_calls(calls, tools.names)
+    return f"{content}\n{written}" if content else written
 
 
 def after_think(text: str, *, reasoning_apart: bool = False) -> str:

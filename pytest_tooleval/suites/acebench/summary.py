@@ -19,24 +19,49 @@ def summarize_acebench(rows: list[dict[str, Any]]) -> SuiteSummary:
     so its category (and the run) is reported as partial rather than scored as wrong.
     """
     languages = sorted({row["language"] for row in rows})
+    variants = sorted({row.get("variant", "") for row in rows})  # "" (the text protocol) first, then "fc"
     tables, figures, data = [], {}, {}
     partial = False
+    for variant in variants:
+        for language in languages:
+            mine = [row for row in rows if row["language"] == language and row.get("variant", "") == variant]
+            if not mine:
+                continue
+            scores = [
+                SampleScore(row["category"], row["id"], _VALID_BY_OUTCOME[row["outcome"]], row.get("process"))
+                for row in mine
+            ]
+            expected = {row["category"]: row["category_size"] for row in mine}
+            summary = summarize(scores, expected=expected)
+            partial = partial or summary.partial
+            name = language if not variant else f"{language}.{variant}"  # figures: en.overall, en.fc.overall
+            tables.append(_table(language, summary, mine, variant))
+            figures.update(_figures(name, summary))
+            data[name] = _json(summary, mine)
     for language in languages:
-        mine = [row for row in rows if row["language"] == language]
-        scores = [
-            SampleScore(row["category"], row["id"], _VALID_BY_OUTCOME[row["outcome"]], row.get("process"))
-            for row in mine
-        ]
-        expected = {row["category"]: row["category_size"] for row in mine}
-        summary = summarize(scores, expected=expected)
-        partial = partial or summary.partial
-        tables.append(_table(language, summary, mine))
-        figures.update(_figures(language, summary))
-        data[language] = _json(summary, mine)
+        delta = _delta_table(language, figures)  # a run in both protocols only
+        if delta is not None:
+            tables.append(delta)
     return SuiteSummary("acebench", tables, figures, partial, outcome_counts(rows), data)
 
 
-def _table(language: str, summary: Summary, rows: list[dict[str, Any]]) -> Table:
+# how a function-calling table is titled: the protocol differs from the one the leaderboard's figures use
+FC_TITLE = "function calling (--tooleval-mode fc: not the leaderboard protocol)"
+
+
+def _delta_table(language: str, figures: dict[str, float]) -> Table | None:
+    """--tooleval-mode both: each category's accuracy in both protocols, and function calling's difference."""
+    prefix, fc_prefix = f"{language}.", f"{language}.fc."
+    names = [key[len(fc_prefix):] for key in figures if key.startswith(fc_prefix)]
+    body = [[name, figures[prefix + name], figures[fc_prefix + name],
+             figures[fc_prefix + name] - figures[prefix + name]] for name in names if prefix + name in figures]
+    if not body:
+        return None
+    return Table(f"ACEBench {language}: text protocol vs function calling", ["category", "prompt", "fc", "fc - prompt"],
+                 body)
+
+
+def _table(language: str, summary: Summary, rows: list[dict[str, Any]], variant: str = "") -> Table:
     errors: dict[str, int] = {}
     for row in rows:
         if row["outcome"] == "error":
@@ -56,7 +81,8 @@ def _table(language: str, summary: Summary, rows: list[dict[str, Any]]) -> Table
         body.append([f"{name}{note}", "", "", group.value, None])
     if summary.overall is not None:
         body.append([f"OVERALL{note}", "", "", summary.overall, None])
-    title = f"ACEBench {language}" + (f": partial run ({'; '.join(summary.reasons)})" if summary.partial else "")
+    title = f"ACEBench {language}" + (f", {FC_TITLE}" if variant == "fc" else "")
+    title += f": partial run ({'; '.join(summary.reasons)})" if summary.partial else ""
     return Table(title, ["category", "scored/total", "errors", "accuracy", "process_acc"], body)
 
 

@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 
 import pytest
-from fake_openai import TOOLS_REFUSED, FakeOpenAI, ToolCalls
 
+from fake_openai import TOOLS_REFUSED, FakeOpenAI, ToolCalls
 from pytest_tooleval.models.base import ChatRequest, InfrastructureError, Reply, ToolCall
 from pytest_tooleval.models.cache import CachedBackend, ResponseCache, cache_key
 from pytest_tooleval.models.openai_compat import OpenAIBackend
