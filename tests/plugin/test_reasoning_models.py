@@ -4,6 +4,8 @@ learned once for the run (and recorded as a deviation), no limit or a reasoning 
 from __future__ import annotations
 
 import json
+import os
+from pathlib import Path
 
 import pytest
 from benchmark_modules import benchmark_source
@@ -137,3 +139,30 @@ def test_reasoning_returned_beside_the_answer_is_kept_and_counted(pytester: pyte
     result.stdout.fnmatch_lines([f"tooleval totals: 1 samples (1 scored, 0 errors), * prompt + "
                                  f"{sample['tokens']['completion']} completion tokens "
                                  f"({sample['tokens']['reasoning']} of them reasoning), * s"])
+
+
+@pytest.mark.skipif(not os.environ.get("TOOLEVAL_DATA_DIR"), reason="needs the upstream data (TOOLEVAL_DATA_DIR)")
+def test_a_gpt5_like_endpoint_answers_every_en_single_turn_sample(pytester: pytest.Pytester,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """All 973 en normal and special samples: no errors, the refusals met once, by the probe, before any sample."""
+    monkeypatch.delenv("TOOLEVAL_NO_PROBE", raising=False)
+    monkeypatch.setenv("TOOLEVAL_DATA_DIR", str(Path(os.environ["TOOLEVAL_DATA_DIR"]).resolve()))
+    pytester.makepyfile(test_acebench=benchmark_source("acebench"))
+    with FakeOpenAI(default="[]", reasoning_model=True, model="gpt-5-like") as server:
+        result = pytester.runpytest_subprocess(
+            "--tooleval-model=gpt-5-like", f"--tooleval-base-url={server.base_url}", "--tooleval-api-key=sk-x",
+            f"--tooleval-cache-dir={pytester.path / 'cache'}", "-p", "no:cacheprovider", "-n", "2",
+            "-m", "normal or special", "--tooleval-report=report.json")
+    outcomes = result.parseoutcomes()
+    assert outcomes.get("errors", 0) == 0 and outcomes["failed"] + outcomes.get("passed", 0) == 973
+    # the probe met max_tokens, then temperature, then was answered: three requests; then one request per
+    # distinct prompt (samples with the same prompt share one answer), none of them refused
+    bodies = [body for body in server.stats.bodies if body]
+    probes = [body for body in bodies if body["messages"][-1]["content"] == "Reply with the single word: ok"]
+    assert len(probes) == 3 and bodies[:3] == probes
+    prompts = {json.dumps(body["messages"]) for body in bodies[3:]}
+    assert len(bodies) - 3 == len(prompts) > 960
+    assert all("max_completion_tokens" in body and "temperature" not in body for body in bodies[3:])
+    fingerprint = json.loads((pytester.path / "report.json").read_text())["fingerprint"]
+    assert list(fingerprint["endpoint_adaptations"].values()) == [{"max_tokens": "max_completion_tokens",
+                                                                   "temperature": "left out"}]
