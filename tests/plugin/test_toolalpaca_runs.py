@@ -546,3 +546,22 @@ def test_import_of_a_missing_file_says_so(pytester: pytest.Pytester) -> None:
     result = pytester.run(sys.executable, "-m", "pytest_tooleval", "import-judged", "nowhere.json")
     assert result.ret == 2
     result.stderr.fnmatch_lines(["error: nowhere.json: file is missing"])
+
+
+def test_under_xdist_the_probe_asks_every_toolalpaca_role_once(pytester: pytest.Pytester, fake_openai: FakeOpenAI,
+                                                               data_root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The probe runs in the controller's hub after the suites are loaded: the simulator, user and judge models
+    are in it, each asked once with its own parameters, and the episodes then run as without it."""
+    monkeypatch.delenv("TOOLEVAL_NO_PROBE", raising=False)
+    cast = Cast({"What is the weather in Oslo": [action("getForecast", '{"city": "Oslo"}'), response("Sunny.")]})
+    fake_openai.responder = lambda body: ("ok" if last_user_message(body) == "Reply with the single word: ok"
+                                          else cast(body))
+    result = pytester.runpytest_subprocess(*run_args(pytester, fake_openai, data_root), "-n", "2",
+                                           "-k", "simulated-Toy_Weather-0")
+    result.assert_outcomes(passed=1)
+    probes = [body for body in fake_openai.stats.bodies if body and last_user_message(body).startswith("Reply with")]
+    assert sorted(body["model"] for body in probes) == ["agent-m", "judge-m", "sim-m", "user-m"]
+    assert all(body["top_p"] == 1.0 and body["n"] == 1 for body in probes if body["model"] != "agent-m")
+    profile = report(pytester)["fingerprint"]["endpoint_profile"]
+    assert {role: entry["model"] for role, entry in profile.items()} == {
+        "model": "agent-m", "simulator": "sim-m", "toolalpaca_user": "user-m", "judge": "judge-m"}
