@@ -180,6 +180,11 @@ class SharedRateLimiter:
             self._conn.close()
 
 
-def estimate_tokens(messages: tuple[dict[str, Any], ...] | list[dict[str, Any]]) -> int:
-    """A rough prompt size before the endpoint tells us the real one: about four characters a token."""
-    return max(1, sum(len(str(message.get("content", ""))) for message in messages) // 4)
+def estimate_tokens(messages: tuple[dict[str, Any], ...] | list[dict[str, Any]],
+                    tools: tuple[dict[str, Any], ...] | None = None) -> int:
+    """A rough prompt size before the endpoint tells us the real one: about four characters a token (the
+    tools offered count too: the model reads their schemas)."""
+    characters = sum(len(str(message.get("content", ""))) for message in messages)
+    characters += sum(len(str(message["tool_calls"])) for message in messages if message.get("tool_calls"))
+    characters += sum(len(str(tool)) for tool in tools or ())
+    return max(1, characters // 4)

@@ -267,7 +267,7 @@ class OpenAIBackend:
                 finally:
                     self.resting.count -= 1
                 retries[kind] += 1
-            estimate = estimate_tokens(request.messages) if self.rate_limiter else 0
+            estimate = estimate_tokens(request.messages, request.tools) if self.rate_limiter else 0
             if self.rate_limiter is not None:
                 await self.rate_limiter.acquire(estimate)
             async with state.slots as slot:
@@ -312,8 +312,9 @@ class OpenAIBackend:
         assert failure is not None
         # Raised outside any except block: no __context__ chain can carry the client's exception text.
         if failure.overflow:
+            size = estimate_tokens(request.messages, request.tools)
             raise ContextOverflowError(
-                f"model {self.model!r} at {self.endpoint}: the prompt (about {estimate_tokens(request.messages):,} "
+                f"model {self.model!r} at {self.endpoint}: the prompt (about {size:,} "
                 f"tokens) does not fit the model's context: {failure.detail}")
         raise InfrastructureError(self._message(failure, attempts))
 

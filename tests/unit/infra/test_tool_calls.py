@@ -115,3 +115,11 @@ def test_a_stored_tool_calls_column_that_does_not_read_back_is_a_miss(tmp_path: 
         assert cache.get("k") == Reply("", cached=True, tool_calls=reply.tool_calls)
         cache._conn.execute("UPDATE replies_v1 SET tool_calls = '[{\"id\": 1}' WHERE key = 'k'")
         assert cache.get("k") is None
+
+
+def test_the_tools_offered_count_in_the_prompt_size_estimate() -> None:
+    from pytest_tooleval.models.limits import estimate_tokens
+
+    plain = estimate_tokens(ASK.messages)
+    assert plain == estimate_tokens(ASK.messages, None)  # text-protocol estimates are what they were
+    assert estimate_tokens(ASK.messages, ASK.tools) == (len(ASK.messages[0]["content"]) + len(str(TOOL))) // 4
