@@ -8,6 +8,7 @@ All of it is pure and deterministic.
 from __future__ import annotations
 
 import copy
+import functools
 import json
 import math
 import re
@@ -71,10 +72,8 @@ def tool_schemas(functions: Sequence[Any]) -> ToolSet:
 
     Raises:
         ToolSchemaError: a function that is not a dict, has no name or an unexpected key, uses an unknown
-            type name, or has a schema Draft 2020-12 rejects.
+            type name, or has a schema JSON Schema (draft 7) rejects.
     """
-    from jsonschema import Draft202012Validator, SchemaError  # needed by this mode only
-
     converted: list[tuple[str, dict[str, Any]]] = []
     for index, function in enumerate(functions):
         if not isinstance(function, dict) or not isinstance(function.get("name"), str) or not function["name"]:
@@ -91,17 +90,31 @@ def tool_schemas(functions: Sequence[Any]) -> ToolSet:
         parameters = {"type": "object", "properties": {}} if raw is None else _convert(raw, f"{where}: {key}")
         if not isinstance(parameters, dict) or parameters.get("type") != "object":
             raise ToolSchemaError(f"{where}: {key}: a tool's parameters must be an object schema")
-        try:
-            Draft202012Validator.check_schema(parameters)
-        except SchemaError as exc:
-            inside = "".join(f"/{part}" for part in exc.absolute_path)
-            raise ToolSchemaError(f"{where}: {key}{inside}: {exc.message}") from None
+        problem = _schema_problem(json.dumps(parameters, sort_keys=True, ensure_ascii=False, default=repr))
+        if problem is not None:
+            raise ToolSchemaError(f"{where}: {key}{problem}")
         described = {} if description is None else {"description": description}
         converted.append((function["name"], {**described, "parameters": parameters}))
     names = _unique_names([original for original, _ in converted])
     pairs = list(zip(names, converted, strict=True))
     return ToolSet(tools=[{"type": "function", "function": {"name": tool, **spec}} for tool, (_, spec) in pairs],
                    names={tool: original for tool, (original, _) in pairs})
+
+
+@functools.lru_cache(maxsize=8192)
+def _schema_problem(canonical: str) -> str | None:
+    """What JSON Schema's meta-schema finds wrong with a converted schema (its place, then the problem), or None.
+
+    Draft 7: as much as tools need, and a quarter of the 2020-12 meta-schema's cost (about 0.3 ms a function
+    against 1.3 ms), which the process answering every sample pays; the same schema is checked once.
+    """
+    from jsonschema import Draft7Validator, SchemaError  # needed by this mode only
+
+    try:
+        Draft7Validator.check_schema(json.loads(canonical))
+    except SchemaError as exc:
+        return "".join(f"/{part}" for part in exc.absolute_path) + f": {exc.message}"
+    return None
 
 
 def _convert(schema: Any, path: str) -> Any:
