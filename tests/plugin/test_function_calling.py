@@ -193,7 +193,7 @@ def _gold(data: Path) -> dict[str, Any]:
     return found
 
 
-def _as_tool_calls(message: str, turn: int) -> ToolCalls:
+def _as_tool_calls(message: str) -> ToolCalls:
     """A gold call message written as the tool_calls a model would send (parsed here with Python's ast)."""
     tree = ast.parse(message, mode="eval").body
     calls = tree.elts if isinstance(tree, ast.List) else [tree]
@@ -221,7 +221,7 @@ def test_live_fc_agents_carry_the_conversation_as_tool_messages(pytester: pytest
         sample = questions.get(first_user)
         done = sum(1 for m in messages if m["role"] == "assistant" and m.get("tool_calls"))
         calls = gold[sample]["calls"] if sample else []
-        return _as_tool_calls(calls[done], done) if done < len(calls) else "finish conversation"
+        return _as_tool_calls(calls[done]) if done < len(calls) else "finish conversation"
 
     server = FakeOpenAI(responder=answer).start()
     try:
@@ -275,3 +275,23 @@ EXPECTED_ORACLE_MISSES = sorted([
     "zh/normal_single_turn_parallel_function_45: failed",  # an empty object the type check refuses
     "zh/normal_single_turn_parallel_function_80: failed",  # ground-truth values the checker cannot match
 ])
+
+
+@needs_data
+def test_recorded_agent_tool_calls_are_replayed(pytester: pytest.Pytester) -> None:
+    """Agent rows whose messages are {"content", "tool_calls"}: the gold sequences written as recorded tool calls."""
+    data = Path(DATA or "").resolve()
+    rows = []
+    for language, samples in _gold(data).items():
+        for sample, entry in samples.items():
+            messages = [{"content": None, "tool_calls": [
+                {"id": f"c{turn}_{n}", "type": "function", "function": {"name": name, "arguments": json.dumps(args)}}
+                for n, (name, args) in enumerate(_as_tool_calls(message).calls)]}
+                for turn, message in enumerate(entry["calls"])]
+            rows.append({"id": sample, "lang": language, "messages": [*messages, "finish conversation"]})
+    (pytester.path / "agents.jsonl").write_text("\n".join(json.dumps(row) for row in rows) + "\n")
+    pytester.makepyfile(test_acebench=benchmark_source("acebench"))
+    result = pytester.runpytest_subprocess("--tooleval-model=replay:agents.jsonl", "--tooleval-mode=fc",
+                                           "--tooleval-language=all", "-m", "agent", "-n", "2",
+                                           "-p", "no:cacheprovider", f"--tooleval-cache-dir={pytester.path / 'c'}")
+    result.assert_outcomes(passed=100)
