@@ -180,6 +180,15 @@ CORE_OPTIONS: tuple[Option, ...] = (
     Option("progress-interval", "seconds between status lines when the output is not a terminal (a CI log)", 10.0,
            parse_positive),
     Option("max-error-rate", "gate: the largest share of samples that may end in errors", 0.02, parse_fraction),
+    Option("baseline", "compare with this previous JSON report, sample by sample (differences with their "
+           "intervals and p-values, flipped samples)", path=True),
+    Option("max-regression", "gate: FIGURE=MARGIN, e.g. overall=0.02,special=0.05: fail when a figure dropped "
+           "below the baseline's by more than the margin, significantly (needs --tooleval-baseline)", {},
+           parse_thresholds),
+    Option("alpha", "gate: significance level of --tooleval-max-regression, Holm-corrected across the figures "
+           "gated", 0.05, parse_fraction),
+    Option("strict-baseline", "a baseline whose fingerprint differs in anything but the model is an error "
+           "(exit 4), not a warning", False, parse_bool, flag=True),
 )
 
 def all_options() -> tuple[Option, ...]:
@@ -202,12 +211,13 @@ def add_options(parser: pytest.Parser) -> None:
     group = parser.getgroup("tooleval", "tool-use evaluation (pytest-tooleval)")
     for option in all_options():
         shown_default = "" if option.default in (None, (), {}) or option.secret else f" (default: {option.default})"
+        text = option.help.replace("%", "%%")  # argparse formats help with %: a suite's "95%" is text
         if option.flag:
             group.addoption(f"--tooleval-{option.name}", action="store_true", default=None, dest=option.dest,
-                            help=option.help)
+                            help=text)
         else:
             group.addoption(f"--tooleval-{option.name}", default=None, dest=option.dest,
-                            help=option.help + shown_default)
+                            help=text + shown_default.replace("%", "%%"))
         parser.addini(option.dest, option.help, default=None)
 
 

@@ -6,16 +6,17 @@ status and writes the JSON report. The summary arithmetic and the rendering live
 
 from __future__ import annotations
 
+import json
 import tempfile
 import time
 from collections.abc import Generator
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import pytest
 
 from .errors import ToolevalUsageError
-from .report.gate import GateResult, evaluate_gate, sort_thresholds
+from .report.gate import GateResult, evaluate_gate, evaluate_regressions, sort_thresholds
 from .report.json_report import check_report_path, write_report
 from .report.summary import RunSummary, run_totals, summarize
 from .report.terminal import index_teardown_reports
@@ -23,6 +24,9 @@ from .session import ToolevalSession
 from .suites import registered, selected_by_marks
 from .text import THINK_START
 from .transport import PROPERTY, error_payload, row_key
+
+if TYPE_CHECKING:
+    from .report.compare import Comparison
 
 
 class Controller:
@@ -37,10 +41,17 @@ class Controller:
         self.not_evaluated = 0  # benchmark tests skipped for want of a model
         self.started = time.monotonic()
         self.wall_s = 0.0
+        self.baseline: dict[str, Any] | None = None  # the --tooleval-baseline report, read at the start
+        self.baseline_differences: list[tuple[str, Any, Any]] = []
+        self.comparison: Comparison | None = None
         settings = session.settings
+        if settings.max_regression and not settings.baseline:
+            raise ToolevalUsageError("--tooleval-max-regression needs a run to compare with: pass "
+                                     "--tooleval-baseline PATH (a previous run's --tooleval-report)")
         if not session.active:
             needs_model = [flag for flag, value in (("--tooleval-fail-under", settings.fail_under),
-                                                    ("--tooleval-report", settings.report)) if value]
+                                                    ("--tooleval-report", settings.report),
+                                                    ("--tooleval-baseline", settings.baseline)) if value]
             if needs_model:
                 raise ToolevalUsageError(f"{needs_model[0]} needs a model to evaluate: pass --tooleval-model NAME "
                                          "(or 'oracle', or 'replay:PATH')")
@@ -53,6 +64,28 @@ class Controller:
                 check_report_path(settings.report)
             if settings.fail_under:
                 self._check_gate_names()
+            if settings.baseline:
+                self._read_baseline(settings.baseline)
+
+    def _read_baseline(self, path: str) -> None:
+        """The baseline report, checked now (one line and exit 4 when it cannot be one), and its fingerprint held
+        against this run's: every difference but the model is named, or stops the run (--tooleval-strict-baseline)."""
+        from .report.compare import fingerprint_differences
+        from .report.json_report import fingerprint, read_report
+
+        self.baseline = read_report(path)
+        before = self.baseline.get("fingerprint") or {}
+        suites = [name for name in registered() if name in before]
+        current = json.loads(json.dumps(fingerprint(self.session.settings, suites), default=str))
+        # what the endpoints refused is known after the probe: held against the baseline at the end
+        self.baseline_differences = [difference for difference in fingerprint_differences(before, current)
+                                     if not difference[0].startswith("endpoint_")]
+        if self.baseline_differences and self.session.settings.strict_baseline:
+            key, old, new = self.baseline_differences[0]
+            raise ToolevalUsageError(
+                f"--tooleval-strict-baseline: {path} was made differently: {key} was {old!r}, is {new!r}"
+                + (f" (and {len(self.baseline_differences) - 1} more differences)"
+                   if len(self.baseline_differences) > 1 else "") + "; compare runs made alike, or drop the flag")
 
     @pytest.hookimpl
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
@@ -162,9 +195,13 @@ class Controller:
             return
         settings = self.session.settings
         self.summary = summarize(rows)
-        if settings.fail_under:
-            thresholds, notes = self._thresholds_of_suites_that_ran()
-            self.gate = evaluate_gate(self.summary, thresholds, settings.max_error_rate, notes)
+        if self.baseline is not None:
+            self.comparison = self._compare(rows)
+        if settings.fail_under or settings.max_regression:
+            thresholds, notes = self._thresholds_of_suites_that_ran() if settings.fail_under else ({}, ())
+            regressions = () if self.comparison is None else tuple(
+                evaluate_regressions(self.comparison, settings.max_regression, settings.alpha))
+            self.gate = evaluate_gate(self.summary, thresholds, settings.max_error_rate, notes, regressions)
             if exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
                 if not self.gate.passed:
                     session.exitstatus = pytest.ExitCode.TESTS_FAILED
@@ -174,11 +211,27 @@ class Controller:
             try:
                 write_report(settings.report, settings, self.summary, rows, self.gate, run_totals(rows, self.wall_s),
                              self.session.storage.as_dicts(), self.session.adaptations,
-                             self.session.endpoint_profile)
+                             self.session.endpoint_profile,
+                             None if self.comparison is None else self.comparison.as_dict())
             except OSError as exc:  # a full disk, say: one line, and a run that does not pass
                 self.report_error = f"tooleval report: could not write {settings.report}: {exc.strerror or exc}"
                 if session.exitstatus == pytest.ExitCode.OK:
                     session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+    def _compare(self, rows: list[dict[str, Any]]) -> Comparison:
+        from .report.compare import compare
+        from .report.json_report import fingerprint
+        from .suites import plugin
+
+        assert self.baseline is not None and self.summary is not None
+        members = {}
+        for name in self.summary.suites:
+            suite = plugin(name)
+            units, combine = getattr(suite, "units", None), getattr(suite, "combine", None)
+            members[name] = None if units is None or combine is None else (units, combine)
+        current = json.loads(json.dumps({**fingerprint(self.session.settings, list(self.summary.suites)),
+                                         "endpoint_adaptations": self.session.adaptations}, default=str))
+        return compare(rows, self.baseline, self.session.settings.baseline, current, members)
 
     def _show(self, terminalreporter: Any) -> None:
         stopped = self.session.stopped_because
@@ -196,6 +249,13 @@ class Controller:
         terminalreporter.write_sep("=", "tooleval summary")
         terminalreporter.write(render_summary(self.summary) + "\n")
         terminalreporter.write_line(render_totals(run_totals(self.rows, self.wall_s)))
+        if self.comparison is not None:
+            from .report.table import render_comparison
+
+            terminalreporter.write("\n" + render_comparison(self.comparison) + "\n")
+            for key, old, new in self.comparison.fingerprint_differences:
+                terminalreporter.write_line(f"tooleval baseline: made differently: {key} was {old!r}, is {new!r} "
+                                            "(the difference may be the change, not the model)", yellow=True)
         for line in self.session.storage.lines():
             terminalreporter.write_line(line, yellow=True)
         if self.session.settings.reasoning == "strip":

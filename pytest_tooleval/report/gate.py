@@ -2,9 +2,54 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
+from .. import stats
 from .summary import RunSummary
+
+if TYPE_CHECKING:
+    from .compare import Comparison
+
+
+@dataclass(frozen=True)
+class RegressionCheck:
+    """One figure under --tooleval-max-regression: a regression is a drop beyond the margin that is also
+    significant (its p-value, Holm-corrected across the figures gated, below alpha)."""
+
+    figure: str
+    margin: float
+    baseline: float | None
+    current: float | None
+    difference: float | None
+    interval: tuple[float, float] | None
+    p: float | None
+    p_holm: float | None
+    alpha: float
+
+    @property
+    def regressed(self) -> bool:
+        if self.difference is None or self.p_holm is None:
+            return True  # a gated figure with nothing to compare is not evidence of no regression
+        return -self.difference > self.margin and self.p_holm < self.alpha
+
+    def line(self) -> str:
+        if self.difference is None or self.interval is None or self.p is None:
+            return f"tooleval gate: {self.figure}: no paired samples to compare with the baseline: REGRESSION"
+        low, high = self.interval
+        evidence = (f"{self.figure}: {self.baseline:.3f} -> {self.current:.3f}, {self.difference:+.3f} "
+                    f"[{low:+.3f}, {high:+.3f}], p={self.p:.3g} (Holm {self.p_holm:.3g})")
+        if self.regressed:
+            return f"tooleval gate: {evidence}: drop > margin {self.margin:.3f}, significant: REGRESSION"
+        if -self.difference <= self.margin:
+            return f"tooleval gate: {evidence}: within margin {self.margin:.3f} ok"
+        return f"tooleval gate: {evidence}: drop > margin {self.margin:.3f}, not significant at {self.alpha:g} ok"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"figure": self.figure, "margin": self.margin, "baseline": self.baseline, "current": self.current,
+                "difference": self.difference, "interval": None if self.interval is None else list(self.interval),
+                "p": self.p, "p_holm": self.p_holm, "alpha": self.alpha, "regression": self.regressed}
 
 
 @dataclass(frozen=True)
@@ -13,13 +58,16 @@ class GateResult:
     error_rate: float
     max_error_rate: float
     notes: tuple[str, ...] = ()  # thresholds not checked: their suite is not in the run
+    regressions: tuple[RegressionCheck, ...] = field(default=())
 
     @property
     def passed(self) -> bool:
-        return all(met for *_, met in self.checks) and self.error_rate <= self.max_error_rate
+        return (all(met for *_, met in self.checks) and self.error_rate <= self.max_error_rate
+                and not any(check.regressed for check in self.regressions))
 
     def lines(self) -> list[str]:
         out = [f"tooleval gate: {note}" for note in self.notes]
+        out += [check.line() for check in self.regressions]
         for name, actual, threshold, met in self.checks:
             if actual is None:
                 out.append(f"tooleval gate: {name} MISSED: no such figure in this run (threshold {threshold:.3f})")
@@ -60,8 +108,26 @@ def sort_thresholds(thresholds: dict[str, float], in_run: dict[str, list[str] | 
     return unknown, outside
 
 
+def evaluate_regressions(comparison: Comparison, margins: Mapping[str, float], alpha: float) -> list[RegressionCheck]:
+    """The --tooleval-max-regression checks: every compared figure a margin's name matches (as thresholds
+    match), Holm-corrected together; a name that matches none is a check that fails."""
+    gated: list[tuple[str, float, Any]] = []
+    for name, margin in margins.items():
+        found = [entry for entry in comparison.figures if matches(name, entry.figure)]
+        gated += [(entry.figure, margin, entry) for entry in found] or [(name, margin, None)]
+    adjusted = iter(stats.holm([entry.p for _, _, entry in gated if entry is not None and entry.p is not None]))
+    checks = []
+    for figure, margin, entry in gated:
+        if entry is None or entry.p is None:
+            checks.append(RegressionCheck(figure, margin, None, None, None, None, None, None, alpha))
+            continue
+        checks.append(RegressionCheck(figure, margin, entry.baseline, entry.current, entry.difference, entry.interval,
+                                      entry.p, next(adjusted), alpha))
+    return checks
+
+
 def evaluate_gate(summary: RunSummary, thresholds: dict[str, float], max_error_rate: float,
-                  notes: tuple[str, ...] = ()) -> GateResult:
+                  notes: tuple[str, ...] = (), regressions: tuple[RegressionCheck, ...] = ()) -> GateResult:
     """A threshold applies to every figure whose full name (`<suite>.<figure>`, e.g. acebench.en.overall) is
     the threshold's name or ends with `.<name>`: `overall` gates every suite's and language's overall, `en.overall`
     only ACEBench en's, `gpt4tools.sr` one figure."""
@@ -75,4 +141,4 @@ def evaluate_gate(summary: RunSummary, thresholds: dict[str, float], max_error_r
             checks.append((key, value, threshold, value >= threshold))
     counts = summary.counts
     error_rate = counts["errors"] / counts["total"] if counts["total"] else 0.0
-    return GateResult(checks, error_rate, max_error_rate, notes)
+    return GateResult(checks, error_rate, max_error_rate, notes, regressions)

@@ -41,7 +41,8 @@ def write_report(path: str, settings: Settings, summary: RunSummary, rows: list[
                  gate: GateResult | None, totals: dict[str, Any],
                  storage: list[dict[str, Any]] | None = None,
                  adaptations: dict[str, dict[str, str]] | None = None,
-                 endpoint_profile: dict[str, dict[str, Any]] | None = None) -> None:
+                 endpoint_profile: dict[str, dict[str, Any]] | None = None,
+                 comparison: dict[str, Any] | None = None) -> None:
     document = {
         "schema": SCHEMA,
         # what the endpoints' models refused, and what was sent instead: part of what the figures mean
@@ -50,8 +51,10 @@ def write_report(path: str, settings: Settings, summary: RunSummary, rows: list[
         "summary": {name: suite.data for name, suite in summary.suites.items()},
         "totals": totals,
         "storage_faults": storage or [],  # what the cache and the run board failed to keep (storage.py)
+        "comparison": comparison,  # against --tooleval-baseline (report/compare.py)
         "gate": None if gate is None else {
             "passed": gate.passed,
+            "regressions": [check.as_dict() for check in gate.regressions],
             "checks": [{"figure": name, "actual": actual, "threshold": threshold, "met": met}
                        for name, actual, threshold, met in gate.checks],
             "error_rate": gate.error_rate,
@@ -67,6 +70,24 @@ def write_report(path: str, settings: Settings, summary: RunSummary, rows: list[
     temporary.write_text(json.dumps(document, ensure_ascii=False, indent=1, default=str), encoding="utf-8",
                          errors="backslashreplace")
     os.replace(temporary, target)
+
+
+def read_report(path: str) -> dict[str, Any]:
+    """A previous run's report, as --tooleval-baseline takes it; a usage error (one line) when it is not one."""
+    from ..errors import ToolevalUsageError
+
+    try:
+        document = json.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ToolevalUsageError(f"--tooleval-baseline: no such file {path}: name a report a previous run wrote "
+                                 "with --tooleval-report") from None
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise ToolevalUsageError(f"--tooleval-baseline: {path} is not a JSON report ({exc})") from None
+    if not isinstance(document, dict) or document.get("schema") != SCHEMA or not isinstance(document.get("samples"),
+                                                                                              list):
+        raise ToolevalUsageError(f"--tooleval-baseline: {path} is not a pytest-tooleval report (schema {SCHEMA!r} "
+                                 "with samples): name a file a previous run wrote with --tooleval-report")
+    return document
 
 
 def check_report_path(path: str) -> None:

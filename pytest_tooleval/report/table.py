@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tabulate import tabulate
 
 from .summary import RunSummary
+
+if TYPE_CHECKING:
+    from .compare import Comparison
 
 
 def render_summary(summary: RunSummary) -> str:
@@ -32,3 +35,44 @@ def render_totals(totals: dict[str, Any]) -> str:
             f"{totals['prompt_tokens']:,} prompt + {totals['completion_tokens']:,} completion tokens"
             + (f" ({totals['reasoning_tokens']:,} of them reasoning)" if totals.get("reasoning_tokens") else "")
             + f", {totals['wall_s']:.1f} s")
+
+
+FLIPS_SHOWN = 20  # per direction in the terminal; the JSON report lists them all
+
+
+def _number(value: float | None, spec: str = ".3f") -> str:
+    return "-" if value is None else format(value, spec)
+
+
+def render_comparison(comparison: Comparison) -> str:
+    """The comparison with the baseline: every compared figure with its paired difference, then the samples
+    that flipped and those that could not be paired."""
+    model = f" (model {comparison.baseline_model})" if comparison.baseline_model else ""
+    body = []
+    for entry in comparison.figures:
+        interval = "" if entry.interval is None else f"[{entry.interval[0]:+.3f}, {entry.interval[1]:+.3f}]"
+        test = "McNemar" if entry.kind == "proportion" else "bootstrap"
+        body.append([entry.figure, _number(entry.baseline), _number(entry.current),
+                     _number(entry.difference, "+.3f"), interval, _number(entry.p, ".3g"), f"{test}, {entry.units}",
+                     _number(entry.mde)])
+    lines = [f"Compared with {comparison.baseline_path}{model}, paired by sample"]
+    lines.append(tabulate(body, headers=["figure", "baseline", "current", "difference", "95% interval", "p",
+                                         "test, units", "detectable"],
+                          tablefmt="simple", disable_numparse=True))
+    for direction, label in (("pass_to_fail", "pass -> fail"), ("fail_to_pass", "fail -> pass")):
+        flipped = [flip for flip in comparison.flips if flip.direction == direction]
+        if flipped:
+            shown = ", ".join(flip.key for flip in flipped[:FLIPS_SHOWN])
+            more = f" and {len(flipped) - FLIPS_SHOWN} more" if len(flipped) > FLIPS_SHOWN else ""
+            lines.append(f"flipped {label}: {len(flipped)}: {shown}{more}")
+    if not comparison.flips:
+        lines.append("flipped: none (every paired sample has the baseline's outcome)")
+    for label, keys in (("only in this run", comparison.only_current), ("only in the baseline",
+                                                                        comparison.only_baseline),
+                        ("not paired (no verdict in one run)", comparison.unscored)):
+        if keys:
+            shown = ", ".join(keys[:FLIPS_SHOWN]) + (f" and {len(keys) - FLIPS_SHOWN} more"
+                                                      if len(keys) > FLIPS_SHOWN else "")
+            lines.append(f"{label}: {len(keys)}: {shown}")
+    lines += [f"not compared: {suite} (it declares no units to pair)" for suite in comparison.not_compared]
+    return "\n".join(lines)

@@ -1,0 +1,249 @@
+"""A run against a baseline run (a previous JSON report), sample by sample (docs/release-gate.md).
+
+Pure: the current rows, the baseline document and the suites' optional comparison members in, a `Comparison`
+out. A suite declares its units (`SuitePlugin.units`: one sample, or one dialogue whose steps all count, per
+unit, each counted in one proportion figure) and how its other figures follow from those proportions
+(`SuitePlugin.combine`). Units are paired by key; a unit without a verdict in either run, or present in one run
+only, is counted and named, never paired. A proportion figure gets the exact McNemar test on its discordant
+pairs and Newcombe's paired score interval; a figure combined from several (a group, OVERALL) gets a paired
+bootstrap that resamples units within each proportion, so every category keeps its size.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .. import stats
+
+#: fingerprint keys that describe the model under test (or where it was served): they may differ
+MODEL_KEYS = frozenset({"model", "endpoint_host", "endpoint_profile"})
+BOOTSTRAP_SEED = 20261201
+BOOTSTRAP_REPLICATES = 2000
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One unit of a proportion figure: a sample, or a dialogue (its outcome: every step passed).
+
+    Attributes:
+        figure: the proportion it counts in, relative to its suite (e.g. "en.normal_atom_bool").
+        key: the same unit's key in any run of the suite (e.g. "en/normal_atom_bool_3").
+        passed: its outcome; None when it has no verdict (an error), and it is then not paired.
+        samples: the sample ids it consists of (flip listings name them).
+    """
+
+    figure: str
+    key: str
+    passed: bool | None
+    samples: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class FigureComparison:
+    figure: str  # the full name, <suite>.<figure>
+    kind: str  # "proportion" (McNemar, Newcombe) or "combined" (paired bootstrap)
+    baseline: float | None
+    current: float | None
+    difference: float | None
+    interval: tuple[float, float] | None
+    p: float | None
+    units: int  # paired units behind it
+    pass_to_fail: int = 0
+    fail_to_pass: int = 0
+    mde: float | None = None  # the smallest difference detectable at 80% power with this many units
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"figure": self.figure, "kind": self.kind, "baseline": self.baseline, "current": self.current,
+                "difference": self.difference, "interval": None if self.interval is None else list(self.interval),
+                "p": self.p, "units": self.units, "pass_to_fail": self.pass_to_fail,
+                "fail_to_pass": self.fail_to_pass, "mde": self.mde}
+
+
+@dataclass(frozen=True)
+class Flip:
+    suite: str
+    figure: str
+    key: str
+    samples: tuple[str, ...]
+    direction: str  # "pass_to_fail" or "fail_to_pass"
+
+
+@dataclass(frozen=True)
+class Comparison:
+    baseline_path: str
+    baseline_model: str | None
+    figures: list[FigureComparison]
+    flips: list[Flip]
+    only_current: list[str]  # "<suite>:<unit key>"
+    only_baseline: list[str]
+    unscored: list[str]  # units without a verdict in one run or both
+    fingerprint_differences: list[tuple[str, Any, Any]]  # (key, baseline, current)
+    not_compared: list[str] = field(default_factory=list)  # suites that declare no units
+
+    def figure(self, name: str) -> FigureComparison | None:
+        return next((entry for entry in self.figures if entry.figure == name), None)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "baseline": {"path": self.baseline_path, "model": self.baseline_model},
+            "fingerprint_differences": [{"key": key, "baseline": base, "current": current}
+                                        for key, base, current in self.fingerprint_differences],
+            "figures": [entry.as_dict() for entry in self.figures],
+            "flips": {direction: [{"suite": flip.suite, "figure": flip.figure, "unit": flip.key,
+                                   "samples": list(flip.samples)} for flip in self.flips
+                                  if flip.direction == direction]
+                      for direction in ("pass_to_fail", "fail_to_pass")},
+            "only_current": self.only_current,
+            "only_baseline": self.only_baseline,
+            "unscored": self.unscored,
+            "not_compared": self.not_compared,
+            "bootstrap": {"seed": BOOTSTRAP_SEED, "replicates": BOOTSTRAP_REPLICATES},
+        }
+
+
+UnitsFn = Callable[[list[dict[str, Any]]], list[Unit]]
+CombineFn = Callable[[Mapping[str, float]], dict[str, float]]
+
+
+def compare(rows: list[dict[str, Any]], baseline: Mapping[str, Any], baseline_path: str,
+            current_fingerprint: Mapping[str, Any], members: Mapping[str, tuple[UnitsFn, CombineFn] | None],
+            *, seed: int = BOOTSTRAP_SEED, replicates: int = BOOTSTRAP_REPLICATES) -> Comparison:
+    """Compare this run's `rows` with the `baseline` report document.
+
+    Args:
+        members: for each suite of the run, its `(units, combine)` members, or None when it has none.
+    """
+    base_rows = [row for row in baseline.get("samples") or [] if isinstance(row, dict)]
+    figures: list[FigureComparison] = []
+    flips: list[Flip] = []
+    only_current: list[str] = []
+    only_baseline: list[str] = []
+    unscored: list[str] = []
+    not_compared: list[str] = []
+    for suite in sorted({row["suite"] for row in rows}):
+        hooks = members.get(suite)
+        if hooks is None:
+            not_compared.append(suite)
+            continue
+        units_of, combine = hooks
+        current = {unit.key: unit for unit in units_of([row for row in rows if row["suite"] == suite])}
+        before = {unit.key: unit for unit in units_of([row for row in base_rows if row.get("suite") == suite])}
+        only_current += [f"{suite}:{key}" for key in current if key not in before]
+        only_baseline += [f"{suite}:{key}" for key in before if key not in current]
+        pairs: dict[str, list[tuple[bool, bool]]] = {}
+        for key, unit in current.items():
+            old = before.get(key)
+            if old is None:
+                continue
+            if unit.passed is None or old.passed is None:
+                unscored.append(f"{suite}:{key}")
+                continue
+            pairs.setdefault(unit.figure, []).append((old.passed, unit.passed))
+            if old.passed != unit.passed:
+                flips.append(Flip(suite, unit.figure, key, unit.samples,
+                                  "pass_to_fail" if old.passed else "fail_to_pass"))
+        figures += _proportions(suite, pairs)
+        figures += _combined(suite, pairs, combine, seed, replicates)
+    flips.sort(key=lambda flip: (flip.suite, _natural(flip.key)))
+    return Comparison(baseline_path, _text(baseline.get("fingerprint"), "model"), figures, flips, only_current,
+                      only_baseline, unscored, fingerprint_differences(baseline.get("fingerprint") or {},
+                                                                        current_fingerprint), not_compared)
+
+
+def _proportions(suite: str, pairs: Mapping[str, Sequence[tuple[bool, bool]]]) -> list[FigureComparison]:
+    out = []
+    for figure, units in pairs.items():
+        both = sum(1 for old, new in units if old and new)
+        lost = sum(1 for old, new in units if old and not new)
+        gained = sum(1 for old, new in units if new and not old)
+        neither = len(units) - both - lost - gained
+        n = len(units)
+        before, after = (both + lost) / n, (both + gained) / n
+        out.append(FigureComparison(
+            f"{suite}.{figure}", "proportion", before, after, after - before,
+            stats.paired_difference_interval(both, lost, gained, neither), stats.mcnemar_exact(lost, gained), n,
+            lost, gained, stats.mde_two_proportions(_smoothed(both + lost, n), n)))
+    return out
+
+
+def _smoothed(successes: int, n: int) -> float:
+    """The baseline accuracy for a detectable-difference figure, kept off 0 and 1 ((k + ½) / (n + 1)), where
+    the binomial variance, and so the formula, would say any change is detectable."""
+    return (successes + 0.5) / (n + 1)
+
+
+def _combined(suite: str, pairs: Mapping[str, Sequence[tuple[bool, bool]]], combine: CombineFn, seed: int,
+              replicates: int) -> list[FigureComparison]:
+    """Figures combined from the proportions (groups, OVERALL): the paired difference by a stratified bootstrap."""
+    def figures_of(sample: Mapping[str, Sequence[tuple[bool, bool]]]) -> tuple[dict[str, float], dict[str, float]]:
+        before = combine({name: sum(old for old, _ in units) / len(units) for name, units in sample.items() if units})
+        after = combine({name: sum(new for _, new in units) / len(units) for name, units in sample.items() if units})
+        return before, after
+
+    before, after = figures_of(pairs)
+    names = [name for name in before if name in after]  # in the suite's own order (groups, then overall)
+    if not names:
+        return []
+    results = stats.paired_bootstrap_many(
+        pairs, lambda sample: _differences(figures_of(sample), names), seed=seed, replicates=replicates)
+    detectable = _detectable(pairs, combine, names)
+    out = []
+    for name in names:
+        result = results[name]
+        prefix = name.rpartition(".")[0]  # the units of its own language and protocol
+        n = sum(len(units) for figure, units in pairs.items() if figure.rpartition(".")[0] == prefix)
+        out.append(FigureComparison(f"{suite}.{name}", "combined", before[name], after[name],
+                                    after[name] - before[name], result.interval, result.p_value, n,
+                                    mde=detectable.get(name)))
+    return out
+
+
+def _detectable(pairs: Mapping[str, Sequence[tuple[bool, bool]]], combine: CombineFn,
+                names: Sequence[str]) -> dict[str, float]:
+    """The smallest change of each combined figure a 5% test finds with 80% power, as for a proportion: the
+    categories' two-run variances (baseline accuracy smoothed, as `_smoothed`) carried through the figure's
+    weights, which `combine` gives by moving one category at a time (the figures are linear in them)."""
+    accuracies = {name: _smoothed(sum(old for old, _ in units), len(units)) for name, units in pairs.items() if units}
+    base = combine(accuracies)
+    variance = dict.fromkeys(names, 0.0)
+    step = 1e-3
+    for category, value in accuracies.items():
+        moved = combine({**accuracies, category: value + step})
+        share = 2 * value * (1 - value) / len(pairs[category])
+        for name in names:
+            weight = (moved.get(name, 0.0) - base.get(name, 0.0)) / step
+            variance[name] += weight * weight * share
+    return {name: min(1.0, stats.POWER_FACTOR * value ** 0.5) for name, value in variance.items()}
+
+
+def _differences(figures: tuple[dict[str, float], dict[str, float]], names: Sequence[str]) -> dict[str, float]:
+    before, after = figures
+    return {name: after[name] - before[name] for name in names if name in before and name in after}
+
+
+def fingerprint_differences(baseline: Mapping[str, Any], current: Mapping[str, Any],
+                            prefix: str = "") -> list[tuple[str, Any, Any]]:
+    """Every fingerprint entry that differs, by dotted key, except those naming the model under test."""
+    out: list[tuple[str, Any, Any]] = []
+    for key in sorted(set(baseline) | set(current)):
+        if not prefix and key in MODEL_KEYS:
+            continue
+        old, new = baseline.get(key), current.get(key)
+        if isinstance(old, Mapping) and isinstance(new, Mapping):
+            out += fingerprint_differences(old, new, f"{prefix}{key}.")
+        elif old != new:
+            out.append((f"{prefix}{key}", old, new))
+    return out
+
+
+def _natural(key: str) -> tuple[Any, ...]:
+    """`key` with its digit runs as numbers: normal_atom_bool_9 before normal_atom_bool_10."""
+    return tuple(int(part) if part.isdigit() else part for part in re.split(r"(\d+)", key))
+
+
+def _text(mapping: Any, key: str) -> str | None:
+    value = mapping.get(key) if isinstance(mapping, Mapping) else None
+    return value if isinstance(value, str) else None
