@@ -7,6 +7,7 @@ status and writes the JSON report. The summary arithmetic and the rendering live
 from __future__ import annotations
 
 import json
+import os
 import tempfile
 import time
 from collections.abc import Generator
@@ -17,7 +18,7 @@ import pytest
 
 from .errors import ToolevalUsageError
 from .report.gate import GateResult, evaluate_gate, evaluate_regressions, sort_thresholds
-from .report.json_report import check_report_path, write_report
+from .report.json_report import check_report_path, report_document, write_report
 from .report.summary import RunSummary, run_totals, summarize
 from .report.terminal import index_teardown_reports
 from .session import ToolevalSession
@@ -36,7 +37,7 @@ class Controller:
         self.other_failures = 0
         self.summary: RunSummary | None = None
         self.gate: GateResult | None = None
-        self.report_error: str | None = None
+        self.report_errors: list[str] = []
         self.rows: list[dict[str, Any]] = []
         self.not_evaluated = 0  # benchmark tests skipped for want of a model
         self.started = time.monotonic()
@@ -51,6 +52,7 @@ class Controller:
         if not session.active:
             needs_model = [flag for flag, value in (("--tooleval-fail-under", settings.fail_under),
                                                     ("--tooleval-report", settings.report),
+                                                    ("--tooleval-markdown", settings.markdown),
                                                     ("--tooleval-baseline", settings.baseline)) if value]
             if needs_model:
                 raise ToolevalUsageError(f"{needs_model[0]} needs a model to evaluate: pass --tooleval-model NAME "
@@ -62,6 +64,8 @@ class Controller:
             remove_stale_boards(settings.cache_path / "runs")  # left by runs that were killed
             if settings.report:
                 check_report_path(settings.report)
+            if settings.markdown:
+                check_report_path(settings.markdown, "--tooleval-markdown", "summary.md")
             if settings.fail_under:
                 self._check_gate_names()
             if settings.baseline:
@@ -207,14 +211,32 @@ class Controller:
                     session.exitstatus = pytest.ExitCode.TESTS_FAILED
                 elif self.other_failures == 0:
                     session.exitstatus = pytest.ExitCode.OK
+        step_summary = os.environ.get("GITHUB_STEP_SUMMARY")
+        if settings.report or settings.markdown or step_summary:
+            document = report_document(settings, self.summary, rows, self.gate, run_totals(rows, self.wall_s),
+                                       self.session.storage.as_dicts(), self.session.adaptations,
+                                       self.session.endpoint_profile,
+                                       None if self.comparison is None else self.comparison.as_dict())
+            self._write_reports(session, document, step_summary)
+
+    def _write_reports(self, session: pytest.Session, document: dict[str, Any], step_summary: str | None) -> None:
+        """The JSON report, the Markdown summary (and GitHub's step summary); a file that cannot be written is
+        one line, and a run that does not pass."""
+        from .report.markdown import write_markdown
+
+        settings = self.session.settings
+        writers: list[tuple[str, Any]] = []
         if settings.report:
+            writers.append((settings.report, lambda: write_report(settings.report, document)))
+        if settings.markdown or step_summary:
+            where = settings.markdown or "$GITHUB_STEP_SUMMARY"
+            writers.append((where, lambda: write_markdown(document, settings.markdown,
+                                                          {"GITHUB_STEP_SUMMARY": step_summary or ""})))
+        for where, write in writers:
             try:
-                write_report(settings.report, settings, self.summary, rows, self.gate, run_totals(rows, self.wall_s),
-                             self.session.storage.as_dicts(), self.session.adaptations,
-                             self.session.endpoint_profile,
-                             None if self.comparison is None else self.comparison.as_dict())
+                write()
             except OSError as exc:  # a full disk, say: one line, and a run that does not pass
-                self.report_error = f"tooleval report: could not write {settings.report}: {exc.strerror or exc}"
+                self.report_errors.append(f"tooleval report: could not write {where}: {exc.strerror or exc}")
                 if session.exitstatus == pytest.ExitCode.OK:
                     session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
@@ -276,10 +298,12 @@ class Controller:
         if self.gate is not None:
             for line in self.gate.lines():
                 terminalreporter.write_line(line, red=not self.gate.passed, green=self.gate.passed)
-        if self.report_error is not None:
-            terminalreporter.write_line(self.report_error, red=True)
-        elif self.session.settings.report:
-            terminalreporter.write_line(f"tooleval report: {self.session.settings.report}")
+        for line in self.report_errors:
+            terminalreporter.write_line(line, red=True)
+        if not self.report_errors:
+            written = [path for path in (self.session.settings.report, self.session.settings.markdown) if path]
+            for path in written:
+                terminalreporter.write_line(f"tooleval report: {path}")
         if stopped is not None:  # the samples not asked did not run: they are in no figure
             terminalreporter.write_line(stopped, red=True)
 

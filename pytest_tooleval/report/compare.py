@@ -201,6 +201,42 @@ def _combined(suite: str, pairs: Mapping[str, Sequence[tuple[bool, bool]]], comb
     return out
 
 
+@dataclass(frozen=True)
+class Spread:
+    """One run's figure with its 95% interval and the difference it could detect (80% power, 5% test)."""
+
+    value: float
+    interval: tuple[float, float]
+    detectable: float
+
+
+def run_spreads(units: Sequence[Unit], combine: CombineFn, *, seed: int = BOOTSTRAP_SEED,
+                replicates: int = BOOTSTRAP_REPLICATES) -> dict[str, Spread]:
+    """Error bars for one run, by figure (relative names): Wilson intervals for the proportions, a bootstrap
+    resampling units within each proportion for the combined figures; units without a verdict left out."""
+    strata: dict[str, list[bool]] = {}
+    for unit in units:
+        if unit.passed is not None:
+            strata.setdefault(unit.figure, []).append(unit.passed)
+    spreads = {}
+    for figure, outcomes in strata.items():
+        passed = sum(outcomes)
+        spreads[figure] = Spread(passed / len(outcomes), stats.wilson_interval(passed, len(outcomes)),
+                                 stats.mde_two_proportions(_smoothed(passed, len(outcomes)), len(outcomes)))
+    if not strata:
+        return spreads
+    combined = combine({figure: sum(outcomes) / len(outcomes) for figure, outcomes in strata.items()})
+    results = stats.paired_bootstrap_many(
+        strata, lambda drawn: combine({figure: sum(outcomes) / len(outcomes) for figure, outcomes in drawn.items()}),
+        seed=seed, replicates=replicates)
+    paired = {figure: [(outcome, outcome) for outcome in outcomes] for figure, outcomes in strata.items()}
+    detectable = _detectable(paired, combine, list(combined))
+    for name, value in combined.items():
+        if name in results:
+            spreads[name] = Spread(value, results[name].interval, detectable[name])
+    return spreads
+
+
 def _detectable(pairs: Mapping[str, Sequence[tuple[bool, bool]]], combine: CombineFn,
                 names: Sequence[str]) -> dict[str, float]:
     """The smallest change of each combined figure a 5% test finds with 80% power, as for a proportion: the

@@ -37,12 +37,13 @@ def fingerprint(settings: Settings, suites: list[str] | None = None) -> dict[str
     }
 
 
-def write_report(path: str, settings: Settings, summary: RunSummary, rows: list[dict[str, Any]],
-                 gate: GateResult | None, totals: dict[str, Any],
-                 storage: list[dict[str, Any]] | None = None,
-                 adaptations: dict[str, dict[str, str]] | None = None,
-                 endpoint_profile: dict[str, dict[str, Any]] | None = None,
-                 comparison: dict[str, Any] | None = None) -> None:
+def report_document(settings: Settings, summary: RunSummary, rows: list[dict[str, Any]],
+                    gate: GateResult | None, totals: dict[str, Any],
+                    storage: list[dict[str, Any]] | None = None,
+                    adaptations: dict[str, dict[str, str]] | None = None,
+                    endpoint_profile: dict[str, dict[str, Any]] | None = None,
+                    comparison: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The report as one JSON-plain document: what --tooleval-report writes and the Markdown and HTML render."""
     document = {
         "schema": SCHEMA,
         # what the endpoints' models refused, and what was sent instead: part of what the figures mean
@@ -63,6 +64,11 @@ def write_report(path: str, settings: Settings, summary: RunSummary, rows: list[
         },
         "samples": sorted(rows, key=lambda row: (row["suite"], row["language"], row["category"], row["index"])),
     }
+    plain: dict[str, Any] = json.loads(json.dumps(document, default=str))
+    return plain
+
+
+def write_report(path: str, document: dict[str, Any]) -> None:
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
@@ -90,17 +96,17 @@ def read_report(path: str) -> dict[str, Any]:
     return document
 
 
-def check_report_path(path: str) -> None:
+def check_report_path(path: str, option: str = "--tooleval-report", example: str = "report.json") -> None:
     """Raise a usage error now, before any sample is asked, when `path` cannot become the report."""
     from ..errors import ToolevalUsageError
 
     target = Path(path)
     if target.is_dir():
-        raise ToolevalUsageError(f"--tooleval-report: {path} is a folder; name a file, e.g. {target / 'report.json'}")
+        raise ToolevalUsageError(f"{option}: {path} is a folder; name a file, e.g. {target / example}")
     folder = target.parent
     while not folder.exists() and folder != folder.parent:  # write_report creates the missing folders
         folder = folder.parent
     if not folder.is_dir():
-        raise ToolevalUsageError(f"--tooleval-report: cannot write {path}: {folder} is not a folder")
+        raise ToolevalUsageError(f"{option}: cannot write {path}: {folder} is not a folder")
     if not os.access(folder, os.W_OK | os.X_OK):
-        raise ToolevalUsageError(f"--tooleval-report: cannot write {path}: {folder} is not writable")
+        raise ToolevalUsageError(f"{option}: cannot write {path}: {folder} is not writable")

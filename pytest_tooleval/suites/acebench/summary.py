@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any
 
+from ...report.compare import Spread
 from ...report.summary import SuiteSummary, Table, outcome_counts
 from .aggregate import SampleScore, Summary, summarize
 from .categories import ALL_CATEGORIES  # upstream's order: tables list categories as upstream's leaderboard does
@@ -18,9 +19,13 @@ def summarize_acebench(rows: list[dict[str, Any]]) -> SuiteSummary:
     The outcome already reflects the chosen scorer (official or fixed); an errored sample has no verdict,
     so its category (and the run) is reported as partial rather than scored as wrong.
     """
+    from ...report.compare import run_spreads
+    from .plugin_suite import SUITE
+
     languages = sorted({row["language"] for row in rows})
     variants = sorted({row.get("variant", "") for row in rows})  # "" (the text protocol) first, then "fc"
     tables, figures, data = [], {}, {}
+    spreads = run_spreads(SUITE.units(rows), SUITE.combine)  # 95% intervals and detectable differences
     partial = False
     for variant in variants:
         for language in languages:
@@ -35,9 +40,9 @@ def summarize_acebench(rows: list[dict[str, Any]]) -> SuiteSummary:
             summary = summarize(scores, expected=expected)
             partial = partial or summary.partial
             name = language if not variant else f"{language}.{variant}"  # figures: en.overall, en.fc.overall
-            tables.append(_table(language, summary, mine, variant))
+            tables.append(_table(language, summary, mine, variant, _prefixed(spreads, name)))
             figures.update(_figures(name, summary))
-            data[name] = _json(summary, mine)
+            data[name] = _json(summary, mine, _prefixed(spreads, name))
     for language in languages:
         delta = _delta_table(language, figures)  # a run in both protocols only
         if delta is not None:
@@ -61,7 +66,19 @@ def _delta_table(language: str, figures: dict[str, float]) -> Table | None:
                  body)
 
 
-def _table(language: str, summary: Summary, rows: list[dict[str, Any]], variant: str = "") -> Table:
+def _prefixed(spreads: dict[str, Spread], name: str) -> dict[str, Spread]:
+    """The spreads of one block (a language and protocol), by category or lower-case group name."""
+    return {key[len(name) + 1:]: spread for key, spread in spreads.items()
+            if key.startswith(name + ".") and "." not in key[len(name) + 1:]}
+
+
+def _bar(spread: Spread | None) -> str | None:
+    return None if spread is None else f"[{spread.interval[0]:.3f}, {spread.interval[1]:.3f}]"
+
+
+def _table(language: str, summary: Summary, rows: list[dict[str, Any]], variant: str = "",
+           spreads: dict[str, Spread] | None = None) -> Table:
+    spreads = spreads or {}
     errors: dict[str, int] = {}
     for row in rows:
         if row["outcome"] == "error":
@@ -75,15 +92,22 @@ def _table(language: str, summary: Summary, rows: list[dict[str, Any]], variant:
         if score.steps is not None:
             scored += f" ({score.correct_steps}/{score.steps} steps)"
         accuracy = score.accuracy if score.scored else None  # nothing scored: no figure, not a zero
-        body.append([name, scored, errors.get(name, 0), accuracy, score.process_acc if score.scored else None])
+        spread = spreads.get(name)
+        body.append([name, scored, errors.get(name, 0), accuracy, _bar(spread),
+                     None if spread is None else spread.detectable, score.process_acc if score.scored else None])
     note = " (partial)" if summary.partial else ""
     for name, group in summary.groups.items():
-        body.append([f"{name}{note}", "", "", group.value, None])
+        spread = spreads.get(name.lower())
+        body.append([f"{name}{note}", "", "", group.value, _bar(spread), None if spread is None else spread.detectable,
+                     None])
     if summary.overall is not None:
-        body.append([f"OVERALL{note}", "", "", summary.overall, None])
+        spread = spreads.get("overall")
+        body.append([f"OVERALL{note}", "", "", summary.overall, _bar(spread),
+                     None if spread is None else spread.detectable, None])
     title = f"ACEBench {language}" + (f", {FC_TITLE}" if variant == "fc" else "")
     title += f": partial run ({'; '.join(summary.reasons)})" if summary.partial else ""
-    return Table(title, ["category", "scored/total", "errors", "accuracy", "process_acc"], body)
+    return Table(title, ["category", "scored/total", "errors", "accuracy", "95% interval", "detectable",
+                         "process_acc"], body)
 
 
 def _figures(language: str, summary: Summary) -> dict[str, float]:
@@ -94,7 +118,8 @@ def _figures(language: str, summary: Summary) -> dict[str, float]:
     return figures
 
 
-def _json(summary: Summary, rows: list[dict[str, Any]]) -> dict[str, Any]:
+def _json(summary: Summary, rows: list[dict[str, Any]], spreads: dict[str, Spread] | None = None) -> dict[str, Any]:
+    spreads = spreads or {}
     sizes = {row["category"]: row["category_size"] for row in rows}
     categories = {}
     for name, score in summary.categories.items():
@@ -102,12 +127,24 @@ def _json(summary: Summary, rows: list[dict[str, Any]]) -> dict[str, Any]:
         if not score.scored:  # nothing scored: no figure, not a zero (as in the table)
             entry["accuracy"] = entry["process_acc"] = None
         entry["benchmark_total"] = sizes.get(name)
+        entry.update(_spread_fields(spreads.get(name)))
         entry["errors"] = sum(1 for row in rows if row["category"] == name and row["outcome"] == "error")
         categories[name] = entry
     return {
         "categories": categories,
-        "groups": {name: asdict(group) for name, group in summary.groups.items()},
+        "groups": {name: {**asdict(group), **_spread_fields(spreads.get(name.lower()))}
+                   for name, group in summary.groups.items()},
         "overall": summary.overall,
+        **{f"overall_{key}": value for key, value in _spread_fields(spreads.get("overall")).items()},
         "partial": summary.partial,
         "partial_reasons": list(summary.reasons),
     }
+
+
+def _spread_fields(spread: Spread | None) -> dict[str, Any]:
+    """A figure's 95% interval (Wilson for a category, a bootstrap over units for a group or OVERALL) and the
+    smallest difference its units could detect (docs/release-gate.md); nothing when it has none."""
+    if spread is None:
+        return {}
+    return {"interval": [round(spread.interval[0], 4), round(spread.interval[1], 4)],
+            "detectable": round(spread.detectable, 4)}

@@ -1,0 +1,486 @@
+"""The run summary as GitHub-flavoured Markdown (a CI page, `$GITHUB_STEP_SUMMARY`), from the JSON report alone.
+
+`render_markdown` is pure: the report document (json_report.py) in, Markdown out. Every text that comes from
+the document is escaped (`escape`), so a sample id or an error cannot add table columns, close a `<details>`
+block or start a heading; model outputs are never shown, only ids. A block of a shape it does not know is
+rendered as its numeric figures, never a crash. `write_markdown` writes it to a file and appends it to the
+step summary.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+__all__ = ["escape", "render_markdown", "write_markdown"]
+
+TEXT_LIMIT = 200  # characters of one data text (an id, an error) shown; longer ones end with "..."
+ERRORS_SHOWN = 200  # errored samples listed (the JSON report lists them all); flips are listed in full
+GENERIC_ROWS = 200  # figures of an unknown suite's block shown
+SUITE_TITLES = {"acebench": "ACEBench", "toolalpaca": "ToolAlpaca", "gpt4tools": "GPT4Tools"}
+FC_NOTE = "function calling: not the leaderboard protocol"
+GPT4TOOLS_SUBSETS = (("all", "all"), ("tool", "tool-use"), ("no_tool", "no-tool"))
+GPT4TOOLS_METRICS = (("thought", "SR_thought"), ("action", "SR_act"), ("args", "SR_args"), ("sr", "SR"),
+                     ("iou", "IoU"))
+
+_SPECIAL = re.compile(r"[\\`|*~\[\]<&]")
+_ENTITIES = {"<": "&lt;", "&": "&amp;"}
+# what opens a block at the start of a line (or of a list item): a heading, a quote, a list item, a rule
+_BLOCK_START = re.compile(r"^([#>]|[-+=](?=[\s+=-]|$)|\d+[.)](?=\s|$))")
+
+
+# --- text and numbers -------------------------------------------------------------------------------------------
+
+
+def escape(value: object, limit: int = TEXT_LIMIT) -> str:
+    """`value` as one line of Markdown text that renders as itself, inside a table cell too.
+
+    Line breaks become spaces, text past `limit` characters is cut ("..."); backslashes, backticks, pipes,
+    asterisks, tildes and brackets are backslash-escaped, `<` and `&` become entities (no HTML tag gets
+    through), and what would open a block at the start of a line (`#`, `>`, a list marker, a rule) is escaped.
+    Underscores stay: GitHub never reads them as emphasis inside a word, as in sample ids.
+    """
+    text = " ".join(str(value).split())
+    if len(text) > limit:
+        text = text[:limit].rstrip() + "..."
+    text = _SPECIAL.sub(lambda match: _ENTITIES.get(match.group(), "\\" + match.group()), text)
+    # a backslash escapes punctuation only: 1\. item, not \1. item
+    return _BLOCK_START.sub(lambda match: match.group()[:-1] + "\\" + match.group()[-1], text, count=1)
+
+
+def _text(value: object) -> str:
+    """`escape(value)`, or "-" for None and the empty text."""
+    return "-" if value is None or value == "" else escape(value)
+
+
+def _number(value: object) -> float | None:
+    """A finite number (not a bool), else None."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value) if math.isfinite(value) else None
+
+
+def _fmt(value: object, spec: str = ".3f") -> str:
+    number = _number(value)
+    return "-" if number is None else format(number, spec)
+
+
+def _count(value: object) -> str:
+    number = _number(value)
+    if number is None:
+        return "-"
+    return f"{int(number):,}" if number == int(number) else f"{number:,.3f}"
+
+
+def _interval(value: object, spec: str = ".3f") -> str | None:
+    """`[low, high]` from a two-number list, else None."""
+    if isinstance(value, (list, tuple)) and len(value) == 2:
+        low, high = (_number(bound) for bound in value)
+        if low is not None and high is not None:
+            return f"[{low:{spec}}, {high:{spec}}]"
+    return None
+
+
+def _mapping(value: object) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+def _items(value: object) -> list[Any]:
+    return list(value) if isinstance(value, (list, tuple)) else []
+
+
+def _table(headers: Sequence[str], rows: Iterable[Sequence[str]], right: Sequence[int] = ()) -> list[str]:
+    """A GitHub pipe table of cells already escaped (headers are ours); columns in `right` right-aligned."""
+    rule = ["---:" if index in right else "---" for index in range(len(headers))]
+    return ["| " + " | ".join(row) + " |" for row in (headers, rule, *rows)]
+
+
+def _details(summary: str, body: list[str]) -> list[str]:
+    """A collapsed block; `summary` is our own text (no data)."""
+    return [f"<details><summary>{summary}</summary>", "", *body, "", "</details>"]
+
+
+# --- the document -----------------------------------------------------------------------------------------------
+
+
+def render_markdown(report: Mapping[str, Any]) -> str:
+    """The report document as Markdown: title and context, the gate, each suite's tables, the comparison with
+    the baseline, the totals and errored samples."""
+    fingerprint = _mapping(report.get("fingerprint"))
+    sections = [_header(fingerprint)]
+    gate = report.get("gate")
+    if isinstance(gate, Mapping):
+        sections.append(_gate(gate))
+    for suite, blocks in _mapping(report.get("summary")).items():
+        sections += _suite(str(suite), blocks)
+    comparison = report.get("comparison")
+    if isinstance(comparison, Mapping):
+        sections.append(_comparison(comparison))
+    totals = report.get("totals")
+    if isinstance(totals, Mapping):
+        sections.append(_totals(totals))
+    sections += [block for block in (_storage(_items(report.get("storage_faults"))),
+                                     _errored(_items(report.get("samples")))) if block]
+    return "\n\n".join("\n".join(section) for section in sections) + "\n"
+
+
+def _header(fingerprint: Mapping[str, Any]) -> list[str]:
+    model = fingerprint.get("model")
+    context = []
+    if fingerprint.get("scorer") is not None:
+        context.append(f"scorer {escape(fingerprint['scorer'])}")
+    blocks = {name: block for name, block in fingerprint.items() if isinstance(block, Mapping)}
+    modes = list(dict.fromkeys(str(block["mode"]) for block in blocks.values() if block.get("mode") is not None))
+    if modes:
+        context.append("mode " + escape(", ".join(modes)))
+    if fingerprint.get("plugin_version") is not None:
+        context.append(f"pytest-tooleval {escape(fingerprint['plugin_version'])}")
+    hashes = {name: str(block["data_manifest_sha256"])[:12] for name, block in blocks.items()
+              if block.get("data_manifest_sha256")}
+    if len(set(hashes.values())) == 1:
+        context.append(f"data manifest {escape(next(iter(hashes.values())))}")
+    elif hashes:
+        context.append("data manifest " + ", ".join(f"{escape(name)} {escape(digest)}"
+                                                    for name, digest in hashes.items()))
+    title = f"## pytest-tooleval: {escape(model) if model is not None else 'unknown model'}"
+    return [title, "", ", ".join(context)] if context else [title]
+
+
+# --- the gate ---------------------------------------------------------------------------------------------------
+
+
+def _gate(gate: Mapping[str, Any]) -> list[str]:
+    """The verdict, then a bullet per check, in GateResult.lines()' words."""
+    lines = ["**Gate: PASSED**" if gate.get("passed") is True else "**Gate: FAILED**", ""]
+    lines += [f"- {escape(note)}" for note in _items(gate.get("notes"))]
+    for check in _items(gate.get("checks")):
+        check = _mapping(check)
+        name, actual, threshold = escape(check.get("figure")), _number(check.get("actual")), check.get("threshold")
+        if actual is None:
+            lines.append(f"- {name} **MISSED**: no such figure in this run (threshold {_fmt(threshold)})")
+        elif check.get("met") is True:
+            lines.append(f"- {name} = {actual:.3f} >= {_fmt(threshold)} ok")
+        else:
+            short = _number(threshold)
+            gap = f" (short by {short - actual:.3f})" if short is not None else ""
+            lines.append(f"- {name} **MISSED**: {actual:.3f} < {_fmt(threshold)}{gap}")
+    rate, ceiling = _number(gate.get("error_rate")), _number(gate.get("max_error_rate"))
+    if rate is not None:
+        if ceiling is not None and rate <= ceiling:
+            lines.append(f"- error rate {rate:.3f} <= {ceiling:.3f} ok")
+        else:
+            lines.append(f"- error rate **MISSED**: {rate:.3f} > {_fmt(ceiling)}")
+    lines += [_regression(_mapping(check)) for check in _items(gate.get("regressions"))]
+    return lines
+
+
+def _regression(check: Mapping[str, Any]) -> str:
+    """RegressionCheck.line() as a bullet."""
+    figure = _text(check.get("figure"))
+    difference, p, p_holm = (_number(check.get(key)) for key in ("difference", "p", "p_holm"))
+    margin, alpha = _number(check.get("margin")), _number(check.get("alpha"))
+    interval = _interval(check.get("interval"), "+.3f")
+    if difference is None or interval is None or p is None:
+        return f"- {figure}: no paired samples to compare with the baseline: **REGRESSION**"
+    evidence = (f"{figure}: {_fmt(check.get('baseline'))} -> {_fmt(check.get('current'))}, {difference:+.3f} "
+                f"{interval}, p={p:.3g} (Holm {_fmt(p_holm, '.3g')})")
+    regressed = check.get("regression")
+    if not isinstance(regressed, bool):  # as RegressionCheck.regressed
+        regressed = p_holm is None or (margin is not None and alpha is not None and -difference > margin
+                                       and p_holm < alpha)
+    if regressed:
+        return f"- {evidence}: drop > margin {_fmt(margin)}, significant: **REGRESSION**"
+    if margin is not None and -difference <= margin:
+        return f"- {evidence}: within margin {margin:.3f} ok"
+    return f"- {evidence}: drop > margin {_fmt(margin)}, not significant at {_fmt(alpha, 'g')} ok"
+
+
+# --- the suites -------------------------------------------------------------------------------------------------
+
+
+def _suite(suite: str, blocks: object) -> list[list[str]]:
+    """One section per summary block of the suite; a shape we do not know as its numeric figures."""
+    title = SUITE_TITLES.get(suite, suite)
+    if suite == "acebench" and isinstance(blocks, Mapping) and blocks:
+        sections = []
+        for name, block in blocks.items():
+            if _is_acebench(block):
+                sections.append(_acebench(f"{title} {name}", str(name), block))
+            else:
+                sections.append(_generic(f"{title} {name}", block))
+        return sections
+    if suite == "toolalpaca" and isinstance(blocks, Mapping) and isinstance(blocks.get("subsets"), Mapping):
+        return [_toolalpaca(title, blocks)]
+    if suite == "gpt4tools" and isinstance(blocks, Mapping) and isinstance(blocks.get("subsets"), Mapping):
+        return [_gpt4tools(title, blocks)]
+    return [_generic(title, blocks)]
+
+
+def _is_acebench(block: object) -> bool:
+    return isinstance(block, Mapping) and isinstance(block.get("categories"), Mapping)
+
+
+def _partial(block: Mapping[str, Any], what: str) -> list[str]:
+    """The partial-run line of a block (with its reasons), or nothing."""
+    if block.get("partial") is not True:
+        return []
+    reasons = [escape(reason) for reason in _items(block.get("partial_reasons"))]
+    because = f" ({'; '.join(reasons)})" if reasons else ""
+    return ["", f"*partial run{because}: {what}*"]
+
+
+def _acebench(title: str, name: str, block: Mapping[str, Any]) -> list[str]:
+    """Categories, then the groups and OVERALL; the interval column only when the block has intervals."""
+    categories = [_mapping(entry) for entry in block["categories"].values()]
+    groups = [(str(key), _mapping(group)) for key, group in _mapping(block.get("groups")).items()]
+    overall: object = block.get("overall")
+    overall_interval: object = block.get("overall_interval")
+    if isinstance(overall, Mapping):  # {"value", "interval"}, should the figure become an object
+        overall_interval = overall.get("interval")
+        overall = overall.get("value")
+    with_interval = any(_interval(entry.get("interval")) for entry in categories + [group for _, group in groups])
+    with_interval = with_interval or _interval(overall_interval) is not None
+    suffix = " (partial)" if block.get("partial") is True else ""
+
+    rows = []
+    for entry in categories:
+        scored = f"{_count(entry.get('scored'))}/{_count(entry.get('n'))}"
+        if entry.get("steps") is not None:
+            scored += f" ({_count(entry.get('correct_steps'))}/{_count(entry.get('steps'))} steps)"
+        rows.append([escape(entry.get("category", "-")), scored, _count(entry.get("errors")),
+                     _fmt(entry.get("accuracy")), _interval(entry.get("interval")) or "-",
+                     _fmt(entry.get("process_acc"))])
+    for key, group in groups:
+        rows.append([escape(group.get("name", key)) + suffix, "", "", _fmt(group.get("value")),
+                     _interval(group.get("interval")) or "-", "-"])
+    if _number(overall) is not None:
+        rows.append([f"**OVERALL{suffix}**", "", "", f"**{_fmt(overall)}**", _interval(overall_interval) or "-", "-"])
+    headers = ["category", "scored/total", "errors", "accuracy", "95% interval", "process acc"]
+    if not with_interval:
+        headers = headers[:4] + headers[5:]
+        rows = [row[:4] + row[5:] for row in rows]
+    heading = f"### {escape(title)}" + (f" ({FC_NOTE})" if name.endswith(".fc") else "")
+    return [heading, *_partial(block, "groups and OVERALL renormalised over the categories that ran"), "",
+            *_table(headers, rows, right=(2, 3, len(headers) - 1))]
+
+
+def _percent(value: object) -> str:
+    number = _number(value)
+    return "-" if number is None else f"{number:.1f}%"
+
+
+def _toolalpaca(title: str, block: Mapping[str, Any]) -> list[str]:
+    """Upstream's percentages per subset (one decimal, as upstream prints them)."""
+    rows = []
+    for label, subset in block["subsets"].items():
+        subset = _mapping(subset)
+        infra, unjudged = _number(subset.get("infra_errors")), _number(subset.get("error_num"))
+        unparsed = max(_number(_mapping(subset.get(key)).get("unparsed")) or 0 for key in ("process", "response"))
+        rows.append([escape(label), f"{_count(subset.get('num'))}/{_count(subset.get('total'))}", _count(infra),
+                     "-" if unjudged is None else _count(unjudged - (infra or 0)), _count(unparsed),
+                     _percent(subset.get("procedure")), _percent(subset.get("response_rate")),
+                     _percent(subset.get("overall"))])
+    deviations = [escape(item) for item in _items(block.get("deviations"))]
+    if block.get("upstream_compatible") is True:
+        setting = "upstream-compatible setup"
+    elif deviations:
+        setting = "not upstream-compatible: " + "; ".join(deviations)
+    else:
+        setting = "setup unknown"
+    lines = [f"### {escape(title)} ({setting})"]
+    lines += _partial(block, "not every instruction of a subset ran")
+    if block.get("setup"):
+        setups = block["setup"] if isinstance(block["setup"], list) else [block["setup"]]
+        lines += ["", "setup: " + "; ".join(escape(setup) for setup in setups)]
+    lines += ["", *_table(["subset", "run/total", "errors", "unjudged", "unparsed", "Procedure", "Response",
+                           "Overall"], rows, right=range(2, 8))]
+    if block.get("note"):
+        lines += ["", f"*{escape(block['note'], limit=400)}*"]
+    return lines
+
+
+def _gpt4tools(title: str, block: Mapping[str, Any]) -> list[str]:
+    """Upstream's means over all items, tool-use items and no-tool items."""
+    subsets = block["subsets"]
+    keys = [(key, label) for key, label in GPT4TOOLS_SUBSETS if key in subsets]
+    keys += [(str(key), str(key)) for key in subsets if key not in dict(GPT4TOOLS_SUBSETS)]
+    rows = []
+    for key, label in keys:
+        subset = _mapping(subsets[key])
+        rows.append([escape(label), f"{_count(subset.get('n'))}/{_count(subset.get('total'))}",
+                     _count(subset.get("errors")), *(_fmt(subset.get(metric)) for metric, _ in GPT4TOOLS_METRICS)])
+    variants = block.get("variant")
+    names = [escape(variant) for variant in (variants if isinstance(variants, list) else [variants or "upstream"])]
+    setting = "upstream-compatible" if block.get("upstream_compatible") is True else "variant: " + "; ".join(names)
+    return [f"### {escape(title)} ({setting})", *_partial(block, "not every item was scored"), "",
+            *_table(["items", "scored/total", "errors", *(header for _, header in GPT4TOOLS_METRICS)], rows,
+                    right=range(2, 8))]
+
+
+def _generic(title: str, block: object) -> list[str]:
+    """Any other block: its numeric figures by dotted key."""
+    figures = list(_numeric(block))
+    lines = [f"### {escape(title)}", ""]
+    if not figures:
+        return [*lines, "no numeric figures"]
+    rows = [[escape(key), _count(value) if isinstance(value, int) else _fmt(value)]
+            for key, value in figures[:GENERIC_ROWS]]
+    lines += _table(["figure", "value"], rows, right=(1,))
+    if len(figures) > GENERIC_ROWS:
+        lines += ["", f"and {len(figures) - GENERIC_ROWS} more (see the JSON report)"]
+    return lines
+
+
+def _numeric(value: object, prefix: str = "", depth: int = 0) -> Iterable[tuple[str, int | float]]:
+    if isinstance(value, Mapping) and depth < 8:
+        for key, item in value.items():
+            yield from _numeric(item, f"{prefix}{key}.", depth + 1)
+    elif prefix and (number := _number(value)) is not None:
+        yield prefix[:-1], value if isinstance(value, int) else number
+
+
+# --- the comparison ---------------------------------------------------------------------------------------------
+
+
+def _comparison(comparison: Mapping[str, Any]) -> list[str]:
+    baseline = _mapping(comparison.get("baseline"))
+    model = f" (model {escape(baseline['model'])})" if baseline.get("model") else ""
+    bootstrap = _mapping(comparison.get("bootstrap"))
+    resampled = (f"; bootstrap {_count(bootstrap.get('replicates'))} replicates, seed {escape(bootstrap.get('seed'))}"
+                 if bootstrap else "")
+    lines = ["### Baseline comparison", "",
+             f"Compared with {escape(baseline.get('path', '-'))}{model}, paired by sample{resampled}", ""]
+    rows = []
+    for entry in _items(comparison.get("figures")):
+        entry = _mapping(entry)
+        kind = entry.get("kind")
+        test = {"proportion": "McNemar", "combined": "bootstrap"}.get(str(kind), escape(kind))
+        rows.append([escape(entry.get("figure")), _fmt(entry.get("baseline")), _fmt(entry.get("current")),
+                     _fmt(entry.get("difference"), "+.3f"), _interval(entry.get("interval"), "+.3f") or "-",
+                     _fmt(entry.get("p"), ".3g"), f"{test}, {_count(entry.get('units'))}", _fmt(entry.get("mde"))])
+    if rows:
+        lines += _table(["figure", "baseline", "current", "difference", "95% interval", "p", "test, units",
+                         "detectable"], rows, right=(1, 2, 3, 5, 7))
+    else:
+        lines.append("no figure was compared")
+    differences = [_mapping(item) for item in _items(comparison.get("fingerprint_differences"))]
+    if differences:
+        lines += ["", "**Warning: the baseline was made differently** (its figures may not be comparable):", ""]
+        lines += [f"- {escape(item.get('key'))}: {_value(item.get('baseline'))} -> {_value(item.get('current'))}"
+                  for item in differences]
+    lines += ["", *_flips(_mapping(comparison.get("flips")))]
+    unpaired = [(label, [str(key) for key in _items(comparison.get(field))]) for field, label in (
+        ("only_current", "only in this run"), ("only_baseline", "only in the baseline"),
+        ("unscored", "not paired (no verdict in one run)"))]
+    lines += ["", "Units " + ", ".join(f"{label}: {len(keys)}" for label, keys in unpaired)]
+    named: list[str] = []
+    for label, keys in unpaired:
+        if keys:
+            named += [*([""] if named else []), f"**{label}** ({len(keys)})", "", *(f"- {escape(key)}" for key in keys)]
+    if named:
+        count = sum(len(keys) for _, keys in unpaired)
+        lines += ["", *_details(f"{count} unit{'s' if count != 1 else ''} not paired", named)]
+    not_compared = [escape(suite) for suite in _items(comparison.get("not_compared"))]
+    if not_compared:
+        lines += ["", f"Not compared (no units to pair): {', '.join(not_compared)}"]
+    return lines
+
+
+def _value(value: object) -> str:
+    """A fingerprint value, as JSON, cut to one short line."""
+    try:
+        text = json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
+    except (TypeError, ValueError):
+        text = str(value)
+    return escape(text, limit=120)
+
+
+def _flips(flips: Mapping[str, Any]) -> list[str]:
+    """Every flipped unit, collapsed: pass -> fail, then fail -> pass."""
+    groups = [(label, [_mapping(flip) for flip in _items(flips.get(direction))])
+              for direction, label in (("pass_to_fail", "pass -> fail"), ("fail_to_pass", "fail -> pass"))]
+    total = sum(len(items) for _, items in groups)
+    if not total:
+        return ["No flips: every paired unit has the baseline's outcome."]
+    body: list[str] = []
+    for label, items in groups:
+        if not items:
+            continue
+        body += [*([""] if body else []), f"**{label}** ({len(items)})", ""]
+        for flip in items:
+            unit = str(flip.get("unit", "-"))
+            samples = [str(sample) for sample in _items(flip.get("samples"))]
+            named = samples and samples != [unit.rpartition("/")[2]]  # a dialogue: its steps' sample ids
+            steps = f" ({', '.join(escape(sample) for sample in samples)})" if named else ""
+            body.append(f"- {escape(flip.get('suite', '-'))}:{escape(unit)}{steps}")
+    summary = f"{total} flipped sample{'s' if total != 1 else ''}"
+    counts = ", ".join(f"{len(items)} {label}" for label, items in groups if items)
+    return [f"Flipped: {counts}", "", *_details(summary, body)]
+
+
+# --- totals -----------------------------------------------------------------------------------------------------
+
+
+def _totals(totals: Mapping[str, Any]) -> list[str]:
+    wall = _number(totals.get("wall_s"))
+    row = [_count(totals.get(key)) for key in ("samples", "scored", "errors", "prompt_tokens", "completion_tokens",
+                                               "reasoning_tokens")]
+    return ["### Totals", "", *_table(["samples", "scored", "errors", "prompt tokens", "completion tokens",
+                                       "reasoning tokens", "wall time"],
+                                      [[*row, "-" if wall is None else f"{wall:.1f} s"]], right=range(7))]
+
+
+def _storage(faults: list[Any]) -> list[str]:
+    """What the response cache and the run board failed to keep (every answer was scored all the same)."""
+    lines = []
+    for fault in faults:
+        fault = _mapping(fault)
+        lost, locked = _number(fault.get("lost")) or 0, _number(fault.get("skipped_locked")) or 0
+        lines.append(f"- {escape(fault.get('store', '-'))} in {escape(fault.get('folder', '-'))}: "
+                     f"{escape(fault.get('error', '-'))}; {_count(lost)} lost, {_count(locked)} writes skipped "
+                     "(locked)")
+    return ["**Storage faults** (every answer was scored):", "", *lines] if lines else []
+
+
+def _errored(samples: list[Any]) -> list[str]:
+    """The samples without a verdict: suite, language, id and error (never the output)."""
+    errored = [_mapping(row) for row in samples if _mapping(row).get("outcome") == "error"]
+    if not errored:
+        return []
+    rows = [[escape(row.get("suite", "-")), escape(row.get("language", "-")), escape(row.get("id", "-")),
+             _text(row.get("error_type")), _text(row.get("error"))] for row in errored[:ERRORS_SHOWN]]
+    body = _table(["suite", "language", "sample", "error type", "error"], rows)
+    if len(errored) > ERRORS_SHOWN:
+        body += ["", f"and {len(errored) - ERRORS_SHOWN} more (the JSON report lists them all)"]
+    return _details(f"{len(errored)} errored sample{'s' if len(errored) != 1 else ''}", body)
+
+
+# --- writing ----------------------------------------------------------------------------------------------------
+
+
+def write_markdown(report: Mapping[str, Any], path: str | None, environ: Mapping[str, str]) -> list[str]:
+    """Write the Markdown to `path` (folders created, atomically) and append it to the file named by
+    `$GITHUB_STEP_SUMMARY` when set; the paths written. An OSError propagates."""
+    text = render_markdown(report)
+    written = []
+    if path:
+        target = Path(path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+        try:
+            temporary.write_text(text, encoding="utf-8")
+            os.replace(temporary, target)
+        finally:
+            temporary.unlink(missing_ok=True)
+        written.append(str(target))
+    summary = environ.get("GITHUB_STEP_SUMMARY", "")
+    if summary:
+        with open(summary, "a", encoding="utf-8") as handle:
+            handle.write(text if handle.tell() == 0 else "\n" + text)
+        written.append(summary)
+    return written

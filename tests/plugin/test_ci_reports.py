@@ -1,0 +1,54 @@
+"""The reports CI users read: the Markdown summary (--tooleval-markdown, $GITHUB_STEP_SUMMARY) of a real run."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from benchmark_modules import benchmark_source
+from mini_acebench import CATEGORIES, SAMPLES, write_mini_acebench
+
+from pytest_tooleval.report.markdown import render_markdown
+
+
+@pytest.fixture
+def oracle_args(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    monkeypatch.delenv("TOOLEVAL_DATA_DIR", raising=False)
+    monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
+    data = write_mini_acebench(pytester.path / "data")
+    pytester.makepyfile(test_acebench=benchmark_source("acebench"))
+    return ["--tooleval-model=oracle", f"--tooleval-data-dir={data}", f"--tooleval-categories={CATEGORIES}",
+            "-p", "no:cacheprovider", f"--tooleval-cache-dir={pytester.path / 'cache'}"]
+
+
+def test_the_markdown_summary_is_written_and_appended_to_the_step_summary(
+        pytester: pytest.Pytester, oracle_args: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    step_summary = pytester.path / "step_summary.md"
+    step_summary.write_text("# an earlier step\n")
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(step_summary))
+    result = pytester.runpytest_subprocess(*oracle_args, "--tooleval-markdown=out/summary.md",
+                                           "--tooleval-report=report.json", "--tooleval-fail-under=overall=0.9")
+    result.assert_outcomes(passed=SAMPLES)
+    result.stdout.fnmatch_lines(["tooleval report: */out/summary.md"])
+    written = (pytester.path / "out" / "summary.md").read_text()
+    # the Markdown is the render of the run's own report document
+    assert written == render_markdown(json.loads((pytester.path / "report.json").read_text()))
+    assert written.startswith("## pytest-tooleval: oracle\n") and "**Gate: PASSED**" in written
+    assert step_summary.read_text().startswith("# an earlier step\n") and written in step_summary.read_text()
+
+
+def test_the_step_summary_alone_needs_no_option(pytester: pytest.Pytester, oracle_args: list[str],
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    step_summary = pytester.path / "step_summary.md"
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(step_summary))
+    pytester.runpytest_subprocess(*oracle_args).assert_outcomes(passed=SAMPLES)
+    assert "### ACEBench en" in step_summary.read_text()
+
+
+def test_an_unwritable_markdown_path_is_one_line_before_any_sample(pytester: pytest.Pytester,
+                                                                    oracle_args: list[str]) -> None:
+    (pytester.path / "taken").mkdir()
+    result = pytester.runpytest_subprocess(*oracle_args, "--tooleval-markdown=taken")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert [line for line in result.stderr.lines if line.strip()][0].startswith(
+        "ERROR: --tooleval-markdown: ")
