@@ -24,7 +24,7 @@ from .report.terminal import index_teardown_reports
 from .session import ToolevalSession
 from .suites import registered, selected_by_marks
 from .text import THINK_START
-from .transport import PROPERTY, error_payload, row_key
+from .transport import PROPERTY, error_payload, row_key, row_key_or_none
 
 if TYPE_CHECKING:
     from .report.compare import Comparison
@@ -38,6 +38,7 @@ class Controller:
         self.summary: RunSummary | None = None
         self.gate: GateResult | None = None
         self.report_errors: list[str] = []
+        self.quarantined: list[dict[str, Any]] = []  # rows of quarantined samples: in the report, in no figure
         self.rows: list[dict[str, Any]] = []
         self.not_evaluated = 0  # benchmark tests skipped for want of a model
         self.started = time.monotonic()
@@ -193,7 +194,9 @@ class Controller:
         self.session.stop_progress()  # the status row is given back before pytest's own summary
         self.session.flush_storage()  # what the cache failed to keep belongs in the summary and the report
         self.wall_s = time.monotonic() - self.started
-        rows = [row for row in self.samples.values() if row["outcome"] != "skipped"]
+        everything = [row for row in self.samples.values() if row["outcome"] != "skipped"]
+        self.quarantined = [row for row in everything if row.get("quarantined")]
+        rows = [row for row in everything if not row.get("quarantined")]  # the rows every figure is made of
         self.rows = rows
         if not rows:
             return
@@ -213,7 +216,7 @@ class Controller:
                     session.exitstatus = pytest.ExitCode.OK
         step_summary = os.environ.get("GITHUB_STEP_SUMMARY")
         if settings.report or settings.markdown or step_summary:
-            document = report_document(settings, self.summary, rows, self.gate, run_totals(rows, self.wall_s),
+            document = report_document(settings, self.summary, everything, self.gate, run_totals(rows, self.wall_s),
                                        self.session.storage.as_dicts(), self.session.adaptations,
                                        self.session.endpoint_profile,
                                        None if self.comparison is None else self.comparison.as_dict())
@@ -240,6 +243,21 @@ class Controller:
                 if session.exitstatus == pytest.ExitCode.OK:
                     session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
+    def _show_quarantine(self, terminalreporter: Any) -> None:
+        quarantine = self.session.run.quarantine
+        if not quarantine:
+            return
+        if self.quarantined:
+            listed = ", ".join(f"{row['test_id']} {row['outcome']}" for row in self.quarantined[:20])
+            more = f" and {len(self.quarantined) - 20} more" if len(self.quarantined) > 20 else ""
+            terminalreporter.write_line(f"tooleval quarantine: {len(self.quarantined)} samples ran apart, in no "
+                                        f"figure and not gated: {listed}{more}", yellow=True)
+        ran = {row["test_id"] for row in self.quarantined}
+        unmatched = [test_id for test_id in quarantine if test_id not in ran]
+        if unmatched:
+            terminalreporter.write_line(f"tooleval quarantine: {len(unmatched)} ids matched no sample of this run: "
+                                        f"{', '.join(unmatched[:20])}", yellow=True)
+
     def _compare(self, rows: list[dict[str, Any]]) -> Comparison:
         from .report.compare import compare
         from .report.json_report import fingerprint
@@ -253,7 +271,11 @@ class Controller:
             members[name] = None if units is None or combine is None else (units, combine)
         current = json.loads(json.dumps({**fingerprint(self.session.settings, list(self.summary.suites)),
                                          "endpoint_adaptations": self.session.adaptations}, default=str))
-        return compare(rows, self.baseline, self.session.settings.baseline, current, members)
+        # a sample quarantined now is out of the baseline's figures too, so the pairs compare like with like
+        left_out = {row_key(row) for row in self.quarantined}
+        baseline = {**self.baseline, "samples": [row for row in self.baseline.get("samples") or []
+                                                 if isinstance(row, dict) and row_key_or_none(row) not in left_out]}
+        return compare(rows, baseline, self.session.settings.baseline, current, members)
 
     def _show(self, terminalreporter: Any) -> None:
         stopped = self.session.stopped_because
@@ -271,6 +293,7 @@ class Controller:
         terminalreporter.write_sep("=", "tooleval summary")
         terminalreporter.write(render_summary(self.summary) + "\n")
         terminalreporter.write_line(render_totals(run_totals(self.rows, self.wall_s)))
+        self._show_quarantine(terminalreporter)
         if self.comparison is not None:
             from .report.table import render_comparison
 

@@ -7,6 +7,7 @@ from collections import Counter
 
 from .config import Settings
 from .models.replay import ReplayReader
+from .quarantine import read_quarantine
 from .suites import plugin, registered, suite_for_test_id
 from .suites.base import Case, Role, Suite
 from .transport import variant_of
@@ -24,6 +25,8 @@ class Run:
         # (suite, language, category, variant) -> samples; see category_size
         self.category_sizes: dict[tuple[str, str, str, str], int] = {}
         self.collection_error: Exception | None = None  # a suite's data could not be loaded (raised once collected)
+        # --tooleval-quarantine: test id -> why the sample is known to be broken (quarantine.py)
+        self.quarantine: dict[str, str] = read_quarantine(settings.quarantine) if settings.quarantine else {}
 
     @property
     def active(self) -> bool:

@@ -43,6 +43,14 @@ def variant_of(case: Any) -> str:
     return str(getattr(case, "variant", ""))
 
 
+def row_key_or_none(row: dict[str, Any]) -> tuple[str, str, str, str] | None:
+    """`row_key` of a row read from a file, which may lack the fields."""
+    try:
+        return row_key(row)
+    except KeyError:
+        return None
+
+
 def row_key(row: dict[str, Any]) -> tuple[str, str, str, str]:
     """What tells one sample's row from another's: the same sample in two variants is two rows."""
     return row["suite"], row["language"], row["id"], row.get("variant", "")

@@ -134,7 +134,8 @@ def compare(rows: list[dict[str, Any]], baseline: Mapping[str, Any], baseline_pa
         only_current += [f"{suite}:{key}" for key in current if key not in before]
         only_baseline += [f"{suite}:{key}" for key in before if key not in current]
         pairs: dict[str, list[tuple[bool, bool]]] = {}
-        for key, unit in current.items():
+        # in key order: the bootstrap draws by position, and the order rows arrived in must not matter
+        for key, unit in sorted(current.items(), key=lambda item: _natural(item[0])):
             old = before.get(key)
             if old is None:
                 continue
@@ -215,7 +216,7 @@ def run_spreads(units: Sequence[Unit], combine: CombineFn, *, seed: int = BOOTST
     """Error bars for one run, by figure (relative names): Wilson intervals for the proportions, a bootstrap
     resampling units within each proportion for the combined figures; units without a verdict left out."""
     strata: dict[str, list[bool]] = {}
-    for unit in units:
+    for unit in sorted(units, key=lambda unit: _natural(unit.key)):  # the order rows arrived in must not matter
         if unit.passed is not None:
             strata.setdefault(unit.figure, []).append(unit.passed)
     spreads = {}

@@ -52,3 +52,32 @@ def test_an_unwritable_markdown_path_is_one_line_before_any_sample(pytester: pyt
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert [line for line in result.stderr.lines if line.strip()][0].startswith(
         "ERROR: --tooleval-markdown: ")
+
+
+def test_quarantined_samples_run_apart_out_of_every_figure(pytester: pytest.Pytester, oracle_args: list[str]) -> None:
+    (pytester.path / "quarantine.yaml").write_text(
+        "# known to be broken\nen-normal_atom_bool_0: its ground truth is wrong\n"
+        "en-special_irrelevant_0: 'asks the impossible'\nen-nothing_like_this_9: not in this run\n")
+    args = [*oracle_args, "--tooleval-quarantine=quarantine.yaml", "--tooleval-report=report.json",
+            "--tooleval-fail-under=en.normal_atom_bool=1.0", "-rxX"]
+    result = pytester.runpytest_subprocess(*args)
+    result.assert_outcomes(passed=SAMPLES - 2, xpassed=2)  # the oracle passes them: XPASS, never a failure
+    result.stdout.fnmatch_lines(["tooleval quarantine: 2 samples ran apart, in no figure and not gated: "
+                                 "en-normal_atom_bool_0 passed, en-special_irrelevant_0 passed",
+                                 "tooleval quarantine: 1 ids matched no sample of this run: en-nothing_like_this_9"])
+    report = json.loads((pytester.path / "report.json").read_text())
+    quarantined = {row["id"]: row["quarantined"] for row in report["samples"] if row.get("quarantined")}
+    assert quarantined == {"normal_atom_bool_0": "its ground truth is wrong",
+                           "special_irrelevant_0": "asks the impossible"}
+    atom_bool = report["summary"]["acebench"]["en"]["categories"]["normal_atom_bool"]
+    assert (atom_bool["n"], atom_bool["scored"]) == (1, 1)  # one of the two samples, the other quarantined
+    assert "special_irrelevant" not in report["summary"]["acebench"]["en"]["categories"]
+
+
+def test_a_bad_quarantine_file_is_one_line(pytester: pytest.Pytester, oracle_args: list[str]) -> None:
+    (pytester.path / "quarantine.yaml").write_text("- en-normal_atom_bool_0\n")
+    result = pytester.runpytest_subprocess(*oracle_args, "--tooleval-quarantine=quarantine.yaml")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    [line] = [line for line in result.stderr.lines if line.strip()]
+    assert line.startswith("ERROR: --tooleval-quarantine: ") and line.endswith(
+        "quarantine.yaml: expected test id: reason lines (a mapping), got a list")

@@ -395,3 +395,17 @@ def test_many_statistics_share_the_single_statistic_replicates() -> None:
     spread = many["mean"].standard_error
     assert spread is not None and spread > 0
     assert POWER_FACTOR == pytest.approx(1.959964 + 0.841621, abs=1e-5)
+
+
+def test_error_bars_do_not_depend_on_the_order_rows_arrived_in() -> None:
+    from pytest_tooleval.report.compare import Unit, run_spreads
+
+    units = [Unit("en.a", f"en.a/{n}", n % 3 != 0) for n in range(40)] + [
+        Unit("en.b", f"en.b/{n}", n % 2 == 0) for n in range(25)]
+
+    def combine(proportions: dict[str, float]) -> dict[str, float]:
+        return {"en.mean": sum(proportions.values()) / len(proportions)}
+
+    forwards = run_spreads(units, combine, replicates=300)
+    assert run_spreads(list(reversed(units)), combine, replicates=300) == forwards
+    assert forwards["en.mean"].interval[0] < forwards["en.mean"].value < forwards["en.mean"].interval[1]
