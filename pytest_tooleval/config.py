@@ -182,6 +182,8 @@ CORE_OPTIONS: tuple[Option, ...] = (
     Option("max-error-rate", "gate: the largest share of samples that may end in errors", 0.02, parse_fraction),
     Option("markdown", "write the summary as GitHub-flavoured Markdown to this path (it is also appended to "
            "$GITHUB_STEP_SUMMARY whenever that is set)", path=True),
+    Option("html", "write a self-contained HTML page of the run (charts with intervals, the comparison, the "
+           "flipped samples with their outputs, the fingerprint) to this path", path=True),
     Option("quarantine", "YAML file of test id: reason; those samples run (as xfail) but stay out of every "
            "figure, the comparison and the gate", path=True),
     Option("baseline", "compare with this previous JSON report, sample by sample (differences with their "

@@ -54,6 +54,7 @@ class Controller:
             needs_model = [flag for flag, value in (("--tooleval-fail-under", settings.fail_under),
                                                     ("--tooleval-report", settings.report),
                                                     ("--tooleval-markdown", settings.markdown),
+                                                    ("--tooleval-html", settings.html),
                                                     ("--tooleval-baseline", settings.baseline)) if value]
             if needs_model:
                 raise ToolevalUsageError(f"{needs_model[0]} needs a model to evaluate: pass --tooleval-model NAME "
@@ -67,6 +68,8 @@ class Controller:
                 check_report_path(settings.report)
             if settings.markdown:
                 check_report_path(settings.markdown, "--tooleval-markdown", "summary.md")
+            if settings.html:
+                check_report_path(settings.html, "--tooleval-html", "report.html")
             if settings.fail_under:
                 self._check_gate_names()
             if settings.baseline:
@@ -215,7 +218,7 @@ class Controller:
                 elif self.other_failures == 0:
                     session.exitstatus = pytest.ExitCode.OK
         step_summary = os.environ.get("GITHUB_STEP_SUMMARY")
-        if settings.report or settings.markdown or step_summary:
+        if settings.report or settings.markdown or settings.html or step_summary:
             document = report_document(settings, self.summary, everything, self.gate, run_totals(rows, self.wall_s),
                                        self.session.storage.as_dicts(), self.session.adaptations,
                                        self.session.endpoint_profile,
@@ -225,6 +228,7 @@ class Controller:
     def _write_reports(self, session: pytest.Session, document: dict[str, Any], step_summary: str | None) -> None:
         """The JSON report, the Markdown summary (and GitHub's step summary); a file that cannot be written is
         one line, and a run that does not pass."""
+        from .report.html import write_html
         from .report.markdown import write_markdown
 
         settings = self.session.settings
@@ -235,6 +239,8 @@ class Controller:
             where = settings.markdown or "$GITHUB_STEP_SUMMARY"
             writers.append((where, lambda: write_markdown(document, settings.markdown,
                                                           {"GITHUB_STEP_SUMMARY": step_summary or ""})))
+        if settings.html:
+            writers.append((settings.html, lambda: write_html(document, settings.html)))
         for where, write in writers:
             try:
                 write()
@@ -324,7 +330,8 @@ class Controller:
         for line in self.report_errors:
             terminalreporter.write_line(line, red=True)
         if not self.report_errors:
-            written = [path for path in (self.session.settings.report, self.session.settings.markdown) if path]
+            written = [path for path in (self.session.settings.report, self.session.settings.markdown,
+                                         self.session.settings.html) if path]
             for path in written:
                 terminalreporter.write_line(f"tooleval report: {path}")
         if stopped is not None:  # the samples not asked did not run: they are in no figure

@@ -81,3 +81,13 @@ def test_a_bad_quarantine_file_is_one_line(pytester: pytest.Pytester, oracle_arg
     [line] = [line for line in result.stderr.lines if line.strip()]
     assert line.startswith("ERROR: --tooleval-quarantine: ") and line.endswith(
         "quarantine.yaml: expected test id: reason lines (a mapping), got a list")
+
+
+def test_the_html_page_is_written_from_the_run(pytester: pytest.Pytester, oracle_args: list[str]) -> None:
+    from pytest_tooleval.report.html import render_html
+
+    result = pytester.runpytest_subprocess(*oracle_args, "--tooleval-html=pages/run.html", "--tooleval-report=r.json")
+    result.assert_outcomes(passed=SAMPLES)
+    page = (pytester.path / "pages" / "run.html").read_text()
+    assert page == render_html(json.loads((pytester.path / "r.json").read_text()))
+    assert 'data-figure="acebench.en.overall"' in page and "<script" not in page
