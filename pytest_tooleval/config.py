@@ -86,6 +86,23 @@ def parse_list(name: str, text: str) -> tuple[str, ...]:
     return tuple(part.strip() for part in str(text).split(",") if part.strip())
 
 
+def parse_prices(name: str, text: str) -> dict[str, tuple[float, float]]:
+    """`gpt-4o=2.5/10,gpt-4o-mini=0.15/0.6` -> {model: (input, output)}, USD per million tokens."""
+    prices: dict[str, tuple[float, float]] = {}
+    for part in parse_list(name, text):
+        model, sep, value = part.rpartition("=")
+        given, _, taken = value.partition("/")
+        try:
+            price = (float(given), float(taken))
+        except ValueError:
+            price = (-1.0, -1.0)
+        if not sep or not model.strip() or min(price) < 0:
+            raise ToolevalUsageError(f"--tooleval-{name}: {part!r} is not a price; expected MODEL=INPUT/OUTPUT in "
+                                     "USD per million tokens, e.g. gpt-4o=2.5/10")
+        prices[model.strip()] = price
+    return prices
+
+
 def parse_thresholds(name: str, text: str) -> dict[str, float]:
     """`overall=0.85,special=0.8` -> {"overall": 0.85, "special": 0.8}; fractions in [0, 1]."""
     thresholds: dict[str, float] = {}
@@ -182,6 +199,8 @@ CORE_OPTIONS: tuple[Option, ...] = (
     Option("max-error-rate", "gate: the largest share of samples that may end in errors", 0.02, parse_fraction),
     Option("markdown", "write the summary as GitHub-flavoured Markdown to this path (it is also appended to "
            "$GITHUB_STEP_SUMMARY whenever that is set)", path=True),
+    Option("prices", "estimate the run's cost: MODEL=INPUT/OUTPUT USD per million tokens, comma-separated, e.g. "
+           "gpt-4o=2.5/10,gpt-4o-mini=0.15/0.6 (the ini key tooleval_prices holds a price table)", {}, parse_prices),
     Option("html", "write a self-contained HTML page of the run (charts with intervals, the comparison, the "
            "flipped samples with their outputs, the fingerprint) to this path", path=True),
     Option("quarantine", "YAML file of test id: reason; those samples run (as xfail) but stay out of every "
@@ -304,7 +323,8 @@ def _value_type(option: Option) -> Any:
     """The field type of an option's parsed value, read from how it is parsed."""
     kinds: dict[Any, Any] = {parse_float: float, parse_positive: float, parse_fraction: float, parse_int: int,
                              parse_token_limit: int | None,
-                             parse_bool: bool, parse_list: tuple[str, ...], parse_thresholds: dict[str, float]}
+                             parse_bool: bool, parse_list: tuple[str, ...], parse_thresholds: dict[str, float],
+                             parse_prices: dict[str, tuple[float, float]]}
     allowed = getattr(option.parse, "allowed", None)
     kind = Literal[allowed] if allowed else kinds.get(option.parse, str)
     return kind | None if option.default is None else kind

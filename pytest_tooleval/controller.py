@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, cast
 import pytest
 
 from .errors import ToolevalUsageError
+from .models.access import access_kind
 from .report.gate import GateResult, evaluate_gate, evaluate_regressions, sort_thresholds
 from .report.json_report import check_report_path, report_document, write_report
 from .report.summary import RunSummary, run_totals, summarize
@@ -219,7 +220,7 @@ class Controller:
                     session.exitstatus = pytest.ExitCode.OK
         step_summary = os.environ.get("GITHUB_STEP_SUMMARY")
         if settings.report or settings.markdown or settings.html or step_summary:
-            document = report_document(settings, self.summary, everything, self.gate, run_totals(rows, self.wall_s),
+            document = report_document(settings, self.summary, everything, self.gate, self._totals(),
                                        self.session.storage.as_dicts(), self.session.adaptations,
                                        self.session.endpoint_profile,
                                        None if self.comparison is None else self.comparison.as_dict())
@@ -248,6 +249,14 @@ class Controller:
                 self.report_errors.append(f"tooleval report: could not write {where}: {exc.strerror or exc}")
                 if session.exitstatus == pytest.ExitCode.OK:
                     session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+    def _totals(self) -> dict[str, Any]:
+        settings = self.session.settings
+        roles = {"": settings.model, **{f"{role.name}_": settings.get(role.model_key)
+                                        for role in self.session.run.helper_roles()}}
+        live = access_kind(settings) != "oracle"
+        return run_totals(self.rows, self.wall_s, requests=self.session.request_counts if live else None,
+                          role_models=roles, prices=settings.prices or None)
 
     def _show_quarantine(self, terminalreporter: Any) -> None:
         quarantine = self.session.run.quarantine
@@ -294,11 +303,14 @@ class Controller:
             if stopped is not None:
                 terminalreporter.write_line(stopped, red=True)
             return
-        from .report.table import render_summary, render_totals
+        from .report.table import render_cost, render_summary, render_totals
 
         terminalreporter.write_sep("=", "tooleval summary")
         terminalreporter.write(render_summary(self.summary) + "\n")
-        terminalreporter.write_line(render_totals(run_totals(self.rows, self.wall_s)))
+        totals = self._totals()
+        terminalreporter.write_line(render_totals(totals))
+        if (cost := render_cost(totals)) is not None:
+            terminalreporter.write_line(cost)
         self._show_quarantine(terminalreporter)
         if self.comparison is not None:
             from .report.table import render_comparison

@@ -48,6 +48,7 @@ class XdistHooks:
         output = getattr(node, "workeroutput", {})
         self.session.storage.merge(output.get("tooleval_storage") or [])
         self.session.merge_adaptations(output.get("tooleval_adaptations") or {})
+        self.session.merge_requests(output.get("tooleval_requests") or {})
 
     def _check_replay_file(self) -> None:
         """A damaged replay file: one line and exit status 4 from here, before the workers read it (each would

@@ -84,6 +84,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if workeroutput is not None:  # xdist sends it to the controller after this hook (distributed.py)
         workeroutput["tooleval_storage"] = tooleval.flush_storage()
         workeroutput["tooleval_adaptations"] = tooleval.adaptations
+        workeroutput["tooleval_requests"] = tooleval.request_counts
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

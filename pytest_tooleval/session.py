@@ -51,6 +51,7 @@ class ToolevalSession:
         self._progress: ProgressLine | None = None
         self.storage = StorageLog()  # what this process's cache and board failed to keep (storage.py)
         self._merged_adaptations: dict[str, dict[str, str]] = {}  # the workers' (distributed.py)
+        self._merged_requests: dict[str, int] = {}  # the workers' requests and retries
         self.endpoint_profile: dict[str, dict[str, Any]] | None = None  # what the probe found, by role
 
     @property
@@ -179,6 +180,20 @@ class ToolevalSession:
             merged.update({probe.backend.label: dict(probe.backend.adaptations) for probe in self._engine.probes
                            if probe.backend.adaptations})
         return merged
+
+    @property
+    def request_counts(self) -> dict[str, int]:
+        """HTTP requests sent and retried by this process's backends (the probe's included), plus the workers'."""
+        counts = dict(self._merged_requests)
+        if self._engine is not None:
+            backends = {id(probe.backend): probe.backend for probe in self._engine.probes}.values()
+            counts["requests"] = counts.get("requests", 0) + sum(backend.sent for backend in backends)
+            counts["retries"] = counts.get("retries", 0) + sum(backend.retried for backend in backends)
+        return counts
+
+    def merge_requests(self, counts: dict[str, int]) -> None:
+        for key, value in counts.items():
+            self._merged_requests[key] = self._merged_requests.get(key, 0) + int(value)
 
     def merge_adaptations(self, adaptations: dict[str, dict[str, str]]) -> None:
         for where, changes in adaptations.items():

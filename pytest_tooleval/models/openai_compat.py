@@ -234,6 +234,8 @@ class OpenAIBackend:
         self.label = f"model {model!r} at {self.endpoint}"  # how messages, the breaker and reports name it
         # what this model refused, learned from its 400s once for the run: parameter -> what is sent instead
         self.adaptations: dict[str, str] = {}
+        self.sent = 0  # HTTP attempts, retries included (the run's totals)
+        self.retried = 0
         self._states: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _LoopState] = weakref.WeakKeyDictionary()
         self._states_lock = threading.Lock()  # loops in different threads may each create their state
 
@@ -267,6 +269,7 @@ class OpenAIBackend:
                 finally:
                     self.resting.count -= 1
                 retries[kind] += 1
+                self.retried += 1
             estimate = estimate_tokens(request.messages, request.tools) if self.rate_limiter else 0
             if self.rate_limiter is not None:
                 await self.rate_limiter.acquire(estimate)
@@ -275,6 +278,7 @@ class OpenAIBackend:
                 outcome = await self._attempt(state.client, params)
                 latency_s = time.perf_counter() - started
             attempts += 1
+            self.sent += 1
             if isinstance(outcome, _Answer):
                 if self.breaker is not None:
                     self.breaker.answered(self.label)

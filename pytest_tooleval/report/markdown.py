@@ -430,9 +430,36 @@ def _totals(totals: Mapping[str, Any]) -> list[str]:
     wall = _number(totals.get("wall_s"))
     row = [_count(totals.get(key)) for key in ("samples", "scored", "errors", "prompt_tokens", "completion_tokens",
                                                "reasoning_tokens")]
-    return ["### Totals", "", *_table(["samples", "scored", "errors", "prompt tokens", "completion tokens",
-                                       "reasoning tokens", "wall time"],
-                                      [[*row, "-" if wall is None else f"{wall:.1f} s"]], right=range(7))]
+    lines = ["### Totals", "", *_table(["samples", "scored", "errors", "prompt tokens", "completion tokens",
+                                        "reasoning tokens", "wall time"],
+                                       [[*row, "-" if wall is None else f"{wall:.1f} s"]], right=range(7))]
+    return lines + _costs(totals)
+
+
+def _costs(totals: Mapping[str, Any]) -> list[str]:
+    """Requests, latency and the estimated cost (run_totals), and the cost by category, when the run has them."""
+    parts = []
+    if isinstance(totals.get("requests"), int):
+        parts.append(f"{_count(totals.get('requests'))} requests ({_count(totals.get('retries'))} retries)")
+    p50, p95 = _number(totals.get("latency_p50_s")), _number(totals.get("latency_p95_s"))
+    if p50 and p95 is not None:
+        parts.append(f"sample latency p50 {p50:.2f} s, p95 {p95:.2f} s")
+    if "cost_usd" in totals:
+        cost = _number(totals.get("cost_usd"))
+        parts.append(f"estimated cost ${cost:,.2f}" if cost is not None else "no cost estimate (a model has no price)")
+    lines = ["", "; ".join(parts)] if parts else []
+    categories = [_mapping(entry) for entry in totals.get("categories") or [] if isinstance(entry, Mapping)]
+    if categories and "cost_usd" in totals:
+        rows = [[escape(f"{entry.get('suite', '-')} {entry.get('language', '-')}"
+                        f"{'.' + str(entry['variant']) if entry.get('variant') else ''}"),
+                 escape(entry.get("category", "-")), _count(entry.get("samples")), _count(entry.get("prompt_tokens")),
+                 _count(entry.get("completion_tokens")),
+                 "-" if _number(entry.get("cost_usd")) is None else f"${_number(entry.get('cost_usd')):,.4f}"]
+                for entry in categories]
+        lines += ["", "<details><summary>cost by category</summary>", "",
+                  *_table(["block", "category", "samples", "prompt tokens", "completion tokens", "cost"], rows,
+                          right=range(2, 6)), "", "</details>"]
+    return lines
 
 
 def _storage(faults: list[Any]) -> list[str]:

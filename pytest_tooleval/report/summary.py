@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -84,16 +85,82 @@ def token_totals(tokens: dict[str, Any]) -> tuple[int, int]:
     return prompt, completion
 
 
-def run_totals(rows: list[dict[str, Any]], wall_s: float) -> dict[str, Any]:
-    """What a run cost: samples, scored and errored, tokens of every model role (agent, user, simulator, judge
-    together; reasoning tokens are a part of the completion tokens), and wall time."""
+Prices = dict[str, tuple[float, float]]  # model -> (input, output) price per million tokens
+
+
+def row_cost(tokens: dict[str, Any], role_models: dict[str, str | None], prices: Prices) -> float | None:
+    """The estimated price of one sample's tokens: each role's prompt and completion tokens at its model's price
+    (`role_models`: token-key prefix -> model, "" for the model under test); None when a model has no price."""
+    cost = 0.0
+    for key, value in tokens.items():
+        for suffix, side in (("prompt", 0), ("completion", 1)):
+            if key.endswith(suffix):
+                model = role_models.get(key[: -len(suffix)])
+                if model is None or model not in prices:
+                    return None
+                cost += int(value) * prices[model][side] / 1e6
+    return cost
+
+
+def _percentile(values: list[float], share: float) -> float | None:
+    """The nearest-rank percentile (p50, p95 of latencies)."""
+    if not values:
+        return None
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, math.ceil(share * len(ordered)) - 1))]
+
+
+def category_totals(rows: list[dict[str, Any]], role_models: dict[str, str | None] | None = None,
+                    prices: Prices | None = None) -> list[dict[str, Any]]:
+    """Per suite, language, protocol and category: samples, tokens, latency p50/p95 and, with prices, cost."""
+    groups: dict[tuple[str, str, str, str], list[dict[str, Any]]] = {}
+    for row in rows:
+        groups.setdefault((row["suite"], row["language"], row.get("variant", ""), row["category"]), []).append(row)
+    out = []
+    for (suite, language, variant, category), members in sorted(groups.items()):
+        entry = {"suite": suite, "language": language, "variant": variant, "category": category,
+                 **_sums(members, role_models or {}, prices)}
+        out.append(entry)
+    return out
+
+
+def _sums(rows: list[dict[str, Any]], role_models: dict[str, str | None], prices: Prices | None) -> dict[str, Any]:
     prompt = completion = reasoning = 0
+    costs: list[float | None] = []
     for row in rows:
         tokens = row.get("tokens") or {}
         row_prompt, row_completion = token_totals(tokens)
         prompt += row_prompt
         completion += row_completion
         reasoning += sum(int(value) for key, value in tokens.items() if key.endswith("reasoning"))
+        if prices is not None:
+            costs.append(row_cost(tokens, role_models, prices))
+    latencies = [float(row["latency_s"]) for row in rows if isinstance(row.get("latency_s"), (int, float))]
+    sums: dict[str, Any] = {"samples": len(rows), "prompt_tokens": prompt, "completion_tokens": completion,
+                            "reasoning_tokens": reasoning, "latency_p50_s": _percentile(latencies, 0.5),
+                            "latency_p95_s": _percentile(latencies, 0.95)}
+    if prices is not None:
+        sums["cost_usd"] = None if any(cost is None for cost in costs) else round(sum(c or 0.0 for c in costs), 6)
+    return sums
+
+
+def run_totals(rows: list[dict[str, Any]], wall_s: float, *, requests: dict[str, int] | None = None,
+               role_models: dict[str, str | None] | None = None, prices: Prices | None = None) -> dict[str, Any]:
+    """What a run cost: samples, scored and errored, tokens of every model role (agent, user, simulator, judge
+    together; reasoning tokens are a part of the completion tokens), latency p50/p95 of the samples, the HTTP
+    requests and retries sent, the wall time, and with prices (--tooleval-prices) the estimated cost, in all and
+    per category."""
     errors = sum(1 for row in rows if row["outcome"] == "error")
-    return {"samples": len(rows), "scored": len(rows) - errors, "errors": errors, "prompt_tokens": prompt,
-            "completion_tokens": completion, "reasoning_tokens": reasoning, "wall_s": round(wall_s, 2)}
+    sums = _sums(rows, role_models or {}, prices)
+    totals: dict[str, Any] = {"samples": len(rows), "scored": len(rows) - errors, "errors": errors,
+                              "prompt_tokens": sums["prompt_tokens"], "completion_tokens": sums["completion_tokens"],
+                              "reasoning_tokens": sums["reasoning_tokens"], "wall_s": round(wall_s, 2),
+                              "latency_p50_s": sums["latency_p50_s"], "latency_p95_s": sums["latency_p95_s"]}
+    if requests is not None:
+        totals.update(requests=requests.get("requests", 0), retries=requests.get("retries", 0))
+    if prices is not None:
+        totals["cost_usd"] = sums["cost_usd"]
+        totals["unpriced_models"] = sorted({model for model in (role_models or {}).values()
+                                            if model is not None and model not in prices})
+    totals["categories"] = category_totals(rows, role_models, prices)
+    return totals

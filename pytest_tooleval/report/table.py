@@ -37,6 +37,21 @@ def render_totals(totals: dict[str, Any]) -> str:
             + f", {totals['wall_s']:.1f} s")
 
 
+def render_cost(totals: dict[str, Any]) -> str | None:
+    """The line under the totals: requests and retries, sample latency, and the estimated cost; None when
+    there is nothing to say (the oracle sends no request)."""
+    parts = []
+    if "requests" in totals:
+        parts.append(f"{totals['requests']:,} requests ({totals['retries']:,} retries)")
+    if totals.get("latency_p50_s"):
+        parts.append(f"sample latency p50 {totals['latency_p50_s']:.2f} s, p95 {totals['latency_p95_s']:.2f} s")
+    if "cost_usd" in totals:
+        unpriced = totals.get("unpriced_models") or []
+        parts.append(f"${totals['cost_usd']:,.2f} estimated at --tooleval-prices" if totals["cost_usd"] is not None
+                     else f"no cost: no --tooleval-prices entry for {', '.join(unpriced) or 'a model'}")
+    return f"tooleval cost: {'; '.join(parts)}" if parts else None
+
+
 FLIPS_SHOWN = 20  # per direction in the terminal; the JSON report lists them all
 
 

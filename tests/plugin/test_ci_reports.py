@@ -91,3 +91,42 @@ def test_the_html_page_is_written_from_the_run(pytester: pytest.Pytester, oracle
     page = (pytester.path / "pages" / "run.html").read_text()
     assert page == render_html(json.loads((pytester.path / "r.json").read_text()))
     assert 'data-figure="acebench.en.overall"' in page and "<script" not in page
+
+
+def test_totals_count_requests_latency_and_cost(pytester: pytest.Pytester, oracle_args: list[str]) -> None:
+    from fake_openai import FakeOpenAI, Fault
+    from mini_acebench import RIGHT
+
+    with FakeOpenAI(replies=RIGHT, latency_s=0.05) as server:
+        server.fail_first(1, Fault.http(503))
+        args = [arg for arg in oracle_args if arg != "--tooleval-model=oracle"]
+        result = pytester.runpytest_subprocess(
+            *args, "--tooleval-model=fake-model", f"--tooleval-base-url={server.base_url}", "--tooleval-api-key=k",
+            "--tooleval-prices=fake-model=1000000/2000000", "--tooleval-report=report.json",
+            "--tooleval-concurrency=1")
+    result.assert_outcomes(passed=SAMPLES)
+    totals = json.loads((pytester.path / "report.json").read_text())["totals"]
+    assert (totals["requests"], totals["retries"]) == (SAMPLES + 1, 1)  # the 503, retried once
+    # $1 per prompt token and $2 per completion token: the cost is the token counts themselves
+    assert totals["cost_usd"] == pytest.approx(totals["prompt_tokens"] + 2 * totals["completion_tokens"])
+    assert 0.05 <= totals["latency_p50_s"] <= totals["latency_p95_s"]
+    by_category = {entry["category"]: entry for entry in totals["categories"]}
+    assert by_category["normal_atom_bool"]["samples"] == 2
+    assert sum(entry["cost_usd"] for entry in totals["categories"]) == pytest.approx(totals["cost_usd"])
+    result.stdout.fnmatch_lines([f"tooleval cost: {SAMPLES + 1} requests (1 retries); sample latency p50 * s, "
+                                 "p95 * s; $* estimated at --tooleval-prices"])
+
+
+def test_a_model_without_a_price_gives_no_cost_and_says_so(pytester: pytest.Pytester, oracle_args: list[str]) -> None:
+    from fake_openai import FakeOpenAI
+    from mini_acebench import RIGHT
+
+    args = [arg for arg in oracle_args if arg != "--tooleval-model=oracle"]
+    with FakeOpenAI(replies=RIGHT) as server:
+        result = pytester.runpytest_subprocess(*args, "--tooleval-model=fake-model", "--tooleval-api-key=k",
+                                               f"--tooleval-base-url={server.base_url}",
+                                               "--tooleval-prices=gpt-4o=2.5/10", "--tooleval-report=report.json")
+    result.assert_outcomes(passed=SAMPLES)
+    totals = json.loads((pytester.path / "report.json").read_text())["totals"]
+    assert totals["cost_usd"] is None and totals["unpriced_models"] == ["fake-model"]
+    result.stdout.fnmatch_lines(["tooleval cost: * no cost: no --tooleval-prices entry for fake-model"])
