@@ -341,15 +341,21 @@ def _show(value: Any) -> str:
 
 
 def resolve(config: pytest.Config, environ: dict[str, str] | None = None) -> Settings:
-    """CLI > TOOLEVAL_* env > ini > default; every value validated, errors name the option and an example."""
+    """CLI > TOOLEVAL_* env > tooleval.yaml > ini > default; every value validated, errors name the option and an
+    example (and the file or variable it was written in)."""
+    from .config_file import read_config_file
+
     environ = dict(os.environ if environ is None else environ)
     values: dict[str, Any] = {}
     sources: dict[str, str] = {}
     options = all_options()
+    from_file, file_path = read_config_file(_config_folder(config), options)
     for option in options:
         raw, source = config.getoption(option.dest), "cli"
         if raw is None and environ.get(option.env) not in (None, ""):
             raw, source = environ[option.env], "env"
+        if raw is None and option.name in from_file:
+            raw, source = from_file[option.name], "file"
         if raw is None:
             raw, source = config.getini(option.dest), "ini"
         if raw is None:
@@ -358,7 +364,7 @@ def resolve(config: pytest.Config, environ: dict[str, str] | None = None) -> Set
             try:
                 raw = option.parse(option.name, str(raw))
             except ToolevalUsageError as exc:
-                raise ToolevalUsageError(_from_source(str(exc), option, source, raw, config)) from None
+                raise ToolevalUsageError(_from_source(str(exc), option, source, raw, config, file_path)) from None
         if option.path and isinstance(raw, str) and raw:
             raw = _absolute(raw, source, config)
         values[option.name.replace("-", "_")] = raw
@@ -367,18 +373,28 @@ def resolve(config: pytest.Config, environ: dict[str, str] | None = None) -> Set
     return build_settings(values, sources, options)
 
 
+def _config_folder(config: pytest.Config) -> Path:
+    """Where tooleval.yaml is looked for: beside the ini file, else in the root folder pytest chose."""
+    return config.inipath.parent if config.inipath else config.rootpath
+
+
 def _absolute(path: str, source: str, config: pytest.Config) -> str:
-    """A path as the user meant it: relative to the ini file's folder for an ini value, else to the folder pytest
-    was started in. Resolved once, so a test that changes the working directory (pytester) cannot move it."""
-    base = config.inipath.parent if source == "ini" and config.inipath else config.invocation_params.dir
+    """A path as the user meant it: relative to the ini file's folder for an ini or tooleval.yaml value, else to
+    the folder pytest was started in. Resolved once, so a test that changes the working directory (pytester)
+    cannot move it."""
+    base = _config_folder(config) if source in ("ini", "file") else config.invocation_params.dir
     return str(base / Path(path).expanduser())
 
 
-def _from_source(message: str, option: Option, source: str, raw: object, config: pytest.Config) -> str:
-    """A value's error names where the value was written: the option, the environment variable or the ini key."""
+def _from_source(message: str, option: Option, source: str, raw: object, config: pytest.Config,
+                 file_path: Path | None = None) -> str:
+    """A value's error names where the value was written: the option, the environment variable, tooleval.yaml's
+    key or the ini key."""
     flag = f"--tooleval-{option.name}"
     if source == "env":
         where = f"{option.env}={raw}"
+    elif source == "file":
+        where = f"{option.name}: {raw} in {file_path}"
     elif source == "ini":
         where = f"{option.dest} = {raw} in {config.inipath or 'the ini file'}"
     else:

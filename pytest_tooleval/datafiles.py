@@ -55,3 +55,22 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
             raise DataError(f"{path}:{number}: expected a JSON object, got {type(row).__name__}")
         rows.append(row)
     return rows
+
+
+def read_yaml(path: Path, where: str) -> Any:
+    """A configuration file's YAML value; a usage error (one line starting with `where`) when it cannot be one.
+    safe_load only: the file builds plain values, never objects."""
+    import yaml
+
+    from .errors import ToolevalUsageError
+
+    try:
+        return yaml.safe_load(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ToolevalUsageError(f"{where}: no such file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ToolevalUsageError(f"{where}: cannot be read ({exc})") from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = f" (line {mark.line + 1})" if mark is not None else ""
+        raise ToolevalUsageError(f"{where}: not YAML{line}: {getattr(exc, 'problem', None) or exc}") from None

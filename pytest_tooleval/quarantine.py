@@ -14,24 +14,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from .datafiles import read_yaml
 from .errors import ToolevalUsageError
 
 
 def read_quarantine(path: str) -> dict[str, str]:
     """Test id -> reason from the YAML file at `path`; a usage error (one line, naming the file) otherwise."""
-    import yaml
-
     where = f"--tooleval-quarantine: {path}"
-    try:
-        document = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ToolevalUsageError(f"{where}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ToolevalUsageError(f"{where}: cannot be read ({exc})") from None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = f" (line {mark.line + 1})" if mark is not None else ""
-        raise ToolevalUsageError(f"{where}: not YAML{line}: {getattr(exc, 'problem', None) or exc}") from None
+    document = read_yaml(Path(path), where)
     if document is None:
         return {}
     if not isinstance(document, dict):

@@ -1,0 +1,73 @@
+"""`tooleval.yaml`: the options as a file beside the project's ini file (pyproject.toml, pytest.ini, ...).
+
+Keys are option names (`fail-under` or `fail_under`), values YAML values: lists and mappings are written as
+YAML (`categories: [normal_atom_bool, special_irrelevant]`, `fail-under: {overall: 0.85}`, `prices: {gpt-4o:
+[2.5, 10]}`). The file is checked against a JSON Schema made from the option table, so an unknown key or a
+value of the wrong kind is one line naming the key and the file. It ranks between the environment and the ini
+file: CLI > TOOLEVAL_* > tooleval.yaml > ini > default.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from .datafiles import read_yaml
+from .errors import ToolevalUsageError
+
+FILE_NAME = "tooleval.yaml"
+
+
+def schema(options: Sequence[Any]) -> dict[str, Any]:
+    """The JSON Schema of the file: one property per option (both spellings), nothing else."""
+    properties: dict[str, Any] = {}
+    for option in options:
+        kind: dict[str, Any]
+        if option.flag:
+            kind = {"type": "boolean"}
+        elif isinstance(option.default, dict):
+            kind = {"type": ["object", "string"]}
+        elif isinstance(option.default, tuple):
+            kind = {"type": ["array", "string"], "items": {"type": "string"}}
+        else:
+            kind = {"type": ["string", "number", "boolean", "null"]}
+        properties[option.name] = properties[option.name.replace("-", "_")] = kind
+    return {"type": "object", "properties": properties, "additionalProperties": False}
+
+
+def read_config_file(folder: Path, options: Sequence[Any]) -> tuple[dict[str, str], Path | None]:
+    """The options `folder/tooleval.yaml` sets, as the text their parsers take, and the file (None: no file)."""
+    import jsonschema
+
+    path = folder / FILE_NAME
+    if not path.is_file():
+        return {}, None
+    document = read_yaml(path, str(path))
+    if document is None:
+        return {}, path
+    error = jsonschema.exceptions.best_match(jsonschema.Draft7Validator(schema(options)).iter_errors(document))
+    if error is not None:
+        raise ToolevalUsageError(f"{path}: {_describe(error, options)}")
+    return {str(key).replace("_", "-"): _as_text(value) for key, value in document.items()}, path
+
+
+def _describe(error: Any, options: Sequence[Any]) -> str:
+    if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+        known = {option.name for option in options} | {option.name.replace("-", "_") for option in options}
+        unknown = sorted(str(key) for key in error.instance if key not in known)
+        return (f"unknown key {unknown[0]!r}: the keys are the options without --tooleval- (e.g. model, "
+                "fail-under, categories)") if unknown else error.message
+    where = ".".join(str(part) for part in error.absolute_path)
+    return f"{where}: {error.message}" if where else str(error.message)
+
+
+def _as_text(value: Any) -> str:
+    """A YAML value as the command line would spell it."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, Mapping):
+        return ",".join(f"{key}={_as_text(item).replace(',', '/')}" for key, item in value.items())
+    if isinstance(value, list):
+        return ",".join(_as_text(item) for item in value)
+    return "none" if value is None else str(value)

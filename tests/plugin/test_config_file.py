@@ -1,0 +1,50 @@
+"""tooleval.yaml beside the ini file: every option as YAML, checked against a JSON Schema of the option table;
+CLI > TOOLEVAL_* > tooleval.yaml > ini > default."""
+
+from __future__ import annotations
+
+import pytest
+from benchmark_modules import benchmark_source
+from mini_acebench import CATEGORIES, SAMPLES, write_mini_acebench
+
+
+@pytest.fixture
+def project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
+    monkeypatch.delenv("TOOLEVAL_DATA_DIR", raising=False)
+    write_mini_acebench(pytester.path / "data")
+    pytester.makepyfile(test_acebench=benchmark_source("acebench"))
+    pytester.makeini("[pytest]\ntooleval_scorer = fixed\ntooleval_max_error_rate = 0.5\n")
+    return pytester
+
+
+def test_the_file_sets_options_between_the_environment_and_the_ini_file(project: pytest.Pytester,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    (project.path / "tooleval.yaml").write_text(
+        f"model: oracle\ndata-dir: data\ncache_dir: cache\ncategories: [{', '.join(CATEGORIES.split(','))}]\n"
+        "fail-under: {overall: 0.9}\n"
+        "prices: {gpt-4o: [2.5, 10]}\nmax-error-rate: 0.1\ntemperature: 0.3\n")
+    monkeypatch.setenv("TOOLEVAL_TEMPERATURE", "0.2")
+    result = project.runpytest_subprocess("-p", "no:cacheprovider", "--tooleval-max-error-rate=0.05")
+    result.assert_outcomes(passed=SAMPLES)
+    header = next(line for line in result.stdout.lines if line.startswith("tooleval: model=oracle"))
+    # a relative path in the file is the file's folder's; the gate's thresholds and prices are mappings in YAML
+    for shown in ("model=oracle (file)", f"categories={CATEGORIES} (file)", "data-dir=*/data (file)", "fail-under=overall=0.9 (file)",
+                  "max-error-rate=0.05 (cli)", "temperature=0.2 (env)", "scorer=fixed (ini)"):
+        assert __import__("fnmatch").fnmatch(header, f"*{shown}*"), (shown, header)
+    result.stdout.fnmatch_lines(["tooleval gate: acebench.en.overall = 1.000 >= 0.900 ok"])
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("model: oracle\nfail_undr: 3\n", "*tooleval.yaml: unknown key 'fail_undr': the keys are the options without "
+                                      "--tooleval- (e.g. model, fail-under, categories)"),
+    ("model: oracle\ncategories: {a: 1}\n", "*tooleval.yaml: categories: {'a': 1} is not of type 'array', 'string'"),
+    ("model: oracle\nmax-error-rate: lots\n", "ERROR: max-error-rate: lots in */tooleval.yaml: 'lots' is not a "
+                                              "number*"),
+    ("model: [oracle\n", "*tooleval.yaml: not YAML (line 2)*"),
+])
+def test_a_bad_file_is_one_line_naming_it(project: pytest.Pytester, text: str, message: str) -> None:
+    (project.path / "tooleval.yaml").write_text(text)
+    result = project.runpytest_subprocess("-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    [line] = [line for line in result.stderr.lines if line.strip()]
+    assert __import__("fnmatch").fnmatch(line, message), line
