@@ -38,11 +38,11 @@ def schema(options: Sequence[Any]) -> dict[str, Any]:
 
 def read_config_file(folder: Path, options: Sequence[Any]) -> tuple[dict[str, str], Path | None]:
     """The options `folder/tooleval.yaml` sets, as the text their parsers take, and the file (None: no file)."""
-    import jsonschema
-
     path = folder / FILE_NAME
     if not path.is_file():
         return {}, None
+    import jsonschema  # only a run with the file pays for it
+
     document = read_yaml(path, str(path))
     if document is None:
         return {}, path
