@@ -12,6 +12,7 @@ import pytest
 from .errors import ContextOverflowError, ToolevalUsageError
 from .models.base import InfrastructureError
 from .outcome import InternalError, SampleError, SampleResult
+from .repeats import original
 from .report.summary import token_totals
 from .session import ToolevalSession
 from .suites import plugin, selected_by_marks
@@ -58,8 +59,8 @@ def parametrize_cases(metafunc: pytest.Metafunc, session: ToolevalSession, marke
             id=case.test_id,
             marks=[marks.get(mark) or marks.setdefault(mark, getattr(pytest.mark, mark)) for mark in case.marks]
             # known to be broken: run, but neither its failure nor its figures count (quarantine.py)
-            + ([pytest.mark.xfail(reason=f"quarantined: {quarantine[case.test_id]}", strict=False)]
-               if case.test_id in quarantine else []),
+            + ([pytest.mark.xfail(reason=f"quarantined: {quarantine[original(case).test_id]}", strict=False)]
+               if original(case).test_id in quarantine else []),
         )
         for case in session.run.schedule(cases)
     ]
@@ -148,9 +149,9 @@ def attach_payload(session: ToolevalSession, item: pytest.Item, call: pytest.Cal
             payload["outcome"] = "error"  # the test body itself broke: not a verdict
     else:
         return
-    if case.test_id in session.run.quarantine:
-        payload["quarantined"] = session.run.quarantine[case.test_id]
-        payload["test_id"] = case.test_id
+    if original(case).test_id in session.run.quarantine:  # every repeat of a quarantined sample is quarantined
+        payload["quarantined"] = session.run.quarantine[original(case).test_id]
+        payload["test_id"] = original(case).test_id
     report.user_properties.append((PROPERTY, payload))
     item.stash[PAYLOAD_KEY] = payload
 

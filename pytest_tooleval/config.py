@@ -203,6 +203,9 @@ CORE_OPTIONS: tuple[Option, ...] = (
            "gpt-4o=2.5/10,gpt-4o-mini=0.15/0.6 (the ini key tooleval_prices holds a price table)", {}, parse_prices),
     Option("html", "write a self-contained HTML page of the run (charts with intervals, the comparison, the "
            "flipped samples with their outputs, the fingerprint) to this path", path=True),
+    Option("repeats", "ask every sample this many times, each a test of its own (-r2, -r3 ...): the summary adds "
+           "each figure's mean over the repeats, pass^k and the flaky samples; the tables and the gate are the first "
+           "ask's", 1, parse_int),
     Option("quarantine", "YAML file of test id: reason; those samples run (as xfail) but stay out of every "
            "figure, the comparison and the gate", path=True),
     Option("baseline", "compare with this previous JSON report, sample by sample (differences with their "

@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 class Controller:
     def __init__(self, session: ToolevalSession) -> None:
         self.session = session
-        self.samples: dict[tuple[str, str, str, str], dict[str, Any]] = {}
+        self.samples: dict[tuple[str, str, str, str, int], dict[str, Any]] = {}
         self.other_failures = 0
         self.summary: RunSummary | None = None
         self.gate: GateResult | None = None
@@ -286,11 +286,14 @@ class Controller:
             members[name] = None if units is None or combine is None else (units, combine)
         current = json.loads(json.dumps({**fingerprint(self.session.settings, list(self.summary.suites)),
                                          "endpoint_adaptations": self.session.adaptations}, default=str))
-        # a sample quarantined now is out of the baseline's figures too, so the pairs compare like with like
-        left_out = {row_key(row) for row in self.quarantined}
-        baseline = {**self.baseline, "samples": [row for row in self.baseline.get("samples") or []
-                                                 if isinstance(row, dict) and row_key_or_none(row) not in left_out]}
-        return compare(rows, baseline, self.session.settings.baseline, current, members)
+        # a sample quarantined now is out of the baseline's figures too, so the pairs compare like with like;
+        # with repeats, the first asks are compared (the units of a comparison are samples)
+        left_out = {row_key(row)[:4] for row in self.quarantined}
+        baseline = {**self.baseline, "samples": [
+            row for row in self.baseline.get("samples") or [] if isinstance(row, dict)
+            and (key := row_key_or_none(row)) is not None and key[:4] not in left_out and key[4] == 1]}
+        first = [row for row in rows if int(row.get("repeat", 1)) == 1]
+        return compare(first, baseline, self.session.settings.baseline, current, members)
 
     def _show(self, terminalreporter: Any) -> None:
         stopped = self.session.stopped_because
@@ -312,6 +315,12 @@ class Controller:
         if (cost := render_cost(totals)) is not None:
             terminalreporter.write_line(cost)
         self._show_quarantine(terminalreporter)
+        for name, suite in self.summary.suites.items():
+            flaky = (suite.data.get("repeats") or {}).get("flaky") or []
+            if flaky:
+                more = f" and {len(flaky) - 20} more" if len(flaky) > 20 else ""
+                terminalreporter.write_line(f"tooleval repeats: {len(flaky)} {name} units flaky (passed some asks, "
+                                            f"failed others): {', '.join(flaky[:20])}{more}", yellow=True)
         if self.comparison is not None:
             from .report.table import render_comparison
 

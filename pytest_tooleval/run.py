@@ -6,8 +6,10 @@ from __future__ import annotations
 from collections import Counter
 
 from .config import Settings
+from .errors import ToolevalUsageError
 from .models.replay import ReplayReader
 from .quarantine import read_quarantine
+from .repeats import repeated
 from .suites import plugin, registered, suite_for_test_id
 from .suites.base import Case, Role, Suite
 from .transport import variant_of
@@ -19,6 +21,8 @@ class Run:
             settings = settings.replace(offline=True)
         self.settings = settings
         self.markexpr = markexpr
+        if settings.repeats < 1:
+            raise ToolevalUsageError(f"--tooleval-repeats: {settings.repeats} must be at least 1 (1: each sample once)")
         self._suites: dict[str, Suite] = {}
         self._cases: dict[str, list[Case]] = {}  # by suite, in the order the suite lists them
         self._case_index: dict[str, dict[str, Case]] = {}  # by suite, then test id
@@ -48,6 +52,7 @@ class Run:
             cases = list(self.suite(name).cases())
             # samples per category in the benchmark: the payloads carry it, so a summary knows a partial category
             self.category_sizes.update(Counter(_size_key(case) for case in cases))
+            cases = repeated(cases, self.settings.repeats)  # --tooleval-repeats: the same samples again
             self._cases[name] = cases
             self._case_index[name] = {case.test_id: case for case in cases}
         return self._cases[name]

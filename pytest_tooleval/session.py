@@ -22,6 +22,7 @@ from .config import Settings
 from .engine import Engine
 from .models.access import ModelAccess, access_kind
 from .outcome import SampleResult
+from .repeats import REPEAT, original, repeat_of
 from .run import Run
 from .storage import STORAGE_ERRORS, StorageLog
 from .suites.base import Skipped
@@ -134,14 +135,19 @@ class ToolevalSession:
         answer = self._source.get(case)
         if isinstance(answer, Skipped):
             return answer
-        result = self.run.suite(case.suite).score(case, answer)
+        result = self.run.suite(case.suite).score(original(case), answer)
         # the reasoning is carried to the report, whatever the suite did with the answer
         if isinstance(result, SampleResult) and answer.reasoning is not None and result.reasoning is None:
             result = dataclasses.replace(result, reasoning=answer.reasoning)
         return result
 
-    def _answer(self, case: Any) -> Any:  # a coroutine: Answer | Skipped
-        return self.run.suite(case.suite).answer(case, self.access)
+    async def _answer(self, case: Any) -> Any:  # Answer | Skipped
+        # the suite answers the case itself; its requests know which repeat they are (repeats.py)
+        token = REPEAT.set(repeat_of(case))
+        try:
+            return await self.run.suite(case.suite).answer(original(case), self.access)
+        finally:
+            REPEAT.reset(token)
 
     def show_progress(self, write: Callable[[str], None], *, tty: bool, interval_s: float,
                       close: Callable[[], None] = lambda: None) -> None:

@@ -35,6 +35,9 @@ def case_fields(case: Any, category_size: int) -> dict[str, Any]:
     variant = variant_of(case)
     if variant:  # only then: rows of the default protocol are what they always were
         fields["variant"] = variant
+    repeat = int(getattr(case, "repeat", 1))
+    if repeat > 1:  # --tooleval-repeats: rows without it are the first ask
+        fields["repeat"] = repeat
     return fields
 
 
@@ -43,7 +46,7 @@ def variant_of(case: Any) -> str:
     return str(getattr(case, "variant", ""))
 
 
-def row_key_or_none(row: dict[str, Any]) -> tuple[str, str, str, str] | None:
+def row_key_or_none(row: dict[str, Any]) -> tuple[str, str, str, str, int] | None:
     """`row_key` of a row read from a file, which may lack the fields."""
     try:
         return row_key(row)
@@ -51,9 +54,9 @@ def row_key_or_none(row: dict[str, Any]) -> tuple[str, str, str, str] | None:
         return None
 
 
-def row_key(row: dict[str, Any]) -> tuple[str, str, str, str]:
-    """What tells one sample's row from another's: the same sample in two variants is two rows."""
-    return row["suite"], row["language"], row["id"], row.get("variant", "")
+def row_key(row: dict[str, Any]) -> tuple[str, str, str, str, int]:
+    """What tells one sample's row from another's: the same sample in two variants, or asked twice, is two rows."""
+    return row["suite"], row["language"], row["id"], row.get("variant", ""), int(row.get("repeat", 1))
 
 
 def result_payload(case: Any, category_size: int, result: SampleResult, scorer: str) -> dict[str, Any]:

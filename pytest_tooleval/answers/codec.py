@@ -14,7 +14,9 @@ from ..transport import variant_of
 
 def sample_key(case: Case) -> str:
     variant = variant_of(case)  # the same sample in two protocols is answered twice
-    return f"{case.suite}/{case.language}/{case.id}" + (f"/{variant}" if variant else "")
+    repeat = int(getattr(case, "repeat", 1))  # and each repeat apart (--tooleval-repeats)
+    return (f"{case.suite}/{case.language}/{case.id}" + (f"/{variant}" if variant else "")
+            + (f"/r{repeat}" if repeat > 1 else ""))
 
 
 def encode_answer(answer: Answer | Skipped) -> dict[str, Any]:

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from ..errors import InfrastructureError
 
-__all__ = ["ChatRequest", "InfrastructureError", "ModelBackend", "Reply", "ToolCall"]
+__all__ = ["REPEAT", "ChatRequest", "InfrastructureError", "ModelBackend", "Reply", "ToolCall"]
+
+#: which ask of its sample a request belongs to (--tooleval-repeats, repeats.py); set while a sample is answered
+REPEAT: ContextVar[int] = ContextVar("tooleval_repeat", default=1)
 
 
 @dataclass(frozen=True)
@@ -22,6 +26,7 @@ class ChatRequest:
     extra: dict[str, Any] = field(default_factory=dict)
     # the functions the model may call natively, as OpenAI `tools` entries (None: not sent, the text protocol)
     tools: tuple[dict[str, Any], ...] | None = None
+    repeat: int = 1  # the sample's repeat (never sent): its own cache key from the second on
 
 
 @dataclass(frozen=True)

@@ -72,6 +72,8 @@ def cache_key(identity: Mapping[str, Any], request: ChatRequest) -> str:
     }
     if request.tools is not None:  # only then: the keys of text-protocol requests stay what they were
         payload["tools"] = list(request.tools)
+    if request.repeat > 1:  # the first ask of a repeated run shares its key with a plain run's
+        payload["repeat"] = request.repeat
     canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=True, allow_nan=False)
     return hashlib.sha256(canonical.encode("ascii")).hexdigest()
 

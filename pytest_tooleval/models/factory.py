@@ -13,7 +13,7 @@ from ..engine import Engine
 from ..suites.base import Role
 from ..text import split_think_block
 from .access import ChatFn, ModelAccess, access_kind
-from .base import ChatRequest, Reply
+from .base import REPEAT, ChatRequest, Reply
 from .replay import ReplayReader, load_replay
 
 if TYPE_CHECKING:
@@ -214,13 +214,15 @@ def _chat_function(settings: Settings, engine: Engine, model: str, base_url: str
         # max_tokens, add stop strings for its own protocol (GPT4Tools: 512 tokens), and offer `tools`
         # (ACEBench's function-calling mode)
         sent_tools = None if tools is None else tuple(tools)
+        repeat = REPEAT.get()  # --tooleval-repeats: each repeat of a sample is asked, and cached, apart
         if not sampling:
-            request = ChatRequest(tuple(messages), stop=stop, extra=dict(extra or {}), tools=sent_tools)
+            request = ChatRequest(tuple(messages), stop=stop, extra=dict(extra or {}), tools=sent_tools,
+                                  repeat=repeat)
         else:
             request = ChatRequest(tuple(messages), temperature=run_temperature if temperature is None else temperature,
                                   top_p=run_top_p if top_p is None else top_p,
                                   max_tokens=run_max_tokens if max_tokens is None else max_tokens, stop=stop,
-                                  extra=dict(extra or {}), tools=sent_tools)
+                                  extra=dict(extra or {}), tools=sent_tools, repeat=repeat)
         reply: Reply = await backend.complete(request)
         return reply
 

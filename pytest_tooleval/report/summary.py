@@ -58,12 +58,32 @@ class RunSummary:
 
 
 def summarize(rows: list[dict[str, Any]]) -> RunSummary:
+    """Each suite's summary of the first ask of every sample; with --tooleval-repeats, its repeats too."""
     by_suite: dict[str, list[dict[str, Any]]] = {}
     for row in rows:
         by_suite.setdefault(row["suite"], []).append(row)
     from ..suites import plugin
 
-    return RunSummary({suite: plugin(suite).summarize(suite_rows) for suite, suite_rows in sorted(by_suite.items())})
+    summaries = {}
+    for suite, suite_rows in sorted(by_suite.items()):
+        first = [row for row in suite_rows if int(row.get("repeat", 1)) == 1]
+        summary = plugin(suite).summarize(first)
+        if len(first) < len(suite_rows):
+            summary = _with_repeats(summary, plugin(suite), suite_rows)
+        summaries[suite] = summary
+    return RunSummary(summaries)
+
+
+def _with_repeats(summary: SuiteSummary, suite: Any, rows: list[dict[str, Any]]) -> SuiteSummary:
+    """The suite's summary and its repeats (report/repeats.py); unchanged for a suite that declares no units."""
+    from .repeated import repeat_figures
+
+    units, combine = getattr(suite, "units", None), getattr(suite, "combine", None)
+    if units is None or combine is None:
+        return summary
+    table, figures, data = repeat_figures(rows, units, combine)
+    return SuiteSummary(summary.suite, [*summary.tables, table], {**summary.figures, **figures}, summary.partial,
+                        summary.counts, {**summary.data, "repeats": data})
 
 
 def outcome_counts(rows: list[dict[str, Any]]) -> dict[str, int]:

@@ -113,8 +113,11 @@ class AceBenchPlugin:
 
         categories = settings.categories or ALL_CATEGORIES
         protocols = {"prompt": ("",), "fc": ("fc.",), "both": ("", "fc.")}[settings.mode]
-        return [f"{language}.{protocol}{name}" for language in languages(settings) for protocol in protocols
-                for name in (*categories, *(group.lower() for group in GROUPS), "overall")]
+        names = [f"{language}.{protocol}{name}" for language in languages(settings) for protocol in protocols
+                 for name in (*categories, *(group.lower() for group in GROUPS), "overall")]
+        if settings.repeats > 1:  # report/repeated.py
+            names += [f"{name}.{kind}" for name in list(names) for kind in ("mean", "pass_k")]
+        return names
 
     def selection_hint(self, settings: Settings, markexpr: str) -> str | None:
         """`-m zh` on an en run selects nothing: say which option loads the other language."""
