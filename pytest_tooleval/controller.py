@@ -286,14 +286,13 @@ class Controller:
             members[name] = None if units is None or combine is None else (units, combine)
         current = json.loads(json.dumps({**fingerprint(self.session.settings, list(self.summary.suites)),
                                          "endpoint_adaptations": self.session.adaptations}, default=str))
-        # a sample quarantined now is out of the baseline's figures too, so the pairs compare like with like;
-        # with repeats, the first asks are compared (the units of a comparison are samples)
+        # a sample quarantined now is out of the baseline's figures too, so the pairs compare like with like
+        # (every repeat of it: a comparison's unit is a sample, its repeats counted within it)
         left_out = {row_key(row)[:4] for row in self.quarantined}
         baseline = {**self.baseline, "samples": [
             row for row in self.baseline.get("samples") or [] if isinstance(row, dict)
-            and (key := row_key_or_none(row)) is not None and key[:4] not in left_out and key[4] == 1]}
-        first = [row for row in rows if int(row.get("repeat", 1)) == 1]
-        return compare(first, baseline, self.session.settings.baseline, current, members)
+            and (key := row_key_or_none(row)) is not None and key[:4] not in left_out]}
+        return compare(rows, baseline, self.session.settings.baseline, current, members)
 
     def _show(self, terminalreporter: Any) -> None:
         stopped = self.session.stopped_because

@@ -44,7 +44,9 @@ class Unit:
 @dataclass(frozen=True)
 class FigureComparison:
     figure: str  # the full name, <suite>.<figure>
-    kind: str  # "proportion" (McNemar, Newcombe) or "combined" (paired bootstrap)
+    # "proportion" (McNemar, Newcombe), "combined" (paired bootstrap), or "mean": a proportion whose units were
+    # asked several times (--tooleval-repeats), by the paired bootstrap over units whole
+    kind: str
     baseline: float | None
     current: float | None
     difference: float | None
@@ -129,25 +131,28 @@ def compare(rows: list[dict[str, Any]], baseline: Mapping[str, Any], baseline_pa
             not_compared.append(suite)
             continue
         units_of, combine = hooks
-        current = {unit.key: unit for unit in units_of([row for row in rows if row["suite"] == suite])}
-        before = {unit.key: unit for unit in units_of([row for row in base_rows if row.get("suite") == suite])}
+        current = _shares(units_of, [row for row in rows if row["suite"] == suite])
+        before = _shares(units_of, [row for row in base_rows if row.get("suite") == suite])
         only_current += [f"{suite}:{key}" for key in current if key not in before]
         only_baseline += [f"{suite}:{key}" for key in before if key not in current]
-        pairs: dict[str, list[tuple[bool, bool]]] = {}
+        pairs: dict[str, list[tuple[float, float]]] = {}
         # in key order: the bootstrap draws by position, and the order rows arrived in must not matter
-        for key, unit in sorted(current.items(), key=lambda item: _natural(item[0])):
+        for key, (unit, share) in sorted(current.items(), key=lambda item: _natural(item[0])):
             old = before.get(key)
             if old is None:
                 continue
-            if unit.passed is None or old.passed is None:
+            if share is None or old[1] is None:
                 unscored.append(f"{suite}:{key}")
                 continue
-            pairs.setdefault(unit.figure, []).append((old.passed, unit.passed))
-            if old.passed != unit.passed:
+            pairs.setdefault(unit.figure, []).append((old[1], share))
+            if old[1] != share:
                 flips.append(Flip(suite, unit.figure, key, unit.samples,
-                                  "pass_to_fail" if old.passed else "fail_to_pass"))
-        figures += _proportions(suite, pairs)
-        figures += _combined(suite, pairs, combine, seed, replicates)
+                                  "pass_to_fail" if share < old[1] else "fail_to_pass"))
+        binary = all(value in (0.0, 1.0) for units in pairs.values() for pair in units for value in pair)
+        if binary:  # one ask of each sample in both runs: the exact test on the flips
+            figures += _proportions(suite, {name: [(old == 1.0, new == 1.0) for old, new in units]
+                                            for name, units in pairs.items()})
+        figures += _combined(suite, pairs, combine, seed, replicates, proportions_too=not binary)
     flips.sort(key=lambda flip: (flip.suite, _natural(flip.key)))
     return Comparison(baseline_path, _text(baseline.get("fingerprint"), "model"), figures, flips, only_current,
                       only_baseline, unscored, fingerprint_differences(baseline.get("fingerprint") or {},
@@ -170,19 +175,39 @@ def _proportions(suite: str, pairs: Mapping[str, Sequence[tuple[bool, bool]]]) -
     return out
 
 
-def _smoothed(successes: int, n: int) -> float:
+def _smoothed(successes: float, n: int) -> float:
     """The baseline accuracy for a detectable-difference figure, kept off 0 and 1 ((k + ½) / (n + 1)), where
     the binomial variance, and so the formula, would say any change is detectable."""
     return (successes + 0.5) / (n + 1)
 
 
-def _combined(suite: str, pairs: Mapping[str, Sequence[tuple[bool, bool]]], combine: CombineFn, seed: int,
-              replicates: int) -> list[FigureComparison]:
-    """Figures combined from the proportions (groups, OVERALL): the paired difference by a stratified bootstrap."""
-    def figures_of(sample: Mapping[str, Sequence[tuple[bool, bool]]]) -> tuple[dict[str, float], dict[str, float]]:
-        before = combine({name: sum(old for old, _ in units) / len(units) for name, units in sample.items() if units})
-        after = combine({name: sum(new for _, new in units) / len(units) for name, units in sample.items() if units})
-        return before, after
+def _shares(units_of: UnitsFn, rows: list[dict[str, Any]]) -> dict[str, tuple[Unit, float | None]]:
+    """Each unit's share of passed asks over the run's repeats (1.0 or 0.0 with one ask); None when an ask has
+    no verdict. Units are made per repeat (a unit is one ask of a sample), then joined by key."""
+    by_repeat: dict[int, list[dict[str, Any]]] = {}
+    for row in rows:
+        by_repeat.setdefault(int(row.get("repeat", 1)), []).append(row)
+    asks: dict[str, tuple[Unit, list[bool | None]]] = {}
+    for repeat in sorted(by_repeat):
+        for unit in units_of(by_repeat[repeat]):
+            asks.setdefault(unit.key, (unit, []))[1].append(unit.passed)
+    times = len(by_repeat)
+    return {key: (unit, None if len(outcomes) < times or None in outcomes
+                  else sum(bool(outcome) for outcome in outcomes) / times)
+            for key, (unit, outcomes) in asks.items()}
+
+
+def _combined(suite: str, pairs: Mapping[str, Sequence[tuple[float, float]]], combine: CombineFn, seed: int,
+              replicates: int, *, proportions_too: bool = False) -> list[FigureComparison]:
+    """Figures combined from the proportions (groups, OVERALL), and with repeats the proportions themselves
+    (their units' shares of passed asks are no longer pass or fail): the paired difference by a stratified
+    bootstrap that resamples units whole."""
+    def figures_of(sample: Mapping[str, Sequence[tuple[float, float]]]) -> tuple[dict[str, float], dict[str, float]]:
+        before_p = {name: sum(old for old, _ in units) / len(units) for name, units in sample.items() if units}
+        after_p = {name: sum(new for _, new in units) / len(units) for name, units in sample.items() if units}
+        if proportions_too:
+            return {**before_p, **combine(before_p)}, {**after_p, **combine(after_p)}
+        return combine(before_p), combine(after_p)
 
     before, after = figures_of(pairs)
     names = [name for name in before if name in after]  # in the suite's own order (groups, then overall)
@@ -194,6 +219,16 @@ def _combined(suite: str, pairs: Mapping[str, Sequence[tuple[bool, bool]]], comb
     out = []
     for name in names:
         result = results[name]
+        if name in pairs:  # a proportion, with repeats
+            lost = sum(1 for old, new in pairs[name] if new < old)
+            gained = sum(1 for old, new in pairs[name] if new > old)
+            share = sum(old for old, _ in pairs[name])
+            out.append(FigureComparison(f"{suite}.{name}", "mean", before[name], after[name],
+                                        after[name] - before[name], result.interval, result.p_value,
+                                        len(pairs[name]), lost, gained,
+                                        stats.mde_two_proportions(_smoothed(share, len(pairs[name])),
+                                                                  len(pairs[name]))))
+            continue
         prefix = name.rpartition(".")[0]  # the units of its own language and protocol
         n = sum(len(units) for figure, units in pairs.items() if figure.rpartition(".")[0] == prefix)
         out.append(FigureComparison(f"{suite}.{name}", "combined", before[name], after[name],
@@ -230,7 +265,7 @@ def run_spreads(units: Sequence[Unit], combine: CombineFn, *, seed: int = BOOTST
     results = stats.paired_bootstrap_many(
         strata, lambda drawn: combine({figure: sum(outcomes) / len(outcomes) for figure, outcomes in drawn.items()}),
         seed=seed, replicates=replicates)
-    paired = {figure: [(outcome, outcome) for outcome in outcomes] for figure, outcomes in strata.items()}
+    paired = {figure: [(float(outcome), float(outcome)) for outcome in outcomes] for figure, outcomes in strata.items()}
     detectable = _detectable(paired, combine, list(combined))
     for name, value in combined.items():
         if name in results:
@@ -238,7 +273,7 @@ def run_spreads(units: Sequence[Unit], combine: CombineFn, *, seed: int = BOOTST
     return spreads
 
 
-def _detectable(pairs: Mapping[str, Sequence[tuple[bool, bool]]], combine: CombineFn,
+def _detectable(pairs: Mapping[str, Sequence[tuple[float, float]]], combine: CombineFn,
                 names: Sequence[str]) -> dict[str, float]:
     """The smallest change of each combined figure a 5% test finds with 80% power, as for a proportion: the
     categories' two-run variances (baseline accuracy smoothed, as `_smoothed`) carried through the figure's

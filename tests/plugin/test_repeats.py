@@ -73,3 +73,22 @@ def test_no_repeats_at_all_is_refused(pytester: pytest.Pytester, repeats: Any) -
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert [line for line in result.stderr.lines if line.strip()] == [
         "ERROR: --tooleval-repeats: 0 must be at least 1 (1: each sample once)"]
+
+
+def test_a_comparison_pairs_samples_with_all_their_asks(pytester: pytest.Pytester, repeats: Any) -> None:
+    server, args = repeats
+    responder = server.responder
+    server.responder = lambda body: next((text for needle, text in RIGHT.items() if needle in last_user_message(body)),
+                                         "[]")
+    pytester.runpytest_subprocess(*args, "--tooleval-report=baseline.json").assert_outcomes(passed=3 * SAMPLES)
+    server.responder = responder  # now the Paris sample is right on one ask of three
+    result = pytester.runpytest_subprocess(*args, "--tooleval-baseline=baseline.json", "--tooleval-no-cache")
+    result.assert_outcomes(passed=3 * SAMPLES - 2, failed=2)
+    comparison = json.loads((pytester.path / "report.json").read_text())["comparison"]
+    entry = next(item for item in comparison["figures"] if item["figure"] == "acebench.en.normal_atom_bool")
+    # two samples, each with its three asks: 3/3 and 3/3 before, 1/3 and 3/3 now
+    assert entry["kind"] == "mean" and entry["units"] == 2
+    assert (entry["baseline"], entry["current"]) == (1.0, pytest.approx(4 / 6))
+    assert (entry["pass_to_fail"], entry["fail_to_pass"]) == (1, 0)
+    assert [flip["unit"] for flip in comparison["flips"]["pass_to_fail"]] == ["en.normal_atom_bool/normal_atom_bool_0"]
+    result.stdout.fnmatch_lines(["acebench.en.normal_atom_bool * 1.000 * 0.667 * -0.333 * bootstrap, 2 *"])
