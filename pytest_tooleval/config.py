@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, create_model
 
 from .credentials import safe_url
 from .errors import ToolevalUsageError
+from .shards import parse_shard
 
 DEFAULT_CACHE_DIR = Path("~/.cache/pytest-tooleval")
 
@@ -203,6 +204,9 @@ CORE_OPTIONS: tuple[Option, ...] = (
            "gpt-4o=2.5/10,gpt-4o-mini=0.15/0.6 (the ini key tooleval_prices holds a price table)", {}, parse_prices),
     Option("html", "write a self-contained HTML page of the run (charts with intervals, the comparison, the "
            "flipped samples with their outputs, the fingerprint) to this path", path=True),
+    Option("shard", "I/N: collect only the I-th of N shards of the samples (a hash of each sample, so the split "
+           "does not move as samples come and go; its variants and repeats go with it), e.g. 2/3", None,
+           parse_shard),
     Option("repeats", "ask every sample this many times, each a test of its own (-r2, -r3 ...): the summary adds "
            "each figure's mean over the repeats, pass^k and the flaky samples; the tables and the gate are the first "
            "ask's", 1, parse_int),

@@ -69,6 +69,13 @@ class AceCase:
         return (self.suite, self.family, self.language)
 
     @property
+    def cluster(self) -> str:
+        """What must stay together when samples are split across shards: a multi-turn step's dialogue."""
+        if "normal_multi_turn" in self.category:
+            return self.id.rsplit("_", 1)[0]  # normal_multi_turn_user_adjust_3_1 -> ..._3
+        return self.id
+
+    @property
     def variant(self) -> str:
         """"fc" for a function-calling case; "" for the benchmark's own text protocol (report rows say so)."""
         return "" if self.mode == "prompt" else self.mode

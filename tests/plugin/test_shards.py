@@ -1,0 +1,66 @@
+"""--tooleval-shard i/n: n runs that each ask their share cover every sample exactly once, stably."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from benchmark_modules import benchmark_source
+
+from pytest_tooleval.shards import shard_of
+from pytest_tooleval.suites.acebench.data import select
+
+DATA = Path(os.environ.get("TOOLEVAL_DATA_DIR") or "/nonexistent").resolve()
+
+
+@pytest.mark.skipif(not (DATA / "acebench").is_dir(), reason="needs the upstream data")
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["one-process", "xdist"])
+def test_three_shards_cover_every_sample_exactly_once(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch,
+                                                      workers: list[str]) -> None:
+    monkeypatch.setenv("TOOLEVAL_DATA_DIR", str(DATA))
+    pytester.makepyfile(test_acebench=benchmark_source("acebench"))
+    categories = "normal_atom_bool,normal_multi_turn_user_adjust,special_irrelevant,agent_multi_step"
+    seen: list[tuple[str, str]] = []
+    for index in (1, 2, 3):
+        result = pytester.runpytest_subprocess("--tooleval-model=oracle", f"--tooleval-categories={categories}",
+                                               f"--tooleval-shard={index}/3", f"--tooleval-report=shard{index}.json",
+                                               "-p", "no:cacheprovider", *workers)
+        assert result.ret in (0, 1)  # the oracle's known misses (multi-turn, acebench-scoring §4.8) fail some tests
+        assert result.parseoutcomes().get("errors", 0) == 0
+        rows = json.loads((pytester.path / f"shard{index}.json").read_text())["samples"]
+        assert rows  # every shard has work
+        seen += [(row["language"], row["id"]) for row in rows]
+    everything = [(case.language, case.id) for case in select(DATA / "acebench", ("en",), tuple(categories.split(",")))]
+    assert sorted(seen) == sorted(everything) and len(seen) == len(set(seen))
+
+
+def test_a_shard_does_not_move_as_samples_come_and_go() -> None:
+    cases = select(DATA / "acebench", ("en",), ("normal_atom_bool", "normal_multi_turn_user_adjust")) \
+        if (DATA / "acebench").is_dir() else []
+    if not cases:
+        pytest.skip("needs the upstream data")
+    before = {case.id: shard_of(case, 4) for case in cases}
+    assert before == {case.id: shard_of(case, 4) for case in cases[::-1][:-7]} | {
+        case.id: before[case.id] for case in cases[::-1][-7:]}  # the same ids, however many others there are
+    # a dialogue's steps share a shard, so its accuracy can be computed where it ran
+    steps: dict[str, set[int]] = {}
+    for case in cases:
+        if "multi_turn" in case.category:
+            steps.setdefault(case.cluster, set()).add(before[case.id])
+    assert steps and all(len(shards) == 1 for shards in steps.values())
+    # each of four shards gets about a quarter of a 50-sample category
+    counts = [sum(1 for case in cases if case.category == "normal_atom_bool" and before[case.id] == shard)
+              for shard in (1, 2, 3, 4)]
+    assert sum(counts) == 50 and min(counts) >= 6
+
+
+@pytest.mark.parametrize("value", ["0/3", "4/3", "two", "1-3"])
+def test_a_bad_shard_is_one_line(pytester: pytest.Pytester, value: str) -> None:
+    pytester.makepyfile(test_acebench=benchmark_source("acebench"))
+    result = pytester.runpytest_subprocess("--tooleval-model=oracle", f"--tooleval-shard={value}", "-p",
+                                           "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert [line for line in result.stderr.lines if line.strip()] == [
+        f"ERROR: --tooleval-shard: {value!r} is not a shard; expected I/N with 1 <= I <= N, e.g. 2/3"]
