@@ -207,6 +207,9 @@ CORE_OPTIONS: tuple[Option, ...] = (
     Option("shard", "I/N: collect only the I-th of N shards of the samples (a hash of each sample, so the split "
            "does not move as samples come and go; its variants and repeats go with it), e.g. 2/3", None,
            parse_shard),
+    Option("sample", "FRACTION (0 to 1): a stratified share of every category, whole dialogues, chosen by "
+           "--tooleval-seed (the same samples for the same seed); the run is marked partial", None, parse_fraction),
+    Option("seed", "seed of --tooleval-sample's choice", 0, parse_int),
     Option("repeats", "ask every sample this many times, each a test of its own (-r2, -r3 ...): the summary adds "
            "each figure's mean over the repeats, pass^k and the flaky samples; the tables and the gate are the first "
            "ask's", 1, parse_int),

@@ -10,6 +10,7 @@ from .errors import ToolevalUsageError
 from .models.replay import ReplayReader
 from .quarantine import read_quarantine
 from .repeats import repeated
+from .shards import subsample
 from .suites import plugin, registered, suite_for_test_id
 from .suites.base import Case, Role, Suite
 from .transport import variant_of
@@ -52,6 +53,7 @@ class Run:
             cases = list(self.suite(name).cases())
             # samples per category in the benchmark: the payloads carry it, so a summary knows a partial category
             self.category_sizes.update(Counter(_size_key(case) for case in cases))
+            cases = subsample(cases, self.settings.sample, self.settings.seed)  # --tooleval-sample (shards.py)
             cases = repeated(cases, self.settings.repeats)  # --tooleval-repeats: the same samples again
             self._cases[name] = cases
             self._case_index[name] = {case.test_id: case for case in cases}

@@ -10,6 +10,7 @@ exactly: with a hash, a shard's share of a 50-sample category varies by a few sa
 from __future__ import annotations
 
 import hashlib
+import math
 from typing import Any
 
 from .errors import ToolevalUsageError
@@ -34,9 +35,30 @@ def shard_parts(shard: str) -> tuple[int, int]:
 
 def shard_of(case: Any, count: int) -> int:
     """The 1-based shard of `case` among `count`."""
-    cluster = str(getattr(case, "cluster", None) or case.id)
+    cluster = _cluster(case)
     digest = hashlib.sha256(f"{case.suite}\0{case.language}\0{cluster}".encode()).digest()
     return int.from_bytes(digest[:8], "big") % count + 1
+
+
+def subsample(cases: list[Any], fraction: float | None, seed: int) -> list[Any]:
+    """--tooleval-sample: the same share of every category (at least one cluster each), whole clusters (a
+    multi-turn dialogue is taken with all its steps), chosen by a hash of the seed and the cluster, so a seed
+    always takes the same samples and a larger fraction takes a superset of a smaller one's."""
+    if fraction is None or fraction >= 1:
+        return cases
+    clusters: dict[tuple[str, str, str], set[str]] = {}
+    for case in cases:
+        clusters.setdefault((case.suite, case.language, case.category), set()).add(_cluster(case))
+    chosen: set[tuple[str, str, str, str]] = set()
+    for (suite, language, category), names in clusters.items():
+        ranked = sorted(names, key=lambda name: hashlib.sha256(f"{seed}\0{suite}\0{language}\0{name}".encode())
+                        .digest())
+        chosen.update((suite, language, category, name) for name in ranked[:max(1, math.ceil(fraction * len(ranked)))])
+    return [case for case in cases if (case.suite, case.language, case.category, _cluster(case)) in chosen]
+
+
+def _cluster(case: Any) -> str:
+    return str(getattr(case, "cluster", None) or case.id)
 
 
 def in_shard(case: Any, shard: str | None) -> bool:

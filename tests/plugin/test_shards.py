@@ -64,3 +64,34 @@ def test_a_bad_shard_is_one_line(pytester: pytest.Pytester, value: str) -> None:
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert [line for line in result.stderr.lines if line.strip()] == [
         f"ERROR: --tooleval-shard: {value!r} is not a shard; expected I/N with 1 <= I <= N, e.g. 2/3"]
+
+
+def test_a_subsample_is_stratified_and_stable_for_a_seed() -> None:
+    from pytest_tooleval.shards import subsample
+
+    if not (DATA / "acebench").is_dir():
+        pytest.skip("needs the upstream data")
+    cases = select(DATA / "acebench", ("en",), ("normal_atom_bool", "normal_multi_turn_user_adjust", "agent_multi_turn"))
+    first = subsample(cases, 0.2, seed=7)
+    assert [case.id for case in first] == [case.id for case in subsample(cases, 0.2, seed=7)]
+    assert {case.id for case in first} != {case.id for case in subsample(cases, 0.2, seed=8)}
+    per_category = {category: {case.cluster for case in first if case.category == category}
+                    for category in ("normal_atom_bool", "normal_multi_turn_user_adjust", "agent_multi_turn")}
+    assert {name: len(clusters) for name, clusters in per_category.items()} == {
+        "normal_atom_bool": 10, "normal_multi_turn_user_adjust": 10, "agent_multi_turn": 6}  # 20% of 50, 50, 30
+    # a dialogue is taken whole: every step of each chosen dialogue
+    chosen = per_category["normal_multi_turn_user_adjust"]
+    assert [case.id for case in first if case.cluster in chosen] == [case.id for case in cases if case.cluster in chosen]
+    assert {case.id for case in subsample(cases, 0.1, seed=7)} <= {case.id for case in first}  # nested by fraction
+
+
+def test_a_subsampled_run_is_marked_partial(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    if not (DATA / "acebench").is_dir():
+        pytest.skip("needs the upstream data")
+    monkeypatch.setenv("TOOLEVAL_DATA_DIR", str(DATA))
+    pytester.makepyfile(test_acebench=benchmark_source("acebench"))
+    result = pytester.runpytest_subprocess("--tooleval-model=oracle", "--tooleval-categories=normal_atom_bool",
+                                           "--tooleval-sample=0.2", "--tooleval-seed=7", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=10)
+    result.stdout.fnmatch_lines(["ACEBench en: partial run (*1 categories ran only part of their samples)",
+                                 "normal_atom_bool * 10/10 * 0 * 1.000 * [0.722, 1.000]*"])
