@@ -202,6 +202,8 @@ CORE_OPTIONS: tuple[Option, ...] = (
            "$GITHUB_STEP_SUMMARY whenever that is set)", path=True),
     Option("prices", "estimate the run's cost: MODEL=INPUT/OUTPUT USD per million tokens, comma-separated, e.g. "
            "gpt-4o=2.5/10,gpt-4o-mini=0.15/0.6 (the ini key tooleval_prices holds a price table)", {}, parse_prices),
+    Option("max-cost", "stop starting samples once the run's estimated cost (--tooleval-prices) reaches this many "
+           "USD; the rest are not run, and the run is incomplete: it never passes a gate", None, parse_float),
     Option("html", "write a self-contained HTML page of the run (charts with intervals, the comparison, the "
            "flipped samples with their outputs, the fingerprint) to this path", path=True),
     Option("shard", "I/N: collect only the I-th of N shards of the samples (a hash of each sample, so the split "

@@ -6,6 +6,7 @@ status and writes the JSON report. The summary arithmetic and the rendering live
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import tempfile
@@ -48,6 +49,9 @@ class Controller:
         self.baseline_differences: list[tuple[str, Any, Any]] = []
         self.comparison: Comparison | None = None
         settings = session.settings
+        if settings.max_cost is not None and not settings.prices:
+            raise ToolevalUsageError("--tooleval-max-cost needs prices to estimate with: pass --tooleval-prices "
+                                     "MODEL=INPUT/OUTPUT (USD per million tokens)")
         if settings.max_regression and not settings.baseline:
             raise ToolevalUsageError("--tooleval-max-regression needs a run to compare with: pass "
                                      "--tooleval-baseline PATH (a previous run's --tooleval-report)")
@@ -213,6 +217,8 @@ class Controller:
             regressions = () if self.comparison is None else tuple(
                 evaluate_regressions(self.comparison, settings.max_regression, settings.alpha))
             self.gate = evaluate_gate(self.summary, thresholds, settings.max_error_rate, notes, regressions)
+            if self.session.not_run_for_cost:  # a run cut short by its budget passes no gate
+                self.gate = dataclasses.replace(self.gate, incomplete=self._cost_line())
             if exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
                 if not self.gate.passed:
                     session.exitstatus = pytest.ExitCode.TESTS_FAILED
@@ -252,11 +258,17 @@ class Controller:
 
     def _totals(self) -> dict[str, Any]:
         settings = self.session.settings
-        roles = {"": settings.model, **{f"{role.name}_": settings.get(role.model_key)
-                                        for role in self.session.run.helper_roles()}}
         live = access_kind(settings) != "oracle"
-        return run_totals(self.rows, self.wall_s, requests=self.session.request_counts if live else None,
-                          role_models=roles, prices=settings.prices or None)
+        totals = run_totals(self.rows, self.wall_s, requests=self.session.request_counts if live else None,
+                            role_models=self.session.role_models(), prices=settings.prices or None)
+        if settings.max_cost is not None:
+            totals["cost_ceiling"] = {"usd": settings.max_cost, "not_run": self.session.not_run_for_cost}
+        return totals
+
+    def _cost_line(self) -> str:
+        settings = self.session.settings
+        return (f"the cost ceiling --tooleval-max-cost {settings.max_cost:g} was reached (estimated "
+                f"${self.session.spent_usd:.4f}): {self.session.not_run_for_cost} samples were not run")
 
     def _show_quarantine(self, terminalreporter: Any) -> None:
         quarantine = self.session.run.quarantine
@@ -314,6 +326,8 @@ class Controller:
         if (cost := render_cost(totals)) is not None:
             terminalreporter.write_line(cost)
         self._show_quarantine(terminalreporter)
+        if self.session.not_run_for_cost:
+            terminalreporter.write_line(f"tooleval: {self._cost_line()}: the run is incomplete", red=True)
         for name, suite in self.summary.suites.items():
             flaky = (suite.data.get("repeats") or {}).get("flaky") or []
             if flaky:

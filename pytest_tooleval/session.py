@@ -23,6 +23,7 @@ from .engine import Engine
 from .models.access import ModelAccess, access_kind
 from .outcome import SampleResult
 from .repeats import REPEAT, original, repeat_of
+from .report.summary import row_cost
 from .run import Run
 from .storage import STORAGE_ERRORS, StorageLog
 from .suites.base import Skipped
@@ -53,6 +54,8 @@ class ToolevalSession:
         self.storage = StorageLog()  # what this process's cache and board failed to keep (storage.py)
         self._merged_adaptations: dict[str, dict[str, str]] = {}  # the workers' (distributed.py)
         self._merged_requests: dict[str, int] = {}  # the workers' requests and retries
+        self.spent_usd = 0.0  # --tooleval-max-cost: the estimated cost of the answers this process asked for
+        self.not_run_for_cost = 0  # samples not started once the ceiling was reached
         self.endpoint_profile: dict[str, dict[str, Any]] | None = None  # what the probe found, by role
 
     @property
@@ -142,12 +145,25 @@ class ToolevalSession:
         return result
 
     async def _answer(self, case: Any) -> Any:  # Answer | Skipped
+        ceiling = self.settings.max_cost
+        if ceiling is not None and self.spent_usd >= ceiling:  # started samples finish; no new one starts
+            self.not_run_for_cost += 1
+            return Skipped(f"not run: the cost ceiling --tooleval-max-cost {ceiling:g} was reached "
+                           f"(estimated ${self.spent_usd:.4f})")
         # the suite answers the case itself; its requests know which repeat they are (repeats.py)
         token = REPEAT.set(repeat_of(case))
         try:
-            return await self.run.suite(case.suite).answer(original(case), self.access)
+            answer = await self.run.suite(case.suite).answer(original(case), self.access)
         finally:
             REPEAT.reset(token)
+        if ceiling is not None and not isinstance(answer, Skipped):
+            self.spent_usd += row_cost(answer.tokens, self.role_models(), self.settings.prices) or 0.0
+        return answer
+
+    def role_models(self) -> dict[str, str | None]:
+        """Token-key prefix -> the model of that role ("" is the model under test), for pricing."""
+        return {"": self.settings.model, **{f"{role.name}_": self.settings.get(role.model_key)
+                                            for role in self.run.helper_roles()}}
 
     def show_progress(self, write: Callable[[str], None], *, tty: bool, interval_s: float,
                       close: Callable[[], None] = lambda: None) -> None:

@@ -59,14 +59,17 @@ class GateResult:
     max_error_rate: float
     notes: tuple[str, ...] = ()  # thresholds not checked: their suite is not in the run
     regressions: tuple[RegressionCheck, ...] = field(default=())
+    incomplete: str | None = None  # why the run did not ask every sample it collected (the cost ceiling)
 
     @property
     def passed(self) -> bool:
         return (all(met for *_, met in self.checks) and self.error_rate <= self.max_error_rate
-                and not any(check.regressed for check in self.regressions))
+                and not any(check.regressed for check in self.regressions) and self.incomplete is None)
 
     def lines(self) -> list[str]:
         out = [f"tooleval gate: {note}" for note in self.notes]
+        if self.incomplete is not None:
+            out.append(f"tooleval gate: INCOMPLETE: {self.incomplete}")
         out += [check.line() for check in self.regressions]
         for name, actual, threshold, met in self.checks:
             if actual is None:

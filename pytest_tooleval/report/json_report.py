@@ -56,6 +56,7 @@ def report_document(settings: Settings, summary: RunSummary, rows: list[dict[str
         "gate": None if gate is None else {
             "passed": gate.passed,
             "regressions": [check.as_dict() for check in gate.regressions],
+            "incomplete": gate.incomplete,
             "checks": [{"figure": name, "actual": actual, "threshold": threshold, "met": met}
                        for name, actual, threshold, met in gate.checks],
             "error_rate": gate.error_rate,

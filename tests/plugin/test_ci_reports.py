@@ -130,3 +130,38 @@ def test_a_model_without_a_price_gives_no_cost_and_says_so(pytester: pytest.Pyte
     totals = json.loads((pytester.path / "report.json").read_text())["totals"]
     assert totals["cost_usd"] is None and totals["unpriced_models"] == ["fake-model"]
     result.stdout.fnmatch_lines(["tooleval cost: * no cost: no --tooleval-prices entry for fake-model"])
+
+
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["one-process", "xdist"])
+def test_the_cost_ceiling_stops_starting_samples_and_fails_the_gate(pytester: pytest.Pytester,
+                                                                    oracle_args: list[str], workers: list[str]) -> None:
+    from fake_openai import FakeOpenAI
+    from mini_acebench import RIGHT
+
+    args = [arg for arg in oracle_args if arg != "--tooleval-model=oracle"]
+    with FakeOpenAI(replies=RIGHT) as server:
+        # a dollar a prompt token: the first sample alone spends more than the ceiling
+        result = pytester.runpytest_subprocess(
+            *args, "--tooleval-model=fake-model", f"--tooleval-base-url={server.base_url}", "--tooleval-api-key=k",
+            "--tooleval-prices=fake-model=1000000/0", "--tooleval-max-cost=1", "--tooleval-concurrency=1",
+            "--tooleval-fail-under=overall=0.0", "--tooleval-report=report.json", *workers)
+        asked = server.stats.requests
+    # one sample at a time per process that asks (with -n 2 the controller asks for both workers: two at once)
+    started = 1 if not workers else 2
+    assert asked <= started
+    result.assert_outcomes(passed=asked, skipped=SAMPLES - asked)
+    result.stdout.fnmatch_lines(["tooleval: the cost ceiling --tooleval-max-cost 1 was reached (estimated $*): "
+                                 f"{SAMPLES - asked} samples were not run: the run is incomplete",
+                                 "tooleval gate: INCOMPLETE: *", "tooleval gate: FAILED"])
+    assert result.ret == 1  # a threshold of 0 met, but an incomplete run passes no gate
+    report = json.loads((pytester.path / "report.json").read_text())
+    assert report["totals"]["cost_ceiling"] == {"usd": 1.0, "not_run": SAMPLES - asked}
+    assert report["gate"]["passed"] is False and report["gate"]["incomplete"]
+
+
+def test_a_cost_ceiling_needs_prices(pytester: pytest.Pytester, oracle_args: list[str]) -> None:
+    result = pytester.runpytest_subprocess(*oracle_args, "--tooleval-max-cost=5")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert [line for line in result.stderr.lines if line.strip()] == [
+        "ERROR: --tooleval-max-cost needs prices to estimate with: pass --tooleval-prices MODEL=INPUT/OUTPUT (USD "
+        "per million tokens)"]
