@@ -256,8 +256,10 @@ def gate_lines(gate: Mapping[str, Any]) -> list[tuple[str, str]]:
     checks = [(str(check.get("figure")), _num(check.get("actual")), _num(check.get("threshold")) or 0.0,
                check.get("met") is True) for check in _list(gate.get("checks")) if isinstance(check, Mapping)]
     error_rate, ceiling = _num(gate.get("error_rate")) or 0.0, _num(gate.get("max_error_rate")) or 0.0
-    lines = GateResult(checks, error_rate, ceiling, notes, regressions).lines()[:-1]
-    statuses = (["note"] * len(notes) + ["fail" if check.regressed else "ok" for check in regressions]
+    incomplete = gate.get("incomplete") if isinstance(gate.get("incomplete"), str) else None
+    lines = GateResult(checks, error_rate, ceiling, notes, regressions, incomplete).lines()[:-1]
+    statuses = (["note"] * len(notes) + (["fail"] if incomplete else [])
+                + ["fail" if check.regressed else "ok" for check in regressions]
                 + ["ok" if met else "fail" for *_, met in checks] + ["ok" if error_rate <= ceiling else "fail"])
     return list(zip(lines, statuses, strict=True))
 

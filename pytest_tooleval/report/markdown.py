@@ -158,6 +158,8 @@ def _gate(gate: Mapping[str, Any]) -> list[str]:
     """The verdict, then a bullet per check, in GateResult.lines()' words."""
     lines = ["**Gate: PASSED**" if gate.get("passed") is True else "**Gate: FAILED**", ""]
     lines += [f"- {escape(note)}" for note in _items(gate.get("notes"))]
+    if gate.get("incomplete"):  # the cost ceiling cut the run short: no figure can pass it
+        lines.append(f"- **INCOMPLETE**: {escape(gate.get('incomplete'))}")
     for check in _items(gate.get("checks")):
         check = _mapping(check)
         name, actual, threshold = escape(check.get("figure")), _number(check.get("actual")), check.get("threshold")

@@ -157,6 +157,9 @@ def test_the_cost_ceiling_stops_starting_samples_and_fails_the_gate(pytester: py
     report = json.loads((pytester.path / "report.json").read_text())
     assert report["totals"]["cost_ceiling"] == {"usd": 1.0, "not_run": SAMPLES - asked}
     assert report["gate"]["passed"] is False and report["gate"]["incomplete"]
+    from pytest_tooleval.report.html import render_html
+
+    assert "INCOMPLETE" in render_markdown(report) and "INCOMPLETE" in render_html(report)
 
 
 def test_a_cost_ceiling_needs_prices(pytester: pytest.Pytester, oracle_args: list[str]) -> None:
