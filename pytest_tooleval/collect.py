@@ -53,15 +53,14 @@ def parametrize_cases(metafunc: pytest.Metafunc, session: ToolevalSession, marke
         _placeholder(metafunc, suite_name, DATA_ERROR, str(exc))
         return
     marks: dict[str, pytest.MarkDecorator] = {}  # pytest.mark.<name> checks the registered markers on every use
-    quarantine = session.run.quarantine
     params = [
         pytest.param(
             case,
             id=case.test_id,
             marks=[marks.get(mark) or marks.setdefault(mark, getattr(pytest.mark, mark)) for mark in case.marks]
             # known to be broken: run, but neither its failure nor its figures count (quarantine.py)
-            + ([pytest.mark.xfail(reason=f"quarantined: {quarantine[original(case).test_id]}", strict=False)]
-               if original(case).test_id in quarantine else []),
+            + ([pytest.mark.xfail(reason=f"quarantined: {reason}", strict=False)]
+               if (reason := session.run.quarantined(case)) is not None else []),
         )
         for case in session.run.schedule(cases)
         if in_shard(case, session.settings.shard)  # --tooleval-shard: this runner's share (shards.py)
@@ -151,8 +150,8 @@ def attach_payload(session: ToolevalSession, item: pytest.Item, call: pytest.Cal
             payload["outcome"] = "error"  # the test body itself broke: not a verdict
     else:
         return
-    if original(case).test_id in session.run.quarantine:  # every repeat of a quarantined sample is quarantined
-        payload["quarantined"] = session.run.quarantine[original(case).test_id]
+    if (why := session.run.quarantined(case)) is not None:
+        payload["quarantined"] = why
         payload["test_id"] = original(case).test_id
     report.user_properties.append((PROPERTY, payload))
     item.stash[PAYLOAD_KEY] = payload

@@ -42,11 +42,11 @@ class Controller:
         self.report_errors: list[str] = []
         self.quarantined: list[dict[str, Any]] = []  # rows of quarantined samples: in the report, in no figure
         self.rows: list[dict[str, Any]] = []
+        self.totals: dict[str, Any] = {}  # run_totals of the rows, made once at the end
         self.not_evaluated = 0  # benchmark tests skipped for want of a model
         self.started = time.monotonic()
         self.wall_s = 0.0
         self.baseline: dict[str, Any] | None = None  # the --tooleval-baseline report, read at the start
-        self.baseline_differences: list[tuple[str, Any, Any]] = []
         self.comparison: Comparison | None = None
         settings = session.settings
         if settings.max_cost is not None and not settings.prices:
@@ -81,24 +81,26 @@ class Controller:
                 self._read_baseline(settings.baseline)
 
     def _read_baseline(self, path: str) -> None:
-        """The baseline report, checked now (one line and exit 4 when it cannot be one), and its fingerprint held
-        against this run's: every difference but the model is named, or stops the run (--tooleval-strict-baseline)."""
+        """The baseline report, checked now (one line and exit 4 when it cannot be one); with
+        --tooleval-strict-baseline, its fingerprint held against this run's: a difference but the model stops it."""
         from .report.compare import fingerprint_differences
         from .report.json_report import fingerprint, read_report
 
         self.baseline = read_report(path)
+        if not self.session.settings.strict_baseline:
+            return  # the differences are named under the comparison, at the end
         before = self.baseline.get("fingerprint") or {}
         suites = [name for name in registered() if name in before]
         current = json.loads(json.dumps(fingerprint(self.session.settings, suites), default=str))
         # what the endpoints refused is known after the probe: held against the baseline at the end
-        self.baseline_differences = [difference for difference in fingerprint_differences(before, current)
-                                     if not difference[0].startswith("endpoint_")]
-        if self.baseline_differences and self.session.settings.strict_baseline:
-            key, old, new = self.baseline_differences[0]
+        differences = [difference for difference in fingerprint_differences(before, current)
+                       if not difference[0].startswith("endpoint_")]
+        if differences:
+            key, old, new = differences[0]
             raise ToolevalUsageError(
                 f"--tooleval-strict-baseline: {path} was made differently: {key} was {old!r}, is {new!r}"
-                + (f" (and {len(self.baseline_differences) - 1} more differences)"
-                   if len(self.baseline_differences) > 1 else "") + "; compare runs made alike, or drop the flag")
+                + (f" (and {len(differences) - 1} more differences)" if len(differences) > 1 else "")
+                + "; compare runs made alike, or drop the flag")
 
     @pytest.hookimpl
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
@@ -210,6 +212,7 @@ class Controller:
             return
         settings = self.session.settings
         self.summary = summarize(rows)
+        self.totals = self._totals()
         if self.baseline is not None:
             self.comparison = self._compare(rows)
         if settings.fail_under or settings.max_regression:
@@ -226,7 +229,7 @@ class Controller:
                     session.exitstatus = pytest.ExitCode.OK
         step_summary = os.environ.get("GITHUB_STEP_SUMMARY")
         if settings.report or settings.markdown or settings.html or step_summary:
-            document = report_document(settings, self.summary, everything, self.gate, self._totals(),
+            document = report_document(settings, self.summary, everything, self.gate, self.totals,
                                        self.session.storage.as_dicts(), self.session.adaptations,
                                        self.session.endpoint_profile,
                                        None if self.comparison is None else self.comparison.as_dict())
@@ -286,16 +289,12 @@ class Controller:
                                         f"{', '.join(unmatched[:20])}", yellow=True)
 
     def _compare(self, rows: list[dict[str, Any]]) -> Comparison:
-        from .report.compare import compare
+        from .report.compare import compare, suite_members
         from .report.json_report import fingerprint
         from .suites import plugin
 
         assert self.baseline is not None and self.summary is not None
-        members = {}
-        for name in self.summary.suites:
-            suite = plugin(name)
-            units, combine = getattr(suite, "units", None), getattr(suite, "combine", None)
-            members[name] = None if units is None or combine is None else (units, combine)
+        members = {name: suite_members(plugin(name)) for name in self.summary.suites}
         current = json.loads(json.dumps({**fingerprint(self.session.settings, list(self.summary.suites)),
                                          "endpoint_adaptations": self.session.adaptations}, default=str))
         # a sample quarantined now is out of the baseline's figures too, so the pairs compare like with like
@@ -321,9 +320,8 @@ class Controller:
 
         terminalreporter.write_sep("=", "tooleval summary")
         terminalreporter.write(render_summary(self.summary) + "\n")
-        totals = self._totals()
-        terminalreporter.write_line(render_totals(totals))
-        if (cost := render_cost(totals)) is not None:
+        terminalreporter.write_line(render_totals(self.totals))
+        if (cost := render_cost(self.totals)) is not None:
             terminalreporter.write_line(cost)
         self._show_quarantine(terminalreporter)
         if self.session.not_run_for_cost:

@@ -9,7 +9,7 @@ from .config import Settings
 from .errors import ToolevalUsageError
 from .models.replay import ReplayReader
 from .quarantine import read_quarantine
-from .repeats import repeated
+from .repeats import original, repeated
 from .shards import subsample
 from .suites import plugin, registered, suite_for_test_id
 from .suites.base import Case, Role, Suite
@@ -58,6 +58,10 @@ class Run:
             self._cases[name] = cases
             self._case_index[name] = {case.test_id: case for case in cases}
         return self._cases[name]
+
+    def quarantined(self, case: Case) -> str | None:
+        """Why `case` is quarantined (every repeat of a quarantined sample is), or None."""
+        return self.quarantine.get(original(case).test_id)
 
     def category_size(self, case: Case) -> int:
         """Samples of the case's category in the benchmark, in the case's variant (a suite that runs each

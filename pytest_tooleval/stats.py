@@ -244,40 +244,6 @@ def _quantile(ordered: Sequence[float], q: float) -> float:
     return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
 
 
-def _resample(
-    clusters: Mapping[str, Sequence[T]],
-    statistic: Callable[[list[T]], float | None],
-    seed: int,
-    replicates: int,
-    confidence: float,
-) -> tuple[float, list[float]]:
-    """The statistic on the original data, and the sorted defined statistics of the stratified replicates."""
-    _check_level(confidence, "confidence")
-    if replicates < 1:
-        raise ValueError(f"replicates must be positive, got {replicates}")
-    strata = [list(clusters[name]) for name in sorted(clusters)]  # name order, not insertion order
-    strata = [units for units in strata if units]
-    original = [unit for units in strata for unit in units]
-    estimate = statistic(original)
-    if estimate is None:
-        raise ValueError("the statistic is undefined (None) on the original data")
-    rng = random.Random(seed)
-    choices = rng.choices
-    sizes = [(units, len(units)) for units in strata]
-    values: list[float] = []
-    for _ in range(replicates):
-        sample: list[T] = []
-        for units, size in sizes:
-            sample += choices(units, k=size)
-        value = statistic(sample)
-        if value is not None:
-            values.append(value)
-    if not values:
-        raise ValueError("the statistic is undefined (None) on every bootstrap replicate")
-    values.sort()
-    return estimate, values
-
-
 def paired_bootstrap(
     clusters: Mapping[str, Sequence[T]],
     statistic: Callable[[list[T]], float | None],
@@ -304,8 +270,19 @@ def paired_bootstrap(
     is used: the same inputs and seed give the same result in every run and process. Raises ValueError when the
     statistic is None on the original data or on every replicate.
     """
-    estimate, values = _resample(clusters, statistic, seed, replicates, confidence)
-    return _result(estimate, values, confidence)
+    values: list[float | None] = []  # the first is the statistic on the original data
+
+    def named(strata: dict[str, list[T]]) -> dict[str, float]:
+        value = statistic([unit for name in sorted(strata) for unit in strata[name]])
+        values.append(value)
+        return {} if value is None else {"value": value}
+
+    results = paired_bootstrap_many(clusters, named, seed=seed, replicates=replicates, confidence=confidence)
+    if values[0] is None:
+        raise ValueError("the statistic is undefined (None) on the original data")
+    if "value" not in results:
+        raise ValueError("the statistic is undefined (None) on every bootstrap replicate")
+    return results["value"]
 
 
 def paired_bootstrap_many(

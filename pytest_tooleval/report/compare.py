@@ -110,6 +110,12 @@ UnitsFn = Callable[[list[dict[str, Any]]], list[Unit]]
 CombineFn = Callable[[Mapping[str, float]], dict[str, float]]
 
 
+def suite_members(suite: Any) -> tuple[UnitsFn, CombineFn] | None:
+    """A SuitePlugin's optional `units` and `combine` (suites/base.py), or None when it lacks either."""
+    units, combine = getattr(suite, "units", None), getattr(suite, "combine", None)
+    return None if units is None or combine is None else (units, combine)
+
+
 def compare(rows: list[dict[str, Any]], baseline: Mapping[str, Any], baseline_path: str,
             current_fingerprint: Mapping[str, Any], members: Mapping[str, tuple[UnitsFn, CombineFn] | None],
             *, seed: int = BOOTSTRAP_SEED, replicates: int = BOOTSTRAP_REPLICATES) -> Comparison:

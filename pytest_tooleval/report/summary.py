@@ -76,12 +76,13 @@ def summarize(rows: list[dict[str, Any]]) -> RunSummary:
 
 def _with_repeats(summary: SuiteSummary, suite: Any, rows: list[dict[str, Any]]) -> SuiteSummary:
     """The suite's summary and its repeats (report/repeats.py); unchanged for a suite that declares no units."""
+    from .compare import suite_members
     from .repeated import repeat_figures
 
-    units, combine = getattr(suite, "units", None), getattr(suite, "combine", None)
-    if units is None or combine is None:
+    members = suite_members(suite)
+    if members is None:
         return summary
-    table, figures, data = repeat_figures(rows, units, combine)
+    table, figures, data = repeat_figures(rows, *members)
     return SuiteSummary(summary.suite, [*summary.tables, table], {**summary.figures, **figures}, summary.partial,
                         summary.counts, {**summary.data, "repeats": data})
 

@@ -8,10 +8,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ...config import Option, Settings, choice, parse_float, parse_int, parse_list, reasoning_effort_option
-from ...report.compare import Unit
 from ..base import Role
 
 if TYPE_CHECKING:
+    from ...report.compare import Unit
     from ...report.summary import SuiteSummary
     from .suite import AceBenchSuite
 
@@ -135,6 +135,7 @@ class AceBenchPlugin:
     def units(self, rows: list[dict[str, Any]]) -> list[Unit]:
         """The units of the category figures, for comparing runs (report/compare.py): a sample, or a dialogue of
         a normal multi-turn category (it counts as passed when every step passed, as its accuracy does)."""
+        from ...report.compare import Unit
         from .aggregate import dialogue_key
 
         steps: dict[tuple[str, str], list[dict[str, Any]]] = {}
