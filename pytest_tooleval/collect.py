@@ -15,7 +15,6 @@ from .outcome import InternalError, SampleError, SampleResult
 from .repeats import original
 from .report.summary import token_totals
 from .session import ToolevalSession
-from .shards import in_shard
 from .suites import plugin, selected_by_marks
 from .suites.base import Skipped
 from .text import clip
@@ -63,7 +62,7 @@ def parametrize_cases(metafunc: pytest.Metafunc, session: ToolevalSession, marke
                if (reason := session.run.quarantined(case)) is not None else []),
         )
         for case in session.run.schedule(cases)
-        if in_shard(case, session.settings.shard)  # --tooleval-shard: this runner's share (shards.py)
+        if session.run.in_shard(case)  # --tooleval-shard: this runner's share (shards.py)
     ]
     metafunc.parametrize("tooleval_case", params, indirect=True)
 

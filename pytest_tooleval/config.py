@@ -206,8 +206,9 @@ CORE_OPTIONS: tuple[Option, ...] = (
            "USD; the rest are not run, and the run is incomplete: it never passes a gate", None, parse_float),
     Option("html", "write a self-contained HTML page of the run (charts with intervals, the comparison, the "
            "flipped samples with their outputs, the fingerprint) to this path", path=True),
-    Option("shard", "I/N: collect only the I-th of N shards of the samples (a hash of each sample, so the split "
-           "does not move as samples come and go; its variants and repeats go with it), e.g. 2/3", None,
+    Option("shard", "I/N: collect only the I-th of N shards of the samples, e.g. 2/3: every category cut into N "
+           "parts of equal expected cost, by a hash of each sample (stable as samples come and go; its variants "
+           "and repeats go with it)", None,
            parse_shard),
     Option("sample", "FRACTION (0 to 1): a stratified share of every category, whole dialogues, chosen by "
            "--tooleval-seed (the same samples for the same seed); the run is marked partial", None, parse_fraction),

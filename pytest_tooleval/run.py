@@ -10,7 +10,7 @@ from .errors import ToolevalUsageError
 from .models.replay import ReplayReader
 from .quarantine import read_quarantine
 from .repeats import original, repeated
-from .shards import subsample
+from .shards import ClusterKey, assign_shards, cluster_key, shard_parts, subsample
 from .suites import plugin, registered, suite_for_test_id
 from .suites.base import Case, Role, Suite
 from .transport import variant_of
@@ -29,6 +29,7 @@ class Run:
         self._case_index: dict[str, dict[str, Case]] = {}  # by suite, then test id
         # (suite, language, category, variant) -> samples; see category_size
         self.category_sizes: dict[tuple[str, str, str, str], int] = {}
+        self._shards: dict[ClusterKey, int] = {}  # --tooleval-shard: each cluster's shard (shards.py)
         self.collection_error: Exception | None = None  # a suite's data could not be loaded (raised once collected)
         # --tooleval-quarantine: test id -> why the sample is known to be broken (quarantine.py)
         self.quarantine: dict[str, str] = read_quarantine(settings.quarantine) if settings.quarantine else {}
@@ -53,11 +54,20 @@ class Run:
             cases = list(self.suite(name).cases())
             # samples per category in the benchmark: the payloads carry it, so a summary knows a partial category
             self.category_sizes.update(Counter(_size_key(case) for case in cases))
+            if self.settings.shard:  # over the whole benchmark, so that -k, -m and --tooleval-sample move nothing
+                weight = getattr(plugin(name), "weight", lambda case: 1.0)
+                self._shards.update(assign_shards(cases, shard_parts(self.settings.shard)[1], weight))
             cases = subsample(cases, self.settings.sample, self.settings.seed)  # --tooleval-sample (shards.py)
             cases = repeated(cases, self.settings.repeats)  # --tooleval-repeats: the same samples again
             self._cases[name] = cases
             self._case_index[name] = {case.test_id: case for case in cases}
         return self._cases[name]
+
+    def in_shard(self, case: Case) -> bool:
+        """Whether `case` is in this run's --tooleval-shard (every case is, without one)."""
+        if not self.settings.shard:
+            return True
+        return self._shards.get(cluster_key(original(case))) == shard_parts(self.settings.shard)[0]
 
     def quarantined(self, case: Case) -> str | None:
         """Why `case` is quarantined (every repeat of a quarantined sample is), or None."""

@@ -1,19 +1,25 @@
 """--tooleval-shard i/n: a run that asks only its share of the samples, so n CI runners split one evaluation.
 
-A sample's shard is a hash of what names it (suite, language and its cluster: the sample, or the dialogue a
-multi-turn step belongs to), so the assignment does not depend on which other samples exist, on `-k`/`-m`, or
-on the order of collection, and a sample's protocol variants and repeats land in the same shard as the sample
-itself (so the pairs of a comparison stay together). Every category is split evenly in expectation, not
-exactly: with a hash, a shard's share of a 50-sample category varies by a few samples.
+Each category is cut into n parts of equal expected cost (docs/scaling.md#shards): its clusters (a sample, or
+the dialogue a multi-turn step belongs to) are laid on a ring in the order of a hash of what names them (suite,
+language, cluster), each taking an arc as long as its weight (the suite's `weight`, e.g. its prompt length;
+1 by default), and the ring, turned by a hash of the category, is cut into n equal arcs. So every shard gets
+its share of every category, balanced by cost to within one cluster; the assignment depends neither on `-k`/
+`-m` nor on the order of collection; and a sample added to or removed from a category moves only the few
+clusters beside the cuts, never those of another category. A sample's protocol variants and repeats are the
+same cluster, so they land in the same shard (the pairs of a comparison stay together).
 """
 
 from __future__ import annotations
 
 import hashlib
 import math
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from .errors import ToolevalUsageError
+
+ClusterKey = tuple[str, str, str]  # suite, language, cluster
 
 
 def parse_shard(name: str, text: str) -> str:
@@ -33,11 +39,28 @@ def shard_parts(shard: str) -> tuple[int, int]:
     return int(index), int(count)
 
 
-def shard_of(case: Any, count: int) -> int:
-    """The 1-based shard of `case` among `count`."""
-    cluster = _cluster(case)
-    digest = hashlib.sha256(f"{case.suite}\0{case.language}\0{cluster}".encode()).digest()
-    return int.from_bytes(digest[:8], "big") % count + 1
+def cluster_key(case: Any) -> ClusterKey:
+    return str(case.suite), str(case.language), _cluster(case)
+
+
+def assign_shards(cases: Iterable[Any], count: int,
+                  weight: Callable[[Any], float] = lambda case: 1.0) -> dict[ClusterKey, int]:
+    """The 1-based shard of every cluster of `cases` among `count`, category by category (see the module)."""
+    weights: dict[tuple[str, str, str], dict[ClusterKey, float]] = {}
+    for case in cases:
+        stratum = weights.setdefault((case.suite, case.language, case.category), {})
+        key = cluster_key(case)
+        stratum[key] = stratum.get(key, 0.0) + max(float(weight(case)), 1e-9)
+    shards: dict[ClusterKey, int] = {}
+    for (suite, language, category), clusters in weights.items():
+        total = sum(clusters.values())
+        turn = _fraction(f"{suite}\0{language}\0{category}")
+        passed = 0.0
+        for key in sorted(clusters, key=lambda key: (_fraction("\0".join(key)), key)):
+            middle = (passed + clusters[key] / 2) / total
+            passed += clusters[key]
+            shards[key] = min(count - 1, math.floor(((middle + turn) % 1.0) * count)) + 1
+    return shards
 
 
 def subsample(cases: list[Any], fraction: float | None, seed: int) -> list[Any]:
@@ -61,9 +84,6 @@ def _cluster(case: Any) -> str:
     return str(getattr(case, "cluster", None) or case.id)
 
 
-def in_shard(case: Any, shard: str | None) -> bool:
-    """Whether `case` is in the shard `I/N` (every case is, without one)."""
-    if not shard:
-        return True
-    index, count = shard_parts(shard)
-    return shard_of(case, count) == index
+def _fraction(text: str) -> float:
+    """A hash of `text` as a number in [0, 1)."""
+    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big") / 2.0 ** 64

@@ -147,6 +147,8 @@ class SuitePlugin(Protocol):
     # these settings can give: an unknown `--tooleval-fail-under` name then stops the run before any request.
     # Optional: `selection_hint(self, settings: Settings, markexpr: str) -> str | None`, said when a run
     # selected nothing (e.g. `-m zh` on an en-only run).
+    # Optional: `weight(self, case: Any) -> float`, the case's expected cost beside the others of its category
+    # (e.g. its prompt length; 1 by default): --tooleval-shard cuts every category into shards of equal weight.
     # Optional: `asks_with_tools(self, settings: Settings) -> bool`, whether the model is offered native `tools`
     # under these settings (the endpoint probe then offers one too, so an endpoint without tool calling stops the
     # run before any sample).

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from benchmark_modules import benchmark_source
 
-from pytest_tooleval.shards import shard_of
+from pytest_tooleval.shards import assign_shards, cluster_key
 from pytest_tooleval.suites.acebench.data import select
 
 DATA = Path(os.environ.get("TOOLEVAL_DATA_DIR") or "/nonexistent").resolve()
@@ -36,24 +36,36 @@ def test_three_shards_cover_every_sample_exactly_once(pytester: pytest.Pytester,
     assert sorted(seen) == sorted(everything) and len(seen) == len(set(seen))
 
 
-def test_a_shard_does_not_move_as_samples_come_and_go() -> None:
-    cases = select(DATA / "acebench", ("en",), ("normal_atom_bool", "normal_multi_turn_user_adjust")) \
-        if (DATA / "acebench").is_dir() else []
+def test_shards_balance_every_category_and_barely_move_as_samples_come_and_go() -> None:
+    from pytest_tooleval.suites.acebench.plugin_suite import SUITE
+
+    categories = ("normal_atom_bool", "normal_multi_turn_user_adjust", "special_incomplete")
+    cases = select(DATA / "acebench", ("en",), categories) if (DATA / "acebench").is_dir() else []
     if not cases:
         pytest.skip("needs the upstream data")
-    before = {case.id: shard_of(case, 4) for case in cases}
-    assert before == {case.id: shard_of(case, 4) for case in cases[::-1][:-7]} | {
-        case.id: before[case.id] for case in cases[::-1][-7:]}  # the same ids, however many others there are
+    before = assign_shards(cases, 4, SUITE.weight)
+    assert assign_shards(cases[::-1], 4, SUITE.weight) == before  # the order of collection does not matter
     # a dialogue's steps share a shard, so its accuracy can be computed where it ran
     steps: dict[str, set[int]] = {}
     for case in cases:
         if "multi_turn" in case.category:
-            steps.setdefault(case.cluster, set()).add(before[case.id])
+            steps.setdefault(case.cluster, set()).add(before[cluster_key(case)])
     assert steps and all(len(shards) == 1 for shards in steps.values())
-    # each of four shards gets about a quarter of a 50-sample category
-    counts = [sum(1 for case in cases if case.category == "normal_atom_bool" and before[case.id] == shard)
-              for shard in (1, 2, 3, 4)]
-    assert sum(counts) == 50 and min(counts) >= 6
+    # each category is cut into four parts of equal weight, to within one cluster's weight
+    for category in categories:
+        members = [case for case in cases if case.category == category]
+        cluster_weights: dict[tuple[str, str, str], float] = {}
+        for case in members:
+            cluster_weights[cluster_key(case)] = cluster_weights.get(cluster_key(case), 0.0) + SUITE.weight(case)
+        loads = [sum(weight for key, weight in cluster_weights.items() if before[key] == shard)
+                 for shard in (1, 2, 3, 4)]
+        assert max(loads) - min(loads) <= 2 * max(cluster_weights.values()), (category, loads)
+    # removing seven samples of one category moves a few others of it, and none of any other category
+    removed = {case.id for case in [case for case in cases if case.category == "normal_atom_bool"][::7][:7]}
+    after = assign_shards([case for case in cases if case.id not in removed], 4, SUITE.weight)
+    moved = [key for key, shard in after.items() if before[key] != shard]
+    assert all(key[2].startswith("normal_atom_bool") for key in moved)
+    assert len(moved) <= 12, moved
 
 
 @pytest.mark.parametrize("value", ["0/3", "4/3", "two", "1-3"])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping
 from pathlib import Path
@@ -176,6 +177,12 @@ class AceBenchPlugin:
 
     def priority(self, case: Any) -> int:
         return 0 if case.family == "agent" else 1  # rollouts take many requests: start them first
+
+    def weight(self, case: Any) -> float:
+        """A sample's expected cost beside the others of its category, for --tooleval-shard (shards.py): its
+        prompt's length (the question and the functions), which its tokens follow."""
+        return float(len(json.dumps(case.record.get("question"), ensure_ascii=False))
+                     + len(json.dumps(case.record.get("function"), ensure_ascii=False)))
 
 
 SUITE = AceBenchPlugin()

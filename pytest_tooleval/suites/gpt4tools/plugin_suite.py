@@ -98,5 +98,9 @@ class GPT4ToolsPlugin:
     def priority(self, case: Any) -> int:
         return 1
 
+    def weight(self, case: Any) -> float:
+        """For --tooleval-shard (shards.py): the instruction's length, which its prompt tokens follow."""
+        return float(len(case.item.instruction))
+
 
 SUITE = GPT4ToolsPlugin()
