@@ -1,5 +1,11 @@
 """Small commands that live beside the plugin: `python -m pytest_tooleval COMMAND ...`.
 
+    python -m pytest_tooleval merge shards/*.json -o full.json --fail-under overall=0.6
+
+joins the reports of `--tooleval-shard` runs into the report of the whole run, with its summary, gate and
+comparison (report/merge.py); exit status 0 when the gate passes (or there is none), 1 when it fails or a
+shard or sample is missing, 2 when the reports cannot be merged.
+
     python -m pytest_tooleval import-judged evalution_outputs/ToolAlpaca7b.json
 
 prints an upstream ToolAlpaca judge file as the plugin's ToolAlpaca table (Procedure / Response / Overall).
@@ -9,6 +15,8 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
+from typing import Any
 
 from .errors import ToolevalUsageError
 
@@ -20,6 +28,56 @@ def _import_judged(args: argparse.Namespace) -> int:
     return 0
 
 
+def _merge(args: argparse.Namespace) -> int:
+    import os
+
+    from .report.html import write_html
+    from .report.json_report import check_report_path, write_report
+    from .report.markdown import write_markdown
+    from .report.merge import GateOptions, merge
+    from .report.table import render_comparison, render_cost, render_summary, render_totals
+
+    for path, option, example in ((args.output, "-o", "full.json"), (args.markdown, "--markdown", "summary.md"),
+                                  (args.html, "--html", "report.html")):
+        if path:
+            check_report_path(path, option, example)
+    gate = GateOptions(_option("fail-under", args.fail_under), _option("max-error-rate", args.max_error_rate),
+                       _option("max-regression", args.max_regression), _option("alpha", args.alpha),
+                       # as the plugin reads a path option: from the folder the command started in
+                       None if args.baseline is None else str(Path.cwd() / Path(args.baseline).expanduser()))
+    merged = merge(args.files, gate)
+    print(render_summary(merged.summary))
+    print(render_totals(merged.totals))
+    if (cost := render_cost(merged.totals)) is not None:
+        print(cost)
+    if merged.comparison is not None:
+        print("\n" + render_comparison(merged.comparison))
+    if merged.gate is not None:
+        print("\n".join(merged.gate.lines()))
+    if merged.incomplete is not None:
+        print(f"tooleval merge: INCOMPLETE: {merged.incomplete}", file=sys.stderr)
+    step_summary = os.environ.get("GITHUB_STEP_SUMMARY")
+    if args.output:
+        write_report(args.output, merged.document)
+        print(f"tooleval report: {args.output}")
+    if args.markdown or step_summary:
+        write_markdown(merged.document, args.markdown, {"GITHUB_STEP_SUMMARY": step_summary or ""})
+    if args.html:
+        write_html(merged.document, args.html)
+    failed = merged.incomplete is not None or (merged.gate is not None and not merged.gate.passed)
+    return 1 if failed else 0
+
+
+def _option(name: str, text: str | None) -> Any:
+    """A gate option of the merge as the plugin's option of that name reads it (its parser and its default)."""
+    from .config import all_options
+
+    option = next(option for option in all_options() if option.name == name)
+    if text is None:
+        return option.default
+    return option.parse(f"{name}", text) if option.parse is not None else text
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m pytest_tooleval", description=__doc__.split("\n", 1)[0])
     commands = parser.add_subparsers(dest="command", required=True)
@@ -27,6 +85,20 @@ def main(argv: list[str] | None = None) -> int:
                                  "(evalution_outputs/*.json) as Procedure / Response / Overall")
     judged.add_argument("files", nargs="+", metavar="FILE")
     judged.set_defaults(run=_import_judged)
+    merging = commands.add_parser("merge", help="join the JSON reports of --tooleval-shard runs into the report "
+                                  "of the whole run (summary, gate, comparison)")
+    merging.add_argument("files", nargs="+", metavar="REPORT", help="the shards' --tooleval-report files")
+    merging.add_argument("-o", "--output", metavar="PATH", help="write the merged JSON report here")
+    merging.add_argument("--markdown", metavar="PATH", help="write the Markdown summary here (and to "
+                         "$GITHUB_STEP_SUMMARY when set)")
+    merging.add_argument("--html", metavar="PATH", help="write the HTML report here")
+    merging.add_argument("--fail-under", metavar="FIGURE=FRACTION,...", help="the gate's thresholds, as "
+                         "--tooleval-fail-under")
+    merging.add_argument("--max-error-rate", metavar="FRACTION", help="as --tooleval-max-error-rate")
+    merging.add_argument("--baseline", metavar="REPORT", help="compare with this report, as --tooleval-baseline")
+    merging.add_argument("--max-regression", metavar="FIGURE=MARGIN,...", help="as --tooleval-max-regression")
+    merging.add_argument("--alpha", metavar="P", help="as --tooleval-alpha")
+    merging.set_defaults(run=_merge)
     args = parser.parse_args(argv)
     try:
         return int(args.run(args))

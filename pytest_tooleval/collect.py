@@ -12,7 +12,6 @@ import pytest
 from .errors import ContextOverflowError, ToolevalUsageError
 from .models.base import InfrastructureError
 from .outcome import InternalError, SampleError, SampleResult
-from .repeats import original
 from .report.summary import token_totals
 from .session import ToolevalSession
 from .suites import plugin, selected_by_marks
@@ -151,7 +150,6 @@ def attach_payload(session: ToolevalSession, item: pytest.Item, call: pytest.Cal
         return
     if (why := session.run.quarantined(case)) is not None:
         payload["quarantined"] = why
-        payload["test_id"] = original(case).test_id
     report.user_properties.append((PROPERTY, payload))
     item.stash[PAYLOAD_KEY] = payload
 

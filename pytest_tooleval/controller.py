@@ -232,7 +232,8 @@ class Controller:
             document = report_document(settings, self.summary, everything, self.gate, self.totals,
                                        self.session.storage.as_dicts(), self.session.adaptations,
                                        self.session.endpoint_profile,
-                                       None if self.comparison is None else self.comparison.as_dict())
+                                       None if self.comparison is None else self.comparison.as_dict(),
+                                       self._run_block())
             self._write_reports(session, document, step_summary)
 
     def _write_reports(self, session: pytest.Session, document: dict[str, Any], step_summary: str | None) -> None:
@@ -268,6 +269,19 @@ class Controller:
             totals["cost_ceiling"] = {"usd": settings.max_cost, "not_run": self.session.not_run_for_cost}
         return totals
 
+    def _run_block(self) -> dict[str, Any]:
+        """The report's `run`: the share of the benchmark (shard, subsample), the samples collected but never
+        run (a run stopped early), and the prices its costs were estimated at."""
+        settings = self.session.settings
+        answered = {row.get("test_id") for row in self.samples.values()}
+        collected = set(self.session.collected_test_ids or ())
+        not_run = sorted(test_id for test_id in collected - answered
+                         if self.session.run.case_for_test_id(test_id) is not None)  # not a suite placeholder
+        return {"shard": settings.shard, "sample": settings.sample,
+                "seed": settings.seed if settings.sample is not None else None,
+                "collected": len(collected & answered) + len(not_run), "not_run": not_run,
+                "role_models": self.session.role_models(), "prices": settings.prices or None}
+
     def _cost_line(self) -> str:
         settings = self.session.settings
         return (f"the cost ceiling --tooleval-max-cost {settings.max_cost:g} was reached (estimated "
@@ -282,7 +296,7 @@ class Controller:
             more = f" and {len(self.quarantined) - 20} more" if len(self.quarantined) > 20 else ""
             terminalreporter.write_line(f"tooleval quarantine: {len(self.quarantined)} samples ran apart, in no "
                                         f"figure and not gated: {listed}{more}", yellow=True)
-        ran = {row["test_id"] for row in self.quarantined}
+        ran = {row["test_id"] for row in self.quarantined if int(row.get("repeat", 1)) == 1}  # original ids
         unmatched = [test_id for test_id in quarantine if test_id not in ran]
         if unmatched:
             terminalreporter.write_line(f"tooleval quarantine: {len(unmatched)} ids matched no sample of this run: "

@@ -31,12 +31,14 @@ class XdistHooks:
     def pytest_xdist_node_collection_finished(self, node: Any, ids: Sequence[str]) -> None:
         self._raise_data_error(node, ids)
         self._check_replay_file()
+        if self.session.collected_test_ids is None and self.session.active:  # every worker collects the same
+            self.session.collected_test_ids = _test_ids(ids)  # placeholders too: the controller tells them apart
         if self.hub:  # a dead endpoint stops the workers as pytest's -x does, with one line
             dsession = self.config.pluginmanager.get_plugin("dsession")
             if dsession is not None:
                 self.session.stop_when_dead(lambda reason: setattr(dsession, "shouldstop", reason))
-        if self.hub:  # a test's parametrize id: what stands between the last brackets of its node id
-            self.session.start_hub([nodeid.rsplit("[", 1)[-1][:-1] for nodeid in ids if nodeid.endswith("]")])
+        if self.hub:
+            self.session.start_hub(_test_ids(ids))
             from .progress import start_progress
 
             start_progress(self.config, self.session)
@@ -64,9 +66,14 @@ class XdistHooks:
         from .collect import suite_with_data_error
         from .errors import ToolevalUsageError
 
-        name = suite_with_data_error([nodeid.rsplit("[", 1)[-1][:-1] for nodeid in ids if nodeid.endswith("]")])
+        name = suite_with_data_error(_test_ids(ids))
         if name is None:
             return
         self.session.run.cases(name)
         raise ToolevalUsageError(f"tooleval: worker {node.gateway.id} could not load the {name} data, though this "
                                  "process can; run with -p no:xdist to see why")
+
+
+def _test_ids(node_ids: Sequence[str]) -> list[str]:
+    """The parametrize ids of collected tests: what stands between the last brackets of each node id."""
+    return [nodeid.rsplit("[", 1)[-1][:-1] for nodeid in node_ids if nodeid.endswith("]")]

@@ -66,6 +66,8 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         cases = [item.callspec.params["tooleval_case"] for item in session.items  # type: ignore[attr-defined]  # a parametrized Function
                  if "tooleval_case" in getattr(getattr(item, "callspec", None), "params", {})]
         tooleval.stop_when_dead(lambda reason: setattr(session, "shouldstop", reason))  # -x-like, one line
+        if not hasattr(session.config, "workerinput"):
+            tooleval.collected_test_ids = [case.test_id for case in cases if case is not None]
         tooleval.start_answers([case for case in cases if case is not None])
         if not hasattr(session.config, "workerinput"):  # workers only read answers: the controller shows the run
             from .progress import start_progress

@@ -57,6 +57,9 @@ class ToolevalSession:
         self.spent_usd = 0.0  # --tooleval-max-cost: the estimated cost of the answers this process asked for
         self.not_run_for_cost = 0  # samples not started once the ceiling was reached
         self.endpoint_profile: dict[str, dict[str, Any]] | None = None  # what the probe found, by role
+        # the parametrize ids this run collected (the controller's view; with xdist, suite placeholders too):
+        # the report names the samples among them that never ran
+        self.collected_test_ids: list[str] | None = None
 
     @property
     def settings(self) -> Settings:

@@ -31,6 +31,7 @@ def case_fields(case: Any, category_size: int) -> dict[str, Any]:
         "language": case.language,
         "index": case.index,
         "category_size": category_size,
+        "test_id": case.test_id,  # the pytest id (-k selects it; a merge of shards checks by it)
     }
     variant = variant_of(case)
     if variant:  # only then: rows of the default protocol are what they always were

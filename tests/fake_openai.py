@@ -15,6 +15,16 @@ How an answer is chosen, first match wins:
   4. `replies`: the first key found in the last user message, then in any message;
   5. `default`.
 
+The Batch API is there too, for /v1/chat/completions batches: POST /files (multipart), GET /files/{id},
+GET /files/{id}/content, DELETE /files/{id}, POST /batches, GET /batches, GET /batches/{id} (a poll: each moves
+the batch on, see `batch_polls_to_complete`), POST /batches/{id}/cancel. A batch's lines are answered by the same
+rules as requests when it leaves in_progress, into an output file (status 200) and an error file (the others, and
+lines expired or cancelled), both in reversed order; they are counted apart from interactive requests.
+
+    with FakeOpenAI(default="[]") as server:
+        ...  # client.files.create(...), client.batches.create(...), client.batches.retrieve(...) until completed
+        assert server.stats.batch_entries_answered == 3 and server.stats.requests == 0
+
 Standalone, for benchmark scripts and pytester subprocesses (prints the base URL on its first line):
 
     python tests/fake_openai.py --port 0 --latency 1.0 --reply "[f()]"
@@ -24,6 +34,9 @@ from __future__ import annotations
 
 import argparse
 import collections
+import email.message
+import email.parser
+import email.policy
 import json
 import random
 import signal
@@ -32,12 +45,12 @@ import struct
 import sys
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
 
-__all__ = ["FakeOpenAI", "Fault", "FaultKind", "ReceivedRequest", "ServerStats", "ToolCalls"]
+__all__ = ["BatchStatus", "FakeOpenAI", "Fault", "FaultKind", "ReceivedRequest", "ServerStats", "ToolCalls"]
 
 FaultKind = Literal[
     "status",  # an HTTP error status with an OpenAI-style error body (429, 500, 401, ...)
@@ -183,6 +196,14 @@ class ServerStats:
     faults_on_arrival: int = 0  # random faults answered at once (`fault_on_arrival`), without the latency
     received: list[ReceivedRequest] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)  # responder exceptions (each answered with a 500)
+    # The Batch API, counted apart: a batch's lines are never chat-completions `requests` nor in `by_prompt`.
+    files_uploaded: int = 0  # POST /v1/files (a batch's output and error files are not counted)
+    files_deleted: int = 0
+    batches_created: int = 0
+    batch_ids: list[str] = field(default_factory=list)  # in creation order
+    batch_polls: int = 0  # GET /v1/batches/{id} of a known batch
+    batch_entries_answered: int = 0  # lines run through the answering rules (not the expired or cancelled ones)
+    batch_by_prompt: collections.Counter[str] = field(default_factory=collections.Counter)  # as `by_prompt`
 
     @property
     def bodies(self) -> list[dict[str, Any] | None]:
@@ -191,6 +212,96 @@ class ServerStats:
     @property
     def headers(self) -> list[dict[str, str]]:
         return [r.headers for r in self.received]
+
+
+BatchStatus = Literal[
+    "validating", "failed", "in_progress", "finalizing", "completed", "expired", "cancelling", "cancelled"
+]
+_ACTIVE: tuple[BatchStatus, ...] = ("validating", "in_progress", "finalizing", "cancelling")
+_FILE_PURPOSES = ("assistants", "batch", "fine-tune", "vision", "user_data")
+BATCH_ENDPOINT = "/v1/chat/completions"  # the only one faked
+EXPIRED = "This request could not be executed before the completion window expired."
+CANCELLED = "This request could not be executed before the batch was cancelled."
+
+
+class _ApiError(Exception):
+    """An OpenAI-style error answer from the files and batches endpoints."""
+
+    def __init__(self, status: int, message: str, *, code: str | None = None, param: str | None = None) -> None:
+        super().__init__(message)
+        self.status, self.message, self.code, self.param = status, message, code, param
+
+
+@dataclass
+class _StoredFile:
+    id: str
+    filename: str
+    purpose: str
+    data: bytes
+    created_at: int
+
+    def as_json(self) -> dict[str, Any]:
+        return {"id": self.id, "object": "file", "bytes": len(self.data), "created_at": self.created_at,
+                "filename": self.filename, "purpose": self.purpose, "status": "processed", "expires_at": None,
+                "status_details": None}
+
+
+@dataclass(frozen=True)
+class _Entry:
+    custom_id: str
+    body: dict[str, Any]
+
+
+@dataclass
+class _StoredBatch:
+    id: str
+    input_file_id: str
+    endpoint: str
+    completion_window: str
+    metadata: dict[str, Any] | None
+    created_at: int
+    entries: list[_Entry]
+    invalid: list[dict[str, Any]]  # validation errors, shown when the first poll fails the batch
+    model: str | None
+    status: BatchStatus = "validating"
+    advances: int = 0  # polls that moved it on (a held batch's polls do not)
+    answered: bool = False
+    errors: list[dict[str, Any]] = field(default_factory=list)
+    at: dict[str, int] = field(default_factory=dict)  # status → when it was reached
+    outputs: list[dict[str, Any]] = field(default_factory=list)  # lines of the output file, in answering order
+    failures: list[dict[str, Any]] = field(default_factory=list)  # lines of the error file
+    output_file_id: str | None = None
+    error_file_id: str | None = None
+
+    def as_json(self) -> dict[str, Any]:
+        usage = [line["response"]["body"].get("usage") or {} for line in self.outputs]
+        input_tokens = sum(u.get("prompt_tokens", 0) for u in usage)
+        output_tokens = sum(u.get("completion_tokens", 0) for u in usage)
+        reasoning = sum((u.get("completion_tokens_details") or {}).get("reasoning_tokens", 0) for u in usage)
+        started = self.status != "validating" and not self.invalid
+        stamps = ("in_progress", "finalizing", "completed", "failed", "expired", "cancelling", "cancelled")
+        return {
+            "id": self.id,
+            "object": "batch",
+            "endpoint": self.endpoint,
+            "model": self.model,
+            "errors": {"object": "list", "data": self.errors} if self.errors else None,
+            "input_file_id": self.input_file_id,
+            "completion_window": self.completion_window,
+            "status": self.status,
+            "output_file_id": self.output_file_id,
+            "error_file_id": self.error_file_id,
+            "created_at": self.created_at,
+            "expires_at": self.created_at + 24 * 3600,
+            **{f"{name}_at": self.at.get(name) for name in stamps},
+            # OpenAI counts nothing while validating
+            "request_counts": {"total": len(self.entries) if started else 0, "completed": len(self.outputs),
+                               "failed": len(self.failures)},
+            "usage": {"input_tokens": input_tokens, "input_tokens_details": {"cached_tokens": 0},
+                      "output_tokens": output_tokens, "output_tokens_details": {"reasoning_tokens": reasoning},
+                      "total_tokens": input_tokens + output_tokens},
+            "metadata": self.metadata,
+        }
 
 
 def last_user_message(body: Mapping[str, Any]) -> str:
@@ -235,6 +346,10 @@ class FakeOpenAI:
         tools_supported: False answers a request carrying `tools` with the 400 vLLM gives when started without
             a tool-call parser.
         model: the model id reported by GET /v1/models and echoed in answers.
+        batch_polls_to_complete: the poll (GET /v1/batches/{id}) that shows a batch finished: with n, polls
+            1 .. n-1 show in_progress (the last of them finalizing when n >= 3), poll n completed. Its lines
+            are answered when it leaves in_progress. A failed validation shows at the first poll. See also
+            `hold_batches`, `expire_batches`, `fail_batches`.
         host, port: where to listen; port 0 picks a free one (see `base_url` after `start()`).
     """
 
@@ -255,6 +370,7 @@ class FakeOpenAI:
         reasoning_model: bool = False,
         tools_supported: bool = True,
         model: str = "fake-model",
+        batch_polls_to_complete: int = 2,
         host: str = "127.0.0.1",
         port: int = 0,
     ) -> None:
@@ -271,12 +387,21 @@ class FakeOpenAI:
         self.tools_supported = tools_supported
         self.model = model
         self.reject_over_capacity = reject_over_capacity
+        self.batch_polls_to_complete = batch_polls_to_complete
+        self.batches_held = False
         self.stats = ServerStats()
         self._host, self._port = host, port
         self._queue: collections.deque[Answer] = collections.deque()
         self._rng = random.Random(seed)
         self._lock = threading.Lock()
         self._responder_lock = threading.Lock()
+        # Files and batches. Lock order: _batch_lock, then _lock (completing a batch calls `choose`).
+        self._batch_lock = threading.Lock()
+        self._files: dict[str, _StoredFile] = {}
+        self._batches: dict[str, _StoredBatch] = {}
+        self._batch_failures: collections.deque[tuple[str, str]] = collections.deque()
+        self._batch_expiries: collections.deque[int] = collections.deque()
+        self._ids: collections.Counter[str] = collections.Counter()  # prefix → last number: file-1, batch_1
         self._slots = threading.BoundedSemaphore(max_concurrency) if max_concurrency else None
         self._stopping = threading.Event()
         self._httpd: _Server | None = None
@@ -340,6 +465,42 @@ class FakeOpenAI:
         """The next `n` requests get `fault`; later ones are answered normally."""
         self.enqueue(*([fault] * n))
 
+    def hold_batches(self) -> None:
+        """Keep every batch in_progress (or finalizing), however often it is polled, until `release_batches()`.
+
+        Validation and cancelling still happen; only completion waits. A test kills its client meanwhile.
+        """
+        with self._batch_lock:
+            self.batches_held = True
+
+    def release_batches(self) -> None:
+        """Let held batches go on: each needs its remaining polls."""
+        with self._batch_lock:
+            self.batches_held = False
+
+    def expire_batches(self, after: int = 0, *, times: int = 1) -> None:
+        """The next `times` batches to leave in_progress end "expired": their first `after` lines (in input order)
+        are answered, the others are in the error file as `batch_expired`."""
+        with self._batch_lock:
+            self._batch_expiries.extend([after] * times)
+
+    def fail_batches(self, code: str = "batch_failed", message: str = "The batch could not be processed.", *,
+                     times: int = 1) -> None:
+        """The next `times` batches to leave in_progress end "failed" with this error (e.g. OpenAI's
+        "token_limit_exceeded"), no line answered. Checked before `expire_batches`."""
+        with self._batch_lock:
+            self._batch_failures.extend([(code, message)] * times)
+
+    def batch(self, batch_id: str) -> dict[str, Any]:
+        """The Batch object as GET /v1/batches/{id} would give it, without counting a poll or moving it on."""
+        with self._batch_lock:
+            return self._batches[batch_id].as_json()
+
+    def file_content(self, file_id: str) -> bytes:
+        """The bytes of an uploaded file or of a batch's output or error file (KeyError when unknown)."""
+        with self._batch_lock:
+            return self._files[file_id].data
+
     def reset_stats(self) -> None:
         with self._lock:
             in_flight = self.stats.in_flight
@@ -401,6 +562,212 @@ class FakeOpenAI:
         """Wait, unless the server is stopping; False means stop answering."""
         return not (seconds > 0 and self._stopping.wait(seconds))
 
+    def _refusal(self, body: Mapping[str, Any]) -> dict[str, Any] | None:
+        """The 400 error object a reasoning model or a server without tool calling gives this body, if any."""
+        refused = _refused_by_a_reasoning_model(body) if self.reasoning_model else None
+        if refused is None and not self.tools_supported and body.get("tools"):
+            refused = {"message": TOOLS_REFUSED, "type": "BadRequestError", "param": None, "code": 400}
+        return refused
+
+    # -- files and batches, used by the handler ----------------------------------------------------------
+    # Batch state is under _batch_lock; stats under _lock, as for chat completions.
+
+    def _next_id(self, prefix: str) -> str:
+        self._ids[prefix] += 1  # under _batch_lock
+        return f"{prefix}{self._ids[prefix]}"
+
+    def _store_file(self, filename: str, purpose: str, data: bytes) -> _StoredFile:
+        stored = _StoredFile(self._next_id("file-"), filename, purpose, data, int(time.time()))
+        self._files[stored.id] = stored
+        return stored
+
+    def _stored_file(self, file_id: str) -> _StoredFile:
+        stored = self._files.get(file_id)
+        if stored is None:
+            raise _ApiError(404, f"No such File object: {file_id}", param="id")
+        return stored
+
+    def _stored_batch(self, batch_id: str) -> _StoredBatch:
+        stored = self._batches.get(batch_id)
+        if stored is None:
+            raise _ApiError(404, f"No batch found with id '{batch_id}'.", param="id")
+        return stored
+
+    def _upload(self, content_type: str, raw: bytes) -> dict[str, Any]:
+        fields = _multipart(content_type, raw)
+        purpose = fields.get("purpose", (None, b""))[1].decode("utf-8", "replace")
+        if "file" not in fields:
+            raise _ApiError(400, "Missing required parameter: 'file'.", code="missing_required_parameter",
+                            param="file")
+        if purpose not in _FILE_PURPOSES:
+            raise _ApiError(400, f"'{purpose}' is not one of {list(_FILE_PURPOSES)} - 'purpose'",
+                            param="purpose")
+        filename, data = fields["file"]
+        with self._batch_lock:
+            stored = self._store_file(filename or "upload", purpose, data)
+        with self._lock:
+            self.stats.files_uploaded += 1
+        return stored.as_json()
+
+    def _file_json(self, file_id: str) -> dict[str, Any]:
+        with self._batch_lock:
+            return self._stored_file(file_id).as_json()
+
+    def _file_bytes(self, file_id: str) -> bytes:
+        with self._batch_lock:
+            return self._stored_file(file_id).data
+
+    def _delete_file(self, file_id: str) -> dict[str, Any]:
+        with self._batch_lock:
+            del self._files[self._stored_file(file_id).id]
+        with self._lock:
+            self.stats.files_deleted += 1
+        return {"id": file_id, "object": "file", "deleted": True}
+
+    def _create_batch(self, body: dict[str, Any]) -> dict[str, Any]:
+        for name in ("input_file_id", "endpoint", "completion_window"):
+            if not isinstance(body.get(name), str):
+                raise _ApiError(400, f"Missing required parameter: '{name}'.", code="missing_required_parameter",
+                                param=name)
+        if body["endpoint"] != BATCH_ENDPOINT:
+            raise _ApiError(400, f"fake_openai batches only {BATCH_ENDPOINT}, not {body['endpoint']!r}.",
+                            code="invalid_value", param="endpoint")
+        if body["completion_window"] != "24h":
+            raise _ApiError(400, f"Invalid value for 'completion_window': {body['completion_window']!r}. "
+                                 "Supported values are: '24h'.", code="invalid_value", param="completion_window")
+        metadata = body.get("metadata")
+        with self._batch_lock:
+            source = self._stored_file(body["input_file_id"])
+            if source.purpose != "batch":
+                raise _ApiError(400, f"The input file {source.id} must have the purpose 'batch'.",
+                                param="input_file_id")
+            entries, invalid, model = _parse_batch_input(source.data, body["endpoint"])
+            batch = _StoredBatch(self._next_id("batch_"), source.id, body["endpoint"], body["completion_window"],
+                                 metadata if isinstance(metadata, dict) else None, int(time.time()), entries,
+                                 invalid, model)
+            self._batches[batch.id] = batch
+            created = batch.as_json()
+        with self._lock:
+            self.stats.batches_created += 1
+            self.stats.batch_ids.append(batch.id)
+        return created
+
+    def _list_batches(self) -> dict[str, Any]:
+        with self._batch_lock:
+            # newest first, as OpenAI; one page of all of them (`limit` and `after` are not looked at)
+            data = [batch.as_json() for batch in reversed(self._batches.values())]
+        return {"object": "list", "data": data, "first_id": data[0]["id"] if data else None,
+                "last_id": data[-1]["id"] if data else None, "has_more": False}
+
+    def _poll_batch(self, batch_id: str) -> dict[str, Any]:
+        with self._batch_lock:
+            batch = self._stored_batch(batch_id)
+            with self._lock:
+                self.stats.batch_polls += 1
+            self._advance(batch)
+            return batch.as_json()
+
+    def _cancel_batch(self, batch_id: str) -> dict[str, Any]:
+        with self._batch_lock:
+            batch = self._stored_batch(batch_id)
+            if batch.status not in _ACTIVE:
+                raise _ApiError(400, f"Cannot cancel a batch with status '{batch.status}'.")
+            if batch.status != "cancelling":
+                self._reach(batch, "cancelling")
+            return batch.as_json()
+
+    # -- a batch's life, under _batch_lock ---------------------------------------------------------------
+
+    def _advance(self, batch: _StoredBatch) -> None:
+        """One poll's worth of progress (see `batch_polls_to_complete`)."""
+        if batch.status == "cancelling":
+            self._finish(batch, "cancelled")
+            return
+        if batch.status not in _ACTIVE:
+            return
+        if batch.status == "validating" and batch.invalid:
+            batch.errors = batch.invalid
+            self._reach(batch, "failed")
+            return
+        polls = max(1, self.batch_polls_to_complete)
+        step = batch.advances + 1
+        target: BatchStatus = "in_progress"
+        if step >= polls:
+            target = "completed"
+        elif polls >= 3 and step == polls - 1:
+            target = "finalizing"
+        if batch.status == "validating":
+            self._reach(batch, "in_progress")
+        if target == "in_progress":
+            batch.advances = step
+            return
+        if self.batches_held:
+            return  # its remaining polls come after `release_batches()`
+        batch.advances = step
+        if not batch.answered:
+            if self._batch_failures:
+                code, message = self._batch_failures.popleft()
+                batch.errors = [{"code": code, "message": message, "param": None, "line": None}]
+                self._reach(batch, "failed")
+                return
+            after = self._batch_expiries.popleft() if self._batch_expiries else None
+            self._answer_all(batch, batch.entries if after is None else batch.entries[:after])
+            if after is not None:
+                self._finish(batch, "expired")
+                return
+        if target == "finalizing":
+            self._reach(batch, "finalizing")
+        else:
+            self._finish(batch, "completed")
+
+    def _reach(self, batch: _StoredBatch, status: BatchStatus) -> None:
+        batch.status = status
+        batch.at[status] = int(time.time())
+
+    def _answer_all(self, batch: _StoredBatch, entries: list[_Entry]) -> None:
+        batch.answered = True
+        for entry in entries:
+            status, body = self._batch_response(entry.body)
+            line = {"id": self._next_id("batch_req_"), "custom_id": entry.custom_id,
+                    "response": {"status_code": status, "request_id": self._next_id("req_fake_"), "body": body},
+                    "error": None}
+            (batch.outputs if status == 200 else batch.failures).append(line)
+            with self._lock:
+                self.stats.batch_entries_answered += 1
+                self.stats.batch_by_prompt[last_user_message(entry.body)] += 1
+
+    def _batch_response(self, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        """One line's status and body, by the rules an interactive request follows (latency and capacity aside)."""
+        refused = self._refusal(body)
+        if refused is not None:
+            return 400, {"error": refused}
+        try:
+            # a fault "on arrival" has no arrival to come at here: it is just the random fault
+            answer = self.fault if self.fault_on_arrival and self._random_fault() else self.choose(body)
+        except Exception as exc:  # a broken responder is the test's bug, as for chat completions
+            self._record_error(f"{type(exc).__name__}: {exc}")
+            return 500, _error_body(f"fake_openai responder raised {type(exc).__name__}: {exc}", "server_error")
+        if isinstance(answer, Fault):
+            return _batch_fault(self, body, answer)
+        return 200, _completion(self.model, body, answer, reasoning=self.reasoning_content)
+
+    def _finish(self, batch: _StoredBatch, status: BatchStatus) -> None:
+        """Write the output and error files and end the batch in `status`."""
+        answered = {line["custom_id"] for line in batch.outputs + batch.failures}
+        code, message = ("batch_expired", EXPIRED) if status == "expired" else ("batch_cancelled", CANCELLED)
+        for entry in batch.entries:
+            if entry.custom_id not in answered:
+                batch.failures.append({"id": self._next_id("batch_req_"), "custom_id": entry.custom_id,
+                                       "response": None, "error": {"code": code, "message": message}})
+        # Reversed: the output files do not keep the input's order, and clients must not rely on it.
+        if batch.outputs:
+            batch.output_file_id = self._store_file(f"{batch.id}_output.jsonl", "batch_output",
+                                                    _jsonl(reversed(batch.outputs))).id
+        if batch.failures:
+            batch.error_file_id = self._store_file(f"{batch.id}_error.jsonl", "batch_output",
+                                                   _jsonl(reversed(batch.failures))).id
+        self._reach(batch, status)
+
 
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
@@ -453,14 +820,29 @@ class _Handler(BaseHTTPRequestHandler):
     # -- routing -----------------------------------------------------------------------------------------
 
     def do_GET(self) -> None:
-        if self.path.rstrip("/") in ("/v1/models", "/models"):
+        route = self._files_or_batches()
+        if route is not None:
+            self._serve_files_and_batches("GET", route, b"")
+        elif self.path.rstrip("/") in ("/v1/models", "/models"):
             model = {"id": self.server.fake.model, "object": "model", "owned_by": "fake"}
             self._send_json(200, {"object": "list", "data": [model]})
         else:
             self._send_error(404, f"Unknown path {self.path}", "invalid_request_error")
 
+    def do_DELETE(self) -> None:
+        raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        route = self._files_or_batches()
+        if route is not None:
+            self._serve_files_and_batches("DELETE", route, raw)
+        else:
+            self._send_error(404, f"Unknown path {self.path}", "invalid_request_error")
+
     def do_POST(self) -> None:
         raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        route = self._files_or_batches()
+        if route is not None:
+            self._serve_files_and_batches("POST", route, raw)
+            return
         if self.path.split("?")[0].rstrip("/") not in ("/v1/chat/completions", "/chat/completions"):
             self._send_error(404, f"Unknown path {self.path}", "invalid_request_error")
             return
@@ -479,6 +861,46 @@ class _Handler(BaseHTTPRequestHandler):
         finally:
             self._leave()
 
+    def _files_or_batches(self) -> tuple[str, ...] | None:
+        """("files", id, "content"), ("batches", id), ... for the files and batches endpoints, with or without /v1."""
+        path = self.path.split("?")[0].rstrip("/")
+        parts = tuple((path[3:] if path.startswith("/v1/") else path).strip("/").split("/"))
+        return parts if parts[0] in ("files", "batches") else None
+
+    def _serve_files_and_batches(self, method: str, route: tuple[str, ...], raw: bytes) -> None:
+        # Not counted in `requests` nor `in_flight`, and free of latency, capacity and faults: those are for
+        # the model's answers, which a batch gets when it completes.
+        fake = self.server.fake
+        if fake.require_api_key and self.headers.get("Authorization") != f"Bearer {fake.require_api_key}":
+            self._send_error(401, "Incorrect API key provided.", "invalid_request_error", code="invalid_api_key")
+            return
+        try:
+            match (method, *route):
+                case ("POST", "files"):
+                    payload = fake._upload(self.headers.get("Content-Type", ""), raw)
+                case ("GET", "files", file_id):
+                    payload = fake._file_json(file_id)
+                case ("GET", "files", file_id, "content"):
+                    self._send_bytes(200, fake._file_bytes(file_id), content_type="application/octet-stream")
+                    return
+                case ("DELETE", "files", file_id):
+                    payload = fake._delete_file(file_id)
+                case ("POST", "batches"):
+                    payload = fake._create_batch(_json_object(raw))
+                case ("GET", "batches"):
+                    payload = fake._list_batches()
+                case ("GET", "batches", batch_id):
+                    payload = fake._poll_batch(batch_id)
+                case ("POST", "batches", batch_id, "cancel"):
+                    payload = fake._cancel_batch(batch_id)
+                case _:
+                    raise _ApiError(404, f"Unknown path {self.path}")
+        except _ApiError as error:
+            self._send_error(error.status, error.message, _error_type(error.status), code=error.code,
+                             param=error.param)
+            return
+        self._send_json(200, payload)
+
     def _leave(self) -> None:
         # Called just before the last bytes go out: a client that answers the response with its next request
         # must not find this one still counted (a sequential client would show a peak of 2).
@@ -493,9 +915,7 @@ class _Handler(BaseHTTPRequestHandler):
         if fake.require_api_key and self.headers.get("Authorization") != f"Bearer {fake.require_api_key}":
             self._send_error(401, "Incorrect API key provided.", "invalid_request_error", code="invalid_api_key")
             return
-        refused = _refused_by_a_reasoning_model(body) if fake.reasoning_model else None
-        if refused is None and not fake.tools_supported and body.get("tools"):
-            refused = {"message": TOOLS_REFUSED, "type": "BadRequestError", "param": None, "code": 400}
+        refused = fake._refusal(body)
         if refused is not None:
             self._send_json(400, {"error": refused})
             return
@@ -596,23 +1016,130 @@ class _Handler(BaseHTTPRequestHandler):
         error_type: str,
         *,
         code: str | None = None,
+        param: str | None = None,
         headers: Mapping[str, str] | None = None,
     ) -> None:
-        error = {"error": {"message": message, "type": error_type, "param": None, "code": code}}
-        self._send_json(status, error, headers)
+        self._send_json(status, _error_body(message, error_type, code=code, param=param), headers)
 
     def _send_json(self, status: int, payload: Any, headers: Mapping[str, str] | None = None) -> None:
         self._send_bytes(status, json.dumps(payload).encode(), headers)
 
-    def _send_bytes(self, status: int, data: bytes, headers: Mapping[str, str] | None = None) -> None:
+    def _send_bytes(self, status: int, data: bytes, headers: Mapping[str, str] | None = None, *,
+                    content_type: str = "application/json") -> None:
         self.send_response(status)
-        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(data)))
         for name, value in (headers or {}).items():
             self.send_header(name, value)
         self.end_headers()
         self._leave()
         self.wfile.write(data)
+
+
+def _json_object(raw: bytes) -> dict[str, Any]:
+    try:
+        parsed = json.loads(raw)
+    except ValueError:
+        parsed = None
+    if not isinstance(parsed, dict):
+        raise _ApiError(400, "We could not parse the JSON body of your request.")
+    return parsed
+
+
+def _error_body(message: str, error_type: str, *, code: str | None = None,
+                param: str | None = None) -> dict[str, Any]:
+    return {"error": {"message": message, "type": error_type, "param": param, "code": code}}
+
+
+def _jsonl(lines: Iterable[Any]) -> bytes:
+    return "".join(json.dumps(line) + "\n" for line in lines).encode()
+
+
+def _multipart(content_type: str, raw: bytes) -> dict[str, tuple[str | None, bytes]]:
+    """The fields of a multipart/form-data body: name → (filename, bytes), the bytes exactly as sent."""
+    header = email.message.Message()
+    header["Content-Type"] = content_type
+    boundary = header.get_param("boundary")
+    if header.get_content_type() != "multipart/form-data" or not isinstance(boundary, str):
+        raise _ApiError(400, "The request must be multipart/form-data with a boundary.")
+    fields: dict[str, tuple[str | None, bytes]] = {}
+    # Each part follows CRLF--boundary; the last delimiter is --boundary-- (RFC 7578, 2046)
+    for part in (b"\r\n" + raw).split(b"\r\n--" + boundary.encode())[1:]:
+        if part.startswith(b"--"):
+            break
+        head, _, data = part.partition(b"\r\n\r\n")
+        headers = email.parser.BytesHeaderParser(policy=email.policy.HTTP).parsebytes(head.lstrip(b"\r\n"))
+        disposition = email.message.Message()
+        disposition["Content-Disposition"] = str(headers.get("Content-Disposition", ""))
+        name = disposition.get_param("name", header="content-disposition")
+        if isinstance(name, str):
+            filename = disposition.get_param("filename", header="content-disposition")
+            fields[name] = (filename if isinstance(filename, str) else None, data)
+    return fields
+
+
+def _parse_batch_input(data: bytes, endpoint: str) -> tuple[list[_Entry], list[dict[str, Any]], str | None]:
+    """A batch input file's requests, the errors that fail the batch (each with its line), and its model."""
+    entries: list[_Entry] = []
+    errors: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    model: str | None = None
+
+    def error(line: int, code: str, message: str, param: str | None = None) -> None:  # lines count from 1
+        errors.append({"code": code, "message": message, "param": param, "line": line})
+
+    for number, raw in enumerate(data.split(b"\n"), start=1):
+        if not raw.strip():
+            continue
+        try:
+            request = json.loads(raw)
+        except ValueError:  # UnicodeDecodeError included
+            request = None
+        if not isinstance(request, dict):
+            error(number, "invalid_json_line", "This line is not parseable as valid JSON.")
+            continue
+        custom_id, body = request.get("custom_id"), request.get("body")
+        if not isinstance(custom_id, str) or not custom_id:
+            error(number, "missing_required_parameter", "Missing required parameter: 'custom_id'.", "custom_id")
+        elif custom_id in seen:
+            error(number, "duplicate_custom_id", f"The custom_id '{custom_id}' is not unique: custom_id values "
+                                                 "must be unique within a batch.", "custom_id")
+        elif request.get("method") != "POST":
+            error(number, "invalid_method", "The method of every request in a batch must be 'POST'.", "method")
+        elif request.get("url") != endpoint:
+            error(number, "invalid_url", f"The url {request.get('url')!r} does not match the batch's endpoint "
+                                         f"'{endpoint}'.", "url")
+        elif not isinstance(body, dict) or not isinstance(body.get("model"), str):
+            error(number, "missing_required_parameter", "Missing required parameter: 'body.model'.", "body.model")
+        elif model is not None and body["model"] != model:
+            error(number, "mismatched_model", f"The model '{body['model']}' differs from '{model}' of the lines "
+                                              "before: a batch takes one model.", "body.model")
+        else:
+            model = body["model"]
+            entries.append(_Entry(custom_id, body))
+        if isinstance(custom_id, str):
+            seen.add(custom_id)
+    if not entries and not errors:
+        errors.append({"code": "empty_file", "message": "The batch input file is empty.", "param": None,
+                       "line": None})
+    return entries, errors, model
+
+
+def _batch_fault(fake: FakeOpenAI, body: dict[str, Any], fault: Fault) -> tuple[int, dict[str, Any]]:
+    """What a fault makes of one batch line: its HTTP error, or the same odd 200 body a request would get."""
+    if fault.kind == "status":
+        message = fault.message or f"Simulated HTTP {fault.status}"
+        return fault.status, _error_body(message, _error_type(fault.status), code=fault.code)
+    if fault.kind in ("empty_choices", "null_content", "huge", "delay"):
+        text = Fault.huge_text(fault.size) if fault.kind == "huge" else "late answer" if fault.kind == "delay" else ""
+        payload = _completion(fake.model, body, text)
+        if fault.kind == "empty_choices":
+            payload["choices"] = []
+        elif fault.kind == "null_content":
+            payload["choices"][0]["message"]["content"] = None
+        return 200, payload
+    # a transport fault (reset, broken or slow bytes, echoed credentials) has no form in a file
+    return 500, _error_body(f"Simulated {fault.kind} fault in a batch", "server_error")
 
 
 def _refused_by_a_reasoning_model(body: Mapping[str, Any]) -> dict[str, Any] | None:
@@ -712,6 +1239,8 @@ def _parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--api-key", default=None, help="require this bearer key (401 otherwise)")
     parser.add_argument("--model", default="fake-model")
+    parser.add_argument("--batch-polls", type=int, default=2, metavar="N",
+                        help="a batch shows completed at its N-th poll. Default: 2")
     return parser.parse_args(argv)
 
 
@@ -733,6 +1262,7 @@ def main(argv: list[str] | None = None) -> None:
         seed=args.seed,
         require_api_key=args.api_key,
         model=args.model,
+        batch_polls_to_complete=args.batch_polls,
         host=args.host,
         port=args.port,
     )

@@ -42,13 +42,24 @@ def report_document(settings: Settings, summary: RunSummary, rows: list[dict[str
                     storage: list[dict[str, Any]] | None = None,
                     adaptations: dict[str, dict[str, str]] | None = None,
                     endpoint_profile: dict[str, dict[str, Any]] | None = None,
-                    comparison: dict[str, Any] | None = None) -> dict[str, Any]:
+                    comparison: dict[str, Any] | None = None, run: dict[str, Any] | None = None) -> dict[str, Any]:
     """The report as one JSON-plain document: what --tooleval-report writes and the Markdown and HTML render."""
+    # what the endpoints' models refused, and what was sent instead: part of what the figures mean
+    made = {**fingerprint(settings, list(summary.suites)), "endpoint_adaptations": adaptations or {},
+            "endpoint_profile": endpoint_profile}
+    return assemble(made, summary, rows, gate, totals, storage, comparison, run)
+
+
+def assemble(made: dict[str, Any], summary: RunSummary, rows: list[dict[str, Any]], gate: GateResult | None,
+             totals: dict[str, Any], storage: list[dict[str, Any]] | None = None,
+             comparison: dict[str, Any] | None = None, run: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The report from its parts (a run's, or a merge of shards', report/merge.py)."""
     document = {
         "schema": SCHEMA,
-        # what the endpoints' models refused, and what was sent instead: part of what the figures mean
-        "fingerprint": {**fingerprint(settings, list(summary.suites)), "endpoint_adaptations": adaptations or {},
-                        "endpoint_profile": endpoint_profile},
+        "fingerprint": made,
+        # which share of the benchmark this run was (--tooleval-shard, --tooleval-sample), what it collected
+        # but never ran, and what its costs were priced at: what a merge of shards needs
+        "run": run,
         "summary": {name: suite.data for name, suite in summary.suites.items()},
         "totals": totals,
         "storage_faults": storage or [],  # what the cache and the run board failed to keep (storage.py)

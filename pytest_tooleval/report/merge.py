@@ -1,0 +1,274 @@
+"""Shard reports -> the report of the whole run (`python -m pytest_tooleval merge shards/*.json -o full.json`).
+
+The samples of the shards are joined and everything else is computed from them again, by the same functions a
+single run uses (the summary, the totals, the comparison with a baseline, the gate), so the merged report is
+the one a single run of every sample would have written: the same summary, gate and per-sample verdicts
+(docs/scaling.md#merging-shards). Shards made differently (another model, other settings, another version of
+the plugin) or holding the same sample are refused; a shard or sample that is missing makes the merged run
+incomplete, which no gate passes.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..errors import ToolevalUsageError
+from ..shards import shard_parts
+from ..transport import row_key, row_key_or_none
+from .gate import GateResult, evaluate_gate, evaluate_regressions, sort_thresholds
+from .json_report import SCHEMA, assemble, read_report
+from .summary import RunSummary, run_totals, summarize
+
+if TYPE_CHECKING:
+    from .compare import Comparison
+
+# what two shards of one run may differ in: what each one's probe saw of the endpoint (latency, server ids)
+PER_SHARD = frozenset({"endpoint_profile"})
+LISTED = 10  # samples named in a line before "and N more"
+
+
+@dataclass(frozen=True)
+class GateOptions:
+    """The gate of the merged run: the plugin's options of the same names (README, "The release gate")."""
+
+    fail_under: Mapping[str, float]
+    max_error_rate: float
+    max_regression: Mapping[str, float]
+    alpha: float
+    baseline: str | None = None
+
+    @property
+    def gated(self) -> bool:
+        return bool(self.fail_under or self.max_regression)
+
+
+@dataclass(frozen=True)
+class Merged:
+    document: dict[str, Any]
+    summary: RunSummary
+    totals: dict[str, Any]
+    gate: GateResult | None
+    comparison: Comparison | None
+    incomplete: str | None  # what is missing (shards, samples never run), or None
+
+
+@dataclass(frozen=True)
+class _Part:
+    path: str
+    document: dict[str, Any]
+
+    @property
+    def run(self) -> dict[str, Any]:
+        block = self.document.get("run")
+        return block if isinstance(block, dict) else {}
+
+    @property
+    def made(self) -> dict[str, Any]:
+        fingerprint = self.document.get("fingerprint")
+        return fingerprint if isinstance(fingerprint, dict) else {}
+
+
+def read_part(path: str) -> _Part:
+    """One shard's report, checked: one line naming the file when it is not a report of this plugin."""
+    try:
+        document = json.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ToolevalUsageError(f"merge: no such file {path}: name the reports the shards wrote with "
+                                 "--tooleval-report") from None
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise ToolevalUsageError(f"merge: {path} is not a JSON report ({exc})") from None
+    if not isinstance(document, dict) or document.get("schema") != SCHEMA or not isinstance(document.get("samples"),
+                                                                                              list):
+        raise ToolevalUsageError(f"merge: {path} is not a pytest-tooleval report (schema {SCHEMA!r} with samples): "
+                                 "name the files the shards wrote with --tooleval-report")
+    if not isinstance(document.get("run"), dict):
+        raise ToolevalUsageError(f"merge: {path} was written by a plugin version without shard records: run its "
+                                 "shard again with this version")
+    return _Part(path, document)
+
+
+def merge(paths: Sequence[str], gate: GateOptions) -> Merged:
+    """The merged run of the shard reports at `paths`; a usage error (one line) for shards of different runs,
+    a sample in two shards, or a gate name no figure has."""
+    parts = [read_part(path) for path in paths]
+    made = _common_fingerprint(parts)
+    shards, missing_shards = _check_shards(parts)
+    rows = _joined_rows(parts)
+    everything = [row for row in rows if row.get("outcome") != "skipped"]
+    kept = [row for row in everything if not row.get("quarantined")]  # the rows every figure is made of
+    if not kept:
+        raise ToolevalUsageError("merge: the shards hold no scored sample: nothing to merge")
+    summary = summarize(kept)
+    first = parts[0].run
+    totals = run_totals(kept, max(float((part.document.get("totals") or {}).get("wall_s") or 0.0) for part in parts),
+                        requests=_summed(parts, ("requests", "retries")),
+                        role_models=first.get("role_models") or None, prices=_prices(first.get("prices")))
+    not_run = sorted({test_id for part in parts for test_id in part.run.get("not_run") or ()})
+    ceilings = [(part.document.get("totals") or {}).get("cost_ceiling") for part in parts]
+    cut_by_cost = sum(int(ceiling.get("not_run") or 0) for ceiling in ceilings if isinstance(ceiling, dict))
+    if any(isinstance(ceiling, dict) for ceiling in ceilings):
+        usd = next(ceiling["usd"] for ceiling in ceilings if isinstance(ceiling, dict))
+        totals["cost_ceiling"] = {"usd": usd, "not_run": cut_by_cost}
+    incomplete = _incomplete_line(missing_shards, not_run, cut_by_cost)
+    comparison = _compare(kept, everything, made, gate.baseline) if gate.baseline else None
+    result = _gate(summary, gate, comparison, incomplete) if gate.gated else None
+    run = {**{key: first.get(key) for key in ("sample", "seed", "role_models", "prices")},
+           "shard": None, "shards": shards, "missing_shards": missing_shards,
+           "collected": sum(int(part.run.get("collected") or 0) for part in parts), "not_run": not_run,
+           "merged_from": [Path(part.path).name for part in parts], "incomplete": incomplete}
+    storage = [fault for part in parts for fault in part.document.get("storage_faults") or []]
+    document = assemble(made, summary, everything, result, totals, storage,
+                        None if comparison is None else comparison.as_dict(), run)
+    plain: dict[str, Any] = json.loads(json.dumps(document, default=str))
+    return Merged(plain, summary, totals, result, comparison, incomplete)
+
+
+def _common_fingerprint(parts: list[_Part]) -> dict[str, Any]:
+    """The shards' fingerprint, which must be one: a difference names the key and both files. A suite's block
+    may be missing from a shard that has none of its samples."""
+    from ..suites import registered
+
+    merged = dict(parts[0].made)
+    for part in parts[1:]:
+        for key in sorted(set(merged) | set(part.made)):
+            if key in PER_SHARD:
+                continue
+            if (key not in merged or key not in part.made) and key in registered():
+                merged.setdefault(key, part.made.get(key))
+                continue
+            old, new = merged.get(key), part.made.get(key)
+            if old != new:
+                where = _first_difference(key, old, new)
+                raise ToolevalUsageError(
+                    f"merge: {part.path} was made differently from {parts[0].path}: {where[0]} is {where[2]!r}, "
+                    f"not {where[1]!r}; merge the shards of one run (the same options, data and plugin version)")
+    return merged
+
+
+def _first_difference(key: str, old: Any, new: Any) -> tuple[str, Any, Any]:
+    if isinstance(old, Mapping) and isinstance(new, Mapping):
+        for inner in sorted(set(old) | set(new)):
+            if old.get(inner) != new.get(inner):
+                return _first_difference(f"{key}.{inner}", old.get(inner), new.get(inner))
+    return key, old, new
+
+
+def _check_shards(parts: list[_Part]) -> tuple[int | None, list[str]]:
+    """The shard count, and the shards (`I/N`) no part is; a usage error when the parts are shards of different
+    splits, of different subsamples, or the same shard twice."""
+    seen: dict[str, str] = {}
+    counts: set[int | None] = set()
+    for part in parts:
+        for key in ("sample", "seed"):
+            if part.run.get(key) != parts[0].run.get(key):
+                raise ToolevalUsageError(f"merge: {part.path} ran --tooleval-{key} {part.run.get(key)}, "
+                                         f"{parts[0].path} {parts[0].run.get(key)}: merge the shards of one run")
+        shard = part.run.get("shard")
+        if not shard:
+            counts.add(None)
+            continue
+        if shard in seen:
+            raise ToolevalUsageError(f"merge: shard {shard} is given twice: {seen[shard]} and {part.path}")
+        seen[shard] = part.path
+        counts.add(shard_parts(str(shard))[1])
+    if len(counts) > 1:
+        named = ", ".join(f"{Path(part.path).name}: {part.run.get('shard') or 'not sharded'}" for part in parts)
+        raise ToolevalUsageError(f"merge: the reports are not shards of one split ({named}): run every shard with "
+                                 "the same --tooleval-shard I/N count")
+    count = next(iter(counts))
+    if count is None:
+        return None, []
+    missing = [f"{index}/{count}" for index in range(1, count + 1) if f"{index}/{count}" not in seen]
+    return count, missing
+
+
+def _joined_rows(parts: list[_Part]) -> list[dict[str, Any]]:
+    owner: dict[tuple[str, str, str, str, int], str] = {}
+    rows = []
+    for part in parts:
+        for row in part.document["samples"]:
+            key = row_key_or_none(row) if isinstance(row, dict) else None
+            if key is None:
+                raise ToolevalUsageError(f"merge: {part.path} has a sample row without suite, language and id")
+            if key in owner:
+                raise ToolevalUsageError(f"merge: sample {row.get('test_id') or key[2]} is in both {owner[key]} and "
+                                         f"{part.path}: the shards overlap (merge each shard's report once)")
+            owner[key] = part.path
+            rows.append(row)
+    return rows
+
+
+def _summed(parts: list[_Part], keys: tuple[str, ...]) -> dict[str, int] | None:
+    totals = [part.document.get("totals") or {} for part in parts]
+    if not any(key in shard for shard in totals for key in keys):
+        return None  # the oracle's runs count no requests
+    return {key: sum(int(shard.get(key) or 0) for shard in totals) for key in keys}
+
+
+def _prices(value: Any) -> dict[str, tuple[float, float]] | None:
+    if not isinstance(value, dict) or not value:
+        return None
+    return {str(model): (float(pair[0]), float(pair[1])) for model, pair in value.items()}
+
+
+def _incomplete_line(missing_shards: list[str], not_run: list[str], cut_by_cost: int) -> str | None:
+    reasons = []
+    if missing_shards:
+        reasons.append(f"shard{'s' if len(missing_shards) > 1 else ''} {', '.join(missing_shards)} "
+                       f"{'are' if len(missing_shards) > 1 else 'is'} missing")
+    if not_run:
+        more = f" and {len(not_run) - LISTED} more" if len(not_run) > LISTED else ""
+        reasons.append(f"{len(not_run)} samples a shard collected never ran: {', '.join(not_run[:LISTED])}{more}")
+    if cut_by_cost:
+        reasons.append(f"{cut_by_cost} samples were not run for the cost ceiling")
+    return "; ".join(reasons) or None
+
+
+def _compare(kept: list[dict[str, Any]], everything: list[dict[str, Any]], made: dict[str, Any],
+             baseline_path: str) -> Comparison:
+    """As the controller compares a run (controller.py `_compare`): a sample quarantined now is left out of
+    the baseline's figures too."""
+    from ..suites import plugin
+    from .compare import compare, suite_members
+
+    baseline = read_report(baseline_path)
+    summary_suites = sorted({row["suite"] for row in kept})
+    members = {name: suite_members(plugin(name)) for name in summary_suites}
+    current = {key: value for key, value in made.items() if key not in PER_SHARD}
+    left_out = {row_key(row)[:4] for row in everything if row.get("quarantined")}
+    baseline = {**baseline, "samples": [
+        row for row in baseline.get("samples") or [] if isinstance(row, dict)
+        and (key := row_key_or_none(row)) is not None and key[:4] not in left_out]}
+    return compare(kept, baseline, baseline_path, current, members)
+
+
+def _gate(summary: RunSummary, options: GateOptions, comparison: Comparison | None,
+          incomplete: str | None) -> GateResult:
+    """The gate of the merged run, as the controller's: thresholds by figure name, the error rate, regressions
+    against the baseline; incomplete when a shard or sample is missing."""
+    from ..config import build_settings
+    from ..suites import registered
+
+    ran: dict[str, list[str] | None] = {name: list(suite.figures) for name, suite in summary.suites.items()}
+    defaults = build_settings({}, {})
+    elsewhere: dict[str, list[str] | None] = {}
+    for name, suite in registered().items():
+        if name not in ran:
+            declared = getattr(suite, "figure_names", None)
+            elsewhere[name] = None if declared is None else list(declared(defaults))
+    thresholds = dict(options.fail_under)
+    unknown, outside = sort_thresholds(thresholds, ran, elsewhere)
+    if unknown:
+        valid = ", ".join(f"{suite}.{figure}" for suite, figures in ran.items() for figure in figures or [])
+        raise ToolevalUsageError(f"merge: --fail-under: no figure {unknown[0]!r} in the merged run; its figures are "
+                                 f"{valid}")
+    notes = tuple(f"{name}: not checked (its suite did not run)" for name in outside)
+    regressions = () if comparison is None else tuple(
+        evaluate_regressions(comparison, options.max_regression, options.alpha))
+    result = evaluate_gate(summary, {name: value for name, value in thresholds.items() if name not in outside},
+                           options.max_error_rate, notes, regressions)
+    return result if incomplete is None else replace(result, incomplete=incomplete)
