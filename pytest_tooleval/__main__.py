@@ -78,7 +78,7 @@ def _option(name: str, text: str | None) -> Any:
     return option.parse(f"{name}", text) if option.parse is not None else text
 
 
-def main(argv: list[str] | None = None) -> int:
+def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m pytest_tooleval", description=__doc__.split("\n", 1)[0])
     commands = parser.add_subparsers(dest="command", required=True)
     judged = commands.add_parser("import-judged", help="summarise upstream ToolAlpaca judge files "
@@ -99,7 +99,11 @@ def main(argv: list[str] | None = None) -> int:
     merging.add_argument("--max-regression", metavar="FIGURE=MARGIN,...", help="as --tooleval-max-regression")
     merging.add_argument("--alpha", metavar="P", help="as --tooleval-alpha")
     merging.set_defaults(run=_merge)
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
     try:
         return int(args.run(args))
     except ToolevalUsageError as exc:

@@ -39,3 +39,41 @@ def test_every_option_in_the_workflow_is_a_real_one() -> None:
     assert used and used <= declared, sorted(used - declared)
     assert {"--tooleval-baseline", "--tooleval-max-regression", "--tooleval-markdown",
             "--tooleval-html", "--tooleval-report"} <= used
+
+
+def matrix_workflow() -> dict[str, object]:
+    text = README.read_text(encoding="utf-8")
+    section = text[text.index("### Across runners: a CI matrix of shards and one merge"):]
+    block = re.search(r"```yaml\n(.*?)```", section, re.DOTALL)
+    assert block is not None, "the matrix section has no yaml block"
+    parsed: dict[str, object] = yaml.safe_load(block.group(1))
+    return parsed
+
+
+def test_the_matrix_workflow_runs_every_shard_then_merges_and_gates() -> None:
+    from pytest_tooleval.__main__ import build_parser
+
+    jobs = matrix_workflow()["jobs"]
+    shard, gate = jobs["shard"], jobs["gate"]  # type: ignore[index]
+    shards = shard["strategy"]["matrix"]["shard"]
+    assert shard["strategy"]["fail-fast"] is False
+    evaluate = "\n".join(step["run"] for step in shard["steps"] if "run" in step)
+    assert f"--tooleval-shard=${{{{ matrix.shard }}}}/{len(shards)}" in evaluate and shards == list(
+        range(1, len(shards) + 1))
+    assert "--tooleval-report=shard-${{ matrix.shard }}.json" in evaluate
+    declared = {f"--tooleval-{option.name}" for option in all_options()}
+    assert set(re.findall(r"--tooleval-[a-z0-9-]+", evaluate)) <= declared
+    caches = [step for step in shard["steps"] if step.get("uses", "").startswith("actions/cache@")]
+    assert caches and "matrix.shard" in caches[0]["with"]["key"]  # a response cache per shard
+    kept = next(step for step in shard["steps"] if step.get("uses", "").startswith("actions/upload-artifact@"))
+    assert kept["if"] == "always()"
+    assert gate["needs"] == "shard" and gate["if"] == "always()"
+    merging = next(step["run"] for step in gate["steps"] if "pytest_tooleval merge" in step.get("run", ""))
+    command = merging[merging.index("python -m pytest_tooleval merge"):]
+    parser = build_parser()
+    merge_parser = next(action for action in parser._subparsers._group_actions  # type: ignore[union-attr]
+                        if hasattr(action, "choices")).choices["merge"]
+    flags = {flag for action in merge_parser._actions for flag in action.option_strings}
+    used = set(re.findall(r"(?<![\w-])(--[a-z][a-z-]+|-o)(?=[ =])", merging))  # the baseline's array's too
+    assert {"--baseline", "--max-regression", "--fail-under", "-o", "--markdown", "--html"} <= used <= flags, used
+    assert "-o" in command and "--fail-under" in command
