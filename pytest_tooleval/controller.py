@@ -52,6 +52,8 @@ class Controller:
         if settings.max_cost is not None and not settings.prices:
             raise ToolevalUsageError("--tooleval-max-cost needs prices to estimate with: pass --tooleval-prices "
                                      "MODEL=INPUT/OUTPUT (USD per million tokens)")
+        if settings.batch:
+            check_batch(settings)
         if settings.max_regression and not settings.baseline:
             raise ToolevalUsageError("--tooleval-max-regression needs a run to compare with: pass "
                                      "--tooleval-baseline PATH (a previous run's --tooleval-report)")
@@ -267,6 +269,8 @@ class Controller:
                             role_models=self.session.role_models(), prices=settings.prices or None)
         if settings.max_cost is not None:
             totals["cost_ceiling"] = {"usd": settings.max_cost, "not_run": self.session.not_run_for_cost}
+        if self.session.batch_summary is not None:
+            totals["batch"] = self.session.batch_summary.as_dict()
         return totals
 
     def _run_block(self) -> dict[str, Any]:
@@ -338,6 +342,8 @@ class Controller:
         if (cost := render_cost(self.totals)) is not None:
             terminalreporter.write_line(cost)
         self._show_quarantine(terminalreporter)
+        if self.session.batch_summary is not None:
+            terminalreporter.write_line(self.session.batch_summary.line())
         if self.session.not_run_for_cost:
             terminalreporter.write_line(f"tooleval: {self._cost_line()}: the run is incomplete", red=True)
         for name, suite in self.summary.suites.items():
@@ -386,6 +392,19 @@ class Controller:
 
 THINK_HINT_SHARE = 0.1  # answers beginning with a think block, from which the summary names the strip option
 PROBE_BYTES = 256 * 1024  # room for the board and a first batch of answers
+
+
+def check_batch(settings: Any) -> None:
+    """--tooleval-batch with what it cannot work with: one line, before anything is asked."""
+    if access_kind(settings) != "chat":
+        raise ToolevalUsageError("--tooleval-batch sends a live model's requests through its Batch API: it has no "
+                                 f"use with --tooleval-model {settings.model}")
+    if settings.no_cache:
+        raise ToolevalUsageError("--tooleval-batch keeps the batch's answers in the response cache: drop "
+                                 "--tooleval-no-cache")
+    if settings.max_cost is not None:
+        raise ToolevalUsageError("--tooleval-max-cost cannot stop a batch once it is submitted: use one or the "
+                                 "other")
 
 
 def check_cache_dir(folder: Path) -> None:

@@ -45,11 +45,27 @@ def pytest_configure(config: pytest.Config) -> None:
     if not hasattr(config, "workerinput"):  # the controller (or a run without xdist) aggregates
         from .controller import Controller
 
+        session.say = _terminal_line(config)
+
         config.pluginmanager.register(Controller(session), "tooleval-controller")
         if config.pluginmanager.hasplugin("xdist"):
             from .distributed import XdistHooks
 
             config.pluginmanager.register(XdistHooks(session, config), "tooleval-xdist")
+
+
+def _terminal_line(config: pytest.Config) -> Any:
+    """A line to pytest's terminal (found when first used: it registers after this plugin)."""
+
+    def say(line: str) -> None:
+        reporter = config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is None:
+            print(line, flush=True)
+        else:
+            reporter.write_line(line)
+            reporter.flush()
+
+    return say
 
 
 @pytest.hookimpl(tryfirst=True)

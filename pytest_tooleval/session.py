@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import gc
+import sys
 import threading
 import time
 import uuid
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
     from .answers import AnswerSource
     from .answers.board import RunBoard
     from .answers.hub import Hub
+    from .models.batch import BatchSummary
     from .progress import Progress, ProgressLine
 
 
@@ -60,6 +62,8 @@ class ToolevalSession:
         # the parametrize ids this run collected (the controller's view; with xdist, suite placeholders too):
         # the report names the samples among them that never ran
         self.collected_test_ids: list[str] | None = None
+        self.say: Callable[[str], None] = lambda line: print(line, file=sys.stderr)  # the terminal's, once known
+        self.batch_summary: BatchSummary | None = None  # what --tooleval-batch did (models/batch.py)
 
     @property
     def settings(self) -> Settings:
@@ -84,7 +88,7 @@ class ToolevalSession:
                 settings = self.settings.replace(concurrency=self._slots)
                 self._access = build_access(settings, settings.cache_path, self.engine, self.board_path,
                                             self.run.helper_roles(), self.run.replay_readers(),
-                                            probe_tools=self.run.asks_with_tools())
+                                            probe_tools=self.run.asks_with_tools(), say=self.say)
             return self._access
 
     @property
@@ -106,6 +110,7 @@ class ToolevalSession:
             return
         _ = self.access  # a bad model setting (a replay file that is not there) stops the run here, once
         self.probe()
+        self.send_batch(cases)
         if not self.works_ahead:
             return
         from .answers.pool import MemoryLedger, Pool, PoolSource
@@ -125,6 +130,39 @@ class ToolevalSession:
 
         _ = self.access
         self.endpoint_profile = self.engine.run(probe_endpoints(self.engine.probes))
+
+    def send_batch(self, cases: list[Any]) -> None:
+        """--tooleval-batch: the requests of the samples that qualify go out as one batch, and this waits for it
+        (models/batch.py); the tests then find its answers in the cache. Once per process."""
+        access = self.access
+        if access.batch is None or self.batch_summary is not None:
+            return
+        from .suites import plugin
+
+        qualifying = [case for case in cases
+                      if getattr(plugin(case.suite), "batchable", lambda case: False)(original(case))]
+        self.batch_summary = self.engine.run(self._batch(access, qualifying))
+
+    async def _batch(self, access: ModelAccess, cases: list[Any]) -> BatchSummary:
+        from .models.batch import COLLECTING, Deferred
+
+        wanted: dict[str, dict[str, Any]] = {}
+        collecting = COLLECTING.set(wanted)
+        try:
+            for case in cases:
+                repeat = REPEAT.set(repeat_of(case))
+                try:
+                    await self.run.suite(case.suite).answer(original(case), access)
+                except Deferred:
+                    pass  # its request is collected
+                except Exception:  # whatever went wrong happens again in its test, which reports it
+                    pass
+                finally:
+                    REPEAT.reset(repeat)
+        finally:
+            COLLECTING.reset(collecting)
+        summary: BatchSummary = await access.batch.run(wanted)
+        return summary
 
     def _own_pool(self) -> Any:
         """A worker answering samples the hub did not: claimed on the board, one at a time as tests ask."""
@@ -257,6 +295,7 @@ class ToolevalSession:
         # before the hub asks anything (a failure is one line and exit status 4), and after the suites of these
         # tests are loaded: their helper roles are part of the access the probe builds
         self.probe()
+        self.send_batch(cases)
         self.hub.start(self.run.schedule(cases), self.run.loaded_cases(), self._answer, self.engine,
                        lambda: self.access)
 

@@ -389,6 +389,7 @@ class FakeOpenAI:
         self.reject_over_capacity = reject_over_capacity
         self.batch_polls_to_complete = batch_polls_to_complete
         self.batches_held = False
+        self.batch_api = True  # False: the files and batches endpoints are 404s, as on vLLM and Ollama
         self.stats = ServerStats()
         self._host, self._port = host, port
         self._queue: collections.deque[Answer] = collections.deque()
@@ -871,6 +872,9 @@ class _Handler(BaseHTTPRequestHandler):
         # Not counted in `requests` nor `in_flight`, and free of latency, capacity and faults: those are for
         # the model's answers, which a batch gets when it completes.
         fake = self.server.fake
+        if not fake.batch_api:
+            self._send_error(404, f"Unknown path {self.path}", "invalid_request_error")
+            return
         if fake.require_api_key and self.headers.get("Authorization") != f"Bearer {fake.require_api_key}":
             self._send_error(401, "Incorrect API key provided.", "invalid_request_error", code="invalid_api_key")
             return

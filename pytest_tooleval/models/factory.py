@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -22,10 +22,10 @@ if TYPE_CHECKING:
 
 def build_access(settings: Settings, cache_dir: Path, engine: Engine, board_path: Path,
                  roles: Sequence[Role] = (), replay_readers: Sequence[ReplayReader] = (), *,
-                 probe_tools: bool = False) -> ModelAccess:
+                 probe_tools: bool = False, say: Callable[[str], None] = print) -> ModelAccess:
     """The run's model access; `roles` are the helper models of the suites in the run, `replay_readers` their
     recorded-output formats (suites/base.py); `probe_tools`: a suite offers the model `tools`, so its probe
-    offers one too."""
+    offers one too; `say` writes the batch lane's lines (--tooleval-batch)."""
     model: str = settings.model
     kind = access_kind(settings)
     if kind == "oracle":
@@ -44,11 +44,13 @@ def build_access(settings: Settings, cache_dir: Path, engine: Engine, board_path
         limiter = SharedRateLimiter(board_path.with_suffix(".limits.sqlite"), settings.rpm, settings.tpm)
         engine.on_close(_closing(limiter.close))
     reasoning = {"reasoning_effort": settings.reasoning_effort} if settings.reasoning_effort else {}
+    lanes: list[Any] = []  # --tooleval-batch: the model's batch lane (models/batch.py)
     chat = live.chat(model, settings.base_url, settings.api_key, settings.temperature, settings.max_tokens, limiter,
-                     extra=reasoning, probe_tools=probe_tools)
+                     extra=reasoning, probe_tools=probe_tools, lanes=lanes if settings.batch else None, say=say)
     if settings.reasoning == "strip":
         chat = _without_think_blocks(chat)
-    access = ModelAccess("chat", chat=chat, roles=live.roles(roles, limiter), model=model)
+    access = ModelAccess("chat", chat=chat, roles=live.roles(roles, limiter), model=model,
+                         batch=lanes[0] if lanes else None)
     live.close_cache_last()
     return access
 
@@ -172,16 +174,18 @@ class _Live:
 
     def chat(self, model: str, base_url: str | None, api_key: str | None, temperature: float | None,
              max_tokens: int | None, limiter: Any = None, *, top_p: float | None = None,
-             extra: dict[str, Any] | None = None, role: str = "model", probe_tools: bool = False) -> ChatFn:
+             extra: dict[str, Any] | None = None, role: str = "model", probe_tools: bool = False,
+             lanes: list[Any] | None = None, say: Callable[[str], None] = print) -> ChatFn:
         return _chat_function(self.settings, self.engine, model, base_url, api_key, temperature, max_tokens,
                               limiter, self.cache, top_p=self.settings.top_p if top_p is None else top_p,
-                              extra=extra or {}, role=role, probe_tools=probe_tools)
+                              extra=extra or {}, role=role, probe_tools=probe_tools, lanes=lanes, say=say)
 
 
 def _chat_function(settings: Settings, engine: Engine, model: str, base_url: str | None,
                    api_key: str | None, temperature: float | None, max_tokens: int | None,
                    limiter: Any = None, cache: ResponseCache | None = None, *, top_p: float | None = None,
-                   extra: dict[str, Any] | None = None, role: str = "model", probe_tools: bool = False) -> ChatFn:
+                   extra: dict[str, Any] | None = None, role: str = "model", probe_tools: bool = False,
+                   lanes: list[Any] | None = None, say: Callable[[str], None] = print) -> ChatFn:
     from .cache import CachedBackend
     from .openai_compat import OpenAIBackend
 
@@ -202,6 +206,13 @@ def _chat_function(settings: Settings, engine: Engine, model: str, base_url: str
         ({"role": "user", "content": PROBE_PROMPT},), temperature=temperature, top_p=top_p,
         max_tokens=None if max_tokens is None else min(max_tokens, PROBE_MAX_TOKENS), extra=dict(extra or {}),
         tools=(PROBE_TOOL,) if probe_tools else None)))
+    if lanes is not None:  # --tooleval-batch: between the cache and the endpoint (models/batch.py)
+        from .batch import BatchLane
+
+        lane = BatchLane(backend, cache, settings.cache_path, poll_s=settings.batch_poll,
+                         fallback=settings.batch_fallback, say=say)
+        lanes.append(lane)
+        backend = lane
     if cache is not None:
         backend = CachedBackend(backend, cache)
 

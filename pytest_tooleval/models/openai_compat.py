@@ -322,6 +322,35 @@ class OpenAIBackend:
                 f"tokens) does not fit the model's context: {failure.detail}")
         raise InfrastructureError(self._message(failure, attempts))
 
+    # -- the Batch API (models/batch.py) --------------------------------------------------------------------
+
+    def request_body(self, request: ChatRequest) -> dict[str, Any]:
+        """The JSON body `complete` would send for `request` (what a batch line carries)."""
+        params = self._adapted(self._params(request))
+        extra = params.pop("extra_body", None) or {}
+        return {**params, **extra}
+
+    def reply_from_completion(self, completion: Any) -> Reply:
+        """A chat completion as a batch's output file holds it, read as `complete` reads an answer;
+        MalformedResponse when it is not one."""
+        outcome = _extract(completion)
+        return Reply(
+            text=self._reply_text(outcome.text), prompt_tokens=outcome.prompt_tokens,
+            completion_tokens=outcome.completion_tokens, finish_reason=outcome.finish_reason,
+            reasoning=None if outcome.reasoning is None else self._reply_text(outcome.reasoning),
+            reasoning_tokens=outcome.reasoning_tokens, served_by=outcome.served_by,
+            system_fingerprint=outcome.system_fingerprint,
+            tool_calls=tuple(ToolCall(call.id, call.name, self._reply_text(call.arguments))
+                             for call in outcome.tool_calls))
+
+    def client(self) -> openai.AsyncOpenAI:
+        """The running loop's client (the files and batches endpoints are asked through it)."""
+        return self._state().client
+
+    def redact(self, text: str) -> str:
+        """`text` without the key or the URL's credentials (an error message of the files endpoints, say)."""
+        return redact_all(text, self._secrets)
+
     def retry_delay(self, retry: int, decision: RetryDecision) -> float:
         """Seconds before retry number `retry` (0-based): the server's Retry-After (capped), else full jitter."""
         if decision.retry_after is not None:

@@ -178,6 +178,11 @@ class AceBenchPlugin:
     def priority(self, case: Any) -> int:
         return 0 if case.family == "agent" else 1  # rollouts take many requests: start them first
 
+    def batchable(self, case: Any) -> bool:
+        """--tooleval-batch: a normal or special sample is one request (its dialogue history is in the prompt);
+        an agent rollout is many, each depending on the last."""
+        return bool(case.family != "agent")
+
     def weight(self, case: Any) -> float:
         """A sample's expected cost beside the others of its category, for --tooleval-shard (shards.py): its
         prompt's length (the question and the functions), which its tokens follow."""

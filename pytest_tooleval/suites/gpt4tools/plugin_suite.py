@@ -98,6 +98,10 @@ class GPT4ToolsPlugin:
     def priority(self, case: Any) -> int:
         return 1
 
+    def batchable(self, case: Any) -> bool:
+        """--tooleval-batch: every item is one request."""
+        return True
+
     def weight(self, case: Any) -> float:
         """For --tooleval-shard (shards.py): the instruction's length, which its prompt tokens follow."""
         return float(len(case.item.instruction))
