@@ -22,6 +22,7 @@ from .transport import PROPERTY, error_payload, result_payload
 NO_MODEL = "no model to evaluate: pass --tooleval-model NAME (or 'oracle', or 'replay:PATH')"
 NO_DATA = "no model and no local data: pass --tooleval-model NAME (data is downloaded on first use)"
 DATA_ERROR = "data-error"
+PLACEHOLDERS = ("not-run", "not-selected", "no-model", DATA_ERROR)  # what a suite's one skipped test stands for
 FAILURE_TEXT_LIMIT = 2000
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # C0 and C1 controls, newline and tab kept
 
@@ -71,6 +72,14 @@ def _placeholder(metafunc: pytest.Metafunc, suite_name: str, what: str, reason: 
     param = pytest.param(None, id=f"{suite_name}-{what}",
                          marks=[pytest.mark.skip(reason=reason), getattr(pytest.mark, suite_name)])
     metafunc.parametrize("tooleval_case", [param], indirect=True)
+
+
+def is_placeholder(test_id: str) -> bool:
+    """Whether a parametrize id is a suite's placeholder (see `_placeholder`), not a sample's."""
+    from .suites import registered
+
+    return any(test_id.endswith(f"-{what}") and test_id.removesuffix(f"-{what}") in registered()
+               for what in PLACEHOLDERS)
 
 
 def raise_collection_error(session: ToolevalSession) -> None:

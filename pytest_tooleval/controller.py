@@ -274,13 +274,15 @@ class Controller:
         return totals
 
     def _run_block(self) -> dict[str, Any]:
+        from .collect import is_placeholder
+
         """The report's `run`: the share of the benchmark (shard, subsample), the samples collected but never
         run (a run stopped early), and the prices its costs were estimated at."""
         settings = self.session.settings
         answered = {row.get("test_id") for row in self.samples.values()}
         collected = set(self.session.collected_test_ids or ())
         not_run = sorted(test_id for test_id in collected - answered
-                         if self.session.run.case_for_test_id(test_id) is not None)  # not a suite placeholder
+                         if not is_placeholder(test_id) and self.session.run.case_for_test_id(test_id) is not None)
         return {"shard": settings.shard, "sample": settings.sample,
                 "seed": settings.seed if settings.sample is not None else None,
                 "collected": len(collected & answered) + len(not_run), "not_run": not_run,
