@@ -177,6 +177,7 @@ def assert_verdict(verdict: Any) -> Verdict:
 
 class _Case:  # what result_payload reads off a case
     suite, id, category, language, index = "acebench", "hostile_0", "normal_atom_bool", "en", 0
+    test_id = "en-hostile_0"
 
 
 def assert_reportable(verdict: Verdict, output: str) -> None:
