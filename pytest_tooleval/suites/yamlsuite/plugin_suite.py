@@ -1,0 +1,132 @@
+"""Your own cases as a suite: every `*.tooleval.yaml` file pytest collects (docs/yaml-suites.md).
+
+The SuitePlugin of suites/base.py, like the benchmarks'. What is particular to it: its cases come from files
+the user writes anywhere in the test tree (discovery.py finds them under the paths pytest collects, collect.py
+turns each file into a test module), and its id prefixes, categories and figures are those of the files.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from ...config import Settings
+from . import discovery
+
+if TYPE_CHECKING:
+    from ...report.compare import Unit
+    from ...report.summary import SuiteSummary
+    from .suite import YamlSuite
+
+MODES = ("prompt", "fc")
+
+
+class YamlSuitePlugin:
+    name = "yaml"
+    # the files' tags are registered as the files are read (collect.py)
+    markers: ClassVar[dict[str, str]] = {"yaml": "a case of your own *.tooleval.yaml files"}
+    options = ()
+    roles = ()
+    mark_profiles = ()  # the tags are the files': any -m may select a case
+
+    @property
+    def id_prefixes(self) -> tuple[str, ...]:
+        """`<file stem>-` of every file (found on first use: only when no other suite claims a test id)."""
+        from .spec import file_stem
+
+        return tuple(f"{file_stem(path)}-" for path in discovery.suite_files())
+
+    def unavailable(self, settings: Settings) -> str | None:
+        return None  # without files there is no test to run
+
+    def load(self, settings: Settings) -> YamlSuite:
+        """Every file, validated (a problem is one line naming the file, line and key: DataError)."""
+        from .spec import load_file
+        from .suite import YamlSuite
+
+        files = [load_file(path) for path in discovery.suite_files()]
+        return YamlSuite(files, {file.path: modes(file.mode, settings) for file in files})
+
+    def summarize(self, rows: list[dict[str, Any]]) -> SuiteSummary:
+        from .summary import summarize_yaml
+
+        return summarize_yaml(rows)
+
+    def fingerprint(self, settings: Settings) -> dict[str, Any] | None:
+        """The files (by content) and the protocols they ran in."""
+        files: dict[str, str | None] = {}
+        for path in discovery.suite_files():
+            try:
+                files[_shown(path)] = hashlib.sha256(path.read_bytes()).hexdigest()
+            except OSError:
+                files[_shown(path)] = None
+        return {"files": files, "mode": settings.get("mode") if settings.explicit("mode") else "as each file says"}
+
+    def priority(self, case: Any) -> int:
+        return 0 if len(case.spec.turns) > 1 else 1  # conversations first: they take a request per turn
+
+    def weight(self, case: Any) -> float:
+        """For --tooleval-shard: the length of the case's messages, which its prompt tokens follow."""
+        return float(sum(len(message.get("content") or "") for turn in case.spec.turns for message in turn.messages))
+
+    def batchable(self, case: Any) -> bool:
+        """--tooleval-batch: a one-turn case is one request."""
+        return len(case.spec.turns) == 1
+
+    def asks_with_tools(self, settings: Settings) -> bool:
+        from .spec import load_file
+
+        if settings.explicit("mode"):
+            return bool(settings.get("mode") != "prompt")
+        return any(load_file(path).mode == "fc" for path in discovery.suite_files())
+
+    def figure_names(self, settings: Settings) -> list[str]:
+        """`<category>.accuracy` of every file's categories and `overall`, per protocol the run asks in."""
+        from .spec import load_file
+        from .summary import category_key, prefix
+
+        names: list[str] = []
+        for path in discovery.suite_files():
+            file = load_file(path)
+            own = file.mode
+            for mode in modes(own, settings):
+                variant = "" if mode == own else mode
+                names += [f"{prefix(variant)}{category_key(case.category)}.accuracy" for case in file.cases]
+                names.append(f"{prefix(variant)}overall")
+        names = list(dict.fromkeys(names))
+        if settings.repeats > 1:  # report/repeated.py
+            names += [f"{name}.{kind}" for name in list(names) for kind in ("mean", "pass_k")]
+        return names
+
+    def units(self, rows: list[dict[str, Any]]) -> list[Unit]:
+        from .summary import units
+
+        return units(rows)
+
+    def combine(self, proportions: Mapping[str, float]) -> dict[str, float]:
+        from .summary import combine
+
+        return combine(proportions)
+
+
+def modes(own: str, settings: Settings) -> tuple[str, ...]:
+    """The protocols a file's cases run in: its own, unless --tooleval-mode is given (both: its own first)."""
+    if not settings.explicit("mode"):
+        return (own,)
+    chosen = settings.get("mode")
+    if chosen == "both":
+        return (own, *(mode for mode in MODES if mode != own))
+    return (str(chosen),)
+
+
+def _shown(path: Path) -> str:
+    """A file as the fingerprint names it: relative to the folder the run started in, where it can be."""
+    try:
+        return str(path.relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
+
+
+SUITE = YamlSuitePlugin()

@@ -1,0 +1,560 @@
+"""Scoring one turn of a YAML case: what the model answered against what the case expects.
+
+`check` is pure: the expectation, the model's calls (None for an answer in words), its text and the file's tools
+in; the problems out, one readable line each (none: the turn passed). `decode_text_calls` (the text protocol) and
+`decode_tool_calls` (native tool calls) turn the two forms of an answer into `Call`s first.
+
+The model's output is hostile input, so every path ends in a verdict: values in messages are clipped and written
+on one line with control characters escaped, a pattern searches a bounded text, a native call's arguments are read
+up to the text protocol's own length limit, and deep nesting or non-JSON values become problems, not exceptions.
+
+Values are compared as JSON values: 3 equals 3.0, true is not 1, a string is never a number, and a tuple of the
+text protocol is an array. A null argument and a missing one are the same ("not given"), in both directions:
+OpenAI's strict mode makes a model send null for every optional parameter it does not use, and a case should not
+fail for that (so a missing argument passes `exact: null`, an `any_of` holding null and `absent`; an unlisted
+argument sent as null is not a problem even without `partial`).
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+from collections.abc import Hashable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from functools import cache, lru_cache
+from typing import TYPE_CHECKING, Any
+
+from pytest_tooleval.suites.acebench.decode import MAX_SOURCE_CHARS, DecodeError, decode_fixed
+
+if TYPE_CHECKING:
+    from jsonschema.exceptions import ValidationError
+    from jsonschema.protocols import Validator
+
+    from .spec import Expectation, ExpectedCall, Matcher, ToolSpec
+
+__all__ = ["Call", "check", "decode_text_calls", "decode_tool_calls"]
+
+#: Characters of one value (an argument, the answer's text) a message shows.
+SHOWN_CHARS = 200
+#: Characters of a pattern's searched text: Python's re has no timeout, so the model's text is what is bounded
+#: (a pattern of the file with nested repeats, like (a+)+$, can still backtrack for long: the file's to fix).
+SEARCHED_CHARS = 100_000
+#: Most calls whose every one-to-one assignment is tried (8! = 40,320 sums of a table computed once); greedy above.
+MAX_PERMUTED_CALLS = 8
+
+_CALLS_SHOWN = 300  # characters of a list of calls in a message
+_NAME_SHOWN = 100  # characters of a tool or argument name
+_NAMES_LISTED = 10  # tool names listed when a call names none of them
+_LEVELS_SHOWN = 10  # levels of a nested value shown; deeper ones are "..."
+_VALIDATORS_KEPT = 256  # tools whose compiled schema is kept (a run has a few files of a few tools each)
+
+
+@dataclass(frozen=True)
+class Call:
+    """One call the model made: the tool's name and its arguments, as JSON-like values."""
+
+    name: str
+    arguments: dict[str, Any]
+
+
+# -- the two forms of an answer ------------------------------------------------------------------------------
+
+
+def decode_text_calls(text: str) -> list[Call] | None:
+    """The calls of a text-protocol answer (ACEBench's ``[ApiName(key='value'), ...]``), or None when the text is
+    not that format (an answer in words). Nothing is executed: values are read off the syntax tree."""
+    try:
+        decoded = decode_fixed(text)
+    except (DecodeError, RecursionError):
+        return None
+    calls = []
+    for call in decoded:
+        for name, arguments in call.items():
+            if None in arguments:
+                return None  # `**kw` names no argument, so there is nothing to score the call by
+            calls.append(Call(name, {key: _as_json(value) for key, value in arguments.items() if key is not None}))
+    return calls
+
+
+def decode_tool_calls(calls: Sequence[tuple[str, str]]) -> list[Call] | str:
+    """Native tool calls, each (name, the arguments' JSON text): the calls, or the problem of the first call
+    whose arguments are not a JSON object. An empty text is no arguments (some servers send "" for ``{}``)."""
+    decoded = []
+    for number, (name, text) in enumerate(calls, 1):
+        where = f"call {number} ({_name(name)})"
+        if len(text) > MAX_SOURCE_CHARS:
+            # the text protocol's own limit: past it, validating and pattern-matching the values costs too much
+            return _one_line(f"{where}: its arguments are too long "
+                             f"({len(text)} characters, at most {MAX_SOURCE_CHARS})")
+        arguments = _json_object(text)
+        if arguments is None:
+            return _one_line(f"{where}: its arguments are not a JSON object: {_show(text)}")
+        decoded.append(Call(name, arguments))
+    return decoded
+
+
+def _as_json(value: Any) -> Any:
+    """A decoded Python value as JSON carries it: a tuple is an array (the decoder bounds the depth)."""
+    if isinstance(value, (list, tuple)):
+        return [_as_json(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _as_json(item) for key, item in value.items()}
+    return value
+
+
+def _json_object(text: str) -> dict[str, Any] | None:
+    if not text.strip():
+        return {}
+    try:
+        value = json.loads(text, parse_constant=_not_json)
+    except (ValueError, RecursionError):  # ValueError also covers integers past Python's digit limit
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _not_json(constant: str) -> Any:
+    raise ValueError(f"{constant} is not JSON")  # Python's json reads NaN and Infinity; JSON has neither
+
+
+# -- the verdict -------------------------------------------------------------------------------------------
+
+
+def check(expect: Expectation, calls: list[Call] | None, text: str, tools: Mapping[str, ToolSpec]) -> list[str]:
+    """The problems of one turn's answer (empty: it passed). `calls` is None when the answer is words only.
+
+    Every call the model made, matched or not, is also checked against its tool's parameter schema.
+    """
+    if expect.no_call:
+        problems = [f"expected an answer in words, got {_calls_shown(calls)}"] if calls else []
+        problems += _text_problems(expect, text)
+    else:
+        problems = _call_problems(expect, calls, text)
+    problems += _schema_problems(calls or [], tools)
+    return [_one_line(problem) for problem in problems]
+
+
+def _text_problems(expect: Expectation, text: str) -> list[str]:
+    problems = []
+    if expect.contains:
+        folded = text.casefold()
+        problems += [f"the answer does not contain {_show(needle)}"
+                     for needle in expect.contains if needle.casefold() not in folded]
+    if expect.regex is not None:
+        pattern = _pattern(expect.regex)
+        if isinstance(pattern, str):
+            problems.append(pattern)
+        elif pattern.search(text[:SEARCHED_CHARS]) is None:
+            problem = f"the answer does not match /{_pattern_shown(expect.regex)}/"
+            if len(text) > SEARCHED_CHARS:
+                problem += f" (searched its first {SEARCHED_CHARS} of {len(text)} characters)"
+            problems.append(problem)
+    return problems
+
+
+def _call_problems(expect: Expectation, calls: list[Call] | None, text: str) -> list[str]:
+    expected = expect.calls
+    wanted = _count(len(expected), "call") + (f" ({_names(call.name for call in expected)})" if expected else "")
+    if calls is None:
+        return [f"expected {wanted}, got an answer in words: {_show(text)}"] if expected else []
+    if len(calls) != len(expected):
+        return [f"expected {wanted}, got {_calls_shown(calls)}"]
+    if expect.ordered:
+        return [problem for number, (want, call) in enumerate(zip(expected, calls, strict=True), 1)
+                for problem in _pair_problems(number, want, call)]
+    return _best_assignment(expected, calls)
+
+
+def _best_assignment(expected: Sequence[ExpectedCall], calls: list[Call]) -> list[str]:
+    """The problems of the best one-to-one assignment of the model's calls to the expected ones (parallel calls).
+
+    Best: the fewest pairs of different names, then the fewest problems, so a call is compared with the
+    expected call of its own name rather than reported as "expected A, got B" twice. Every assignment is tried
+    up to `MAX_PERMUTED_CALLS` calls; above, each expected call in turn takes the free call that fits it best,
+    which can miss an assignment that passes. Ties go to the first assignment in order, so the verdict is
+    deterministic. Problems are listed in the model's call order.
+    """
+    table = [[_pair_problems(number, want, call) for number, call in enumerate(calls, 1)] for want in expected]
+    # a name mismatch outweighs any count of argument problems
+    weight = 1 + sum(len(problems) for row in table for problems in row)
+    costs = [[weight * (call.name != want.name) + len(problems)
+              for call, problems in zip(calls, row, strict=True)]
+             for want, row in zip(expected, table, strict=True)]
+    if len(calls) <= MAX_PERMUTED_CALLS:
+        best: tuple[int, ...] = ()
+        best_cost = -1
+        for order in itertools.permutations(range(len(calls))):
+            cost = sum(row[index] for row, index in zip(costs, order, strict=True))
+            if best_cost < 0 or cost < best_cost:
+                best, best_cost = order, cost
+                if cost == 0:
+                    break
+    else:
+        free = list(range(len(calls)))
+        chosen = []
+        for row in costs:
+            index = min(free, key=row.__getitem__)  # min keeps the first of equals
+            free.remove(index)
+            chosen.append(index)
+        best = tuple(chosen)
+    return [problem for index, want in sorted((index, want) for want, index in enumerate(best))
+            for problem in table[want][index]]
+
+
+def _pair_problems(number: int, want: ExpectedCall, call: Call) -> list[str]:
+    """What is wrong with model call `number` taken as the expected call `want`."""
+    if call.name != want.name:
+        return [f"call {number}: expected {_name(want.name)}, got {_name(call.name)}"]
+    where = f"call {number} ({_name(call.name)}): argument "
+    problems = []
+    for key, matcher in want.arguments.items():
+        if key in call.arguments:
+            problem = _mismatch(matcher, call.arguments[key])
+        else:  # a missing argument reads as null: see the module's docstring
+            problem = None if _mismatch(matcher, None) is None else f"missing (expected {_expected(matcher)})"
+        if problem:
+            problems.append(f"{where}{_show(key, _NAME_SHOWN)}: {problem}")
+    if not want.partial:
+        problems += [f"{where}{_show(key, _NAME_SHOWN)} was not expected (partial: true allows it)"
+                     for key, value in call.arguments.items() if key not in want.arguments and value is not None]
+    return problems
+
+
+# -- matchers ----------------------------------------------------------------------------------------------
+
+
+def _mismatch(matcher: Matcher, got: Any) -> str | None:
+    """Why `got` fails `matcher`, or None when it passes."""
+    kind = matcher.kind
+    if kind == "exact":
+        passed = _same(matcher.value, got)
+    elif kind == "any_of":
+        passed = any(_same(value, got) for value in _values(matcher.value))
+    elif kind == "regex":
+        pattern = _pattern(str(matcher.value))
+        if isinstance(pattern, str):
+            return pattern
+        passed = isinstance(got, str) and pattern.search(got[:SEARCHED_CHARS]) is not None
+    elif kind == "tolerance":
+        passed = _within(got, matcher.value, matcher.tolerance or 0.0)
+    elif kind == "unordered":
+        passed = _same_items(_values(matcher.value), got)
+    elif kind == "contains":
+        passed = _contains(got, matcher.value)
+    elif kind == "absent":
+        passed = got is None
+    else:
+        return f"cannot be checked: unknown matcher {_show(kind)}"
+    if passed:
+        return None
+    # "any of [...]" says its kind already
+    return f"expected {_expected(matcher)}{'' if kind == 'any_of' else f' ({kind})'}, got {_show(got)}"
+
+
+def _expected(matcher: Matcher) -> str:
+    """What `matcher` accepts, as the messages say it after "expected"."""
+    kind, value = matcher.kind, matcher.value
+    if kind == "any_of":
+        return f"any of {_show(_values(value))}"
+    if kind == "regex":
+        return f"to match /{_pattern_shown(str(value))}/"
+    if kind == "tolerance":
+        return f"{_show(value)} ± {_show(matcher.tolerance or 0)}"
+    if kind == "unordered":
+        return f"{_show(_values(value))} in any order"
+    if kind == "contains":
+        return f"to contain {_show(value)}"
+    if kind == "absent":
+        return "to be absent"
+    return _show(value)
+
+
+def _values(value: Any) -> list[Any]:
+    return list(value) if isinstance(value, (list, tuple)) else [value]
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _same(expected: Any, got: Any) -> bool:
+    """JSON equality: numbers by value (3 == 3.0), booleans only with booleans, arrays item by item, objects
+    key by key. Iterative, and it stops at the first difference, so a hostile value costs at most the size of
+    the expected one."""
+    pending = [(expected, got)]
+    while pending:
+        left, right = pending.pop()
+        if isinstance(left, bool) or isinstance(right, bool):
+            if not (isinstance(left, bool) and isinstance(right, bool) and left == right):
+                return False
+        elif _is_number(left) or _is_number(right):
+            if not (_is_number(left) and _is_number(right) and left == right):
+                return False
+        elif isinstance(left, (list, tuple)):
+            if not isinstance(right, (list, tuple)) or len(left) != len(right):
+                return False
+            pending.extend(zip(left, right, strict=True))
+        elif isinstance(left, Mapping):
+            if not isinstance(right, Mapping) or len(left) != len(right) or any(key not in right for key in left):
+                return False
+            pending.extend((left[key], right[key]) for key in left)
+        elif type(left) is not type(right) or left != right:  # strings, null, and the text protocol's bytes
+            return False
+    return True
+
+
+def _same_items(expected: list[Any], got: Any) -> bool:
+    """`got` is an array of the expected values in some order, each used once (equality is transitive, so
+    taking the first equal item never blocks a later match)."""
+    if not isinstance(got, (list, tuple)) or len(got) != len(expected):
+        return False
+    unused = list(got)
+    for value in expected:
+        index = next((index for index, item in enumerate(unused) if _same(value, item)), None)
+        if index is None:
+            return False
+        del unused[index]
+    return True
+
+
+def _within(got: Any, expected: Any, tolerance: float) -> bool:
+    if not (_is_number(got) and _is_number(expected)):
+        return False
+    try:
+        return bool(abs(got - expected) <= tolerance)  # NaN compares false: it fails
+    except OverflowError:  # an integer too large for a float is far out of any tolerance
+        return False
+
+
+def _contains(got: Any, needle: Any) -> bool:
+    """A substring of a string (case-sensitive, as exact is: a regex says (?i) when case does not matter), or
+    an element of an array."""
+    if isinstance(got, str):
+        return isinstance(needle, str) and needle in got
+    if isinstance(got, (list, tuple)):
+        return any(_same(needle, item) for item in got)
+    return False
+
+
+@lru_cache(maxsize=256)
+def _pattern(source: str) -> re.Pattern[str] | str:
+    """`source` compiled once, or the problem with it (the loader checks patterns; this keeps a bad one a verdict)."""
+    try:
+        return re.compile(source)
+    except (re.error, OverflowError, RecursionError, ValueError) as exc:
+        return f"the pattern /{_pattern_shown(source)}/ is not a valid regular expression: {exc}"
+
+
+def _pattern_shown(source: str) -> str:
+    return source if len(source) <= SHOWN_CHARS else source[:SHOWN_CHARS] + "..."
+
+
+# -- the tools' schemas ------------------------------------------------------------------------------------
+
+
+def _schema_problems(calls: list[Call], tools: Mapping[str, ToolSpec]) -> list[str]:
+    problems = []
+    for number, call in enumerate(calls, 1):
+        tool = tools.get(call.name)
+        if tool is None:
+            listed = _names(tools) if tools else "the file has none"
+            problems.append(f"call {number}: {_name(call.name)} is not one of the tools ({listed})")
+            continue
+        problem = _schema_problem(tool, call.arguments)
+        if problem:
+            problems.append(f"call {number} ({_name(call.name)}): {problem}")
+    return problems
+
+
+def _schema_problem(tool: ToolSpec, arguments: dict[str, Any]) -> str | None:
+    """The most relevant violation of the tool's parameter schema (its place, then jsonschema's message)."""
+    from jsonschema.exceptions import best_match
+
+    try:
+        error = best_match(_validator(tool).iter_errors(arguments))
+        if error is None:
+            return None
+        return f"its arguments violate the tool's schema: {_place(error.absolute_path)}{_violation(error)}"
+    except Exception as exc:  # the user's schema run on the model's values: whatever that raises is a verdict
+        return f"its arguments could not be checked against the tool's schema: {type(exc).__name__}: {_clip(str(exc))}"
+
+
+def _violation(error: ValidationError) -> str:
+    """jsonschema's message, its leading copy of the value (``<repr> is not of type ...``) clipped so that what
+    is wrong still shows."""
+    message = error.message
+    if len(message) > SHOWN_CHARS:
+        written = repr(error.instance)
+        if message.startswith(written):
+            message = _show(error.instance, SHOWN_CHARS // 2) + message[len(written):]
+    return _clip(message)
+
+
+def _place(path: Sequence[str | int]) -> str:
+    """``'stops'[1]['city']: `` for a nested value; nothing for the arguments as a whole."""
+    if not path:
+        return ""
+    head, *rest = path
+    return _show(head, _NAME_SHOWN) + "".join(f"[{_show(part, _NAME_SHOWN)}]" for part in rest) + ": "
+
+
+_validators: dict[int, tuple[ToolSpec, Validator]] = {}
+
+
+def _validator(tool: ToolSpec) -> Validator:
+    """The tool's compiled schema. Kept by the tool's identity (its dict of parameters makes it unhashable); the
+    tool is kept with it, so its id cannot be reused by another while cached."""
+    cached = _validators.get(id(tool))
+    if cached is not None:
+        return cached[1]
+    if len(_validators) >= _VALIDATORS_KEPT:
+        _validators.clear()
+    validator = _validator_class()(tool.parameters)
+    _validators[id(tool)] = (tool, validator)
+    return validator
+
+
+@cache
+def _validator_class() -> type[Validator]:
+    """Draft 2020-12 with a linear uniqueItems: jsonschema's compares unsortable items (objects, mixed types)
+    pairwise, and a hostile array of a few thousand objects would take minutes."""
+    from jsonschema import Draft202012Validator, validators
+
+    return validators.create(meta_schema=Draft202012Validator.META_SCHEMA,
+                             validators={**Draft202012Validator.VALIDATORS, "uniqueItems": _unique_items})
+
+
+def _unique_items(validator: Any, unique: Any, instance: Any, schema: Any) -> Iterator[ValidationError]:
+    from jsonschema.exceptions import ValidationError
+
+    if not unique or not validator.is_type(instance, "array"):
+        return
+    seen: set[Hashable] = set()
+    for item in instance:
+        key = _canonical(item)
+        if key in seen:
+            yield ValidationError(f"{_show(instance)} has non-unique elements")
+            return
+        seen.add(key)
+
+
+def _canonical(value: Any) -> Hashable:
+    """A hashable form of a JSON value, equal for equal values (1 and 1.0 hash alike; true stays apart from 1).
+    Deep nesting raises RecursionError, reported by the caller."""
+    if isinstance(value, bool):
+        return ("boolean", value)
+    if _is_number(value):
+        return ("number", value)
+    if isinstance(value, (list, tuple)):
+        return ("array", tuple(_canonical(item) for item in value))
+    if isinstance(value, Mapping):
+        return ("object", frozenset((key, _canonical(item)) for key, item in value.items()))
+    return (type(value).__name__, value)
+
+
+# -- showing values ----------------------------------------------------------------------------------------
+
+
+def _show(value: Any, limit: int = SHOWN_CHARS) -> str:
+    """`value` as a message shows it: Python's literal form (strings quoted, newlines escaped), clipped."""
+    if isinstance(value, str) and len(value) > limit:
+        return repr(value[:limit])[:limit] + f"... [{len(value)} characters]"
+    shown = _literal(value, limit, 0)
+    return shown if len(shown) <= limit else shown[:limit] + "..."
+
+
+def _literal(value: Any, budget: int, level: int) -> str:
+    """`value` written out up to about `budget` characters, so a huge or deep value costs no more than that."""
+    if isinstance(value, str):
+        return repr(value[:budget + 1])
+    if isinstance(value, int) and value.bit_length() > 1_000:
+        return f"<a {value.bit_length()}-bit integer>"  # repr() of one past 4,300 digits raises
+    if value is None or isinstance(value, (int, float, complex)):
+        return repr(value)
+    if isinstance(value, (bytes, bytearray)):
+        return repr(bytes(value[:budget + 1]))
+    if isinstance(value, (list, tuple, Mapping)):
+        opening, closing = ("{", "}") if isinstance(value, Mapping) else ("[", "]")
+        if level >= _LEVELS_SHOWN:
+            return f"{opening}...{closing}"
+        parts: list[str] = []
+        used = 2
+        for item in value.items() if isinstance(value, Mapping) else value:
+            if used > budget:
+                parts.append("...")
+                break
+            if isinstance(value, Mapping):
+                key, item_value = item
+                part = f"{_literal(key, budget - used, level + 1)}: {_literal(item_value, budget - used, level + 1)}"
+            else:
+                part = _literal(item, budget - used, level + 1)
+            parts.append(part)
+            used += len(part) + 2
+        return opening + ", ".join(parts) + closing
+    return f"<{type(value).__name__}>"
+
+
+def _clip(text: str) -> str:
+    return text if len(text) <= SHOWN_CHARS else text[:SHOWN_CHARS] + "..."
+
+
+def _name(name: str) -> str:
+    """A tool name as written when it is plain, else quoted (empty, spaced or with unprintable characters)."""
+    if name and name.isprintable() and " " not in name:
+        return name if len(name) <= _NAME_SHOWN else name[:_NAME_SHOWN] + "..."
+    return _show(name, _NAME_SHOWN)
+
+
+def _names(names: Iterator[str] | Mapping[str, Any]) -> str:
+    """Up to `_NAMES_LISTED` names, then how many there are in all."""
+    listed = [_name(name) for name in itertools.islice(names, _NAMES_LISTED + 1)]
+    if len(listed) <= _NAMES_LISTED:
+        return ", ".join(listed)
+    total = f" ({len(names)} in all)" if isinstance(names, Mapping) else ""
+    return ", ".join(listed[:_NAMES_LISTED]) + f", ...{total}"
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
+
+
+def _calls_shown(calls: list[Call] | None) -> str:
+    """"2 calls: a(x=1), b()", as many calls as fit in `_CALLS_SHOWN` characters."""
+    calls = calls or []
+    shown: list[str] = []
+    used = 0
+    for call in calls:
+        if used > _CALLS_SHOWN:
+            shown.append(f"... and {len(calls) - len(shown)} more")
+            break
+        shown.append(_call_shown(call))
+        used += len(shown[-1]) + 2
+    return _count(len(calls), "call") + (": " + ", ".join(shown) if shown else "")
+
+
+def _call_shown(call: Call) -> str:
+    parts: list[str] = []
+    used = 0
+    for key, value in call.arguments.items():
+        if used > SHOWN_CHARS:
+            parts.append("...")
+            break
+        shown_key = key if isinstance(key, str) and key.isidentifier() else _show(key, _NAME_SHOWN)
+        parts.append(f"{shown_key}={_show(value, SHOWN_CHARS // 2)}")
+        used += len(parts[-1]) + 2
+    return f"{_name(call.name)}({', '.join(parts)})"
+
+
+_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _one_line(text: str) -> str:
+    """`text` with every unprintable character (newlines, terminal escapes, bidi controls) escaped as repr does."""
+    if text.isprintable():
+        return text
+    return "".join(char if char.isprintable() else _ESCAPES.get(char) or _escape(char) for char in text)
+
+
+def _escape(char: str) -> str:
+    code = ord(char)
+    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"

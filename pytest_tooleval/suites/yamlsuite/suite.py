@@ -1,0 +1,292 @@
+"""The YAML suite loaded for a run: a case per `cases:` entry of every file, how to ask it, how to score it.
+
+A case is a conversation of one or more turns. Each turn adds its messages, asks the model once, and is
+checked against its `expect`; scripted `tool_results` follow the turn's calls before the next one. In `prompt`
+mode the tools are described in the system message and the model answers in the text protocol
+(`[get_weather(city='Paris')]`); in `fc` mode they are sent as native `tools` and the model answers with
+`tool_calls`. A case passes when every turn does. (docs/yaml-suites.md)
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ...models.access import ModelAccess
+from ...models.base import Reply
+from ...models.meter import reply_tokens
+from ...outcome import Answer, SampleError, SampleResult
+from ...verdict import Verdict
+from ..base import Skipped
+from .scoring import Call, check, decode_text_calls, decode_tool_calls
+from .spec import CaseSpec, ExpectedCall, Matcher, SuiteFile, ToolResult, Turn
+
+LANGUAGE = "custom"  # the suite's cases have no benchmark language; rows and keys need one
+NO_RESULT = "ok"  # what a call without a scripted result is told, when the conversation goes on (fc needs one)
+
+
+@dataclass(frozen=True, eq=False)
+class YamlCase:
+    """One case of one file, in one protocol (`mode`)."""
+
+    file: SuiteFile
+    spec: CaseSpec
+    index: int  # its position among every file's cases (reports sort by it)
+    mode: str  # "prompt" or "fc"
+
+    suite = "yaml"
+    language = LANGUAGE
+
+    @property
+    def id(self) -> str:
+        return f"{self.file.stem}-{self.spec.name}"
+
+    @property
+    def variant(self) -> str:
+        """"" in the file's own mode; the mode's name in the other (`--tooleval-mode both`)."""
+        return "" if self.mode == self.file.mode else self.mode
+
+    @property
+    def test_id(self) -> str:
+        return self.id + (f"-{self.variant}" if self.variant else "")
+
+    @property
+    def category(self) -> str:
+        return self.spec.category
+
+    @property
+    def family(self) -> str:
+        return self.spec.category
+
+    @property
+    def marks(self) -> tuple[str, ...]:
+        return ("yaml", *self.spec.tags)
+
+    @property
+    def cluster(self) -> str:
+        return self.id  # its turns are one test already
+
+    @property
+    def expected_text(self) -> str:
+        return " | ".join(_expected(turn) for turn in self.spec.turns)
+
+
+class YamlSuite:
+    def __init__(self, files: Sequence[SuiteFile], modes: dict[Path, tuple[str, ...]]) -> None:
+        self.files = tuple(files)
+        self.modes = modes  # per file: the protocols its cases run in
+
+    def cases(self) -> list[YamlCase]:
+        cases = []
+        for file in self.files:
+            for mode in self.modes[file.path]:
+                cases += [YamlCase(file, spec, 0, mode) for spec in file.cases]
+        return [YamlCase(case.file, case.spec, index, case.mode) for index, case in enumerate(cases)]
+
+    async def answer(self, case: YamlCase, access: ModelAccess) -> Answer | Skipped:
+        if access.kind == "oracle":
+            expected = [_oracle_turn(turn, case.mode) for turn in case.spec.turns]
+            return Answer(_shown(expected), state=expected)
+        if access.kind == "replay":
+            return _replayed(case, access)
+        assert access.chat is not None
+        messages: list[dict[str, Any]] = []
+        system = _system_text(case)
+        if system:
+            messages.append({"role": "system", "content": system})
+        tools = [tool.openai() for tool in case.file.tools] if case.mode == "fc" else None
+        turns: list[dict[str, Any]] = []
+        tokens: dict[str, int] = {}
+        latency = 0.0
+        for number, turn in enumerate(case.spec.turns):
+            messages += [dict(message) for message in turn.messages]
+            reply: Reply = await (access.chat(messages, tools=tools) if tools else access.chat(messages))
+            turns.append({"text": reply.text, "tool_calls": [[call.name, call.arguments] for call in reply.tool_calls]})
+            for key, value in reply_tokens(reply).items():
+                tokens[key] = tokens.get(key, 0) + value
+            latency += reply.latency_s
+            if number + 1 < len(case.spec.turns):
+                messages += _continuation(reply, turn.tool_results, number, fc=tools is not None)
+        return Answer(_shown(turns), latency, tokens, state=turns)
+
+    def score(self, case: YamlCase, answer: Answer) -> SampleResult:
+        turns = answer.state if isinstance(answer.state, list) else []
+        tools = {tool.name: tool for tool in case.file.tools}
+        problems: list[str] = []
+        decoded: list[Any] = []
+        for number, turn in enumerate(case.spec.turns):
+            got = turns[number] if number < len(turns) and isinstance(turns[number], dict) else {}
+            text = str(got.get("text") or "")
+            calls, trouble = _calls_of(got, case.mode)
+            decoded.append(None if calls is None else [{call.name: call.arguments} for call in calls])
+            found = [trouble] if trouble else check(turn.expect, calls, text, tools)
+            where = f"turn {number + 1} (line {turn.expect.line}): " if len(case.spec.turns) > 1 else ""
+            problems += [where + problem for problem in found]
+        valid = not problems
+        verdict = Verdict(valid, "" if valid else _kind(problems[0]), problems or None,
+                          decoded[0] if len(decoded) == 1 else decoded,
+                          details={"file": str(case.file.path), "line": case.spec.line, "mode": case.mode})
+        return SampleResult(verdict, answer.output, answer.latency_s, answer.tokens)
+
+
+def _calls_of(turn: dict[str, Any], mode: str) -> tuple[list[Call] | None, str | None]:
+    """The calls of one answered turn (None: words), or a problem when native calls are malformed."""
+    native = turn.get("tool_calls") or []
+    if mode == "fc" and native:
+        decoded = decode_tool_calls([(str(name), str(arguments)) for name, arguments in native])
+        return (None, decoded) if isinstance(decoded, str) else (decoded, None)
+    return decode_text_calls(str(turn.get("text") or "")), None
+
+
+def _kind(problem: str) -> str:
+    """A short error type for the report's tables: what the first problem is about."""
+    for marker, kind in (("expected an answer in words", "unexpected_call"), ("got an answer in words", "no_call"),
+                         ("violate", "schema_violation"), ("not one of the tools", "unknown_tool"),
+                         ("argument", "wrong_argument"), ("expected", "wrong_calls")):
+        if marker in problem:
+            return kind
+    return "wrong_answer"
+
+
+def _system_text(case: YamlCase) -> str:
+    """The system message: in prompt mode the tools and the text protocol, then the file's own text."""
+    parts = []
+    if case.mode == "prompt":
+        described = json.dumps([{"name": tool.name, "description": tool.description, "parameters": tool.parameters}
+                                for tool in case.file.tools], ensure_ascii=False)
+        parts.append("You can call the functions described below (JSON). To call one or more of them, reply with "
+                     "nothing but a list of calls written like Python, with keyword arguments and literal values: "
+                     "[function_name(argument='value', other=3), another_function(x=True)]. When no function fits "
+                     "the request, or a value the call needs is missing, answer in plain words instead, without "
+                     f"any call.\nFunctions: {described}")
+    if case.file.system:
+        parts.append(case.file.system)
+    return "\n\n".join(parts)
+
+
+def _continuation(reply: Reply, results: Sequence[ToolResult], number: int, *, fc: bool) -> list[dict[str, Any]]:
+    """The messages that carry the conversation on after a turn: the model's answer, then the scripted results
+    of its calls (in fc mode one `tool` message per call id, as the API requires)."""
+    if fc and reply.tool_calls:
+        ids = [call.id or f"call_{number}_{index}" for index, call in enumerate(reply.tool_calls)]
+        messages: list[dict[str, Any]] = [{"role": "assistant", "content": reply.text or None, "tool_calls": [
+            {"id": call_id, "type": "function", "function": {"name": call.name, "arguments": call.arguments}}
+            for call_id, call in zip(ids, reply.tool_calls, strict=True)]}]
+        contents = [result.content for result in results]
+        messages += [{"role": "tool", "tool_call_id": call_id,
+                      "content": contents[index] if index < len(contents) else NO_RESULT}
+                     for index, call_id in enumerate(ids)]
+        return messages
+    messages = [{"role": "assistant", "content": reply.text}]
+    if results:
+        lines = "\n".join(f"{result.name}: {result.content}" for result in results)
+        messages.append({"role": "user", "content": f"Function results:\n{lines}"})
+    return messages
+
+
+def _replayed(case: YamlCase, access: ModelAccess) -> Answer:
+    """A recorded answer: `turns` ([{"text", "tool_calls"}], one per turn), or for a one-turn case an `output`
+    text (the generic replay rows)."""
+    assert access.replay is not None
+    row = access.replay.lookup(case.language, case.test_id) or access.replay.lookup(case.language, case.id)
+    if row is None:
+        raise SampleError(f"no recorded answer for {case.test_id} in {access.replay.source}")
+    turns = row.get("turns")
+    if not isinstance(turns, list):
+        output = row.get("output", row.get("result"))
+        if not isinstance(output, str):
+            raise SampleError(f"the recorded answer of {case.test_id} has neither turns nor an output text")
+        turns = [{"text": output, "tool_calls": row.get("tool_calls") or []}]
+    return Answer(_shown(turns), state=turns)
+
+
+def _shown(turns: list[dict[str, Any]]) -> Any:
+    """The report's `output`: the text of a one-turn answer without native calls, else every turn."""
+    if len(turns) == 1 and not turns[0].get("tool_calls"):
+        return turns[0].get("text", "")
+    return turns
+
+
+# -- the oracle: what would pass, as far as the matchers say what that is ---------------------------------------
+
+def _oracle_turn(turn: Turn, mode: str) -> dict[str, Any]:
+    if turn.expect.no_call:
+        return {"text": " ".join(turn.expect.contains) or "I cannot do that with these functions.", "tool_calls": []}
+    calls = [(call.name, _oracle_arguments(call)) for call in turn.expect.calls]
+    if mode == "fc":
+        return {"text": "", "tool_calls": [[name, json.dumps(arguments)] for name, arguments in calls]}
+    return {"text": "[" + ", ".join(f"{name}({_keywords(arguments)})" for name, arguments in calls) + "]",
+            "tool_calls": []}
+
+
+def _oracle_arguments(call: ExpectedCall) -> dict[str, Any]:
+    """A value each matcher accepts (a regex has none in general: its argument is left out, and fails)."""
+    arguments = {}
+    for name, matcher in call.arguments.items():
+        value = _oracle_value(matcher)
+        if value is not _NONE:
+            arguments[name] = value
+    return arguments
+
+
+_NONE = object()
+
+
+def _oracle_value(matcher: Matcher) -> Any:
+    if matcher.kind in ("exact", "tolerance"):
+        return matcher.value
+    if matcher.kind == "any_of":
+        return matcher.value[0] if matcher.value else _NONE
+    if matcher.kind == "unordered":
+        return list(matcher.value)
+    if matcher.kind == "contains":
+        return matcher.value
+    return _NONE  # absent, regex
+
+
+def _keywords(arguments: dict[str, Any]) -> str:
+    return ", ".join(f"{name}={_literal(value)}" for name, value in arguments.items())
+
+
+def _literal(value: Any) -> str:
+    """A JSON value written as the text protocol reads it (Python literals)."""
+    if isinstance(value, bool) or value is None:
+        return repr(value)
+    if isinstance(value, (int, float, str)):
+        return repr(value)
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(_literal(item) for item in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{_literal(str(key))}: {_literal(item)}" for key, item in value.items()) + "}"
+    return repr(str(value))
+
+
+def _expected(turn: Turn) -> str:
+    """A turn's expectation as failure messages show it."""
+    expect = turn.expect
+    if expect.no_call:
+        wanted = [f"contains {text!r}" for text in expect.contains] + (
+            [f"matches /{expect.regex}/"] if expect.regex else [])
+        return "an answer in words" + (f" ({', '.join(wanted)})" if wanted else "")
+    shown = [f"{call.name}({', '.join(f'{name}={_matcher_text(matcher)}' for name, matcher in call.arguments.items())})"
+             for call in expect.calls]
+    return ("[" if expect.ordered else "{") + ", ".join(shown) + ("]" if expect.ordered else "} in any order")
+
+
+def _matcher_text(matcher: Matcher) -> str:
+    if matcher.kind == "exact":
+        return _literal(matcher.value)
+    if matcher.kind == "tolerance":
+        return f"{matcher.value}±{matcher.tolerance}"
+    if matcher.kind == "regex":
+        return f"/{matcher.value}/"
+    if matcher.kind == "absent":
+        return "<absent>"
+    if matcher.kind == "any_of":
+        return "any of " + _literal(list(matcher.value))
+    if matcher.kind == "unordered":
+        return _literal(list(matcher.value)) + " in any order"
+    return f"contains {_literal(matcher.value)}"
