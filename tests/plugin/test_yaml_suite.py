@@ -1,0 +1,163 @@
+"""Your own cases: the example *.tooleval.yaml file against the fake server, in both protocols, with xdist, a
+baseline and the gate; a broken file stops collection with one line."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fake_openai import FakeOpenAI, ToolCalls
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "benchmarks" / "examples" / "assistant.tooleval.yaml"
+KEY = "sk-yaml-suite-3Jq8TnB5yC1dF7Hq2ZpX"
+
+# the right answer to each request, by a phrase of its last message: the text protocol, then native calls
+RIGHT_TEXT = {
+    "weather like in Paris": "[get_weather(city='Paris')]",
+    # the other order: an unordered expectation takes either
+    "Rome and in Oslo": "[get_weather(city='Oslo', date='2026-12-02', unit='celsius'), "
+                        "get_weather(city='Rome', date='2026-12-02', unit='celsius')]",
+    "meeting with Dana": "Sure. What time should the meeting with Dana start?",
+    "flight to Lisbon": "I cannot book a flight: I can only check the weather and manage your calendar.",
+    "rain in Berlin": "[get_weather(city='Berlin', date='2026-12-05')]",
+    "Function results": "[add_event(title='Picnic in the park', date='2026-12-05', start='12:00')]",
+}
+WRONG_TEXT = {
+    "weather like in Paris": "[get_weather(city='paris', unit='kelvin')]",
+    "Rome and in Oslo": "[get_weather(city='Rome', date='2026-12-02', unit='celsius')]",
+    "meeting with Dana": "[add_event(title='Meeting with Dana', date='2026-12-04', start='09:00')]",
+    "flight to Lisbon": "Sure, done!",
+    "rain in Berlin": "[get_weather(city='Berlin', date='2026-12-05')]",
+    "Function results": "[add_event(title='Lunch', date='2026-12-05', start='12:00')]",
+}
+RIGHT_CALLS: dict[str, ToolCalls | str] = {
+    "weather like in Paris": ToolCalls.of(("get_weather", {"city": "Paris", "date": "2026-12-01"})),
+    "Rome and in Oslo": ToolCalls.of(("get_weather", {"city": "Oslo", "date": "2026-12-02", "unit": "celsius"}),
+                                     ("get_weather", {"city": "Rome", "date": "2026-12-02", "unit": "celsius"})),
+    "meeting with Dana": "What time should it start?",
+    "flight to Lisbon": "No tool of mine books a flight.",
+    "rain in Berlin": ToolCalls.of(("get_weather", {"city": "Berlin", "date": "2026-12-05"})),
+    "sunny": ToolCalls.of(("add_event", {"title": "Picnic", "date": "2026-12-05", "start": "12:00"})),
+}
+
+
+def responder(answers: dict[str, Any]) -> Any:
+    def answer(body: dict[str, Any]) -> Any:
+        last = body["messages"][-1]
+        text = last.get("content") or ""
+        return next((reply for phrase, reply in answers.items() if phrase in text), "I do not know.")
+
+    return answer
+
+
+@pytest.fixture
+def cases(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, fake_openai: FakeOpenAI) -> list[str]:
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "TOOLEVAL_DATA_DIR"):
+        monkeypatch.delenv(name, raising=False)
+    shutil.copy(EXAMPLE, pytester.path / EXAMPLE.name)
+    return ["--tooleval-model=fake-model", f"--tooleval-base-url={fake_openai.base_url}", f"--tooleval-api-key={KEY}",
+            f"--tooleval-cache-dir={pytester.path / 'cache'}", "-p", "no:cacheprovider"]
+
+
+def outcomes(report: dict[str, Any]) -> dict[str, str]:
+    return {row["test_id"]: row["outcome"] for row in report["samples"]}
+
+
+def read(pytester: pytest.Pytester, name: str) -> dict[str, Any]:
+    document: dict[str, Any] = json.loads((pytester.path / name).read_text(encoding="utf-8"))
+    return document
+
+
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["one-process", "xdist"])
+def test_right_answers_pass_in_both_protocols(pytester: pytest.Pytester, fake_openai: FakeOpenAI, cases: list[str],
+                                              workers: list[str]) -> None:
+    fake_openai.responder = responder(RIGHT_TEXT)
+    result = pytester.runpytest_subprocess(*cases, "--tooleval-report=prompt.json", *workers)
+    assert result.ret == pytest.ExitCode.OK, result.stdout.str()[-3000:]
+    assert set(outcomes(read(pytester, "prompt.json")).values()) == {"passed"}
+    assert len(outcomes(read(pytester, "prompt.json"))) == 5
+    result.stdout.fnmatch_lines(["your cases (*.tooleval.yaml)", "calendar * 3/3 * 0 * 1.000 *",
+                                 "weather * 2/2 * 0 * 1.000 *", "OVERALL (mean of categories) * 1.000 *"])
+    # the two-turn case sent the scripted tool result back before its second request
+    second = [body for body in fake_openai.stats.bodies if "Function results" in body["messages"][-1]["content"]]
+    assert len(second) == 1 and '"rain_mm":0' in second[0]["messages"][-1]["content"]
+    assert second[0]["messages"][-2] == {"role": "assistant",
+                                         "content": "[get_weather(city='Berlin', date='2026-12-05')]"}
+    fake_openai.reset_stats()
+    fake_openai.responder = responder(RIGHT_CALLS)
+    result = pytester.runpytest_subprocess(*cases, "--tooleval-mode=fc", "--tooleval-report=fc.json", *workers)
+    assert result.ret == pytest.ExitCode.OK, result.stdout.str()[-3000:]
+    assert set(outcomes(read(pytester, "fc.json")).values()) == {"passed"}
+    bodies = fake_openai.stats.bodies
+    assert bodies and all([tool["function"]["name"] for tool in body["tools"]] == ["get_weather", "add_event"]
+                          for body in bodies)
+    tool_messages = [message for body in bodies for message in body["messages"] if message["role"] == "tool"]
+    assert len(tool_messages) == 1 and json.loads(tool_messages[0]["content"])["sky"] == "sunny"
+
+
+def test_wrong_answers_fail_saying_what_was_expected_and_what_failed(pytester: pytest.Pytester,
+                                                                     fake_openai: FakeOpenAI,
+                                                                     cases: list[str]) -> None:
+    fake_openai.responder = responder(WRONG_TEXT)
+    result = pytester.runpytest_subprocess(*cases, "--tooleval-report=report.json")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    assert outcomes(read(pytester, "report.json")) == {
+        "assistant-weather_today": "failed", "assistant-two_cities_at_once": "failed",
+        "assistant-meeting_needs_a_time": "failed", "assistant-book_a_flight_is_out_of_scope": "failed",
+        "assistant-weather_then_event": "failed"}
+    result.stdout.fnmatch_lines([
+        "yaml assistant-weather_today: wrong_argument (scorer: official)",
+        "  error:    [\"call 1 (get_weather): argument 'city': expected 'Paris' (exact), got 'paris'\", "
+        "\"call 1 (get_weather): argument 'unit': expected to be absent (absent), got 'kelvin'\", "
+        "\"call 1 (get_weather): its arguments violate the tool's schema: 'unit': 'kelvin' is not one of *",
+        "  expected: ?get_weather(city='Paris', date=any of ?'2026-12-01', None?, unit=<absent>)?",
+        "  decoded:  ?{\"get_weather\": {\"city\": \"paris\", \"unit\": \"kelvin\"}}?",
+    ])
+    result.stdout.fnmatch_lines(["*expected 2 calls (get_weather, get_weather), got 1 call: get_weather(city='Rome'*"])
+    result.stdout.fnmatch_lines(["*expected an answer in words, got 1 call: add_event(title='Meeting with Dana'*"])
+    result.stdout.fnmatch_lines(["*the answer does not contain 'flight'*"])
+    result.stdout.fnmatch_lines(["*turn 2 (line *): call 1 (add_event): argument 'title': expected to match "
+                                 "/(?i)picnic/ (regex), got 'Lunch'*"])
+
+
+def test_the_examples_gate_against_a_baseline(pytester: pytest.Pytester, fake_openai: FakeOpenAI,
+                                              cases: list[str]) -> None:
+    fake_openai.responder = responder(RIGHT_TEXT)
+    first = pytester.runpytest_subprocess(*cases, "--tooleval-report=baseline.json", "-n", "2")
+    assert first.ret == pytest.ExitCode.OK
+    asked = fake_openai.stats.requests
+    assert asked == 6  # five cases, one of two turns
+    again = pytester.runpytest_subprocess(*cases, "--tooleval-report=again.json")
+    assert again.ret == pytest.ExitCode.OK and fake_openai.stats.requests == asked  # every answer from the cache
+    fake_openai.responder = responder({**RIGHT_TEXT, "flight to Lisbon": WRONG_TEXT["flight to Lisbon"],
+                                       "meeting with Dana": WRONG_TEXT["meeting with Dana"]})
+    gated = pytester.runpytest_subprocess(*cases, "--tooleval-no-cache", "--tooleval-baseline=baseline.json",
+                                          "--tooleval-fail-under=yaml.weather.accuracy=1,yaml.calendar.accuracy=0.5",
+                                          "--tooleval-report=gated.json", "-n", "2")
+    assert gated.ret == pytest.ExitCode.TESTS_FAILED
+    gated.stdout.fnmatch_lines(["tooleval gate: yaml.weather.accuracy = 1.000 >= 1.000 ok",
+                                "tooleval gate: yaml.calendar.accuracy MISSED: 0.333 < 0.500 (short by 0.167)",
+                                "tooleval gate: error rate 0.000 <= 0.020 ok", "tooleval gate: FAILED"])
+    comparison = read(pytester, "gated.json")["comparison"]
+    calendar = next(entry for entry in comparison["figures"] if entry["figure"] == "yaml.calendar.accuracy")
+    assert (calendar["baseline"], round(calendar["current"], 3), calendar["pass_to_fail"]) == (1.0, 0.333, 2)
+    flipped = sorted(sample for flip in comparison["flips"]["pass_to_fail"] for sample in flip["samples"])
+    assert comparison["flips"]["fail_to_pass"] == []
+    assert flipped == ["assistant-book_a_flight_is_out_of_scope", "assistant-meeting_needs_a_time"]
+
+
+def test_a_file_that_breaks_the_schema_stops_collection_with_one_line(pytester: pytest.Pytester,
+                                                                       cases: list[str]) -> None:
+    text = EXAMPLE.read_text(encoding="utf-8").replace("date: {any_of:", "date: {any_off:")
+    (pytester.path / EXAMPLE.name).write_text(text, encoding="utf-8")
+    line = next(number for number, content in enumerate(text.splitlines(), 1) if "any_off" in content)
+    for workers in ([], ["-n", "2"]):
+        result = pytester.runpytest_subprocess(*cases, *workers)
+        assert result.ret == pytest.ExitCode.USAGE_ERROR
+        errors = [text for text in result.stderr.lines if text.strip()]
+        assert len(errors) == 1, errors
+        assert errors[0].startswith(f"ERROR: {pytester.path / EXAMPLE.name}:{line}: "
+                                    "cases[0].expect.calls[0].arguments.date: unknown matcher 'any_off'")
