@@ -161,3 +161,24 @@ def test_a_file_that_breaks_the_schema_stops_collection_with_one_line(pytester: 
         assert len(errors) == 1, errors
         assert errors[0].startswith(f"ERROR: {pytester.path / EXAMPLE.name}:{line}: "
                                     "cases[0].expect.calls[0].arguments.date: unknown matcher 'any_off'")
+
+
+def test_replayed_answers_and_repeats_score_as_live_ones(pytester: pytest.Pytester, cases: list[str]) -> None:
+    rows = [{"id": "assistant-weather_today", "output": RIGHT_TEXT["weather like in Paris"]},
+            {"id": "assistant-two_cities_at_once", "output": WRONG_TEXT["Rome and in Oslo"]},
+            {"id": "assistant-meeting_needs_a_time", "output": RIGHT_TEXT["meeting with Dana"]},
+            {"id": "assistant-book_a_flight_is_out_of_scope", "output": RIGHT_TEXT["flight to Lisbon"]},
+            {"id": "assistant-weather_then_event", "turns": [{"text": RIGHT_TEXT["rain in Berlin"]},
+                                                             {"text": RIGHT_TEXT["Function results"]}]}]
+    (pytester.path / "recorded.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    offline = [option for option in cases if not option.startswith(("--tooleval-model", "--tooleval-base-url"))]
+    result = pytester.runpytest_subprocess(*offline, "--tooleval-model=replay:recorded.jsonl", "--tooleval-repeats=2",
+                                           "--tooleval-report=replay.json", "-n", "2")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    assert outcomes(read(pytester, "replay.json")) == {
+        "assistant-weather_today": "passed", "assistant-two_cities_at_once": "failed",
+        "assistant-meeting_needs_a_time": "passed", "assistant-book_a_flight_is_out_of_scope": "passed",
+        "assistant-weather_then_event": "passed", "assistant-weather_today-r2": "passed",
+        "assistant-two_cities_at_once-r2": "failed", "assistant-meeting_needs_a_time-r2": "passed",
+        "assistant-book_a_flight_is_out_of_scope-r2": "passed", "assistant-weather_then_event-r2": "passed"}
+    result.stdout.fnmatch_lines(["calendar.accuracy * 3 * 1.000 *", "weather.accuracy * 2 * 0.500 *"])

@@ -56,6 +56,7 @@ class SuiteFileModule(pytest.Module):
         from ...collect import DATA_ERROR
         from ...errors import ToolevalUsageError
         from ...plugin import SESSION_KEY
+        from ...repeats import original
         from .suite import YamlCase
 
         session: ToolevalSession = metafunc.config.stash[SESSION_KEY]
@@ -69,8 +70,9 @@ class SuiteFileModule(pytest.Module):
                                  indirect=True)
             return
         path = self.path.resolve()
-        mine = [case for case in session.run.schedule(cases)
-                if isinstance(case, YamlCase) and case.file.path == path and session.run.in_shard(case)]
+        mine = [case for case in session.run.schedule(cases)  # repeats (--tooleval-repeats) wrap their case
+                if isinstance(sample := original(case), YamlCase) and sample.file.path == path
+                and session.run.in_shard(case)]
         for tag in sorted({mark for case in mine for mark in case.marks}):
             metafunc.config.addinivalue_line("markers", f"{tag}: a tag of your *.tooleval.yaml cases")
         params = [pytest.param(case, id=case.test_id, marks=[

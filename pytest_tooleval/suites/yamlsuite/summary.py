@@ -80,7 +80,11 @@ def summarize_yaml(rows: list[dict[str, Any]]) -> SuiteSummary:
                          _number(spreads[overall_name].detectable if overall_name in spreads else None)])
         title = "your cases (*.tooleval.yaml)" + (f", {variant} protocol" if variant else "")
         tables.append(Table(title, HEADERS, body))
-        data[variant or "default"] = {"categories": categories, "overall": overall}
+        block = {"categories": categories, "overall": overall}
+        if variant:
+            data[variant] = block  # the other protocol's figures, apart
+        else:
+            data.update(block)
     data["partial"] = partial
     return SuiteSummary("yaml", tables, figures, partial, outcome_counts(rows), data)
 
