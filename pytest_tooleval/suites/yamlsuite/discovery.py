@@ -3,8 +3,9 @@
 pytest finds the files one folder at a time (collect.py turns each into a test module), but the suite is
 loaded whole, once per process: its cases, category sizes and test ids must be known at once, and the xdist
 controller, which collects nothing, must map its workers' test ids to cases too. So the files are found
-again here, under the same paths (the command line's, else `testpaths`, else the folder pytest started in),
-skipping the folders pytest skips (`norecursedirs`), on first use only: a run without the suite never walks.
+again here, under the same paths (the command line's, else `testpaths`, else the folder pytest started in:
+pytest's own `config.args`), skipping the folders pytest skips (`norecursedirs`), on first use only: a run
+that never needs the suite never walks. A `--pyargs` package is not walked (its files are not ours to know).
 """
 
 from __future__ import annotations
@@ -34,9 +35,9 @@ def configure(invocation_dir: Path, args: Sequence[str], norecursedirs: Sequence
     paths = []
     for arg in args:
         path = (invocation_dir / arg.split("::", 1)[0]).resolve()
-        if path.exists():  # a --pyargs module name is no path: its package's files are found by pytest alone
+        if path.exists():  # a --pyargs module name is no path: nothing is walked for it
             paths.append(path)
-    _roots = Roots(tuple(paths) or (invocation_dir.resolve(),), tuple(norecursedirs))
+    _roots = Roots(tuple(paths), tuple(norecursedirs))
     _found = None
 
 
