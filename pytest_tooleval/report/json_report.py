@@ -90,21 +90,22 @@ def write_report(path: str, document: dict[str, Any]) -> None:
     os.replace(temporary, target)
 
 
-def read_report(path: str) -> dict[str, Any]:
-    """A previous run's report, as --tooleval-baseline takes it; a usage error (one line) when it is not one."""
+def read_report(path: str, what: str = "--tooleval-baseline",
+                hint: str = "name a file a previous run wrote with --tooleval-report") -> dict[str, Any]:
+    """A report another run wrote (the baseline, a shard): a usage error of one line when it is not one.
+    `what` starts each message (the option or the command), `hint` says which file was meant."""
     from ..errors import ToolevalUsageError
 
     try:
         document = json.loads(Path(path).read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise ToolevalUsageError(f"--tooleval-baseline: no such file {path}: name a report a previous run wrote "
-                                 "with --tooleval-report") from None
+        raise ToolevalUsageError(f"{what}: no such file {path}: {hint}") from None
     except (OSError, UnicodeDecodeError, ValueError) as exc:
-        raise ToolevalUsageError(f"--tooleval-baseline: {path} is not a JSON report ({exc})") from None
+        raise ToolevalUsageError(f"{what}: {path} is not a JSON report ({exc})") from None
     if not isinstance(document, dict) or document.get("schema") != SCHEMA or not isinstance(document.get("samples"),
                                                                                               list):
-        raise ToolevalUsageError(f"--tooleval-baseline: {path} is not a pytest-tooleval report (schema {SCHEMA!r} "
-                                 "with samples): name a file a previous run wrote with --tooleval-report")
+        raise ToolevalUsageError(f"{what}: {path} is not a pytest-tooleval report (schema {SCHEMA!r} with samples): "
+                                 f"{hint}")
     return document
 
 

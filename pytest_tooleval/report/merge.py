@@ -20,7 +20,7 @@ from ..errors import ToolevalUsageError
 from ..shards import shard_parts
 from ..transport import row_key, row_key_or_none
 from .gate import GateResult, evaluate_gate, evaluate_regressions, sort_thresholds
-from .json_report import SCHEMA, assemble, read_report
+from .json_report import assemble, read_report
 from .summary import RunSummary, run_totals, summarize
 
 if TYPE_CHECKING:
@@ -74,17 +74,7 @@ class _Part:
 
 def read_part(path: str) -> _Part:
     """One shard's report, checked: one line naming the file when it is not a report of this plugin."""
-    try:
-        document = json.loads(Path(path).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ToolevalUsageError(f"merge: no such file {path}: name the reports the shards wrote with "
-                                 "--tooleval-report") from None
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        raise ToolevalUsageError(f"merge: {path} is not a JSON report ({exc})") from None
-    if not isinstance(document, dict) or document.get("schema") != SCHEMA or not isinstance(document.get("samples"),
-                                                                                              list):
-        raise ToolevalUsageError(f"merge: {path} is not a pytest-tooleval report (schema {SCHEMA!r} with samples): "
-                                 "name the files the shards wrote with --tooleval-report")
+    document = read_report(path, "merge", "name the reports the shards wrote with --tooleval-report")
     if not isinstance(document.get("run"), dict):
         raise ToolevalUsageError(f"merge: {path} was written by a plugin version without shard records: run its "
                                  "shard again with this version")

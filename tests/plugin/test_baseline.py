@@ -126,7 +126,7 @@ def test_a_baseline_made_differently_is_named_or_refused(gate_run: Any) -> None:
 @pytest.mark.parametrize(("args", "message"), [
     (["--tooleval-max-regression=overall=0.02"], "ERROR: --tooleval-max-regression needs a run to compare with: "
                                                   "pass --tooleval-baseline PATH (a previous run's --tooleval-report)"),
-    (["--tooleval-baseline=nowhere.json"], "ERROR: --tooleval-baseline: no such file */nowhere.json: name a report "
+    (["--tooleval-baseline=nowhere.json"], "ERROR: --tooleval-baseline: no such file */nowhere.json: name a file "
                                            "a previous run wrote with --tooleval-report"),
 ])
 def test_a_gate_without_a_baseline_is_one_line(gate_run: Any, args: list[str], message: str) -> None:

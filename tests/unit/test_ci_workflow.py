@@ -12,13 +12,18 @@ from pytest_tooleval.config import all_options
 README = Path(__file__).resolve().parents[2] / "README.md"
 
 
-def workflow() -> dict[str, object]:
+def yaml_block(heading: str) -> dict[str, object]:
+    """The first yaml block of the README's section `heading`, parsed."""
     text = README.read_text(encoding="utf-8")
-    section = text[text.index("### A worked GitHub Actions workflow"):]
+    section = text[text.index(heading):]
     block = re.search(r"```yaml\n(.*?)```", section, re.DOTALL)
-    assert block is not None, "the workflow section has no yaml block"
+    assert block is not None, f"the section {heading!r} has no yaml block"
     parsed: dict[str, object] = yaml.safe_load(block.group(1))
     return parsed
+
+
+def workflow() -> dict[str, object]:
+    return yaml_block("### A worked GitHub Actions workflow")
 
 
 def test_the_workflow_parses_and_keeps_its_reports() -> None:
@@ -42,12 +47,7 @@ def test_every_option_in_the_workflow_is_a_real_one() -> None:
 
 
 def matrix_workflow() -> dict[str, object]:
-    text = README.read_text(encoding="utf-8")
-    section = text[text.index("### Across runners: a CI matrix of shards and one merge"):]
-    block = re.search(r"```yaml\n(.*?)```", section, re.DOTALL)
-    assert block is not None, "the matrix section has no yaml block"
-    parsed: dict[str, object] = yaml.safe_load(block.group(1))
-    return parsed
+    return yaml_block("### Across runners: a CI matrix of shards and one merge")
 
 
 def test_the_matrix_workflow_runs_every_shard_then_merges_and_gates() -> None:
