@@ -204,9 +204,10 @@ CORE_OPTIONS: tuple[Option, ...] = (
            "gpt-4o=2.5/10,gpt-4o-mini=0.15/0.6 (the ini key tooleval_prices holds a price table)", {}, parse_prices),
     Option("max-cost", "stop starting samples once the run's estimated cost (--tooleval-prices) reaches this many "
            "USD; the rest are not run, and the run is incomplete: it never passes a gate", None, parse_float),
-    Option("batch", "send the single-call samples (ACEBench normal and special, GPT4Tools) through the provider's "
-           "Batch API (half price, results within 24 h) before the tests score them; agent rollouts stay "
-           "interactive; an interrupted run resumes its batch", False, parse_bool, flag=True),
+    Option("batch", "send the requests that are one per sample (ACEBench normal and special, GPT4Tools, one-turn "
+           "YAML cases, ToolAlpaca's judge) through the provider's Batch API (half price, results within 24 h) "
+           "before the tests score them; agent rollouts stay interactive; an interrupted run resumes its batch",
+           False, parse_bool, flag=True),
     Option("batch-poll", "seconds between polls of a submitted batch", 30.0, parse_positive),
     Option("batch-fallback", "what becomes of batch entries that failed or expired: ask (asked as ordinary "
            "requests) or error (errors of their samples, with the reason)", "ask", choice("ask", "error")),

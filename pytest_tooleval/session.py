@@ -132,24 +132,36 @@ class ToolevalSession:
         self.endpoint_profile = self.engine.run(probe_endpoints(self.engine.probes))
 
     def send_batch(self, cases: list[Any]) -> None:
-        """--tooleval-batch: the requests of the samples that qualify go out as one batch, and this waits for it
-        (models/batch.py); the tests then find its answers in the cache. Once per process."""
+        """--tooleval-batch: the requests the suites' `batched_role` names go out in one batch per role, and
+        this waits for them (models/batch.py); the tests then find the answers in the cache. Once per process."""
         access = self.access
-        if access.batch is None or self.batch_summary is not None:
+        if not access.batch or self.batch_summary is not None:
             return
         from .suites import plugin
 
-        qualifying = [case for case in cases
-                      if getattr(plugin(case.suite), "batchable", lambda case: False)(original(case))]
-        self.batch_summary = self.engine.run(self._batch(access, qualifying))
+        by_role: dict[str, list[Any]] = {}
+        for case in cases:
+            role = getattr(plugin(case.suite), "batched_role", lambda case: None)(original(case))
+            if role in access.batch:
+                by_role.setdefault(role, []).append(case)
+        self.batch_summary = self.engine.run(self._batch(access, by_role))
 
-    async def _batch(self, access: ModelAccess, cases: list[Any]) -> BatchSummary:
-        from .models.batch import COLLECTING, Deferred
+    async def _batch(self, access: ModelAccess, by_role: dict[str, list[Any]]) -> BatchSummary:
+        """Answer each case with its batched role collecting: the model's request is recorded at once; a helper
+        role's comes at the end of an episode the other roles play out as usual (and cache), so those episodes
+        run side by side, as many at a time as --tooleval-concurrency allows."""
+        import asyncio
 
-        wanted: dict[str, dict[str, Any]] = {}
-        collecting = COLLECTING.set(wanted)
-        try:
-            for case in cases:
+        from .models.batch import COLLECTING, BatchSummary, Collection, Deferred
+
+        wanted: dict[str, dict[str, dict[str, Any]]] = {}  # role -> the requests collected for it
+        slots = asyncio.Semaphore(max(1, self.settings.concurrency))
+
+        async def collect(case: Any, role: str) -> None:
+            async with slots:
+                # only this case's batched role collects: in a run with ACEBench and ToolAlpaca the model is
+                # collected for the one and plays the episodes of the other
+                token = COLLECTING.set(Collection(frozenset({role}), wanted))
                 repeat = REPEAT.set(repeat_of(case))
                 try:
                     await self.run.suite(case.suite).answer(original(case), access)
@@ -159,10 +171,19 @@ class ToolevalSession:
                     pass
                 finally:
                     REPEAT.reset(repeat)
-        finally:
-            COLLECTING.reset(collecting)
-        summary: BatchSummary = await access.batch.run(wanted)
-        return summary
+                    COLLECTING.reset(token)
+
+        helpers = [(case, role) for role, cases in by_role.items() if role != "model" for case in cases]
+        if helpers:
+            self.say(f"tooleval batch: playing {len(helpers)} episodes to collect their "
+                     f"{', '.join(sorted(role for role in by_role if role != 'model'))} requests")
+        for case in by_role.get("model", []):
+            await collect(case, "model")  # at once: the first request is the one collected
+        await asyncio.gather(*(collect(case, role) for case, role in helpers))
+        lanes = access.batch or {}
+        summaries = await asyncio.gather(*(lanes[role].run(wanted.get(role, {}))
+                                           for role in sorted(by_role)))
+        return summaries[0] if len(summaries) == 1 else BatchSummary.combined(summaries)
 
     def _own_pool(self) -> Any:
         """A worker answering samples the hub did not: claimed on the board, one at a time as tests ask."""

@@ -26,7 +26,8 @@ class ModelAccess:
         roles: chat functions of the helper models a suite uses (the user simulator, a tool simulator, a
             judge), by role name, for the roles the run configured (`--tooleval-<role>-model`).
         model: the model name under test (kind "chat"), for upstream rules that go by name.
-        batch: the model's batch lane under --tooleval-batch (models/batch.py): the run's, not the suites'.
+        batch: under --tooleval-batch, each role's batch lane ("model" for the model under test), by role
+            (models/batch.py): the run's, not the suites'.
     """
 
     kind: str
@@ -34,7 +35,7 @@ class ModelAccess:
     replay: ReplayStore | None = None
     roles: dict[str, ChatFn] = field(default_factory=dict)
     model: str = ""
-    batch: Any = None
+    batch: dict[str, Any] | None = None
 
     @property
     def user_chat(self) -> ChatFn | None:

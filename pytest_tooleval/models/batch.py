@@ -1,10 +1,12 @@
-"""--tooleval-batch: the model's single-call samples through the provider's Batch API (docs/scaling.md#batch).
+"""--tooleval-batch: single requests of a sample sent through the provider's Batch API (docs/scaling.md#batch).
 
-Before the first test, each qualifying sample (a suite's `batchable`) is answered once while the lane collects:
-its request is recorded instead of sent (one already cached is served as usual) and the suite's answer is cut
-short by `Deferred`. The misses go out as one batch: a JSON Lines file of chat-completions bodies, exactly
-what `complete` would send, each with the request's cache key as its custom_id. The batch's id is written to
-the cache folder the moment it exists, so a run killed before the results came finds it and polls it again
+Before the first test, each qualifying sample (its suite's `batched_role`) is answered once while the lane of
+that role collects: its request is recorded instead of sent (one already cached is served as usual), and the
+suite's answer is cut short by `Deferred`. The model's request is a sample's first; a helper role's request
+(ToolAlpaca's judge) comes after an episode the other roles play out as usual, their answers cached for the
+test. The misses go out as one batch per role: a JSON Lines file of chat-completions bodies, exactly what
+`complete` would send, each with the request's cache key as its custom_id. The batch's id is written to the
+cache folder the moment it exists, so a run killed before the results came finds it and polls it again
 instead of submitting another. The answers land in the response cache (and in memory), where the tests find
 them as cached answers and score them as usual. Entries that failed or expired are asked as ordinary requests
 (`--tooleval-batch-fallback ask`) or end as errors of their samples naming the reason (`error`): never scored.
@@ -31,8 +33,17 @@ if TYPE_CHECKING:
     from .cache import ResponseCache
     from .openai_compat import OpenAIBackend
 
-#: while set, the lane records each request it is given (key -> body) and raises Deferred instead of asking
-COLLECTING: ContextVar[dict[str, dict[str, Any]] | None] = ContextVar("tooleval_batch_collecting", default=None)
+@dataclass
+class Collection:
+    """What the collecting pass gathers: for each role collected, its requests (cache key -> body)."""
+
+    roles: frozenset[str]
+    wanted: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
+
+
+#: while set, the lanes of its roles record each request they are given and raise Deferred instead of asking;
+#: the other roles ask as usual (a ToolAlpaca episode runs, and only its judge's request is collected)
+COLLECTING: ContextVar[Collection | None] = ContextVar("tooleval_batch_collecting", default=None)
 ENDPOINT: Final = "/v1/chat/completions"
 WINDOW: Final = "24h"  # the only completion window OpenAI offers
 TERMINAL = frozenset({"completed", "expired", "failed", "cancelled"})
@@ -61,6 +72,21 @@ class BatchSummary:
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
 
+    @classmethod
+    def combined(cls, parts: list[BatchSummary]) -> BatchSummary:
+        """The batch phase of several roles (each its own batches) as one."""
+        whole = cls(fallback=parts[0].fallback)
+        for part in parts:
+            whole.batches += part.batches
+            whole.submitted += part.submitted
+            whole.resumed += part.resumed
+            whole.answered += part.answered
+            for reason, count in part.failed.items():
+                whole.failed[reason] = whole.failed.get(reason, 0) + count
+            whole.wait_s = max(whole.wait_s, part.wait_s)
+            whole.unavailable = whole.unavailable or part.unavailable
+        return whole
+
     def line(self) -> str:
         if self.unavailable is not None:
             return f"tooleval batch: not used: {self.unavailable}; every sample was asked as an ordinary request"
@@ -77,7 +103,8 @@ class BatchLane:
     """The model under test's backend with a batch lane beside it (between the response cache and the backend).
 
     Args:
-        backend: the model's OpenAIBackend: its request bodies, its client, its reading of answers.
+        backend: the role's OpenAIBackend: its request bodies, its client, its reading of answers.
+        role: "model" for the model under test, else the helper role's name (the judge).
         cache: the run's response cache, where the batch's answers are put.
         folder: the cache folder (the ledger of submitted batches lives in its `batches/`).
         poll_s: seconds between polls of a batch.
@@ -86,8 +113,9 @@ class BatchLane:
     """
 
     def __init__(self, backend: OpenAIBackend, cache: ResponseCache | None, folder: Path, *, poll_s: float,
-                 fallback: str, say: Callable[[str], None]) -> None:
+                 fallback: str, say: Callable[[str], None], role: str = "model") -> None:
         self.backend = backend
+        self.role = role
         self.name = backend.name
         self.cache = cache
         self.ledger = folder / LEDGER
@@ -103,8 +131,8 @@ class BatchLane:
     async def complete(self, request: ChatRequest) -> Reply:
         key = cache_key(self.cache_identity(), request)
         collecting = COLLECTING.get()
-        if collecting is not None:
-            collecting.setdefault(key, self.backend.request_body(request))
+        if collecting is not None and self.role in collecting.roles:
+            collecting.wanted.setdefault(self.role, {}).setdefault(key, self.backend.request_body(request))
             raise Deferred
         answer = self.answers.get(key)
         if answer is not None:

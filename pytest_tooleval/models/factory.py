@@ -49,8 +49,9 @@ def build_access(settings: Settings, cache_dir: Path, engine: Engine, board_path
                      extra=reasoning, probe_tools=probe_tools, lanes=lanes if settings.batch else None, say=say)
     if settings.reasoning == "strip":
         chat = _without_think_blocks(chat)
-    access = ModelAccess("chat", chat=chat, roles=live.roles(roles, limiter), model=model,
-                         batch=lanes[0] if lanes else None)
+    helpers = live.roles(roles, limiter, lanes if settings.batch else None, say)
+    access = ModelAccess("chat", chat=chat, roles=helpers, model=model,
+                         batch={lane.role: lane for lane in lanes} if lanes else None)
     live.close_cache_last()
     return access
 
@@ -145,7 +146,8 @@ class _Live:
         if self.cache is not None:
             self.engine.on_close(_closing(self.cache.close))
 
-    def roles(self, roles: Sequence[Role], limiter: Any) -> dict[str, ChatFn]:
+    def roles(self, roles: Sequence[Role], limiter: Any, lanes: list[Any] | None = None,
+              say: Callable[[str], None] = print) -> dict[str, ChatFn]:
         """One chat function per helper role whose model is set (`--tooleval-<role>-model`), with the role's
         own endpoint, key, temperature and max_tokens where it declares them (otherwise the agent's)."""
         settings = self.settings
@@ -169,6 +171,8 @@ class _Live:
                 top_p=sends.pop("top_p", settings.top_p),
                 extra=sends,
                 role=role.name,
+                lanes=lanes,
+                say=say,
             )
         return functions
 
@@ -210,7 +214,7 @@ def _chat_function(settings: Settings, engine: Engine, model: str, base_url: str
         from .batch import BatchLane
 
         lane = BatchLane(backend, cache, settings.cache_path, poll_s=settings.batch_poll,
-                         fallback=settings.batch_fallback, say=say)
+                         fallback=settings.batch_fallback, say=say, role=role)
         lanes.append(lane)
         backend = lane
     if cache is not None:

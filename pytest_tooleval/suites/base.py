@@ -149,8 +149,9 @@ class SuitePlugin(Protocol):
     # selected nothing (e.g. `-m zh` on an en-only run).
     # Optional: `weight(self, case: Any) -> float`, the case's expected cost beside the others of its category
     # (e.g. its prompt length; 1 by default): --tooleval-shard cuts every category into shards of equal weight.
-    # Optional: `batchable(self, case: Any) -> bool`, whether answering the case is one request of the model under
-    # test that depends on nothing else it answered (--tooleval-batch then sends it through the Batch API).
+    # Optional: `batched_role(self, case: Any) -> str | None`, the role whose one request --tooleval-batch may send
+    # through the Batch API: "model" when answering the case is one request of the model under test, a helper
+    # role's name when that role is asked once, last (the other roles then play the case out as usual), or None.
     # Optional: `asks_with_tools(self, settings: Settings) -> bool`, whether the model is offered native `tools`
     # under these settings (the endpoint probe then offers one too, so an endpoint without tool calling stops the
     # run before any sample).

@@ -325,6 +325,38 @@ def test_a_full_subset_under_xdist_gives_upstream_percentages(pytester: pytest.P
     assert summary["subsets"]["simulated"]["error_num"] == 1
 
 
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["one-process", "xdist"])
+def test_under_batch_the_judge_is_asked_in_a_batch_and_scores_as_one_by_one(pytester: pytest.Pytester,
+                                                                           fake_openai: FakeOpenAI,
+                                                                           data_root: Path,
+                                                                           workers: list[str]) -> None:
+    no = "## Results\nProcess Correctness: Yes\nFinal Response Correctness: No"
+    fake_openai.responder = Cast({
+        "What is the weather in Oslo": [action("getForecast", '{"city": "Oslo"}'), response("Sunny.")],
+        "List every weather station": [action("listStations", "{}"), response("A.")],
+        "forecast for my home town": [response("I cannot know your town.")],  # no tool call: never judged
+    }, judge={"List every weather station": no})
+    one_by_one = pytester.runpytest_subprocess(*run_args(pytester, fake_openai, data_root),
+                                               f"--tooleval-cache-dir={pytester.path / 'interactive-cache'}")
+    one_by_one.assert_outcomes(passed=1, failed=2)
+    expected = [(row["id"], row["outcome"], row["valid"]) for row in report(pytester)["samples"]]
+    judged, played = len(bodies(fake_openai, "judge-m")), len(bodies(fake_openai, "agent-m"))
+    assert judged == 2
+    fake_openai.reset_stats()
+    result = pytester.runpytest_subprocess(*run_args(pytester, fake_openai, data_root), "--tooleval-batch",
+                                           "--tooleval-batch-poll=0.05", *workers)
+    result.assert_outcomes(passed=1, failed=2)
+    assert [(row["id"], row["outcome"], row["valid"]) for row in report(pytester)["samples"]] == expected
+    stats = fake_openai.stats
+    assert (stats.batches_created, stats.batch_entries_answered) == (1, judged)
+    assert bodies(fake_openai, "judge-m") == []  # the judge was asked in the batch only
+    # the episodes were played once, as usual, and their tests found every answer in the cache
+    assert len(bodies(fake_openai, "agent-m")) == played
+    result.stdout.fnmatch_lines(["tooleval batch: playing 3 episodes to collect their judge requests",
+                                 "tooleval batch: submitted batch_1 (2 requests, window 24h)*",
+                                 "tooleval batch: 2 answers from 1 batch (2 requests submitted, 0 resumed) in *"])
+
+
 # ---------------------------------------------------------------------------------------------- configuration
 
 

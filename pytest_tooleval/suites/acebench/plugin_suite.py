@@ -178,10 +178,10 @@ class AceBenchPlugin:
     def priority(self, case: Any) -> int:
         return 0 if case.family == "agent" else 1  # rollouts take many requests: start them first
 
-    def batchable(self, case: Any) -> bool:
-        """--tooleval-batch: a normal or special sample is one request (its dialogue history is in the prompt);
-        an agent rollout is many, each depending on the last."""
-        return bool(case.family != "agent")
+    def batched_role(self, case: Any) -> str | None:
+        """--tooleval-batch: a normal or special sample is one request of the model (its dialogue history is in
+        the prompt); an agent rollout is many, each depending on the last."""
+        return None if case.family == "agent" else "model"
 
     def weight(self, case: Any) -> float:
         """A sample's expected cost beside the others of its category, for --tooleval-shard (shards.py): its

@@ -98,9 +98,9 @@ class GPT4ToolsPlugin:
     def priority(self, case: Any) -> int:
         return 1
 
-    def batchable(self, case: Any) -> bool:
-        """--tooleval-batch: every item is one request."""
-        return True
+    def batched_role(self, case: Any) -> str | None:
+        """--tooleval-batch: every item is one request of the model."""
+        return "model"
 
     def weight(self, case: Any) -> float:
         """For --tooleval-shard (shards.py): the instruction's length, which its prompt tokens follow."""

@@ -120,6 +120,11 @@ class ToolAlpacaPlugin:
     def priority(self, case: Any) -> int:
         return 0  # an episode is a chain of agent, simulator and judge calls: start it early
 
+    def batched_role(self, case: Any) -> str | None:
+        """--tooleval-batch: the judge is asked once, after the episode, which the agent and the simulator play
+        out as usual (their answers cached, so the test replays the same episode and finds the judgement)."""
+        return "judge"
+
 
 def _missing_data(settings: Settings) -> str | None:
     from ...download import cache_path

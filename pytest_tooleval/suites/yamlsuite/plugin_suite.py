@@ -71,9 +71,9 @@ class YamlSuitePlugin:
         """For --tooleval-shard: the length of the case's messages, which its prompt tokens follow."""
         return float(sum(len(message.get("content") or "") for turn in case.spec.turns for message in turn.messages))
 
-    def batchable(self, case: Any) -> bool:
-        """--tooleval-batch: a one-turn case is one request."""
-        return len(case.spec.turns) == 1
+    def batched_role(self, case: Any) -> str | None:
+        """--tooleval-batch: a one-turn case is one request of the model."""
+        return "model" if len(case.spec.turns) == 1 else None
 
     def asks_with_tools(self, settings: Settings) -> bool:
         from .spec import load_file
