@@ -306,14 +306,19 @@ def test_an_unparseable_judge_verdict_is_reported_and_not_correct(pytester: pyte
     assert summary["process"]["unparsed"] == 1 and summary["overall"] == 0.0
 
 
-def test_a_full_subset_under_xdist_gives_upstream_percentages(pytester: pytest.Pytester, fake_openai: FakeOpenAI,
-                                                              data_root: Path) -> None:
+def full_subset() -> Cast:
+    """The whole simulated subset: one right episode, one the judge fails, one never judged (no tool call)."""
     no = "## Results\nProcess Correctness: Yes\nFinal Response Correctness: No"
-    fake_openai.responder = Cast({
+    return Cast({
         "What is the weather in Oslo": [action("getForecast", '{"city": "Oslo"}'), response("Sunny.")],
         "List every weather station": [action("listStations", "{}"), response("A.")],
         "forecast for my home town": [response("I cannot know your town.")],  # no tool call: never judged
     }, judge={"List every weather station": no})
+
+
+def test_a_full_subset_under_xdist_gives_upstream_percentages(pytester: pytest.Pytester, fake_openai: FakeOpenAI,
+                                                              data_root: Path) -> None:
+    fake_openai.responder = full_subset()
     result = pytester.runpytest_subprocess(*run_args(pytester, fake_openai, data_root), "-n", "2",
                                            "--tooleval-fail-under", "toolalpaca.simulated.overall=0.3")
     result.assert_outcomes(passed=1, failed=2)
@@ -330,12 +335,7 @@ def test_under_batch_the_judge_is_asked_in_a_batch_and_scores_as_one_by_one(pyte
                                                                            fake_openai: FakeOpenAI,
                                                                            data_root: Path,
                                                                            workers: list[str]) -> None:
-    no = "## Results\nProcess Correctness: Yes\nFinal Response Correctness: No"
-    fake_openai.responder = Cast({
-        "What is the weather in Oslo": [action("getForecast", '{"city": "Oslo"}'), response("Sunny.")],
-        "List every weather station": [action("listStations", "{}"), response("A.")],
-        "forecast for my home town": [response("I cannot know your town.")],  # no tool call: never judged
-    }, judge={"List every weather station": no})
+    fake_openai.responder = full_subset()
     one_by_one = pytester.runpytest_subprocess(*run_args(pytester, fake_openai, data_root),
                                                f"--tooleval-cache-dir={pytester.path / 'interactive-cache'}")
     one_by_one.assert_outcomes(passed=1, failed=2)
