@@ -43,6 +43,9 @@ from pytest_tooleval.suites.toolalpaca.parser import (
     parse_output,
 )
 from pytest_tooleval.suites.toolalpaca.scoring import verdict as toolalpaca_verdict
+from pytest_tooleval.outcome import Answer
+from pytest_tooleval.suites.yamlsuite.spec import load_file
+from pytest_tooleval.suites.yamlsuite.suite import YamlSuite
 from pytest_tooleval.transport import result_payload
 from pytest_tooleval.verdict import Verdict
 
@@ -302,6 +305,35 @@ def test_the_toolalpaca_parser_and_judge_reader_give_an_outcome_for_any_text(san
     assert_reportable(verdict, text)
 
 
+# -- your own cases (*.tooleval.yaml) ---------------------------------------------------------------------------
+
+EXAMPLE = load_file(Path(__file__).resolve().parents[2] / "benchmarks" / "examples" / "assistant.tooleval.yaml")
+YAML_CASES = {mode: YamlSuite([EXAMPLE], {EXAMPLE.path: (mode,)}).cases() for mode in ("prompt", "fc")}
+
+
+def score_yaml(case: Any, text: str) -> Verdict:
+    """Every turn of the case answered with `text`: as the text protocol, or as a native call's arguments."""
+    turn = {"text": text, "tool_calls": []} if case.mode == "prompt" else {
+        "text": text[:100], "tool_calls": [["get_weather", text], ["add_event", text[::-1]]]}
+    result = YamlSuite([EXAMPLE], {EXAMPLE.path: (case.mode,)}).score(
+        case, Answer(text, state=[turn] * len(case.spec.turns)))
+    assert isinstance(result, SampleResult)
+    return result.verdict
+
+
+# jsonschema builds its validator class (attrs generates its methods with exec) on first use: done here, before
+# the audit hook watches, so what it records is only what the model's text could cause
+score_yaml(YAML_CASES["prompt"][0], "[get_weather(city='Paris')]")
+score_yaml(YAML_CASES["fc"][0], '{"city": "Paris"}')
+
+
+@PROPERTY
+@given(text=hostile_text, case=st.sampled_from([*YAML_CASES["prompt"], *YAML_CASES["fc"]]))
+def test_the_yaml_suite_gives_a_verdict_for_any_text(sandbox: Path, text: str, case: Any) -> None:
+    verdict = assert_verdict(run_contained(lambda output: score_yaml(case, output), text))
+    assert_reportable(verdict, text)
+
+
 TARGETS: dict[str, Callable[[str], Any]] = {
     "normal": lambda text: score_normal(FUNCTIONS, NORMAL_TRUTHS[2], text),
     "special": lambda text: score_special("special_error_param", SPECIAL_TRUTHS["special_error_param"], text),
@@ -310,6 +342,8 @@ TARGETS: dict[str, Callable[[str], Any]] = {
     "agent-turn": lambda text: score_rollout(POSSIBLE_ANSWER, execute_messages(RECORDS["agent_multi_turn"], "zh",
                                                                                [text])),
     "gpt4tools": lambda text: score_item(GPT4TOOLS_ITEMS[0], text),
+    "yaml": lambda text: score_yaml(YAML_CASES["prompt"][0], text),
+    "yaml-fc": lambda text: score_yaml(YAML_CASES["fc"][1], text),
 }
 
 
