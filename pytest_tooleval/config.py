@@ -41,6 +41,13 @@ def parse_positive(name: str, text: str) -> float:
     return value
 
 
+def parse_non_negative(name: str, text: str) -> float:
+    value = parse_float(name, text)
+    if value < 0:
+        raise ToolevalUsageError(f"--tooleval-{name}: {text!r} must be 0 or more")
+    return value
+
+
 def parse_fraction(name: str, text: str) -> float:
     value = parse_float(name, text)
     if not 0.0 <= value <= 1.0:
@@ -209,6 +216,9 @@ CORE_OPTIONS: tuple[Option, ...] = (
            "before the tests score them; agent rollouts stay interactive; an interrupted run resumes its batch",
            False, parse_bool, flag=True),
     Option("batch-poll", "seconds between polls of a submitted batch", 30.0, parse_positive),
+    Option("batch-wait", "seconds to wait for the batch before the tests; the samples of a batch still running then "
+           "are not run (the run is incomplete) and a later run collects it; 0 submits and moves on (default: wait "
+           "until it ends)", None, parse_non_negative),
     Option("batch-fallback", "what becomes of batch entries that failed or expired: ask (asked as ordinary "
            "requests) or error (errors of their samples, with the reason)", "ask", choice("ask", "error")),
     Option("html", "write a self-contained HTML page of the run (charts with intervals, the comparison, the "
@@ -341,7 +351,8 @@ def build_settings(values: dict[str, Any], sources: dict[str, str],
 
 def _value_type(option: Option) -> Any:
     """The field type of an option's parsed value, read from how it is parsed."""
-    kinds: dict[Any, Any] = {parse_float: float, parse_positive: float, parse_fraction: float, parse_int: int,
+    kinds: dict[Any, Any] = {parse_float: float, parse_positive: float, parse_non_negative: float,
+                             parse_fraction: float, parse_int: int,
                              parse_token_limit: int | None,
                              parse_bool: bool, parse_list: tuple[str, ...], parse_thresholds: dict[str, float],
                              parse_prices: dict[str, tuple[float, float]]}

@@ -210,8 +210,8 @@ class Controller:
         self.quarantined = [row for row in everything if row.get("quarantined")]
         rows = [row for row in everything if not row.get("quarantined")]  # the rows every figure is made of
         self.rows = rows
-        if not rows:
-            return
+        if not rows and not (self.session.not_run_for_cost or self.session.not_run_for_batch):
+            return  # nothing was asked; a run that left every sample for its batch still reports, and gates
         settings = self.session.settings
         self.summary = summarize(rows)
         self.totals = self._totals()
@@ -224,6 +224,8 @@ class Controller:
             self.gate = evaluate_gate(self.summary, thresholds, settings.max_error_rate, notes, regressions)
             if self.session.not_run_for_cost:  # a run cut short by its budget passes no gate
                 self.gate = dataclasses.replace(self.gate, incomplete=self._cost_line())
+            elif self.session.not_run_for_batch:  # nor one whose batch is still running
+                self.gate = dataclasses.replace(self.gate, incomplete=self._batch_line())
             if exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
                 if not self.gate.passed:
                     session.exitstatus = pytest.ExitCode.TESTS_FAILED
@@ -270,7 +272,7 @@ class Controller:
         if settings.max_cost is not None:
             totals["cost_ceiling"] = {"usd": settings.max_cost, "not_run": self.session.not_run_for_cost}
         if self.session.batch_summary is not None:
-            totals["batch"] = self.session.batch_summary.as_dict()
+            totals["batch"] = {**self.session.batch_summary.as_dict(), "not_run": self.session.not_run_for_batch}
         return totals
 
     def _run_block(self) -> dict[str, Any]:
@@ -287,6 +289,10 @@ class Controller:
                 "seed": settings.seed if settings.sample is not None else None,
                 "collected": len(collected & answered) + len(not_run), "not_run": not_run,
                 "role_models": self.session.role_models(), "prices": settings.prices or None}
+
+    def _batch_line(self) -> str:
+        return (f"{self.session.not_run_for_batch} samples were not run: their batch was still running when "
+                "--tooleval-batch-wait ran out (run again to collect it)")
 
     def _cost_line(self) -> str:
         settings = self.session.settings
@@ -346,6 +352,8 @@ class Controller:
         self._show_quarantine(terminalreporter)
         if self.session.batch_summary is not None:
             terminalreporter.write_line(self.session.batch_summary.line())
+        if self.session.not_run_for_batch:
+            terminalreporter.write_line(f"tooleval: {self._batch_line()}: the run is incomplete", red=True)
         if self.session.not_run_for_cost:
             terminalreporter.write_line(f"tooleval: {self._cost_line()}: the run is incomplete", red=True)
         for name, suite in self.summary.suites.items():

@@ -64,6 +64,8 @@ class ToolevalSession:
         self.collected_test_ids: list[str] | None = None
         self.say: Callable[[str], None] = lambda line: print(line, file=sys.stderr)  # the terminal's, once known
         self.batch_summary: BatchSummary | None = None  # what --tooleval-batch did (models/batch.py)
+        self._batched: dict[str, tuple[str, list[str]]] = {}  # test id -> its batched role and request keys
+        self.not_run_for_batch = 0  # samples whose batch was still running when --tooleval-batch-wait ran out
 
     @property
     def settings(self) -> Settings:
@@ -161,7 +163,8 @@ class ToolevalSession:
             async with slots:
                 # only this case's batched role collects: in a run with ACEBench and ToolAlpaca the model is
                 # collected for the one and plays the episodes of the other
-                token = COLLECTING.set(Collection(frozenset({role}), wanted))
+                collection = Collection(frozenset({role}), wanted)
+                token = COLLECTING.set(collection)
                 repeat = REPEAT.set(repeat_of(case))
                 try:
                     await self.run.suite(case.suite).answer(original(case), access)
@@ -172,6 +175,8 @@ class ToolevalSession:
                 finally:
                     REPEAT.reset(repeat)
                     COLLECTING.reset(token)
+                    if collection.keys:
+                        self._batched[case.test_id] = (role, collection.keys)
 
         helpers = [(case, role) for role, cases in by_role.items() if role != "model" for case in cases]
         if helpers:
@@ -206,7 +211,20 @@ class ToolevalSession:
             result = dataclasses.replace(result, reasoning=answer.reasoning)
         return result
 
+    def _still_in_a_batch(self, case: Any) -> str | None:
+        """The batch still running this case's request (--tooleval-batch-wait ran out), or None."""
+        batched = self._batched.get(case.test_id)
+        if batched is None or self._access is None or not self._access.batch:
+            return None
+        role, keys = batched
+        pending = self._access.batch[role].pending
+        return next((pending[key] for key in keys if key in pending), None)
+
     async def _answer(self, case: Any) -> Any:  # Answer | Skipped
+        if (batch_id := self._still_in_a_batch(case)) is not None:
+            self.not_run_for_batch += 1
+            return Skipped(f"not run: its request is in {batch_id}, still running when --tooleval-batch-wait ran "
+                           "out: run again to collect the batch and score it")
         ceiling = self.settings.max_cost
         if ceiling is not None and self.spent_usd >= ceiling:  # started samples finish; no new one starts
             self.not_run_for_cost += 1

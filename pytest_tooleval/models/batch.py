@@ -39,6 +39,7 @@ class Collection:
 
     roles: frozenset[str]
     wanted: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
+    keys: list[str] = field(default_factory=list)  # the keys this collection recorded (one case's, in a run)
 
 
 #: while set, the lanes of its roles record each request they are given and raise Deferred instead of asking;
@@ -68,6 +69,7 @@ class BatchSummary:
     fallback: str = "ask"
     wait_s: float = 0.0
     unavailable: str | None = None  # the endpoint has no Batch API: every sample was asked as usual
+    pending: int = 0  # requests of batches still running when --tooleval-batch-wait ran out (not run now)
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -84,6 +86,7 @@ class BatchSummary:
             for reason, count in part.failed.items():
                 whole.failed[reason] = whole.failed.get(reason, 0) + count
             whole.wait_s = max(whole.wait_s, part.wait_s)
+            whole.pending += part.pending
             whole.unavailable = whole.unavailable or part.unavailable
         return whole
 
@@ -94,6 +97,9 @@ class BatchSummary:
         reasons = ", ".join(f"{reason}: {count}" for reason, count in sorted(self.failed.items()))
         then = "asked as ordinary requests" if self.fallback == "ask" else "errors of their samples"
         tail = f"; {failed} did not ({reasons}): {then}" if failed else ""
+        if self.pending:
+            tail += (f"; {self.pending} still in progress when --tooleval-batch-wait ran out: their samples are not "
+                     "run, and a rerun picks the batch up")
         return (f"tooleval batch: {self.answered} answers from {len(self.batches)} batch"
                 f"{'es' if len(self.batches) != 1 else ''} ({self.submitted} requests submitted, {self.resumed} "
                 f"resumed) in {self.wait_s:.0f} s{tail}")
@@ -113,7 +119,8 @@ class BatchLane:
     """
 
     def __init__(self, backend: OpenAIBackend, cache: ResponseCache | None, folder: Path, *, poll_s: float,
-                 fallback: str, say: Callable[[str], None], role: str = "model") -> None:
+                 fallback: str, say: Callable[[str], None], role: str = "model",
+                 wait_s: float | None = None) -> None:
         self.backend = backend
         self.role = role
         self.name = backend.name
@@ -122,7 +129,9 @@ class BatchLane:
         self.poll_s = poll_s
         self.fallback = fallback
         self.say = say
+        self.wait_s = wait_s  # how long the run waits for its batches (None: until they end)
         self.answers: dict[str, Reply] = {}  # this run's batch answers (an empty one is not cached, but is used)
+        self.pending: dict[str, str] = {}  # key -> the batch still running it when the wait ran out
         self.failures: dict[str, str] = {}  # key -> why its entry came back without an answer
 
     def cache_identity(self) -> dict[str, str]:
@@ -133,6 +142,7 @@ class BatchLane:
         collecting = COLLECTING.get()
         if collecting is not None and self.role in collecting.roles:
             collecting.wanted.setdefault(self.role, {}).setdefault(key, self.backend.request_body(request))
+            collecting.keys.append(key)
             raise Deferred
         answer = self.answers.get(key)
         if answer is not None:
@@ -174,8 +184,9 @@ class BatchLane:
             pending[batch_id] = set(fresh)
             summary.submitted = len(fresh)
         summary.batches = sorted(pending)
+        deadline = None if self.wait_s is None else started + self.wait_s
         for batch_id, keys in sorted(pending.items()):
-            await self._wait_and_collect(batch_id, keys, summary)
+            await self._wait_and_collect(batch_id, keys, summary, deadline)
         summary.wait_s = round(time.monotonic() - started, 1)
         self.say(summary.line())
         return summary
@@ -194,7 +205,8 @@ class BatchLane:
                  "picks it up when started again")
         return str(batch.id)
 
-    async def _wait_and_collect(self, batch_id: str, keys: set[str], summary: BatchSummary) -> None:
+    async def _wait_and_collect(self, batch_id: str, keys: set[str], summary: BatchSummary,
+                                deadline: float | None) -> None:
         client = self.backend.client()
         shown, shown_at = "", 0.0
         while True:
@@ -207,6 +219,13 @@ class BatchLane:
                 shown, shown_at = state, time.monotonic()
             if batch.status in TERMINAL:
                 break
+            if deadline is not None and time.monotonic() + self.poll_s > deadline:
+                # --tooleval-batch-wait: left running (and in the ledger) for a later run to collect
+                self.pending.update(dict.fromkeys(keys, batch_id))
+                summary.pending += len(keys)
+                self.say(f"tooleval batch {batch_id}: still {batch.status} after --tooleval-batch-wait; left for "
+                         "a later run to collect")
+                return
             await asyncio.sleep(self.poll_s)
         answered: set[str] = set()
         for file_id in (batch.output_file_id, batch.error_file_id):

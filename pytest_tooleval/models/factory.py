@@ -214,7 +214,7 @@ def _chat_function(settings: Settings, engine: Engine, model: str, base_url: str
         from .batch import BatchLane
 
         lane = BatchLane(backend, cache, settings.cache_path, poll_s=settings.batch_poll,
-                         fallback=settings.batch_fallback, say=say, role=role)
+                         fallback=settings.batch_fallback, say=say, role=role, wait_s=settings.batch_wait)
         lanes.append(lane)
         backend = lane
     if cache is not None:

@@ -143,5 +143,5 @@ def evaluate_gate(summary: RunSummary, thresholds: dict[str, float], max_error_r
         for key, value in sorted(matching.items()):
             checks.append((key, value, threshold, value >= threshold))
     counts = summary.counts
-    error_rate = counts["errors"] / counts["total"] if counts["total"] else 0.0
+    error_rate = counts["errors"] / counts["total"] if counts.get("total") else 0.0  # no suite scored: no rate
     return GateResult(checks, error_rate, max_error_rate, notes, regressions)

@@ -103,7 +103,9 @@ def merge(paths: Sequence[str], gate: GateOptions) -> Merged:
     if any(isinstance(ceiling, dict) for ceiling in ceilings):
         usd = next(ceiling["usd"] for ceiling in ceilings if isinstance(ceiling, dict))
         totals["cost_ceiling"] = {"usd": usd, "not_run": cut_by_cost}
-    incomplete = _incomplete_line(missing_shards, not_run, cut_by_cost)
+    batches = [(part.document.get("totals") or {}).get("batch") for part in parts]
+    left_in_batch = sum(int(batch.get("not_run") or 0) for batch in batches if isinstance(batch, dict))
+    incomplete = _incomplete_line(missing_shards, not_run, cut_by_cost, left_in_batch)
     comparison = _compare(kept, everything, made, gate.baseline) if gate.baseline else None
     result = _gate(summary, gate, comparison, incomplete) if gate.gated else None
     run = {**{key: first.get(key) for key in ("sample", "seed", "role_models", "prices")},
@@ -205,7 +207,8 @@ def _prices(value: Any) -> dict[str, tuple[float, float]] | None:
     return {str(model): (float(pair[0]), float(pair[1])) for model, pair in value.items()}
 
 
-def _incomplete_line(missing_shards: list[str], not_run: list[str], cut_by_cost: int) -> str | None:
+def _incomplete_line(missing_shards: list[str], not_run: list[str], cut_by_cost: int,
+                     left_in_batch: int = 0) -> str | None:
     reasons = []
     if missing_shards:
         reasons.append(f"shard{'s' if len(missing_shards) > 1 else ''} {', '.join(missing_shards)} "
@@ -215,6 +218,8 @@ def _incomplete_line(missing_shards: list[str], not_run: list[str], cut_by_cost:
         reasons.append(f"{len(not_run)} samples a shard collected never ran: {', '.join(not_run[:LISTED])}{more}")
     if cut_by_cost:
         reasons.append(f"{cut_by_cost} samples were not run for the cost ceiling")
+    if left_in_batch:
+        reasons.append(f"{left_in_batch} samples were not run: their batch was still running")
     return "; ".join(reasons) or None
 
 

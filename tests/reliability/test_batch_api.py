@@ -174,3 +174,29 @@ def test_what_a_batch_cannot_work_with_is_one_line(pytester: pytest.Pytester, fa
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert [text for text in result.stderr.lines if text.strip()] == [line]
     assert fake_openai.stats.requests == 0 and fake_openai.stats.files_uploaded == 0
+
+
+def test_a_batch_still_running_when_the_wait_ends_is_collected_by_a_later_run(pytester: pytest.Pytester,
+                                                                            fake_openai: FakeOpenAI,
+                                                                            acebench_dir: Path,
+                                                                            scripted: dict[str, str]) -> None:
+    expected = interactive(pytester, fake_openai, acebench_dir, scripted)
+    single = {key: value for key, value in expected.items() if key[1].startswith(SINGLE)}
+    common = options(pytester, fake_openai, acebench_dir, "cache", "--tooleval-batch", "--tooleval-batch-poll=0.05",
+                     "-m", "not agent", "--tooleval-fail-under=overall=0.1")
+    fake_openai.hold_batches()
+    submitted = pytester.runpytest_subprocess(*common, "--tooleval-batch-wait=0", "--tooleval-report=submitted.json")
+    assert submitted.ret == pytest.ExitCode.TESTS_FAILED  # the gate: incomplete, whatever the figures
+    report = read_report(pytester.path / "submitted.json")
+    assert report["samples"] == [] and report["totals"]["batch"]["pending"] == 100
+    assert report["totals"]["batch"]["not_run"] == 100 and report["gate"]["incomplete"]
+    submitted.stdout.fnmatch_lines(["*100 skipped*", "tooleval: 100 samples were not run: their batch was still "
+                                    "running when --tooleval-batch-wait ran out (run again to collect it): the run "
+                                    "is incomplete", "tooleval gate: INCOMPLETE: *", "tooleval gate: FAILED"])
+    assert fake_openai.stats.requests == 0
+    fake_openai.release_batches()
+    collected = pytester.runpytest_subprocess(*common, "--tooleval-report=collected.json")
+    assert collected.ret == pytest.ExitCode.OK  # 0.66 >= 0.1, every sample scored
+    assert verdicts(read_report(pytester.path / "collected.json")) == single
+    stats = fake_openai.stats
+    assert (stats.files_uploaded, stats.batches_created, stats.requests) == (1, 1, 0)
