@@ -182,3 +182,9 @@ def test_replayed_answers_and_repeats_score_as_live_ones(pytester: pytest.Pytest
         "assistant-two_cities_at_once-r2": "failed", "assistant-meeting_needs_a_time-r2": "passed",
         "assistant-book_a_flight_is_out_of_scope-r2": "passed", "assistant-weather_then_event-r2": "passed"}
     result.stdout.fnmatch_lines(["calendar.accuracy * 3 * 1.000 *", "weather.accuracy * 2 * 0.500 *"])
+
+
+def test_without_the_plugin_the_files_are_not_tests(pytester: pytest.Pytester, cases: list[str]) -> None:
+    result = pytester.runpytest_subprocess("-p", "no:tooleval", "-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.NO_TESTS_COLLECTED
+    assert "Error" not in result.stdout.str() + result.stderr.str()

@@ -28,7 +28,8 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
-    if discovery.is_suite_file(file_path):
+    # without the plugin itself (-p no:tooleval) there is nothing to run the cases with: the files are not tests
+    if discovery.is_suite_file(file_path) and parent.config.pluginmanager.hasplugin("tooleval"):
         module: pytest.Collector = SuiteFileModule.from_parent(parent, path=file_path)
         return module
     return None
