@@ -86,7 +86,8 @@ def summarize_yaml(rows: list[dict[str, Any]]) -> SuiteSummary:
         else:
             data.update(block)
     data["partial"] = partial
-    return SuiteSummary("yaml", tables, figures, partial, outcome_counts(rows), data)
+    # the gateable figures first: reports without a renderer of this suite's own list its numbers in order
+    return SuiteSummary("yaml", tables, figures, partial, outcome_counts(rows), {"figures": dict(figures), **data})
 
 
 def _number(value: float | None) -> str:
