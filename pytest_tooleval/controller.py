@@ -213,6 +213,10 @@ class Controller:
         if not rows and not (self.session.not_run_for_cost or self.session.not_run_for_batch):
             return  # nothing was asked; a run that left every sample for its batch still reports, and gates
         settings = self.session.settings
+        batched = self.session.batched_prefixes()
+        for row in everything:  # answered through the Batch API: priced at its share (report/summary.py)
+            if row.get("test_id") in batched:
+                row["batched"] = batched[row["test_id"]]
         self.summary = summarize(rows)
         self.totals = self._totals()
         if self.baseline is not None:

@@ -211,6 +211,14 @@ class ToolevalSession:
             result = dataclasses.replace(result, reasoning=answer.reasoning)
         return result
 
+    def batched_prefixes(self) -> dict[str, str]:
+        """Test id -> the token-key prefix of the role whose request the Batch API answered ("" for the model,
+        "judge_" for the judge), for the cost estimate (report/summary.py row_cost)."""
+        lanes = (self._access.batch if self._access is not None else None) or {}
+        return {test_id: "" if role == "model" else f"{role}_"
+                for test_id, (role, keys) in self._batched.items()
+                if role in lanes and all(key in lanes[role].answers for key in keys)}
+
     def _still_in_a_batch(self, case: Any) -> str | None:
         """The batch still running this case's request (--tooleval-batch-wait ran out), or None."""
         batched = self._batched.get(case.test_id)

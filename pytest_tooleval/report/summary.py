@@ -107,19 +107,25 @@ def token_totals(tokens: dict[str, Any]) -> tuple[int, int]:
 
 
 Prices = dict[str, tuple[float, float]]  # model -> (input, output) price per million tokens
+BATCH_PRICE_SHARE = 0.5  # a request answered through the Batch API costs half (OpenAI's batch price)
 
 
-def row_cost(tokens: dict[str, Any], role_models: dict[str, str | None], prices: Prices) -> float | None:
+def row_cost(tokens: dict[str, Any], role_models: dict[str, str | None], prices: Prices,
+             batched: str | None = None) -> float | None:
     """The estimated price of one sample's tokens: each role's prompt and completion tokens at its model's price
-    (`role_models`: token-key prefix -> model, "" for the model under test); None when a model has no price."""
+    (`role_models`: token-key prefix -> model, "" for the model under test); None when a model has no price.
+    `batched`: the token-key prefix of the role whose request the Batch API answered (--tooleval-batch), at
+    BATCH_PRICE_SHARE of the price."""
     cost = 0.0
     for key, value in tokens.items():
         for suffix, side in (("prompt", 0), ("completion", 1)):
             if key.endswith(suffix):
-                model = role_models.get(key[: -len(suffix)])
+                prefix = key[: -len(suffix)]
+                model = role_models.get(prefix)
                 if model is None or model not in prices:
                     return None
-                cost += int(value) * prices[model][side] / 1e6
+                share = BATCH_PRICE_SHARE if batched is not None and prefix == batched else 1.0
+                cost += int(value) * prices[model][side] * share / 1e6
     return cost
 
 
@@ -155,7 +161,7 @@ def _sums(rows: list[dict[str, Any]], role_models: dict[str, str | None], prices
         completion += row_completion
         reasoning += sum(int(value) for key, value in tokens.items() if key.endswith("reasoning"))
         if prices is not None:
-            costs.append(row_cost(tokens, role_models, prices))
+            costs.append(row_cost(tokens, role_models, prices, row.get("batched")))
     latencies = [float(row["latency_s"]) for row in rows if isinstance(row.get("latency_s"), (int, float))]
     sums: dict[str, Any] = {"samples": len(rows), "prompt_tokens": prompt, "completion_tokens": completion,
                             "reasoning_tokens": reasoning, "latency_p50_s": _percentile(latencies, 0.5),

@@ -47,7 +47,9 @@ def render_cost(totals: dict[str, Any]) -> str | None:
         parts.append(f"sample latency p50 {totals['latency_p50_s']:.2f} s, p95 {totals['latency_p95_s']:.2f} s")
     if "cost_usd" in totals:
         unpriced = totals.get("unpriced_models") or []
-        parts.append(f"${totals['cost_usd']:,.2f} estimated at --tooleval-prices" if totals["cost_usd"] is not None
+        batched = " (batch answers at half price)" if (totals.get("batch") or {}).get("answered") else ""
+        parts.append(f"${totals['cost_usd']:,.2f} estimated at --tooleval-prices{batched}"
+                     if totals["cost_usd"] is not None
                      else f"no cost: no --tooleval-prices entry for {', '.join(unpriced) or 'a model'}")
     return f"tooleval cost: {'; '.join(parts)}" if parts else None
 

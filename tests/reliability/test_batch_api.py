@@ -65,10 +65,18 @@ def test_a_batch_run_scores_as_asking_one_by_one(pytester: pytest.Pytester, fake
     expected = interactive(pytester, fake_openai, acebench_dir, scripted)
     result = pytester.runpytest_subprocess(*options(pytester, fake_openai, acebench_dir, "cache", "--tooleval-batch",
                                                     "--tooleval-batch-poll=0.05", "--tooleval-report=batch.json",
-                                                    *workers))
+                                                    "--tooleval-prices=fake-model=1/2", *workers))
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     report = read_report(pytester.path / "batch.json")
     assert verdicts(report) == expected
+    # the batch's answers are priced at half, the rollouts' at full price
+    assert {row["id"].startswith(SINGLE): row.get("batched") for row in report["samples"]} == {True: "", False: None}
+    for entry in report["totals"]["categories"]:
+        rows = [row for row in report["samples"] if row["category"] == entry["category"]]
+        full = sum(row["tokens"].get("prompt", 0) * 1 + row["tokens"].get("completion", 0) * 2 for row in rows) / 1e6
+        share = 0.5 if entry["category"] in SINGLE else 1.0
+        assert entry["cost_usd"] == pytest.approx(share * full, abs=1e-6), entry
+    result.stdout.fnmatch_lines(["tooleval cost: * estimated at --tooleval-prices (batch answers at half price)"])
     stats = fake_openai.stats
     assert (stats.files_uploaded, stats.batches_created) == (1, 1)
     assert stats.batch_entries_answered == batched_samples(expected) == 100
