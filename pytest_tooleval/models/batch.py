@@ -130,7 +130,8 @@ class BatchLane:
         self.fallback = fallback
         self.say = say
         self.wait_s = wait_s  # how long the run waits for its batches (None: until they end)
-        self.answers: dict[str, Reply] = {}  # this run's batch answers (an empty one is not cached, but is used)
+        self.answers: dict[str, Reply] = {}  # this run's batch answers, by key
+        self._uncached: dict[str, Reply] = {}  # those the response cache does not hold (an empty one), served here
         self.pending: dict[str, str] = {}  # key -> the batch still running it when the wait ran out
         self.failures: dict[str, str] = {}  # key -> why its entry came back without an answer
 
@@ -138,18 +139,22 @@ class BatchLane:
         return self.backend.cache_identity()  # the lane changes nothing about an answer: the same keys
 
     async def complete(self, request: ChatRequest) -> Reply:
-        key = cache_key(self.cache_identity(), request)
         collecting = COLLECTING.get()
         if collecting is not None and self.role in collecting.roles:
+            key = cache_key(self.cache_identity(), request)
             collecting.wanted.setdefault(self.role, {}).setdefault(key, self.backend.request_body(request))
             collecting.keys.append(key)
             raise Deferred
-        answer = self.answers.get(key)
-        if answer is not None:
-            return answer
-        if key in self.failures and self.fallback == "error":
-            raise InfrastructureError(f"{self.backend.label}: the batch gave no answer: {self.failures[key]} "
-                                      "(--tooleval-batch-fallback error)")
+        # the batch's answers the cache in front holds never reach here: only those it does not keep (an empty
+        # answer, or no cache) and, with fallback error, the failures need the key again (the cache made it)
+        if self._uncached or (self.failures and self.fallback == "error"):
+            key = cache_key(self.cache_identity(), request)
+            answer = self._uncached.get(key)
+            if answer is not None:
+                return answer
+            if key in self.failures and self.fallback == "error":
+                raise InfrastructureError(f"{self.backend.label}: the batch gave no answer: {self.failures[key]} "
+                                          "(--tooleval-batch-fallback error)")
         return await self.backend.complete(request)
 
     async def aclose(self) -> None:
@@ -261,6 +266,8 @@ class BatchLane:
                 self.answers[key] = reply
                 if self.cache is not None and worth_keeping(reply):
                     self.cache.put_soon(key, reply)
+                else:
+                    self._uncached[key] = reply
                 answered.add(key)
                 summary.answered += 1
             else:
@@ -275,27 +282,28 @@ class BatchLane:
         summary.failed[label] = summary.failed.get(label, 0) + 1
 
     async def _call(self, what: str, call: Callable[[], Any], *, first: bool = False) -> Any:
-        """One request to the files or batches endpoints, retried as a chat request is; a 404 or 405 on the
-        first ones means the endpoint has no Batch API (vLLM, Ollama)."""
+        """One request to the files or batches endpoints, retried by the chat requests' own table and backoff
+        (openai_compat.classify, OpenAIBackend.retry_delay); a 404 or 405 on the first ones means the endpoint
+        has no Batch API (vLLM, Ollama)."""
         import openai
 
-        attempt = 0
+        from .openai_compat import classify, describe
+
+        retries = 0
         while True:
             try:
                 return await call()
-            except openai.APIStatusError as exc:
-                detail = self.backend.redact(f"HTTP {exc.status_code}: {exc.message}")
-                if first and exc.status_code in (404, 405, 501):
+            except openai.OpenAIError as exc:
+                decision = classify(exc)
+                detail = self.backend.redact(describe(exc))
+                if first and isinstance(exc, openai.APIStatusError) and exc.status_code in (404, 405, 501):
                     raise _NoBatchApi(f"{self.backend.endpoint} has no Batch API ({detail})") from None
-                retryable = exc.status_code in (408, 409, 429) or exc.status_code >= 500
-            except (openai.APIConnectionError, openai.APITimeoutError) as exc:
-                detail, retryable = self.backend.redact(f"{type(exc).__name__}"), True
-            attempt += 1
-            if not retryable or attempt > self.backend.max_retries:
+            if not decision.retryable or retries >= self.backend.max_retries:
                 raise ToolevalUsageError(f"tooleval batch: could not {what} at {self.backend.endpoint}: {detail}; "
                                          "a submitted batch is resumed when the run is started again (or drop "
                                          "--tooleval-batch)")
-            await asyncio.sleep(min(30.0, 0.5 * 2 ** attempt))
+            await asyncio.sleep(self.backend.retry_delay(retries, decision))
+            retries += 1
 
     # -- the ledger: a file per submitted batch, until its answers are kept -------------------------------
 

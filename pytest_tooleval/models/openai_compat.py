@@ -286,19 +286,7 @@ class OpenAIBackend:
                 if self.rate_limiter is not None:
                     used = (outcome.prompt_tokens or 0) + (outcome.completion_tokens or 0)
                     self.rate_limiter.settle(estimate, used or None)
-                return Reply(
-                    text=self._reply_text(outcome.text),
-                    latency_s=latency_s,
-                    prompt_tokens=outcome.prompt_tokens,
-                    completion_tokens=outcome.completion_tokens,
-                    finish_reason=outcome.finish_reason,
-                    reasoning=None if outcome.reasoning is None else self._reply_text(outcome.reasoning),
-                    reasoning_tokens=outcome.reasoning_tokens,
-                    served_by=outcome.served_by,
-                    system_fingerprint=outcome.system_fingerprint,
-                    tool_calls=tuple(ToolCall(call.id, call.name, self._reply_text(call.arguments))
-                                     for call in outcome.tool_calls),
-                )
+                return self._reply(outcome, latency_s)
             failure = outcome
             if failure.unsupported is not None:
                 self._learn(failure.unsupported)  # perhaps learned already, by a request sent at the same time
@@ -333,15 +321,7 @@ class OpenAIBackend:
     def reply_from_completion(self, completion: Any) -> Reply:
         """A chat completion as a batch's output file holds it, read as `complete` reads an answer;
         MalformedResponse when it is not one."""
-        outcome = _extract(completion)
-        return Reply(
-            text=self._reply_text(outcome.text), prompt_tokens=outcome.prompt_tokens,
-            completion_tokens=outcome.completion_tokens, finish_reason=outcome.finish_reason,
-            reasoning=None if outcome.reasoning is None else self._reply_text(outcome.reasoning),
-            reasoning_tokens=outcome.reasoning_tokens, served_by=outcome.served_by,
-            system_fingerprint=outcome.system_fingerprint,
-            tool_calls=tuple(ToolCall(call.id, call.name, self._reply_text(call.arguments))
-                             for call in outcome.tool_calls))
+        return self._reply(_extract(completion), 0.0)
 
     def client(self) -> openai.AsyncOpenAI:
         """The running loop's client (the files and batches endpoints are asked through it)."""
@@ -369,7 +349,7 @@ class OpenAIBackend:
         except asyncio.TimeoutError:
             return _Failure(RetryDecision.transient("timed out"), "the request timed out")
         except (openai.OpenAIError, MalformedResponse, json.JSONDecodeError, UnicodeDecodeError) as exc:
-            detail = " ".join(_describe(exc).split())  # HTML error pages from proxies arrive multi-line
+            detail = " ".join(describe(exc).split())  # HTML error pages from proxies arrive multi-line
             return _Failure(classify(exc), redact_all(detail, self._secrets)[:_DETAIL_CHARS],
                             unsupported_parameter(exc), context_overflow(exc))
 
@@ -388,6 +368,22 @@ class OpenAIBackend:
                 if instead == "max_completion_tokens":
                     adapted["max_completion_tokens"] = value
         return adapted
+
+    def _reply(self, outcome: _Answer, latency_s: float) -> Reply:
+        """An answer as the plugin keeps it: every text of it through `_reply_text`."""
+        return Reply(
+            text=self._reply_text(outcome.text),
+            latency_s=latency_s,
+            prompt_tokens=outcome.prompt_tokens,
+            completion_tokens=outcome.completion_tokens,
+            finish_reason=outcome.finish_reason,
+            reasoning=None if outcome.reasoning is None else self._reply_text(outcome.reasoning),
+            reasoning_tokens=outcome.reasoning_tokens,
+            served_by=outcome.served_by,
+            system_fingerprint=outcome.system_fingerprint,
+            tool_calls=tuple(ToolCall(call.id, call.name, self._reply_text(call.arguments))
+                             for call in outcome.tool_calls),
+        )
 
     def _reply_text(self, text: str) -> str:
         """The answer as data every later step can keep: what JSON may carry but Unicode may not (a lone
@@ -567,7 +563,7 @@ def unsupported_parameter(exc: BaseException) -> str | None:
     return match.group(1).lower() if match else None
 
 
-def _describe(exc: BaseException) -> str:
+def describe(exc: BaseException) -> str:
     if isinstance(exc, openai.APIStatusError):
         return f"HTTP {exc.status_code}: {_error_message(exc)}"
     if isinstance(exc, openai.APITimeoutError):
