@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import ToolevalUsageError
 from ..shards import shard_parts
 from ..transport import row_key, row_key_or_none
+from .compare import fingerprint_differences
 from .gate import GateResult, evaluate_gate, evaluate_regressions, sort_thresholds
 from .json_report import assemble, read_report
 from .summary import RunSummary, run_totals, summarize
@@ -67,6 +68,11 @@ class _Part:
         return block if isinstance(block, dict) else {}
 
     @property
+    def totals(self) -> dict[str, Any]:
+        block = self.document.get("totals")
+        return block if isinstance(block, dict) else {}
+
+    @property
     def made(self) -> dict[str, Any]:
         fingerprint = self.document.get("fingerprint")
         return fingerprint if isinstance(fingerprint, dict) else {}
@@ -94,16 +100,16 @@ def merge(paths: Sequence[str], gate: GateOptions) -> Merged:
         raise ToolevalUsageError("merge: the shards hold no scored sample: nothing to merge")
     summary = summarize(kept)
     first = parts[0].run
-    totals = run_totals(kept, max(float((part.document.get("totals") or {}).get("wall_s") or 0.0) for part in parts),
+    totals = run_totals(kept, max(float(part.totals.get("wall_s") or 0.0) for part in parts),
                         requests=_summed(parts, ("requests", "retries")),
                         role_models=first.get("role_models") or None, prices=_prices(first.get("prices")))
     not_run = sorted({test_id for part in parts for test_id in part.run.get("not_run") or ()})
-    ceilings = [(part.document.get("totals") or {}).get("cost_ceiling") for part in parts]
+    ceilings = [part.totals.get("cost_ceiling") for part in parts]
     cut_by_cost = sum(int(ceiling.get("not_run") or 0) for ceiling in ceilings if isinstance(ceiling, dict))
     if any(isinstance(ceiling, dict) for ceiling in ceilings):
         usd = next(ceiling["usd"] for ceiling in ceilings if isinstance(ceiling, dict))
         totals["cost_ceiling"] = {"usd": usd, "not_run": cut_by_cost}
-    batches = [(part.document.get("totals") or {}).get("batch") for part in parts]
+    batches = [part.totals.get("batch") for part in parts]
     left_in_batch = sum(int(batch.get("not_run") or 0) for batch in batches if isinstance(batch, dict))
     incomplete = _incomplete_line(missing_shards, not_run, cut_by_cost, left_in_batch)
     comparison = _compare(kept, everything, made, gate.baseline) if gate.baseline else None
@@ -134,19 +140,13 @@ def _common_fingerprint(parts: list[_Part]) -> dict[str, Any]:
                 continue
             old, new = merged.get(key), part.made.get(key)
             if old != new:
-                where = _first_difference(key, old, new)
+                where = (key, old, new)
+                if isinstance(old, Mapping) and isinstance(new, Mapping):  # the first entry that differs in it
+                    where = fingerprint_differences(old, new, f"{key}.")[0]
                 raise ToolevalUsageError(
                     f"merge: {part.path} was made differently from {parts[0].path}: {where[0]} is {where[2]!r}, "
                     f"not {where[1]!r}; merge the shards of one run (the same options, data and plugin version)")
     return merged
-
-
-def _first_difference(key: str, old: Any, new: Any) -> tuple[str, Any, Any]:
-    if isinstance(old, Mapping) and isinstance(new, Mapping):
-        for inner in sorted(set(old) | set(new)):
-            if old.get(inner) != new.get(inner):
-                return _first_difference(f"{key}.{inner}", old.get(inner), new.get(inner))
-    return key, old, new
 
 
 def _check_shards(parts: list[_Part]) -> tuple[int | None, list[str]]:
@@ -195,7 +195,7 @@ def _joined_rows(parts: list[_Part]) -> list[dict[str, Any]]:
 
 
 def _summed(parts: list[_Part], keys: tuple[str, ...]) -> dict[str, int] | None:
-    totals = [part.document.get("totals") or {} for part in parts]
+    totals = [part.totals for part in parts]
     if not any(key in shard for shard in totals for key in keys):
         return None  # the oracle's runs count no requests
     return {key: sum(int(shard.get(key) or 0) for shard in totals) for key in keys}
