@@ -75,7 +75,7 @@ def _option(name: str, text: str | None) -> Any:
     option = next(option for option in all_options() if option.name == name)
     if text is None:
         return option.default
-    return option.parse(f"{name}", text) if option.parse is not None else text
+    return option.parse(name, text) if option.parse is not None else text
 
 
 def build_parser() -> argparse.ArgumentParser:

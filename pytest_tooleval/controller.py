@@ -280,10 +280,10 @@ class Controller:
         return totals
 
     def _run_block(self) -> dict[str, Any]:
-        from .collect import is_placeholder
-
         """The report's `run`: the share of the benchmark (shard, subsample), the samples collected but never
         run (a run stopped early), and the prices its costs were estimated at."""
+        from .collect import is_placeholder
+
         settings = self.session.settings
         answered = {row.get("test_id") for row in self.samples.values()}
         collected = set(self.session.collected_test_ids or ())

@@ -79,12 +79,13 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
 def pytest_collection_finish(session: pytest.Session) -> None:
     tooleval = session.config.stash[SESSION_KEY]
     if tooleval.active and not session.config.option.collectonly:  # listing tests must not spend requests
-        cases = [item.callspec.params["tooleval_case"] for item in session.items  # type: ignore[attr-defined]  # a parametrized Function
-                 if "tooleval_case" in getattr(getattr(item, "callspec", None), "params", {})]
+        params = [item.callspec.params["tooleval_case"] for item in session.items  # type: ignore[attr-defined]  # a parametrized Function
+                  if "tooleval_case" in getattr(getattr(item, "callspec", None), "params", {})]
+        cases = [case for case in params if case is not None]  # not the suites' placeholders
         tooleval.stop_when_dead(lambda reason: setattr(session, "shouldstop", reason))  # -x-like, one line
         if not hasattr(session.config, "workerinput"):
-            tooleval.collected_test_ids = [case.test_id for case in cases if case is not None]
-        tooleval.start_answers([case for case in cases if case is not None])
+            tooleval.collected_test_ids = [case.test_id for case in cases]
+        tooleval.start_answers(cases)
         if not hasattr(session.config, "workerinput"):  # workers only read answers: the controller shows the run
             from .progress import start_progress
 

@@ -44,12 +44,13 @@ def build_access(settings: Settings, cache_dir: Path, engine: Engine, board_path
         limiter = SharedRateLimiter(board_path.with_suffix(".limits.sqlite"), settings.rpm, settings.tpm)
         engine.on_close(_closing(limiter.close))
     reasoning = {"reasoning_effort": settings.reasoning_effort} if settings.reasoning_effort else {}
-    lanes: list[Any] = []  # --tooleval-batch: the model's batch lane (models/batch.py)
+    # --tooleval-batch: every role's batch lane, appended as its chat function is built (models/batch.py)
+    lanes: list[Any] | None = [] if settings.batch else None
     chat = live.chat(model, settings.base_url, settings.api_key, settings.temperature, settings.max_tokens, limiter,
-                     extra=reasoning, probe_tools=probe_tools, lanes=lanes if settings.batch else None, say=say)
+                     extra=reasoning, probe_tools=probe_tools, lanes=lanes, say=say)
     if settings.reasoning == "strip":
         chat = _without_think_blocks(chat)
-    helpers = live.roles(roles, limiter, lanes if settings.batch else None, say)
+    helpers = live.roles(roles, limiter, lanes, say)
     access = ModelAccess("chat", chat=chat, roles=helpers, model=model,
                          batch={lane.role: lane for lane in lanes} if lanes else None)
     live.close_cache_last()
