@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping
+from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -18,6 +19,7 @@ from . import discovery
 if TYPE_CHECKING:
     from ...report.compare import Unit
     from ...report.summary import SuiteSummary
+    from .spec import SuiteFile
     from .suite import YamlSuite
 
 MODES = ("prompt", "fc")
@@ -43,10 +45,9 @@ class YamlSuitePlugin:
 
     def load(self, settings: Settings) -> YamlSuite:
         """Every file, validated (a problem is one line naming the file, line and key: DataError)."""
-        from .spec import load_file
         from .suite import YamlSuite
 
-        files = [load_file(path) for path in discovery.suite_files()]
+        files = suite_files()
         return YamlSuite(files, {file.path: modes(file.mode, settings) for file in files})
 
     def summarize(self, rows: list[dict[str, Any]]) -> SuiteSummary:
@@ -76,20 +77,16 @@ class YamlSuitePlugin:
         return "model" if len(case.spec.turns) == 1 else None
 
     def asks_with_tools(self, settings: Settings) -> bool:
-        from .spec import load_file
-
         if settings.explicit("mode"):
             return bool(settings.get("mode") != "prompt")
-        return any(load_file(path).mode == "fc" for path in discovery.suite_files())
+        return any(file.mode == "fc" for file in suite_files())
 
     def figure_names(self, settings: Settings) -> list[str]:
         """`<category>.accuracy` of every file's categories and `overall`, per protocol the run asks in."""
-        from .spec import load_file
         from .summary import category_key, prefix
 
         names: list[str] = []
-        for path in discovery.suite_files():
-            file = load_file(path)
+        for file in suite_files():
             own = file.mode
             for mode in modes(own, settings):
                 variant = "" if mode == own else mode
@@ -109,6 +106,26 @@ class YamlSuitePlugin:
         from .summary import combine
 
         return combine(proportions)
+
+
+def suite_files() -> list[SuiteFile]:
+    """Every discovered file, validated; each read once while it is unchanged (the gate's names, the probe and
+    the run's load all ask)."""
+    stamps = []
+    for path in discovery.suite_files():
+        try:
+            status = path.stat()
+            stamps.append((path, status.st_mtime_ns, status.st_size))
+        except OSError:
+            stamps.append((path, 0, 0))  # gone: load_file says so, with the path
+    return [_loaded(*stamp) for stamp in stamps]
+
+
+@lru_cache(maxsize=256)
+def _loaded(path: Path, mtime_ns: int, size: int) -> SuiteFile:
+    from .spec import load_file
+
+    return load_file(path)
 
 
 def modes(own: str, settings: Settings) -> tuple[str, ...]:
