@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 SCHEMA = {
     "name": "get_weather",
     "description": "Weather for a city.",
@@ -90,3 +92,15 @@ def write_mini_acebench(root: Path) -> Path:
     (base / "prompts.json").write_text(json.dumps(PROMPTS))
     (base / "MANIFEST.json").write_text(json.dumps({"files": {}}))
     return base
+
+
+def live_mini_run(pytester: pytest.Pytester, base_url: str, model: str, api_key: str) -> list[str]:
+    """The tree and the thin ACEBench module in `pytester`'s folder, and the options of a live run over them."""
+    from benchmark_modules import benchmark_source
+
+    data = write_mini_acebench(pytester.path / "data")
+    pytester.makepyfile(test_acebench=benchmark_source("acebench"))
+    return [f"--tooleval-model={model}", f"--tooleval-base-url={base_url}", f"--tooleval-api-key={api_key}",
+            f"--tooleval-data-dir={data}", f"--tooleval-categories={CATEGORIES}",
+            f"--tooleval-cache-dir={pytester.path / 'cache'}", "-p", "no:cacheprovider",
+            "--tooleval-report=report.json"]

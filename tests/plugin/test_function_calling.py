@@ -14,7 +14,7 @@ import pytest
 
 from benchmark_modules import benchmark_source
 from fake_openai import TOOLS_REFUSED, FakeOpenAI, ToolCalls, last_user_message
-from mini_acebench import CATEGORIES, RIGHT, RIGHT_CALLS, SAMPLES, SCHEMA, write_mini_acebench
+from mini_acebench import RIGHT, RIGHT_CALLS, SAMPLES, SCHEMA, live_mini_run
 
 FC_TITLE = "function calling (--tooleval-mode fc: not the leaderboard protocol)"
 
@@ -33,12 +33,7 @@ def mini(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> Any:
     for name in ("TOOLEVAL_DATA_DIR", "OPENAI_API_KEY"):
         monkeypatch.delenv(name, raising=False)
     server = FakeOpenAI(responder=answer_in_calls).start()
-    data = write_mini_acebench(pytester.path / "data")
-    pytester.makepyfile(test_acebench=benchmark_source("acebench"))
-    yield server, ["--tooleval-model=fake-model", f"--tooleval-base-url={server.base_url}",
-                   "--tooleval-api-key=sk-fc-0123456789", f"--tooleval-data-dir={data}",
-                   f"--tooleval-categories={CATEGORIES}", f"--tooleval-cache-dir={pytester.path / 'cache'}",
-                   "-p", "no:cacheprovider", "--tooleval-report=report.json"]
+    yield server, live_mini_run(pytester, server.base_url, "fake-model", "sk-fc-0123456789")
     server.stop()
 
 

@@ -8,9 +8,10 @@ import os
 from pathlib import Path
 
 import pytest
+
 from benchmark_modules import benchmark_source
 from fake_openai import FakeOpenAI
-from mini_acebench import CATEGORIES, RIGHT, SAMPLES, write_mini_acebench
+from mini_acebench import RIGHT, SAMPLES, live_mini_run
 
 
 @pytest.fixture
@@ -18,12 +19,7 @@ def reasoning(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> tup
     for name in ("TOOLEVAL_DATA_DIR", "OPENAI_API_KEY"):
         monkeypatch.delenv(name, raising=False)
     server = FakeOpenAI(replies=RIGHT, reasoning_model=True, model="gpt-5-like").start()
-    data = write_mini_acebench(pytester.path / "data")
-    pytester.makepyfile(test_acebench=benchmark_source("acebench"))
-    yield server, ["--tooleval-model=gpt-5-like", f"--tooleval-base-url={server.base_url}",
-                   "--tooleval-api-key=sk-reasoning-0123456789", f"--tooleval-data-dir={data}",
-                   f"--tooleval-categories={CATEGORIES}", f"--tooleval-cache-dir={pytester.path / 'cache'}",
-                   "-p", "no:cacheprovider", "--tooleval-report=report.json"]
+    yield server, live_mini_run(pytester, server.base_url, "gpt-5-like", "sk-reasoning-0123456789")
     server.stop()
 
 
