@@ -6,7 +6,6 @@ from __future__ import annotations
 import ast
 import json
 import os
-import time
 from pathlib import Path
 from typing import Any
 
@@ -126,13 +125,12 @@ def test_the_probe_offers_a_tool_and_stops_an_endpoint_without_tool_calling(pyte
     server, args = mini
     monkeypatch.delenv("TOOLEVAL_NO_PROBE", raising=False)
     server.tools_supported = False
-    started = time.monotonic()
     result = pytester.runpytest_subprocess(*args, "--tooleval-mode=fc")
-    elapsed = time.monotonic() - started
     assert result.ret == 4
+    result.assert_outcomes()  # stopped before any test ran
     [line] = [line for line in result.stderr.lines + result.stdout.lines if "endpoint probe failed" in line]
     assert TOOLS_REFUSED in line and "--tooleval-mode prompt" in line and "--enable-auto-tool-choice" in line
-    assert server.stats.requests == 1 and elapsed < 5
+    assert server.stats.requests == 1  # the probe only: no sample was asked
     # the same endpoint serves the text protocol: the probe offers no tool then, and the run goes on
     result = pytester.runpytest_subprocess(*args)
     assert result.ret == 1  # the answers are tool calls the endpoint would not give: only the words pass
