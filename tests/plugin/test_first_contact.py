@@ -171,21 +171,19 @@ def test_a_dead_endpoint_ends_a_full_run_in_seconds_with_one_line(pytester: pyte
                                                                   monkeypatch: pytest.MonkeyPatch,
                                                                   workers: list[str]) -> None:
     import socket
-    import time
 
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     pytester.makepyfile(test_acebench=benchmark_source("acebench"))
-    started = time.monotonic()
+    # the hang guard: without the breaker, 973 samples would each spend seven attempts and their backoff on the
+    # dead port (half an hour); stopped, the run takes seconds, and the counts below say it stopped
     result = pytester.runpytest_subprocess(
         "--tooleval-model=m", f"--tooleval-base-url=http://127.0.0.1:{port}/v1", f"--tooleval-data-dir={acebench_dir}",
         "-m", "normal or special", "--tooleval-no-cache", f"--tooleval-cache-dir={pytester.path / 'cache'}",
-        "-p", "no:cacheprovider", *workers)
-    elapsed = time.monotonic() - started
+        "-p", "no:cacheprovider", *workers, timeout=120)
     assert result.ret == pytest.ExitCode.INTERRUPTED
-    assert elapsed < 30, elapsed
     outcomes = result.parseoutcomes()
     assert outcomes.get("passed", 0) == outcomes.get("failed", 0) == 0  # nothing scored
     assert outcomes.get("errors", 0) < 973  # the samples not asked did not run
