@@ -9,7 +9,6 @@ import contextlib
 import os
 import sqlite3
 import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -68,12 +67,10 @@ def test_a_disk_that_fills_mid_run_loses_no_answer(pytester: pytest.Pytester, fa
     with small_disk(cache):
         fill_after(fake_openai, cache, 3)
         fake_openai.latency_s = 0.05
-        started = time.monotonic()
+        # the hang this guards against never ended: the timeout fails the test (the run takes seconds)
         result = pytester.runpytest_subprocess(*live, *workers, "--tooleval-concurrency=1",
                                                f"--tooleval-report={pytester.path / 'report.json'}", timeout=120)
-        took = time.monotonic() - started
     result.assert_outcomes(passed=MINI_SAMPLES)
-    assert took < 30, took  # the hang this guards against never ended
     if workers:  # results the hub could not share were asked again by the workers that needed them
         assert fake_openai.stats.requests >= MINI_SAMPLES
         result.stdout.fnmatch_lines(["tooleval: run board in *: database or disk is full; * results could not be "
@@ -108,14 +105,14 @@ def test_a_held_cache_lock_costs_no_error_and_no_stall(pytester: pytest.Pytester
     holder = sqlite3.connect(pytester.path / "cache" / "responses.sqlite", isolation_level=None)
     try:
         holder.execute("BEGIN IMMEDIATE")  # another run's writer, holding the lock for the whole of this run
-        started = time.monotonic()
+        # a held lock used to cost the whole 60 s busy timeout in front of an answer, and a test error: the
+        # outcomes fail the error, the timeout a stall (five answers written in front would wait 300 s; the run
+        # takes seconds)
         result = pytester.runpytest_subprocess(*live, "--tooleval-concurrency=1", timeout=60)
-        took = time.monotonic() - started
     finally:
         holder.execute("ROLLBACK")
         holder.close()
     result.assert_outcomes(passed=MINI_SAMPLES)
-    assert took < 15, took  # a held lock used to cost the whole 60 s busy timeout, and a test error
     result.stdout.fnmatch_lines(["tooleval: response cache in *: another process held the write lock; nothing was "
                                  "lost; * writes were skipped while another process held its write lock*"])
     fake_openai.reset_stats()
