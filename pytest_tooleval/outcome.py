@@ -21,6 +21,8 @@ class Answer:
     transcript: list[dict[str, Any]] | None = None
     state: Any = None  # what scoring needs besides the output (an agent rollout's end state, an episode record)
     reasoning: str | None = None  # the model's reasoning beside its answer: reported, never scored
+    # the part of `tokens` the response cache served (an earlier run paid for it); set by the session, not suites
+    cached_tokens: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -31,3 +33,4 @@ class SampleResult:
     tokens: dict[str, int] = field(default_factory=dict)
     transcript: list[dict[str, Any]] | None = None
     reasoning: str | None = None  # as Answer.reasoning
+    cached_tokens: dict[str, int] = field(default_factory=dict)  # as Answer.cached_tokens

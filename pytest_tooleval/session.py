@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from .config import Settings
 from .engine import Engine
 from .models.access import ModelAccess, access_kind
+from .models.meter import SERVED_FROM_CACHE, asked_tokens
 from .outcome import SampleResult
 from .repeats import REPEAT, original, repeat_of
 from .report.summary import row_cost
@@ -51,6 +52,7 @@ class ToolevalSession:
         self._access_lock = threading.Lock()
         self._source: AnswerSource | None = None
         self._board: RunBoard | None = None
+        self._board_path: Path | None = None  # decided on first use (answers/board.py, run_folder)
         self._frozen = False
         self._progress: ProgressLine | None = None
         self.storage = StorageLog()  # what this process's cache and board failed to keep (storage.py)
@@ -88,7 +90,7 @@ class ToolevalSession:
                 from .models.factory import build_access
 
                 settings = self.settings.replace(concurrency=self._slots)
-                self._access = build_access(settings, settings.cache_path, self.engine, self.board_path,
+                self._access = build_access(settings, settings.cache_path, self.engine, lambda: self.board_path,
                                             self.run.helper_roles(), self.run.replay_readers(),
                                             probe_tools=self.run.asks_with_tools(), say=self.say)
             return self._access
@@ -206,9 +208,11 @@ class ToolevalSession:
         if isinstance(answer, Skipped):
             return answer
         result = self.run.suite(case.suite).score(original(case), answer)
-        # the reasoning is carried to the report, whatever the suite did with the answer
+        # the reasoning, and what the cache served, are carried to the report, whatever the suite did with the answer
         if isinstance(result, SampleResult) and answer.reasoning is not None and result.reasoning is None:
             result = dataclasses.replace(result, reasoning=answer.reasoning)
+        if isinstance(result, SampleResult) and answer.cached_tokens:
+            result = dataclasses.replace(result, cached_tokens=answer.cached_tokens)
         return result
 
     def batched_prefixes(self) -> dict[str, str]:
@@ -239,13 +243,20 @@ class ToolevalSession:
             return Skipped(f"not run: the cost ceiling --tooleval-max-cost {ceiling:g} was reached "
                            f"(estimated ${self.spent_usd:.4f})")
         # the suite answers the case itself; its requests know which repeat they are (repeats.py)
-        token = REPEAT.set(repeat_of(case))
+        token, served = REPEAT.set(repeat_of(case)), SERVED_FROM_CACHE.set({})
         try:
             answer = await self.run.suite(case.suite).answer(original(case), self.access)
+            cached = SERVED_FROM_CACHE.get() or {}
         finally:
             REPEAT.reset(token)
-        if ceiling is not None and not isinstance(answer, Skipped):
-            self.spent_usd += row_cost(answer.tokens, self.role_models(), self.settings.prices) or 0.0
+            SERVED_FROM_CACHE.reset(served)
+        if isinstance(answer, Skipped):
+            return answer
+        if cached:
+            answer = dataclasses.replace(answer, cached_tokens=cached)
+        if ceiling is not None:  # what an earlier run paid for (the cache served it) costs this run nothing
+            self.spent_usd += row_cost(asked_tokens(answer.tokens, cached), self.role_models(),
+                                       self.settings.prices) or 0.0
         return answer
 
     def role_models(self) -> dict[str, str | None]:
@@ -348,7 +359,13 @@ class ToolevalSession:
 
     @property
     def board_path(self) -> Path:
-        return self.settings.cache_path / "runs" / f"{self.run_id}.sqlite"
+        """The run board's file (the rpm/tpm limits file beside it): in `<cache>/runs`, or in a temporary folder
+        for the run when the cache folder cannot be written."""
+        if self._board_path is None:
+            from .answers.board import run_folder
+
+            self._board_path = run_folder(self.settings.cache_path, self.run_id) / f"{self.run_id}.sqlite"
+        return self._board_path
 
     def _run_board(self) -> RunBoard:
         if self._board is None:
@@ -365,7 +382,9 @@ class ToolevalSession:
         return self._board
 
     def remove_board(self) -> None:
-        for path in (self.board_path, self.board_path.with_suffix(".limits.sqlite")):
+        if self._board_path is None:  # no board, nor limits file, was made
+            return
+        for path in (self._board_path, self._board_path.with_suffix(".limits.sqlite")):
             for suffix in ("", "-wal", "-shm", ".broken", ".alive"):
                 with contextlib.suppress(OSError):  # never made (a cache folder that cannot be written, say)
                     Path(f"{path}{suffix}").unlink()

@@ -84,6 +84,8 @@ def result_payload(case: Any, category_size: int, result: SampleResult, scorer: 
         payload["transcript"] = result.transcript
     if result.reasoning is not None:
         payload["reasoning"] = clip(result.reasoning, OUTPUT_LIMIT)
+    if result.cached_tokens:
+        payload["cached_tokens"] = result.cached_tokens
     return json_safe(payload)
 
 

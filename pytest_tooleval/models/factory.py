@@ -14,23 +14,27 @@ from ..suites.base import Role
 from ..text import split_think_block
 from .access import ChatFn, ModelAccess, access_kind
 from .base import REPEAT, ChatRequest, Reply
+from .meter import note_served_from_cache
 from .replay import ReplayReader, load_replay
 
 if TYPE_CHECKING:
     from .cache import ResponseCache
 
 
-def build_access(settings: Settings, cache_dir: Path, engine: Engine, board_path: Path,
+def build_access(settings: Settings, cache_dir: Path, engine: Engine, board_path: Callable[[], Path],
                  roles: Sequence[Role] = (), replay_readers: Sequence[ReplayReader] = (), *,
                  probe_tools: bool = False, say: Callable[[str], None] = print) -> ModelAccess:
-    """The run's model access; `roles` are the helper models of the suites in the run, `replay_readers` their
-    recorded-output formats (suites/base.py); `probe_tools`: a suite offers the model `tools`, so its probe
-    offers one too; `say` writes the batch lane's lines (--tooleval-batch)."""
+    """The run's model access; `board_path` gives the run board's file (asked only for the rpm/tpm limits file
+    beside it); `roles` are the helper models of the suites in the run, `replay_readers` their recorded-output
+    formats (suites/base.py); `probe_tools`: a suite offers the model `tools`, so its probe offers one too;
+    `say` writes the batch lane's lines (--tooleval-batch)."""
     model: str = settings.model
     kind = access_kind(settings)
     if kind == "oracle":
         return ModelAccess("oracle")
-    live = _Live(settings, engine, _response_cache(settings, cache_dir, engine))
+    # the response cache is opened for live models only: a replay's helper roles (a judge) may be live
+    asks = kind == "chat" or any(settings.get(role.model_key) for role in roles)
+    live = _Live(settings, engine, _response_cache(settings, cache_dir, engine) if asks else None)
     if kind == "replay":
         # helper roles stay live: a replayed ToolAlpaca episode is judged again by the judge model
         replay = load_replay(model[len("replay:"):], replay_readers)
@@ -41,7 +45,7 @@ def build_access(settings: Settings, cache_dir: Path, engine: Engine, board_path
     if settings.rpm or settings.tpm:
         from .limits import SharedRateLimiter
 
-        limiter = SharedRateLimiter(board_path.with_suffix(".limits.sqlite"), settings.rpm, settings.tpm)
+        limiter = SharedRateLimiter(board_path().with_suffix(".limits.sqlite"), settings.rpm, settings.tpm)
         engine.on_close(_closing(limiter.close))
     reasoning = {"reasoning_effort": settings.reasoning_effort} if settings.reasoning_effort else {}
     # --tooleval-batch: every role's batch lane, appended as its chat function is built (models/batch.py)
@@ -118,16 +122,21 @@ def _without_think_blocks(chat: ChatFn) -> ChatFn:
 
 def _response_cache(settings: Settings, cache_dir: Path, engine: Engine) -> ResponseCache | None:
     """One connection to the cache file for every model of the process (opened, and checked, once); none,
-    with a line in the summary, when the file cannot be opened (a full disk, say): the run goes on uncached."""
+    with a line in the summary, when the file cannot be opened (a folder that cannot be written: a read-only
+    mount or HOME, a full disk): the run goes on uncached."""
     if settings.no_cache:
         return None
-    from ..storage import CACHE, STORAGE_ERRORS
+    from ..storage import CACHE, STORAGE_ERRORS, unwritable
     from .cache import ResponseCache
 
     try:
         cache = ResponseCache(cache_dir / "responses.sqlite", log=engine.storage)
     except STORAGE_ERRORS as exc:
-        engine.storage.failed(CACHE, cache_dir, f"cannot be opened ({exc}); the run went on without it")
+        reason = unwritable(cache_dir)
+        if reason is not None:
+            engine.storage.failed(CACHE, cache_dir, f"cannot be written ({reason})", off=True)
+        else:
+            engine.storage.failed(CACHE, cache_dir, f"cannot be opened ({exc}); the run went on without it")
         return None
     engine.on_flush(cache.flush)
     return cache
@@ -240,6 +249,7 @@ def _chat_function(settings: Settings, engine: Engine, model: str, base_url: str
                                   max_tokens=run_max_tokens if max_tokens is None else max_tokens, stop=stop,
                                   extra=dict(extra or {}), tools=sent_tools, repeat=repeat)
         reply: Reply = await backend.complete(request)
+        note_served_from_cache(role, reply)  # the cost ceiling and the cost line count only what was asked
         return reply
 
     return chat

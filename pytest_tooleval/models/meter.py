@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
+from contextvars import ContextVar
 from typing import Any
 
 from .base import Reply
@@ -14,6 +15,39 @@ def reply_tokens(reply: Reply) -> dict[str, int]:
     counts = (("prompt", reply.prompt_tokens), ("completion", reply.completion_tokens),
               ("reasoning", reply.reasoning_tokens))
     return {key: value for key, value in counts if value is not None}
+
+
+# The tokens of the replies the response cache served while one sample was answered (session.py sets a fresh
+# dict per sample; the tasks a suite starts share it): those were paid for by an earlier run, not this one.
+SERVED_FROM_CACHE: ContextVar[dict[str, int] | None] = ContextVar("served_from_cache", default=None)
+
+
+def token_prefix(role: str) -> str:
+    """The prefix of a role's keys in a sample's tokens ("" for the model under test, "judge_" for the judge)."""
+    return "" if role == "model" else f"{role}_"
+
+
+def note_served_from_cache(role: str, reply: Reply) -> None:
+    """Count a cached reply's tokens for the sample being answered, if one is."""
+    served = SERVED_FROM_CACHE.get()
+    if served is not None and reply.cached:
+        for key, value in reply_tokens(reply).items():
+            served[token_prefix(role) + key] = served.get(token_prefix(role) + key, 0) + value
+
+
+def asked_tokens(tokens: Mapping[str, int], cached: Mapping[str, int], batched: str | None = None) -> dict[str, int]:
+    """A sample's tokens less those the response cache served. The batched role's (`batched`, its prefix) stay:
+    this run's batch put them in the cache, and they were paid at the batch price."""
+    return {key: value if role_prefix(key) == batched else max(0, value - int(cached.get(key, 0)))
+            for key, value in tokens.items()}
+
+
+def role_prefix(key: str) -> str:
+    """The role prefix of a token key: "judge_" of "judge_prompt", "" of "completion"."""
+    for suffix in ("prompt", "completion", "reasoning"):
+        if key.endswith(suffix):
+            return key[: -len(suffix)]
+    return key
 
 
 class Meter:

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import ContextOverflowError
+from ..models.meter import asked_tokens
 
 
 @dataclass(frozen=True)
@@ -154,21 +155,34 @@ def category_totals(rows: list[dict[str, Any]], role_models: dict[str, str | Non
 def _sums(rows: list[dict[str, Any]], role_models: dict[str, str | None], prices: Prices | None) -> dict[str, Any]:
     prompt = completion = reasoning = 0
     costs: list[float | None] = []
+    cached_costs: list[float | None] = []
+    from_cache = 0
     for row in rows:
         tokens = row.get("tokens") or {}
         row_prompt, row_completion = token_totals(tokens)
         prompt += row_prompt
         completion += row_completion
         reasoning += sum(int(value) for key, value in tokens.items() if key.endswith("reasoning"))
+        # what the response cache served was paid for by an earlier run: priced apart, not in the run's cost
+        asked = asked_tokens(tokens, row.get("cached_tokens") or {}, row.get("batched"))
+        served = {key: value - asked[key] for key, value in tokens.items() if value - asked[key]}
+        from_cache += bool(served)
         if prices is not None:
-            costs.append(row_cost(tokens, role_models, prices, row.get("batched")))
+            costs.append(row_cost(asked, role_models, prices, row.get("batched")))
+            cached_costs.append(row_cost(served, role_models, prices))
     latencies = [float(row["latency_s"]) for row in rows if isinstance(row.get("latency_s"), (int, float))]
     sums: dict[str, Any] = {"samples": len(rows), "prompt_tokens": prompt, "completion_tokens": completion,
                             "reasoning_tokens": reasoning, "latency_p50_s": _percentile(latencies, 0.5),
                             "latency_p95_s": _percentile(latencies, 0.95)}
+    sums["samples_from_cache"] = from_cache
     if prices is not None:
-        sums["cost_usd"] = None if any(cost is None for cost in costs) else round(sum(c or 0.0 for c in costs), 6)
+        sums["cost_usd"] = _total(costs)
+        sums["cached_cost_usd"] = _total(cached_costs)
     return sums
+
+
+def _total(costs: list[float | None]) -> float | None:
+    return None if any(cost is None for cost in costs) else sum(cost or 0.0 for cost in costs)
 
 
 def run_totals(rows: list[dict[str, Any]], wall_s: float, *, requests: dict[str, int] | None = None,
@@ -185,8 +199,10 @@ def run_totals(rows: list[dict[str, Any]], wall_s: float, *, requests: dict[str,
                               "latency_p50_s": sums["latency_p50_s"], "latency_p95_s": sums["latency_p95_s"]}
     if requests is not None:
         totals.update(requests=requests.get("requests", 0), retries=requests.get("retries", 0))
+    totals["samples_from_cache"] = sums["samples_from_cache"]
     if prices is not None:
         totals["cost_usd"] = sums["cost_usd"]
+        totals["cached_cost_usd"] = sums["cached_cost_usd"]
         totals["unpriced_models"] = sorted({model for model in (role_models or {}).values()
                                             if model is not None and model not in prices})
     totals["categories"] = category_totals(rows, role_models, prices)

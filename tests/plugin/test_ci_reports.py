@@ -113,8 +113,8 @@ def test_totals_count_requests_latency_and_cost(pytester: pytest.Pytester, oracl
     by_category = {entry["category"]: entry for entry in totals["categories"]}
     assert by_category["normal_atom_bool"]["samples"] == 2
     assert sum(entry["cost_usd"] for entry in totals["categories"]) == pytest.approx(totals["cost_usd"])
-    result.stdout.fnmatch_lines([f"tooleval cost: {SAMPLES + 1} requests (1 retries); sample latency p50 * s, "
-                                 "p95 * s; $* estimated at --tooleval-prices"])
+    result.stdout.fnmatch_lines([f"tooleval cost: {SAMPLES + 1} requests (1 retry); sample latency p50 * s, "
+                                 "p95 * s; $* asked, estimated at --tooleval-prices"])
 
 
 def test_a_model_without_a_price_gives_no_cost_and_says_so(pytester: pytest.Pytester, oracle_args: list[str]) -> None:
@@ -160,6 +160,35 @@ def test_the_cost_ceiling_stops_starting_samples_and_fails_the_gate(pytester: py
     from pytest_tooleval.report.html import render_html
 
     assert "INCOMPLETE" in render_markdown(report) and "INCOMPLETE" in render_html(report)
+
+
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["one-process", "xdist"])
+def test_answers_from_the_cache_cost_nothing_in_the_ceiling_or_the_cost_line(
+        pytester: pytest.Pytester, oracle_args: list[str], workers: list[str]) -> None:
+    from fake_openai import FakeOpenAI
+    from mini_acebench import RIGHT
+
+    args = [arg for arg in oracle_args if arg != "--tooleval-model=oracle"]
+    with FakeOpenAI(replies=RIGHT) as server:
+        live = [*args, "--tooleval-model=fake-model", f"--tooleval-base-url={server.base_url}", "--tooleval-api-key=k",
+                "--tooleval-prices=fake-model=1000000/0", "--tooleval-report=report.json", *workers]
+        pytester.runpytest_subprocess(*live).assert_outcomes(passed=SAMPLES)
+        first = json.loads((pytester.path / "report.json").read_text())["totals"]
+        assert first["cost_usd"] == pytest.approx(first["prompt_tokens"]) and first["samples_from_cache"] == 0
+        # the same run again, under a ceiling the first run's cost is far beyond: all of it comes from the cache
+        result = pytester.runpytest_subprocess(*live, f"--tooleval-max-cost={first['cost_usd'] / 10}",
+                                               "--tooleval-fail-under=overall=0.9")
+        asked = server.stats.requests
+    assert asked == SAMPLES  # the first run's only
+    result.assert_outcomes(passed=SAMPLES)
+    assert result.ret == 0
+    totals = json.loads((pytester.path / "report.json").read_text())["totals"]
+    assert totals["cost_usd"] == 0 and totals["cost_ceiling"]["not_run"] == 0
+    assert totals["samples_from_cache"] == SAMPLES
+    assert totals["cached_cost_usd"] == pytest.approx(first["cost_usd"])
+    assert totals["prompt_tokens"] == first["prompt_tokens"]  # the tokens the samples took are still reported
+    result.stdout.fnmatch_lines([f"tooleval cost: * $0.00 asked, estimated at --tooleval-prices; {SAMPLES} samples "
+                                 f"answered from the cache, ${first['cost_usd']:,.2f} at those prices, not counted"])
 
 
 def test_a_cost_ceiling_needs_prices(pytester: pytest.Pytester, oracle_args: list[str]) -> None:

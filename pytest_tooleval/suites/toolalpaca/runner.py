@@ -156,7 +156,9 @@ class ToolAlpacaRunner:
 
         chat = access.chat
         agent = Meter(lambda messages: chat(messages, stop=STOP_SEQUENCES, max_tokens=self.setup.agent_max_tokens))
-        meters = {"agent": agent, "simulator": Meter(simulator) if simulator else None, "user": Meter(user)}
+        # keyed by role name: a role's tokens are priced, and told apart from cached ones, by that prefix
+        meters = {"agent": agent, "simulator": Meter(simulator) if simulator else None,
+                  "toolalpaca_user": Meter(user)}
         http_log: list[dict[str, Any]] = []
         transport = None
         if case.subset != "simulated":
@@ -164,7 +166,8 @@ class ToolAlpacaRunner:
                 http_log.append({**entry, "step": agent.calls - 1})  # the step whose action sent it
 
             transport = RealHttp(self.setup.http_timeout, record)
-        models = EpisodeModels(agent, meters["simulator"], meters["user"], retrieval=meters["user"])
+        user_meter = meters["toolalpaca_user"]
+        models = EpisodeModels(agent, meters["simulator"], user_meter, retrieval=user_meter)
         settings = EpisodeSettings(fix_relative_paths=self.setup.fix_paths)
         episode = await self.suite.run(case, models, transport=transport, settings=settings)
         judge_meter = Meter(judge)
