@@ -35,7 +35,7 @@ def _merge(args: argparse.Namespace) -> int:
     from .report.json_report import check_report_path, write_report
     from .report.markdown import write_markdown
     from .report.merge import GateOptions, merge
-    from .report.table import render_comparison, render_cost, render_summary, render_totals
+    from .report.table import made_differently, render_comparison, render_cost, render_summary, render_totals
 
     for path, option, example in ((args.output, "-o", "full.json"), (args.markdown, "--markdown", "summary.md"),
                                   (args.html, "--html", "report.html")):
@@ -52,6 +52,8 @@ def _merge(args: argparse.Namespace) -> int:
         print(cost)
     if merged.comparison is not None:
         print("\n" + render_comparison(merged.comparison))
+        for key, old, new in merged.comparison.fingerprint_differences:
+            print(made_differently(key, old, new))
     if merged.gate is not None:
         print("\n".join(merged.gate.lines()))
     if merged.incomplete is not None:
@@ -61,9 +63,10 @@ def _merge(args: argparse.Namespace) -> int:
         write_report(args.output, merged.document)
         print(f"tooleval report: {args.output}")
     if args.markdown or step_summary:
-        write_markdown(merged.document, args.markdown, {"GITHUB_STEP_SUMMARY": step_summary or ""})
+        for path in write_markdown(merged.document, args.markdown, {"GITHUB_STEP_SUMMARY": step_summary or ""}):
+            print(f"tooleval report: {path}")
     if args.html:
-        write_html(merged.document, args.html)
+        print(f"tooleval report: {write_html(merged.document, args.html)}")
     failed = merged.incomplete is not None or (merged.gate is not None and not merged.gate.passed)
     return 1 if failed else 0
 

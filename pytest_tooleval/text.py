@@ -21,3 +21,8 @@ def split_think_block(text: str) -> tuple[str | None, str]:
     if end < 0:
         return None, text  # an unfinished block: the answer as it came (a length cut-off, say)
     return stripped[len(THINK_START):end].strip(), stripped[end + len(THINK_END):].lstrip()
+
+
+def counted(n: int, noun: str, plural: str | None = None) -> str:
+    """'1 request', '2 requests', '1,024 categories' (`plural` where adding an s is wrong)."""
+    return f"{n:,} {noun if n == 1 else plural or noun + 's'}"

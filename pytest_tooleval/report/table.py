@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from tabulate import tabulate
 
+from ..text import counted
 from .summary import RunSummary
 
 if TYPE_CHECKING:
@@ -31,7 +32,8 @@ def render_summary(summary: RunSummary) -> str:
 
 def render_totals(totals: dict[str, Any]) -> str:
     """One line of run totals under the table (report.summary.run_totals)."""
-    return (f"tooleval totals: {totals['samples']} samples ({totals['scored']} scored, {totals['errors']} errors), "
+    return (f"tooleval totals: {counted(totals['samples'], 'sample')} ({totals['scored']} scored, "
+            f"{counted(totals['errors'], 'error')}), "
             f"{totals['prompt_tokens']:,} prompt + {totals['completion_tokens']:,} completion tokens"
             + (f" ({totals['reasoning_tokens']:,} of them reasoning)" if totals.get("reasoning_tokens") else "")
             + f", {totals['wall_s']:.1f} s")
@@ -42,16 +44,28 @@ def render_cost(totals: dict[str, Any]) -> str | None:
     there is nothing to say (the oracle sends no request)."""
     parts = []
     if "requests" in totals:
-        parts.append(f"{totals['requests']:,} requests ({totals['retries']:,} retries)")
+        parts.append(f"{counted(totals['requests'], 'request')} ({counted(totals['retries'], 'retry', 'retries')})")
     if totals.get("latency_p50_s"):
         parts.append(f"sample latency p50 {totals['latency_p50_s']:.2f} s, p95 {totals['latency_p95_s']:.2f} s")
     if "cost_usd" in totals:
         unpriced = totals.get("unpriced_models") or []
         batched = " (batch answers at half price)" if (totals.get("batch") or {}).get("answered") else ""
-        parts.append(f"${totals['cost_usd']:,.2f} estimated at --tooleval-prices{batched}"
-                     if totals["cost_usd"] is not None
-                     else f"no cost: no --tooleval-prices entry for {', '.join(unpriced) or 'a model'}")
+        if totals["cost_usd"] is None:
+            parts.append(f"no cost: no --tooleval-prices entry for {', '.join(unpriced) or 'a model'}")
+        else:
+            parts.append(f"${totals['cost_usd']:,.2f} asked, estimated at --tooleval-prices{batched}")
+        if totals.get("samples_from_cache"):
+            cached = totals.get("cached_cost_usd")
+            worth = f", ${cached:,.2f} at those prices" if isinstance(cached, (int, float)) else ""
+            parts.append(f"{counted(totals['samples_from_cache'], 'sample')} answered from the cache{worth}, "
+                         "not counted")
     return f"tooleval cost: {'; '.join(parts)}" if parts else None
+
+
+def made_differently(key: str, old: Any, new: Any) -> str:
+    """The warning under a comparison for one fingerprint difference between the baseline and this run."""
+    return f"tooleval baseline: made differently: {key} was {old!r}, is {new!r} (the difference may be the change, " \
+           "not the model)"
 
 
 FLIPS_SHOWN = 20  # per direction in the terminal; the JSON report lists them all
@@ -68,10 +82,9 @@ def render_comparison(comparison: Comparison) -> str:
     body = []
     for entry in comparison.figures:
         interval = "" if entry.interval is None else f"[{entry.interval[0]:+.3f}, {entry.interval[1]:+.3f}]"
-        test = "McNemar" if entry.kind == "proportion" else "bootstrap"
         body.append([entry.figure, _number(entry.baseline), _number(entry.current),
-                     _number(entry.difference, "+.3f"), interval, _number(entry.p, ".3g"), f"{test}, {entry.units}",
-                     _number(entry.mde)])
+                     _number(entry.difference, "+.3f"), interval, _number(entry.p, ".3g"),
+                     f"{entry.test}, {entry.units}", _number(entry.mde)])
     lines = [f"Compared with {comparison.baseline_path}{model}, paired by sample"]
     lines.append(tabulate(body, headers=["figure", "baseline", "current", "difference", "95% interval", "p",
                                          "test, units", "detectable"],

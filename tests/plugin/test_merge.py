@@ -74,8 +74,13 @@ def test_merged_shards_equal_one_run_of_every_sample(acebench: pytest.Pytester, 
     assert rendered(joined) == rendered(one)
     assert (acebench.path / "full.md").read_text(encoding="utf-8") == render_markdown(joined)
     assert joined["run"]["shards"] == 3 and joined["run"]["missing_shards"] == [] and joined["run"]["not_run"] == []
-    merged.stdout.fnmatch_lines(["tooleval gate: acebench.en.overall MISSED: 0.931 < 0.950 (short by 0.019)",
-                                 "tooleval gate: acebench.en.special = 1.000 >= 0.990 ok", "tooleval gate: FAILED"])
+    # as the plugin's own run says them: the baseline's difference, then the gate, then what was written
+    single.stdout.fnmatch_lines(["tooleval baseline: made differently: scorer was 'fixed', is 'official' *"])
+    merged.stdout.fnmatch_lines(["tooleval baseline: made differently: scorer was 'fixed', is 'official' (the "
+                                 "difference may be the change, not the model)",
+                                 "tooleval gate: acebench.en.overall MISSED: 0.931 < 0.950 (short by 0.019)",
+                                 "tooleval gate: acebench.en.special = 1.000 >= 0.990 ok", "tooleval gate: FAILED*",
+                                 "tooleval report: full.json", "tooleval report: full.md"])
 
 
 def test_a_missing_shard_or_unrun_sample_makes_the_merge_incomplete(acebench: pytest.Pytester) -> None:

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from itertools import groupby
 
 # Aggregation runs in upstream's order (categories.py): the order upstream sums and lists categories in.
+from ...text import counted
 from .categories import ALL_CATEGORIES, GROUPS
 
 __all__ = [
@@ -189,7 +190,8 @@ def summarize(rows: Iterable[SampleScore], *, expected: Mapping[str, int] | None
         counts = {name: sum(1 for row in rows if row.category == name) for name in present}
         short = [name for name in present if name in expected and counts[name] < expected[name]]
         if short:
-            reasons.append(f"{len(short)} categories ran only part of their samples")
+            reasons.append(f"{counted(len(short), 'category', 'categories')} ran only part of "
+                           f"{'its' if len(short) == 1 else 'their'} samples")
 
     accuracies = {name: score.accuracy for name, score in categories.items()}
     if reasons:
