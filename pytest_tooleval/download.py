@@ -128,13 +128,25 @@ def _string_assigned(body: list[ast.stmt], name: str, *, allow_self: bool) -> st
     return text
 
 
-def ensure_downloaded(pin: Pin, cache_root: Path, *, timeout: float = 120.0) -> Path:
-    """Return the verified folder for `pin`, downloading it first if the cache lacks it."""
+def ensure_downloaded(pin: Pin, cache_root: Path, *, timeout: float = 120.0, label: str = "") -> Path:
+    """Return the verified folder for `pin`, downloading it first if the cache lacks it.
+
+    Raises:
+        DataError: the archive cannot be fetched or verified, or the cache folder cannot be written (checked
+            before the download: a read-only cache folder or HOME, say).
+    """
     target = cache_path(pin, cache_root)
     if (target / "MANIFEST.json").exists():
         return target
-    target.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=".partial-", dir=target.parent))
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=".partial-", dir=target.parent))
+    except OSError as exc:
+        raise DataError(
+            f"{label or pin.name} data must be downloaded into {cache_root}, which cannot be written "
+            f"({exc.strerror or exc}): point --tooleval-data-dir (or TOOLEVAL_DATA_DIR) at a copy of the data, or "
+            "--tooleval-cache-dir (or TOOLEVAL_CACHE_DIR) at a writable folder"
+        ) from None
     try:
         archive = _fetch(pin.url, timeout)
         _extract_verified(pin, archive, staging)
@@ -230,7 +242,7 @@ def locate_data(data_dir: str | None, cache_dir: Path, offline: bool, *, folder:
             f"{label} data is not in the cache and --tooleval-offline forbids the download: "
             "pass --tooleval-data-dir or set TOOLEVAL_DATA_DIR"
         )
-    return ensure_downloaded(pinned, cache_dir)
+    return ensure_downloaded(pinned, cache_dir, label=label)
 
 
 def manifest_sha256(root: Path) -> str | None:
