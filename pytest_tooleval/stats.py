@@ -23,8 +23,10 @@ __all__ = [
     "mcnemar_exact",
     "mde_paired",
     "mde_two_proportions",
+    "mover_interval",
     "paired_bootstrap",
     "paired_difference_interval",
+    "sign_flip_test",
     "wilson_interval",
 ]
 
@@ -44,14 +46,14 @@ def _z_two_sided(confidence: float) -> float:
     return _NORMAL.inv_cdf(1.0 - (1.0 - confidence) / 2.0)
 
 
-def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
+def wilson_interval(successes: float, n: float, confidence: float = 0.95) -> tuple[float, float]:
     """Wilson score interval for a binomial proportion (Wilson 1927, JASA 22:209-212).
 
     The interval is the set of proportions pi whose score test |p - pi| <= z * sqrt(pi * (1 - pi) / n) does
     not reject, p = successes / n: solving that quadratic in pi gives the limits
     (p + z^2 / 2n -/+ z * sqrt(p (1 - p) / n + z^2 / 4n^2)) / (1 + z^2 / n). Unlike the Wald interval it stays
     inside [0, 1] and does not collapse to a point at 0 or n successes. n == 0 carries no information:
-    (0.0, 1.0).
+    (0.0, 1.0). Fractional counts are taken as they are (a paired table of shares, `paired_difference_interval`).
     """
     if n < 0 or not 0 <= successes <= n:
         raise ValueError(f"need 0 <= successes <= n, got successes={successes}, n={n}")
@@ -91,7 +93,83 @@ def mcnemar_exact(b: int, c: int) -> float:
     return min(1.0, (2 * tail) / (1 << total))
 
 
-def _newcombe_phi(a: int, b: int, c: int, d: int) -> float:
+#: sums told apart by the sign-flip test: contributions are figure weights (1/3, 0.1/50, ...) whose float sums
+#: differ from the exact ones by far less than this, and distinct sums of them by far more
+_SUM_DIGITS = 12
+
+
+def sign_flip_test(changes: Sequence[float], *, max_states: int = 1 << 16, draws: int = 20000,
+                   seed: int = 20261201) -> float:
+    """Two-sided p-value of the paired sign-flip (randomisation) test of a difference that is a sum of per-unit
+    changes, each change current minus baseline times the unit's weight in the figure (Fisher 1935, "The Design
+    of Experiments", section 21; Good 2005, "Permutation, Parametric and Bootstrap Tests of Hypotheses", ch. 3).
+
+    Under no change (McNemar's null, for any weights) each unit that moved was as likely to move the other way:
+    the 2^k sign patterns of the k non-zero changes are equally likely, and p is the share of them whose sum is at
+    least as far from 0 as the observed sum. With equal weights and changes of ±1 (one proportion, pass/fail) it
+    is the exact McNemar test, `mcnemar_exact(b, c)`; one change gives 1.0; k changes can give no less than
+    2 * 0.5^k. Changes of equal size are counted together (binomial coefficients), so the exact distribution
+    has at most one entry per distinct sum; when that would pass `max_states`, `draws` random sign patterns
+    (`random.Random(seed)`) estimate p, one added to both counts so that the estimate is itself a valid test.
+    No non-zero change gives 1.0.
+    """
+    moved = [change for change in changes if change != 0.0]
+    if not moved:
+        return 1.0
+    observed = abs(sum(moved))
+    tolerance = 10.0 ** -(_SUM_DIGITS - 3) * max(1.0, sum(abs(change) for change in moved))
+    sizes: dict[float, int] = {}
+    for change in moved:
+        sizes[abs(change)] = sizes.get(abs(change), 0) + 1
+    sums: dict[float, int] | None = {0.0: 1}
+    for size, count in sorted(sizes.items()):
+        assert sums is not None
+        spread: dict[float, int] = {}
+        for total, ways in sums.items():
+            choose = 1
+            for ups in range(count + 1):  # `ups` of the `count` changes of this size positive
+                key = round(total + size * (2 * ups - count), _SUM_DIGITS)
+                spread[key] = spread.get(key, 0) + ways * choose
+                choose = choose * (count - ups) // (ups + 1)
+        if len(spread) > max_states:
+            sums = None
+            break
+        sums = spread
+    if sums is not None:
+        extreme = sum(ways for total, ways in sums.items() if abs(total) >= observed - tolerance)
+        return min(1.0, extreme / (1 << len(moved)))
+    rng = random.Random(seed)
+    magnitudes = [abs(change) for change in moved]
+    hits = 0
+    for _ in range(draws):
+        total = sum(size if rng.random() < 0.5 else -size for size in magnitudes)
+        hits += abs(total) >= observed - tolerance
+    return min(1.0, (hits + 1) / (draws + 1))
+
+
+def mover_interval(parts: Sequence[tuple[float, float, tuple[float, float]]]) -> tuple[float, float]:
+    """Interval for a weighted sum of independent estimates, sum of w * theta, from each estimate's own interval:
+    the method of variance estimates recovery (MOVER; Zou & Donner 2008, "Construction of confidence limits
+    about effect measures: a general approach", Statistics in Medicine 27:1693-1702), the square-and-add that
+    Newcombe's paired interval itself is made by. Each part is (w, theta, (low, high)); with w * theta's limits
+    (l, u) (swapped for a negative w):
+
+        lower = sum(w theta) - sqrt(sum((w theta - l)^2)),  upper = sum(w theta) + sqrt(sum((u - w theta)^2))
+
+    clipped to +-sum(|w|), the range of a weighted sum of differences in [-1, 1]. One part gives its own
+    interval, scaled. No parts gives (0.0, 0.0).
+    """
+    estimate = sum(weight * theta for weight, theta, _ in parts)
+    down = up = 0.0
+    for weight, theta, (low, high) in parts:
+        first, second = sorted((weight * low, weight * high))
+        down += (weight * theta - first) ** 2
+        up += (second - weight * theta) ** 2
+    bound = sum(abs(weight) for weight, _, _ in parts)
+    return (max(-bound, estimate - math.sqrt(down)), min(bound, estimate + math.sqrt(up)))
+
+
+def _newcombe_phi(a: float, b: float, c: float, d: float) -> float:
     """Newcombe's (1998) continuity-corrected phi for the paired table: 0 when a margin is empty."""
     margins = (a + b) * (c + d) * (a + c) * (b + d)
     if margins == 0:
@@ -105,7 +183,8 @@ def _newcombe_phi(a: int, b: int, c: int, d: int) -> float:
     return cross / math.sqrt(margins)
 
 
-def paired_difference_interval(a: int, b: int, c: int, d: int, confidence: float = 0.95) -> tuple[float, float]:
+def paired_difference_interval(a: float, b: float, c: float, d: float,
+                               confidence: float = 0.95) -> tuple[float, float]:
     """Interval for the difference of two paired proportions, current minus baseline: (c - b) / n.
 
     Newcombe's hybrid score method 10 (Newcombe 1998, "Improved confidence intervals for the difference between
@@ -121,6 +200,11 @@ def paired_difference_interval(a: int, b: int, c: int, d: int, confidence: float
     phi estimates the correlation of the two outcomes of a unit, with Newcombe's correction: for
     A = ad - bc and M = (a + b)(c + d)(a + c)(b + d), phi = (A - n/2) / sqrt(M) if A > n/2, 0 if
     0 <= A <= n/2, A / sqrt(M) if A < 0, and 0 when M == 0. n == 0 gives (-1.0, 1.0).
+
+    The counts may be fractional: a unit asked several times enters with its shares of passed asks x (baseline)
+    and y (current) spread over the cells, min(x, y) in a, x - y in b or y - x in c, 1 - max(x, y) in d, which
+    keeps both margins; a share varies less than a pass or fail of the same mean, so the Wilson limits of the
+    margins are, if anything, too wide.
     """
     if min(a, b, c, d) < 0:
         raise ValueError(f"table counts must be non-negative, got {(a, b, c, d)}")

@@ -56,12 +56,15 @@ class FigureComparison:
     pass_to_fail: int = 0
     fail_to_pass: int = 0
     mde: float | None = None  # the smallest difference detectable at 80% power with this many units
+    # what gave the p-value: "McNemar" (a proportion), "bootstrap", or "exact", the sign-flip test a figure
+    # gets when there is too little to resample (docs/release-gate.md, "Small samples")
+    test: str = "McNemar"
 
     def as_dict(self) -> dict[str, Any]:
         return {"figure": self.figure, "kind": self.kind, "baseline": self.baseline, "current": self.current,
                 "difference": self.difference, "interval": None if self.interval is None else list(self.interval),
                 "p": self.p, "units": self.units, "pass_to_fail": self.pass_to_fail,
-                "fail_to_pass": self.fail_to_pass, "mde": self.mde}
+                "fail_to_pass": self.fail_to_pass, "mde": self.mde, "test": self.test}
 
 
 @dataclass(frozen=True)
@@ -207,7 +210,8 @@ def _combined(suite: str, pairs: Mapping[str, Sequence[tuple[float, float]]], co
               replicates: int, *, proportions_too: bool = False) -> list[FigureComparison]:
     """Figures combined from the proportions (groups, OVERALL), and with repeats the proportions themselves
     (their units' shares of passed asks are no longer pass or fail): the paired difference by a stratified
-    bootstrap that resamples units whole."""
+    bootstrap that resamples units whole, or by the exact sign-flip test when there is too little to resample
+    (`_paired_test`)."""
     def figures_of(sample: Mapping[str, Sequence[tuple[float, float]]]) -> tuple[dict[str, float], dict[str, float]]:
         before_p = {name: sum(old for old, _ in units) / len(units) for name, units in sample.items() if units}
         after_p = {name: sum(new for _, new in units) / len(units) for name, units in sample.items() if units}
@@ -221,26 +225,79 @@ def _combined(suite: str, pairs: Mapping[str, Sequence[tuple[float, float]]], co
         return []
     results = stats.paired_bootstrap_many(
         pairs, lambda sample: _differences(figures_of(sample), names), seed=seed, replicates=replicates)
-    detectable = _detectable(pairs, combine, names)
+    weights = _weights(pairs, combine, names)
+    detectable = _detectable(pairs, weights)
     out = []
     for name in names:
-        result = results[name]
-        if name in pairs:  # a proportion, with repeats
-            lost = sum(1 for old, new in pairs[name] if new < old)
-            gained = sum(1 for old, new in pairs[name] if new > old)
+        # a proportion with repeats is its own category, at weight 1
+        read = {name: 1.0} if name in pairs else weights[name]
+        test, interval, p = _paired_test(pairs, read, results[name])
+        n = sum(len(pairs[category]) for category in read)  # the units behind it, and how they moved
+        lost = sum(1 for category in read for old, new in pairs[category] if new < old)
+        gained = sum(1 for category in read for old, new in pairs[category] if new > old)
+        if name in pairs:
             share = sum(old for old, _ in pairs[name])
+            mde = stats.mde_two_proportions(_smoothed(share, n), n)
             out.append(FigureComparison(f"{suite}.{name}", "mean", before[name], after[name],
-                                        after[name] - before[name], result.interval, result.p_value,
-                                        len(pairs[name]), lost, gained,
-                                        stats.mde_two_proportions(_smoothed(share, len(pairs[name])),
-                                                                  len(pairs[name]))))
+                                        after[name] - before[name], interval, p, n, lost, gained, mde, test))
             continue
-        prefix = name.rpartition(".")[0]  # the units of its own language and protocol
-        n = sum(len(units) for figure, units in pairs.items() if figure.rpartition(".")[0] == prefix)
         out.append(FigureComparison(f"{suite}.{name}", "combined", before[name], after[name],
-                                    after[name] - before[name], result.interval, result.p_value, n,
-                                    mde=detectable.get(name)))
+                                    after[name] - before[name], interval, p, n, lost, gained,
+                                    detectable.get(name), test))
     return out
+
+
+#: what the clustered bootstrap needs to be trusted (docs/release-gate.md, "Small samples"): below any of these a
+#: figure gets the exact sign-flip test and a square-and-add interval instead
+BOOTSTRAP_MIN_UNITS = 30  # paired units behind the figure
+BOOTSTRAP_MIN_CATEGORY = 5  # units in each category it reads: a category of m units keeps (m - 1) / m of its variance
+BOOTSTRAP_MIN_DISCORDANT = 10  # units that moved: 2 * 0.5^10 = 0.002, about the bootstrap's own floor of 0.001
+
+
+def _paired_test(pairs: Mapping[str, Sequence[tuple[float, float]]], weights: Mapping[str, float],
+                 result: stats.BootstrapResult) -> tuple[str, tuple[float, float], float]:
+    """(test, interval, p) of a figure that reads these categories at these weights: the bootstrap's when it has
+    enough to resample, its p-value never below the smallest an exact test on the units that moved can give;
+    otherwise the exact sign-flip test on those units and the MOVER interval of the categories' Newcombe
+    intervals (fractional counts for shares), which never has zero width."""
+    changes = [weight / len(pairs[category]) * (new - old)
+               for category, weight in weights.items() for old, new in pairs[category]]
+    discordant = sum(1 for change in changes if change != 0.0)
+    sizes = [len(pairs[category]) for category in weights]
+    parts = [(weight, sum(new - old for old, new in pairs[category]) / len(pairs[category]),
+              _share_interval(pairs[category])) for category, weight in weights.items()]
+    if (sum(sizes) < BOOTSTRAP_MIN_UNITS or min(sizes, default=0) < BOOTSTRAP_MIN_CATEGORY
+            or discordant < BOOTSTRAP_MIN_DISCORDANT):
+        return "exact", stats.mover_interval(parts), stats.sign_flip_test(changes)
+    low, high = result.interval
+    # every replicate alike (each unit of a category moved the same way) is no evidence of a precise difference
+    interval = result.interval if low < high else stats.mover_interval(parts)
+    return "bootstrap", interval, max(result.p_value, stats.mcnemar_exact(discordant, 0))
+
+
+def _share_interval(units: Sequence[tuple[float, float]]) -> tuple[float, float]:
+    """Newcombe's interval for one category's paired difference, each unit's shares spread over the 2x2 table
+    (exactly the table for pass/fail units)."""
+    both = sum(min(old, new) for old, new in units)
+    lost = sum(max(old - new, 0.0) for old, new in units)
+    gained = sum(max(new - old, 0.0) for old, new in units)
+    return stats.paired_difference_interval(both, lost, gained, len(units) - both - lost - gained)
+
+
+def _weights(pairs: Mapping[str, Sequence[tuple[float, float]]], combine: CombineFn,
+             names: Sequence[str]) -> dict[str, dict[str, float]]:
+    """Each combined figure's weight on each category's accuracy, the categories it does not read left out: the
+    figures are linear in the accuracies, so a weight is the figure with that category at 1 and the others at 0."""
+    zeros = {category: 0.0 for category, units in pairs.items() if units}
+    base = combine(zeros)
+    weights: dict[str, dict[str, float]] = {name: {} for name in names}
+    for category in zeros:
+        moved = combine({**zeros, category: 1.0})
+        for name in names:
+            weight = moved.get(name, 0.0) - base.get(name, 0.0)
+            if abs(weight) > 1e-12:
+                weights[name][category] = weight
+    return weights
 
 
 @dataclass(frozen=True)
@@ -255,7 +312,9 @@ class Spread:
 def run_spreads(units: Sequence[Unit], combine: CombineFn, *, seed: int = BOOTSTRAP_SEED,
                 replicates: int = BOOTSTRAP_REPLICATES) -> dict[str, Spread]:
     """Error bars for one run, by figure (relative names): Wilson intervals for the proportions, a bootstrap
-    resampling units within each proportion for the combined figures; units without a verdict left out."""
+    resampling units within each proportion for the combined figures; units without a verdict left out. A
+    combined figure with too little to resample (`BOOTSTRAP_MIN_UNITS`, `BOOTSTRAP_MIN_CATEGORY`), or whose
+    replicates are all alike, gets the MOVER interval of its categories' Wilson intervals instead."""
     strata: dict[str, list[bool]] = {}
     for unit in sorted(units, key=lambda unit: _natural(unit.key)):  # the order rows arrived in must not matter
         if unit.passed is not None:
@@ -272,29 +331,38 @@ def run_spreads(units: Sequence[Unit], combine: CombineFn, *, seed: int = BOOTST
         strata, lambda drawn: combine({figure: sum(outcomes) / len(outcomes) for figure, outcomes in drawn.items()}),
         seed=seed, replicates=replicates)
     paired = {figure: [(float(outcome), float(outcome)) for outcome in outcomes] for figure, outcomes in strata.items()}
-    detectable = _detectable(paired, combine, list(combined))
+    weights = _weights(paired, combine, list(combined))
+    detectable = _detectable(paired, weights)
     for name, value in combined.items():
-        if name in results:
-            spreads[name] = Spread(value, results[name].interval, detectable[name])
+        if name not in results:
+            continue
+        interval = results[name].interval
+        sizes = [len(strata[category]) for category in weights[name]]
+        if (sum(sizes) < BOOTSTRAP_MIN_UNITS or min(sizes, default=0) < BOOTSTRAP_MIN_CATEGORY
+                or interval[0] >= interval[1]):  # a one-case category is the same in every replicate
+            low, high = stats.mover_interval([(weight, spreads[category].value, spreads[category].interval)
+                                              for category, weight in weights[name].items()])
+            # the interval of a level, not of a difference: within the figure's own range
+            floor = sum(min(weight, 0.0) for weight in weights[name].values())
+            ceiling = sum(max(weight, 0.0) for weight in weights[name].values())
+            interval = (max(floor, low), min(ceiling, high))
+        spreads[name] = Spread(value, interval, detectable[name])
     return spreads
 
 
-def _detectable(pairs: Mapping[str, Sequence[tuple[float, float]]], combine: CombineFn,
-                names: Sequence[str]) -> dict[str, float]:
+def _detectable(pairs: Mapping[str, Sequence[tuple[float, float]]],
+                weights: Mapping[str, Mapping[str, float]]) -> dict[str, float]:
     """The smallest change of each combined figure a 5% test finds with 80% power, as for a proportion: the
     categories' two-run variances (baseline accuracy smoothed, as `_smoothed`) carried through the figure's
-    weights, which `combine` gives by moving one category at a time (the figures are linear in them)."""
-    accuracies = {name: _smoothed(sum(old for old, _ in units), len(units)) for name, units in pairs.items() if units}
-    base = combine(accuracies)
-    variance = dict.fromkeys(names, 0.0)
-    step = 1e-3
-    for category, value in accuracies.items():
-        moved = combine({**accuracies, category: value + step})
-        share = 2 * value * (1 - value) / len(pairs[category])
-        for name in names:
-            weight = (moved.get(name, 0.0) - base.get(name, 0.0)) / step
-            variance[name] += weight * weight * share
-    return {name: min(1.0, stats.POWER_FACTOR * value ** 0.5) for name, value in variance.items()}
+    weights (`_weights`)."""
+    out = {}
+    for name, read in weights.items():
+        variance = 0.0
+        for category, weight in read.items():
+            value = _smoothed(sum(old for old, _ in pairs[category]), len(pairs[category]))
+            variance += weight * weight * 2 * value * (1 - value) / len(pairs[category])
+        out[name] = min(1.0, stats.POWER_FACTOR * variance ** 0.5)
+    return out
 
 
 def _differences(figures: tuple[dict[str, float], dict[str, float]], names: Sequence[str]) -> dict[str, float]:
