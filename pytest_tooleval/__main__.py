@@ -9,6 +9,10 @@ shard or sample is missing, 2 when the reports cannot be merged.
     python -m pytest_tooleval import-judged evalution_outputs/ToolAlpaca7b.json
 
 prints an upstream ToolAlpaca judge file as the plugin's ToolAlpaca table (Procedure / Response / Overall).
+
+    python -m pytest_tooleval schema > tooleval.schema.json
+
+prints the JSON Schema of `tooleval.yaml` for the suites installed (config_file.py).
 """
 
 from __future__ import annotations
@@ -102,7 +106,19 @@ def build_parser() -> argparse.ArgumentParser:
     merging.add_argument("--max-regression", metavar="FIGURE=MARGIN,...", help="as --tooleval-max-regression")
     merging.add_argument("--alpha", metavar="P", help="as --tooleval-alpha")
     merging.set_defaults(run=_merge)
+    printing = commands.add_parser("schema", help="print the JSON Schema of tooleval.yaml for the suites installed")
+    printing.set_defaults(run=_schema)
     return parser
+
+
+def _schema(args: argparse.Namespace) -> int:
+    import json
+
+    from .config import all_options
+    from .config_file import schema
+
+    print(json.dumps(schema(all_options()), indent=2, ensure_ascii=False))
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -17,12 +17,15 @@ from .datafiles import read_yaml
 from .errors import ToolevalUsageError
 
 FILE_NAME = "tooleval.yaml"
+# the schema of the file for the suites this package ships, for an editor's `# yaml-language-server: $schema=`;
+# `python -m pytest_tooleval schema` prints the one of the suites installed (a test keeps the two equal)
+PUBLISHED_SCHEMA = Path(__file__).with_name("tooleval.schema.json")
 
 
 def schema(options: Sequence[Any]) -> dict[str, Any]:
     """The JSON Schema of the file: one property per option (both spellings), nothing else."""
     properties: dict[str, Any] = {}
-    for option in options:
+    for option in sorted(options, key=lambda option: option.name):
         kind: dict[str, Any]
         if option.flag:
             kind = {"type": "boolean"}
@@ -32,8 +35,11 @@ def schema(options: Sequence[Any]) -> dict[str, Any]:
             kind = {"type": ["array", "string"], "items": {"type": "string"}}
         else:
             kind = {"type": ["string", "number", "boolean", "null"]}
+        kind["description"] = f"--tooleval-{option.name}: {option.help}"
         properties[option.name] = properties[option.name.replace("-", "_")] = kind
-    return {"type": "object", "properties": properties, "additionalProperties": False}
+    return {"$schema": "http://json-schema.org/draft-07/schema#", "title": "tooleval.yaml",
+            "description": "pytest-tooleval's options as a file: keys are the option names without --tooleval-",
+            "type": "object", "properties": properties, "additionalProperties": False}
 
 
 def read_config_file(folder: Path, options: Sequence[Any]) -> tuple[dict[str, str], Path | None]:
@@ -49,7 +55,14 @@ def read_config_file(folder: Path, options: Sequence[Any]) -> tuple[dict[str, st
     error = jsonschema.exceptions.best_match(jsonschema.Draft7Validator(schema(options)).iter_errors(document))
     if error is not None:
         raise ToolevalUsageError(f"{path}: {_describe(error, options)}")
-    return {str(key).replace("_", "-"): _as_text(value) for key, value in document.items()}, path
+    settings: dict[str, str] = {}
+    for key, value in document.items():
+        name = str(key).replace("_", "-")
+        if name in settings:  # both spellings of one option: which one was meant?
+            raise ToolevalUsageError(f"{path}: {name} is given twice (as {name!r} and "
+                                     f"{name.replace('-', '_')!r}): keep one")
+        settings[name] = _as_text(value)
+    return settings, path
 
 
 def _describe(error: Any, options: Sequence[Any]) -> str:

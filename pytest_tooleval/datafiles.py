@@ -59,13 +59,14 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
 
 def read_yaml(path: Path, where: str) -> Any:
     """A configuration file's YAML value; a usage error (one line starting with `where`) when it cannot be one.
-    safe_load only: the file builds plain values, never objects."""
+    Safe loading only (the file builds plain values, never objects), and a key given twice is an error: YAML
+    would keep the last one silently, so one of two settings (or quarantined ids) would be lost."""
     import yaml
 
     from .errors import ToolevalUsageError
 
     try:
-        return yaml.safe_load(path.read_text(encoding="utf-8"))
+        return yaml.load(path.read_text(encoding="utf-8"), Loader=_unique_keys_loader())  # noqa: S506 (safe)
     except FileNotFoundError:
         raise ToolevalUsageError(f"{where}: no such file") from None
     except (OSError, UnicodeDecodeError) as exc:
@@ -73,4 +74,26 @@ def read_yaml(path: Path, where: str) -> Any:
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = f" (line {mark.line + 1})" if mark is not None else ""
-        raise ToolevalUsageError(f"{where}: not YAML{line}: {getattr(exc, 'problem', None) or exc}") from None
+        problem = getattr(exc, "problem", None) or exc
+        if "given twice" in str(problem):
+            raise ToolevalUsageError(f"{where}{line}: {problem}: keep one") from None
+        raise ToolevalUsageError(f"{where}: not YAML{line}: {problem}") from None
+
+
+def _unique_keys_loader() -> Any:
+    """yaml.SafeLoader that refuses a mapping key given twice, naming it and the line of its second use."""
+    import yaml
+
+    class UniqueKeys(yaml.SafeLoader):
+        def construct_mapping(self, node: Any, deep: bool = False) -> Any:
+            seen: set[Any] = set()
+            for key_node, _ in node.value:
+                key = self.construct_object(key_node, deep=True)
+                if isinstance(key, (str, int, float, bool)) or key is None:
+                    if key in seen:
+                        raise yaml.constructor.ConstructorError(
+                            None, None, f"the key {key!r} is given twice", key_node.start_mark)
+                    seen.add(key)
+            return super().construct_mapping(node, deep=deep)
+
+    return UniqueKeys

@@ -41,6 +41,12 @@ def test_the_file_sets_options_between_the_environment_and_the_ini_file(project:
     ("model: oracle\nmax-error-rate: lots\n", "ERROR: max-error-rate: lots in */tooleval.yaml: 'lots' is not a "
                                               "number*"),
     ("model: [oracle\n", "*tooleval.yaml: not YAML (line 2)*"),
+    ("model: oracle\nfail-under: {overall: 0.9}\nmodel: gpt-4o\n",
+     "*tooleval.yaml (line 3): the key 'model' is given twice: keep one"),
+    ("model: oracle\nfail-under: {overall: 0.9, overall: 0.5}\n",
+     "*tooleval.yaml (line 2): the key 'overall' is given twice: keep one"),
+    ("model: oracle\nfail-under: {overall: 0.9}\nfail_under: {overall: 0.5}\n",
+     "*tooleval.yaml: fail-under is given twice (as 'fail-under' and 'fail_under'): keep one"),
 ])
 def test_a_bad_file_is_one_line_naming_it(project: pytest.Pytester, text: str, message: str) -> None:
     (project.path / "tooleval.yaml").write_text(text)
@@ -48,3 +54,31 @@ def test_a_bad_file_is_one_line_naming_it(project: pytest.Pytester, text: str, m
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     [line] = [line for line in result.stderr.lines if line.strip()]
     assert __import__("fnmatch").fnmatch(line, message), line
+
+
+def test_the_published_schema_is_the_option_table_and_takes_the_readme_example() -> None:
+    import json
+    import re
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import jsonschema
+    import yaml
+
+    from pytest_tooleval.config import all_options
+    from pytest_tooleval.config_file import PUBLISHED_SCHEMA, schema
+
+    published = json.loads(PUBLISHED_SCHEMA.read_text(encoding="utf-8"))
+    assert published == schema(all_options()), "regenerate: python -m pytest_tooleval schema > " + str(PUBLISHED_SCHEMA)
+    printed = subprocess.run([sys.executable, "-m", "pytest_tooleval", "schema"], capture_output=True, text=True,
+                             check=True).stdout
+    assert json.loads(printed) == published
+    jsonschema.Draft7Validator.check_schema(published)
+    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+    example = re.search(r"```yaml\n(model: gpt-4o\n.*?)```", readme, re.DOTALL)
+    assert example is not None
+    jsonschema.validate(yaml.safe_load(example.group(1)), published)
+    assert published["properties"]["fail-under"]["description"].startswith("--tooleval-fail-under: ")
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({"fail_undr": 1}, published)
