@@ -17,6 +17,11 @@ class InfrastructureError(ToolevalError):
     """The model could not be asked (retries exhausted, timeout, bad key, ...): the test errors, never scored."""
 
 
+class NotAsked(InfrastructureError):
+    """The request was never sent: the run is stopping (a dead endpoint, models/breaker.py). The sample is not
+    run, and so in no figure, rather than an error of its own."""
+
+
 class SampleError(ToolevalError):
     """The sample could not be scored (no recorded output, no helper model, ...): the test errors."""
 

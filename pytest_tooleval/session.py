@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .config import Settings
+from .errors import NotAsked
 from .engine import Engine
 from .models.access import ModelAccess, access_kind
 from .models.meter import SERVED_FROM_CACHE, asked_tokens
@@ -247,6 +248,8 @@ class ToolevalSession:
         try:
             answer = await self.run.suite(case.suite).answer(original(case), self.access)
             cached = SERVED_FROM_CACHE.get() or {}
+        except NotAsked as exc:  # the run stopped before this sample's request left: it did not run
+            return Skipped(f"not run: {exc}")
         finally:
             REPEAT.reset(token)
             SERVED_FROM_CACHE.reset(served)

@@ -25,7 +25,7 @@ from urllib.parse import urlsplit
 import openai
 
 from ..credentials import MASK, MIN_SECRET_CHARS, redact, redact_all, url_credentials
-from ..errors import ContextOverflowError
+from ..errors import ContextOverflowError, NotAsked
 from .base import ChatRequest, InfrastructureError, Reply, ToolCall
 from .breaker import Breaker
 from .limits import AdaptiveLimit, Resting, SharedRateLimiter, estimate_tokens
@@ -256,7 +256,8 @@ class OpenAIBackend:
         attempts = 0
         while True:
             if self.breaker is not None and (stopped := self.breaker.tripped(self.label)):
-                raise InfrastructureError(stopped)  # the run is stopping: no more requests to a dead endpoint
+                # the run is stopping: no more requests to a dead endpoint; one never sent is not an error
+                raise (InfrastructureError if attempts else NotAsked)(stopped)
             if failure is not None:
                 kind = failure.decision.kind
                 # a rate limit is the endpoint pacing us, not failing: it gets a larger budget of retries
@@ -274,6 +275,8 @@ class OpenAIBackend:
             if self.rate_limiter is not None:
                 await self.rate_limiter.acquire(estimate)
             async with state.slots as slot:
+                if self.breaker is not None and (stopped := self.breaker.tripped(self.label)):
+                    raise (InfrastructureError if attempts else NotAsked)(stopped)  # it tripped while this waited
                 started = time.perf_counter()
                 outcome = await self._attempt(state.client, params)
                 latency_s = time.perf_counter() - started
