@@ -6,7 +6,7 @@ import contextlib
 import dataclasses
 import multiprocessing
 import sqlite3
-import time
+import threading
 import warnings
 from pathlib import Path
 from typing import Any
@@ -15,6 +15,7 @@ import cache_writer
 import pytest
 from fake_openai import FakeOpenAI, Fault
 
+from pytest_tooleval.models import cache as cache_module
 from pytest_tooleval.models.base import ChatRequest, InfrastructureError, Reply
 from pytest_tooleval.models.cache import (
     CachedBackend,
@@ -278,7 +279,7 @@ async def test_an_empty_reply_is_scored_but_not_kept(fake_openai: FakeOpenAI, tm
 
 
 @pytest.mark.asyncio
-async def test_a_held_write_lock_costs_no_answer_and_no_wait(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
+async def test_a_held_write_lock_costs_no_answer(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
     fake_openai.default = "[f()]"
     path = tmp_path / "c.sqlite"
     async with OpenAIBackend("fake-model", base_url=fake_openai.base_url, api_key=KEY) as backend:
@@ -287,14 +288,54 @@ async def test_a_held_write_lock_costs_no_answer_and_no_wait(fake_openai: FakeOp
             cached = CachedBackend(backend, cache)
             with contextlib.closing(holder):
                 holder.execute("BEGIN IMMEDIATE")  # another process holds the write lock for the whole run
-                started = time.monotonic()
                 replies = [await cached.complete(dataclasses.replace(BASE, temperature=t / 10)) for t in range(4)]
-                took = time.monotonic() - started
                 again = await cached.complete(BASE)  # from memory: asked once only
                 cache.flush()
                 holder.execute("ROLLBACK")
             faults = cache.log.as_dicts()
     assert [reply.text for reply in replies] == ["[f()]"] * 4
-    assert took < 1.0  # the writes wait for the lock in their own thread, never in front of an answer
     assert again.cached and fake_openai.stats.requests == 4
     assert faults[0]["store"] == "response cache" and faults[0]["skipped_locked"] == 4
+
+
+@pytest.mark.asyncio
+async def test_the_writes_wait_for_a_held_lock_in_their_own_thread_never_in_front_of_an_answer(
+        fake_openai: FakeOpenAI, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A write waits for the lock up to WRITE_BUSY_S; made longer than the hang guard below, the writer is still
+    # waiting for its first write when the answers are back, whatever the machine's load: an order, not a time.
+    monkeypatch.setattr(cache_module, "WRITE_BUSY_S", 600.0)
+    fake_openai.default = "[f()]"
+    path = tmp_path / "c.sqlite"
+    async with OpenAIBackend("fake-model", base_url=fake_openai.base_url, api_key=KEY) as backend:
+        with ResponseCache(path) as cache:
+            holder = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+            cached = CachedBackend(backend, cache)
+            released = threading.Lock()
+            guard_fired = threading.Event()
+
+            def release(*, by_guard: bool) -> None:
+                with released:
+                    if holder.in_transaction:
+                        if by_guard:
+                            guard_fired.set()
+                        holder.execute("ROLLBACK")
+
+            # the hang guard: writes waiting in front of the answers would wait for as long as the lock is held
+            guard = threading.Timer(30.0, release, kwargs={"by_guard": True})
+            with contextlib.closing(holder):
+                holder.execute("BEGIN IMMEDIATE")  # another process holds the write lock until the answers are back
+                guard.start()
+                try:
+                    replies = [await cached.complete(dataclasses.replace(BASE, temperature=t / 10)) for t in range(4)]
+                    again = await cached.complete(BASE)  # from memory: asked once only
+                    waiting = cache.log.as_dicts()  # the writer's first write is still waiting for the lock
+                    release(by_guard=False)
+                finally:
+                    guard.cancel()
+                cache.flush()  # once the lock is free, the writes queued meanwhile go in
+            written, faults = len(cache), cache.log.as_dicts()
+    assert not guard_fired.is_set(), "an answer waited for the lock"
+    assert [reply.text for reply in replies] == ["[f()]"] * 4
+    assert again.cached and fake_openai.stats.requests == 4
+    assert waiting == [] and faults == []  # nothing skipped and nothing lost: every answer came back first
+    assert written == 4
