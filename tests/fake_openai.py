@@ -194,6 +194,7 @@ class ServerStats:
     in_flight: int = 0  # received and not yet answered, including those waiting for a capacity slot
     peak_in_flight: int = 0
     faults_on_arrival: int = 0  # random faults answered at once (`fault_on_arrival`), without the latency
+    latency_waits: int = 0  # requests that waited `latency_s` before their answer was chosen (counted as it begins)
     received: list[ReceivedRequest] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)  # responder exceptions (each answered with a 500)
     # The Batch API, counted apart: a batch's lines are never chat-completions `requests` nor in `by_prompt`.
@@ -549,6 +550,10 @@ class FakeOpenAI:
     def _record_error(self, error: str) -> None:
         with self._lock:
             self.stats.errors.append(error)
+
+    def _count_latency_wait(self) -> None:
+        with self._lock:
+            self.stats.latency_waits += 1
 
     def _enter(self) -> None:
         with self._lock:
@@ -931,6 +936,8 @@ class _Handler(BaseHTTPRequestHandler):
             if fake._fault_on_arrival():
                 self._send_fault(fake, body, fake.fault)
                 return
+            if fake.latency_s > 0:
+                fake._count_latency_wait()
             if not fake._sleep(fake.latency_s):
                 return
             try:
