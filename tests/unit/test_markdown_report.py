@@ -29,7 +29,12 @@ from typing import Any
 
 import pytest
 
+from pytest_tooleval.report.html import render_html
+from pytest_tooleval.report.json_report import assemble
 from pytest_tooleval.report.markdown import escape, render_markdown, write_markdown
+from pytest_tooleval.report.summary import RunSummary
+from pytest_tooleval.report.table import render_summary
+from pytest_tooleval.suites.acebench.plugin_suite import SUITE as ACEBENCH
 
 EXPECTED = Path(__file__).parent / "markdown_expected"
 FIXTURES = ["comparison_gate", "regression_failed", "oracle_no_baseline", "fc_both", "three_suites"]
@@ -114,6 +119,22 @@ def test_intervals_are_optional_column_by_column() -> None:
     markdown = render_markdown(document)
     assert "| category | scored/total | errors | accuracy | process acc |" in markdown
     assert "| normal_atom_bool | -/50 | 1 | 0.898 | - |" in markdown
+
+
+def test_an_interval_reads_in_the_reports_as_in_the_terminal() -> None:
+    # 37 of 50: Wilson's interval is [0.60447, 0.84128]; rounded to 4 places in the report, it would print as
+    # [0.605, 0.841] there, against the terminal's [0.604, 0.841]
+    rows = [{"suite": "acebench", "id": f"normal_atom_bool_{index}", "category": "normal_atom_bool",
+             "language": "en", "index": index, "category_size": 50, "outcome": "passed" if index < 37 else "failed",
+             "process": None} for index in range(50)]
+    summary = RunSummary({"acebench": ACEBENCH.summarize(rows)})
+    document = assemble({"model": "m"}, summary, rows, None, {})
+    terminal = render_summary(summary)
+    assert re.search(r"normal_atom_bool +50/50 +0 +0\.740 +\[0\.604, 0\.841\]", terminal), terminal
+    assert "| normal_atom_bool | 50/50 | 0 | 0.740 | [0.604, 0.841] |" in render_markdown(document)
+    assert "<td>0.740</td><td>[0.604, 0.841]</td>" in render_html(document)
+    assert document["summary"]["acebench"]["en"]["categories"]["normal_atom_bool"]["interval"][0] == pytest.approx(
+        0.6044684, abs=1e-7)
 
 
 # --- escaping ---------------------------------------------------------------------------------------------------
