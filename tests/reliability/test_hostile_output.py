@@ -9,11 +9,9 @@ import json
 import subprocess
 import sys
 import threading
-import time
 import xml.etree.ElementTree as ElementTree
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -49,9 +47,11 @@ from pytest_tooleval.suites.yamlsuite.suite import YamlSuite
 from pytest_tooleval.transport import result_payload
 from pytest_tooleval.verdict import Verdict
 
-PER_CALL_S = 2.0
+# A call that never ends (a huge power computed, a pattern backtracking without end) is a hang: past the watchdog
+# the process ends with a traceback. No wall-clock bound on a single call: on a busy machine it would fail calls
+# that return; the verdict (or decoded value) each returns is what the tests assert.
 WATCHDOG_S = 30.0
-PROPERTY = settings(max_examples=60, deadline=timedelta(seconds=PER_CALL_S), database=None,
+PROPERTY = settings(max_examples=60, deadline=None, database=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
                                            HealthCheck.function_scoped_fixture])
 
@@ -150,15 +150,12 @@ def run_contained(target: Callable[[str], Any], text: str) -> Any:
     # a call stuck in one C operation (a huge power, say) cannot be interrupted: past the watchdog the process
     # ends with a traceback, so a hang fails the test instead of stalling the run
     faulthandler.dump_traceback_later(WATCHDOG_S, exit=True)
-    started = time.perf_counter()
     try:
         with contained() as events:
             result = target(text)
     finally:
         faulthandler.cancel_dump_traceback_later()
-    elapsed = time.perf_counter() - started
     assert events == [], f"{target.__name__} ran something for {text[:200]!r}: {events}"
-    assert elapsed < PER_CALL_S, f"{target.__name__} took {elapsed:.1f} s on {len(text)} characters"
     return result
 
 
@@ -358,15 +355,14 @@ def test_every_known_trick_gets_a_verdict_and_runs_nothing(sandbox: Path, target
 
 
 def test_the_toolalpaca_parser_is_bounded_on_a_long_reply() -> None:
-    """A 120,000-character reply of repeated action headers (once quadratic: about 10 s) parses at once."""
+    """A 1,200,000-character reply of repeated action headers parses at once (under a second). The parser was
+    once quadratic on it, about 15 s for a tenth of it: the whole would take some 25 minutes, far past the guard."""
     code = ("from pytest_tooleval.suites.toolalpaca.parser import parse_output\n"
-            "try:\n    parse_output('ASSISTANT Action: x\\n' * 6000)\nexcept ValueError:\n    pass\n")
-    started = time.perf_counter()
+            "try:\n    parse_output('ASSISTANT Action: x\\n' * 60_000)\nexcept ValueError:\n    pass\n")
     try:
-        subprocess.run([sys.executable, "-c", code], timeout=PER_CALL_S + 1, check=True)
+        subprocess.run([sys.executable, "-c", code], timeout=WATCHDOG_S, check=True)
     except subprocess.TimeoutExpired:
-        pytest.fail(f"parse_output did not return within {PER_CALL_S + 1:.0f} s")
-    assert time.perf_counter() - started < PER_CALL_S + 1
+        pytest.fail(f"parse_output did not return within {WATCHDOG_S:.0f} s")
 
 
 def test_the_audit_hook_does_see_execution() -> None:
