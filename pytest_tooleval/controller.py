@@ -225,7 +225,8 @@ class Controller:
             thresholds, notes = self._thresholds_of_suites_that_ran() if settings.fail_under else ({}, ())
             regressions = () if self.comparison is None else tuple(
                 evaluate_regressions(self.comparison, settings.max_regression, settings.alpha))
-            self.gate = evaluate_gate(self.summary, thresholds, settings.max_error_rate, notes, regressions)
+            self.gate = evaluate_gate(self.summary, thresholds, settings.max_error_rate, notes, regressions,
+                                      rows=rows)
             if self.session.not_run_for_cost:  # a run cut short by its budget passes no gate
                 self.gate = dataclasses.replace(self.gate, incomplete=self._cost_line())
             elif self.session.not_run_for_batch:  # nor one whose batch is still running

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .. import stats
+from ..text import counted
 from .summary import RunSummary
 
 if TYPE_CHECKING:
@@ -52,6 +54,88 @@ class RegressionCheck:
                 "p": self.p, "p_holm": self.p_holm, "alpha": self.alpha, "regression": self.regressed}
 
 
+REASON_SHOWN = 120  # characters of an error's message the gate line shows
+
+
+@dataclass(frozen=True)
+class ErrorCause:
+    """The largest group of errored samples, by category and reason (`error_causes`), and what the rest hold."""
+
+    category: str
+    reason: str  # one sample's message, its first line: the group's example
+    count: int
+    other_causes: int = 0
+    other_errors: int = 0
+
+    def text(self) -> str:
+        more = (f"; and {counted(self.other_errors, 'error')} of {counted(self.other_causes, 'other cause')}"
+                if self.other_causes else "")
+        return f"{self.count} {self.category}: {self.reason}{more}"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"category": self.category, "reason": self.reason, "count": self.count,
+                "other_causes": self.other_causes, "other_errors": self.other_errors, "text": self.text()}
+
+    @classmethod
+    def from_dict(cls, value: Any) -> ErrorCause | None:
+        """The cause a report's gate holds (`as_dict`), or None when it holds none or another shape."""
+        if not isinstance(value, Mapping):
+            return None
+        category, reason = value.get("category"), value.get("reason")
+        counts = [value.get(key, 0) for key in ("count", "other_causes", "other_errors")]
+        if not (isinstance(category, str) and isinstance(reason, str)
+                and all(isinstance(number, int) for number in counts)):
+            return None
+        return cls(category, reason, *counts)
+
+
+def error_causes(rows: Sequence[Mapping[str, Any]]) -> list[tuple[str, str, int]]:
+    """The errored samples (first asks, as the error rate counts them) grouped by category and by their one-line
+    reason, largest group first: (category, an example message, count). Messages group once what only names
+    one sample is taken out (quoted text, numbers, ids), so "HTTP 500 for request 7f3a" and "... 91c2" are one."""
+    groups: dict[tuple[str, str], list[str]] = {}
+    for row in sorted(rows, key=lambda row: str(row.get("test_id", ""))):
+        if row.get("outcome") != "error" or int(row.get("repeat", 1)) != 1:
+            continue
+        line = next((part.strip() for part in str(row.get("error") or "").splitlines() if part.strip()),
+                    "no message")
+        groups.setdefault((str(row.get("category", "")), _reason_key(line)), []).append(line)
+    causes = [(category, lines[0], len(lines)) for (category, _), lines in groups.items()]
+    return sorted(causes, key=lambda cause: -cause[2])  # stable: equal groups in the order of their first sample
+
+
+def largest_cause(rows: Sequence[Mapping[str, Any]]) -> ErrorCause | None:
+    causes = error_causes(rows)
+    if not causes:
+        return None
+    category, reason, count = causes[0]
+    shown = reason if len(reason) <= REASON_SHOWN else reason[:REASON_SHOWN - 3] + "..."
+    return ErrorCause(category, shown, count, len(causes) - 1, sum(number for *_, number in causes[1:]))
+
+
+_QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"")
+_NAMING = re.compile(r"[0-9a-fA-F]*\d[0-9a-fA-F]*")  # numbers, and hex ids with a digit in them
+
+
+def _reason_key(line: str) -> str:
+    return " ".join(_NAMING.sub("#", _QUOTED.sub("'…'", line)).split())
+
+
+def partial_run(summary: RunSummary) -> str | None:
+    """What the summary says this run left out of the benchmark (-k, -m, --tooleval-sample,
+    --tooleval-categories, errored samples), by suite; None for a run of everything."""
+    parts = []
+    for name, suite in summary.suites.items():
+        if not suite.partial:
+            continue
+        reasons: list[str] = []
+        for block in suite.data.values():  # ACEBench's per-language blocks say why
+            if isinstance(block, Mapping):
+                reasons += [str(reason) for reason in block.get("partial_reasons") or [] if str(reason) not in reasons]
+        parts.append(f"{name}: {', '.join(reasons) or 'not every sample was scored'}")
+    return "; ".join(parts) or None
+
+
 @dataclass(frozen=True)
 class GateResult:
     checks: list[tuple[str, float | None, float, bool]]  # (name, actual, threshold, met)
@@ -60,6 +144,8 @@ class GateResult:
     notes: tuple[str, ...] = ()  # thresholds not checked: their suite is not in the run
     regressions: tuple[RegressionCheck, ...] = field(default=())
     incomplete: str | None = None  # why the run did not ask every sample it collected (the cost ceiling)
+    largest_cause: ErrorCause | None = None  # of the errors, which the error-rate line names when it misses
+    partial: str | None = None  # what the run left out of the benchmark (`partial_run`): the verdict says so
 
     @property
     def passed(self) -> bool:
@@ -82,8 +168,11 @@ class GateResult:
         if self.error_rate <= self.max_error_rate:
             out.append(f"tooleval gate: error rate {self.error_rate:.3f} <= {self.max_error_rate:.3f} ok")
         else:
-            out.append(f"tooleval gate: error rate MISSED: {self.error_rate:.3f} > {self.max_error_rate:.3f}")
-        out.append("tooleval gate: " + ("PASSED" if self.passed else "FAILED"))
+            why = "" if self.largest_cause is None else f" ({self.largest_cause.text()})"
+            out.append(f"tooleval gate: error rate MISSED: {self.error_rate:.3f} > {self.max_error_rate:.3f}{why}")
+        # a pass over part of the benchmark is not a pass of the benchmark: the last line says which
+        scope = "" if self.partial is None else f" (partial run: {self.partial})"
+        out.append("tooleval gate: " + ("PASSED" if self.passed else "FAILED") + scope)
         return out
 
 
@@ -130,10 +219,11 @@ def evaluate_regressions(comparison: Comparison, margins: Mapping[str, float], a
 
 
 def evaluate_gate(summary: RunSummary, thresholds: dict[str, float], max_error_rate: float,
-                  notes: tuple[str, ...] = (), regressions: tuple[RegressionCheck, ...] = ()) -> GateResult:
+                  notes: tuple[str, ...] = (), regressions: tuple[RegressionCheck, ...] = (),
+                  rows: Sequence[Mapping[str, Any]] = ()) -> GateResult:
     """A threshold applies to every figure whose full name (`<suite>.<figure>`, e.g. acebench.en.overall) is
     the threshold's name or ends with `.<name>`: `overall` gates every suite's and language's overall, `en.overall`
-    only ACEBench en's, `gpt4tools.sr` one figure."""
+    only ACEBench en's, `gpt4tools.sr` one figure. `rows` (the summary's) name the largest cause of errors."""
     figures = summary.figures
     checks: list[tuple[str, float | None, float, bool]] = []
     for name, threshold in thresholds.items():
@@ -144,4 +234,5 @@ def evaluate_gate(summary: RunSummary, thresholds: dict[str, float], max_error_r
             checks.append((key, value, threshold, value >= threshold))
     counts = summary.counts
     error_rate = counts["errors"] / counts["total"] if counts.get("total") else 0.0  # no suite scored: no rate
-    return GateResult(checks, error_rate, max_error_rate, notes, regressions)
+    return GateResult(checks, error_rate, max_error_rate, notes, regressions, largest_cause=largest_cause(rows),
+                      partial=partial_run(summary))

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .gate import GateResult, RegressionCheck
+from .gate import ErrorCause, GateResult, RegressionCheck
 
 __all__ = ["ERROR_LIMIT", "OUTPUT_LIMIT", "render_html", "write_html"]
 
@@ -257,7 +257,8 @@ def gate_lines(gate: Mapping[str, Any]) -> list[tuple[str, str]]:
                check.get("met") is True) for check in _list(gate.get("checks")) if isinstance(check, Mapping)]
     error_rate, ceiling = _num(gate.get("error_rate")) or 0.0, _num(gate.get("max_error_rate")) or 0.0
     incomplete = gate.get("incomplete") if isinstance(gate.get("incomplete"), str) else None
-    lines = GateResult(checks, error_rate, ceiling, notes, regressions, incomplete).lines()[:-1]
+    lines = GateResult(checks, error_rate, ceiling, notes, regressions, incomplete,
+                       ErrorCause.from_dict(gate.get("largest_cause"))).lines()[:-1]
     statuses = (["note"] * len(notes) + (["fail"] if incomplete else [])
                 + ["fail" if check.regressed else "ok" for check in regressions]
                 + ["ok" if met else "fail" for *_, met in checks] + ["ok" if error_rate <= ceiling else "fail"])

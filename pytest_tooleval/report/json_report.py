@@ -73,6 +73,8 @@ def assemble(made: dict[str, Any], summary: RunSummary, rows: list[dict[str, Any
             "error_rate": gate.error_rate,
             "max_error_rate": gate.max_error_rate,
             "notes": list(gate.notes),
+            "largest_cause": None if gate.largest_cause is None else gate.largest_cause.as_dict(),
+            "partial": gate.partial,
         },
         "samples": sorted(rows, key=lambda row: (row["suite"], row["language"], row["category"], row["index"])),
     }

@@ -156,7 +156,8 @@ def _header(fingerprint: Mapping[str, Any]) -> list[str]:
 
 def _gate(gate: Mapping[str, Any]) -> list[str]:
     """The verdict, then a bullet per check, in GateResult.lines()' words."""
-    lines = ["**Gate: PASSED**" if gate.get("passed") is True else "**Gate: FAILED**", ""]
+    scope = f" (partial run: {escape(gate['partial'])})" if gate.get("partial") else ""
+    lines = [("**Gate: PASSED**" if gate.get("passed") is True else "**Gate: FAILED**") + scope, ""]
     lines += [f"- {escape(note)}" for note in _items(gate.get("notes"))]
     if gate.get("incomplete"):  # the cost ceiling cut the run short: no figure can pass it
         lines.append(f"- **INCOMPLETE**: {escape(gate.get('incomplete'))}")
@@ -176,7 +177,9 @@ def _gate(gate: Mapping[str, Any]) -> list[str]:
         if ceiling is not None and rate <= ceiling:
             lines.append(f"- error rate {rate:.3f} <= {ceiling:.3f} ok")
         else:
-            lines.append(f"- error rate **MISSED**: {rate:.3f} > {_fmt(ceiling)}")
+            cause = _mapping(gate.get("largest_cause")).get("text")  # GateResult.lines()' words for it
+            why = f" ({escape(cause)})" if cause else ""
+            lines.append(f"- error rate **MISSED**: {rate:.3f} > {_fmt(ceiling)}{why}")
     lines += [_regression(_mapping(check)) for check in _items(gate.get("regressions"))]
     return lines
 
@@ -361,7 +364,8 @@ def _comparison(comparison: Mapping[str, Any]) -> list[str]:
     for entry in _items(comparison.get("figures")):
         entry = _mapping(entry)
         kind = entry.get("kind")
-        test = {"proportion": "McNemar", "combined": "bootstrap"}.get(str(kind), escape(kind))
+        test = escape(entry["test"]) if isinstance(entry.get("test"), str) else (  # reports before it was kept
+            {"proportion": "McNemar", "combined": "bootstrap"}.get(str(kind), escape(kind)))
         rows.append([escape(entry.get("figure")), _fmt(entry.get("baseline")), _fmt(entry.get("current")),
                      _fmt(entry.get("difference"), "+.3f"), _interval(entry.get("interval"), "+.3f") or "-",
                      _fmt(entry.get("p"), ".3g"), f"{test}, {_count(entry.get('units'))}", _fmt(entry.get("mde"))])

@@ -152,7 +152,7 @@ def test_the_cost_ceiling_stops_starting_samples_and_fails_the_gate(pytester: py
     result.assert_outcomes(passed=asked, skipped=SAMPLES - asked)
     result.stdout.fnmatch_lines(["tooleval: the cost ceiling --tooleval-max-cost 1 was reached (estimated $*): "
                                  f"{SAMPLES - asked} samples were not run: the run is incomplete",
-                                 "tooleval gate: INCOMPLETE: *", "tooleval gate: FAILED"])
+                                 "tooleval gate: INCOMPLETE: *", "tooleval gate: FAILED (partial run: *)"])
     assert result.ret == 1  # a threshold of 0 met, but an incomplete run passes no gate
     report = json.loads((pytester.path / "report.json").read_text())
     assert report["totals"]["cost_ceiling"] == {"usd": 1.0, "not_run": SAMPLES - asked}

@@ -91,4 +91,4 @@ def test_a_comparison_pairs_samples_with_all_their_asks(pytester: pytest.Pyteste
     assert (entry["baseline"], entry["current"]) == (1.0, pytest.approx(4 / 6))
     assert (entry["pass_to_fail"], entry["fail_to_pass"]) == (1, 0)
     assert [flip["unit"] for flip in comparison["flips"]["pass_to_fail"]] == ["en.normal_atom_bool/normal_atom_bool_0"]
-    result.stdout.fnmatch_lines(["acebench.en.normal_atom_bool * 1.000 * 0.667 * -0.333 * bootstrap, 2 *"])
+    result.stdout.fnmatch_lines(["acebench.en.normal_atom_bool * 1.000 * 0.667 * -0.333 * exact, 2 *"])

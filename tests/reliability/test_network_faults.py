@@ -151,7 +151,8 @@ def test_max_error_rate_decides_a_gated_run_with_errors(pytester: pytest.Pyteste
     result.assert_outcomes(passed=MINI_SAMPLES - 1, errors=1)
     assert result.ret == exit_status
     line = (f"tooleval gate: error rate 0.143 <= {float(max_error_rate):.3f} ok" if verdict == "ok"
-            else f"tooleval gate: error rate MISSED: 0.143 > {float(max_error_rate):.3f}")
+            else f"tooleval gate: error rate MISSED: 0.143 > {float(max_error_rate):.3f} (1 "
+                 "normal_single_turn_single_function: InfrastructureError: * HTTP 400*)")
     result.stdout.fnmatch_lines([line])
     gate = read_report(pytester.path / "report.json")["gate"]
     assert (gate["error_rate"], gate["max_error_rate"]) == (pytest.approx(1 / 7), float(max_error_rate))
