@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from fake_openai import FakeOpenAI, ToolCalls
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "benchmarks" / "examples" / "assistant.tooleval.yaml"
@@ -53,6 +54,19 @@ def responder(answers: dict[str, Any]) -> Any:
     return answer
 
 
+def right_in_either_protocol(body: dict[str, Any]) -> Any:
+    """The right answer in the protocol the request is asked in: native calls when it offers tools."""
+    return responder(RIGHT_CALLS if body.get("tools") else RIGHT_TEXT)(body)
+
+
+TEXT_PROTOCOL = "To call one or more of them, reply with nothing but a list of calls"  # the prompt mode's system
+
+
+def asked(fake_openai: FakeOpenAI) -> list[dict[str, Any]]:
+    """The requests of the run's cases (each has a system message: the file's `system`)."""
+    return [body for body in fake_openai.stats.bodies if body and body["messages"][0]["role"] == "system"]
+
+
 @pytest.fixture
 def cases(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, fake_openai: FakeOpenAI) -> list[str]:
     for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "TOOLEVAL_DATA_DIR"):
@@ -75,7 +89,7 @@ def read(pytester: pytest.Pytester, name: str) -> dict[str, Any]:
 def test_right_answers_pass_in_both_protocols(pytester: pytest.Pytester, fake_openai: FakeOpenAI, cases: list[str],
                                               workers: list[str]) -> None:
     fake_openai.responder = responder(RIGHT_TEXT)
-    result = pytester.runpytest_subprocess(*cases, "--tooleval-report=prompt.json", *workers)
+    result = pytester.runpytest_subprocess(*cases, "--tooleval-mode=prompt", "--tooleval-report=prompt.json", *workers)
     assert result.ret == pytest.ExitCode.OK, result.stdout.str()[-3000:]
     assert set(outcomes(read(pytester, "prompt.json")).values()) == {"passed"}
     assert len(outcomes(read(pytester, "prompt.json"))) == 5
@@ -102,7 +116,7 @@ def test_wrong_answers_fail_saying_what_was_expected_and_what_failed(pytester: p
                                                                      fake_openai: FakeOpenAI,
                                                                      cases: list[str]) -> None:
     fake_openai.responder = responder(WRONG_TEXT)
-    result = pytester.runpytest_subprocess(*cases, "--tooleval-report=report.json")
+    result = pytester.runpytest_subprocess(*cases, "--tooleval-mode=prompt", "--tooleval-report=report.json")
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     assert outcomes(read(pytester, "report.json")) == {
         "assistant-weather_today": "failed", "assistant-two_cities_at_once": "failed",
@@ -126,6 +140,7 @@ def test_wrong_answers_fail_saying_what_was_expected_and_what_failed(pytester: p
 def test_the_examples_gate_against_a_baseline(pytester: pytest.Pytester, fake_openai: FakeOpenAI,
                                               cases: list[str]) -> None:
     fake_openai.responder = responder(RIGHT_TEXT)
+    cases = [*cases, "--tooleval-mode=prompt"]
     first = pytester.runpytest_subprocess(*cases, "--tooleval-report=baseline.json", "-n", "2")
     assert first.ret == pytest.ExitCode.OK
     asked = fake_openai.stats.requests
@@ -188,3 +203,66 @@ def test_without_the_plugin_the_files_are_not_tests(pytester: pytest.Pytester, c
     result = pytester.runpytest_subprocess("-p", "no:tooleval", "-p", "no:cacheprovider")
     assert result.ret == pytest.ExitCode.NO_TESTS_COLLECTED
     assert "Error" not in result.stdout.str() + result.stderr.str()
+
+
+# -- protocols ---------------------------------------------------------------------------------------------
+
+
+def test_a_file_is_asked_with_native_tools_unless_it_says_prompt(pytester: pytest.Pytester, fake_openai: FakeOpenAI,
+                                                                   cases: list[str]) -> None:
+    fake_openai.responder = responder(RIGHT_CALLS)  # native tool calls only
+    result = pytester.runpytest_subprocess(*cases, "--tooleval-report=default.json")
+    assert result.ret == pytest.ExitCode.OK, result.stdout.str()[-3000:]
+    assert set(outcomes(read(pytester, "default.json")).values()) == {"passed"}
+    bodies = asked(fake_openai)
+    assert len(bodies) == 6 and all([tool["function"]["name"] for tool in body["tools"]] == ["get_weather", "add_event"]
+                                    for body in bodies)
+    assert not any(TEXT_PROTOCOL in body["messages"][0]["content"] for body in bodies)
+
+    (pytester.path / EXAMPLE.name).write_text("mode: prompt\n" + EXAMPLE.read_text(encoding="utf-8"), encoding="utf-8")
+    fake_openai.reset_stats()
+    fake_openai.responder = responder(RIGHT_TEXT)
+    result = pytester.runpytest_subprocess(*cases, "--tooleval-report=prompt.json")
+    assert result.ret == pytest.ExitCode.OK, result.stdout.str()[-3000:]
+    bodies = asked(fake_openai)
+    assert len(bodies) == 6 and not any("tools" in body for body in bodies)
+    assert all(TEXT_PROTOCOL in body["messages"][0]["content"] for body in bodies)
+    assert {row["details"]["mode"] for row in read(pytester, "prompt.json")["samples"]} == {"prompt"}
+
+
+CASE_IDS = {"assistant-weather_today", "assistant-two_cities_at_once", "assistant-meeting_needs_a_time",
+            "assistant-book_a_flight_is_out_of_scope", "assistant-weather_then_event"}
+
+
+@pytest.mark.parametrize("mode", ["prompt", "fc"])
+def test_the_figures_have_one_name_whichever_protocol_is_asked(pytester: pytest.Pytester, fake_openai: FakeOpenAI,
+                                                              cases: list[str], mode: str) -> None:
+    fake_openai.responder = right_in_either_protocol
+    result = pytester.runpytest_subprocess(*cases, f"--tooleval-mode={mode}", "--tooleval-report=report.json",
+                                           "--tooleval-fail-under=yaml.overall=0.9,yaml.calendar.accuracy=1")
+    assert result.ret == pytest.ExitCode.OK, result.stdout.str()[-3000:] + result.stderr.str()
+    result.stdout.fnmatch_lines(["tooleval gate: yaml.overall = 1.000 >= 0.900 ok",
+                                 "tooleval gate: yaml.calendar.accuracy = 1.000 >= 1.000 ok"])
+    report = read(pytester, "report.json")
+    assert set(report["summary"]["yaml"]["figures"]) == {"calendar.accuracy", "weather.accuracy", "overall"}
+    assert set(outcomes(report)) == CASE_IDS
+    assert {row["details"]["mode"] for row in report["samples"]} == {mode}
+    assert all(bool(body.get("tools")) == (mode == "fc") for body in asked(fake_openai))
+
+
+def test_both_protocols_add_the_other_protocols_figures(pytester: pytest.Pytester, fake_openai: FakeOpenAI,
+                                                        cases: list[str]) -> None:
+    fake_openai.responder = right_in_either_protocol
+    result = pytester.runpytest_subprocess(*cases, "--tooleval-mode=both", "--tooleval-report=both.json",
+                                           "--tooleval-fail-under=yaml.overall=1,yaml.prompt.overall=1")
+    assert result.ret == pytest.ExitCode.OK, result.stdout.str()[-3000:] + result.stderr.str()
+    report = read(pytester, "both.json")
+    # the file's own protocol (function calling: it says no mode) under the plain names, the other prefixed
+    assert set(report["summary"]["yaml"]["figures"]) == {
+        "calendar.accuracy", "weather.accuracy", "overall",
+        "prompt.calendar.accuracy", "prompt.weather.accuracy", "prompt.overall"}
+    assert set(outcomes(report)) == CASE_IDS | {f"{case}-prompt" for case in CASE_IDS}
+    modes = {row["test_id"]: row["details"]["mode"] for row in report["samples"]}
+    assert {modes[case] for case in CASE_IDS} == {"fc"} and {modes[f"{case}-prompt"] for case in CASE_IDS} == {"prompt"}
+    result.stdout.fnmatch_lines(["your cases (*.tooleval.yaml)", "*", "*", "calendar * 3/3 *",
+                                 "your cases (*.tooleval.yaml), prompt protocol"])

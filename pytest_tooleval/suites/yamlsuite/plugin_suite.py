@@ -82,14 +82,14 @@ class YamlSuitePlugin:
         return any(file.mode == "fc" for file in suite_files())
 
     def figure_names(self, settings: Settings) -> list[str]:
-        """`<category>.accuracy` of every file's categories and `overall`, per protocol the run asks in."""
+        """`<category>.accuracy` of every file's categories and `overall`, whichever protocol one mode asks in;
+        under --tooleval-mode both, the other protocol's too, prefixed with its name (YamlCase.variant)."""
         from .summary import category_key, prefix
 
         names: list[str] = []
         for file in suite_files():
-            own = file.mode
-            for mode in modes(own, settings):
-                variant = "" if mode == own else mode
+            for number, mode in enumerate(modes(file.mode, settings)):
+                variant = "" if number == 0 else mode
                 names += [f"{prefix(variant)}{category_key(case.category)}.accuracy" for case in file.cases]
                 names.append(f"{prefix(variant)}overall")
         names = list(dict.fromkeys(names))
@@ -129,7 +129,8 @@ def _loaded(path: Path, mtime_ns: int, size: int) -> SuiteFile:
 
 
 def modes(own: str, settings: Settings) -> tuple[str, ...]:
-    """The protocols a file's cases run in: its own, unless --tooleval-mode is given (both: its own first)."""
+    """The protocols a file's cases run in: its own, unless --tooleval-mode is given (both: its own first, the
+    one whose figures have no prefix)."""
     if not settings.explicit("mode"):
         return (own,)
     chosen = settings.get("mode")

@@ -31,6 +31,9 @@ if TYPE_CHECKING:
 
 SCHEMA_PATH = Path(__file__).with_name("schema.json")
 SUFFIX = ".tooleval.yaml"
+# Every tool the format takes is an OpenAI function definition (flat, or wrapped in {type: function}), so the
+# file's tools can always be offered natively: a file is asked in function calling unless it says `mode: prompt`.
+DEFAULT_MODE: Literal["prompt", "fc"] = "fc"
 
 MatcherKind = Literal["exact", "any_of", "regex", "tolerance", "unordered", "contains", "absent"]
 
@@ -451,7 +454,7 @@ def _suite_file(source: _Source) -> SuiteFile:
         cases.append(CaseSpec(name=name, category=raw.get("category", category),
                               tags=tuple(dict.fromkeys((*tags, *raw.get("tags", ())))),
                               turns=_turns(source, raw, where, tools), line=source.line(where)))
-    return SuiteFile(path=source.path, stem=stem, category=category, tags=tags, mode=document.get("mode", "prompt"),
+    return SuiteFile(path=source.path, stem=stem, category=category, tags=tags, mode=document.get("mode", DEFAULT_MODE),
                      system=document.get("system"), tools=tuple(tools.values()), cases=tuple(cases))
 
 

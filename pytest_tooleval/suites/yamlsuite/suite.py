@@ -36,6 +36,9 @@ class YamlCase:
     spec: CaseSpec
     index: int  # its position among every file's cases (reports sort by it)
     mode: str  # "prompt" or "fc"
+    # "" for the protocol the run asks the file in (its own, or the one --tooleval-mode names); under
+    # --tooleval-mode both, the other protocol's name: its figures and test ids carry it
+    variant: str = ""
 
     suite = "yaml"
     language = LANGUAGE
@@ -43,11 +46,6 @@ class YamlCase:
     @property
     def id(self) -> str:
         return f"{self.file.stem}-{self.spec.name}"
-
-    @property
-    def variant(self) -> str:
-        """"" in the file's own mode; the mode's name in the other (`--tooleval-mode both`)."""
-        return "" if self.mode == self.file.mode else self.mode
 
     @property
     def test_id(self) -> str:
@@ -82,9 +80,9 @@ class YamlSuite:
     def cases(self) -> list[YamlCase]:
         cases = []
         for file in self.files:
-            for mode in self.modes[file.path]:
-                cases += [YamlCase(file, spec, 0, mode) for spec in file.cases]
-        return [YamlCase(case.file, case.spec, index, case.mode) for index, case in enumerate(cases)]
+            for number, mode in enumerate(self.modes[file.path]):  # the first is the run's own (modes())
+                cases += [YamlCase(file, spec, 0, mode, "" if number == 0 else mode) for spec in file.cases]
+        return [YamlCase(case.file, case.spec, index, case.mode, case.variant) for index, case in enumerate(cases)]
 
     async def answer(self, case: YamlCase, access: ModelAccess) -> Answer | Skipped:
         if access.kind == "oracle":

@@ -145,8 +145,9 @@ def test_a_full_file_builds_the_typed_values(tmp_path: Path) -> None:
         Turn(({"role": "user", "content": "What time is it?"},),
              Expectation(calls=(ExpectedCall("now", {}),), line=69)),
     ), line=46)
+    # no mode: its tools (flat, wrapped or bare, all OpenAI function definitions) are offered natively
     assert load_file(path) == SuiteFile(
-        path=path, stem="weather", category="weather", tags=("smoke", "weather"), mode="prompt",
+        path=path, stem="weather", category="weather", tags=("smoke", "weather"), mode="fc",
         system="You are a helpful assistant.", tools=(weather, add_event, now), cases=(single, ask, conversation),
     )
 
@@ -167,9 +168,9 @@ def test_the_built_values_are_plain_and_tools_convert_to_openai(tmp_path: Path) 
 
 
 def test_file_settings_override_the_defaults(tmp_path: Path) -> None:
-    text = FULL.replace("tags: [smoke, weather]", "category: forecasts\nmode: fc")
+    text = FULL.replace("tags: [smoke, weather]", "category: forecasts\nmode: prompt")
     suite = load_file(_write(tmp_path, text))
-    assert (suite.category, suite.mode, suite.tags) == ("forecasts", "fc", ())
+    assert (suite.category, suite.mode, suite.tags) == ("forecasts", "prompt", ())
     assert [case.category for case in suite.cases] == ["forecasts", "clarify", "forecasts"]
     assert suite.cases[0].tags == ("core", "smoke")
 
