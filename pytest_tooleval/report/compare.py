@@ -6,7 +6,8 @@ unit, each counted in one proportion figure) and how its other figures follow fr
 (`SuitePlugin.combine`). Units are paired by key; a unit without a verdict in either run, or present in one run
 only, is counted and named, never paired. A proportion figure gets the exact McNemar test on its discordant
 pairs and Newcombe's paired score interval; a figure combined from several (a group, OVERALL) gets a paired
-bootstrap that resamples units within each proportion, so every category keeps its size.
+bootstrap that resamples units within each proportion, so every category keeps its size, or, with too little to
+resample, the exact sign-flip test on the units that moved and a square-and-add interval (`_paired_test`).
 """
 
 from __future__ import annotations

@@ -8,6 +8,7 @@ import json
 from typing import Any
 
 import pytest
+
 from fake_openai import FakeOpenAI, Fault, last_user_message
 from mini_acebench import RIGHT, live_mini_run
 

@@ -17,7 +17,9 @@ from pytest_tooleval.report.compare import (
     BOOTSTRAP_MIN_DISCORDANT,
     BOOTSTRAP_MIN_UNITS,
     Comparison,
+    Unit,
     compare,
+    run_spreads,
     suite_members,
 )
 from pytest_tooleval.report.gate import (
@@ -32,7 +34,13 @@ from pytest_tooleval.report.gate import (
 from pytest_tooleval.report.html import gate_lines
 from pytest_tooleval.report.markdown import render_markdown
 from pytest_tooleval.report.summary import RunSummary, SuiteSummary
-from pytest_tooleval.stats import mcnemar_exact, mover_interval, paired_difference_interval, sign_flip_test
+from pytest_tooleval.stats import (
+    mcnemar_exact,
+    mover_interval,
+    paired_difference_interval,
+    sign_flip_test,
+    wilson_interval,
+)
 from pytest_tooleval.suites.acebench.categories import ALL_CATEGORIES
 from pytest_tooleval.suites.acebench.plugin_suite import SUITE as ACEBENCH
 from pytest_tooleval.suites.yamlsuite.plugin_suite import SUITE as YAML
@@ -204,6 +212,18 @@ def test_an_acebench_overall_counts_the_units_and_flips_of_its_language_only() -
         overall = comparison.figure(f"acebench.{language}.overall")
         assert overall is not None
         assert (overall.units, overall.pass_to_fail, overall.fail_to_pass, overall.p) == (4, 1, 0, 1.0)
+
+
+def test_a_runs_own_combined_interval_of_tiny_categories_is_the_mover_of_their_wilson_intervals() -> None:
+    units = [Unit("a.accuracy", "a/0", True), Unit("b.accuracy", "b/0", True), Unit("c.accuracy", "c/0", False)]
+    overall = run_spreads(units, YAML.combine)["overall"]
+    parts = [(1 / 3, 1.0, wilson_interval(1, 1)), (1 / 3, 1.0, wilson_interval(1, 1)),
+             (1 / 3, 0.0, wilson_interval(0, 1))]
+    assert overall.value == pytest.approx(2 / 3)
+    assert overall.interval == pytest.approx(mover_interval(parts))  # the bootstrap's was [0.667, 0.667]
+    assert 0.0 < overall.interval[0] < 2 / 3 < overall.interval[1] < 1.0
+    every = [Unit("a.accuracy", f"a/{index}", True) for index in range(40)]  # every replicate alike
+    assert run_spreads(every, YAML.combine)["overall"].interval == pytest.approx(wilson_interval(40, 40))
 
 
 CATEGORIES = [name for name in ALL_CATEGORIES if "multi_turn" not in name]  # a sample is a unit
