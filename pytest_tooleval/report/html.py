@@ -25,6 +25,8 @@ __all__ = ["ERROR_LIMIT", "OUTPUT_LIMIT", "render_html", "write_html"]
 #: characters of a sample's output, and of its error, shown in the flip listing
 OUTPUT_LIMIT, ERROR_LIMIT = 2000, 600
 SUITE_TITLES = {"acebench": "ACEBench", "gpt4tools": "GPT4Tools", "toolalpaca": "ToolAlpaca"}
+YAML_TITLE = "your cases (*.tooleval.yaml)"
+LANGUAGE_OF_CASES = "custom"  # the language of your cases' rows (suites/yamlsuite/suite.py)
 
 # what HTML forbids in text (controls, noncharacters) and what UTF-8 cannot hold (lone surrogates)
 _FORBIDDEN = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufdd0-\ufdef\ufffe\uffff"
@@ -165,9 +167,13 @@ class Block:
     rows: list[Row]
     partial: bool
     reasons: list[str]
+    heading: str = ""  # the title, when the suite's own (your cases)
+    failed: tuple[Mapping[str, Any], ...] = ()  # your cases: the failed ones, {"case", "category", "checks"}
 
     @property
     def title(self) -> str:
+        if self.heading:
+            return self.heading
         protocol = ", function calling" if self.name.endswith(".fc") else ""
         return f"{SUITE_TITLES.get(self.suite, self.suite)} {self.name}{protocol}"
 
@@ -227,12 +233,36 @@ def _block(suite: str, name: str, data: Mapping[str, Any],
     return Block(suite, name, rows, data.get("partial") is True, [str(r) for r in _list(data.get("partial_reasons"))])
 
 
+def _yaml_blocks(data: Mapping[str, Any],
+                 context: tuple[Mapping[str, Mapping[str, Any]], Mapping[str, Mapping[str, Any]]]) -> list[Block]:
+    """Your cases (suites/yamlsuite/summary.py): a block per protocol, each category's figure named in it."""
+    found = []
+    for block in (_map(block) for block in _list(data.get("blocks"))):
+        variant = str(block.get("variant") or "")
+        rows = [_row(f"yaml.{entry.get('figure')}", str(key), "category", entry, entry.get("accuracy"), context)
+                for key, entry in ((key, _map(entry)) for key, entry in _map(block.get("categories")).items())]
+        if block.get("overall") is not None:
+            overall = {"interval": block.get("overall_interval"), "detectable": block.get("overall_detectable")}
+            rows.append(_row(f"yaml.{block.get('overall_figure') or 'overall'}", "OVERALL", "overall", overall,
+                             block.get("overall"), context))
+        failed = tuple(_map(entry) for entry in _list(block.get("failed")))
+        found.append(Block("yaml", variant or "cases", rows, block.get("partial") is True, [],
+                           YAML_TITLE + (f", {variant} protocol" if variant else ""), failed))
+    return found
+
+
 def blocks(report: Mapping[str, Any]) -> list[Block]:
-    """Every summary block of the report (a suite's block-shaped members: categories, groups, overall)."""
+    """Every summary block of the report (a suite's block-shaped members: categories, groups, overall; your
+    cases' blocks)."""
     context = (_compared(report), _gated(report))
-    return [_block(str(suite), str(name), value, context)
-            for suite, data in _map(report.get("summary")).items()
-            for name, value in _map(data).items() if _is_block(value)]
+    found = []
+    for suite, data in _map(report.get("summary")).items():
+        if suite == "yaml" and isinstance(_map(data).get("blocks"), list):
+            found += _yaml_blocks(_map(data), context)
+            continue
+        found += [_block(str(suite), str(name), value, context) for name, value in _map(data).items()
+                  if _is_block(value)]
+    return found
 
 
 # --- the header and the gate -------------------------------------------------------------------------------
@@ -493,8 +523,8 @@ def _legend(compared: bool) -> str:
 # --- the table ---------------------------------------------------------------------------------------------
 
 
-def _columns(compared: bool, detectable: bool) -> list[str]:
-    out = ["figure", "scored", "errors", "accuracy", "95% interval", "process"]
+def _columns(compared: bool, detectable: bool, process: bool) -> list[str]:
+    out = ["figure", "scored", "errors", "accuracy", "95% interval", *(["process"] if process else [])]
     out += ["detectable"] if detectable else []
     if compared:
         out += ["baseline", "difference", "difference: 95% interval", "p", "paired units", "pass → fail",
@@ -502,9 +532,9 @@ def _columns(compared: bool, detectable: bool) -> list[str]:
     return out
 
 
-def _cells(row: Row, compared: bool, detectable: bool) -> list[str]:
+def _cells(row: Row, compared: bool, detectable: bool, process: bool) -> list[str]:
     cells = [row.scored, "" if row.errors is None else str(row.errors), _fmt(row.current), _span(row.interval),
-             "" if row.process is None else _fmt(row.process)]
+             *(["" if row.process is None else _fmt(row.process)] if process else [])]
     cells += [_fmt(row.detectable)] if detectable else []
     if compared:
         entry = row.compared or {}
@@ -519,29 +549,50 @@ def table(block: Block) -> str:
     """The block's numbers as a table (what the chart shows, in text)."""
     compared = any(row.compared is not None for row in block.rows)
     detectable = any(row.detectable is not None for row in block.rows)
-    head = "".join(f'<th scope="col">{esc(name)}</th>' for name in _columns(compared, detectable))
+    process = any(row.process is not None for row in block.rows)  # ACEBench's agents; never your cases
+    head = "".join(f'<th scope="col">{esc(name)}</th>' for name in _columns(compared, detectable, process))
     body = "".join(
         f'<tr class="{row.kind}{" regressed" if row.regressed else ""}"{_attrs(data_figure=row.figure)}>'
         f'<th scope="row">{esc(row.label)}</th>'
-        + "".join(f"<td>{esc(cell)}</td>" for cell in _cells(row, compared, detectable)) + "</tr>"
+        + "".join(f"<td>{esc(cell)}</td>" for cell in _cells(row, compared, detectable, process)) + "</tr>"
         for row in block.rows)
     return (f'<div class="scroll"><table class="numbers"><caption>{esc(block.title)}: the figures</caption>'
+            f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>")
+
+
+def _failed_cases(block: Block) -> str:
+    """Your cases that failed, each with the checks that failed (`city: exact`, `schema`)."""
+    if block.suite != "yaml":
+        return ""
+    if not block.failed:
+        return "<p>No case failed.</p>"
+    head = "".join(f'<th scope="col">{name}</th>' for name in ("case", "category", "what failed"))
+    body = "".join(f"<tr><td>{esc(entry.get('case'))}</td><td>{esc(entry.get('category'))}</td>"
+                   f"<td>{esc(', '.join(str(check) for check in _list(entry.get('checks'))) or '—')}</td></tr>"
+                   for entry in block.failed)
+    return (f'<div class="scroll"><table class="failed"><caption>failed cases: {len(block.failed)}</caption>'
             f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>")
 
 
 def _block_section(block: Block) -> str:
     compared = any(row.compared is not None for row in block.rows)
     note = ""
-    if block.partial:
+    if block.partial and block.suite == "yaml":
+        note = ('<p class="partial">Partial run: not every case was scored; OVERALL is the mean of the categories '
+                "that were.</p>")
+    elif block.partial:
         reasons = "; ".join(block.reasons) or "not the whole benchmark"
         note = f'<p class="partial">Partial run: groups and OVERALL renormalised over what ran ({esc(reasons)}).</p>'
     return (f'<section class="block" id="{esc(block.anchor)}"><h3>{esc(block.title)}</h3>{note}'
-            f"{chart(block)}{_legend(compared)}{table(block)}</section>")
+            f"{chart(block)}{_legend(compared)}{table(block)}{_failed_cases(block)}</section>")
 
 
 def _other_summary(report: Mapping[str, Any], found: Sequence[Block]) -> str:
     """Summary members that are not blocks (another suite's own shape): shown as JSON."""
     known = {(block.suite, block.name) for block in found}
+    # your cases' blocks are drawn in full, and their figures are theirs
+    if any(block.suite == "yaml" for block in found):
+        known |= {("yaml", "blocks"), ("yaml", "figures"), ("yaml", "partial")}
     rest = {str(suite): {str(key): value for key, value in _map(data).items() if (str(suite), str(key)) not in known}
             for suite, data in _map(report.get("summary")).items()}
     rest = {suite: members for suite, members in rest.items() if members}
@@ -569,9 +620,18 @@ def _sample_index(report: Mapping[str, Any]) -> dict[tuple[str, str, str, str], 
             for row in _list(report.get("samples")) if isinstance(row, Mapping)}
 
 
+def _flip_block(flip: Mapping[str, Any]) -> tuple[str, str]:
+    """The language and protocol variant of a flipped unit's samples, read off its figure's name."""
+    figure = str(flip.get("figure", ""))
+    if flip.get("suite") == "yaml":  # [<variant>.]<category>.accuracy; the suite has one language
+        head = figure.split(".", 1)[0]
+        return LANGUAGE_OF_CASES, head if head in ("fc", "prompt") and figure.count(".") >= 2 else ""
+    language, _, variant = figure.rpartition(".")[0].partition(".")  # <language>[.<variant>].<category>
+    return language, variant
+
+
 def _flip_rows(flip: Mapping[str, Any], index: Mapping[tuple[str, str, str, str], Mapping[str, Any]]) -> str:
-    block = str(flip.get("figure", "")).rpartition(".")[0]
-    language, _, variant = block.partition(".")
+    language, variant = _flip_block(flip)
     samples = [str(sample) for sample in _list(flip.get("samples"))] or [""]
     out = []
     for number, sample in enumerate(samples):
@@ -672,6 +732,70 @@ def definitions(values: Mapping[str, Any], css: str) -> str:
     return f'<dl class="{css}">{body}</dl>'
 
 
+def _count(value: Any) -> str:
+    number = _num(value)
+    if number is None:
+        return "—" if value is None else esc(value)
+    return f"{int(number):,}" if number == int(number) else f"{number:,.3f}"
+
+
+def _seconds(value: Any) -> str:
+    number = _num(value)
+    return "—" if number is None else f"{number:.2f} s"
+
+
+def _dollars(value: Any, places: int = 2) -> str:
+    number = _num(value)
+    return "—" if number is None else f"${number:,.{places}f}"
+
+
+def _numbers_table(caption: str, headers: Sequence[str], rows: Iterable[Sequence[str]], css: str = "numbers") -> str:
+    """A table of cells already escaped; the first column the rows' headers."""
+    head = "".join(f'<th scope="col">{esc(name)}</th>' for name in headers)
+    body = "".join(f'<tr><th scope="row">{row[0]}</th>{"".join(f"<td>{cell}</td>" for cell in row[1:])}</tr>'
+                   for row in rows)
+    return (f'<div class="scroll"><table class="{css}"><caption>{esc(caption)}</caption><thead><tr>{head}</tr>'
+            f"</thead><tbody>{body}</tbody></table></div>")
+
+
+# what run_totals (report/summary.py) holds, as the totals table shows it; any other member is listed after
+TOTAL_COLUMNS = (("samples", "samples", _count), ("scored", "scored", _count), ("errors", "errors", _count),
+                 ("prompt_tokens", "prompt tokens", _count), ("completion_tokens", "completion tokens", _count),
+                 ("reasoning_tokens", "reasoning tokens", _count), ("requests", "requests", _count),
+                 ("retries", "retries", _count), ("latency_p50_s", "sample latency p50", _seconds),
+                 ("latency_p95_s", "sample latency p95", _seconds), ("wall_s", "wall time", _seconds),
+                 ("cost_usd", "estimated cost", _dollars))
+CATEGORY_COLUMNS = (("samples", "samples", _count), ("prompt_tokens", "prompt tokens", _count),
+                    ("completion_tokens", "completion tokens", _count),
+                    ("reasoning_tokens", "reasoning tokens", _count), ("latency_p50_s", "latency p50", _seconds),
+                    ("latency_p95_s", "p95", _seconds), ("cost_usd", "cost", lambda value: _dollars(value, 4)))
+
+
+def _totals(totals: Mapping[str, Any]) -> str:
+    """The run's totals as a table (a member it does not know as its text), and by category as another,
+    collapsed: a run of every benchmark has a hundred categories."""
+    if not totals:
+        return "<p>No totals in this report.</p>"
+    known = {key for key, _, _ in TOTAL_COLUMNS} | {"categories", "unpriced_models"}
+    rows = [[esc(name), show(totals[key])] for key, name, show in TOTAL_COLUMNS if key in totals]
+    rows += [[esc(key), _count(value) if _num(value) is not None or isinstance(value, str) else
+              esc(_json_text(value, None))] for key, value in totals.items() if key not in known]  # not known yet
+    parts = [_numbers_table("the run", ["", "total"], rows, "numbers totals")]
+    if totals.get("unpriced_models"):
+        models = ", ".join(str(model) for model in _list(totals["unpriced_models"]))
+        parts.append(f"<p>No cost estimate: no --tooleval-prices entry for {esc(models)}.</p>")
+    categories = [_map(entry) for entry in _list(totals.get("categories")) if isinstance(entry, Mapping)]
+    if categories:
+        shown = [(key, name, show) for key, name, show in CATEGORY_COLUMNS if any(key in entry for entry in categories)]
+        rows = [[esc(f"{entry.get('suite', '—')} {entry.get('language', '—')}"
+                     + (f".{entry['variant']}" if entry.get("variant") else "") + f": {entry.get('category', '—')}"),
+                 *(show(entry.get(key)) for key, _, show in shown)] for entry in categories]
+        parts.append(f"<details><summary>by category: {len(categories)}</summary>"
+                     f'{_numbers_table("by category", ["category", *(name for _, name, _ in shown)], rows)}'
+                     "</details>")
+    return "".join(parts)
+
+
 def _section(anchor: str, title: str, content: str) -> str:
     return f'<section id="{anchor}"><h2>{esc(title)}</h2>{content}</section>'
 
@@ -736,7 +860,8 @@ table{border-collapse:collapse;margin:8px 0;font-size:12px}caption{text-align:le
 th,td{border-bottom:1px solid var(--line);padding:3px 8px;text-align:right;vertical-align:top;white-space:nowrap}
 th[scope=col]{white-space:normal;vertical-align:bottom}
 table.flips{table-layout:fixed;width:100%}table.flips th,table.flips td{white-space:normal;overflow-wrap:anywhere}
-th[scope=row],th[scope=rowgroup],table.flips th,table.flips td,table.quarantine td{text-align:left}
+th[scope=row],th[scope=rowgroup],table.flips th,table.flips td,table.quarantine td,table.failed td,
+table.failed th{text-align:left}
 tr.group th,tr.overall th,tr.overall td{font-weight:700}tr.regressed td,tr.regressed th{color:var(--bad)}
 tbody.flip{border-top:2px solid var(--line)}
 .flips .unit{width:17%}.flips .sample{width:15%}.flips .outcome{width:6%}.flips .output{width:34%}
@@ -767,7 +892,7 @@ def render_html(report: Mapping[str, Any]) -> str:
     return _page(f"tooleval report: {model}: {word}", [
         _header(report), _nav(found, report), "<main>", _overall(found), _summaries(report, found),
         _flips(report), _quarantine(report), _comparison(report),
-        _section("totals", "Totals", definitions(_map(report.get("totals")), "definitions")),
+        _section("totals", "Totals", _totals(_map(report.get("totals")))),
         _section("fingerprint", "Fingerprint", definitions(_map(report.get("fingerprint")), "definitions")),
         _faults(report), "</main>",
         f"<footer>Rendered from the JSON report (schema {esc(report.get('schema'))}): static, no script.</footer>"])

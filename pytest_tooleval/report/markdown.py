@@ -22,7 +22,9 @@ __all__ = ["escape", "render_markdown", "write_markdown"]
 TEXT_LIMIT = 200  # characters of one data text (an id, an error) shown; longer ones end with "..."
 ERRORS_SHOWN = 200  # errored samples listed (the JSON report lists them all); flips are listed in full
 GENERIC_ROWS = 200  # figures of an unknown suite's block shown
-SUITE_TITLES = {"acebench": "ACEBench", "toolalpaca": "ToolAlpaca", "gpt4tools": "GPT4Tools"}
+FAILED_SHOWN = 200  # failed cases of your own *.tooleval.yaml files listed (the JSON report lists them all)
+SUITE_TITLES = {"acebench": "ACEBench", "toolalpaca": "ToolAlpaca", "gpt4tools": "GPT4Tools",
+                "yaml": "Your cases (*.tooleval.yaml)"}
 FC_NOTE = "function calling: not the leaderboard protocol"
 GPT4TOOLS_SUBSETS = (("all", "all"), ("tool", "tool-use"), ("no_tool", "no-tool"))
 GPT4TOOLS_METRICS = (("thought", "SR_thought"), ("action", "SR_act"), ("args", "SR_args"), ("sr", "SR"),
@@ -122,7 +124,7 @@ def render_markdown(report: Mapping[str, Any]) -> str:
     if isinstance(comparison, Mapping):
         sections.append(_comparison(comparison))
     totals = report.get("totals")
-    if isinstance(totals, Mapping):
+    if isinstance(totals, Mapping) and totals:
         sections.append(_totals(totals))
     sections += [block for block in (_storage(_items(report.get("storage_faults"))),
                                      _errored(_items(report.get("samples")))) if block]
@@ -223,6 +225,11 @@ def _suite(suite: str, blocks: object) -> list[list[str]]:
         return [_toolalpaca(title, blocks)]
     if suite == "gpt4tools" and isinstance(blocks, Mapping) and isinstance(blocks.get("subsets"), Mapping):
         return [_gpt4tools(title, blocks)]
+    if suite == "yaml" and isinstance(blocks, Mapping) and isinstance(blocks.get("blocks"), list):
+        sections = [_yaml(title, _mapping(block)) for block in blocks["blocks"]]
+        if isinstance(blocks.get("repeats"), Mapping):  # --tooleval-repeats: report/repeated.py's figures
+            sections.append(_generic(f"{title}: repeats", blocks["repeats"]))
+        return sections
     return [_generic(title, blocks)]
 
 
@@ -272,6 +279,34 @@ def _acebench(title: str, name: str, block: Mapping[str, Any]) -> list[str]:
     heading = f"### {escape(title)}" + (f" ({FC_NOTE})" if name.endswith(".fc") else "")
     return [heading, *_partial(block, "groups and OVERALL renormalised over the categories that ran"), "",
             *_table(headers, rows, right=(2, 3, len(headers) - 1))]
+
+
+def _yaml(title: str, block: Mapping[str, Any]) -> list[str]:
+    """Your own cases (suites/yamlsuite/summary.py): each category's cases, accuracy, interval and detectable
+    difference, OVERALL (the mean of the categories), then each failed case with the checks that failed."""
+    variant = block.get("variant")
+    heading = f"### {escape(title)}" + (f", {escape(variant)} protocol" if variant else "")
+    rows = []
+    for entry in (_mapping(entry) for entry in _mapping(block.get("categories")).values()):
+        rows.append([escape(entry.get("category", "-")), f"{_count(entry.get('scored'))}/{_count(entry.get('n'))}",
+                     _count(entry.get("errors")), _fmt(entry.get("accuracy")), _interval(entry.get("interval")) or "-",
+                     _fmt(entry.get("detectable"))])
+    if _number(block.get("overall")) is not None:
+        rows.append(["**OVERALL** (mean of categories)", "", "", f"**{_fmt(block.get('overall'))}**",
+                     _interval(block.get("overall_interval")) or "-", _fmt(block.get("overall_detectable"))])
+    lines = [heading, *_partial(block, "not every case was scored"), "",
+             *_table(["category", "scored/total", "errors", "accuracy", "95% interval", "detectable"], rows,
+                     right=(2, 3, 5))]
+    failed = [_mapping(entry) for entry in _items(block.get("failed"))]
+    if not failed:
+        return [*lines, "", "No case failed."]
+    listed = [[escape(entry.get("case", "-")), escape(entry.get("category", "-")),
+               ", ".join(escape(check) for check in _items(entry.get("checks"))) or "-"]
+              for entry in failed[:FAILED_SHOWN]]
+    lines += ["", f"Failed cases: {len(failed)}", "", *_table(["case", "category", "what failed"], listed)]
+    if len(failed) > FAILED_SHOWN:
+        lines += ["", f"and {len(failed) - FAILED_SHOWN} more (the JSON report lists them all)"]
+    return lines
 
 
 def _percent(value: object) -> str:

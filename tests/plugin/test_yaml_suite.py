@@ -1,9 +1,10 @@
 """Your own cases: the example *.tooleval.yaml file against the fake server, in both protocols, with xdist, a
-baseline and the gate; a broken file stops collection with one line."""
+baseline and the gate, and its reports; a broken file stops collection with one line."""
 
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 from typing import Any
@@ -129,12 +130,15 @@ def test_wrong_answers_fail_saying_what_was_expected_and_what_failed(pytester: p
         "\"call 1 (get_weather): its arguments violate the tool's schema: 'unit': 'kelvin' is not one of *",
         "  expected: ?get_weather(city='Paris', date=any of ?'2026-12-01', None?, unit=<absent>)?",
         "  decoded:  ?{\"get_weather\": {\"city\": \"paris\", \"unit\": \"kelvin\"}}?",
+        "  file: *assistant.tooleval.yaml", "  line: 30", "  mode: prompt",
+        "  failed: [\"city: exact\", \"unit: absent\", \"schema\"]",
     ])
     result.stdout.fnmatch_lines(["*expected 2 calls (get_weather, get_weather), got 1 call: get_weather(city='Rome'*"])
     result.stdout.fnmatch_lines(["*expected an answer in words, got 1 call: add_event(title='Meeting with Dana'*"])
     result.stdout.fnmatch_lines(["*the answer does not contain 'flight'*"])
     result.stdout.fnmatch_lines(["*turn 2 (line *): call 1 (add_event): argument 'title': expected to match "
-                                 "/(?i)picnic/ (regex), got 'Lunch'*"])
+                                 "/(?i)picnic/ (regex), got 'Lunch'*", "  file: *", "  line: 66", "  mode: prompt",
+                                 "  failed: [\"turn 2: title: regex\"]"])
 
 
 def test_the_examples_gate_against_a_baseline(pytester: pytest.Pytester, fake_openai: FakeOpenAI,
@@ -266,3 +270,59 @@ def test_both_protocols_add_the_other_protocols_figures(pytester: pytest.Pyteste
     assert {modes[case] for case in CASE_IDS} == {"fc"} and {modes[f"{case}-prompt"] for case in CASE_IDS} == {"prompt"}
     result.stdout.fnmatch_lines(["your cases (*.tooleval.yaml)", "*", "*", "calendar * 3/3 *",
                                  "your cases (*.tooleval.yaml), prompt protocol"])
+
+
+# -- what the reports say ----------------------------------------------------------------------------------
+
+
+def test_the_reports_give_each_category_and_every_failed_case(pytester: pytest.Pytester, fake_openai: FakeOpenAI,
+                                                              cases: list[str]) -> None:
+    fake_openai.responder = responder({**RIGHT_CALLS, "weather like in Paris": WRONG_TEXT["weather like in Paris"],
+                                       "flight to Lisbon": WRONG_TEXT["flight to Lisbon"]})
+    result = pytester.runpytest_subprocess(*cases, "--tooleval-report=report.json", "--tooleval-markdown=report.md",
+                                           "--tooleval-html=report.html")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    markdown = (pytester.path / "report.md").read_text(encoding="utf-8")
+    assert "figures." not in markdown  # the suite's own table, not its data as dotted keys
+    for line in ("| calendar | 3/3 | 0 | 0.667 | [0.208, 0.939] | 1.000 |",
+                 "| weather | 2/2 | 0 | 0.500 | [0.095, 0.905] | 1.000 |",
+                 "Failed cases: 2",
+                 "| assistant-book_a_flight_is_out_of_scope | calendar | answer: contains |",
+                 "| assistant-weather_today | weather | city: exact, unit: absent, schema |"):
+        assert line in markdown
+    block = read(pytester, "report.json")["summary"]["yaml"]["blocks"][0]
+    low, high = block["overall_interval"]  # a bootstrap's: read off the run
+    assert (f"| **OVERALL** (mean of categories) |  |  | **0.583** | [{low:.3f}, {high:.3f}] | "
+            f"{block['overall_detectable']:.3f} |") in markdown
+    page = (pytester.path / "report.html").read_text(encoding="utf-8")
+    assert "No OVERALL figure" not in page and "<pre>" not in page.split('id="fingerprint"')[0]  # no JSON
+    assert re.search(r'<div class="card"[^>]* data-figure="yaml.overall"><div class="card-title">your cases '
+                     r'\(\*\.tooleval\.yaml\)</div><div class="big">0\.583</div>', page)
+    assert '<td>assistant-weather_today</td><td>weather</td><td>city: exact, unit: absent, schema</td>' in page
+
+
+def test_an_interval_reads_the_same_in_the_terminal_and_the_reports(pytester: pytest.Pytester,
+                                                                    fake_openai: FakeOpenAI, cases: list[str]) -> None:
+    # 37 of 50 right: Wilson's interval is [0.60447, 0.84128], which a report rounded to 4 places would print as
+    # [0.605, 0.841] after the terminal's [0.604, 0.841]
+    lines = ["category: sums", "tools:", "  - name: add", "    parameters:", "      type: object",
+             "      properties: {a: {type: integer}, b: {type: integer}}", "cases:"]
+    for number in range(50):
+        lines += [f"  - name: sum_{number}", f"    user: Add {number} and 1.",
+                  f"    expect: {{calls: [{{name: add, arguments: {{a: {number}, b: 1}}}}]}}"]
+    (pytester.path / EXAMPLE.name).unlink()
+    (pytester.path / "sums.tooleval.yaml").write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+    def add(body: dict[str, Any]) -> Any:
+        number = int(re.findall(r"Add (\d+) and 1", body["messages"][-1]["content"])[0])
+        return ToolCalls.of(("add", {"a": number, "b": 1 if number < 37 else 2}))
+
+    fake_openai.responder = add
+    result = pytester.runpytest_subprocess(*cases, "--tooleval-report=report.json", "--tooleval-markdown=report.md",
+                                           "--tooleval-html=report.html", "-n", "2")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(["sums * 50/50 * 0 * 0.740 * [[]0.604, 0.841[]] *"])
+    category = read(pytester, "report.json")["summary"]["yaml"]["blocks"][0]["categories"]["sums"]
+    assert category["interval"][0] == pytest.approx(0.6044684, abs=1e-7)  # kept whole: rounded once, when shown
+    assert "| sums | 50/50 | 0 | 0.740 | [0.604, 0.841] |" in (pytester.path / "report.md").read_text(encoding="utf-8")
+    assert "<td>[0.604, 0.841]</td>" in (pytester.path / "report.html").read_text(encoding="utf-8")

@@ -3,7 +3,8 @@ then rendered by a real headless Chromium (a screenshot and the DOM it built).
 
 The fixtures (html_fixtures/, how they were made: html_fixtures/README.md) are real reports the plugin wrote,
 with `samples` trimmed: comparison.json compares two recorded runs (a failed gate, flips both ways, a model
-output of hostile HTML); run.json is an oracle run in both protocols with a passed gate and no baseline.
+output of hostile HTML); run.json is an oracle run in both protocols with a passed gate and no baseline;
+yaml_comparison.json is a run of your own cases (the example file) compared with a baseline, with costs.
 """
 
 from __future__ import annotations
@@ -131,7 +132,7 @@ def page_compared(compared: dict[str, Any]) -> tuple[str, Page]:
 # --- the page, checked with html.parser --------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", ["comparison", "run"])
+@pytest.mark.parametrize("name", ["comparison", "run", "yaml_comparison"])
 def test_the_page_parses_balanced_with_known_elements_only(name: str) -> None:
     text = render_html(load(name))
     page = Page(text)
@@ -166,7 +167,7 @@ def assert_self_contained(text: str, page: Page) -> None:
     assert policy and "default-src 'none'" in policy[0]["content"] and "://" not in policy[0]["content"]
 
 
-@pytest.mark.parametrize("name", ["comparison", "run"])
+@pytest.mark.parametrize("name", ["comparison", "run", "yaml_comparison"])
 def test_no_script_and_nothing_from_outside(name: str) -> None:
     text = render_html(load(name))
     page = Page(text)
@@ -349,14 +350,65 @@ def test_quarantined_samples_are_listed_apart() -> None:
     assert f"test_acebench[{row['language']}-{row['id']}]" in page.text
 
 
-def test_fingerprint_and_totals_are_definition_lists(compared: dict[str, Any],
-                                                     page_compared: tuple[str, Page]) -> None:
+def section(text: str, anchor: str) -> str:
+    """The HTML of the page's section `anchor` (sections of the page do not nest in the ones looked at)."""
+    match = re.search(rf'<section id="{anchor}">(.*?)</section>', text, re.DOTALL)
+    assert match is not None, anchor
+    return match.group(1)
+
+
+def test_the_fingerprint_is_a_definition_list(compared: dict[str, Any], page_compared: tuple[str, Page]) -> None:
     _, page = page_compared
-    assert len(page.find("dl", **{"class": "definitions"})) == 2
-    for key in (*compared["fingerprint"], *compared["totals"]):
+    assert len(page.find("dl", **{"class": "definitions"})) == 1
+    for key in compared["fingerprint"]:
         assert key in page.text
     assert '"data_manifest_sha256": "d2aab9dd' in page.text  # a nested value, pretty-printed JSON
     assert '"mode": "both"' in page.text
+
+
+def test_the_totals_are_a_table_not_json(compared: dict[str, Any], page_compared: tuple[str, Page]) -> None:
+    text, _ = page_compared
+    totals = section(text, "totals")
+    assert "<pre>" not in totals and "{" not in totals
+    for name, value in (("samples", "4,080"), ("scored", "4,079"), ("errors", "1"),
+                        ("wall time", f"{compared['totals']['wall_s']:.2f} s")):
+        assert f'<tr><th scope="row">{name}</th><td>{value}</td></tr>' in totals
+    yaml = load("yaml_comparison")
+    totals = section(render_html(yaml), "totals")
+    assert "<pre>" not in totals and "{" not in totals
+    assert '<tr><th scope="row">estimated cost</th><td>$0.00</td></tr>' in totals
+    assert f"<summary>by category: {len(yaml['totals']['categories'])}</summary>" in totals
+    calendar = next(entry for entry in yaml["totals"]["categories"] if entry["category"] == "calendar")
+    assert (f'<tr><th scope="row">yaml custom: calendar</th><td>3</td><td>{calendar["prompt_tokens"]:,}</td>'
+            f'<td>{calendar["completion_tokens"]}</td>') in totals
+    assert f'<td>${calendar["cost_usd"]:,.4f}</td></tr>' in totals
+
+
+def test_your_cases_have_their_own_figures_headline_and_failed_cases() -> None:
+    report = load("yaml_comparison")
+    text = render_html(report)
+    page = Page(text)
+    assert "No OVERALL figure" not in page.text and not page.find("section", **{"class": "suite-json"})
+    cards = page.find("div", **{"class": "card"})
+    assert [attrs["data-figure"] for attrs in cards] == ["yaml.overall"]
+    assert re.search(r'data-figure="yaml.overall"><div class="card-title">your cases \(\*\.tooleval\.yaml\)</div>'
+                     r'<div class="big">0\.500</div>', text)
+    current, baseline = bars(page, "current"), bars(page, "baseline")
+    block = report["summary"]["yaml"]["blocks"][0]
+    assert set(current) == set(baseline) == {"yaml.calendar.accuracy", "yaml.weather.accuracy", "yaml.overall"}
+    for name, entry in block["categories"].items():
+        low, high = entry["interval"]
+        assert current[f"yaml.{name}.accuracy"]["data-interval"] == f"{low:.3f} {high:.3f}"
+        assert current[f"yaml.{name}.accuracy"]["data-current"] == f"{entry['accuracy']:.3f}" == "0.500"
+    assert baseline["yaml.overall"]["data-baseline"] == "1.000"
+    assert ('<tr class="category" data-figure="yaml.calendar.accuracy"><th scope="row">calendar</th><td>2/3</td>'
+            "<td>1</td><td>0.500</td><td>[0.095, 0.905]</td>") in text
+    assert "<caption>failed cases: 2</caption>" in text
+    assert ("<tr><td>assistant-weather_today</td><td>weather</td><td>city: exact, unit: absent, schema</td></tr>"
+            in text)
+    assert "<tr><td>assistant-book_a_flight_is_out_of_scope</td><td>calendar</td><td>answer: contains</td></tr>" in text
+    assert "not among this report's samples" not in text  # each flipped case found with its output
+    assert "Sure, done!" in section(text, "flips")
 
 
 def test_rendering_is_pure(compared: dict[str, Any]) -> None:
@@ -509,3 +561,25 @@ def test_chromium_renders_the_page(tmp_path: Path, request: pytest.FixtureReques
     assert dom.count('class="bar current"') == render_html(load("comparison")).count('class="bar current"')
     assert ">0.911<" in dom and "tooleval gate: <strong>FAILED</strong>" in dom
     assert "<script" not in dom and "&lt;script&gt;alert(1)&lt;/script&gt;" in dom
+
+
+@pytest.mark.filterwarnings("ignore:record_property is incompatible with junit_family:pytest.PytestWarning")
+def test_chromium_renders_a_page_of_your_cases(tmp_path: Path, request: pytest.FixtureRequest,
+                                               record_property: Callable[[str, object], None]) -> None:
+    binary = _browser()
+    url = write_html(load("yaml_comparison"), tmp_path / "report.html").resolve().as_uri()
+    shot = tmp_path / "report.png"
+    _chromium(binary, tmp_path / "profile", url, f"--screenshot={shot}", "--window-size=1200,2000")
+    dom = _chromium(binary, tmp_path / "profile", url, "--dump-dom").stdout.decode("utf-8")
+    artifacts = request.config.rootpath / "test-artifacts"
+    artifacts.mkdir(exist_ok=True)
+    shutil.copyfile(shot, artifacts / "html-report-yaml.png")
+    record_property("screenshot", str(artifacts / "html-report-yaml.png"))
+
+    width, height, colours = png_pixels(shot.read_bytes())
+    assert (width, height) == (1200, 2000) and len(colours) > 50
+    assert colours[_colour("current")] > 2_000 and colours[_colour("baseline")] > 500  # the bars, drawn
+    assert re.search(r'<div class="card"[^>]* data-figure="yaml.overall"><div class="card-title">your cases '
+                     r'\(\*\.tooleval\.yaml\)</div><div class="big">0\.500</div>', dom)
+    assert dom.count('class="bar current"') == 3
+    assert "<td>assistant-weather_today</td><td>weather</td><td>city: exact, unit: absent, schema</td>" in dom

@@ -13,6 +13,8 @@ ones, a few flipped ones and a few others):
 - fc_both: the oracle with --tooleval-mode both (blocks "en" and "en.fc").
 - three_suites: ACEBench, GPT4Tools and ToolAlpaca in one run (the tests' mini data sets, replayed; a scripted
   judge), with an errored sample in two of them.
+- yaml_cases, yaml_both: your own cases (the example file against the fake server), two failed and one errored,
+  and both protocols; html_fixtures/make_yaml_reports.py writes them.
 
 Each renders exactly as its .md beside it. After a deliberate change of the rendering, rewrite them with
 TOOLEVAL_WRITE_EXPECTED=1 and review the diff.
@@ -37,7 +39,8 @@ from pytest_tooleval.report.table import render_summary
 from pytest_tooleval.suites.acebench.plugin_suite import SUITE as ACEBENCH
 
 EXPECTED = Path(__file__).parent / "markdown_expected"
-FIXTURES = ["comparison_gate", "regression_failed", "oracle_no_baseline", "fc_both", "three_suites"]
+FIXTURES = ["comparison_gate", "regression_failed", "oracle_no_baseline", "fc_both", "three_suites", "yaml_cases",
+            "yaml_both"]
 
 
 def load(name: str) -> dict[str, Any]:

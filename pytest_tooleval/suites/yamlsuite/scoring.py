@@ -1,8 +1,10 @@
 """Scoring one turn of a YAML case: what the model answered against what the case expects.
 
-`check` is pure: the expectation, the model's calls (None for an answer in words), its text and the file's tools
-in; the problems out, one readable line each (none: the turn passed). `decode_text_calls` (the text protocol) and
-`decode_tool_calls` (native tool calls) turn the two forms of an answer into `Call`s first.
+`assess` is pure: the expectation, the model's calls (None for an answer in words), its text and the file's tools
+in; the problems out (none: the turn passed), each one readable line and the name of the check that failed
+(`city: exact`, `schema`, `answer: contains`), which the reports list by case; `check` gives the lines alone.
+`decode_text_calls` (the text protocol) and `decode_tool_calls` (native tool calls) turn the two forms of an
+answer into `Call`s first.
 
 The model's output is hostile input, so every path ends in a verdict: values in messages are clipped and written
 on one line with control characters escaped, a pattern searches a bounded text, a native call's arguments are read
@@ -23,7 +25,7 @@ import re
 from collections.abc import Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from pytest_tooleval.suites.acebench.decode import MAX_SOURCE_CHARS, DecodeError, decode_fixed
 
@@ -33,7 +35,7 @@ if TYPE_CHECKING:
 
     from .spec import Expectation, ExpectedCall, Matcher, ToolSpec
 
-__all__ = ["Call", "check", "decode_text_calls", "decode_tool_calls"]
+__all__ = ["Call", "Problem", "assess", "check", "decode_text_calls", "decode_tool_calls"]
 
 #: Characters of one value (an argument, the answer's text) a message shows.
 SHOWN_CHARS = 200
@@ -56,6 +58,16 @@ class Call:
 
     name: str
     arguments: dict[str, Any]
+
+
+class Problem(NamedTuple):
+    """One thing wrong with an answer: the line a failure shows, and the check that failed, named as the file
+    names it: `<argument>: <matcher>` (`city: exact`, a literal being `exact`), `<argument>: unlisted`,
+    `name` (another tool called), `calls` (another number of calls, or words instead), `no_call`,
+    `answer: contains`, `answer: regex`, `schema`, `unknown tool`, `arguments` (native arguments not JSON)."""
+
+    text: str
+    check: str
 
 
 # -- the two forms of an answer ------------------------------------------------------------------------------
@@ -121,51 +133,56 @@ def _not_json(constant: str) -> Any:
 
 
 def check(expect: Expectation, calls: list[Call] | None, text: str, tools: Mapping[str, ToolSpec]) -> list[str]:
+    """The problem lines of one turn's answer (empty: it passed); see `assess`."""
+    return [problem.text for problem in assess(expect, calls, text, tools)]
+
+
+def assess(expect: Expectation, calls: list[Call] | None, text: str, tools: Mapping[str, ToolSpec]) -> list[Problem]:
     """The problems of one turn's answer (empty: it passed). `calls` is None when the answer is words only.
 
     Every call the model made, matched or not, is also checked against its tool's parameter schema.
     """
     if expect.no_call:
-        problems = [f"expected an answer in words, got {_calls_shown(calls)}"] if calls else []
+        problems = [Problem(f"expected an answer in words, got {_calls_shown(calls)}", "no_call")] if calls else []
         problems += _text_problems(expect, text)
     else:
         problems = _call_problems(expect, calls, text)
     problems += _schema_problems(calls or [], tools)
-    return [_one_line(problem) for problem in problems]
+    return [Problem(_one_line(problem.text), _one_line(problem.check)) for problem in problems]
 
 
-def _text_problems(expect: Expectation, text: str) -> list[str]:
+def _text_problems(expect: Expectation, text: str) -> list[Problem]:
     problems = []
     if expect.contains:
         folded = text.casefold()
-        problems += [f"the answer does not contain {_show(needle)}"
+        problems += [Problem(f"the answer does not contain {_show(needle)}", "answer: contains")
                      for needle in expect.contains if needle.casefold() not in folded]
     if expect.regex is not None:
         pattern = _pattern(expect.regex)
         if isinstance(pattern, str):
-            problems.append(pattern)
+            problems.append(Problem(pattern, "answer: regex"))
         elif pattern.search(text[:SEARCHED_CHARS]) is None:
             problem = f"the answer does not match /{_pattern_shown(expect.regex)}/"
             if len(text) > SEARCHED_CHARS:
                 problem += f" (searched its first {SEARCHED_CHARS} of {len(text)} characters)"
-            problems.append(problem)
+            problems.append(Problem(problem, "answer: regex"))
     return problems
 
 
-def _call_problems(expect: Expectation, calls: list[Call] | None, text: str) -> list[str]:
+def _call_problems(expect: Expectation, calls: list[Call] | None, text: str) -> list[Problem]:
     expected = expect.calls
     wanted = _count(len(expected), "call") + (f" ({_names(call.name for call in expected)})" if expected else "")
     if calls is None:
-        return [f"expected {wanted}, got an answer in words: {_show(text)}"] if expected else []
+        return [Problem(f"expected {wanted}, got an answer in words: {_show(text)}", "calls")] if expected else []
     if len(calls) != len(expected):
-        return [f"expected {wanted}, got {_calls_shown(calls)}"]
+        return [Problem(f"expected {wanted}, got {_calls_shown(calls)}", "calls")]
     if expect.ordered:
         return [problem for number, (want, call) in enumerate(zip(expected, calls, strict=True), 1)
                 for problem in _pair_problems(number, want, call)]
     return _best_assignment(expected, calls)
 
 
-def _best_assignment(expected: Sequence[ExpectedCall], calls: list[Call]) -> list[str]:
+def _best_assignment(expected: Sequence[ExpectedCall], calls: list[Call]) -> list[Problem]:
     """The problems of the best one-to-one assignment of the model's calls to the expected ones (parallel calls).
 
     Best: the fewest pairs of different names, then the fewest problems, so a call is compared with the
@@ -201,10 +218,10 @@ def _best_assignment(expected: Sequence[ExpectedCall], calls: list[Call]) -> lis
             for problem in table[want][index]]
 
 
-def _pair_problems(number: int, want: ExpectedCall, call: Call) -> list[str]:
+def _pair_problems(number: int, want: ExpectedCall, call: Call) -> list[Problem]:
     """What is wrong with model call `number` taken as the expected call `want`."""
     if call.name != want.name:
-        return [f"call {number}: expected {_name(want.name)}, got {_name(call.name)}"]
+        return [Problem(f"call {number}: expected {_name(want.name)}, got {_name(call.name)}", "name")]
     where = f"call {number} ({_name(call.name)}): argument "
     problems = []
     for key, matcher in want.arguments.items():
@@ -213,9 +230,10 @@ def _pair_problems(number: int, want: ExpectedCall, call: Call) -> list[str]:
         else:  # a missing argument reads as null: see the module's docstring
             problem = None if _mismatch(matcher, None) is None else f"missing (expected {_expected(matcher)})"
         if problem:
-            problems.append(f"{where}{_show(key, _NAME_SHOWN)}: {problem}")
+            problems.append(Problem(f"{where}{_show(key, _NAME_SHOWN)}: {problem}", f"{_name(key)}: {matcher.kind}"))
     if not want.partial:
-        problems += [f"{where}{_show(key, _NAME_SHOWN)} was not expected (partial: true allows it)"
+        problems += [Problem(f"{where}{_show(key, _NAME_SHOWN)} was not expected (partial: true allows it)",
+                             f"{_name(key)}: unlisted")
                      for key, value in call.arguments.items() if key not in want.arguments and value is not None]
     return problems
 
@@ -352,17 +370,18 @@ def _pattern_shown(source: str) -> str:
 # -- the tools' schemas ------------------------------------------------------------------------------------
 
 
-def _schema_problems(calls: list[Call], tools: Mapping[str, ToolSpec]) -> list[str]:
+def _schema_problems(calls: list[Call], tools: Mapping[str, ToolSpec]) -> list[Problem]:
     problems = []
     for number, call in enumerate(calls, 1):
         tool = tools.get(call.name)
         if tool is None:
             listed = _names(tools) if tools else "the file has none"
-            problems.append(f"call {number}: {_name(call.name)} is not one of the tools ({listed})")
+            problems.append(Problem(f"call {number}: {_name(call.name)} is not one of the tools ({listed})",
+                                    "unknown tool"))
             continue
         problem = _schema_problem(tool, call.arguments)
         if problem:
-            problems.append(f"call {number} ({_name(call.name)}): {problem}")
+            problems.append(Problem(f"call {number} ({_name(call.name)}): {problem}", "schema"))
     return problems
 
 

@@ -21,7 +21,7 @@ from ...models.meter import reply_tokens
 from ...outcome import Answer, SampleError, SampleResult
 from ...verdict import Verdict
 from ..base import Skipped
-from .scoring import Call, check, decode_text_calls, decode_tool_calls
+from .scoring import Call, Problem, assess, decode_text_calls, decode_tool_calls
 from .spec import CaseSpec, ExpectedCall, Matcher, SuiteFile, ToolResult, Turn
 
 LANGUAGE = "custom"  # the suite's cases have no benchmark language; rows and keys need one
@@ -114,19 +114,24 @@ class YamlSuite:
         turns = answer.state if isinstance(answer.state, list) else []
         tools = {tool.name: tool for tool in case.file.tools}
         problems: list[str] = []
+        failed: list[str] = []  # the checks that failed, once each, in order: the reports list them by case
         decoded: list[Any] = []
         for number, turn in enumerate(case.spec.turns):
             got = turns[number] if number < len(turns) and isinstance(turns[number], dict) else {}
             text = str(got.get("text") or "")
             calls, trouble = _calls_of(got, case.mode)
             decoded.append(None if calls is None else [{call.name: call.arguments} for call in calls])
-            found = [trouble] if trouble else check(turn.expect, calls, text, tools)
-            where = f"turn {number + 1} (line {turn.expect.line}): " if len(case.spec.turns) > 1 else ""
-            problems += [where + problem for problem in found]
+            found = [Problem(trouble, "arguments")] if trouble else assess(turn.expect, calls, text, tools)
+            several = len(case.spec.turns) > 1
+            problems += [(f"turn {number + 1} (line {turn.expect.line}): " if several else "") + problem.text
+                         for problem in found]
+            failed += [(f"turn {number + 1}: " if several else "") + problem.check for problem in found]
         valid = not problems
+        details: dict[str, Any] = {"file": str(case.file.path), "line": case.spec.line, "mode": case.mode}
+        if failed:
+            details["failed"] = list(dict.fromkeys(failed))
         verdict = Verdict(valid, "" if valid else _kind(problems[0]), problems or None,
-                          decoded[0] if len(decoded) == 1 else decoded,
-                          details={"file": str(case.file.path), "line": case.spec.line, "mode": case.mode})
+                          decoded[0] if len(decoded) == 1 else decoded, details=details)
         return SampleResult(verdict, answer.output, answer.latency_s, answer.tokens)
 
 

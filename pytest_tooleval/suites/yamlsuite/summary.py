@@ -46,48 +46,61 @@ def combine(proportions: Mapping[str, float]) -> dict[str, float]:
 
 
 def summarize_yaml(rows: list[dict[str, Any]]) -> SuiteSummary:
+    """A table per protocol (the run's own, then under --tooleval-mode both the other); `data` holds the same as
+    `blocks`, one per table: each category's counts, accuracy, Wilson interval and detectable difference, OVERALL
+    with its bootstrap interval, and the cases that failed with the checks that failed (report/markdown.py and
+    report/html.py render them). Values are kept at full precision: the reports round them as the table does."""
     from ...report.compare import run_spreads
 
     spreads = run_spreads(units(rows), combine)
-    tables, figures = [], {}
-    partial = False
-    data: dict[str, Any] = {}
-    for variant in sorted({row.get("variant", "") for row in rows}):
+    tables, figures, blocks = [], {}, []
+    for variant in sorted({row.get("variant", "") for row in rows}):  # "" (the run's own protocol) first
         mine = [row for row in rows if row.get("variant", "") == variant]
         body = []
         categories: dict[str, Any] = {}
+        partial = False
         for category in sorted({row["category"] for row in mine}):
             members = [row for row in mine if row["category"] == category]
             scored = [row for row in members if row["outcome"] != "error"]
+            passed = sum(row["outcome"] == "passed" for row in scored)
             total = max(int(row.get("category_size") or 0) for row in members) or len(members)
             partial = partial or len(scored) < total
             name = f"{prefix(variant)}{category_key(category)}.accuracy"
             spread = spreads.get(name)
-            accuracy = sum(row["outcome"] == "passed" for row in scored) / len(scored) if scored else None
+            accuracy = passed / len(scored) if scored else None
             if accuracy is not None:
                 figures[name] = accuracy
             body.append([category, f"{len(scored)}/{total}", len(members) - len(scored), _number(accuracy),
                          _interval(spread), _number(spread.detectable if spread else None)])
-            categories[category] = {"n": total, "scored": len(scored), "passed": sum(row["outcome"] == "passed"
-                                                                                     for row in scored),
-                                    "accuracy": accuracy, "interval": list(spread.interval) if spread else None}
+            categories[category] = {"category": category, "figure": name, "n": total, "scored": len(scored),
+                                    "passed": passed, "errors": len(members) - len(scored), "accuracy": accuracy,
+                                    **_spread_fields(spread)}
         overall_name = f"{prefix(variant)}overall"
         overall = combine({key: value for key, value in figures.items()
                            if key.endswith(".accuracy") and variant_of(key) == variant}).get(overall_name)
+        spread = spreads.get(overall_name)
         if overall is not None:
             figures[overall_name] = overall
-            body.append(["OVERALL (mean of categories)", "", "", _number(overall), _interval(spreads.get(overall_name)),
-                         _number(spreads[overall_name].detectable if overall_name in spreads else None)])
+            body.append(["OVERALL (mean of categories)", "", "", _number(overall), _interval(spread),
+                         _number(spread.detectable if spread else None)])
         title = "your cases (*.tooleval.yaml)" + (f", {variant} protocol" if variant else "")
         tables.append(Table(title, HEADERS, body))
-        block = {"categories": categories, "overall": overall}
-        if variant:
-            data[variant] = block  # the other protocol's figures, apart
-        else:
-            data.update(block)
-    data["partial"] = partial
-    # the gateable figures first: reports without a renderer of this suite's own list its numbers in order
-    return SuiteSummary("yaml", tables, figures, partial, outcome_counts(rows), {"figures": dict(figures), **data})
+        failed = [{"case": row.get("test_id") or row["id"], "category": row["category"],
+                   "checks": list((row.get("details") or {}).get("failed") or []), "error_type": row.get("error_type")}
+                  for row in sorted(mine, key=lambda row: (row["category"], row["index"]))
+                  if row["outcome"] == "failed"]
+        blocks.append({"variant": variant, "title": title, "categories": categories, "overall_figure": overall_name,
+                       "overall": overall, **{f"overall_{key}": value for key, value in _spread_fields(spread).items()},
+                       "failed": failed, "partial": partial})
+    partial = any(block["partial"] for block in blocks)
+    # the gateable figures first: a report renderer that does not know this suite lists its numbers in order
+    return SuiteSummary("yaml", tables, figures, partial, outcome_counts(rows),
+                        {"figures": dict(figures), "partial": partial, "blocks": blocks})
+
+
+def _spread_fields(spread: Spread | None) -> dict[str, Any]:
+    """A figure's 95% interval and the smallest difference it could detect, unrounded; nothing without them."""
+    return {} if spread is None else {"interval": list(spread.interval), "detectable": spread.detectable}
 
 
 def _number(value: float | None) -> str:

@@ -13,6 +13,7 @@ from pytest_tooleval.suites.yamlsuite.scoring import (
     MAX_PERMUTED_CALLS,
     SEARCHED_CHARS,
     Call,
+    assess,
     check,
     decode_text_calls,
     decode_tool_calls,
@@ -396,6 +397,30 @@ def test_a_huge_argument_text_is_refused_before_it_is_read() -> None:
 def test_a_pattern_written_over_lines_is_shown_on_one() -> None:
     assert check(Expectation(no_call=True, regex="(?x) Sorry\n I  can't"), None, "No.", TOOLS) == [
         "the answer does not match /(?x) Sorry\\n I  can't/"]
+
+
+# -- what failed, as the reports name it -------------------------------------------------------------------
+
+@pytest.mark.parametrize(("expectation", "calls", "text", "failed"), [
+    (expect_calls(weather(unit=Matcher("absent"), days=Matcher("tolerance", 3, 1))),
+     [Call("get_weather", {"city": "paris", "unit": "kelvin", "days": 9})], "",
+     ["city: exact", "unit: absent", "days: tolerance"]),
+    (expect_calls(weather(unit=Matcher("any_of", ("celsius",)))), [Call("get_weather", {})], "",
+     ["city: exact", "unit: any_of", "schema"]),  # missing: its matcher failed, and the schema requires city
+    (expect_calls(weather()), [Call("get_weather", {"city": "Paris", "days": 2})], "", ["days: unlisted"]),
+    (expect_calls(weather()), [Call("add_event", {})], "", ["name"]),
+    (expect_calls(weather()), [Call("book", {})], "", ["name", "unknown tool"]),
+    (expect_calls(weather(), event("x")), [Call("get_weather", {"city": "Paris"})], "", ["calls"]),
+    (expect_calls(weather()), None, "Which city?", ["calls"]),
+    (Expectation(no_call=True), [Call("get_weather", {"city": "Paris"})], "", ["no_call"]),
+    (WORDS, None, "Sure.", ["answer: contains", "answer: contains", "answer: regex"]),
+    (expect_calls(weather()), [Call("get_weather", {"city": "Paris"})], "", []),
+])
+def test_each_problem_names_the_check_that_failed(expectation: Expectation, calls: list[Call] | None, text: str,
+                                                 failed: list[str]) -> None:
+    problems = assess(expectation, calls, text, TOOLS)
+    assert [problem.check for problem in problems] == failed
+    assert [problem.text for problem in problems] == check(expectation, calls, text, TOOLS)
 
 
 def test_a_tool_schema_is_compiled_once() -> None:
