@@ -3,7 +3,8 @@
 The process that answers (one process, or the xdist controller for all workers) shows how far the run is:
 answered/total, requests in flight, requests waiting out a retry delay, errors, tokens, elapsed and ETA. On a
 terminal the line is redrawn in place on the bottom row, which is kept out of pytest's scrolling output; in a
-log (no terminal) it is a plain line every `--tooleval-progress-interval` seconds. `-q -q` or
+log (no terminal) it is a plain line every `--tooleval-progress-interval` seconds, written between pytest's
+rows of dots, never inside one (a row still open when the line is due gets it when the row ends). `-q -q` or
 `--tooleval-no-progress` silence it.
 """
 
@@ -16,13 +17,19 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    import pytest
+import pytest
 
+from .text import counted
+
+if TYPE_CHECKING:
     from .session import ToolevalSession
 
 TTY_INTERVAL_S = 0.5
 LOG_INTERVAL_S = 10.0
+# a row of dots that stays open this long (tests that wait long for their answers) gets the line anyway: a CI log
+# that says nothing for minutes looks hung
+OPEN_ROW_PATIENCE_S = 60.0
+ROW_HOOKS = "tooleval-progress-rows"
 
 
 @dataclass(frozen=True)
@@ -46,7 +53,7 @@ def render(progress: Progress) -> str:
     """One line (pure)."""
     eta = progress.eta_s
     return (f"tooleval: {progress.answered}/{progress.total} answered, {progress.in_flight} in flight, "
-            f"{progress.resting} retrying, {progress.errors} errors, {progress.tokens:,} tokens, "
+            f"{progress.resting} retrying, {counted(progress.errors, 'error')}, {progress.tokens:,} tokens, "
             f"{progress.elapsed_s:.0f} s" + ("" if eta is None else f", ETA {eta:.0f} s"))
 
 
@@ -60,12 +67,22 @@ class ProgressLine:
     """
 
     def __init__(self, snapshot: Callable[[], Progress], write: Callable[[str], None], *, tty: bool,
-                 interval_s: float = LOG_INTERVAL_S, close: Callable[[], None] = lambda: None) -> None:
+                 interval_s: float = LOG_INTERVAL_S, close: Callable[[], None] = lambda: None,
+                 row_state: Callable[[bool], str] = lambda finished: "empty",
+                 broke_row: Callable[[], None] = lambda: None) -> None:
         self.snapshot = snapshot
         self.close = close
         self.interval_s = TTY_INTERVAL_S if tty else interval_s
         self.write = write
         self.tty = tty
+        # in a log: where pytest's writer is ("empty": at the start of a line; "complete": after a whole row or
+        # a test's whole line, the newline not written yet; "open": inside a row), given whether a test just
+        # finished; and what to tell pytest when a line had to be written inside a row (it starts a new one)
+        self.row_state = row_state
+        self.broke_row = broke_row
+        self._pending: str | None = None
+        self._waited_s = 0.0
+        self._lock = threading.Lock()
         self._stopped = threading.Event()
         self._thread = threading.Thread(target=self._run, name="tooleval-progress", daemon=True)
         self._rows = 0
@@ -78,6 +95,8 @@ class ProgressLine:
         self._stopped.set()
         if self._thread.is_alive():
             self._thread.join(timeout=5)
+        if not self.tty:
+            self.row_ended()  # a line still kept back: pytest's rows have ended by now
         if not self._thread.is_alive() and not self._closed:
             self._closed = True
             self.close()
@@ -98,13 +117,35 @@ class ProgressLine:
         finally:
             if self.tty:  # give the row back: reset the scrolling region and clear the status line
                 self.write(f"\x1b7\x1b[r\x1b[{self._rows};1H\x1b[2K\x1b8")
+            else:
+                self.row_ended()  # the last line, if a row was still open: once the row ends
 
     def _show(self, line: str) -> None:
         if self.tty:
             width = shutil.get_terminal_size().columns
             self.write(f"\x1b7\x1b[{self._rows};1H\x1b[2K{line[: width - 1]}\x1b8")
-        else:
-            self.write(f"\n{line}\n")
+            return
+        with self._lock:
+            self._pending = line  # the newest: one kept back is replaced, never queued
+            state = self.row_state(False)
+            if state != "open":
+                self._write_pending(state)
+            elif self._waited_s >= OPEN_ROW_PATIENCE_S:
+                self._write_pending(state)
+                self.broke_row()
+            else:
+                self._waited_s += self.interval_s
+
+    def row_ended(self) -> None:
+        """A test's result is written (perhaps ending a row): a line kept back for it is written now."""
+        with self._lock:
+            state = self.row_state(True)
+            if self._pending is not None and state != "open":
+                self._write_pending(state)
+
+    def _write_pending(self, state: str) -> None:
+        line, self._pending, self._waited_s = self._pending, None, 0.0
+        self.write(f"{line}\n" if state == "empty" else f"\n{line}\n")
 
 
 def start_progress(config: pytest.Config, session: ToolevalSession) -> None:
@@ -131,5 +172,32 @@ def start_progress(config: pytest.Config, session: ToolevalSession) -> None:
         if fd is not None:
             os.close(fd)
 
+    verbose = config.option.verbose > 0
+
+    def row_state(finished: bool) -> str:
+        # what pytest's writer holds of its current line: nothing, a row or line ended by its "[ 42%]", or (after
+        # a test finished, in -v) one test's whole line; anything else is a row of dots still being written
+        text = str(getattr(getattr(reporter, "_tw", None), "_current_line", ""))
+        if not text.strip():
+            return "empty"
+        return "complete" if text.rstrip().endswith("%]") or (finished and verbose) else "open"
+
+    def broke_row() -> None:
+        reporter.currentfspath = None  # so the next dot starts a new row with its file's name, as a row should
+
     session.show_progress(write, tty=bool(reporter.isatty()), interval_s=float(settings.progress_interval),
-                          close=close)
+                          close=close, row_state=row_state, broke_row=broke_row)
+    line = session.progress_line
+    if line is not None and not line.tty and not config.pluginmanager.has_plugin(ROW_HOOKS):
+        config.pluginmanager.register(_RowEnds(line), ROW_HOOKS)
+
+
+class _RowEnds:
+    """Tells the log's status line when pytest has finished writing a test's result (and perhaps a row)."""
+
+    def __init__(self, line: ProgressLine) -> None:
+        self.line = line
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_runtest_logfinish(self) -> None:
+        self.line.row_ended()

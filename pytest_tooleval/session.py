@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .config import Settings
-from .errors import NotAsked
 from .engine import Engine
+from .errors import NotAsked
 from .models.access import ModelAccess, access_kind
 from .models.meter import SERVED_FROM_CACHE, asked_tokens
 from .outcome import SampleResult
@@ -268,8 +268,9 @@ class ToolevalSession:
                                             for role in self.run.helper_roles()}}
 
     def show_progress(self, write: Callable[[str], None], *, tty: bool, interval_s: float,
-                      close: Callable[[], None] = lambda: None) -> None:
-        """A live status line of the answering pool (progress.py), if this process answers ahead."""
+                      close: Callable[[], None] = lambda: None, **rows: Callable[..., Any]) -> None:
+        """A live status line of the answering pool (progress.py), if this process answers ahead; `rows`: how a
+        log's line keeps out of pytest's rows of dots (ProgressLine's row_open and broke_row)."""
         from .answers.pool import Pool, PoolSource
         from .progress import ProgressLine
 
@@ -289,8 +290,12 @@ class ToolevalSession:
                 return Progress(0, 0, 0, 0, 0, 0, time.monotonic() - started)
             return current.progress(time.monotonic() - started)
 
-        self._progress = ProgressLine(snapshot, write, tty=tty, interval_s=interval_s, close=close)
+        self._progress = ProgressLine(snapshot, write, tty=tty, interval_s=interval_s, close=close, **rows)
         self._progress.start()
+
+    @property
+    def progress_line(self) -> ProgressLine | None:
+        return self._progress
 
     def stop_progress(self) -> None:
         if self._progress is not None:

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -41,8 +42,28 @@ def test_in_a_log_it_is_plain_lines_until_everything_is_answered() -> None:
     line = ProgressLine(lambda: next(states), written.append, tty=False, interval_s=0.01)
     line.start()
     line._thread.join(timeout=5)
-    assert written == ["\ntooleval: 1/4 answered, 2 in flight, 0 retrying, 0 errors, 10 tokens, 0 s, ETA 0 s\n",
-                       "\ntooleval: 4/4 answered, 0 in flight, 0 retrying, 1 errors, 40 tokens, 0 s\n"]
+    assert written == ["tooleval: 1/4 answered, 2 in flight, 0 retrying, 0 errors, 10 tokens, 0 s, ETA 0 s\n",
+                       "tooleval: 4/4 answered, 0 in flight, 0 retrying, 1 error, 40 tokens, 0 s\n"]
+
+
+def test_in_a_log_a_line_due_inside_a_row_of_dots_waits_for_the_row_to_end() -> None:
+    written: list[str] = []
+    row = {"state": "open"}
+    states = iter([Progress(4, 1, 2, 0, 0, 10, 0.1), Progress(4, 2, 2, 0, 0, 20, 0.2),
+                   Progress(4, 4, 0, 0, 0, 40, 0.3)])
+    line = ProgressLine(lambda: next(states), written.append, tty=False, interval_s=0.01,
+                        row_state=lambda finished: row["state"])
+    line.start()
+    line._thread.join(timeout=30)  # a hang guard: the three lines take three 10 ms waits
+    assert written == []  # every line fell due inside the row: none was written into it
+    line.row_ended()
+    assert written == []  # a test finished, the row goes on
+    row["state"] = "empty"  # the row ended with its "[ 42%]" and a newline
+    line.row_ended()
+    assert written == ["tooleval: 4/4 answered, 0 in flight, 0 retrying, 0 errors, 40 tokens, 0 s\n"]  # the newest
+    row["state"] = "complete"  # a -v line ends, its newline not written yet: the status line goes under it
+    line._show("tooleval: again")
+    assert written[-1] == "\ntooleval: again\n"
 
 
 @pytest.fixture
@@ -60,12 +81,35 @@ def live(pytester: pytest.Pytester, fake_openai: FakeOpenAI, monkeypatch: pytest
 
 @pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["one-process", "xdist"])
 def test_a_log_gets_periodic_lines(pytester: pytest.Pytester, live: list[str], workers: list[str]) -> None:
-    result = pytester.runpytest_subprocess(*live, *workers, "--tooleval-progress-interval=0.2")
+    # -v: a line per test, so lines fall due between rows (seven dots are one row, which gets the newest line)
+    result = pytester.runpytest_subprocess(*live, *workers, "-v", "--tooleval-progress-interval=0.2")
     result.assert_outcomes(passed=7)
     lines = [line for line in result.stdout.lines if line.startswith("tooleval: ") and " answered, " in line]
     assert len(lines) >= 2, result.stdout.str()
     assert all("/7 answered, " in line for line in lines)
     assert "\x1b[" not in result.stdout.str()  # no terminal, no escape sequences
+
+
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["one-process", "xdist"])
+@pytest.mark.parametrize("verbosity", [[], ["-v"]], ids=["dots", "verbose"])
+def test_in_a_log_the_line_never_splits_pytests_rows(pytester: pytest.Pytester, live: list[str], workers: list[str],
+                                                    verbosity: list[str]) -> None:
+    """The seven samples take two seconds at one at a time: lines fall due every 0.2 s, inside the row of dots."""
+    result = pytester.runpytest_subprocess(*live, *workers, *verbosity, "--tooleval-progress-interval=0.2")
+    result.assert_outcomes(passed=7)
+    lines = result.stdout.lines[:result.stdout.lines.index(next(line for line in result.stdout.lines
+                                                                   if "tooleval summary" in line))]
+    status = [index for index, line in enumerate(lines) if " answered, " in line]
+    assert status, result.stdout.str()
+    for index in status:
+        assert lines[index].startswith("tooleval: "), lines[index]  # a line of its own, not the end of a row
+    if not verbosity:
+        # the row of seven results is whole: its file name (without xdist), seven dots, its end
+        rows = [line for line in lines if re.fullmatch(r"(test_acebench\.py )?\.+ *\[100%\]", line)]
+        assert len(rows) == 1 and rows[0].count(".") - (".py" in rows[0]) == 7, result.stdout.str()
+    else:
+        passed = [line for line in lines if "PASSED" in line]
+        assert len(passed) == 7 and all(" answered, " not in line for line in passed)
 
 
 @pytest.mark.parametrize("silence", [["-q", "-q"], ["--tooleval-no-progress"]])
