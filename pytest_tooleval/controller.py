@@ -43,7 +43,7 @@ class Controller:
         self.quarantined: list[dict[str, Any]] = []  # rows of quarantined samples: in the report, in no figure
         self.rows: list[dict[str, Any]] = []
         self.totals: dict[str, Any] = {}  # run_totals of the rows, made once at the end
-        self.not_evaluated = 0  # benchmark tests skipped for want of a model
+        self.not_evaluated = {"benchmark test": 0, "yaml suite case": 0}  # tests skipped for want of a model
         self.started = time.monotonic()
         self.wall_s = 0.0
         self.baseline: dict[str, Any] | None = None  # the --tooleval-baseline report, read at the start
@@ -109,7 +109,9 @@ class Controller:
         # pytest types user_properties as (str, object): ours are the payload dicts of transport.py
         payloads = [cast(dict[str, Any], value) for name, value in report.user_properties if name == PROPERTY]
         if report.skipped and report.when == "setup" and self._skipped_for_no_model(report):
-            self.not_evaluated += 1
+            from .suites.yamlsuite.collect import is_case_test
+
+            self.not_evaluated["yaml suite case" if is_case_test(report.nodeid) else "benchmark test"] += 1
         for payload in payloads:
             key = row_key(payload)
             if self.samples.get(key, {}).get("outcome") in (None, "skipped") or payload["outcome"] != "skipped":
@@ -341,9 +343,11 @@ class Controller:
         for hint in self._selection_hints():
             terminalreporter.write_line(f"tooleval: {hint}", yellow=True)
         if self.summary is None:
-            if not self.session.active and self.not_evaluated:
+            if not self.session.active and any(self.not_evaluated.values()):
+                skipped = " and ".join(f"{count} {kind}{'s' if count != 1 else ''}"
+                                       for kind, count in self.not_evaluated.items() if count)
                 terminalreporter.write_line(f"tooleval: nothing was evaluated: no --tooleval-model "
-                                            f"({self.not_evaluated} benchmark tests skipped)", yellow=True)
+                                            f"({skipped} skipped)", yellow=True)
             if stopped is not None:
                 terminalreporter.write_line(stopped, red=True)
             return

@@ -1,11 +1,15 @@
 """Your own cases: the example *.tooleval.yaml file against the fake server, in both protocols, with xdist, a
-baseline and the gate, and its reports; a broken file stops collection with one line."""
+baseline and the gate, and its reports; a broken file stops collection with one line; the examples ride along
+with no bare pytest of the clone."""
 
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +17,8 @@ import pytest
 
 from fake_openai import FakeOpenAI, ToolCalls
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "benchmarks" / "examples" / "assistant.tooleval.yaml"
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = ROOT / "benchmarks" / "examples" / "assistant.tooleval.yaml"
 KEY = "sk-yaml-suite-3Jq8TnB5yC1dF7Hq2ZpX"
 
 # the right answer to each request, by a phrase of its last message: the text protocol, then native calls
@@ -326,3 +331,35 @@ def test_an_interval_reads_the_same_in_the_terminal_and_the_reports(pytester: py
     assert category["interval"][0] == pytest.approx(0.6044684, abs=1e-7)  # kept whole: rounded once, when shown
     assert "| sums | 50/50 | 0 | 0.740 | [0.604, 0.841] |" in (pytester.path / "report.md").read_text(encoding="utf-8")
     assert "<td>[0.604, 0.841]</td>" in (pytester.path / "report.html").read_text(encoding="utf-8")
+
+
+# -- what rides along ---------------------------------------------------------------------------------------
+
+
+def test_without_a_model_the_cases_are_named_as_cases_not_benchmark_tests(pytester: pytest.Pytester,
+                                                                          cases: list[str]) -> None:
+    offline = [option for option in cases if not option.startswith("--tooleval-model")]
+    result = pytester.runpytest_subprocess(*offline)
+    assert result.ret == pytest.ExitCode.OK
+    result.assert_outcomes(skipped=5)
+    result.stdout.fnmatch_lines(["tooleval: nothing was evaluated: no --tooleval-model (5 yaml suite cases skipped)"])
+    assert "benchmark test" not in result.stdout.str()
+
+
+def _collect_in_the_clone(*args: str) -> str:
+    """`pytest --collect-only` in the repository's clone itself, with its own configuration."""
+    environment = {name: value for name, value in os.environ.items()
+                   if not name.startswith(("OPENAI_", "TOOLEVAL_", "PYTEST_")) or name == "TOOLEVAL_DATA_DIR"}
+    done = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", *args],
+                          cwd=ROOT, env=environment, capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    return done.stdout
+
+
+def test_a_bare_pytest_of_the_clone_leaves_the_examples_out_unless_they_are_named() -> None:
+    bare = _collect_in_the_clone()
+    assert "benchmarks/test_acebench.py::" in bare  # the benchmarks, from testpaths
+    assert "tooleval.yaml" not in bare
+    named = _collect_in_the_clone("benchmarks/examples")
+    assert {f"benchmarks/examples/assistant.tooleval.yaml::test_case[{case}]" for case in CASE_IDS} <= set(
+        named.splitlines())

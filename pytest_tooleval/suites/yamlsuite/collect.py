@@ -35,6 +35,11 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
     return None
 
 
+def is_case_test(nodeid: str) -> bool:
+    """Whether a pytest node id is a case of a `*.tooleval.yaml` file (the file is its module)."""
+    return discovery.is_suite_file(Path(nodeid.split("::", 1)[0]))
+
+
 def _check(tooleval_case: Any) -> None:
     """The case's verdict: fails with what the model answered against what the file expects."""
     __tracebackhide__ = True

@@ -63,10 +63,23 @@ def _walk(roots: Roots) -> tuple[Path, ...]:
                 found.add(root)
             continue
         for folder, subfolders, files in os.walk(root):
-            subfolders[:] = [name for name in subfolders if not _skipped(name, roots.skip)]
+            subfolders[:] = [name for name in subfolders if not _skipped(Path(folder) / name, roots.skip)]
             found.update(Path(folder) / name for name in files if is_suite_file(Path(name)))
     return tuple(sorted(found))
 
 
-def _skipped(name: str, patterns: Sequence[str]) -> bool:
-    return name == "__pycache__" or any(fnmatch.fnmatch(name, pattern) for pattern in patterns)
+def _skipped(folder: Path, patterns: Sequence[str]) -> bool:
+    """Whether pytest would not recurse into `folder`: a pattern matches its name, or, when the pattern holds a
+    separator (`benchmarks/examples`), the end of its path (pytest's own fnmatch_ex)."""
+    if folder.name == "__pycache__":
+        return True
+    for pattern in patterns:
+        if os.sep != "/" and os.sep not in pattern:
+            pattern = pattern.replace("/", os.sep)
+        if os.sep not in pattern:
+            matched = fnmatch.fnmatch(folder.name, pattern)
+        else:
+            matched = fnmatch.fnmatch(str(folder), pattern if os.path.isabs(pattern) else f"*{os.sep}{pattern}")
+        if matched:
+            return True
+    return False
