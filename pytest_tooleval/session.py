@@ -270,7 +270,7 @@ class ToolevalSession:
     def show_progress(self, write: Callable[[str], None], *, tty: bool, interval_s: float,
                       close: Callable[[], None] = lambda: None, **rows: Callable[..., Any]) -> None:
         """A live status line of the answering pool (progress.py), if this process answers ahead; `rows`: how a
-        log's line keeps out of pytest's rows of dots (ProgressLine's row_open and broke_row)."""
+        log's line keeps out of pytest's rows of dots (ProgressLine's row_state and broke_row)."""
         from .answers.pool import Pool, PoolSource
         from .progress import ProgressLine
 
