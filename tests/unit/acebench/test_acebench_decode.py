@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import ast
-import time
+import faulthandler
+import tracemalloc
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import pytest
 
@@ -15,6 +18,30 @@ from pytest_tooleval.suites.acebench.decode import (
     fold_constant,
 )
 from pytest_tooleval.suites.acebench.scoring import score_normal
+
+HANG_S = 60.0  # a refusal takes milliseconds; a value computed instead can take hours, in one C call
+
+
+@contextmanager
+def cost() -> Iterator[list[int]]:
+    """The most memory the block held at once, in bytes (tracemalloc), appended on exit: a count of what it
+    built, which no load on the machine changes. A block still running after HANG_S ends the process with a
+    traceback (the hang guard: nothing else stops a huge power mid-computation)."""
+    tracing = tracemalloc.is_tracing()
+    if not tracing:
+        tracemalloc.start()
+    tracemalloc.reset_peak()
+    before = tracemalloc.get_traced_memory()[0]
+    faulthandler.dump_traceback_later(HANG_S, exit=True)
+    peak: list[int] = []
+    try:
+        yield peak
+    finally:
+        faulthandler.cancel_dump_traceback_later()
+        peak.append(tracemalloc.get_traced_memory()[1] - before)
+        if not tracing:
+            tracemalloc.stop()
+
 
 # (raw model output, official decoding)
 OFFICIAL_DECODINGS = [
@@ -202,11 +229,13 @@ HOSTILE_OUTPUTS = {
 def test_hostile_output_is_a_quick_format_error(output: str) -> None:
     parameters = {"type": "object", "properties": {"a": {"type": "string"}}, "required": []}
     functions = [{"name": "f", "parameters": parameters}]
-    started = time.perf_counter()
-    verdict = score_normal(functions, {"f": {"a": "x"}}, output)
-    elapsed = time.perf_counter() - started
+    with cost() as peak:
+        verdict = score_normal(functions, {"f": {"a": "x"}}, output)
     assert (verdict.valid, verdict.error_type, verdict.fixed_valid) == (False, "wrong_output_format", False)
-    assert elapsed < 5.0, f"took {elapsed:.1f}s"
+    # refused before anything big is built: the most is the tree of the longest source parsed (100,000
+    # characters, some 25 MiB); folding the concatenation of lists would hold 180 MiB, parsing the longest
+    # output 880 MiB
+    assert peak[0] < 64 * 2**20, f"held {peak[0] / 2**20:.0f} MiB"
 
 
 def test_a_long_but_reasonable_sum_still_folds() -> None:
