@@ -9,10 +9,8 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-import tempfile
 import time
 from collections.abc import Generator
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 import pytest
@@ -24,6 +22,7 @@ from .report.json_report import check_report_path, report_document, write_report
 from .report.summary import RunSummary, run_totals, summarize
 from .report.terminal import index_teardown_reports
 from .session import ToolevalSession
+from .storage import check_cache_dir
 from .suites import registered, selected_by_marks
 from .text import THINK_START
 from .transport import PROPERTY, error_payload, row_key, row_key_or_none
@@ -67,7 +66,7 @@ class Controller:
                 raise ToolevalUsageError(f"{needs_model[0]} needs a model to evaluate: pass --tooleval-model NAME "
                                          "(or 'oracle', or 'replay:PATH')")
         else:
-            check_cache_dir(settings.cache_path)
+            check_cache_dir(settings)  # what must be written there (storage.py): the rest goes on without it
             from .answers.board import remove_stale_boards
 
             remove_stale_boards(settings.cache_path / "runs")  # left by runs that were killed
@@ -410,7 +409,6 @@ class Controller:
 
 
 THINK_HINT_SHARE = 0.1  # answers beginning with a think block, from which the summary names the strip option
-PROBE_BYTES = 256 * 1024  # room for the board and a first batch of answers
 
 
 def check_batch(settings: Any) -> None:
@@ -424,16 +422,3 @@ def check_batch(settings: Any) -> None:
     if settings.max_cost is not None:
         raise ToolevalUsageError("--tooleval-max-cost cannot stop a batch once it is submitted: use one or the "
                                  "other")
-
-
-def check_cache_dir(folder: Path) -> None:
-    """Stop the run now, with one line, when the cache folder (downloads, the response cache, the run board)
-    cannot be created or written; checked by writing, as a read-only mount lets root pass os.access."""
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(dir=folder, prefix=".tooleval-probe-") as probe:
-            probe.write(b"\0" * PROBE_BYTES)  # a full disk still gives out an empty file
-            probe.flush()
-    except OSError as exc:
-        raise ToolevalUsageError(f"--tooleval-cache-dir: cannot write {folder} ({exc.strerror or exc}): point "
-                                 "--tooleval-cache-dir (or TOOLEVAL_CACHE_DIR) at a writable folder") from None

@@ -4,19 +4,28 @@ The rule: our storage failing (a full disk, a read-only or locked file, damage) 
 sample. The answer is delivered from memory, the store that failed is given up for the rest of the run, and
 the run's summary says what failed, where, and how much was not kept. Each process keeps its own log; xdist
 workers send theirs to the controller with their results (distributed.py).
+
+A cache folder that cannot be written at all (a read-only mount, a HOME where ~/.cache cannot be made, a full
+disk) is the same rule at the start of the run: the response cache is left off (one line in the summary), the
+run board and the rpm/tpm limits file go to a private temporary folder (answers/board.py, `run_folder`), and
+the run goes on. Only what a run was asked to write and cannot stops it, with one line and exit status 4: data
+to download into the folder (download.py), the --tooleval-batch ledger (`check_cache_dir`), a report.
 """
 
 from __future__ import annotations
 
 import sqlite3
+import tempfile
 import threading
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Any
 
 STORAGE_ERRORS = (OSError, sqlite3.Error)
 
 CACHE = "response cache"
 BOARD = "run board"
+PROBE_BYTES = 256 * 1024  # room for the board and a first batch of answers
 
 
 @dataclass
@@ -26,6 +35,7 @@ class StorageFault:
     error: str  # the first failure
     lost: int = 0  # answers not cached / results not shared
     skipped_locked: int = 0  # cache writes skipped because another process held the write lock
+    off: bool = False  # the store could not be written from the start: the run went on without it
 
 
 class StorageLog:
@@ -35,10 +45,10 @@ class StorageLog:
         self._lock = threading.Lock()
         self._faults: dict[str, StorageFault] = {}
 
-    def failed(self, store: str, folder: object, exc: BaseException | str) -> None:
+    def failed(self, store: str, folder: object, exc: BaseException | str, *, off: bool = False) -> None:
         with self._lock:
             if store not in self._faults:
-                self._faults[store] = StorageFault(store, str(folder), describe(exc))
+                self._faults[store] = StorageFault(store, str(folder), describe(exc), off=off)
 
     def lost(self, store: str, folder: object, exc: BaseException | str, count: int = 1, *,
              locked: bool = False) -> None:
@@ -61,12 +71,17 @@ class StorageLog:
                                                                             fault["error"]))
                 mine.lost += int(fault.get("lost", 0))
                 mine.skipped_locked += int(fault.get("skipped_locked", 0))
+                mine.off = mine.off or bool(fault.get("off"))
 
     def lines(self) -> list[str]:
         """One summary line per store that failed."""
         lines = []
         for fault in self.as_dicts():
-            if fault["store"] == CACHE:
+            if fault["store"] == CACHE and fault["off"]:
+                lines.append(f"tooleval: response cache in {fault['folder']}: {fault['error']}; this run's answers "
+                             "were not cached (each was asked and scored): point --tooleval-cache-dir (or "
+                             "TOOLEVAL_CACHE_DIR) at a writable folder to keep them")
+            elif fault["store"] == CACHE:
                 kept = (f"{fault['lost']} answers were not cached (writing it was turned off for the rest of the "
                         "run)" if fault["lost"] else "nothing was lost")
                 if fault["skipped_locked"]:
@@ -87,3 +102,33 @@ def describe(exc: BaseException | str) -> str:
     if isinstance(exc, OSError) and exc.strerror:
         return exc.strerror
     return f"{exc}" or type(exc).__name__
+
+
+def unwritable(folder: Path, room: int = PROBE_BYTES) -> str | None:
+    """Why `folder` cannot be made or written (None when it can): checked by writing `room` bytes to a file
+    that is then removed, as a full disk still gives out an empty file (and root passes permission bits)."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=folder, prefix=".tooleval-probe-") as probe:
+            probe.write(b"\0" * room)
+            probe.flush()
+    except OSError as exc:
+        return describe(exc)
+    return None
+
+
+def check_cache_dir(settings: Any) -> None:
+    """What a run must write to its cache folder, checked before anything is asked: one line and exit status 4
+    when it cannot. Only --tooleval-batch must: its ledger of submitted batches (so a killed run resumes them
+    instead of paying twice) and its answers, which the run reads back from the response cache. Everything
+    else goes on without the folder (see the module's docstring)."""
+    if not settings.batch:
+        return
+    folder = settings.cache_path
+    reason = unwritable(folder)
+    if reason is not None:
+        from .errors import ToolevalUsageError
+
+        raise ToolevalUsageError(f"--tooleval-batch keeps its ledger and its answers in the cache folder {folder}, "
+                                 f"which cannot be written ({reason}): point --tooleval-cache-dir (or "
+                                 "TOOLEVAL_CACHE_DIR) at a writable folder")

@@ -8,6 +8,9 @@ The board failing (a full disk, say) never costs a sample (storage.py): a claim 
 taken as this process's own, a result that cannot be read is not there, and a result that cannot be stored
 stays with the process that computed it. That process then stops renewing its claims, so a process waiting
 for one of them sees the lease go stale and asks for the sample itself (HubClient.wait).
+
+The board lives in `<cache>/runs`, or, when the cache folder cannot be written (a read-only mount or HOME, a
+full disk), in a private folder of the system's temporary folder, for the run only (`run_folder`).
 """
 
 from __future__ import annotations
@@ -16,6 +19,8 @@ import contextlib
 import json
 import os
 import sqlite3
+import stat
+import tempfile
 import threading
 import time
 import uuid
@@ -23,7 +28,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-from ..storage import BOARD, STORAGE_ERRORS, StorageLog
+from ..storage import BOARD, STORAGE_ERRORS, StorageLog, unwritable
 
 try:
     import fcntl
@@ -255,3 +260,41 @@ def remove_stale_boards(folder: Path) -> None:
                 path.unlink()
         except OSError:
             pass
+
+
+def run_folder(cache_dir: Path, run_id: str) -> Path:
+    """The folder of run `run_id`'s board and rpm/tpm limits file: `<cache>/runs`, or `spare_folder()` when that
+    cannot be written. Every process of a run finds the same one: the controller makes the board before any
+    worker starts, and a worker takes the folder that holds it."""
+    primary, spare = cache_dir / "runs", spare_folder()
+    for folder in (primary, spare):
+        if (folder / f"{run_id}.sqlite").exists():
+            return folder
+    if unwritable(primary) is None:
+        return primary
+    if _private(spare) and unwritable(spare) is None:
+        remove_stale_boards(spare)  # left there by runs that were killed
+        return spare
+    return primary  # the board cannot be made anywhere: it says so where it is made
+
+
+def spare_folder() -> Path:
+    """The runs folder of this user in the system's temporary folder (TMPDIR), for cache folders that cannot
+    be written."""
+    user = os.getuid() if hasattr(os, "getuid") else os.environ.get("USERNAME", "user")
+    return Path(tempfile.gettempdir()) / f"pytest-tooleval-runs-{user}"
+
+
+def _private(folder: Path) -> bool:
+    """Whether `folder` is (or could be made) a folder of this user that no other user can write or read: the
+    temporary folder is shared, and another user's folder of that name is not ours to use."""
+    try:
+        folder.mkdir(mode=0o700, exist_ok=True)
+        info = folder.lstat()
+    except OSError:
+        return False
+    if not stat.S_ISDIR(info.st_mode):
+        return False
+    if not hasattr(os, "getuid"):  # pragma: no cover - Windows: a user's temporary folder is their own
+        return True
+    return info.st_uid == os.getuid() and not info.st_mode & 0o077

@@ -132,19 +132,6 @@ def test_an_ini_path_is_relative_to_the_ini_file_and_an_env_path_to_where_pytest
     result.stdout.fnmatch_lines([f"tooleval: *data-dir={pytester.path / 'project' / 'data'} (env)*"])
 
 
-@pytest.mark.parametrize("folder", ["/sys/tooleval-cache", "/dev/null/cache"], ids=["read-only", "under-a-file"])
-@pytest.mark.parametrize("cache", [[], ["--tooleval-no-cache"]], ids=["cache", "no-cache"])
-def test_a_cache_folder_that_cannot_be_written_is_one_line_and_exit_4(
-        pytester: pytest.Pytester, fake_openai: FakeOpenAI, live: list[str], folder: str, cache: list[str]) -> None:
-    args = [arg for arg in live if not arg.startswith("--tooleval-cache-dir")]
-    result = pytester.runpytest(*args, f"--tooleval-cache-dir={folder}", *cache, "-n", "2")
-    assert result.ret == pytest.ExitCode.USAGE_ERROR
-    error = [line for line in result.stderr.lines if line.strip()]
-    assert len(error) == 1 and error[0].startswith(f"ERROR: --tooleval-cache-dir: cannot write {folder} (")
-    assert error[0].endswith("point --tooleval-cache-dir (or TOOLEVAL_CACHE_DIR) at a writable folder")
-    assert "INTERNALERROR" not in result.stdout.str() and fake_openai.stats.requests == 0
-
-
 @pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["one-process", "xdist"])
 def test_junit_xml_carries_each_samples_properties(pytester: pytest.Pytester, fake_openai: FakeOpenAI,
                                                    live: list[str], workers: list[str]) -> None:
