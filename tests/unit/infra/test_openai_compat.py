@@ -57,8 +57,8 @@ async def make_backend(fake_openai: FakeOpenAI, sleeps: SleepRecorder) -> AsyncI
 
     def make(**overrides: Any) -> OpenAIBackend:
         options: dict[str, Any] = dict(
-            base_url=fake_openai.base_url, api_key=KEY, max_retries=3, timeout=5.0, sleep=sleeps, rng=random.Random(0)
-        )
+            base_url=fake_openai.base_url, api_key=KEY, max_retries=3, timeout=30.0, sleep=sleeps, rng=random.Random(0)
+        )  # the timeout is a hang guard (the fake answers in milliseconds); the timeout tests set their own
         options.update(overrides)
         backend = OpenAIBackend("fake-model", **options)
         made.append(backend)
@@ -174,11 +174,13 @@ async def test_429_retry_after_seconds_is_honoured_and_capped(
 async def test_retry_after_http_date_is_honoured(
     fake_openai: FakeOpenAI, make_backend: MakeBackend, sleeps: SleepRecorder
 ) -> None:
-    when = email.utils.formatdate(time.time() + 30, usegmt=True)
+    before = time.time()
+    when = email.utils.formatdate(before + 30, usegmt=True)
     fake_openai.fail_first(1, Fault.rate_limit(retry_after=when))
     await make_backend().complete(ASK)
+    waited = time.time() - before  # however long the machine took, the delay is the date less the time it was read
     (delay,) = sleeps.delays
-    assert 28.0 <= delay <= 30.0  # the date has one-second resolution
+    assert 29.0 - waited <= delay <= 30.0  # the date has one-second resolution
 
 
 @pytest.mark.asyncio
@@ -248,8 +250,10 @@ async def test_persistent_faults_end_as_infrastructure_errors(
 @pytest.mark.asyncio
 async def test_a_timeout_is_retried(fake_openai: FakeOpenAI, make_backend: MakeBackend) -> None:
     fake_openai.default = "ok"
-    fake_openai.fail_first(1, Fault.delay(10))
-    assert (await make_backend(timeout=0.3).complete(ASK)).text == "ok"
+    fake_openai.fail_first(1, Fault.delay(60))
+    # the delayed attempt always times out; the retry is answered in milliseconds, well within 2 s however busy
+    # the machine is (with 0.3 s, a busy machine timed it out too, and asked a third time)
+    assert (await make_backend(timeout=2.0).complete(ASK)).text == "ok"
     assert fake_openai.stats.requests == 2
 
 
@@ -336,11 +340,19 @@ async def test_concurrency_limit_bounds_what_the_server_sees(
 @pytest.mark.asyncio
 async def test_a_backing_off_request_does_not_hold_a_slot(fake_openai: FakeOpenAI, make_backend: MakeBackend) -> None:
     fake_openai.responder = lambda body: Fault.http(503) if "flaky" in str(body) else "ok"
-    backend = make_backend(max_concurrency=1, max_retries=1, sleep=lambda s: asyncio.sleep(0.5))
+    backing_off, resume = asyncio.Event(), asyncio.Event()
+
+    async def sleep(seconds: float) -> None:  # the flaky request's backoff lasts until the test ends it
+        backing_off.set()
+        await resume.wait()
+
+    backend = make_backend(max_concurrency=1, max_retries=1, sleep=sleep)
     flaky = asyncio.create_task(backend.complete(ChatRequest(messages=({"role": "user", "content": "flaky"},))))
-    await asyncio.sleep(0.1)  # the flaky request has failed once and is now backing off
-    reply = await asyncio.wait_for(backend.complete(ASK), timeout=0.3)
-    assert reply.text == "ok"
+    await asyncio.wait_for(backing_off.wait(), timeout=30)  # it has failed once and is now backing off
+    # a request holding the one slot through its backoff would keep this one waiting for ever (30 s, the guard)
+    reply = await asyncio.wait_for(backend.complete(ASK), timeout=30)
+    assert reply.text == "ok" and not flaky.done()  # answered while the flaky request still backs off
+    resume.set()
     with pytest.raises(InfrastructureError):
         await flaky
 
