@@ -113,7 +113,7 @@ def merge(paths: Sequence[str], gate: GateOptions) -> Merged:
     left_in_batch = sum(int(batch.get("not_run") or 0) for batch in batches if isinstance(batch, dict))
     incomplete = _incomplete_line(missing_shards, not_run, cut_by_cost, left_in_batch)
     comparison = _compare(kept, everything, made, gate.baseline) if gate.baseline else None
-    result = _gate(summary, gate, comparison, incomplete) if gate.gated else None
+    result = _gate(summary, gate, comparison, incomplete, kept) if gate.gated else None
     run = {**{key: first.get(key) for key in ("sample", "seed", "role_models", "prices")},
            "shard": None, "shards": shards, "missing_shards": missing_shards,
            "collected": sum(int(part.run.get("collected") or 0) for part in parts), "not_run": not_run,
@@ -242,7 +242,7 @@ def _compare(kept: list[dict[str, Any]], everything: list[dict[str, Any]], made:
 
 
 def _gate(summary: RunSummary, options: GateOptions, comparison: Comparison | None,
-          incomplete: str | None) -> GateResult:
+          incomplete: str | None, rows: list[dict[str, Any]]) -> GateResult:
     """The gate of the merged run, as the controller's: thresholds by figure name, the error rate, regressions
     against the baseline; incomplete when a shard or sample is missing."""
     from ..config import build_settings
@@ -265,5 +265,5 @@ def _gate(summary: RunSummary, options: GateOptions, comparison: Comparison | No
     regressions = () if comparison is None else tuple(
         evaluate_regressions(comparison, options.max_regression, options.alpha))
     result = evaluate_gate(summary, {name: value for name, value in thresholds.items() if name not in outside},
-                           options.max_error_rate, notes, regressions)
+                           options.max_error_rate, notes, regressions, rows=rows)
     return result if incomplete is None else replace(result, incomplete=incomplete)
