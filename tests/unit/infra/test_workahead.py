@@ -79,16 +79,21 @@ def stop_midway(tmp_path: Path, drain: bool) -> tuple[set[str], list[str]]:
     """Two samples in progress when the process stops; returns the answers stored and the claims left."""
     async def scenario() -> tuple[set[str], list[str]]:
         board = RunBoard(tmp_path / "board.sqlite")
-        started = asyncio.Event()
+        computing: list[str] = []
+        both_started, stopping = asyncio.Event(), asyncio.Event()
 
         async def compute(case: Case) -> Answer:
-            started.set()
-            await asyncio.sleep(0.2)
+            computing.append(case.id)
+            if len(computing) == 2:
+                both_started.set()
+            await stopping.wait()  # still in progress when the stop begins, however slow the machine
+            await asyncio.sleep(0.2)  # and past the spare worker's next look (0.05 s): asyncio keeps timers in order
             return Answer(output="[done()]")
 
         workahead = Pool(board, [Case(f"s{i}") for i in range(10)], compute, 2)
         workahead.start()
-        await started.wait()
+        await asyncio.wait_for(both_started.wait(), timeout=30)
+        stopping.set()  # the two go on once stop() waits: it marks the stop before that
         await workahead.stop(drain=drain)
         stored = {f"s{i}" for i in range(10) if board.result(f"acebench/en/s{i}") is not None}
         claims = [row[0] for row in board._conn.execute("SELECT key FROM claims WHERE done = 0")]
