@@ -325,9 +325,9 @@ def test_files_endpoints(fake_openai: FakeOpenAI, client: openai.OpenAI) -> None
     data = b'{"x": 1}\r\n\xff binary \x00 bytes\n'
     uploaded = client.files.create(file=("raw.bin", data), purpose="batch")
     assert client.files.content(uploaded.id).content == data
-    with urllib.request.urlopen(f"{fake_openai.url}/files/{uploaded.id}/content", timeout=5) as response:
+    with urllib.request.urlopen(f"{fake_openai.url}/files/{uploaded.id}/content", timeout=30) as response:
         assert response.headers["Content-Type"] == "application/octet-stream" and response.read() == data
-    with urllib.request.urlopen(f"{fake_openai.url}/files/{uploaded.id}", timeout=5) as response:  # unprefixed
+    with urllib.request.urlopen(f"{fake_openai.url}/files/{uploaded.id}", timeout=30) as response:  # unprefixed
         assert json.loads(response.read())["filename"] == "raw.bin"
     deleted = client.files.delete(uploaded.id)
     assert deleted.deleted and deleted.id == uploaded.id and fake_openai.stats.files_deleted == 1
@@ -368,5 +368,5 @@ def test_standalone_batch_polls() -> None:
             assert text_of(download(client, finished.output_file_id)["a"]) == "[f()]"
     finally:
         process.terminate()
-        process.communicate(timeout=10)
+        process.communicate(timeout=60)  # a hang guard: it ends at once on SIGTERM
     assert process.returncode == 0

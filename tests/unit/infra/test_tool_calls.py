@@ -21,7 +21,8 @@ ASK = ChatRequest(({"role": "user", "content": "Weather in Paris?"},), tools=(TO
 
 
 def backend(server: FakeOpenAI) -> OpenAIBackend:
-    return OpenAIBackend("fake-model", base_url=server.base_url, api_key=KEY, max_retries=0, timeout=5.0)
+    # the timeout is a hang guard: the fake answers in milliseconds
+    return OpenAIBackend("fake-model", base_url=server.base_url, api_key=KEY, max_retries=0, timeout=30.0)
 
 
 async def ask(server: FakeOpenAI, request: ChatRequest = ASK) -> Reply:
