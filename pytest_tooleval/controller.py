@@ -371,12 +371,11 @@ class Controller:
                 terminalreporter.write_line(f"tooleval repeats: {len(flaky)} {name} units flaky (passed some asks, "
                                             f"failed others): {', '.join(flaky[:20])}{more}", yellow=True)
         if self.comparison is not None:
-            from .report.table import render_comparison
+            from .report.table import made_differently, render_comparison
 
             terminalreporter.write("\n" + render_comparison(self.comparison) + "\n")
             for key, old, new in self.comparison.fingerprint_differences:
-                terminalreporter.write_line(f"tooleval baseline: made differently: {key} was {old!r}, is {new!r} "
-                                            "(the difference may be the change, not the model)", yellow=True)
+                terminalreporter.write_line(made_differently(key, old, new), yellow=True)
         for line in self.session.storage.lines():
             terminalreporter.write_line(line, yellow=True)
         if self.session.settings.reasoning == "strip":
