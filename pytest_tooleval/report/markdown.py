@@ -481,13 +481,21 @@ def _costs(totals: Mapping[str, Any]) -> list[str]:
     """Requests, latency and the estimated cost (run_totals), and the cost by category, when the run has them."""
     parts = []
     if isinstance(totals.get("requests"), int):
-        parts.append(f"{_count(totals.get('requests'))} requests ({_count(totals.get('retries'))} retries)")
+        retries = totals.get("retries")
+        parts.append(f"{_count(totals.get('requests'))} request{'' if totals.get('requests') == 1 else 's'} "
+                     f"({_count(retries)} {'retry' if retries == 1 else 'retries'})")
     p50, p95 = _number(totals.get("latency_p50_s")), _number(totals.get("latency_p95_s"))
     if p50 and p95 is not None:
         parts.append(f"sample latency p50 {p50:.2f} s, p95 {p95:.2f} s")
     if "cost_usd" in totals:
         cost = _number(totals.get("cost_usd"))
-        parts.append(f"estimated cost ${cost:,.2f}" if cost is not None else "no cost estimate (a model has no price)")
+        parts.append(f"estimated cost ${cost:,.2f} of what was asked" if cost is not None
+                     else "no cost estimate (a model has no price)")
+    from_cache = totals.get("samples_from_cache")
+    if isinstance(from_cache, int) and from_cache:
+        cached = _number(totals.get("cached_cost_usd"))
+        parts.append(f"{from_cache:,} sample{'' if from_cache == 1 else 's'} answered from the cache"
+                     + (f" (${cached:,.2f} at those prices)" if cached is not None else "") + ", not counted")
     lines = ["", "; ".join(parts)] if parts else []
     categories = [_mapping(entry) for entry in totals.get("categories") or [] if isinstance(entry, Mapping)]
     if categories and "cost_usd" in totals:

@@ -189,6 +189,9 @@ def test_answers_from_the_cache_cost_nothing_in_the_ceiling_or_the_cost_line(
     assert totals["prompt_tokens"] == first["prompt_tokens"]  # the tokens the samples took are still reported
     result.stdout.fnmatch_lines([f"tooleval cost: * $0.00 asked, estimated at --tooleval-prices; {SAMPLES} samples "
                                  f"answered from the cache, ${first['cost_usd']:,.2f} at those prices, not counted"])
+    markdown = render_markdown(json.loads((pytester.path / "report.json").read_text()))
+    assert (f"estimated cost $0.00 of what was asked; {SAMPLES} samples answered from the cache "
+            f"(${first['cost_usd']:,.2f} at those prices), not counted") in markdown
 
 
 def test_a_cost_ceiling_needs_prices(pytester: pytest.Pytester, oracle_args: list[str]) -> None:
