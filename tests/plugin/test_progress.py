@@ -29,7 +29,8 @@ def test_on_a_terminal_the_bottom_row_is_kept_and_given_back() -> None:
     states = iter([Progress(4, 4, 0, 0, 0, 40, 0.2)])
     line = ProgressLine(lambda: next(states), written.append, tty=True)
     line.start()
-    line._thread.join(timeout=5)
+    line._thread.join(timeout=60)  # a hang guard: it ends after its first redraw, half a second in
+    assert not line._thread.is_alive()
     rows = len(written) and int(written[0].split(";")[1].split("r")[0]) + 1
     assert written[0].endswith(f"\x1b7\x1b[1;{rows - 1}r\x1b8")  # scrolling region above the status row
     assert written[1].startswith(f"\x1b7\x1b[{rows};1H\x1b[2Ktooleval: 4/4 answered, ")
@@ -41,7 +42,8 @@ def test_in_a_log_it_is_plain_lines_until_everything_is_answered() -> None:
     states = iter([Progress(4, 1, 2, 0, 0, 10, 0.1), Progress(4, 4, 0, 0, 1, 40, 0.2)])
     line = ProgressLine(lambda: next(states), written.append, tty=False, interval_s=0.01)
     line.start()
-    line._thread.join(timeout=5)
+    line._thread.join(timeout=60)  # a hang guard: it ends once everything is answered, two lines in
+    assert not line._thread.is_alive()
     assert written == ["tooleval: 1/4 answered, 2 in flight, 0 retrying, 0 errors, 10 tokens, 0 s, ETA 0 s\n",
                        "tooleval: 4/4 answered, 0 in flight, 0 retrying, 1 error, 40 tokens, 0 s\n"]
 

@@ -210,7 +210,7 @@ def test_cancelled_waiters_pass_their_turn_on() -> None:
         waiters[0].cancel()
         waiters[1].cancel()
         await limit.__aexit__(None, None, None)  # drops the cancelled ones before their tasks have run
-        await asyncio.wait_for(waiters[2], 1)
+        await asyncio.wait_for(waiters[2], 30)  # a hang guard: its turn comes at once
         await asyncio.gather(*waiters, return_exceptions=True)
         return limit.in_use, [waiter.cancelled() for waiter in waiters]
 
