@@ -187,8 +187,9 @@ class Pool:
         while not self._stopping and self._next < len(self.cases):
             await asyncio.sleep(SPARE_POLL_S)
             spares = [task for task in spares if not task.done()]
-            while (len(spares) < self.concurrency * (self.SPARE - 1) and self._next < len(self.cases)
-                   and self.in_progress < self.concurrency + self.resting()):
+            # `_stopping` again: a stop may have come during the sleep, and a stopped pool starts nothing
+            while (not self._stopping and len(spares) < self.concurrency * (self.SPARE - 1)
+                   and self._next < len(self.cases) and self.in_progress < self.concurrency + self.resting()):
                 claimed = self._claim_next()
                 if claimed is None:
                     continue
