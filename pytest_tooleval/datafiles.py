@@ -66,7 +66,7 @@ def read_yaml(path: Path, where: str) -> Any:
     from .errors import ToolevalUsageError
 
     try:
-        return yaml.load(path.read_text(encoding="utf-8"), Loader=_unique_keys_loader())  # noqa: S506 (safe)
+        return yaml.load(path.read_text(encoding="utf-8"), Loader=_unique_keys_loader())  # a SafeLoader
     except FileNotFoundError:
         raise ToolevalUsageError(f"{where}: no such file") from None
     except (OSError, UnicodeDecodeError) as exc:
