@@ -175,6 +175,26 @@ def test_the_wheel_runs_the_packaged_benchmarks_from_an_empty_folder(wheel_venv:
     assert done.returncode == 1
 
 
+def test_a_run_of_your_own_cases_from_an_empty_folder_prints_no_warning(wheel_venv: Path, tmp_path: Path) -> None:
+    """The README's example file and its command, the oracle answering: the plugin brings no warning of its own
+    (pytest-asyncio, say) into a run of someone else's folder."""
+    text = section("## Your own cases")
+    example = re.search(r"```yaml\n# (tests/cases/\S+)\n(.*?)```", text, re.DOTALL)
+    assert example is not None
+    folder = tmp_path / "project"
+    (folder / example.group(1)).parent.mkdir(parents=True)
+    (folder / example.group(1)).write_text(example.group(2), encoding="utf-8")
+    command = next(line for line in bash_commands("## Your own cases") if line.startswith("pytest tests/cases"))
+    done = run(as_oracle(command), folder, newcomer_env(tmp_path, wheel_venv))
+    output = done.stdout + done.stderr
+    assert "warning" not in output.lower(), output[-3000:]
+    # the oracle plays the expected calls, and has no value to give an argument that is only a regex: of the two
+    # cases it passes the refusal, fails the parallel calls, and so misses the command's gate of 0.9
+    assert "yaml: 2/2 scored, 1 passed, 1 failed, 0 errors" in output, output[-3000:]
+    assert "tooleval gate: yaml.overall MISSED: 0.500 < 0.900" in output
+    assert done.returncode == 1, output[-3000:]
+
+
 def test_the_worked_workflow_runs_as_written(wheel_venv: Path, tmp_path: Path) -> None:
     """Its evaluate step, as bash runs it on a runner: no baseline yet, no quarantine file in the repository."""
     steps = yaml.safe_load(re.search(r"```yaml\n(.*?)```", section("### A worked GitHub Actions workflow"),
