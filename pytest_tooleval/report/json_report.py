@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 from pathlib import Path
 from typing import Any
@@ -78,17 +79,44 @@ def assemble(made: dict[str, Any], summary: RunSummary, rows: list[dict[str, Any
         },
         "samples": sorted(rows, key=lambda row: (row["suite"], row["language"], row["category"], row["index"])),
     }
+    return strict_plain(document)
+
+
+def strict_plain(document: dict[str, Any]) -> dict[str, Any]:
+    """`document` as JSON-plain values (tuples become lists, other objects their text) that strict JSON can hold:
+    a non-finite number (NaN, an infinity: a model's argument 1e999999, say) becomes null, and the report says
+    where in `non_finite`, a list of paths such as samples[3].calls[0].set_level.level."""
     plain: dict[str, Any] = json.loads(json.dumps(document, default=str))
+    found = [] if "non_finite" not in document else list(plain.pop("non_finite") or [])
+    stack: list[tuple[Any, str]] = [(plain, "")]
+    while stack:  # without recursion: a value may be nested as deep as the JSON decoder allowed
+        value, path = stack.pop()
+        items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+        children = []
+        for key, item in items:
+            where = f"{path}[{key}]" if isinstance(key, int) else f"{path}.{key}" if path else str(key)
+            if isinstance(item, float) and not math.isfinite(item):
+                value[key] = None
+                found.append(where)
+            elif isinstance(item, (dict, list)):
+                children.append((item, where))
+        stack.extend(reversed(children))  # depth first, in the document's order
+    if found:
+        plain["non_finite"] = found
     return plain
 
 
 def write_report(path: str, document: dict[str, Any]) -> None:
+    """The report as strict JSON (no NaN or Infinity: `strict_plain`), written atomically."""
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    try:
+        text = json.dumps(document, ensure_ascii=False, indent=1, default=str, allow_nan=False)
+    except ValueError:  # a document not made by `assemble` may still hold a non-finite number
+        text = json.dumps(strict_plain(document), ensure_ascii=False, indent=1, allow_nan=False)
     # a lone surrogate (replayed text may hold one) is not UTF-8; written as its \uXXXX escape it stays valid JSON
-    temporary.write_text(json.dumps(document, ensure_ascii=False, indent=1, default=str), encoding="utf-8",
-                         errors="backslashreplace")
+    temporary.write_text(text, encoding="utf-8", errors="backslashreplace")
     os.replace(temporary, target)
 
 
