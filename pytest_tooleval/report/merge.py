@@ -5,12 +5,12 @@ single run uses (the summary, the totals, the comparison with a baseline, the ga
 the one a single run of every sample would have written: the same summary, gate and per-sample verdicts
 (docs/scaling.md#merging-shards). Shards made differently (another model, other settings, another version of
 the plugin) or holding the same sample are refused; a shard or sample that is missing makes the merged run
-incomplete, which no gate passes.
+incomplete, which no gate passes. Each shard is first checked against itself (report/shard_check.py): strict
+JSON, the fields the merge reads, its rows against the samples it collected.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -21,7 +21,8 @@ from ..shards import shard_parts
 from ..transport import row_key, row_key_or_none
 from .compare import fingerprint_differences
 from .gate import GateResult, evaluate_gate, evaluate_regressions, sort_thresholds
-from .json_report import assemble, read_report
+from .json_report import SCHEMA, assemble, read_report
+from .shard_check import DAMAGED, Shard, check_category_sizes, check_shard, loads_strict
 from .summary import RunSummary, run_totals, summarize
 
 if TYPE_CHECKING:
@@ -61,6 +62,7 @@ class Merged:
 class _Part:
     path: str
     document: dict[str, Any]
+    checked: Shard
 
     @property
     def run(self) -> dict[str, Any]:
@@ -79,12 +81,24 @@ class _Part:
 
 
 def read_part(path: str) -> _Part:
-    """One shard's report, checked: one line naming the file when it is not a report of this plugin."""
-    document = read_report(path, "merge", "name the reports the shards wrote with --tooleval-report")
+    """One shard's report, checked against itself (report/shard_check.py): one line naming the file when it is
+    not a report of this plugin, not strict JSON, or damaged."""
+    hint = "name the reports the shards wrote with --tooleval-report"
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ToolevalUsageError(f"merge: no such file {path}: {hint}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ToolevalUsageError(f"merge: {path} is not a JSON report ({exc})") from None
+    document = loads_strict(path, text)
+    if not isinstance(document, dict) or document.get("schema") != SCHEMA or not isinstance(document.get("samples"),
+                                                                                              list):
+        raise ToolevalUsageError(f"merge: {path} is not a pytest-tooleval report (schema {SCHEMA!r} with samples): "
+                                 f"{hint}")
     if not isinstance(document.get("run"), dict):
         raise ToolevalUsageError(f"merge: {path} was written by a plugin version without shard records: run its "
                                  "shard again with this version")
-    return _Part(path, document)
+    return _Part(path, document, check_shard(path, document))
 
 
 def merge(paths: Sequence[str], gate: GateOptions) -> Merged:
@@ -94,11 +108,12 @@ def merge(paths: Sequence[str], gate: GateOptions) -> Merged:
     made = _common_fingerprint(parts)
     shards, missing_shards = _check_shards(parts)
     rows = _joined_rows(parts)
+    check_category_sizes([(part.path, part.document["samples"]) for part in parts])
     everything = [row for row in rows if row.get("outcome") != "skipped"]
     kept = [row for row in everything if not row.get("quarantined")]  # the rows every figure is made of
     if not kept:
         raise ToolevalUsageError("merge: the shards hold no scored sample: nothing to merge")
-    summary = summarize(kept)
+    summary = _summary(parts, kept)
     first = parts[0].run
     totals = run_totals(kept, max(float(part.totals.get("wall_s") or 0.0) for part in parts),
                         requests=_summed(parts, ("requests", "retries")),
@@ -111,7 +126,8 @@ def merge(paths: Sequence[str], gate: GateOptions) -> Merged:
         totals["cost_ceiling"] = {"usd": usd, "not_run": cut_by_cost}
     batches = [part.totals.get("batch") for part in parts]
     left_in_batch = sum(int(batch.get("not_run") or 0) for batch in batches if isinstance(batch, dict))
-    incomplete = _incomplete_line(missing_shards, not_run, cut_by_cost, left_in_batch)
+    without_rows = [line for part in parts if (line := part.checked.incomplete()) is not None]
+    incomplete = _incomplete_line(missing_shards, not_run, cut_by_cost, left_in_batch, without_rows)
     comparison = _compare(kept, everything, made, gate.baseline) if gate.baseline else None
     result = _gate(summary, gate, comparison, incomplete, kept) if gate.gated else None
     run = {**{key: first.get(key) for key in ("sample", "seed", "role_models", "prices")},
@@ -121,8 +137,45 @@ def merge(paths: Sequence[str], gate: GateOptions) -> Merged:
     storage = [fault for part in parts for fault in part.document.get("storage_faults") or []]
     document = assemble(made, summary, everything, result, totals, storage,
                         None if comparison is None else comparison.as_dict(), run)
-    plain: dict[str, Any] = json.loads(json.dumps(document, default=str))
-    return Merged(plain, summary, totals, result, comparison, incomplete)
+    if (non_finite := _carried_non_finite(parts, document["samples"]) + list(document.pop("non_finite", []))):
+        document["non_finite"] = non_finite
+    return Merged(document, summary, totals, result, comparison, incomplete)
+
+
+def _summary(parts: list[_Part], kept: list[dict[str, Any]]) -> RunSummary:
+    """The suites' summary of the joined rows. Their fields are checked (report/shard_check.py), but a
+    suite's summariser reads what its rows mean too: rows it cannot read are refused, naming the shard whose
+    rows alone cannot be summarised either (otherwise the error is ours, and raised as it is)."""
+    failures = (ArithmeticError, AttributeError, IndexError, KeyError, TypeError, ValueError)
+    try:
+        return summarize(kept)
+    except failures:
+        for part in parts:
+            mine = [row for row in part.document["samples"] if row["outcome"] != "skipped"
+                    and not row.get("quarantined")]
+            try:
+                summarize(mine)
+            except failures as exc:
+                raise ToolevalUsageError(f"merge: {part.path}: its sample rows cannot be summarised "
+                                         f"({type(exc).__name__}: {exc}) ({DAMAGED})") from None
+        raise
+
+
+def _carried_non_finite(parts: list[_Part], merged_rows: list[dict[str, Any]]) -> list[str]:
+    """The shards' notes of non-finite numbers written as null in their rows (json_report.strict_plain), with
+    each row's place in the merged report: as a single run of every sample notes them."""
+    place = {row_key(row): index for index, row in enumerate(merged_rows)}
+    carried: list[tuple[int, str]] = []
+    for part in parts:
+        rows = part.document["samples"]
+        for note in part.document.get("non_finite") or []:
+            head, bracket, rest = note.partition("]")
+            index = head.removeprefix("samples[")
+            if note.startswith("samples[") and bracket and index.isdigit() and int(index) < len(rows):
+                new = place.get(row_key(rows[int(index)]))
+                if new is not None:
+                    carried.append((new, f"samples[{new}]{rest}"))
+    return [note for _, note in sorted(carried, key=lambda item: item[0])]
 
 
 def _common_fingerprint(parts: list[_Part]) -> dict[str, Any]:
@@ -208,11 +261,12 @@ def _prices(value: Any) -> dict[str, tuple[float, float]] | None:
 
 
 def _incomplete_line(missing_shards: list[str], not_run: list[str], cut_by_cost: int,
-                     left_in_batch: int = 0) -> str | None:
+                     left_in_batch: int = 0, without_rows: Sequence[str] = ()) -> str | None:
     reasons = []
     if missing_shards:
         reasons.append(f"shard{'s' if len(missing_shards) > 1 else ''} {', '.join(missing_shards)} "
                        f"{'are' if len(missing_shards) > 1 else 'is'} missing")
+    reasons.extend(without_rows)  # a report cut short: rows gone that the shard says it collected
     if not_run:
         more = f" and {len(not_run) - LISTED} more" if len(not_run) > LISTED else ""
         reasons.append(f"{len(not_run)} samples a shard collected never ran: {', '.join(not_run[:LISTED])}{more}")
