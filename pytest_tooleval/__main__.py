@@ -33,13 +33,28 @@ def _import_judged(args: argparse.Namespace) -> int:
 
 
 def _merge(args: argparse.Namespace) -> int:
+    """The merge; what it prints is what the shards' fields hold, shown safely (report/safe_text.py): no
+    control character, bidi control or lone surrogate of a report reaches the terminal as itself."""
+    from .report.safe_text import safe_line
+
+    try:
+        return _merged(args)
+    except ToolevalUsageError as exc:  # one line, whatever a report's field put in it
+        raise ToolevalUsageError(safe_line(exc)) from None
+
+
+def _merged(args: argparse.Namespace) -> int:
     import os
 
     from .report.html import write_html
     from .report.json_report import check_report_path, write_report
     from .report.markdown import write_markdown
     from .report.merge import GateOptions, merge
+    from .report.safe_text import safe_line, safe_text
     from .report.table import made_differently, render_comparison, render_cost, render_summary, render_totals
+
+    def say(text: str, to: Any = sys.stdout) -> None:
+        print(safe_text(text), file=to)
 
     for path, option, example in ((args.output, "-o", "full.json"), (args.markdown, "--markdown", "summary.md"),
                                   (args.html, "--html", "report.html")):
@@ -50,27 +65,35 @@ def _merge(args: argparse.Namespace) -> int:
                        # as the plugin reads a path option: from the folder the command started in
                        None if args.baseline is None else str(Path.cwd() / Path(args.baseline).expanduser()))
     merged = merge(args.files, gate)
-    print(render_summary(merged.summary))
-    print(render_totals(merged.totals))
+    say(render_summary(merged.summary))
+    say(render_totals(merged.totals))
     if (cost := render_cost(merged.totals)) is not None:
-        print(cost)
+        say(cost)
     if merged.comparison is not None:
-        print("\n" + render_comparison(merged.comparison))
+        say("\n" + render_comparison(merged.comparison))
         for key, old, new in merged.comparison.fingerprint_differences:
-            print(made_differently(key, old, new))
+            say(safe_line(made_differently(key, old, new)))
     if merged.gate is not None:
-        print("\n".join(merged.gate.lines()))
+        say("\n".join(safe_line(line) for line in merged.gate.lines()))
     if merged.incomplete is not None:
-        print(f"tooleval merge: INCOMPLETE: {merged.incomplete}", file=sys.stderr)
+        say(safe_line(f"tooleval merge: INCOMPLETE: {merged.incomplete}"), sys.stderr)
     step_summary = os.environ.get("GITHUB_STEP_SUMMARY")
-    if args.output:
-        write_report(args.output, merged.document)
-        print(f"tooleval report: {args.output}")
-    if args.markdown or step_summary:
-        for path in write_markdown(merged.document, args.markdown, {"GITHUB_STEP_SUMMARY": step_summary or ""}):
-            print(f"tooleval report: {path}")
-    if args.html:
-        print(f"tooleval report: {write_html(merged.document, args.html)}")
+    written: list[str] = []
+    try:
+        if args.output:
+            write_report(args.output, merged.document)
+            written.append(args.output)
+        if args.markdown or step_summary:
+            written.extend(write_markdown(merged.document, args.markdown,
+                                          {"GITHUB_STEP_SUMMARY": step_summary or ""}))
+        if args.html:
+            written.append(str(write_html(merged.document, args.html)))
+    except OSError as exc:  # a full disk, say
+        where = exc.filename or "a report"
+        raise ToolevalUsageError(f"merge: could not write {where}: {exc.strerror or exc}") from None
+    finally:
+        for path in written:
+            say(safe_line(f"tooleval report: {path}"))
     failed = merged.incomplete is not None or (merged.gate is not None and not merged.gate.passed)
     return 1 if failed else 0
 

@@ -341,3 +341,32 @@ def test_an_implausible_value_is_one_line(shards: Path, value: str) -> None:
     change, said = IMPLAUSIBLE[value]
     damage(shards, change)
     assert_refused(shards, merge(shards, *GATE), f"error: merge: shard1.json: {said} {DAMAGED}")
+
+
+# -- what the terminal is shown ----------------------------------------------------------------------------------
+
+
+RAW = ("\x1b", "\x07", "\x00", "\r", "\u202e", "\u2066")
+
+
+def test_control_and_bidi_characters_of_a_shard_reach_the_terminal_as_escapes(shards: Path) -> None:
+    """Before: ESC, BEL, NUL and U+202E went to the terminal as they were: a CI log repainted, a line reordered."""
+    def hostile(report: Report) -> None:
+        first_row(report).update(outcome="error", valid=None, fixed_valid=None,
+                                 error="\x1b[2J\x1b]0;owned\x07 the endpoint\u202e said\x00 no\r")
+        report["run"]["not_run"] = ["en-\u2066evil\x1b[31m"]
+        report["run"]["collected"] += 1
+
+    document = damage(shards, hostile)
+    result = merge(shards, *GATE, "--max-error-rate", "0")
+    assert result.returncode == 1
+    shown = result.stdout + result.stderr
+    assert not [char for char in RAW if char in shown]
+    assert result.stderr.splitlines() == ["tooleval merge: INCOMPLETE: 1 samples a shard collected never ran: "
+                                          "en-\\u2066evil\\x1b[31m"]
+    errors = sum(row["outcome"] == "error" for row in document["samples"])
+    assert errors == 1
+    rate = 1 / SAMPLES
+    assert (f"tooleval gate: error rate MISSED: {rate:.3f} > 0.000 (1 {first_row(document)['category']}: "
+            "\\x1b[2J\\x1b]0;owned\\x07 the endpoint\\u202e said\\x00 no)") in result.stdout.splitlines()  # to the \\r
+    assert read(shards / "full.json")["samples"][0]["error"].startswith("\x1b[2J")  # the report keeps it raw
