@@ -290,16 +290,21 @@ def strict(path: Path) -> Report:
     return document
 
 
-def test_a_yaml_case_answered_1e999999_gets_strict_json_reports_from_the_run_and_the_merge(tmp_path: Path) -> None:
-    """Before: the run's report, and the merged one, wrote the argument as Infinity (not JSON)."""
-    (tmp_path / "levels.tooleval.yaml").write_text(YAML_CASES, encoding="utf-8")
-    (tmp_path / "answers.jsonl").write_text(json.dumps({"id": "levels-huge", "output": "[set_level(level=1e999999)]"})
-                                            + "\n", encoding="utf-8")
+def run_yaml_case(folder: Path, answer: str) -> None:
+    """A real run of YAML_CASES, its one case answered `answer` (replayed), reported in run.json."""
+    (folder / "levels.tooleval.yaml").write_text(YAML_CASES, encoding="utf-8")
+    (folder / "answers.jsonl").write_text(json.dumps({"id": "levels-huge", "output": answer}) + "\n",
+                                          encoding="utf-8")
     run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--tooleval-mode=prompt",
-                          "--tooleval-model=replay:answers.jsonl", f"--tooleval-cache-dir={tmp_path / 'cache'}",
-                          "--tooleval-report=run.json"], cwd=tmp_path, env=_environ(), capture_output=True, text=True,
+                          "--tooleval-model=replay:answers.jsonl", f"--tooleval-cache-dir={folder / 'cache'}",
+                          "--tooleval-report=run.json"], cwd=folder, env=_environ(), capture_output=True, text=True,
                          timeout=300)
     assert run.returncode == 1, run.stdout[-2000:]  # the case failed: 10 was expected
+
+
+def test_a_yaml_case_answered_1e999999_gets_strict_json_reports_from_the_run_and_the_merge(tmp_path: Path) -> None:
+    """Before: the run's report, and the merged one, wrote the argument as Infinity (not JSON)."""
+    run_yaml_case(tmp_path, "[set_level(level=1e999999)]")
     report = strict(tmp_path / "run.json")
     [row] = report["samples"]
     assert row["calls"] == [{"set_level": {"level": None}}]
@@ -309,6 +314,17 @@ def test_a_yaml_case_answered_1e999999_gets_strict_json_reports_from_the_run_and
     assert (merged.returncode, merged.stderr) == (0, "")
     full = strict(tmp_path / "full.json")
     assert full["samples"] == report["samples"] and full["non_finite"] == report["non_finite"]
+
+
+def test_a_mistyped_field_a_suite_reads_in_its_details_is_one_line(tmp_path: Path) -> None:
+    """The yaml suite's summary lists each failed case's checks (details.failed): a list of texts."""
+    run_yaml_case(tmp_path, "[set_level(level=3)]")
+    assert strict(tmp_path / "run.json")["samples"][0]["details"]["failed"] == ["level: exact"]
+    damage(tmp_path, lambda report: first_row(report)["details"].update(failed="level: exact"), "run.json")
+    result = subprocess.run([sys.executable, "-m", "pytest_tooleval", "merge", "run.json", "-o", "full.json"],
+                            cwd=tmp_path, env=_environ(), capture_output=True, text=True, timeout=300)
+    assert_refused(tmp_path, result, "error: merge: run.json: samples[0].details.failed is 'level: exact', not an "
+                                     f"array {DAMAGED}")
 
 
 # -- implausible values -----------------------------------------------------------------------------------------
