@@ -20,6 +20,9 @@ GET /files/{id}/content, DELETE /files/{id}, POST /batches, GET /batches, GET /b
 the batch on, see `batch_polls_to_complete`), POST /batches/{id}/cancel. A batch's lines are answered by the same
 rules as requests when it leaves in_progress, into an output file (status 200) and an error file (the others, and
 lines expired or cancelled), both in reversed order; they are counted apart from interactive requests.
+A provider that misbehaves is scripted too: `duplicate_entries`, `plant_entries`, a line's `Fault.invalid_utf8()`
+(a 200 entry whose bytes are not UTF-8) or `Fault.echo_auth()` (a 401 entry quoting the batch's Authorization),
+`answer_batch_api` (any 200 body for a route), `forget_batches` (404 for a known id), `hold_creates`.
 
     with FakeOpenAI(default="[]") as server:
         ...  # client.files.create(...), client.batches.create(...), client.batches.retrieve(...) until completed
@@ -205,6 +208,9 @@ class ServerStats:
     batch_polls: int = 0  # GET /v1/batches/{id} of a known batch
     batch_entries_answered: int = 0  # lines run through the answering rules (not the expired or cancelled ones)
     batch_by_prompt: collections.Counter[str] = field(default_factory=collections.Counter)  # as `by_prompt`
+    # every call of the files and batches endpoints by route: upload, file, content, delete, create, list, poll, cancel
+    batch_api_calls: collections.Counter[str] = field(default_factory=collections.Counter)
+    creates_held: int = 0  # POST /v1/batches whose batch exists and whose answer `hold_creates` is holding now
 
     @property
     def bodies(self) -> list[dict[str, Any] | None]:
@@ -223,6 +229,9 @@ _FILE_PURPOSES = ("assistants", "batch", "fine-tune", "vision", "user_data")
 BATCH_ENDPOINT = "/v1/chat/completions"  # the only one faked
 EXPIRED = "This request could not be executed before the completion window expired."
 CANCELLED = "This request could not be executed before the batch was cancelled."
+NOT_UTF8 = b"caf\xe9 \xff\xfe"  # what `Fault.invalid_utf8()` puts in an answer's text, on the wire and in a file
+_NOT_UTF8_MARKER = "@@NOT-UTF8@@"
+BatchRoute = Literal["upload", "file", "content", "delete", "create", "list", "poll", "cancel"]
 
 
 class _ApiError(Exception):
@@ -264,6 +273,7 @@ class _StoredBatch:
     entries: list[_Entry]
     invalid: list[dict[str, Any]]  # validation errors, shown when the first poll fails the batch
     model: str | None
+    authorization: str = ""  # the header its create request came with (what `Fault.echo_auth()` lines quote)
     status: BatchStatus = "validating"
     advances: int = 0  # polls that moved it on (a held batch's polls do not)
     answered: bool = False
@@ -401,8 +411,14 @@ class FakeOpenAI:
         self._batch_lock = threading.Lock()
         self._files: dict[str, _StoredFile] = {}
         self._batches: dict[str, _StoredBatch] = {}
-        self._batch_failures: collections.deque[tuple[str, str]] = collections.deque()
-        self._batch_expiries: collections.deque[int] = collections.deque()
+        self._batch_failures: collections.deque[tuple[str, str, bool]] = collections.deque()
+        self._batch_expiries: collections.deque[tuple[int, bool]] = collections.deque()
+        self._duplicate_with: Answer | None = None
+        self._planted: dict[str, Answer] = {}
+        self._batch_api_answers: dict[str, collections.deque[tuple[int, bytes]]] = collections.defaultdict(
+            collections.deque)
+        self._creates_go = threading.Event()
+        self._creates_go.set()
         self._ids: collections.Counter[str] = collections.Counter()  # prefix → last number: file-1, batch_1
         self._slots = threading.BoundedSemaphore(max_concurrency) if max_concurrency else None
         self._stopping = threading.Event()
@@ -480,18 +496,54 @@ class FakeOpenAI:
         with self._batch_lock:
             self.batches_held = False
 
-    def expire_batches(self, after: int = 0, *, times: int = 1) -> None:
+    def expire_batches(self, after: int = 0, *, times: int = 1, echo_auth: bool = False) -> None:
         """The next `times` batches to leave in_progress end "expired": their first `after` lines (in input order)
-        are answered, the others are in the error file as `batch_expired`."""
+        are answered, the others are in the error file as `batch_expired` (`echo_auth`: their message quotes the
+        Authorization header the batch was created with)."""
         with self._batch_lock:
-            self._batch_expiries.extend([after] * times)
+            self._batch_expiries.extend([(after, echo_auth)] * times)
 
     def fail_batches(self, code: str = "batch_failed", message: str = "The batch could not be processed.", *,
-                     times: int = 1) -> None:
+                     times: int = 1, echo_auth: bool = False) -> None:
         """The next `times` batches to leave in_progress end "failed" with this error (e.g. OpenAI's
-        "token_limit_exceeded"), no line answered. Checked before `expire_batches`."""
+        "token_limit_exceeded"), no line answered. Checked before `expire_batches`. `echo_auth`: the message
+        (`errors.data[0].message`) quotes the Authorization header the batch was created with."""
         with self._batch_lock:
-            self._batch_failures.extend([(code, message)] * times)
+            self._batch_failures.extend([(code, message, echo_auth)] * times)
+
+    def duplicate_entries(self, answer: Answer | None) -> None:
+        """Every line of the batches answered from now on comes twice in the output file: first a copy answered
+        with `answer` (by the rules of an answer: a text, ToolCalls or a Fault), then the line's own answer.
+        None stops it."""
+        with self._batch_lock:
+            self._duplicate_with = answer
+
+    def plant_entries(self, entries: Mapping[str, Answer]) -> None:
+        """Lines for custom_ids nobody asked: each batch answered from now on that does not hold one of these
+        custom_ids gets an output line for it, answered with its value (as a provider that mixes up batches)."""
+        with self._batch_lock:
+            self._planted = dict(entries)
+
+    def answer_batch_api(self, route: BatchRoute, body: bytes | Any, *, status: int = 200, times: int = 1) -> None:
+        """The next `times` calls of `route` get this answer instead of their own (nothing is done: no file
+        stored, no batch moved on): `body` as bytes (sent as they are, as application/json) or as JSON."""
+        data = body if isinstance(body, bytes) else json.dumps(body).encode()
+        with self._batch_lock:
+            self._batch_api_answers[route].extend([(status, data)] * times)
+
+    def forget_batches(self) -> None:
+        """Forget every batch (a 404 for their ids, none listed), as an endpoint that pruned them or that a key
+        of another project asks. Files are kept."""
+        with self._batch_lock:
+            self._batches.clear()
+
+    def hold_creates(self) -> None:
+        """POST /v1/batches creates its batch, then holds its answer until `release_creates()`: a client killed
+        meanwhile never learns the batch's id (`stats.creates_held` counts the answers held)."""
+        self._creates_go.clear()
+
+    def release_creates(self) -> None:
+        self._creates_go.set()
 
     def batch(self, batch_id: str) -> dict[str, Any]:
         """The Batch object as GET /v1/batches/{id} would give it, without counting a poll or moving it on."""
@@ -630,7 +682,7 @@ class FakeOpenAI:
             self.stats.files_deleted += 1
         return {"id": file_id, "object": "file", "deleted": True}
 
-    def _create_batch(self, body: dict[str, Any]) -> dict[str, Any]:
+    def _create_batch(self, body: dict[str, Any], authorization: str = "") -> dict[str, Any]:
         for name in ("input_file_id", "endpoint", "completion_window"):
             if not isinstance(body.get(name), str):
                 raise _ApiError(400, f"Missing required parameter: '{name}'.", code="missing_required_parameter",
@@ -650,13 +702,33 @@ class FakeOpenAI:
             entries, invalid, model = _parse_batch_input(source.data, body["endpoint"])
             batch = _StoredBatch(self._next_id("batch_"), source.id, body["endpoint"], body["completion_window"],
                                  metadata if isinstance(metadata, dict) else None, int(time.time()), entries,
-                                 invalid, model)
+                                 invalid, model, authorization)
             self._batches[batch.id] = batch
             created = batch.as_json()
         with self._lock:
             self.stats.batches_created += 1
             self.stats.batch_ids.append(batch.id)
         return created
+
+    def _scripted_batch_api_answer(self, route: str) -> tuple[int, bytes] | None:
+        with self._batch_lock:
+            queued = self._batch_api_answers.get(route)
+            return queued.popleft() if queued else None
+
+    def _wait_for_creates(self) -> bool:
+        """Hold a created batch's answer while `hold_creates` says so; False when the server stops meanwhile."""
+        if self._creates_go.is_set():
+            return True
+        with self._lock:
+            self.stats.creates_held += 1
+        try:
+            while not self._creates_go.wait(0.05):
+                if self._stopping.is_set():
+                    return False
+            return True
+        finally:
+            with self._lock:
+                self.stats.creates_held -= 1
 
     def _list_batches(self) -> dict[str, Any]:
         with self._batch_lock:
@@ -712,14 +784,16 @@ class FakeOpenAI:
         batch.advances = step
         if not batch.answered:
             if self._batch_failures:
-                code, message = self._batch_failures.popleft()
+                code, message, echo = self._batch_failures.popleft()
+                if echo:
+                    message = f"{message} (Authorization: {batch.authorization})"
                 batch.errors = [{"code": code, "message": message, "param": None, "line": None}]
                 self._reach(batch, "failed")
                 return
-            after = self._batch_expiries.popleft() if self._batch_expiries else None
+            after, echo = self._batch_expiries.popleft() if self._batch_expiries else (None, False)
             self._answer_all(batch, batch.entries if after is None else batch.entries[:after])
             if after is not None:
-                self._finish(batch, "expired")
+                self._finish(batch, "expired", echo_auth=echo)
                 return
         if target == "finalizing":
             self._reach(batch, "finalizing")
@@ -733,16 +807,26 @@ class FakeOpenAI:
     def _answer_all(self, batch: _StoredBatch, entries: list[_Entry]) -> None:
         batch.answered = True
         for entry in entries:
-            status, body = self._batch_response(entry.body)
-            line = {"id": self._next_id("batch_req_"), "custom_id": entry.custom_id,
-                    "response": {"status_code": status, "request_id": self._next_id("req_fake_"), "body": body},
-                    "error": None}
-            (batch.outputs if status == 200 else batch.failures).append(line)
+            own = self._line(batch, entry.custom_id, *self._batch_response(batch, entry.body))
+            (batch.outputs if own["response"]["status_code"] == 200 else batch.failures).append(own)
+            if self._duplicate_with is not None:  # after it here, before it in the file (written reversed)
+                copy = self._answer_as(batch, entry.body, self._duplicate_with)
+                batch.outputs.append(self._line(batch, entry.custom_id, *copy))
             with self._lock:
                 self.stats.batch_entries_answered += 1
                 self.stats.batch_by_prompt[last_user_message(entry.body)] += 1
+        asked = {entry.custom_id for entry in batch.entries}
+        for custom_id, answer in self._planted.items():
+            if custom_id not in asked:
+                status, body = self._answer_as(batch, {"model": batch.model or self.model, "messages": []}, answer)
+                batch.outputs.append(self._line(batch, custom_id, status, body))
 
-    def _batch_response(self, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+    def _line(self, batch: _StoredBatch, custom_id: str, status: int, body: dict[str, Any]) -> dict[str, Any]:
+        return {"id": self._next_id("batch_req_"), "custom_id": custom_id,
+                "response": {"status_code": status, "request_id": self._next_id("req_fake_"), "body": body},
+                "error": None}
+
+    def _batch_response(self, batch: _StoredBatch, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
         """One line's status and body, by the rules an interactive request follows (latency and capacity aside)."""
         refused = self._refusal(body)
         if refused is not None:
@@ -753,14 +837,19 @@ class FakeOpenAI:
         except Exception as exc:  # a broken responder is the test's bug, as for chat completions
             self._record_error(f"{type(exc).__name__}: {exc}")
             return 500, _error_body(f"fake_openai responder raised {type(exc).__name__}: {exc}", "server_error")
+        return self._answer_as(batch, body, answer)
+
+    def _answer_as(self, batch: _StoredBatch, body: dict[str, Any], answer: Answer) -> tuple[int, dict[str, Any]]:
         if isinstance(answer, Fault):
-            return _batch_fault(self, body, answer)
+            return _batch_fault(self, batch, body, answer)
         return 200, _completion(self.model, body, answer, reasoning=self.reasoning_content)
 
-    def _finish(self, batch: _StoredBatch, status: BatchStatus) -> None:
+    def _finish(self, batch: _StoredBatch, status: BatchStatus, *, echo_auth: bool = False) -> None:
         """Write the output and error files and end the batch in `status`."""
         answered = {line["custom_id"] for line in batch.outputs + batch.failures}
         code, message = ("batch_expired", EXPIRED) if status == "expired" else ("batch_cancelled", CANCELLED)
+        if echo_auth:
+            message = f"{message} (Authorization: {batch.authorization})"
         for entry in batch.entries:
             if entry.custom_id not in answered:
                 batch.failures.append({"id": self._next_id("batch_req_"), "custom_id": entry.custom_id,
@@ -883,6 +972,14 @@ class _Handler(BaseHTTPRequestHandler):
         if fake.require_api_key and self.headers.get("Authorization") != f"Bearer {fake.require_api_key}":
             self._send_error(401, "Incorrect API key provided.", "invalid_request_error", code="invalid_api_key")
             return
+        name = _route_name(method, route)
+        if name is not None:
+            with fake._lock:
+                fake.stats.batch_api_calls[name] += 1
+            scripted = fake._scripted_batch_api_answer(name)
+            if scripted is not None:
+                self._send_bytes(*scripted)
+                return
         try:
             match (method, *route):
                 case ("POST", "files"):
@@ -895,7 +992,9 @@ class _Handler(BaseHTTPRequestHandler):
                 case ("DELETE", "files", file_id):
                     payload = fake._delete_file(file_id)
                 case ("POST", "batches"):
-                    payload = fake._create_batch(_json_object(raw))
+                    payload = fake._create_batch(_json_object(raw), self.headers.get("Authorization", ""))
+                    if not fake._wait_for_creates():
+                        return  # the server is stopping: the client never hears of its batch
                 case ("GET", "batches"):
                     payload = fake._list_batches()
                 case ("GET", "batches", batch_id):
@@ -980,9 +1079,8 @@ class _Handler(BaseHTTPRequestHandler):
         elif kind == "huge":
             self._send_json(200, _completion(fake.model, body, Fault.huge_text(fault.size)))
         elif kind == "invalid_utf8":
-            marker = "@@NOT-UTF8@@"
-            encoded = json.dumps(_completion(fake.model, body, marker)).encode()
-            self._send_bytes(200, encoded.replace(marker.encode(), b"caf\xe9 \xff\xfe"))
+            encoded = json.dumps(_completion(fake.model, body, _NOT_UTF8_MARKER)).encode()
+            self._send_bytes(200, encoded.replace(_NOT_UTF8_MARKER.encode(), NOT_UTF8))
         elif kind == "trickle":
             data = json.dumps(_completion(fake.model, body, "a slow answer")).encode()
             self.send_response(200)
@@ -1047,6 +1145,14 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(data)
 
 
+def _route_name(method: str, route: tuple[str, ...]) -> str | None:
+    """The name `answer_batch_api` and `stats.batch_api_calls` give a files or batches call."""
+    names = {("POST", 1, "files"): "upload", ("GET", 2, "files"): "file", ("GET", 3, "files"): "content",
+             ("DELETE", 2, "files"): "delete", ("POST", 1, "batches"): "create", ("GET", 1, "batches"): "list",
+             ("GET", 2, "batches"): "poll", ("POST", 3, "batches"): "cancel"}
+    return names.get((method, len(route), route[0]))
+
+
 def _json_object(raw: bytes) -> dict[str, Any]:
     try:
         parsed = json.loads(raw)
@@ -1063,7 +1169,8 @@ def _error_body(message: str, error_type: str, *, code: str | None = None,
 
 
 def _jsonl(lines: Iterable[Any]) -> bytes:
-    return "".join(json.dumps(line) + "\n" for line in lines).encode()
+    """JSON Lines; an answer's `Fault.invalid_utf8()` marker becomes bytes that are not UTF-8 (NOT_UTF8)."""
+    return "".join(json.dumps(line) + "\n" for line in lines).encode().replace(_NOT_UTF8_MARKER.encode(), NOT_UTF8)
 
 
 def _multipart(content_type: str, raw: bytes) -> dict[str, tuple[str | None, bytes]]:
@@ -1136,11 +1243,19 @@ def _parse_batch_input(data: bytes, endpoint: str) -> tuple[list[_Entry], list[d
     return entries, errors, model
 
 
-def _batch_fault(fake: FakeOpenAI, body: dict[str, Any], fault: Fault) -> tuple[int, dict[str, Any]]:
-    """What a fault makes of one batch line: its HTTP error, or the same odd 200 body a request would get."""
+def _batch_fault(fake: FakeOpenAI, batch: _StoredBatch, body: dict[str, Any],
+                 fault: Fault) -> tuple[int, dict[str, Any]]:
+    """What a fault makes of one batch line: its HTTP error, or the same odd 200 body a request would get (an
+    answer whose bytes are not UTF-8, a 401 quoting the Authorization header the batch was created with)."""
     if fault.kind == "status":
         message = fault.message or f"Simulated HTTP {fault.status}"
         return fault.status, _error_body(message, _error_type(fault.status), code=fault.code)
+    if fault.kind == "invalid_utf8":
+        return 200, _completion(fake.model, body, _NOT_UTF8_MARKER)
+    if fault.kind == "echo_auth":
+        message = (f"Incorrect API key provided: {batch.authorization}. You can find your API key in your account "
+                   "settings.")
+        return 401, _error_body(message, "invalid_request_error", code="invalid_api_key")
     if fault.kind in ("empty_choices", "null_content", "huge", "delay"):
         text = Fault.huge_text(fault.size) if fault.kind == "huge" else "late answer" if fault.kind == "delay" else ""
         payload = _completion(fake.model, body, text)

@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import threading
+import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -370,3 +372,99 @@ def test_standalone_batch_polls() -> None:
         process.terminate()
         process.communicate(timeout=60)  # a hang guard: it ends at once on SIGTERM
     assert process.returncode == 0
+
+
+# -- a provider that misbehaves (tests/reliability/test_batch_integrity.py) ---------------------------------
+
+def raw_lines(client: openai.OpenAI, file_id: str | None) -> list[bytes]:
+    assert file_id is not None
+    return client.files.content(file_id).content.splitlines()
+
+
+def test_duplicate_entries_put_a_copy_before_each_line(fake_openai: FakeOpenAI, client: openai.OpenAI) -> None:
+    fake_openai.default = "right"
+    fake_openai.duplicate_entries("wrong")
+    finished, _ = poll_to_end(client, submit(client, [line("a", "q"), line("b", "r")]).id)
+    lines = [json.loads(raw) for raw in raw_lines(client, finished.output_file_id)]
+    assert [(item["custom_id"], text_of(item)) for item in lines] == [
+        ("b", "wrong"), ("b", "right"), ("a", "wrong"), ("a", "right")]
+    assert len({item["id"] for item in lines}) == 4 and fake_openai.stats.batch_entries_answered == 2
+    fake_openai.duplicate_entries(None)
+    again, _ = poll_to_end(client, submit(client, [line("c", "q")]).id)
+    assert list(download(client, again.output_file_id)) == ["c"]
+
+
+def test_planted_entries_come_with_batches_that_do_not_hold_them(fake_openai: FakeOpenAI,
+                                                                 client: openai.OpenAI) -> None:
+    fake_openai.default = "asked"
+    fake_openai.plant_entries({"x": "planted", "a": "planted"})
+    finished, _ = poll_to_end(client, submit(client, [line("a", "q")]).id)
+    answers = download(client, finished.output_file_id)  # one line per custom_id: "a" is not planted twice
+    assert {custom_id: text_of(item) for custom_id, item in answers.items()} == {"a": "asked", "x": "planted"}
+    assert fake_openai.stats.batch_entries_answered == 1
+
+
+def test_invalid_utf8_and_echo_auth_lines(fake_openai: FakeOpenAI, client: openai.OpenAI) -> None:
+    fake_openai.enqueue(Fault.invalid_utf8(), Fault.echo_auth())
+    finished, _ = poll_to_end(client, submit(client, [line("a", "q"), line("b", "r")]).id)
+    (garbled,) = raw_lines(client, finished.output_file_id)
+    assert b"caf\xe9 \xff\xfe" in garbled and json.loads(garbled.decode("utf-8", "replace"))["custom_id"] == "a"
+    with pytest.raises(UnicodeDecodeError):
+        garbled.decode("utf-8")
+    echoed = download(client, finished.error_file_id)["b"]["response"]
+    assert echoed["status_code"] == 401
+    assert "Incorrect API key provided: Bearer k." in echoed["body"]["error"]["message"]
+
+
+def test_failed_and_expired_batches_may_echo_the_authorization(fake_openai: FakeOpenAI,
+                                                               client: openai.OpenAI) -> None:
+    fake_openai.fail_batches("token_limit_exceeded", "Enqueued token limit reached", echo_auth=True)
+    failed, _ = poll_to_end(client, submit(client, [line("a", "q")]).id)
+    assert failed.errors is not None and failed.errors.data is not None
+    assert failed.errors.data[0].message == "Enqueued token limit reached (Authorization: Bearer k)"
+    fake_openai.expire_batches(after=0, echo_auth=True)
+    expired, _ = poll_to_end(client, submit(client, [line("b", "q")]).id)
+    assert download(client, expired.error_file_id)["b"]["error"]["message"].endswith("(Authorization: Bearer k)")
+
+
+def test_answer_batch_api_replaces_the_next_answers_of_a_route(fake_openai: FakeOpenAI,
+                                                               client: openai.OpenAI) -> None:
+    batch = submit(client, [line("a", "q")])
+    fake_openai.answer_batch_api("poll", {"status": 5}, times=2)
+    for _ in range(2):
+        response = client.batches.with_raw_response.retrieve(batch.id)
+        assert response.status_code == 200 and json.loads(response.text) == {"status": 5}
+    assert fake_openai.batch(batch.id)["status"] == "validating"  # not moved on
+    assert poll(client, batch.id).status == "in_progress"
+    fake_openai.answer_batch_api("upload", b"<html>", status=200)
+    uploaded = client.files.with_raw_response.create(file=("a.jsonl", jsonl([line("a", "q")])), purpose="batch")
+    assert uploaded.content == b"<html>" and fake_openai.stats.files_uploaded == 1
+    fake_openai.answer_batch_api("create", {"error": {"message": "no"}}, status=400)
+    with pytest.raises(openai.BadRequestError, match="no"):
+        client.batches.create(input_file_id="file-1", endpoint=ENDPOINT, completion_window="24h")
+    assert fake_openai.stats.batch_api_calls == {"upload": 2, "create": 2, "poll": 3}
+
+
+def test_forget_batches_makes_known_ids_404(fake_openai: FakeOpenAI, client: openai.OpenAI) -> None:
+    batch = submit(client, [line("a", "q")])
+    fake_openai.forget_batches()
+    with pytest.raises(openai.NotFoundError, match=f"No batch found with id '{batch.id}'"):
+        client.batches.retrieve(batch.id)
+    assert client.batches.list().data == [] and client.files.content(batch.input_file_id).content
+
+
+def test_hold_creates_holds_the_answer_of_a_made_batch(fake_openai: FakeOpenAI, client: openai.OpenAI) -> None:
+    uploaded = client.files.create(file=("a.jsonl", jsonl([line("a", "q")])), purpose="batch")
+    fake_openai.hold_creates()
+    created: list[Batch] = []
+    thread = threading.Thread(target=lambda: created.append(client.batches.create(
+        input_file_id=uploaded.id, endpoint=ENDPOINT, completion_window="24h")))
+    thread.start()
+    deadline = time.monotonic() + 30  # a hang guard
+    while fake_openai.stats.creates_held != 1:
+        assert time.monotonic() < deadline and thread.is_alive()
+        time.sleep(0.01)
+    assert [batch.input_file_id for batch in client.batches.list().data] == [uploaded.id] and created == []
+    fake_openai.release_creates()
+    thread.join(timeout=30)
+    assert [batch.id for batch in created] == ["batch_1"] and fake_openai.stats.creates_held == 0
