@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from .gate import ErrorCause, GateResult, RegressionCheck
+from .safe_text import safe_text
 
 __all__ = ["ERROR_LIMIT", "OUTPUT_LIMIT", "render_html", "write_html"]
 
@@ -52,7 +53,7 @@ def _clean(text: str) -> str:
 
 def esc(value: object) -> str:
     """Any value as HTML text (or a quoted attribute value): cleaned, then escaped."""
-    return html.escape(_clean(value if isinstance(value, str) else str(value)), quote=True)
+    return html.escape(_clean(safe_text(value)), quote=True)  # safe_text: bidi controls too, as their escapes
 
 
 def _json_text(value: Any, indent: int | None = 2) -> str:

@@ -17,6 +17,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from .safe_text import safe_text
+
 __all__ = ["escape", "render_markdown", "write_markdown"]
 
 TEXT_LIMIT = 200  # characters of one data text (an id, an error) shown; longer ones end with "..."
@@ -47,7 +49,7 @@ def escape(value: object, limit: int = TEXT_LIMIT) -> str:
     through), and what would open a block at the start of a line (`#`, `>`, a list marker, a rule) is escaped.
     Underscores stay: GitHub never reads them as emphasis inside a word, as in sample ids.
     """
-    text = " ".join(str(value).split())
+    text = safe_text(" ".join(str(value).split()))  # a control, bidi control or lone surrogate as its escape
     if len(text) > limit:
         text = text[:limit].rstrip() + "..."
     text = _SPECIAL.sub(lambda match: _ENTITIES.get(match.group(), "\\" + match.group()), text)

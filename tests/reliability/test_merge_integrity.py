@@ -365,8 +365,9 @@ def test_an_implausible_value_is_one_line(shards: Path, value: str) -> None:
 RAW = ("\x1b", "\x07", "\x00", "\r", "\u202e", "\u2066")
 
 
-def test_control_and_bidi_characters_of_a_shard_reach_the_terminal_as_escapes(shards: Path) -> None:
-    """Before: ESC, BEL, NUL and U+202E went to the terminal as they were: a CI log repainted, a line reordered."""
+def test_control_and_bidi_characters_of_a_shard_reach_the_terminal_and_the_pages_as_escapes(shards: Path) -> None:
+    """Before: ESC, BEL, NUL and U+202E went to the terminal and the Markdown as they were (a CI log repainted, a
+    line reordered), and U+202E into the HTML."""
     def hostile(report: Report) -> None:
         first_row(report).update(outcome="error", valid=None, fixed_valid=None,
                                  error="\x1b[2J\x1b]0;owned\x07 the endpoint\u202e said\x00 no\r")
@@ -374,10 +375,13 @@ def test_control_and_bidi_characters_of_a_shard_reach_the_terminal_as_escapes(sh
         report["run"]["collected"] += 1
 
     document = damage(shards, hostile)
-    result = merge(shards, *GATE, "--max-error-rate", "0")
+    result = merge(shards, *GATE, "--max-error-rate", "0", "--markdown", "full.md", "--html", "full.html")
     assert result.returncode == 1
-    shown = result.stdout + result.stderr
-    assert not [char for char in RAW if char in shown]
+    markdown, page = ((shards / name).read_text(encoding="utf-8") for name in ("full.md", "full.html"))
+    for shown in (result.stdout + result.stderr, markdown, page):
+        assert not [char for char in RAW if char in shown]
+    assert "the endpoint\\\\u202e said\\\\x00 no" in markdown  # the escape's backslash escaped: it shows as \\u202e
+    assert "the endpoint\\u202e said\\x00 no" in page
     assert result.stderr.splitlines() == ["tooleval merge: INCOMPLETE: 1 samples a shard collected never ran: "
                                           "en-\\u2066evil\\x1b[31m"]
     errors = sum(row["outcome"] == "error" for row in document["samples"])
