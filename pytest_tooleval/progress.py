@@ -29,6 +29,7 @@ LOG_INTERVAL_S = 10.0
 # a row of dots that stays open this long (tests that wait long for their answers) gets the line anyway: a CI log
 # that says nothing for minutes looks hung
 OPEN_ROW_PATIENCE_S = 60.0
+MIN_ROWS = 3  # a terminal with fewer rows gets no status line: pytest's output keeps them all
 ROW_HOOKS = "tooleval-progress-rows"
 
 
@@ -105,6 +106,8 @@ class ProgressLine:
         interval = self.interval_s
         if self.tty:
             self._rows = shutil.get_terminal_size().lines
+            if self._rows < MIN_ROWS:  # no room for a row of its own (LINES=1 wrote ESC[1;0r): no status line
+                return
             # keep the bottom row out of the scrolling region: pytest's output scrolls above the status line
             self.write(f"\n\x1b7\x1b[1;{self._rows - 1}r\x1b8")
         try:

@@ -37,6 +37,20 @@ def test_on_a_terminal_the_bottom_row_is_kept_and_given_back() -> None:
     assert written[-1] == f"\x1b7\x1b[r\x1b[{rows};1H\x1b[2K\x1b8"  # the region reset, the row cleared
 
 
+@pytest.mark.parametrize("rows", ["1", "2"])
+def test_a_terminal_of_fewer_than_three_rows_gets_no_status_line(monkeypatch: pytest.MonkeyPatch, rows: str) -> None:
+    """LINES=1 made the scrolling region ESC[1;0r, which terminals read as the whole screen or reject."""
+    monkeypatch.setenv("LINES", rows)
+    written: list[str] = []
+    states = iter([Progress(4, 4, 0, 0, 0, 40, 0.2)])
+    line = ProgressLine(lambda: next(states), written.append, tty=True)
+    line.start()
+    line._thread.join(timeout=60)  # a hang guard
+    assert not line._thread.is_alive()
+    line.stop()
+    assert written == []
+
+
 def test_in_a_log_it_is_plain_lines_until_everything_is_answered() -> None:
     written: list[str] = []
     states = iter([Progress(4, 1, 2, 0, 0, 10, 0.1), Progress(4, 4, 0, 0, 1, 40, 0.2)])
