@@ -9,12 +9,12 @@ a figure computed from rows the shard did not have.
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import accumulate
-from pathlib import Path
 from typing import Any, cast
 
 from jsonschema import Draft202012Validator
@@ -22,14 +22,17 @@ from jsonschema.exceptions import ValidationError, best_match
 
 from ..errors import ToolevalUsageError
 
-MAX_DEPTH = 100  # levels of nesting a report may have; the plugin's own reports have about ten
+# levels of nesting a report may have: the plugin's own have about ten, unless a model's output decoded to values
+# nested some 90 levels deeper (its shard is then refused, with the place named)
+MAX_DEPTH = 100
 MAX_SHARDS = 10_000  # the largest split a merge takes (it names every missing shard)
 DAMAGED = "a damaged report: run its shard again"
 
 # -- strict JSON ------------------------------------------------------------------------------------------------
 
-_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
-_NOT_BRACKET = re.compile(r"[^\[\]{}]")
+_ESCAPE = re.compile(r"\\.", re.DOTALL)
+_STRING = re.compile(r'"[^"]*"')  # once the escapes are gone
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
 _TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{},:]', re.DOTALL)
 
 
@@ -52,8 +55,6 @@ def _float(text: str) -> float | _NonFinite:
 def loads_strict(path: str, text: str, what: str = "merge") -> Any:
     """The JSON value of `text`, or a usage error of one line: nesting deeper than MAX_DEPTH (found before the
     decoder recurses), a non-finite number (NaN, Infinity, 1e999999), text that is not JSON."""
-    import json
-
     if _depth(text) > MAX_DEPTH:
         raise ToolevalUsageError(f"{what}: {path} nests deeper than {MAX_DEPTH} levels, at {_deep_path(text)} "
                                  f"(a report of this plugin nests about ten)")
@@ -61,16 +62,31 @@ def loads_strict(path: str, text: str, what: str = "merge") -> Any:
         value = json.loads(text, parse_constant=_constant, parse_float=_float)
     except ValueError as exc:  # JSONDecodeError, and integers past Python's digit limit
         raise ToolevalUsageError(f"{what}: {path} is not a JSON report ({exc})") from None
-    for where, item in walk(value):
+    if not _holds_non_finite(value):
+        return value
+    for where, item in walk(value):  # again, with the paths: to name the first one
         if isinstance(item, _NonFinite):
             raise ToolevalUsageError(f"{what}: {path} is not strict JSON: {where} is {item.text}, which is no "
                                      f"finite number ({DAMAGED}: this version writes null there)")
     return value
 
 
+def _holds_non_finite(value: Any) -> bool:
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, _NonFinite):
+            return True
+    return False
+
+
 def _depth(text: str) -> int:
     """The deepest nesting of arrays and objects in the JSON `text` (brackets inside strings not counted)."""
-    brackets = _NOT_BRACKET.sub("", _STRING.sub("", text))
+    brackets = _NOT_BRACKET.sub("", _STRING.sub("", _ESCAPE.sub("", text)))
     return max(accumulate(1 if char in "[{" else -1 for char in brackets), default=0)
 
 
@@ -94,8 +110,6 @@ def _deep_path(text: str) -> str:
             if stack:
                 stack[-1][1] = last
         else:
-            import json
-
             try:
                 last = str(json.loads(token))
             except ValueError:
@@ -283,7 +297,7 @@ class Shard:
     def incomplete(self) -> str | None:
         if not self.missing:
             return None
-        named = Path(self.path).name + (f" (shard {self.shard})" if self.shard else "")
+        named = self.path + (f" (shard {self.shard})" if self.shard else "")
         return f"{named} has no row for {self.missing} of the {self.collected} samples it collected"
 
 
@@ -312,10 +326,12 @@ def check_shard(path: str, document: dict[str, Any]) -> Shard:
             raise ToolevalUsageError(f"merge: {path} holds sample {row['test_id']} twice ({DAMAGED})")
         seen.add(key)
         test_ids.add(row["test_id"])
-    not_run = run.get("not_run") or []
-    if len(set(not_run)) < len(not_run):
-        twice = next(test_id for test_id in not_run if not_run.count(test_id) > 1)
-        raise ToolevalUsageError(f"merge: {path} lists sample {twice} as not run twice ({DAMAGED})")
+    not_run: list[str] = run.get("not_run") or []
+    listed: set[str] = set()
+    for test_id in not_run:
+        if test_id in listed:
+            raise ToolevalUsageError(f"merge: {path} lists sample {test_id} as not run twice ({DAMAGED})")
+        listed.add(test_id)
     if (both := sorted(test_ids.intersection(not_run))):
         raise ToolevalUsageError(f"merge: {path} has a row for sample {both[0]}, which it lists as not run "
                                  f"({DAMAGED})")
