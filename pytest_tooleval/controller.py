@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import pytest
 
-from .errors import ToolevalUsageError
+from .errors import NOT_ASKED, ToolevalUsageError
 from .models.access import access_kind
 from .report.gate import GateResult, evaluate_gate, evaluate_regressions, sort_thresholds
 from .report.json_report import check_report_path, report_document, write_report
@@ -291,9 +291,17 @@ class Controller:
         collected = set(self.session.collected_test_ids or ())
         not_run = sorted(test_id for test_id in collected - answered
                          if not is_placeholder(test_id) and self.session.run.case_for_test_id(test_id) is not None)
+        # skipped rows are not written: counted, so that a merge can tell them from rows a shard lost; those a
+        # stopping run never asked are samples not run, which make a merge of the shard incomplete
+        skips = [row for row in self.samples.values()
+                 if row["outcome"] == "skipped" and row.get("test_id") in collected]
+        stopped = [row["test_id"] for row in skips if str(row.get("error") or "").startswith(NOT_ASKED)]
+        skipped = len(skips) - len(stopped)
+        collected_n = len(collected & answered) + len(not_run)
+        not_run = sorted(not_run + stopped)
         return {"shard": settings.shard, "sample": settings.sample,
                 "seed": settings.seed if settings.sample is not None else None,
-                "collected": len(collected & answered) + len(not_run), "not_run": not_run,
+                "collected": collected_n, "not_run": not_run, "skipped": skipped,
                 "role_models": self.session.role_models(), "prices": settings.prices or None}
 
     def _batch_line(self) -> str:

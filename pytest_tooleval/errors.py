@@ -22,6 +22,9 @@ class NotAsked(InfrastructureError):
     run, and so in no figure, rather than an error of its own."""
 
 
+NOT_ASKED = "not run, the run stopped before its request was sent: "  # the skip reason of such a sample
+
+
 class SampleError(ToolevalError):
     """The sample could not be scored (no recorded output, no helper model, ...): the test errors."""
 

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from .config import Settings
 from .engine import Engine
-from .errors import NotAsked
+from .errors import NOT_ASKED, NotAsked
 from .models.access import ModelAccess, access_kind
 from .models.meter import SERVED_FROM_CACHE, asked_tokens
 from .outcome import SampleResult
@@ -249,7 +249,7 @@ class ToolevalSession:
             answer = await self.run.suite(case.suite).answer(original(case), self.access)
             cached = SERVED_FROM_CACHE.get() or {}
         except NotAsked as exc:  # the run stopped before this sample's request left: it did not run
-            return Skipped(f"not run: {exc}")
+            return Skipped(f"{NOT_ASKED}{exc}")
         finally:
             REPEAT.reset(token)
             SERVED_FROM_CACHE.reset(served)

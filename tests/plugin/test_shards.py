@@ -105,5 +105,5 @@ def test_a_subsampled_run_is_marked_partial(pytester: pytest.Pytester, monkeypat
     result = pytester.runpytest_subprocess("--tooleval-model=oracle", "--tooleval-categories=normal_atom_bool",
                                            "--tooleval-sample=0.2", "--tooleval-seed=7", "-p", "no:cacheprovider")
     result.assert_outcomes(passed=10)
-    result.stdout.fnmatch_lines(["ACEBench en: partial run (*1 categories ran only part of their samples)",
+    result.stdout.fnmatch_lines(["ACEBench en: partial run (*1 category ran only part of its samples)",
                                  "normal_atom_bool * 10/10 * 0 * 1.000 * [0.722, 1.000]*"])

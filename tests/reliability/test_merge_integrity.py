@@ -390,3 +390,31 @@ def test_control_and_bidi_characters_of_a_shard_reach_the_terminal_and_the_pages
     assert (f"tooleval gate: error rate MISSED: {rate:.3f} > 0.000 (1 {first_row(document)['category']}: "
             "\\x1b[2J\\x1b]0;owned\\x07 the endpoint\\u202e said\\x00 no)") in result.stdout.splitlines()  # to the \\r
     assert read(shards / "full.json")["samples"][0]["error"].startswith("\x1b[2J")  # the report keeps it raw
+
+
+def test_shards_of_a_run_stopped_by_a_dead_endpoint_merge_incomplete(tmp_path: Path) -> None:
+    """The samples a stopping run never asked skip as not run (no row): the shard lists them as not run, so they
+    are never taken for samples skipped on purpose, and the merge cannot pass a gate on what did run."""
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    write_mini_acebench(tmp_path / "data")
+    (tmp_path / "test_acebench.py").write_text(THIN_TEST, encoding="utf-8")
+    for index in (1, 2):
+        # one request at a time: the first sample's attempts trip the breaker, the others are never asked
+        done = subprocess.run(
+            [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--tooleval-model=m",
+             f"--tooleval-base-url=http://127.0.0.1:{port}/v1", "--tooleval-api-key=k", "--tooleval-no-probe",
+             "--tooleval-concurrency=1", f"--tooleval-data-dir={tmp_path / 'data'}",
+             f"--tooleval-categories={CATEGORIES}", f"--tooleval-cache-dir={tmp_path / 'cache'}",
+             f"--tooleval-shard={index}/2", f"--tooleval-report=shard{index}.json", "-n", "2"],
+            cwd=tmp_path, env=_environ(), capture_output=True, text=True, timeout=300, check=False)
+        assert done.returncode == pytest.ExitCode.INTERRUPTED, done.stdout[-2000:]
+    shard1 = read(tmp_path / "shard1.json")
+    assert shard1["run"]["not_run"] and shard1["run"]["skipped"] == 0
+    result = merge(tmp_path, "--fail-under", "overall=0.0", "--max-error-rate", "1")
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "tooleval merge: INCOMPLETE: " in result.stderr and "never ran" in result.stderr
+    assert "tooleval gate: FAILED" in result.stdout
