@@ -7,8 +7,10 @@ in; the problems out (none: the turn passed), each one readable line and the nam
 answer into `Call`s first.
 
 The model's output is hostile input, so every path ends in a verdict: values in messages are clipped and written
-on one line with control characters escaped, a pattern searches a bounded text, a native call's arguments are read
-up to the text protocol's own length limit, and deep nesting or non-JSON values become problems, not exceptions.
+on one line with control characters escaped, the file's patterns (matchers and the tools' schemas alike) run in
+linear time (patterns.py: RE2; without it, Python's re under a deadline whose excess is a problem), a native call's
+arguments are read up to the text protocol's own length limit, and deep nesting or non-JSON values become problems,
+not exceptions.
 
 Values are compared as JSON values: 3 equals 3.0, true is not 1, a string is never a number, and a tuple of the
 text protocol is an array. A null argument and a missing one are the same ("not given"), in both directions:
@@ -21,13 +23,14 @@ from __future__ import annotations
 
 import itertools
 import json
-import re
 from collections.abc import Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from functools import cache, lru_cache
+from functools import cache
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from pytest_tooleval.suites.acebench.decode import MAX_SOURCE_CHARS, DecodeError, decode_fixed
+
+from . import patterns
 
 if TYPE_CHECKING:
     from jsonschema.exceptions import ValidationError
@@ -39,8 +42,7 @@ __all__ = ["Call", "Problem", "assess", "check", "decode_text_calls", "decode_to
 
 #: Characters of one value (an argument, the answer's text) a message shows.
 SHOWN_CHARS = 200
-#: Characters of a pattern's searched text: Python's re has no timeout, so the model's text is what is bounded
-#: (a pattern of the file with nested repeats, like (a+)+$, can still backtrack for long: the file's to fix).
+#: Characters of the text a matcher's pattern searches (the answer in words, a string argument).
 SEARCHED_CHARS = 100_000
 #: Most calls whose every one-to-one assignment is tried (8! = 40,320 sums of a table computed once); greedy above.
 MAX_PERMUTED_CALLS = 8
@@ -158,10 +160,10 @@ def _text_problems(expect: Expectation, text: str) -> list[Problem]:
         problems += [Problem(f"the answer does not contain {_show(needle)}", "answer: contains")
                      for needle in expect.contains if needle.casefold() not in folded]
     if expect.regex is not None:
-        pattern = _pattern(expect.regex)
-        if isinstance(pattern, str):
-            problems.append(Problem(pattern, "answer: regex"))
-        elif pattern.search(text[:SEARCHED_CHARS]) is None:
+        found = _search(expect.regex, text[:SEARCHED_CHARS])
+        if isinstance(found, str):
+            problems.append(Problem(f"the answer: {found}" if found == patterns.TIMED_OUT else found, "answer: regex"))
+        elif not found:
             problem = f"the answer does not match /{_pattern_shown(expect.regex)}/"
             if len(text) > SEARCHED_CHARS:
                 problem += f" (searched its first {SEARCHED_CHARS} of {len(text)} characters)"
@@ -249,10 +251,10 @@ def _mismatch(matcher: Matcher, got: Any) -> str | None:
     elif kind == "any_of":
         passed = any(_same(value, got) for value in _values(matcher.value))
     elif kind == "regex":
-        pattern = _pattern(str(matcher.value))
-        if isinstance(pattern, str):
-            return pattern
-        passed = isinstance(got, str) and pattern.search(got[:SEARCHED_CHARS]) is not None
+        found = _search(str(matcher.value), got[:SEARCHED_CHARS]) if isinstance(got, str) else False
+        if isinstance(found, str):
+            return found
+        passed = found
     elif kind == "tolerance":
         passed = _within(got, matcher.value, matcher.tolerance or 0.0)
     elif kind == "unordered":
@@ -354,13 +356,16 @@ def _contains(got: Any, needle: Any) -> bool:
     return False
 
 
-@lru_cache(maxsize=256)
-def _pattern(source: str) -> re.Pattern[str] | str:
-    """`source` compiled once, or the problem with it (the loader checks patterns; this keeps a bad one a verdict)."""
+def _search(source: str, text: str) -> bool | str:
+    """Whether the pattern `source` is found in `text` (`re.search`'s answer, in linear time), or the problem: a
+    pattern that cannot be run (the loader checks them; this keeps a bad one a verdict), or the fallback's deadline
+    passed (`regex matcher timed out after 2000 ms`)."""
     try:
-        return re.compile(source)
-    except (re.error, OverflowError, RecursionError, ValueError) as exc:
+        return patterns.search(source, text)
+    except patterns.PatternProblem as exc:
         return f"the pattern /{_pattern_shown(source)}/ is not a valid regular expression: {exc}"
+    except patterns.MatchTimeout as exc:
+        return str(exc)
 
 
 def _pattern_shown(source: str) -> str:
@@ -435,12 +440,72 @@ def _validator(tool: ToolSpec) -> Validator:
 
 @cache
 def _validator_class() -> type[Validator]:
-    """Draft 2020-12 with a linear uniqueItems: jsonschema's compares unsortable items (objects, mixed types)
-    pairwise, and a hostile array of a few thousand objects would take minutes."""
+    """Draft 2020-12 with a linear uniqueItems (jsonschema's compares unsortable items, objects or mixed types,
+    pairwise: a hostile array of a few thousand objects would take minutes), and the keywords that run the file's
+    patterns (pattern, patternProperties, additionalProperties beside them) on the linear-time matcher."""
     from jsonschema import Draft202012Validator, validators
 
     return validators.create(meta_schema=Draft202012Validator.META_SCHEMA,
-                             validators={**Draft202012Validator.VALIDATORS, "uniqueItems": _unique_items})
+                             validators={**Draft202012Validator.VALIDATORS, "uniqueItems": _unique_items,
+                                         "pattern": _pattern_keyword, "patternProperties": _pattern_properties,
+                                         "additionalProperties": _additional_properties})
+
+
+def _pattern_keyword(validator: Any, pattern: str, instance: Any, schema: Any) -> Iterator[ValidationError]:
+    from jsonschema.exceptions import ValidationError
+
+    if not validator.is_type(instance, "string"):
+        return
+    found = _search(pattern, instance)
+    if isinstance(found, str):
+        yield ValidationError(found)
+    elif not found:
+        yield ValidationError(f"{instance!r} does not match {pattern!r}")
+
+
+def _pattern_properties(validator: Any, pattern_properties: Any, instance: Any, schema: Any
+                        ) -> Iterator[ValidationError]:
+    from jsonschema.exceptions import ValidationError
+
+    if not validator.is_type(instance, "object"):
+        return
+    for pattern, subschema in pattern_properties.items():
+        for key, value in instance.items():
+            found = _search(pattern, key) if isinstance(key, str) else False  # the text protocol's {1: 'a'}
+            if isinstance(found, str):
+                yield ValidationError(f"{_show(key, _NAME_SHOWN)}: {found}")
+            elif found:
+                yield from validator.descend(value, subschema, path=key, schema_path=pattern)
+
+
+def _additional_properties(validator: Any, additional: Any, instance: Any, schema: Any) -> Iterator[ValidationError]:
+    """The properties neither `properties` nor a `patternProperties` pattern covers, checked against
+    `additional` (false: not allowed)."""
+    from jsonschema.exceptions import ValidationError
+
+    if not validator.is_type(instance, "object"):
+        return
+    named = schema.get("properties", {})
+    extras = []
+    for key in instance:
+        if key in named:
+            continue
+        for pattern in schema.get("patternProperties", {}):
+            found = _search(pattern, key) if isinstance(key, str) else False
+            if isinstance(found, str):
+                yield ValidationError(f"{_show(key, _NAME_SHOWN)}: {found}")
+            if found:
+                break
+        else:
+            extras.append(key)
+    if validator.is_type(additional, "object"):
+        for key in extras:
+            yield from validator.descend(instance[key], additional, path=key)
+    elif additional is False and extras:
+        listed = ", ".join(_show(key, _NAME_SHOWN) for key in extras[:_NAMES_LISTED])
+        more = f" and {len(extras) - _NAMES_LISTED} more" if len(extras) > _NAMES_LISTED else ""
+        yield ValidationError(f"Additional properties are not allowed ({listed}{more} "
+                              f"{'was' if len(extras) == 1 else 'were'} unexpected)")
 
 
 def _unique_items(validator: Any, unique: Any, instance: Any, schema: Any) -> Iterator[ValidationError]:

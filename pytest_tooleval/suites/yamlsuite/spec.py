@@ -24,6 +24,7 @@ import yaml
 
 from ...datafiles import read_text
 from ...errors import DataError
+from . import patterns
 
 if TYPE_CHECKING:
     from jsonschema.exceptions import ValidationError
@@ -358,7 +359,18 @@ def _suite_validator() -> Validator:
     from jsonschema import Draft202012Validator
 
     schema = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
-    return Draft202012Validator(schema, format_checker=Draft202012Validator.FORMAT_CHECKER)  # checks the regexes
+    return Draft202012Validator(schema, format_checker=_format_checker())
+
+
+def _format_checker() -> Any:
+    """jsonschema's format checks, with `regex` as the matchers run them (patterns.py: RE2's limits too)."""
+    from jsonschema import Draft202012Validator, FormatChecker
+
+    checker = FormatChecker(())
+    checker.checkers = {**Draft202012Validator.FORMAT_CHECKER.checkers,
+                        "regex": (lambda instance: not isinstance(instance, str) or patterns.problem(instance) is None,
+                                  ())}
+    return checker
 
 
 _TYPE_NAMES = {"object": "a mapping", "array": "a list", "string": "a string", "number": "a number",
@@ -424,11 +436,7 @@ def _schema_problem(error: ValidationError) -> tuple[Keys, str, str | None]:
 
 
 def _regex_problem(pattern: str) -> str:
-    try:
-        re.compile(pattern)
-    except re.error as exc:
-        return str(exc)
-    return "not a Python regular expression"  # the format check disagreed with re: should not happen
+    return patterns.problem(pattern) or "not a regular expression"  # the format check said so: should not happen
 
 
 # -- the rules beyond the schema, and the built values ----------------------------------------------------------
@@ -568,11 +576,18 @@ def _expected_call(source: _Source, raw: Mapping[str, Any], where: Keys, tools: 
 def _is_parameter(parameters: Mapping[str, Any], name: str) -> bool:
     if name in parameters.get("properties", {}):
         return True
-    if any(re.search(pattern, name) for pattern in parameters.get("patternProperties", {})):
+    if any(_found(pattern, name) for pattern in parameters.get("patternProperties", {})):
         return True
     # Only an explicit additionalProperties opens the schema: JSON Schema's default (open) would let every
     # misspelt argument through, and tools rarely say it.
     return parameters.get("additionalProperties", False) is not False
+
+
+def _found(pattern: str, name: str) -> bool:
+    try:
+        return patterns.search(pattern, name)
+    except (patterns.PatternProblem, patterns.MatchTimeout):  # checked before; a name it cannot match is not one
+        return False
 
 
 def _matcher(raw: Any) -> Matcher:

@@ -279,6 +279,31 @@ def test_a_bad_regex_names_the_key(tmp_path: Path) -> None:
         "character set at position 0)")
 
 
+
+@pytest.mark.parametrize(("pattern", "reason"), [
+    (r"(\w)\1", "RE2 cannot run it: invalid escape sequence: \\1; patterns run in linear time, without "
+                "backreferences, lookarounds, atomic groups or possessive repeats"),
+    ("^(?!Paris)", "RE2 cannot run it: invalid perl operator: (?!; patterns run in linear time, without "
+                   "backreferences, lookarounds, atomic groups or possessive repeats"),
+    (r"\p{Lu}", "bad escape \\p at position 0"),  # Python's syntax, which RE2 would read otherwise
+])
+def test_a_pattern_that_cannot_run_in_linear_time_is_refused_with_its_line(tmp_path: Path, pattern: str,
+                                                                          reason: str) -> None:
+    quoted = pattern.replace("'", "''")
+    assert _problem(tmp_path, _case(CALL + f"            city:\n              regex: '{quoted}'\n")) == (
+        f"suite.tooleval.yaml:16: cases[0].expect.calls[0].arguments.city.regex: {pattern!r} is not a valid regular "
+        f"expression ({reason})")
+    assert _problem(tmp_path, _case(f"    user: hi\n    expect: {{no_call: true, regex: '{quoted}'}}\n")) == (
+        f"suite.tooleval.yaml:11: cases[0].expect.regex: {pattern!r} is not a valid regular expression ({reason})")
+
+
+def test_patterns_python_reads_and_re2_runs_load(tmp_path: Path) -> None:
+    text = _case(CALL + '            city: {regex: "(?x) ^ \\\\w+  # a word\\n  $"}\n'
+                        "            unit: {regex: '[[:alpha:]]{,3}'}\n")
+    arguments = load_file(_write(tmp_path, text)).cases[0].turns[0].expect.calls[0].arguments
+    assert arguments["city"] == Matcher("regex", "(?x) ^ \\w+  # a word\n  $")
+
+
 def test_an_unknown_tool_in_a_call(tmp_path: Path) -> None:
     text = _case("    user: hi\n    expect:\n      calls:\n        - name: get_weather\n        - name: get_wether\n")
     assert _problem(tmp_path, text) == (

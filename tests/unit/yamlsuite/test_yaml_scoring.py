@@ -382,10 +382,12 @@ def test_values_that_are_not_json_end_in_a_verdict() -> None:
         "call 1 (f): argument 'x': expected 'ab' (exact), got b'\\x00ab'",
         "call 1 (f): its arguments violate the tool's schema: 'x': b'\\x00ab' is not of type 'string'",
     ]
-    # a non-string key where the schema matches keys against a pattern: jsonschema raises, the scorer reports
-    keyed = ToolSpec("f", "", {"type": "object", "properties": {"z": {"patternProperties": {"^a": {}}}}})
-    (problem,) = check(expect_calls(ExpectedCall("f", {}, partial=True)), calls, "", {"f": keyed})
-    assert problem.startswith("call 1 (f): its arguments could not be checked against the tool's schema: TypeError")
+    # a non-string key where the schema matches keys against a pattern: no pattern matches it
+    keyed = ToolSpec("f", "", {"type": "object", "properties": {"z": {"patternProperties": {"^a": {}},
+                                                                      "additionalProperties": False}}})
+    assert check(expect_calls(ExpectedCall("f", {}, partial=True)), calls, "", {"f": keyed}) == [
+        "call 1 (f): its arguments violate the tool's schema: 'z': Additional properties are not allowed (1 was "
+        "unexpected)"]
 
 
 def test_a_huge_argument_text_is_refused_before_it_is_read() -> None:
