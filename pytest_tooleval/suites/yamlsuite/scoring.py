@@ -433,7 +433,11 @@ def _validator(tool: ToolSpec) -> Validator:
         return cached[1]
     if len(_validators) >= _VALIDATORS_KEPT:
         _validators.clear()
-    validator = _validator_class()(tool.parameters)
+    from referencing import Registry
+
+    # references resolve within the schema (and jsonschema's meta-schemas), never by fetching: the loader has
+    # refused any other (toolschema.py), and an empty registry keeps it so should one get through
+    validator = _validator_class()(tool.parameters, registry=Registry())
     _validators[id(tool)] = (tool, validator)
     return validator
 

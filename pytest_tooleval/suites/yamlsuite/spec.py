@@ -24,7 +24,7 @@ import yaml
 
 from ...datafiles import read_text
 from ...errors import DataError
-from . import patterns
+from . import patterns, toolschema
 
 if TYPE_CHECKING:
     from jsonschema.exceptions import ValidationError
@@ -488,6 +488,9 @@ def _tools(source: _Source, raws: list[Any]) -> dict[str, ToolSpec]:
             else:
                 problem = exc.message
             raise source.error((*where, "parameters", *place), f"not a valid JSON Schema: {problem}") from None
+        fault = toolschema.problem(parameters)  # references, loops and patterns
+        if fault is not None:
+            raise source.error((*where, "parameters", *fault[0]), fault[1])
         tools[name] = ToolSpec(name=name, description=function.get("description", ""), parameters=parameters)
         name_lines[name] = source.line((*where, "name"))
     return tools

@@ -295,6 +295,12 @@ def test_a_pattern_that_cannot_run_in_linear_time_is_refused_with_its_line(tmp_p
         f"expression ({reason})")
     assert _problem(tmp_path, _case(f"    user: hi\n    expect: {{no_call: true, regex: '{quoted}'}}\n")) == (
         f"suite.tooleval.yaml:11: cases[0].expect.regex: {pattern!r} is not a valid regular expression ({reason})")
+    if not reason.startswith("RE2"):
+        return  # a tool's schema is checked against the meta-schema first, whose format check is Python's
+    schema = TOOLS.replace("city: {type: string}", f"city: {{type: string, pattern: '{quoted}'}}")
+    assert _problem(tmp_path, schema + ONE_CASE) == (
+        f"suite.tooleval.yaml:6: tools[0].parameters.properties.city.pattern: not a valid regular expression "
+        f"({reason})")
 
 
 def test_patterns_python_reads_and_re2_runs_load(tmp_path: Path) -> None:
@@ -302,6 +308,27 @@ def test_patterns_python_reads_and_re2_runs_load(tmp_path: Path) -> None:
                         "            unit: {regex: '[[:alpha:]]{,3}'}\n")
     arguments = load_file(_write(tmp_path, text)).cases[0].turns[0].expect.calls[0].arguments
     assert arguments["city"] == Matcher("regex", "(?x) ^ \\w+  # a word\n  $")
+
+
+REF_FAULTS = [
+    ("      properties:\n        city: {$ref: '#/$defs/a'}\n      $defs:\n        a: {$ref: '#/$defs/b'}\n"
+     "        b: {$ref: '#/$defs/a'}\n",
+     "8: tools[0].parameters['$defs'].a['$ref']: the references loop (#/$defs/a -> #/$defs/b) without going into the "
+     "arguments: validating a call would never end"),
+    ("      properties:\n        city: {$ref: 'https://example.com/city.json'}\n",
+     "6: tools[0].parameters.properties.city['$ref']: $ref 'https://example.com/city.json' is not in the tool's "
+     "schema: references are resolved within the file and never fetched (copy the schema under $defs and refer to "
+     "it as #/$defs/NAME)"),
+    ("      properties:\n        city: {$ref: '#/$defs/town'}\n",
+     "6: tools[0].parameters.properties.city['$ref']: $ref '#/$defs/town' points to nothing in the tool's schema"),
+]
+
+
+@pytest.mark.parametrize(("properties", "expected"), REF_FAULTS)
+def test_a_tool_schema_that_loops_or_reaches_out_is_refused_with_its_line(tmp_path: Path, properties: str,
+                                                                          expected: str) -> None:
+    text = "tools:\n  - name: get_weather\n    parameters:\n      type: object\n" + properties + ONE_CASE
+    assert _problem(tmp_path, text) == f"suite.tooleval.yaml:{expected}"
 
 
 def test_an_unknown_tool_in_a_call(tmp_path: Path) -> None:
