@@ -57,16 +57,83 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
     return rows
 
 
+#: Most levels of nested lists and mappings a YAML file may have: a deeper one is refused before it is built
+#: (pyyaml builds it by recursion, and 5,000 levels of `[` end in a RecursionError).
+YAML_MAX_DEPTH = 100
+#: Most values the aliases of one YAML document may bring in, all uses together, each counting every value of its
+#: anchor (aliases within it included). Ten aliases of ten aliases of ... (a "billion laughs" of a kilobyte) stay
+#: small for pyyaml, which shares the values, but not for what walks them after: the schema check, the copies.
+YAML_MAX_ALIASED = 100_000
+
+
+def yaml_bounds_problem(text: str, *, recursive_aliases: bool = False) -> tuple[int, str] | None:
+    """Where (the line) and why a YAML text exceeds what may be loaded from it: nesting deeper than
+    `YAML_MAX_DEPTH`, aliases bringing in more than `YAML_MAX_ALIASED` values, or (unless `recursive_aliases`,
+    for a caller that refuses them itself) an alias inside its own anchor. None: it may be loaded.
+
+    Read from the parser's events, before anything is built, with no recursion: only the sizes of the anchors so
+    far are kept. Malformed YAML raises pyyaml's error, as loading it would.
+    """
+    import yaml
+
+    open_collections: list[list[Any]] = []  # [anchor or None, values so far] of each list or mapping being read
+    sizes: dict[str, int] = {}  # anchor -> the values it holds, itself included
+    open_anchors: list[str] = []
+    aliased = 0
+    for event in yaml.parse(text, Loader=yaml.SafeLoader):
+        line = event.start_mark.line + 1 if event.start_mark is not None else 1
+        size = 0
+        if isinstance(event, yaml.DocumentStartEvent):
+            sizes.clear()  # anchors belong to their document
+            aliased = 0
+        elif isinstance(event, yaml.AliasEvent):
+            if event.anchor in open_anchors:
+                if not recursive_aliases:
+                    return line, f"the alias *{event.anchor} is inside its own anchor: the value would contain itself"
+                size = 1
+            else:
+                size = sizes.get(event.anchor or "", 1)  # an undefined alias: the loader names it
+            aliased += size
+            if aliased > YAML_MAX_ALIASED:
+                return line, (f"its aliases bring in more than {YAML_MAX_ALIASED:,} values (an alias bomb?): write "
+                              "the values out, or use fewer aliases")
+        elif isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
+            if len(open_collections) >= YAML_MAX_DEPTH:
+                return line, f"lists and mappings are nested more than {YAML_MAX_DEPTH} levels deep"
+            open_collections.append([event.anchor, 1])
+            if event.anchor:
+                open_anchors.append(event.anchor)
+            continue
+        elif isinstance(event, yaml.CollectionEndEvent):
+            anchor, size = open_collections.pop()
+            if anchor:
+                sizes[anchor] = size
+                open_anchors.remove(anchor)
+        elif isinstance(event, yaml.ScalarEvent):
+            size = 1
+            if event.anchor:
+                sizes[event.anchor] = 1
+        if open_collections:
+            open_collections[-1][1] += size
+    return None
+
+
 def read_yaml(path: Path, where: str) -> Any:
     """A configuration file's YAML value; a usage error (one line starting with `where`) when it cannot be one.
     Safe loading only (the file builds plain values, never objects), and a key given twice is an error: YAML
-    would keep the last one silently, so one of two settings (or quarantined ids) would be lost."""
+    would keep the last one silently, so one of two settings (or quarantined ids) would be lost. Nesting and
+    aliases are bounded (`yaml_bounds_problem`), so a hostile file is refused at once instead of exhausting the
+    stack or the memory."""
     import yaml
 
     from .errors import ToolevalUsageError
 
     try:
-        return yaml.load(path.read_text(encoding="utf-8"), Loader=_unique_keys_loader())  # a SafeLoader
+        text = path.read_text(encoding="utf-8")
+        bounds = yaml_bounds_problem(text)
+        if bounds is not None:
+            raise ToolevalUsageError(f"{where} (line {bounds[0]}): {bounds[1]}")
+        return yaml.load(text, Loader=_unique_keys_loader())  # a SafeLoader: plain values only
     except FileNotFoundError:
         raise ToolevalUsageError(f"{where}: no such file") from None
     except (OSError, UnicodeDecodeError) as exc:

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Literal, NoReturn
 
 import yaml
 
-from ...datafiles import read_text
+from ...datafiles import read_text, yaml_bounds_problem
 from ...errors import DataError
 from . import patterns, toolschema
 
@@ -232,6 +232,11 @@ for _tag in ("binary", "set", "omap", "pairs"):
 
 def _parse(text: str, path: Path) -> Any:
     try:
+        # nesting and aliases bounded before anything is built; a recursive alias is refused by check_keys, which
+        # names its key
+        bounds = yaml_bounds_problem(text, recursive_aliases=True)
+        if bounds is not None:
+            raise DataError(f"{path}:{bounds[0]}: {bounds[1]}")
         loader = _LineLoader(text)  # reads the whole text, and refuses control characters, at once
         try:
             return loader.get_single_data()

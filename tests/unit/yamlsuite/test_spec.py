@@ -461,6 +461,33 @@ def test_only_json_values_are_built(tmp_path: Path, text: str, expected: str) ->
     assert _problem(tmp_path, text) == f"suite.tooleval.yaml:{expected}"
 
 
+def _nested(levels: int) -> str:
+    return _case(CALL + f"            city: {{exact: {'[' * levels}{']' * levels}}}\n")
+
+
+def test_nesting_is_bounded_before_anything_is_built(tmp_path: Path) -> None:
+    # the city's {exact: ...} is the 8th level (the file, cases, the case, expect, calls, the call, arguments): 92
+    # lists in it make 100
+    load_file(_write(tmp_path, _nested(92)))
+    assert _problem(tmp_path, _nested(93)) == (
+        "suite.tooleval.yaml:15: lists and mappings are nested more than 100 levels deep")
+    assert _problem(tmp_path, _nested(100_000)) == (
+        "suite.tooleval.yaml:15: lists and mappings are nested more than 100 levels deep")
+
+
+def _aliased(copies: int) -> str:
+    """An anchor of 1,000 values (a list of 999 items), then `copies` aliases of it."""
+    values, aliases = ", ".join(["x"] * 999), ", ".join(["*many"] * copies)
+    return _case(CALL + f"            city: {{exact: [&many [{values}], {aliases}]}}\n")
+
+
+def test_aliases_are_bounded_by_the_values_they_bring_in(tmp_path: Path) -> None:
+    load_file(_write(tmp_path, _aliased(100)))  # 100,000 values brought in: the most there may be
+    assert _problem(tmp_path, _aliased(101)) == (
+        "suite.tooleval.yaml:15: its aliases bring in more than 100,000 values (an alias bomb?): write the values "
+        "out, or use fewer aliases")
+
+
 @pytest.mark.parametrize(("text", "expected"), [
     ("", "1: the file is empty (a suite file has tools and cases)"),
     ("- a\n", "1: expected a mapping, got a list"),
