@@ -61,7 +61,7 @@ def read_config_file(folder: Path, options: Sequence[Any]) -> tuple[dict[str, st
         if name in settings:  # both spellings of one option: which one was meant?
             raise ToolevalUsageError(f"{path}: {name} is given twice (as {name!r} and "
                                      f"{name.replace('-', '_')!r}): keep one")
-        settings[name] = _as_text(value)
+        settings[name] = _as_text(value, str(key), path)
     return settings, path
 
 
@@ -75,12 +75,45 @@ def _describe(error: Any, options: Sequence[Any]) -> str:
     return f"{where}: {error.message}" if where else str(error.message)
 
 
-def _as_text(value: Any) -> str:
-    """A YAML value as the command line would spell it."""
+def _as_text(value: Any, where: str, path: Path) -> str:
+    """A YAML value as the command line would spell it: a list as `a,b`, a mapping as `k=v,k2=v2` (a list in it as
+    `v/w`, as prices are written). The option's parser splits that text again, so a key or value holding one of the
+    separators would change what it reads (`overall=0.1,special: 0.5` would set two thresholds): it is refused,
+    one line naming the key."""
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, Mapping):
-        return ",".join(f"{key}={_as_text(item).replace(',', '/')}" for key, item in value.items())
+        entries = []
+        for key, item in value.items():
+            if any(separator in str(key) for separator in "=,"):
+                raise ToolevalUsageError(f"{path}: {where}: the key {str(key)!r} holds '=' or ',', which the option's "
+                                         "text form puts between its entries (KEY=VALUE,KEY=VALUE): rename it")
+            entries.append(f"{key}={_entry_text(item, f'{where}.{key}', path)}")
+        return ",".join(entries)
     if isinstance(value, list):
-        return ",".join(_as_text(item) for item in value)
+        items = []
+        for index, item in enumerate(value):
+            text = _as_text(item, f"{where}[{index}]", path)
+            if "," in text and not isinstance(item, (list, Mapping)):
+                raise ToolevalUsageError(f"{path}: {where}[{index}]: {text!r} holds ',', which the option's text form "
+                                         "puts between its items: write each item apart")
+            items.append(text)
+        return ",".join(items)
     return "none" if value is None else str(value)
+
+
+def _entry_text(value: Any, where: str, path: Path) -> str:
+    """A mapping's value as its entry spells it: a scalar, or a list of scalars joined by '/'."""
+    parts = value if isinstance(value, list) else [value]
+    separators = "=,/" if isinstance(value, list) else "=,"
+    texts = []
+    for part in parts:
+        if isinstance(part, (list, Mapping)):
+            raise ToolevalUsageError(f"{path}: {where}: a list or mapping has no place in this option's entries "
+                                     "(KEY=VALUE or KEY=A/B)")
+        text = _as_text(part, where, path)
+        if any(separator in text for separator in separators):
+            raise ToolevalUsageError(f"{path}: {where}: {text!r} holds {' or '.join(repr(s) for s in separators)}, "
+                                     "which the option's text form puts between its entries")
+        texts.append(text)
+    return "/".join(texts)
