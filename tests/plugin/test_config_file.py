@@ -4,6 +4,7 @@ CLI > TOOLEVAL_* > tooleval.yaml > ini > default."""
 from __future__ import annotations
 
 import pytest
+
 from benchmark_modules import benchmark_source
 from mini_acebench import CATEGORIES, SAMPLES, write_mini_acebench
 
@@ -28,8 +29,9 @@ def test_the_file_sets_options_between_the_environment_and_the_ini_file(project:
     result.assert_outcomes(passed=SAMPLES)
     header = next(line for line in result.stdout.lines if line.startswith("tooleval: model=oracle"))
     # a relative path in the file is the file's folder's; the gate's thresholds and prices are mappings in YAML
-    for shown in ("model=oracle (file)", f"categories={CATEGORIES} (file)", "data-dir=*/data (file)", "fail-under=overall=0.9 (file)",
-                  "max-error-rate=0.05 (cli)", "temperature=0.2 (env)", "scorer=fixed (ini)"):
+    for shown in ("model=oracle (file)", f"categories={CATEGORIES} (file)", "data-dir=*/data (file)",
+                  "fail-under=overall=0.9 (file)", "max-error-rate=0.05 (cli)", "temperature=0.2 (env)",
+                  "scorer=fixed (ini)"):
         assert __import__("fnmatch").fnmatch(header, f"*{shown}*"), (shown, header)
     result.stdout.fnmatch_lines(["tooleval gate: acebench.en.overall = 1.000 >= 0.900 ok"])
 
