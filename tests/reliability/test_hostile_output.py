@@ -331,6 +331,15 @@ def test_the_yaml_suite_gives_a_verdict_for_any_text(sandbox: Path, text: str, c
     assert_reportable(verdict, text)
 
 
+@pytest.mark.parametrize("text", ["[get_weather(city=1E310)]", "[0(A=-1e999)]", "[get_weather(city=1E310j)]"])
+def test_a_number_past_what_json_holds_still_reaches_the_report(sandbox: Path, text: str) -> None:
+    """The text protocol reads 1E310 as infinity, which JSON cannot write: the decoded calls show its repr."""
+    for case in YAML_CASES["prompt"]:
+        verdict = assert_verdict(run_contained(lambda output, case=case: score_yaml(case, output), text))
+        assert_reportable(verdict, text)
+        assert not verdict.valid
+
+
 TARGETS: dict[str, Callable[[str], Any]] = {
     "normal": lambda text: score_normal(FUNCTIONS, NORMAL_TRUTHS[2], text),
     "special": lambda text: score_special("special_error_param", SPECIAL_TRUTHS["special_error_param"], text),

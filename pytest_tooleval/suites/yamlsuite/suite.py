@@ -120,7 +120,7 @@ class YamlSuite:
             got = turns[number] if number < len(turns) and isinstance(turns[number], dict) else {}
             text = str(got.get("text") or "")
             calls, trouble = _calls_of(got, case.mode)
-            decoded.append(None if calls is None else [{call.name: call.arguments} for call in calls])
+            decoded.append(None if calls is None else [_reportable({call.name: call.arguments}) for call in calls])
             found = [Problem(trouble, "arguments")] if trouble else assess(turn.expect, calls, text, tools)
             several = len(case.spec.turns) > 1
             problems += [(f"turn {number + 1} (line {turn.expect.line}): " if several else "") + problem.text
@@ -133,6 +133,46 @@ class YamlSuite:
         verdict = Verdict(valid, "" if valid else _kind(problems[0]), problems or None,
                           decoded[0] if len(decoded) == 1 else decoded, details=details)
         return SampleResult(verdict, answer.output, answer.latency_s, answer.tokens)
+
+
+#: Levels of a decoded value the report keeps; deeper ones are "...".
+REPORTED_LEVELS = 50
+
+
+def _reportable(value: Any) -> Any:
+    """A decoded value as the report's JSON can hold it, with no recursion: the text protocol reads 1E310 as
+    infinity and keeps bytes and complex numbers (their repr here), tuples become lists, keys become text as JSON
+    writes them, and levels past `REPORTED_LEVELS` (native arguments may nest some 900 deep) become "..."."""
+    root: list[Any] = [None]
+    pending: list[tuple[Any, Any, Any, int]] = [(value, root, 0, 0)]  # (value, container, slot, level)
+    while pending:
+        item, container, slot, level = pending.pop()
+        if isinstance(item, (dict, list, tuple)) and level >= REPORTED_LEVELS:
+            container[slot] = "..."
+        elif isinstance(item, dict):
+            container[slot] = mapping = dict[str, Any]()
+            for key, child in item.items():
+                written = key is None or _plain_number(key)  # as json.dumps writes such a key
+                text = key if isinstance(key, str) else json.dumps(key) if written else repr(key)
+                mapping[text] = None
+                pending.append((child, mapping, text, level + 1))
+        elif isinstance(item, (list, tuple)):
+            container[slot] = items = list[Any]([None] * len(item))
+            pending.extend((child, items, index, level + 1) for index, child in enumerate(item))
+        elif item is None or isinstance(item, (bool, str)) or _plain_number(item):
+            container[slot] = item
+        elif isinstance(item, int):
+            container[slot] = f"<a {item.bit_length()}-bit integer>"  # past what a report writes as digits
+        else:
+            container[slot] = repr(item)  # inf, nan, bytes, complex
+    return root[0]
+
+
+def _plain_number(value: Any) -> bool:
+    """A number JSON writes as it is: a finite float, an integer of fewer than 4,300 digits (Python's limit)."""
+    if isinstance(value, float):
+        return value - value == 0.0
+    return isinstance(value, int) and (isinstance(value, bool) or value.bit_length() <= 10_000)
 
 
 def _calls_of(turn: dict[str, Any], mode: str) -> tuple[list[Call] | None, str | None]:
