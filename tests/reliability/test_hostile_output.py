@@ -8,6 +8,7 @@ import faulthandler
 import json
 import subprocess
 import sys
+import tempfile
 import threading
 import xml.etree.ElementTree as ElementTree
 from collections.abc import Callable, Iterator
@@ -17,12 +18,12 @@ from typing import Any
 
 import pytest
 from _reliability import read_report
-from fake_openai import FakeOpenAI
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from mini_acebench import SAMPLES as MINI_SAMPLES
 
-from pytest_tooleval.outcome import SampleResult
+from fake_openai import FakeOpenAI, ToolCalls
+from mini_acebench import SAMPLES as MINI_SAMPLES
+from pytest_tooleval.outcome import Answer, SampleResult
 from pytest_tooleval.suites.acebench.agent import (
     AgentDecodeError,
     DecodeMode,
@@ -41,7 +42,6 @@ from pytest_tooleval.suites.toolalpaca.parser import (
     parse_output,
 )
 from pytest_tooleval.suites.toolalpaca.scoring import verdict as toolalpaca_verdict
-from pytest_tooleval.outcome import Answer
 from pytest_tooleval.suites.yamlsuite.spec import load_file
 from pytest_tooleval.suites.yamlsuite.suite import YamlSuite
 from pytest_tooleval.transport import result_payload
@@ -340,6 +340,125 @@ def test_a_number_past_what_json_holds_still_reaches_the_report(sandbox: Path, t
         assert not verdict.valid
 
 
+# -- your own cases' patterns: whatever the model writes, a verdict in linear time --------------------------------
+
+# Patterns that backtrack without end in Python's re on the right text (`^(a+)+$` over forty a's and a b: 2**40
+# steps); RE2 answers each at once. Each is used as every kind of pattern a file has: a regex matcher, no_call's
+# regex, a tool's `pattern` and `patternProperties` (matched against the model's argument names).
+CATASTROPHIC = ["^(a+)+$", "(a|aa)+$", "^(a|a?)+$", "(x+x+)+y", "^(\\w+\\s?)*$", "(.*a){20}$"]
+
+
+def _backtracking_file(pattern: str) -> str:
+    quoted = json.dumps(pattern)  # a JSON string is a YAML double-quoted one
+    return f"""\
+tools:
+  - name: note
+    parameters:
+      type: object
+      properties:
+        text: {{type: string}}
+        code: {{type: string, pattern: {quoted}}}
+        tree: {{$ref: "#/$defs/tree"}}
+      patternProperties:
+        {quoted}: {{}}
+      additionalProperties: false
+      $defs:
+        tree: {{type: array, items: {{$ref: "#/$defs/tree"}}}}
+cases:
+  - name: argument
+    user: Note it.
+    expect: {{calls: [{{name: note, arguments: {{text: {{regex: {quoted}}}}}, partial: true}}]}}
+  - name: words
+    user: Say it.
+    expect: {{no_call: true, regex: {quoted}}}
+"""
+
+
+def _load_backtracking() -> dict[str, Any]:
+    with tempfile.TemporaryDirectory() as folder:
+        files = {}
+        for number, pattern in enumerate(CATASTROPHIC):
+            path = Path(folder) / f"backtracking{number}.tooleval.yaml"
+            path.write_text(_backtracking_file(pattern), encoding="utf-8")
+            files[pattern] = load_file(path)
+    return files
+
+
+BACKTRACKING = _load_backtracking()
+
+
+def score_backtracking(pattern: str, mode: str, text: str, arguments: str | None = None) -> list[Verdict]:
+    """Both cases of the pattern's file answered with `text`: in prompt mode as words and as the arguments of a
+    text-protocol call; in fc mode as native arguments (`arguments`, else the text as every argument and as an
+    argument's name)."""
+    file = BACKTRACKING[pattern]
+    suite = YamlSuite([file], {file.path: (mode,)})
+    if mode == "prompt":
+        turns = [{"text": f"[note(text={text!r}, code={text!r})]", "tool_calls": []}, {"text": text, "tool_calls": []}]
+    else:
+        native = arguments if arguments is not None else json.dumps({"text": text, "code": text, text[:2_000]: 1})
+        turns = [{"text": "", "tool_calls": [["note", native]]}, {"text": text, "tool_calls": []}]
+    verdicts = []
+    for case, turn in zip(suite.cases(), turns, strict=True):
+        result = suite.score(case, Answer(turn["text"], state=[turn]))
+        assert isinstance(result, SampleResult)
+        verdicts.append(result.verdict)
+    return verdicts
+
+
+for _pattern in CATASTROPHIC:  # the first use of RE2, jsonschema and referencing: before the audit hook watches
+    score_backtracking(_pattern, "prompt", "a")
+    score_backtracking(_pattern, "fc", "a")
+
+# at most 45,000 characters: an answer holds two arguments of it, and the text protocol and native arguments are read
+# up to 100,000 characters (longer ones fail before any pattern sees them)
+BAIT = {"a-then-b": "a" * 40 + " b", "a-then-bang": "a" * 5_000 + "!", "x-without-y": "x" * 5_000,
+        "words": "word " * 8_000 + "!", "long": "a" * 44_000 + "!"}
+# the only (pattern, bait) pairs that match (worked out by hand: Python's re would take for ever on the others)
+MATCHING = {("^(\\w+\\s?)*$", "a-then-b"), ("^(\\w+\\s?)*$", "x-without-y")}
+
+
+@pytest.mark.parametrize("mode", ["prompt", "fc"])
+@pytest.mark.parametrize("bait", BAIT)
+@pytest.mark.parametrize("pattern", CATASTROPHIC)
+def test_a_backtracking_pattern_gets_a_verdict_on_any_text(sandbox: Path, pattern: str, bait: str, mode: str) -> None:
+    text = BAIT[bait]
+    argument, words = run_contained(lambda output: score_backtracking(pattern, mode, output), text)
+    for verdict in (argument, words):
+        assert_reportable(assert_verdict(verdict), text)
+    matches = (pattern, bait) in MATCHING
+    assert (argument.valid, words.valid) == (matches, matches)  # text, code and the argument's name all match
+    if not matches:  # failed by the patterns themselves: the matcher and the tool's schema
+        assert (argument.details["failed"], words.details["failed"]) == (["text: regex", "schema"], ["answer: regex"])
+
+
+BACKTRACKING_TEXT = st.builds(lambda char, count, tail: char * count + tail, st.sampled_from("axw"),
+                              st.integers(1, 50_000), st.sampled_from(["", "!", " b", "y", "\n", "\ud800"]))
+
+
+@PROPERTY
+@given(text=st.one_of(hostile_text, BACKTRACKING_TEXT), pattern=st.sampled_from(CATASTROPHIC),
+       mode=st.sampled_from(["prompt", "fc"]))
+def test_the_yaml_patterns_give_a_verdict_for_any_text(sandbox: Path, text: str, pattern: str, mode: str) -> None:
+    for verdict in run_contained(lambda output: score_backtracking(pattern, mode, output), text):
+        assert_reportable(assert_verdict(verdict), text)
+
+
+NESTED = {"deep-list": "[" * 40_000 + "]" * 40_000, "deep-objects": '{"a":' * 40_000 + "1" + "}" * 40_000,
+          "nested-tree": "[" * 900 + "]" * 900, "huge-string": json.dumps("a" * 99_000)}
+
+
+@pytest.mark.parametrize("value", NESTED.values(), ids=NESTED.keys())
+def test_deep_and_huge_native_arguments_get_a_verdict(sandbox: Path, value: str) -> None:
+    for pattern in CATASTROPHIC:
+        arguments = f'{{"tree": {value}, "code": {value}, "text": {value}}}'
+        argument, words = run_contained(lambda output, pattern=pattern: score_backtracking(pattern, "fc", "", output),
+                                        arguments)
+        for verdict in (argument, words):
+            assert_reportable(assert_verdict(verdict), arguments)
+        assert not argument.valid  # too deep, too long, or not what its schema and matcher want
+
+
 TARGETS: dict[str, Callable[[str], Any]] = {
     "normal": lambda text: score_normal(FUNCTIONS, NORMAL_TRUTHS[2], text),
     "special": lambda text: score_special("special_error_param", SPECIAL_TRUTHS["special_error_param"], text),
@@ -377,8 +496,8 @@ def test_the_toolalpaca_parser_is_bounded_on_a_long_reply() -> None:
 def test_the_audit_hook_does_see_execution() -> None:
     """The containment check is live: running code and opening a file are recorded."""
     with contained() as events:
-        exec("1 + 1")  # noqa: S102 - the point of the test
-        open(__file__).close()  # noqa: SIM115
+        exec("1 + 1")  # the point of the test
+        open(__file__).close()
     assert [event for event, _ in events] == ["exec", "open"]
 
 
@@ -427,3 +546,102 @@ def test_a_replayed_answer_that_is_not_unicode_still_gets_its_report(pytester: p
     [sample] = read_report(pytester.path / "report.json")["samples"]
     assert (sample["output"], sample["error_type"]) == (answer, "wrong_output_format")
     ElementTree.parse(pytester.path / "junit.xml")
+
+
+# -- your own cases' patterns, through the plugin: the case of issue 30 fails with its reason, and the run ends ------
+
+NOTES = """\
+tools:
+  - name: note
+    parameters:
+      type: object
+      properties:
+        text: {type: string}
+        tree: {type: array, items: {$ref: "#/properties/tree"}}
+  - name: stamp
+    parameters:
+      type: object
+      properties:
+        code: {type: string, pattern: "^(a+)+$"}
+cases:
+  - name: argument
+    user: Note the a's.
+    expect: {calls: [{name: note, arguments: {text: {regex: "^(a+)+$"}}}]}
+  - name: words
+    user: Say the a's.
+    expect: {no_call: true, regex: "^(a+)+$"}
+  - name: schema
+    user: Stamp the a's.
+    expect: {calls: [{name: stamp, arguments: {code: {contains: "a"}}}]}
+  - name: long
+    user: Note many a's.
+    expect: {calls: [{name: note, arguments: {text: {regex: "^(a+)+$"}}}]}
+  - name: deep
+    user: Note a deep tree.
+    expect: {calls: [{name: note, arguments: {tree: []}}]}
+"""
+BACKTRACKS = "a" * 40 + " b"  # issue 30: 2**40 steps for Python's re
+DEEP_TREE = "[" * 40_000 + "]" * 40_000
+
+
+def answer_the_notes(body: dict[str, Any]) -> Any:
+    """Each case's hostile answer, in the protocol it is asked in (native calls when the request has tools)."""
+    asked = body["messages"][-1]["content"]
+    native = bool(body.get("tools"))
+    calls = {"Note the a's.": ("note", {"text": BACKTRACKS}), "Stamp the a's.": ("stamp", {"code": BACKTRACKS}),
+             "Note many a's.": ("note", {"text": "a" * 90_000 + "!"})}
+    if asked in calls:
+        name, arguments = calls[asked]
+        if native:
+            return ToolCalls.of((name, arguments))
+        return f"[{name}({', '.join(f'{key}={value!r}' for key, value in arguments.items())})]"
+    if asked == "Note a deep tree.":
+        return ToolCalls.of(("note", f'{{"tree": {DEEP_TREE}}}')) if native else f"[note(tree={DEEP_TREE})]"
+    return BACKTRACKS  # words
+
+
+RUN_GUARD_S = 120.0  # a hang guard for each run (the fallback spends 2 s on each of four searches), not a bound
+NO_RE2 = "import sys\n\nsys.modules['re2'] = None  # as where google-re2 cannot be installed: the fallback runs\n"
+SHOWN = repr(BACKTRACKS)
+FAILURES = {  # the failure line of the argument, words and schema cases
+    "re2": [f"*call 1 (note): argument 'text': expected to match /^(a+)+$/ (regex), got {SHOWN}*",
+            "*the answer does not match /^(a+)+$/*",
+            f"*call 1 (stamp): its arguments violate the tool's schema: 'code': {SHOWN} does not match '^(a+)+$'*"],
+    "fallback": ["*call 1 (note): argument 'text': regex matcher timed out after 2000 ms*",
+                 "*the answer: regex matcher timed out after 2000 ms*",
+                 "*call 1 (stamp): its arguments violate the tool's schema: 'code': regex matcher timed out after "
+                 "2000 ms*"],
+}
+
+
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["one-process", "xdist"])
+@pytest.mark.parametrize("mode", ["prompt", "fc"])
+@pytest.mark.parametrize("engine", ["re2", "fallback"])
+def test_a_backtracking_case_fails_with_its_reason_and_the_run_ends(
+        pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, fake_openai: FakeOpenAI, engine: str, mode: str,
+        workers: list[str]) -> None:
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "TOOLEVAL_DATA_DIR"):
+        monkeypatch.delenv(name, raising=False)
+    (pytester.path / "notes.tooleval.yaml").write_text(NOTES, encoding="utf-8")
+    if engine == "fallback":
+        pytester.makeconftest(NO_RE2)
+    fake_openai.responder = answer_the_notes
+    try:
+        result = pytester.runpytest_subprocess(
+            "--tooleval-model=fake-model", f"--tooleval-base-url={fake_openai.base_url}", "--tooleval-api-key=sk-x",
+            f"--tooleval-cache-dir={pytester.path / 'cache'}", "-p", "no:cacheprovider", f"--tooleval-mode={mode}",
+            "--tooleval-report=report.json", *workers, timeout=RUN_GUARD_S)
+    except pytester.TimeoutExpired:
+        pytest.fail(f"the run did not end within the {RUN_GUARD_S:.0f} s hang guard")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED, result.stdout.str()[-3000:] + result.stderr.str()[-2000:]
+    result.assert_outcomes(failed=5)  # a verdict each: none errored, none passed
+    result.stdout.fnmatch_lines(FAILURES[engine][:1])
+    for line in FAILURES[engine][1:]:
+        result.stdout.fnmatch_lines([line])
+    samples = {row["test_id"]: row for row in read_report(pytester.path / "report.json")["samples"]}
+    assert {test_id: row["outcome"] for test_id, row in samples.items()} == {
+        f"notes-{name}": "failed" for name in ("argument", "words", "schema", "long", "deep")}
+    assert samples["notes-argument"]["details"]["failed"] == ["text: regex"]
+    assert samples["notes-words"]["details"]["failed"] == ["answer: regex"]
+    assert samples["notes-schema"]["details"]["failed"] == ["schema"]
+    assert samples["notes-long"]["details"]["failed"] == ["text: regex"]
