@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 from fake_openai import FakeOpenAI, ToolCalls
 from mini_acebench import SAMPLES as MINI_SAMPLES
 from pytest_tooleval.outcome import Answer, SampleResult
+from pytest_tooleval.report.json_report import strict_plain
 from pytest_tooleval.suites.acebench.agent import (
     AgentDecodeError,
     DecodeMode,
@@ -180,10 +181,13 @@ class _Case:  # what result_payload reads off a case
     test_id = "en-hostile_0"
 
 
-def assert_reportable(verdict: Verdict, output: str) -> None:
-    """The payload the verdict travels in is strict JSON: no NaN or infinity, nothing that is not JSON."""
+def assert_reportable(verdict: Verdict, output: str) -> dict[str, Any]:
+    """The payload the verdict travels in is JSON, and strict JSON as the report writes it (a non-finite number, a
+    model's 1E310, as null with its place named: json_report.strict_plain); that form is returned."""
     payload = result_payload(_Case(), 1, SampleResult(verdict, output), "official")
-    json.dumps(payload, allow_nan=False)
+    written = strict_plain(payload)
+    json.dumps(written, allow_nan=False)
+    return written
 
 
 # -- ACEBench normal and special ---------------------------------------------------------------------------
@@ -331,13 +335,19 @@ def test_the_yaml_suite_gives_a_verdict_for_any_text(sandbox: Path, text: str, c
     assert_reportable(verdict, text)
 
 
-@pytest.mark.parametrize("text", ["[get_weather(city=1E310)]", "[0(A=-1e999)]", "[get_weather(city=1E310j)]"])
-def test_a_number_past_what_json_holds_still_reaches_the_report(sandbox: Path, text: str) -> None:
-    """The text protocol reads 1E310 as infinity, which JSON cannot write: the decoded calls show its repr."""
+@pytest.mark.parametrize(("text", "shown"), [("[get_weather(city=1E310)]", None), ("[0(A=-1e999)]", None),
+                                             ("[get_weather(city=1E310j)]", "infj")])
+def test_a_number_past_what_json_holds_still_reaches_the_report(sandbox: Path, text: str, shown: str | None) -> None:
+    """The text protocol reads 1E310 as infinity, which the report writes as null and names; a complex number is
+    shown by its repr."""
     for case in YAML_CASES["prompt"]:
         verdict = assert_verdict(run_contained(lambda output, case=case: score_yaml(case, output), text))
-        assert_reportable(verdict, text)
+        written = assert_reportable(verdict, text)
         assert not verdict.valid
+        first = written["calls"][0]  # a list of calls per turn, for a conversation
+        [value] = next(iter((first[0] if isinstance(first, list) else first).values())).values()
+        assert value == shown
+        assert (written.get("non_finite") is not None) == (shown is None)
 
 
 # -- your own cases' patterns: whatever the model writes, a verdict in linear time --------------------------------
@@ -406,9 +416,9 @@ def score_backtracking(pattern: str, mode: str, text: str, arguments: str | None
     return verdicts
 
 
-for _pattern in CATASTROPHIC:  # the first use of RE2, jsonschema and referencing: before the audit hook watches
-    score_backtracking(_pattern, "prompt", "a")
-    score_backtracking(_pattern, "fc", "a")
+for _pattern in CATASTROPHIC:  # the first use of RE2, jsonschema, referencing and the UTF-16 codec (a lone
+    score_backtracking(_pattern, "prompt", "a")  # surrogate is read through it): before the audit hook watches
+    score_backtracking(_pattern, "fc", "a\ud800")
 
 # at most 45,000 characters: an answer holds two arguments of it, and the text protocol and native arguments are read
 # up to 100,000 characters (longer ones fail before any pattern sees them)

@@ -140,9 +140,10 @@ REPORTED_LEVELS = 50
 
 
 def _reportable(value: Any) -> Any:
-    """A decoded value as the report's JSON can hold it, with no recursion: the text protocol reads 1E310 as
-    infinity and keeps bytes and complex numbers (their repr here), tuples become lists, keys become text as JSON
-    writes them, and levels past `REPORTED_LEVELS` (native arguments may nest some 900 deep) become "..."."""
+    """A decoded value as the report's JSON can hold it, with no recursion: bytes and complex numbers (which the
+    text protocol keeps) become their repr, tuples lists, keys text as JSON writes them, and levels past
+    `REPORTED_LEVELS` (native arguments may nest some 900 deep) "...". A non-finite float (the text protocol reads
+    1E310 as infinity) stays one: the report writes it as null and names its place (json_report.strict_plain)."""
     root: list[Any] = [None]
     pending: list[tuple[Any, Any, Any, int]] = [(value, root, 0, 0)]  # (value, container, slot, level)
     while pending:
@@ -159,12 +160,12 @@ def _reportable(value: Any) -> Any:
         elif isinstance(item, (list, tuple)):
             container[slot] = items = list[Any]([None] * len(item))
             pending.extend((child, items, index, level + 1) for index, child in enumerate(item))
-        elif item is None or isinstance(item, (bool, str)) or _plain_number(item):
+        elif item is None or isinstance(item, (bool, str, float)) or _plain_number(item):
             container[slot] = item
         elif isinstance(item, int):
             container[slot] = f"<a {item.bit_length()}-bit integer>"  # past what a report writes as digits
         else:
-            container[slot] = repr(item)  # inf, nan, bytes, complex
+            container[slot] = repr(item)  # bytes, complex
     return root[0]
 
 
