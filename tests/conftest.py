@@ -74,7 +74,24 @@ def _inner_runs_configured(request: pytest.FixtureRequest) -> None:
 
 @pytest.fixture(scope="session")
 def acebench_dir() -> Path:
+    """ACEBench at e6db74b (the data root's acebench/)."""
     return _suite_dir("acebench", "MANIFEST.json")
+
+
+@pytest.fixture(scope="session")
+def acebench_56dd66c_dir() -> Path:
+    """ACEBench at 56dd66c, the default revision (the data root's acebench-56dd66c/)."""
+    return _suite_dir("acebench-56dd66c", "MANIFEST.json")
+
+
+@pytest.fixture(scope="session")
+def data_root() -> Path:
+    """The folder holding every suite's data (TOOLEVAL_DATA_DIR, as ../shared/data): ACEBench's revisions side by
+    side, so a run picks the one its --tooleval-acebench-revision names."""
+    root = os.environ.get("TOOLEVAL_DATA_DIR")
+    if not root or not (Path(root) / "acebench-56dd66c" / "MANIFEST.json").exists():
+        pytest.skip(_NO_DATA.format(suite="acebench-56dd66c"))
+    return Path(root)
 
 
 @pytest.fixture(scope="session")

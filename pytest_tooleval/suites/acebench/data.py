@@ -7,7 +7,6 @@ Layout (acebench-scoring §1.1): data_all/data_<lang>/data_<category>.json (prom
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
@@ -16,13 +15,13 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from ...datafiles import read_json, read_jsonl
-from ...download import Pin, locate_data
+from ...download import Pin, cache_path, canonical_sha256, ensure_downloaded
 from ...errors import DataError, ToolevalUsageError
+from ...filehashes import sha256_of
 from .categories import COLLECTION_ORDER
+from .revisions import DEFAULT, REVISIONS, Revision, revision
 
 LANGUAGES = ("en", "zh")
-
-PIN_FILE = Path(__file__).with_name("pin.json")
 
 
 def family_of(category: str) -> str:
@@ -99,16 +98,111 @@ class AceCase:
         return render_ground_truth(self.ground_truth, self.category)
 
 
-def locate(data_dir: str | None, cache_dir: Path, offline: bool) -> Path:
-    """The ACEBench root: the given folder (the root holding acebench/, or acebench/ itself), else the cache."""
-    return locate_data(data_dir, cache_dir, offline, folder="acebench", marker="data_all",
-                       expected="data_all/data_en/...", label="ACEBench", pin=load_pin)
+@dataclass(frozen=True)
+class DataFolder:
+    """The ACEBench data a run reads: its folder, the revision it was checked against, and whether it was."""
+
+    root: Path
+    revision: Revision
+    verified: bool  # False: --tooleval-data-unverified, the files were not checked
 
 
-def load_pin() -> Pin:
-    pinned = json.loads(PIN_FILE.read_text(encoding="utf-8"))
-    url = os.environ.get("TOOLEVAL_ACEBENCH_URL", pinned["url"])
-    return Pin("acebench", url, pinned["files"], pinned["prompt_constants"], pinned["prompts_sha256"])
+def locate(data_dir: str | None, cache_dir: Path, offline: bool, revision_name: str = DEFAULT, *,
+           unverified: bool = False) -> DataFolder:
+    """The data of ACEBench at `revision_name`: in the given folder, or in the download cache (downloaded first
+    unless offline), checked against that revision's pin (docs/upstream/acebench-revisions.md#data-folders).
+
+    A given folder is either one revision's folder (it holds data_all/) or a root holding revision folders, as
+    ../shared/data holds acebench/ (e6db74b) and acebench-56dd66c/: the revision's own folder name is tried first,
+    then any other, by content.
+
+    Raises:
+        DataError: no ACEBench data there; files of another revision (naming it and the option that selects it);
+            files of no pinned revision (naming the first that differ); a download that cannot be made.
+        ToolevalUsageError: offline, and not in the cache.
+    """
+    wanted = revision(revision_name)
+    if data_dir:
+        return _given(Path(data_dir).expanduser(), wanted, cache_dir, unverified)
+    pinned = wanted.pin()
+    cached = cache_path(pinned, cache_dir)
+    if not (cached / "MANIFEST.json").exists():
+        if offline:
+            raise ToolevalUsageError(
+                f"ACEBench {wanted.name} data is not in the cache and --tooleval-offline forbids the download: "
+                "pass --tooleval-data-dir or set TOOLEVAL_DATA_DIR"
+            )
+        ensure_downloaded(pinned, cache_dir, label=f"ACEBench {wanted.name}")
+    if unverified:
+        return DataFolder(cached, wanted, False)
+    problem = _check_folder(cached, wanted, cache_dir)
+    if problem:
+        raise DataError(f"{problem}; delete {cached} to download it again")
+    return DataFolder(cached, wanted, True)
+
+
+def _given(given: Path, wanted: Revision, cache_dir: Path, unverified: bool) -> DataFolder:
+    if (given / "data_all").is_dir():
+        candidates = [given]
+    else:
+        names = [wanted.folder, *(known.folder for known in REVISIONS if known is not wanted)]
+        others = sorted(path.name for path in given.glob("acebench*") if path.name not in names)
+        candidates = [given / name for name in (*names, *others) if (given / name / "data_all").is_dir()]
+    if not candidates:
+        raise DataError(f"{given}: no ACEBench data there (expected data_all/data_en/... under it or under "
+                        f"{given}/{wanted.folder})")
+    if unverified:
+        return DataFolder(candidates[0], wanted, False)
+    problems = {}
+    for candidate in candidates:
+        problem = _check_folder(candidate, wanted, cache_dir)
+        if problem is None:
+            return DataFolder(candidate, wanted, True)
+        problems[candidate] = problem
+    raise DataError(problems[candidates[0]])
+
+
+@cache
+def _check_folder(folder: Path, wanted: Revision, record_folder: Path | None) -> str | None:
+    """None when `folder` holds `wanted`'s pinned files, else one line saying what it holds and what to do.
+
+    Once per process and folder; each file's sha256 is computed once and remembered by its size and mtime
+    (filehashes.py), so after a first run this is a stat of each file."""
+    paths = sorted({path for known in REVISIONS for path in known.files})
+    digests = {relative: digest for (_, digest), relative in
+               zip(sha256_of([folder / path for path in paths], record_folder).items(), paths, strict=True)}
+    prompts = _prompts_sha256(folder / "prompts.json")
+
+    def differences(known: Revision) -> list[str]:
+        missing = [f"{path} (missing)" for path in known.files if digests[path] is None]
+        changed = [f"{path} (sha256 {str(digests[path])[:12]}, pinned {pinned[:12]})"
+                   for path, pinned in known.files.items() if digests[path] not in (None, pinned)]
+        if prompts != known.prompts_sha256:
+            changed.append("prompts.json (missing)" if prompts is None else "prompts.json (other prompt texts)")
+        return missing + changed
+
+    if not differences(wanted):
+        return None
+    held = next((known for known in REVISIONS if known is not wanted and not differences(known)), None)
+    default = " (the default)" if wanted.name == DEFAULT else ""
+    if held is not None:
+        return (f"{folder} holds ACEBench {held.name}, not {wanted.name}{default}: pass "
+                f"--tooleval-acebench-revision {held.name} to score against it, or point --tooleval-data-dir at "
+                f"ACEBench {wanted.name}'s data")
+    differ = differences(wanted)
+    return (f"{folder} matches no pinned ACEBench revision: {len(differ)} files differ from {wanted.name}'s pin, "
+            f"first {', '.join(differ[:3])}; pass --tooleval-data-unverified to run on it anyway")
+
+
+def _prompts_sha256(path: Path) -> str | None:
+    try:
+        return canonical_sha256(json.loads(path.read_text(encoding="utf-8")))
+    except (OSError, ValueError):
+        return None
+
+
+def load_pin(revision_name: str = DEFAULT) -> Pin:
+    return revision(revision_name).pin()
 
 
 @cache

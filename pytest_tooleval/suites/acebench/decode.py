@@ -32,6 +32,7 @@ __all__ = [
     "decode_fixed",
     "decode_official",
     "fold_constant",
+    "outermost_brackets",
     "strip_whitespace",
 ]
 
@@ -96,11 +97,14 @@ def strip_whitespace(text: str) -> str:
     return "".join(text.split())
 
 
-def decode_official(text: str) -> list[DecodedCall]:
+def decode_official(text: str, decoding: str = "delete_whitespace") -> list[DecodedCall]:
     """Decode `text` exactly like the official evaluator.
 
     Args:
         text: the model's raw answer.
+        decoding: what the evaluator does to the answer first (revisions.Decoding): "delete_whitespace" (every
+            revision's multi-turn categories, e6db74b's single-turn ones) or "outermost_brackets" (56dd66c's
+            single-turn ones).
 
     Returns:
         One ``{name: {keyword: value}}`` dict per call, in output order.
@@ -108,18 +112,67 @@ def decode_official(text: str) -> list[DecodedCall]:
     Raises:
         DecodeError: whatever upstream reports as ``wrong_output_format``.
     """
+    if decoding == "outermost_brackets":
+        # ACEBench 56dd66c quirk: the first outermost [...] is decoded as written; brackets inside strings count
+        # too (acebench-revisions §2)
+        region = outermost_brackets(text)
+        if region is None:
+            raise DecodeError("no [...] in the answer")
+        return _decode(region, fixed=False)
     # ACEBench quirk: all whitespace is deleted before parsing, inside strings too (acebench-scoring §3.1)
     return _decode(strip_whitespace(text), fixed=False)
 
 
-def decode_fixed(text: str) -> list[DecodedCall]:
+_BRACKET = re.compile(r"[\[\]]")
+_BRACKET_OR_QUOTE = re.compile(r"""[\[\]'"\\]""")
+
+
+def outermost_brackets(text: str, *, skip_strings: bool = False) -> str | None:
+    """The first balanced ``[...]`` of `text` that no other encloses, or None.
+
+    Brackets are counted as 56dd66c's evaluator counts them (acebench-revisions §2): every ``[`` and ``]``, inside
+    string literals too, and a ``]`` before any ``[`` takes the count below zero, so a later ``[`` cannot start a
+    region until the count is back at zero. `skip_strings` (the fixed scorer) passes over the brackets inside
+    quoted strings instead.
+    """
+    depth, start, quote = 0, -1, ""
+    marks = _BRACKET_OR_QUOTE if skip_strings else _BRACKET
+    escaped_at = -2
+    for match in marks.finditer(text):
+        mark, at = match.group(), match.start()
+        if quote:
+            if mark == "\\" and escaped_at != at - 1:
+                escaped_at = at
+            elif mark == quote and escaped_at != at - 1:
+                quote = ""
+            continue
+        if mark in "'\"":
+            quote = mark
+        elif mark == "[":
+            if depth == 0:
+                start = at
+            depth += 1
+        elif mark == "]":
+            depth -= 1
+            if depth == 0 and start >= 0:
+                return text[start:at + 1]
+    return None
+
+
+def decode_fixed(text: str, decoding: str = "delete_whitespace") -> list[DecodedCall]:
     """Decode `text` for the fixed scorer: whitespace is kept and unary operators mean what they say.
 
     The contract is otherwise the official one (same accepted shapes, same value rules, same errors).
     Whitespace Python does not accept between tokens (a no-break space, say) is read as a space, since
-    upstream's whitespace deletion makes it harmless there too.
+    upstream's whitespace deletion makes it harmless there too. Under "outermost_brackets" (56dd66c's single-turn
+    contract) the first outermost [...] is decoded, its brackets counted outside strings only.
     """
     source = text.strip()
+    if decoding == "outermost_brackets":
+        region = outermost_brackets(source, skip_strings=True)
+        if region is None:
+            raise DecodeError("no [...] in the answer")
+        source = region
     try:
         return _decode(source, fixed=True)
     except DecodeError:

@@ -8,8 +8,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from ...config import Option, Settings, choice, parse_float, parse_int, parse_list, reasoning_effort_option
+from ...config import Option, Settings, choice, parse_bool, parse_float, parse_int, parse_list, reasoning_effort_option
 from ..base import Role
+from .revisions import DEFAULT, REVISIONS, parse_revision
 
 if TYPE_CHECKING:
     from ...report.compare import Unit
@@ -17,6 +18,11 @@ if TYPE_CHECKING:
     from .suite import AceBenchSuite
 
 OPTIONS = (
+    Option("acebench-revision", "the ACEBench revision to score against: "
+           + ", ".join(f"{known.name} ({known.upstream}, {known.date})" for known in REVISIONS)
+           + f"; default {DEFAULT}, what upstream runs today", DEFAULT, parse_revision),
+    Option("data-unverified", "run on ACEBench data that matches no pinned revision (the summary and the "
+           "fingerprint say so)", False, parse_bool, flag=True),
     Option("language", "ACEBench language: en, zh or all", "en", choice("en", "zh", "all")),
     Option("categories", "comma list of categories to collect (default: all)", (), parse_list),
     Option("user-model", "model playing the user in agent_multi_turn"),
@@ -63,8 +69,9 @@ class AceBenchPlugin:
         from . import data
         from .suite import AceBenchSuite
 
-        root = data.locate(settings.data_dir, settings.cache_path, settings.offline)
-        return AceBenchSuite(root, languages(settings), settings.categories,
+        folder = data.locate(settings.data_dir, settings.cache_path, settings.offline, settings.acebench_revision,
+                             unverified=settings.data_unverified)
+        return AceBenchSuite(folder.root, languages(settings), settings.categories, revision=folder.revision,
                              max_dialog_turns=settings.max_dialog_turns, step_prompts=settings.agent_step_prompts,
                              sampling=model_sampling(settings), mode=settings.mode)
 
@@ -74,17 +81,20 @@ class AceBenchPlugin:
         return summarize_acebench(rows)
 
     def fingerprint(self, settings: Settings) -> dict[str, Any]:
-        """The ACEBench knobs behind a score, and the sha256 of the data manifest in use (located, never
-        downloaded)."""
+        """The ACEBench knobs behind a score: the revision first, whether the data was checked against its pin, and
+        the sha256 of the data manifest in use (located, never downloaded)."""
         from ...download import manifest_sha256
-        from ...errors import ToolevalUsageError
+        from ...errors import DataError, ToolevalUsageError
         from . import data
 
         try:
-            root: Path | None = data.locate(settings.data_dir, settings.cache_path, offline=True)
-        except ToolevalUsageError:
+            root: Path | None = data.locate(settings.data_dir, settings.cache_path, True, settings.acebench_revision,
+                                            unverified=settings.data_unverified).root
+        except (ToolevalUsageError, DataError):
             root = None
         return {
+            "revision": settings.acebench_revision,
+            "data_verified": not settings.data_unverified,
             "language": settings.language,
             "categories": list(settings.categories),
             # fc is not the leaderboard's protocol: its figures are named <language>.fc.<figure>

@@ -30,7 +30,8 @@ __all__ = [
 _SUFFIX = re.compile(r"_\d+$")
 
 
-def score_normal(functions: list[dict[str, Any]], ground_truth: Any, output: str) -> Verdict:
+def score_normal(functions: list[dict[str, Any]], ground_truth: Any, output: str,
+                 decoding: str = "delete_whitespace") -> Verdict:
     """Score one answer of a normal category (single-turn, or one step of a multi-turn dialogue).
 
     Args:
@@ -38,6 +39,7 @@ def score_normal(functions: list[dict[str, Any]], ground_truth: Any, output: str
         ground_truth: the answer record's ``ground_truth``: one ``{api: {param: value}}`` dict, or a list
             of such dicts meaning alternatives (any may match).
         output: the model's raw answer.
+        decoding: how the revision's evaluator reads it first (`Revision.decoding` of the category).
 
     Returns:
         A `Verdict`. ``calls`` holds the officially decoded calls made JSON-safe by `jsonable` (None
@@ -45,8 +47,8 @@ def score_normal(functions: list[dict[str, Any]], ground_truth: Any, output: str
         matches, as upstream writes them; ``fixed_valid`` is the fixed decoder and checker's verdict,
         and ``details["fixed_error_type"]`` its error type when that differs from the official one.
     """
-    official = _check_normal(functions, ground_truth, output, fixed=False)
-    fixed = _check_normal(functions, ground_truth, output, fixed=True)
+    official = _check_normal(functions, ground_truth, output, fixed=False, decoding=decoding)
+    fixed = _check_normal(functions, ground_truth, output, fixed=True, decoding=decoding)
     return _normal_verdict(official, fixed)
 
 
@@ -84,11 +86,11 @@ def score_normal_tool_calls(functions: list[dict[str, Any]], ground_truth: Any,
 
 
 def _check_normal(
-    functions: list[dict[str, Any]], ground_truth: Any, output: str, *, fixed: bool
+    functions: list[dict[str, Any]], ground_truth: Any, output: str, *, fixed: bool, decoding: str
 ) -> tuple[CheckResult, list[DecodedCall] | None]:
     decode = decode_fixed if fixed else decode_official
     try:
-        calls = decode(output)
+        calls = decode(output, decoding)
     except DecodeError as exc:
         return CheckResult(False, "wrong_output_format", [f"Could not decode the answer as a call list: {exc}"]), None
     return _check_calls(functions, ground_truth, calls, fixed=fixed)

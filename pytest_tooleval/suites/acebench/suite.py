@@ -12,6 +12,7 @@ from ...outcome import Answer, SampleError, SampleResult
 from ...text import THINK_END
 from . import data
 from .prompts import check_prompts, single_turn_messages
+from .revisions import DEFAULT, Revision, revision as pinned_revision
 from .scoring import ground_truth_calls, render_ground_truth, score_normal, score_normal_tool_calls, score_special
 from .tool_calls import written_calls
 
@@ -21,8 +22,10 @@ class AceBenchSuite:
 
     def __init__(self, root: Path, languages: tuple[str, ...] = ("en",), categories: tuple[str, ...] = (), *,
                  max_dialog_turns: int = 40, step_prompts: str = "upstream",
-                 sampling: dict[str, dict[str, Any]] | None = None, mode: str = "prompt") -> None:
+                 sampling: dict[str, dict[str, Any]] | None = None, mode: str = "prompt",
+                 revision: Revision | None = None) -> None:
         self.root = root
+        self.revision = revision or pinned_revision(DEFAULT)  # the evaluator behaviour scoring reproduces
         self.languages = languages
         self.categories = categories
         self.prompts = data.load_prompts(root)
@@ -63,9 +66,11 @@ class AceBenchSuite:
             verdict = score_normal_tool_calls(case.record["function"], case.ground_truth, answer.state["tool_calls"],
                                               answer.state["names"])
         elif case.mode == "fc":  # a text answer: scored as in the text protocol
-            verdict = score_normal(case.record["function"], case.ground_truth, answer.state["content"])
+            verdict = score_normal(case.record["function"], case.ground_truth, answer.state["content"],
+                                   self.revision.decoding(case.category))
         else:
-            verdict = score_normal(case.record["function"], case.ground_truth, answer.output)
+            verdict = score_normal(case.record["function"], case.ground_truth, answer.output,
+                                   self.revision.decoding(case.category))
         return SampleResult(verdict, answer.output, answer.latency_s, answer.tokens, answer.transcript)
 
     async def _single_answer(self, case: data.AceCase,
