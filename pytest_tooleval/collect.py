@@ -176,6 +176,8 @@ def junit_properties(payload: dict[str, Any], scorer: str) -> list[tuple[str, ob
         ("tooleval.latency_s", payload.get("latency_s", 0.0)),
         ("tooleval.prompt_tokens", prompt), ("tooleval.completion_tokens", completion),
     ]
+    if payload.get("revision"):  # the benchmark revision the sample was scored against
+        properties.insert(1, ("tooleval.revision", payload["revision"]))
     return properties
 
 

@@ -322,7 +322,7 @@ class Settings(BaseModel):
         shown = []
         for option in all_options():
             source = self.sources[option.name]
-            if source == "default" and option.name not in ("model", "scorer", "language"):
+            if source == "default" and option.name not in ("model", "scorer", "language", "acebench-revision"):
                 continue
             value = self.get(option.name.replace("-", "_"))
             text = "set" if option.secret else _show(value)

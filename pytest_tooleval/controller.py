@@ -88,6 +88,7 @@ class Controller:
         from .report.json_report import fingerprint, read_report
 
         self.baseline = read_report(path)
+        self._check_baseline_revisions(path)
         if not self.session.settings.strict_baseline:
             return  # the differences are named under the comparison, at the end
         before = self.baseline.get("fingerprint") or {}
@@ -102,6 +103,28 @@ class Controller:
                 f"--tooleval-strict-baseline: {path} was made differently: {key} was {old!r}, is {new!r}"
                 + (f" (and {len(differences) - 1} more differences)" if len(differences) > 1 else "")
                 + "; compare runs made alike, or drop the flag")
+
+    def _check_baseline_revisions(self, path: str) -> None:
+        """A baseline scored against another revision of a benchmark this run scores is refused, naming both: its
+        figures differ by the benchmark's changes, not only by the model (docs/release-gate.md#benchmark-revisions).
+        A report from before revisions were named has none: it was made against the first pinned one."""
+        from .suites import plugin
+
+        assert self.baseline is not None
+        before = self.baseline.get("fingerprint") or {}
+        run = self.session.run
+        for name in registered():
+            block = before.get(name) if isinstance(before, dict) else None
+            declared = getattr(plugin(name), "revision_of", None)
+            if (not isinstance(block, dict) or declared is None or run.unavailable(name) is not None
+                    or not selected_by_marks(name, run.markexpr)):
+                continue
+            old, new = declared(block), declared(None, self.session.settings)
+            if old != new:
+                raise ToolevalUsageError(
+                    f"--tooleval-baseline: {path} was scored against {getattr(plugin(name), 'title', name)} {old}, this run against "
+                    f"{new}: the figures would differ by the benchmark's changes too; rescore it first: python -m "
+                    f"pytest_tooleval rescore {path} --{name}-revision {new} -o rescored.json, and compare with that")
 
     @pytest.hookimpl
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:

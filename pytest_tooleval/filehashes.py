@@ -8,6 +8,7 @@ memo: it may be missing, damaged or unwritable (a read-only cache), and then the
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -74,11 +75,12 @@ def _write(path: Path, record: dict[str, object]) -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         handle, temporary = tempfile.mkstemp(prefix=".file-hashes-", dir=path.parent)
+    except OSError:
+        return
+    try:
         with os.fdopen(handle, "w", encoding="utf-8") as out:
             json.dump(record, out)
         os.replace(temporary, path)
     except OSError:
-        try:
+        with contextlib.suppress(OSError):
             os.unlink(temporary)
-        except (OSError, UnboundLocalError):
-            pass

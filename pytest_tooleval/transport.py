@@ -36,6 +36,9 @@ def case_fields(case: Any, category_size: int) -> dict[str, Any]:
     variant = variant_of(case)
     if variant:  # only then: rows of the default protocol are what they always were
         fields["variant"] = variant
+    revision = str(getattr(case, "revision", ""))
+    if revision:  # the benchmark's revision the sample was scored against (an optional Case member)
+        fields["revision"] = revision
     repeat = int(getattr(case, "repeat", 1))
     if repeat > 1:  # --tooleval-repeats: rows without it are the first ask
         fields["repeat"] = repeat

@@ -308,6 +308,10 @@ def _meta(report: Mapping[str, Any]) -> str:
     items = [("model", fingerprint.get("model")), ("scorer", fingerprint.get("scorer")),
              ("plugin version", fingerprint.get("plugin_version")), ("mode", _modes(fingerprint)),
              ("sampling", fingerprint.get("sampling")), ("reasoning", fingerprint.get("reasoning"))]
+    for name, block in fingerprint.items():  # the benchmark revision a suite scored against (ACEBench's)
+        if isinstance(block, Mapping) and block.get("revision") is not None:
+            unchecked = " (data unverified)" if block.get("data_verified") is False else ""
+            items.append((f"{SUITE_TITLES.get(name, name)} revision", f"{block['revision']}{unchecked}"))
     if baseline:
         items.append(("baseline", f"{baseline.get('model')} ({baseline.get('path')})"))
     body = "".join(f"<div><dt>{esc(name)}</dt><dd>{esc('—' if value is None else value)}</dd></div>"

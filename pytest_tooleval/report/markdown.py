@@ -144,6 +144,7 @@ def _header(fingerprint: Mapping[str, Any]) -> list[str]:
         context.append("mode " + escape(", ".join(modes)))
     if fingerprint.get("plugin_version") is not None:
         context.append(f"pytest-tooleval {escape(fingerprint['plugin_version'])}")
+    context += _revisions(blocks)
     hashes = {name: str(block["data_manifest_sha256"])[:12] for name, block in blocks.items()
               if block.get("data_manifest_sha256")}
     if len(set(hashes.values())) == 1:
@@ -153,6 +154,19 @@ def _header(fingerprint: Mapping[str, Any]) -> list[str]:
                                                     for name, digest in hashes.items()))
     title = f"## pytest-tooleval: {escape(model) if model is not None else 'unknown model'}"
     return [title, "", ", ".join(context)] if context else [title]
+
+
+def _revisions(blocks: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    """`ACEBench 56dd66c` for each suite block naming the benchmark revision it scored against, and whether its
+    data was checked against that revision's pin."""
+    named = []
+    for name, block in blocks.items():
+        if block.get("revision") is None:
+            continue
+        title = SUITE_TITLES.get(name, name)
+        unchecked = " (data unverified)" if block.get("data_verified") is False else ""
+        named.append(f"{escape(title)} {escape(block['revision'])}{unchecked}")
+    return named
 
 
 # --- the gate ---------------------------------------------------------------------------------------------------
@@ -219,7 +233,8 @@ def _suite(suite: str, blocks: object) -> list[list[str]]:
         sections = []
         for name, block in blocks.items():
             if _is_acebench(block):
-                sections.append(_acebench(f"{title} {name}", str(name), block))
+                revision = f" ({escape(block['revision'])})" if _mapping(block).get("revision") else ""
+                sections.append(_acebench(f"{title} {name}{revision}", str(name), block))
             else:
                 sections.append(_generic(f"{title} {name}", block))
         return sections

@@ -196,6 +196,11 @@ def _common_fingerprint(parts: list[_Part]) -> dict[str, Any]:
                 where = (key, old, new)
                 if isinstance(old, Mapping) and isinstance(new, Mapping):  # the first entry that differs in it
                     where = fingerprint_differences(old, new, f"{key}.")[0]
+                    if old.get("revision") != new.get("revision"):  # figures of two benchmarks: never one run
+                        raise ToolevalUsageError(
+                            f"merge: {part.path} was scored against {key} {new.get('revision')}, {parts[0].path} "
+                            f"against {old.get('revision')}: shards of two revisions are not one run; rescore one "
+                            f"(python -m pytest_tooleval rescore) or merge the shards of one revision")
                 raise ToolevalUsageError(
                     f"merge: {part.path} was made differently from {parts[0].path}: {where[0]} is {where[2]!r}, "
                     f"not {where[1]!r}; merge the shards of one run (the same options, data and plugin version)")

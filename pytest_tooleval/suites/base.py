@@ -52,6 +52,9 @@ class Case(Protocol):
     @property
     def expected_text(self) -> str: ...  # the expected answer as failure messages show it ("" if none)
 
+    # Optional members, read with getattr: `variant` (a protocol variant, "" for the benchmark's own), `repeat`
+    # (--tooleval-repeats), `revision` (the benchmark revision the sample is scored against; report rows name it).
+
 
 @dataclass(frozen=True)
 class Skipped:
@@ -155,6 +158,9 @@ class SuitePlugin(Protocol):
     # Optional: `asks_with_tools(self, settings: Settings) -> bool`, whether the model is offered native `tools`
     # under these settings (the endpoint probe then offers one too, so an endpoint without tool calling stops the
     # run before any sample).
+    # Optional: `title` (the benchmark's name as people write it, e.g. "ACEBench"), and `revision_of(self, block,
+    # settings=None) -> str`, the benchmark revision a report's fingerprint block names (block None: this run's):
+    # a baseline of another revision is refused (controller.py), as is a merge of shards of two.
     # Optional: `replay_rows(self, path: Path, document: Any) -> list[dict[str, Any]] | None` reads recorded
     # outputs in the suite's own upstream format (`document` is the file's parsed JSON value, None for a folder
     # or JSON Lines); None when `path` is not in that format, and the generic rows of models/replay.py apply.

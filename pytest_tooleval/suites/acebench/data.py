@@ -51,6 +51,7 @@ class AceCase:
     record: dict[str, Any] = field(repr=False)
     answer: dict[str, Any] = field(repr=False)
     mode: str = "prompt"  # "prompt": the text protocol; "fc": native function calling (--tooleval-mode)
+    revision: str = ""  # the ACEBench revision it is scored against (revisions.py); its report row names it
 
     suite = "acebench"
 
@@ -268,7 +269,8 @@ def load_prompts(root: Path) -> dict[str, dict[str, str]]:
 MODES = {"prompt": ("prompt",), "fc": ("fc",), "both": ("prompt", "fc")}
 
 
-def select(root: Path, languages: tuple[str, ...], categories: tuple[str, ...], mode: str = "prompt") -> list[AceCase]:
+def select(root: Path, languages: tuple[str, ...], categories: tuple[str, ...], mode: str = "prompt",
+           revision_name: str = "") -> list[AceCase]:
     unknown = [name for name in categories if name not in COLLECTION_ORDER]
     if unknown:
         raise ToolevalUsageError(
@@ -278,4 +280,4 @@ def select(root: Path, languages: tuple[str, ...], categories: tuple[str, ...], 
     chosen = categories or COLLECTION_ORDER
     cases = [case for language in languages for category in chosen for case in load_category(root, language, category)]
     # --tooleval-mode both: every sample twice, the function-calling copy after the text-protocol ones
-    return [case if variant == "prompt" else replace(case, mode=variant) for variant in MODES[mode] for case in cases]
+    return [replace(case, mode=variant, revision=revision_name) for variant in MODES[mode] for case in cases]

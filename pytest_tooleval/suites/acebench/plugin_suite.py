@@ -49,6 +49,7 @@ def languages(settings: Settings) -> tuple[str, ...]:
 
 class AceBenchPlugin:
     name = "acebench"
+    title = "ACEBench"
     markers: ClassVar[dict[str, str]] = {
         "acebench": "an ACEBench sample",
         "normal": "an ACEBench normal-family sample",
@@ -74,6 +75,14 @@ class AceBenchPlugin:
         return AceBenchSuite(folder.root, languages(settings), settings.categories, revision=folder.revision,
                              max_dialog_turns=settings.max_dialog_turns, step_prompts=settings.agent_step_prompts,
                              sampling=model_sampling(settings), mode=settings.mode)
+
+    def revision_of(self, block: Mapping[str, Any] | None, settings: Settings | None = None) -> str:
+        """The revision a report's fingerprint block names, or this run's (block None). A report from before
+        revisions were named was made against e6db74b, the only one pinned then."""
+        if block is None:
+            assert settings is not None
+            return str(settings.acebench_revision)
+        return str(block.get("revision") or REVISIONS[0].name)
 
     def summarize(self, rows: list[dict[str, Any]]) -> SuiteSummary:
         from .summary import summarize_acebench

@@ -12,7 +12,8 @@ from ...outcome import Answer, SampleError, SampleResult
 from ...text import THINK_END
 from . import data
 from .prompts import check_prompts, single_turn_messages
-from .revisions import DEFAULT, Revision, revision as pinned_revision
+from .revisions import DEFAULT, Revision
+from .revisions import revision as pinned_revision
 from .scoring import ground_truth_calls, render_ground_truth, score_normal, score_normal_tool_calls, score_special
 from .tool_calls import written_calls
 
@@ -38,7 +39,7 @@ class AceBenchSuite:
         self.mode = mode  # --tooleval-mode: prompt, fc or both
 
     def cases(self) -> list[data.AceCase]:
-        return data.select(self.root, self.languages, self.categories, self.mode)
+        return data.select(self.root, self.languages, self.categories, self.mode, self.revision.name)
 
     async def answer(self, case: data.AceCase, access: ModelAccess) -> Answer:
         """Everything that talks to a model (runs on the engine's loop)."""

@@ -40,14 +40,23 @@ def summarize_acebench(rows: list[dict[str, Any]]) -> SuiteSummary:
             summary = summarize(scores, expected=expected)
             partial = partial or summary.partial
             name = language if not variant else f"{language}.{variant}"  # figures: en.overall, en.fc.overall
-            tables.append(_table(language, summary, mine, variant, _prefixed(spreads, name)))
+            tables.append(_table(_titled(language, mine), summary, mine, variant, _prefixed(spreads, name)))
             figures.update(_figures(name, summary))
             data[name] = _json(summary, mine, _prefixed(spreads, name))
+            revisions = sorted({str(row["revision"]) for row in mine if row.get("revision")})
+            if revisions:  # the ACEBench revision its samples were scored against (revisions.py)
+                data[name]["revision"] = ", ".join(revisions)
     for language in languages:
         delta = _delta_table(language, figures)  # a run in both protocols only
         if delta is not None:
             tables.append(delta)
     return SuiteSummary("acebench", tables, figures, partial, outcome_counts(rows), data)
+
+
+def _titled(language: str, rows: list[dict[str, Any]]) -> str:
+    """A table's language with the revision its samples were scored against: `en (56dd66c)`."""
+    revisions = sorted({str(row["revision"]) for row in rows if row.get("revision")})
+    return f"{language} ({', '.join(revisions)})" if revisions else language
 
 
 # how a function-calling table is titled: the protocol differs from the one the leaderboard's figures use
