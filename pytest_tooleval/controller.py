@@ -121,8 +121,9 @@ class Controller:
                 continue
             old, new = declared(block), declared(None, self.session.settings)
             if old != new:
+                title = getattr(plugin(name), "title", name)
                 raise ToolevalUsageError(
-                    f"--tooleval-baseline: {path} was scored against {getattr(plugin(name), 'title', name)} {old}, this run against "
+                    f"--tooleval-baseline: {path} was scored against {title} {old}, this run against "
                     f"{new}: the figures would differ by the benchmark's changes too; rescore it first: python -m "
                     f"pytest_tooleval rescore {path} --{name}-revision {new} -o rescored.json, and compare with that")
 

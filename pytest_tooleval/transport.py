@@ -39,6 +39,8 @@ def case_fields(case: Any, category_size: int) -> dict[str, Any]:
     revision = str(getattr(case, "revision", ""))
     if revision:  # the benchmark's revision the sample was scored against (an optional Case member)
         fields["revision"] = revision
+    if getattr(case, "data_unverified", False):  # its data was not checked against the revision's pin
+        fields["data_unverified"] = True
     repeat = int(getattr(case, "repeat", 1))
     if repeat > 1:  # --tooleval-repeats: rows without it are the first ask
         fields["repeat"] = repeat

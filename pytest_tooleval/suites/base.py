@@ -53,7 +53,8 @@ class Case(Protocol):
     def expected_text(self) -> str: ...  # the expected answer as failure messages show it ("" if none)
 
     # Optional members, read with getattr: `variant` (a protocol variant, "" for the benchmark's own), `repeat`
-    # (--tooleval-repeats), `revision` (the benchmark revision the sample is scored against; report rows name it).
+    # (--tooleval-repeats), `revision` (the benchmark revision the sample is scored against; report rows name it),
+    # `data_unverified` (True: its data was not checked against that revision's pin; rows and titles say so).
 
 
 @dataclass(frozen=True)

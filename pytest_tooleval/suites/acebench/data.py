@@ -52,6 +52,7 @@ class AceCase:
     answer: dict[str, Any] = field(repr=False)
     mode: str = "prompt"  # "prompt": the text protocol; "fc": native function calling (--tooleval-mode)
     revision: str = ""  # the ACEBench revision it is scored against (revisions.py); its report row names it
+    data_unverified: bool = False  # --tooleval-data-unverified: the data was not checked against the pin
 
     suite = "acebench"
 
@@ -191,7 +192,8 @@ def _check_folder(folder: Path, wanted: Revision, record_folder: Path | None) ->
                 f"--tooleval-acebench-revision {held.name} to score against it, or point --tooleval-data-dir at "
                 f"ACEBench {wanted.name}'s data")
     differ = differences(wanted)
-    return (f"{folder} matches no pinned ACEBench revision: {len(differ)} files differ from {wanted.name}'s pin, "
+    files = "1 file differs" if len(differ) == 1 else f"{len(differ)} files differ"
+    return (f"{folder} matches no pinned ACEBench revision: {files} from {wanted.name}'s pin, "
             f"first {', '.join(differ[:3])}; pass --tooleval-data-unverified to run on it anyway")
 
 
@@ -270,7 +272,7 @@ MODES = {"prompt": ("prompt",), "fc": ("fc",), "both": ("prompt", "fc")}
 
 
 def select(root: Path, languages: tuple[str, ...], categories: tuple[str, ...], mode: str = "prompt",
-           revision_name: str = "") -> list[AceCase]:
+           revision_name: str = "", *, unverified: bool = False) -> list[AceCase]:
     unknown = [name for name in categories if name not in COLLECTION_ORDER]
     if unknown:
         raise ToolevalUsageError(
@@ -280,4 +282,5 @@ def select(root: Path, languages: tuple[str, ...], categories: tuple[str, ...], 
     chosen = categories or COLLECTION_ORDER
     cases = [case for language in languages for category in chosen for case in load_category(root, language, category)]
     # --tooleval-mode both: every sample twice, the function-calling copy after the text-protocol ones
-    return [replace(case, mode=variant, revision=revision_name) for variant in MODES[mode] for case in cases]
+    return [replace(case, mode=variant, revision=revision_name, data_unverified=unverified)
+            for variant in MODES[mode] for case in cases]

@@ -73,6 +73,7 @@ class AceBenchPlugin:
         folder = data.locate(settings.data_dir, settings.cache_path, settings.offline, settings.acebench_revision,
                              unverified=settings.data_unverified)
         return AceBenchSuite(folder.root, languages(settings), settings.categories, revision=folder.revision,
+                             data_verified=folder.verified,
                              max_dialog_turns=settings.max_dialog_turns, step_prompts=settings.agent_step_prompts,
                              sampling=model_sampling(settings), mode=settings.mode)
 

@@ -24,9 +24,10 @@ class AceBenchSuite:
     def __init__(self, root: Path, languages: tuple[str, ...] = ("en",), categories: tuple[str, ...] = (), *,
                  max_dialog_turns: int = 40, step_prompts: str = "upstream",
                  sampling: dict[str, dict[str, Any]] | None = None, mode: str = "prompt",
-                 revision: Revision | None = None) -> None:
+                 revision: Revision | None = None, data_verified: bool = True) -> None:
         self.root = root
         self.revision = revision or pinned_revision(DEFAULT)  # the evaluator behaviour scoring reproduces
+        self.data_verified = data_verified  # False: --tooleval-data-unverified (rows and titles say so)
         self.languages = languages
         self.categories = categories
         self.prompts = data.load_prompts(root)
@@ -39,7 +40,8 @@ class AceBenchSuite:
         self.mode = mode  # --tooleval-mode: prompt, fc or both
 
     def cases(self) -> list[data.AceCase]:
-        return data.select(self.root, self.languages, self.categories, self.mode, self.revision.name)
+        return data.select(self.root, self.languages, self.categories, self.mode, self.revision.name,
+                           unverified=not self.data_verified)
 
     async def answer(self, case: data.AceCase, access: ModelAccess) -> Answer:
         """Everything that talks to a model (runs on the engine's loop)."""

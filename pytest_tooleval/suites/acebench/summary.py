@@ -55,8 +55,10 @@ def summarize_acebench(rows: list[dict[str, Any]]) -> SuiteSummary:
 
 def _titled(language: str, rows: list[dict[str, Any]]) -> str:
     """A table's language with the revision its samples were scored against: `en (56dd66c)`."""
-    revisions = sorted({str(row["revision"]) for row in rows if row.get("revision")})
-    return f"{language} ({', '.join(revisions)})" if revisions else language
+    named = sorted({str(row["revision"]) for row in rows if row.get("revision")})
+    if any(row.get("data_unverified") for row in rows):
+        named.append("data unverified")
+    return f"{language} ({', '.join(named)})" if named else language
 
 
 # how a function-calling table is titled: the protocol differs from the one the leaderboard's figures use
