@@ -69,7 +69,7 @@ def make_responder(args: argparse.Namespace) -> Any:
         from pytest_tooleval.suites.acebench.categories import NORMAL_COLLECTION_ORDER, SPECIAL_CATEGORIES
         from pytest_tooleval.suites.acebench.scoring import render_ground_truth
 
-        root = data.locate(args.data_dir, Path(tempfile.gettempdir()), offline=True)
+        root = data.locate(args.data_dir, Path(tempfile.gettempdir()), offline=True).root
         for case in data.select(root, (args.language,), NORMAL_COLLECTION_ORDER + SPECIAL_CATEGORIES):
             gold[case.record["question"]] = render_ground_truth(case.ground_truth, case.category)
 
