@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from benchmark_modules import benchmark_source
 from fake_openai import FakeOpenAI
 
@@ -30,7 +31,8 @@ def _run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
 
 
 def test_a_baseline_of_the_other_revision_is_refused_naming_both(pytester: pytest.Pytester) -> None:
-    old = _run(pytester, "--tooleval-model=oracle", "--tooleval-acebench-revision=e6db74b", "--tooleval-report=old.json")
+    old = _run(pytester, "--tooleval-model=oracle", "--tooleval-acebench-revision=e6db74b",
+               "--tooleval-report=old.json")
     assert old.ret == 0
     assert json.loads((pytester.path / "old.json").read_text())["fingerprint"]["acebench"]["revision"] == "e6db74b"
     result = _run(pytester, "--tooleval-model=oracle", "--tooleval-baseline=old.json", "--tooleval-report=new.json")
@@ -85,7 +87,8 @@ def test_switching_revision_asks_only_the_samples_whose_prompt_changed(pytester:
         second = _run(pytester, *live, "--tooleval-report=new.json")
         assert second.ret == 1
         assert server.stats.requests == 51  # normal_atom_list_38 alone: its question changed at 56dd66c
-        rows: dict[str, Any] = {row["id"]: row for row in json.loads((pytester.path / "new.json").read_text())["samples"]}
+        report = json.loads((pytester.path / "new.json").read_text())
+        rows: dict[str, Any] = {row["id"]: row for row in report["samples"]}
         assert len(rows) == 50 and all(row["revision"] == "56dd66c" for row in rows.values())
         assert CHANGED_QUESTION in rows
     finally:
