@@ -9,8 +9,9 @@ It needs the upstream data (TOOLEVAL_DATA_DIR or --data-dir). Each run uses a fr
 every sample is asked for real. Output fields: samples, wall_s (the pytest subprocess), ideal_s
 (requests that waited the latency x latency / total concurrency), efficiency (ideal / wall),
 samples_per_s, requests, peak_in_flight (seen by the server), first_request_s (start-up before the first request),
-after_last_answer_s (reporting and shut-down after the last answer), collection_s, max_rss_mb (largest
-worker), controller_rss_mb (xdist: the controller, which asks the model for its workers), busy
+after_last_answer_s (reporting and shut-down after the last answer), data_check_ms (what a later process
+spends checking the data against its revision's pins, once the run has remembered the digests), collection_s,
+max_rss_mb (largest worker), controller_rss_mb (xdist: the controller, which asks the model for its workers), busy
 (per-process time between its first and last test), idle_share (largest share of the run a worker spent
 without a test while samples remained), output_lines (what pytest printed).
 
@@ -33,6 +34,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
 sys.path.insert(0, str(REPO / "tests"))
+sys.path.insert(0, str(HERE))
 
 from fake_openai import FakeOpenAI, Fault  # noqa: E402 - importable only after the sys.path insert above
 
@@ -69,7 +71,7 @@ def make_responder(args: argparse.Namespace) -> Any:
         from pytest_tooleval.suites.acebench.categories import NORMAL_COLLECTION_ORDER, SPECIAL_CATEGORIES
         from pytest_tooleval.suites.acebench.scoring import render_ground_truth
 
-        root = data.locate(args.data_dir, Path(tempfile.gettempdir()), offline=True).root
+        root = data.locate(args.data_dir, Path(tempfile.gettempdir()), True, args.revision).root
         for case in data.select(root, (args.language,), NORMAL_COLLECTION_ORDER + SPECIAL_CATEGORIES):
             gold[case.record["question"]] = render_ground_truth(case.ground_truth, case.category)
 
@@ -108,10 +110,12 @@ def main() -> None:
     parser.add_argument("--probe", action="store_true",
                         help="keep the endpoint probe (one round trip before any sample); off by default, so that "
                         "the figures are about answering")
+    parser.add_argument("--revision", default="56dd66c", help="--tooleval-acebench-revision")
     parser.add_argument("--keep-output", type=Path, default=None, help="write pytest's stdout to this file")
     args = parser.parse_args()
     if not args.data_dir:
         sys.exit("needs the upstream data: --data-dir or TOOLEVAL_DATA_DIR")
+    args.data_dir = str(Path(args.data_dir).resolve())  # pytest runs in a scratch folder
 
     families = [family.strip() for family in args.categories.split(",")]
     marker = " or ".join(families)
@@ -135,7 +139,7 @@ def main() -> None:
             f"--tooleval-data-dir={args.data_dir}", f"--tooleval-cache-dir={Path(tmp) / 'cache'}",
             f"--tooleval-language={args.language}", f"--tooleval-concurrency={args.concurrency}",
             "--tooleval-user-model=perf-user", f"--tooleval-report={Path(tmp) / 'report.json'}",
-            f"--tooleval-max-dialog-turns={2 * args.agent_turns}",
+            f"--tooleval-max-dialog-turns={2 * args.agent_turns}", f"--tooleval-acebench-revision={args.revision}",
         ]
         if args.rpm:
             command.append(f"--tooleval-rpm={args.rpm}")
@@ -159,8 +163,19 @@ def main() -> None:
             sys.exit(f"pytest exited {completed.returncode}")
         report = json.loads((Path(tmp) / "report.json").read_text())
         timings = [json.loads(path.read_text()) for path in Path(tmp).glob("timing.*")]
-        print(json.dumps(summarise(args, report, timings, server, wall, started, started_mono,
-                                   completed.stdout.count("\n"))))
+        figures = summarise(args, report, timings, server, wall, started, started_mono, completed.stdout.count("\n"))
+        # what the next run's processes each spend checking the data against its pins (the record is warm now)
+        figures["data_check_ms"] = round(data_check_ms(args.data_dir, Path(tmp) / "cache", args.revision), 2)
+        print(json.dumps(figures))
+
+
+def data_check_ms(data_dir: str, cache: Path, revision: str) -> float:
+    """`data.locate` alone, timed in a fresh process with the run's cache folder (benchmarks/perf/data_check.py)."""
+    from data_check import PROBE
+
+    done = subprocess.run([sys.executable, "-c", PROBE, str(Path(data_dir).resolve()), str(cache), revision, "0"],
+                          capture_output=True, text=True, check=True)
+    return float(done.stdout.strip())
 
 
 def summarise(args: argparse.Namespace, report: dict[str, Any], timings: list[dict[str, Any]], server: FakeOpenAI,
