@@ -202,7 +202,7 @@ def _parse(source: str) -> ast.expr:
 
 def _decode(source: str, *, fixed: bool) -> list[DecodedCall]:
     body = _parse(source)
-    # Upstream iterates `body.elts`: a list, tuple or set display all work, nothing else does (§3.1).
+    # Upstream iterates `body.elts`: a list, tuple or set display all work, nothing else does (acebench-scoring §3.1).
     if not isinstance(body, (ast.List, ast.Tuple, ast.Set)):
         raise DecodeError(f"expected a list of calls, got {type(body).__name__}")
     calls: list[DecodedCall] = []
