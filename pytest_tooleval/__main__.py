@@ -6,6 +6,14 @@ joins the reports of `--tooleval-shard` runs into the report of the whole run, w
 comparison (report/merge.py); exit status 0 when the gate passes (or there is none), 1 when it fails or a
 shard or sample is missing, 2 when the reports cannot be merged.
 
+    python -m pytest_tooleval rescore last-release.json --acebench-revision 56dd66c -o rescored.json
+
+scores the answers a report keeps (and the response cache) under another ACEBench revision, asking nothing again
+(with --ask, only the samples whose prompt changed), prints the difference the benchmark alone made and every
+sample that flipped with its reason, and writes the rescored report (report/rescore.py); exit status 0 when every
+sample was rescored, 1 when one could not be rescored faithfully (it keeps its verdict and is named) or a sample
+asked again ended in an error, 2 when the report cannot be rescored.
+
     python -m pytest_tooleval import-judged evalution_outputs/ToolAlpaca7b.json
 
 prints an upstream ToolAlpaca judge file as the plugin's ToolAlpaca table (Procedure / Response / Overall).
@@ -98,6 +106,32 @@ def _merged(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
+def _rescore(args: argparse.Namespace) -> int:
+    """The rescore; what it prints of the report's fields is shown safely, as the merge's is."""
+    from .report.json_report import check_report_path, write_report
+    from .report.rescore import RescoreOptions, rescore
+    from .report.safe_text import safe_line, safe_text
+
+    try:
+        if args.output:
+            check_report_path(args.output, "-o", "rescored.json")
+        options = RescoreOptions({"acebench": args.acebench_revision}, ask=args.ask, base_url=args.base_url,
+                                 api_key=args.api_key, data_dir=args.data_dir, cache_dir=args.cache_dir,
+                                 offline=args.offline)
+        rescored = rescore(args.report, options, output=args.output)
+        print(safe_text("\n".join(rescored.lines())))
+        if args.output:
+            try:
+                write_report(args.output, rescored.document)
+            except OSError as exc:  # a full disk, say
+                raise ToolevalUsageError(f"could not write {args.output}: {exc.strerror or exc}") from None
+            print(safe_line(f"tooleval report: {args.output}"))
+    except ToolevalUsageError as exc:  # one line, whatever a report's field put in it
+        text = str(exc)
+        raise ToolevalUsageError(safe_line(text if text.startswith("rescore") else f"rescore: {text}")) from None
+    return rescored.exit_status
+
+
 def _option(name: str, text: str | None) -> Any:
     """A gate option of the merge as the plugin's option of that name reads it (its parser and its default)."""
     from .config import all_options
@@ -129,6 +163,24 @@ def build_parser() -> argparse.ArgumentParser:
     merging.add_argument("--max-regression", metavar="FIGURE=MARGIN,...", help="as --tooleval-max-regression")
     merging.add_argument("--alpha", metavar="P", help="as --tooleval-alpha")
     merging.set_defaults(run=_merge)
+    rescoring = commands.add_parser("rescore", help="score a report's answers under another ACEBench revision "
+                                    "(a baseline to compare with a run of that revision)")
+    rescoring.add_argument("report", metavar="REPORT", help="a --tooleval-report file")
+    rescoring.add_argument("--acebench-revision", required=True, metavar="REVISION",
+                           help="the ACEBench revision to score against (as --tooleval-acebench-revision)")
+    rescoring.add_argument("-o", "--output", metavar="PATH", help="write the rescored JSON report here")
+    rescoring.add_argument("--ask", action="store_true", help="ask the samples whose prompt changed again, through "
+                           "the report's model (default: score their answers to the old prompt, and list them)")
+    rescoring.add_argument("--base-url", metavar="URL", help="the endpoint of the report's model: its response "
+                           "cache is keyed by it (default: TOOLEVAL_BASE_URL, then OPENAI_BASE_URL)")
+    rescoring.add_argument("--api-key", metavar="KEY", help="its API key, for --ask (default: TOOLEVAL_API_KEY, then "
+                           "OPENAI_API_KEY); never printed or written")
+    rescoring.add_argument("--data-dir", metavar="DIR", help="folder holding both revisions' data (default: "
+                           "TOOLEVAL_DATA_DIR, then the download cache)")
+    rescoring.add_argument("--cache-dir", metavar="DIR", help="downloads and the response cache (default: "
+                           "TOOLEVAL_CACHE_DIR, then ~/.cache/pytest-tooleval)")
+    rescoring.add_argument("--offline", action="store_true", help="never download data")
+    rescoring.set_defaults(run=_rescore)
     printing = commands.add_parser("schema", help="print the JSON Schema of tooleval.yaml for the suites installed")
     printing.set_defaults(run=_schema)
     return parser

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..config import Settings
 from ..engine import Engine
+from ..errors import InfrastructureError
 from ..suites.base import Role
 from ..text import split_think_block
 from .access import ChatFn, ModelAccess, access_kind
@@ -23,18 +24,20 @@ if TYPE_CHECKING:
 
 def build_access(settings: Settings, cache_dir: Path, engine: Engine, board_path: Callable[[], Path],
                  roles: Sequence[Role] = (), replay_readers: Sequence[ReplayReader] = (), *,
-                 probe_tools: bool = False, say: Callable[[str], None] = print) -> ModelAccess:
+                 probe_tools: bool = False, say: Callable[[str], None] = print,
+                 cache_only: bool = False) -> ModelAccess:
     """The run's model access; `board_path` gives the run board's file (asked only for the rpm/tpm limits file
     beside it); `roles` are the helper models of the suites in the run, `replay_readers` their recorded-output
     formats (suites/base.py); `probe_tools`: a suite offers the model `tools`, so its probe offers one too;
-    `say` writes the batch lane's lines (--tooleval-batch)."""
+    `say` writes the batch lane's lines (--tooleval-batch); `cache_only`: live models answer from the response
+    cache alone, a request it does not hold is an error and never sent (`python -m pytest_tooleval rescore`)."""
     model: str = settings.model
     kind = access_kind(settings)
     if kind == "oracle":
         return ModelAccess("oracle")
     # the response cache is opened for live models only: a replay's helper roles (a judge) may be live
     asks = kind == "chat" or any(settings.get(role.model_key) for role in roles)
-    live = _Live(settings, engine, _response_cache(settings, cache_dir, engine) if asks else None)
+    live = _Live(settings, engine, _response_cache(settings, cache_dir, engine) if asks else None, cache_only)
     if kind == "replay":
         # helper roles stay live: a replayed ToolAlpaca episode is judged again by the judge model
         replay = load_replay(model[len("replay:"):], replay_readers)
@@ -149,6 +152,7 @@ class _Live:
     settings: Settings
     engine: Engine
     cache: ResponseCache | None
+    cache_only: bool = False  # answers from the cache alone: a miss is an error, never a request
 
     def close_cache_last(self) -> None:
         """Close the cache after the clients (closers run in order); the last connection to close folds the
@@ -192,14 +196,16 @@ class _Live:
              lanes: list[Any] | None = None, say: Callable[[str], None] = print) -> ChatFn:
         return _chat_function(self.settings, self.engine, model, base_url, api_key, temperature, max_tokens,
                               limiter, self.cache, top_p=self.settings.top_p if top_p is None else top_p,
-                              extra=extra or {}, role=role, probe_tools=probe_tools, lanes=lanes, say=say)
+                              extra=extra or {}, role=role, probe_tools=probe_tools, lanes=lanes, say=say,
+                              cache_only=self.cache_only)
 
 
 def _chat_function(settings: Settings, engine: Engine, model: str, base_url: str | None,
                    api_key: str | None, temperature: float | None, max_tokens: int | None,
                    limiter: Any = None, cache: ResponseCache | None = None, *, top_p: float | None = None,
                    extra: dict[str, Any] | None = None, role: str = "model", probe_tools: bool = False,
-                   lanes: list[Any] | None = None, say: Callable[[str], None] = print) -> ChatFn:
+                   lanes: list[Any] | None = None, say: Callable[[str], None] = print,
+                   cache_only: bool = False) -> ChatFn:
     from .cache import CachedBackend
     from .openai_compat import OpenAIBackend
 
@@ -227,6 +233,8 @@ def _chat_function(settings: Settings, engine: Engine, model: str, base_url: str
                          fallback=settings.batch_fallback, say=say, role=role, wait_s=settings.batch_wait)
         lanes.append(lane)
         backend = lane
+    if cache_only:
+        backend = _CacheOnly(backend)
     if cache is not None:
         backend = CachedBackend(backend, cache)
 
@@ -253,6 +261,28 @@ def _chat_function(settings: Settings, engine: Engine, model: str, base_url: str
         return reply
 
     return chat
+
+
+class NotCached(InfrastructureError):
+    """A cache-only model (`build_access(cache_only=True)`) was asked what its response cache does not hold."""
+
+
+class _CacheOnly:
+    """Where a live backend would be asked: a miss of the cache in front is an error, and nothing is sent. The
+    wrapped backend still names the requests' cache keys (its endpoint and model)."""
+
+    def __init__(self, backend: Any) -> None:
+        self.backend = backend
+        self.name = backend.name
+
+    def cache_identity(self) -> Any:
+        return self.backend.cache_identity()
+
+    async def complete(self, request: ChatRequest) -> Reply:
+        raise NotCached(f"{self.backend.label}: not in the response cache")
+
+    async def aclose(self) -> None:
+        await self.backend.aclose()
 
 
 def _closing(close: Any) -> Any:

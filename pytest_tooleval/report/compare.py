@@ -88,13 +88,17 @@ class Comparison:
     unscored: list[str]  # units without a verdict in one run or both
     fingerprint_differences: list[tuple[str, Any, Any]]  # (key, baseline, current)
     not_compared: list[str] = field(default_factory=list)  # suites that declare no units
+    # a baseline rescored to other benchmark revisions: which, when, its samples that answer an older prompt
+    # (report/rescore.py rescore_note); None for a baseline as its run wrote it
+    baseline_rescored: dict[str, Any] | None = None
 
     def figure(self, name: str) -> FigureComparison | None:
         return next((entry for entry in self.figures if entry.figure == name), None)
 
     def as_dict(self) -> dict[str, Any]:
         return {
-            "baseline": {"path": self.baseline_path, "model": self.baseline_model},
+            "baseline": {"path": self.baseline_path, "model": self.baseline_model,
+                         **({"rescored": self.baseline_rescored} if self.baseline_rescored else {})},
             "fingerprint_differences": [{"key": key, "baseline": base, "current": current}
                                         for key, base, current in self.fingerprint_differences],
             "figures": [entry.as_dict() for entry in self.figures],
@@ -166,7 +170,37 @@ def compare(rows: list[dict[str, Any]], baseline: Mapping[str, Any], baseline_pa
     flips.sort(key=lambda flip: (flip.suite, _natural(flip.key)))
     return Comparison(baseline_path, _text(baseline.get("fingerprint"), "model"), figures, flips, only_current,
                       only_baseline, unscored, fingerprint_differences(baseline.get("fingerprint") or {},
-                                                                        current_fingerprint), not_compared)
+                                                                        current_fingerprint), not_compared,
+                      rescore_note(baseline))
+
+
+def rescore_note(baseline: Mapping[str, Any]) -> dict[str, Any] | None:
+    """What a comparison says of a baseline that was rescored (its `rescore` block, report/rescore.py): the revisions,
+    when, and how many of its samples answer an older prompt; None for a baseline as its run wrote it."""
+    block = baseline.get("rescore")
+    if not isinstance(block, dict) or not isinstance(block.get("revisions"), dict):
+        return None
+    changed = [entry for entry in block.get("prompt_changed") or [] if isinstance(entry, dict)]
+    return {"revisions": block["revisions"], "at": block.get("at"),
+            "prompt_changed": sum(1 for entry in changed if not entry.get("asked")),
+            "asked": sum(1 for entry in changed if entry.get("asked")),
+            "not_rescored": len(block.get("not_rescored") or [])}
+
+
+def rescore_sentence(note: Mapping[str, Any]) -> str:
+    """`rescore_note` as the sentence the terminal and the Markdown print under "Compared with ..."."""
+    revisions: Mapping[str, Any] = note["revisions"] if isinstance(note.get("revisions"), dict) else {}
+    moved = ", ".join(f"{entry.get('title', name)} {entry.get('from')} to {entry.get('to')}"
+                      for name, entry in revisions.items() if isinstance(entry, dict))
+    when = f" on {str(note['at'])[:10]}" if note.get("at") else ""
+    parts = [f"the baseline was rescored from {moved}{when} (python -m pytest_tooleval rescore)"]
+    if note.get("prompt_changed"):
+        parts.append(f"{note['prompt_changed']} of its samples answer the older prompt")
+    if note.get("asked"):
+        parts.append(f"{note['asked']} were asked again")
+    if note.get("not_rescored"):
+        parts.append(f"{note['not_rescored']} keep their old verdicts (not rescored)")
+    return "; ".join(parts)
 
 
 def _proportions(suite: str, pairs: Mapping[str, Sequence[tuple[bool, bool]]]) -> list[FigureComparison]:

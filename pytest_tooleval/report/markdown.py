@@ -412,6 +412,10 @@ def _comparison(comparison: Mapping[str, Any]) -> list[str]:
                  if bootstrap else "")
     lines = ["### Baseline comparison", "",
              f"Compared with {escape(baseline.get('path', '-'))}{model}, paired by sample{resampled}", ""]
+    if isinstance(baseline.get("rescored"), Mapping):  # a baseline rescored to another benchmark revision
+        from .compare import rescore_sentence
+
+        lines += [f"**Note:** {escape(rescore_sentence(baseline['rescored']))}.", ""]
     rows = []
     for entry in _items(comparison.get("figures")):
         entry = _mapping(entry)

@@ -86,6 +86,11 @@ def render_comparison(comparison: Comparison) -> str:
                      _number(entry.difference, "+.3f"), interval, _number(entry.p, ".3g"),
                      f"{entry.test}, {entry.units}", _number(entry.mde)])
     lines = [f"Compared with {comparison.baseline_path}{model}, paired by sample"]
+    if comparison.baseline_rescored:  # rescored to another benchmark revision (report/rescore.py)
+        from .compare import rescore_sentence
+
+        sentence = rescore_sentence(comparison.baseline_rescored)
+        lines.append(sentence[:1].upper() + sentence[1:])
     lines.append(tabulate(body, headers=["figure", "baseline", "current", "difference", "95% interval", "p",
                                          "test, units", "detectable"],
                           tablefmt="simple", disable_numparse=True))

@@ -162,6 +162,9 @@ class SuitePlugin(Protocol):
     # Optional: `title` (the benchmark's name as people write it, e.g. "ACEBench"), and `revision_of(self, block,
     # settings=None) -> str`, the benchmark revision a report's fingerprint block names (block None: this run's):
     # a baseline of another revision is refused (controller.py), as is a merge of shards of two.
+    # Optional: `rescore(self, rows, block, target, context) -> SuiteRescore`, the suite's report rows (and its
+    # fingerprint block) scored again under revision `target`, from the answers the rows keep
+    # (`python -m pytest_tooleval rescore`, report/rescore.py).
     # Optional: `replay_rows(self, path: Path, document: Any) -> list[dict[str, Any]] | None` reads recorded
     # outputs in the suite's own upstream format (`document` is the file's parsed JSON value, None for a folder
     # or JSON Lines); None when `path` is not in that format, and the generic rows of models/replay.py apply.

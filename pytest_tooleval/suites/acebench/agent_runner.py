@@ -110,6 +110,31 @@ async def run_fc_agent_case(case: AceCase, access: ModelAccess, prompts: dict[st
     return _answer(result, agent_meter.latency_s, role_tokens({"agent": agent_meter, "user": user_meter}))
 
 
+async def replay_transcript(case: AceCase, transcript: list[Any], prompts: dict[str, Any], max_turns: int,
+                            step_prompt_language: str | None) -> Answer:
+    """A finished rollout played again from its report transcript: the agent's messages (their tool calls in
+    function-calling mode) and the user's turns go back through the environments, so the end state is the one the
+    run reached, to grade against another revision's ground truth (`python -m pytest_tooleval rescore`). The caller
+    checks that the transcript comes out the same."""
+    entries = [entry for entry in transcript if isinstance(entry, dict)]
+    if len(entries) != len(transcript):
+        raise SampleError("the transcript holds an entry that is not an object")
+    user_turns = ([str(entry.get("message")) for entry in entries if entry.get("sender") == "user"]
+                  if case.category == "agent_multi_turn" else None)
+    agent = [entry for entry in entries if entry.get("sender") == "agent"]
+    if case.mode != "fc":
+        result = await replay(case.record, case.language, [str(entry.get("message")) for entry in agent], user_turns,
+                              prompts, max_turns)
+        return _answer(result)
+    turns = [AgentTurn(str(entry.get("content") or ""), recorded_tool_calls(entry["tool_calls"], f"agent turn {n + 1}"))
+             if entry.get("tool_calls") else AgentTurn(str(entry.get("message")))
+             for n, entry in enumerate(agent)]
+    result = await run_fc_rollout(case.record, case.language, prompts, agent_tools(case.record["function"]),
+                                  scripted_turns(turns), scripted(user_turns) if user_turns is not None else None,
+                                  max_turns, step_prompt_language)
+    return _answer(result)
+
+
 def agent_tools(functions: Any) -> ToolSet:
     try:
         return tool_schemas(functions if isinstance(functions, list) else [functions])

@@ -14,6 +14,7 @@ from .revisions import DEFAULT, REVISIONS, parse_revision
 
 if TYPE_CHECKING:
     from ...report.compare import Unit
+    from ...report.rescore import RescoreContext, SuiteRescore
     from ...report.summary import SuiteSummary
     from .suite import AceBenchSuite
 
@@ -84,6 +85,13 @@ class AceBenchPlugin:
             assert settings is not None
             return str(settings.acebench_revision)
         return str(block.get("revision") or REVISIONS[0].name)
+
+    def rescore(self, rows: list[dict[str, Any]], block: Mapping[str, Any], target: str,
+                context: RescoreContext) -> SuiteRescore:
+        """A report's ACEBench rows scored again under revision `target` (python -m pytest_tooleval rescore)."""
+        from .rescore import rescore_rows
+
+        return rescore_rows(rows, dict(block), target, context)
 
     def summarize(self, rows: list[dict[str, Any]]) -> SuiteSummary:
         from .summary import summarize_acebench
