@@ -67,9 +67,13 @@ def _suite_dir(suite: str, marker_file: str) -> Path:
 
 @pytest.fixture(autouse=True)
 def _inner_runs_configured(request: pytest.FixtureRequest) -> None:
-    """pytester runs get an ini of their own: pytest-asyncio warns on every run without one."""
+    """pytester runs get an ini of their own: pytest-asyncio warns on every run without one, and pytest-benchmark,
+    where a machine has it installed, at the start of every run under xdist (-n, or a run started from an xdist
+    worker, whose environment says so): a line on stderr that is not the run's (as pyproject.toml ignores it)."""
     if "pytester" in request.fixturenames:
-        request.getfixturevalue("pytester").makeini("[pytest]\nasyncio_default_fixture_loop_scope = function\n")
+        request.getfixturevalue("pytester").makeini(
+            "[pytest]\nasyncio_default_fixture_loop_scope = function\n"
+            "filterwarnings =\n    ignore:Benchmarks are automatically disabled because xdist plugin is active\n")
 
 
 @pytest.fixture(scope="session")

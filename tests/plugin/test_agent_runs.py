@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from benchmark_modules import benchmark_source
 from fake_openai import FakeOpenAI
 
@@ -15,15 +16,16 @@ THIN_TEST = benchmark_source("acebench")
 
 
 @pytest.fixture
-def gold(acebench_dir: Path) -> dict[str, Any]:
-    return json.loads((acebench_dir / "agent_gold_sequences.json").read_text(encoding="utf-8"))
+def gold(acebench_56dd66c_dir: Path) -> dict[str, Any]:
+    """The gold sequences of the default revision, which the runs below read (the data root's acebench-56dd66c/)."""
+    return json.loads((acebench_56dd66c_dir / "agent_gold_sequences.json").read_text(encoding="utf-8"))
 
 
 @pytest.fixture
-def base_args(pytester: pytest.Pytester, acebench_dir: Path, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+def base_args(pytester: pytest.Pytester, data_root: Path, monkeypatch: pytest.MonkeyPatch) -> list[str]:
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     pytester.makepyfile(test_acebench=THIN_TEST)
-    return [f"--tooleval-data-dir={acebench_dir}", f"--tooleval-cache-dir={pytester.path / 'cache'}",
+    return [f"--tooleval-data-dir={data_root}", f"--tooleval-cache-dir={pytester.path / 'cache'}",
             "-p", "no:cacheprovider", "--tooleval-report", "report.json"]
 
 

@@ -10,8 +10,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from benchmark_modules import benchmark_source
 from fake_openai import FakeOpenAI, last_user_message
+from pytest_tooleval.suites.acebench.revisions import DEFAULT, revision
 
 DATA = os.environ.get("TOOLEVAL_DATA_DIR")
 pytestmark = pytest.mark.skipif(not DATA, reason="needs the upstream data (TOOLEVAL_DATA_DIR)")
@@ -30,8 +32,8 @@ def gate_run(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> Any:
     oracle = pytester.runpytest_subprocess("--tooleval-model=oracle", *common, "--tooleval-report=oracle.json")
     assert oracle.ret == 0
     outputs = {row["id"]: row["output"] for row in json.loads((pytester.path / "oracle.json").read_text())["samples"]}
-    questions = {json.loads(line)["question"]: json.loads(line)["id"]
-                 for line in (data / "acebench" / "data_all" / "data_en" / f"data_{CATEGORY}.json").open()}
+    prompts = data / revision(DEFAULT).folder / "data_all" / "data_en" / f"data_{CATEGORY}.json"  # what the run reads
+    questions = {json.loads(line)["question"]: json.loads(line)["id"] for line in prompts.open()}
     server = FakeOpenAI().start()
     wrong: set[str] = set()
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 
 import pytest
-from benchmark_modules import benchmark_source
-from mini_acebench import CATEGORIES, SAMPLES, write_mini_acebench
 
+from benchmark_modules import benchmark_source
+from mini_acebench import CATEGORIES, SAMPLES, UNVERIFIED, write_mini_acebench
 from pytest_tooleval.report.markdown import render_markdown
 
 
@@ -17,8 +17,9 @@ def oracle_args(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> l
     monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
     data = write_mini_acebench(pytester.path / "data")
     pytester.makepyfile(test_acebench=benchmark_source("acebench"))
-    return ["--tooleval-model=oracle", f"--tooleval-data-dir={data}", f"--tooleval-categories={CATEGORIES}",
-            "-p", "no:cacheprovider", f"--tooleval-cache-dir={pytester.path / 'cache'}"]
+    return ["--tooleval-model=oracle", f"--tooleval-data-dir={data}", UNVERIFIED,
+            f"--tooleval-categories={CATEGORIES}", "-p", "no:cacheprovider",
+            f"--tooleval-cache-dir={pytester.path / 'cache'}"]
 
 
 def test_the_markdown_summary_is_written_and_appended_to_the_step_summary(
@@ -50,7 +51,7 @@ def test_an_unwritable_markdown_path_is_one_line_before_any_sample(pytester: pyt
     (pytester.path / "taken").mkdir()
     result = pytester.runpytest_subprocess(*oracle_args, "--tooleval-markdown=taken")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    assert [line for line in result.stderr.lines if line.strip()][0].startswith(
+    assert next(line for line in result.stderr.lines if line.strip()).startswith(
         "ERROR: --tooleval-markdown: ")
 
 

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import pytest
+
 from benchmark_modules import benchmark_source
 from mini_acebench import CATEGORIES as MINI_CATEGORIES
-from mini_acebench import write_mini_acebench
+from mini_acebench import UNVERIFIED, write_mini_acebench
 
 THIN_TEST = benchmark_source("acebench")
 
@@ -17,7 +18,7 @@ def mini(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     data = write_mini_acebench(pytester.path / "data")
     pytester.makepyfile(test_acebench=THIN_TEST)
-    return [f"--tooleval-data-dir={data}", "--tooleval-categories", MINI_CATEGORIES,
+    return [f"--tooleval-data-dir={data}", UNVERIFIED, "--tooleval-categories", MINI_CATEGORIES,
             f"--tooleval-cache-dir={pytester.path / 'cache'}", "-p", "no:cacheprovider"]
 
 
@@ -48,7 +49,8 @@ def test_without_a_model_every_sample_is_skipped_with_the_reason(pytester: pytes
     assert "tooleval summary" not in result.stdout.str()
 
 
-def test_without_model_or_data_one_placeholder_skips(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_without_model_or_data_one_placeholder_skips(pytester: pytest.Pytester,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("TOOLEVAL_DATA_DIR", raising=False)
     pytester.makepyfile(test_acebench=THIN_TEST)
     result = pytester.runpytest("-rs", "--tooleval-offline", f"--tooleval-cache-dir={pytester.path / 'c'}")
@@ -67,7 +69,8 @@ def test_bad_threshold_is_a_usage_error(pytester: pytest.Pytester, mini: list[st
     result = pytester.runpytest("--tooleval-model", "oracle", "--tooleval-fail-under", "overal:0.8", *mini)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines([
-        "ERROR: --tooleval-fail-under: 'overal:0.8' is not a valid threshold; expected GROUP=FRACTION, e.g. overall=0.80"
+        "ERROR: --tooleval-fail-under: 'overal:0.8' is not a valid threshold; expected GROUP=FRACTION, "
+        "e.g. overall=0.80"
     ])
 
 

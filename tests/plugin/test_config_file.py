@@ -21,7 +21,8 @@ def project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytes
 def test_the_file_sets_options_between_the_environment_and_the_ini_file(project: pytest.Pytester,
                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     (project.path / "tooleval.yaml").write_text(
-        f"model: oracle\ndata-dir: data\ncache_dir: cache\ncategories: [{', '.join(CATEGORIES.split(','))}]\n"
+        f"model: oracle\ndata-dir: data\ndata-unverified: true\ncache_dir: cache\n"
+        f"categories: [{', '.join(CATEGORIES.split(','))}]\n"
         "fail-under: {overall: 0.9}\n"
         "prices: {gpt-4o: [2.5, 10]}\nmax-error-rate: 0.1\ntemperature: 0.3\n")
     monkeypatch.setenv("TOOLEVAL_TEMPERATURE", "0.2")

@@ -9,7 +9,7 @@ import pytest
 
 from benchmark_modules import benchmark_source
 from fake_openai import FakeOpenAI
-from mini_acebench import CATEGORIES, RIGHT, write_mini_acebench
+from mini_acebench import CATEGORIES, RIGHT, UNVERIFIED, write_mini_acebench
 
 KEY = "sk-test-0123456789abcdef"
 
@@ -20,7 +20,7 @@ def data_args(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> lis
         monkeypatch.delenv(name, raising=False)
     data = write_mini_acebench(pytester.path / "data")
     pytester.makepyfile(test_acebench=benchmark_source("acebench"))
-    return [f"--tooleval-data-dir={data}", "--tooleval-categories", CATEGORIES,
+    return [f"--tooleval-data-dir={data}", UNVERIFIED, "--tooleval-categories", CATEGORIES,
             f"--tooleval-cache-dir={pytester.path / 'cache'}", "-p", "no:cacheprovider"]
 
 
@@ -119,13 +119,13 @@ def test_an_ini_path_is_relative_to_the_ini_file_and_an_env_path_to_where_pytest
     ini.write_text("[pytest]\nasyncio_default_fixture_loop_scope = function\ntooleval_data_dir = data\n"
                    f"tooleval_categories = {CATEGORIES}\ntooleval_report = out/report.json\n", encoding="utf-8")
     result = pytester.runpytest("-c", str(ini), "--rootdir", str(project), str(project), "--tooleval-model=oracle",
-                                f"--tooleval-cache-dir={pytester.path / 'cache'}", "-p", "no:cacheprovider")
+                                UNVERIFIED, f"--tooleval-cache-dir={pytester.path / 'cache'}", "-p", "no:cacheprovider")
     assert result.ret == pytest.ExitCode.OK, result.stdout.str()
     result.assert_outcomes(passed=7)
     assert (project / "out" / "report.json").exists()  # beside the ini file, not in the folder pytest ran in
 
     monkeypatch.setenv("TOOLEVAL_DATA_DIR", "project/data")  # relative to where pytest starts
-    result = pytester.runpytest(str(project / "test_acebench.py"), "--tooleval-model=oracle",
+    result = pytester.runpytest(str(project / "test_acebench.py"), "--tooleval-model=oracle", UNVERIFIED,
                                 f"--tooleval-categories={CATEGORIES}", "-p", "no:cacheprovider",
                                 f"--tooleval-cache-dir={pytester.path / 'cache'}")
     result.assert_outcomes(passed=7)
@@ -156,7 +156,7 @@ def test_junit_xml_carries_each_samples_properties(pytester: pytest.Pytester, fa
 
 
 @pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["one-process", "xdist"])
-def test_a_dead_endpoint_ends_a_full_run_in_seconds_with_one_line(pytester: pytest.Pytester, acebench_dir,
+def test_a_dead_endpoint_ends_a_full_run_in_seconds_with_one_line(pytester: pytest.Pytester, data_root,
                                                                   monkeypatch: pytest.MonkeyPatch,
                                                                   workers: list[str]) -> None:
     import socket
@@ -169,7 +169,7 @@ def test_a_dead_endpoint_ends_a_full_run_in_seconds_with_one_line(pytester: pyte
     # the hang guard: without the breaker, 973 samples would each spend seven attempts and their backoff on the
     # dead port (half an hour); stopped, the run takes seconds, and the counts below say it stopped
     result = pytester.runpytest_subprocess(
-        "--tooleval-model=m", f"--tooleval-base-url=http://127.0.0.1:{port}/v1", f"--tooleval-data-dir={acebench_dir}",
+        "--tooleval-model=m", f"--tooleval-base-url=http://127.0.0.1:{port}/v1", f"--tooleval-data-dir={data_root}",
         "-m", "normal or special", "--tooleval-no-cache", f"--tooleval-cache-dir={pytester.path / 'cache'}",
         "-p", "no:cacheprovider", *workers, timeout=120)
     assert result.ret == pytest.ExitCode.INTERRUPTED

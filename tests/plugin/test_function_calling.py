@@ -14,6 +14,7 @@ import pytest
 from benchmark_modules import benchmark_source
 from fake_openai import TOOLS_REFUSED, FakeOpenAI, ToolCalls, last_user_message
 from mini_acebench import RIGHT, RIGHT_CALLS, SAMPLES, SCHEMA, live_mini_run
+from pytest_tooleval.suites.acebench.revisions import DEFAULT, revision
 
 FC_TITLE = "function calling (--tooleval-mode fc: not the leaderboard protocol)"
 
@@ -50,7 +51,8 @@ def test_fc_mode_offers_tools_and_scores_the_tool_calls(pytester: pytest.Pyteste
     result.assert_outcomes(passed=SAMPLES)
     assert result.ret == 0  # the gate on the fc figure held
     assert any("[en-normal_atom_bool_0-fc]" in line and "PASSED" in line for line in result.stdout.lines)
-    result.stdout.fnmatch_lines([f"ACEBench en, {FC_TITLE}*"])
+    # the mini tree's own files: scored against the default revision, unverified (the title says both)
+    result.stdout.fnmatch_lines([f"ACEBench en (56dd66c, data unverified), {FC_TITLE}*"])
     bodies = [body for body in server.stats.bodies if body]
     assert len(bodies) == SAMPLES
     # the ACEBench schema as a JSON Schema tool, once per request
@@ -181,8 +183,13 @@ DATA = os.environ.get("TOOLEVAL_DATA_DIR")
 needs_data = pytest.mark.skipif(not DATA, reason="needs the upstream data (TOOLEVAL_DATA_DIR)")
 
 
+def _default_revision(data: Path) -> Path:
+    """The folder of the default ACEBench revision under the data root: what a run given the root reads."""
+    return data / revision(DEFAULT).folder
+
+
 def _gold(data: Path) -> dict[str, Any]:
-    found: dict[str, Any] = json.loads((data / "acebench" / "agent_gold_sequences.json").read_text())
+    found: dict[str, Any] = json.loads((_default_revision(data) / "agent_gold_sequences.json").read_text())
     return found
 
 
@@ -200,7 +207,7 @@ def test_live_fc_agents_carry_the_conversation_as_tool_messages(pytester: pytest
     data = Path(DATA or "").resolve()
     gold = _gold(data)["en"]
     records = [json.loads(line) for category in ("agent_multi_step", "agent_multi_turn")
-               for line in (data / "acebench" / "data_all" / "data_en" / f"data_{category}.json").open()]
+               for line in (_default_revision(data) / "data_all" / "data_en" / f"data_{category}.json").open()]
     # the scripted model knows a sample by its question: many samples share theirs (with other start states)
     asked = [record["question"] for record in records]
     questions = {record["question"]: record["id"] for record in records if asked.count(record["question"]) == 1}

@@ -5,9 +5,10 @@ from __future__ import annotations
 import json
 
 import pytest
+
 from benchmark_modules import benchmark_source
 from fake_openai import FakeOpenAI, Fault
-from mini_acebench import CATEGORIES, RIGHT, write_mini_acebench
+from mini_acebench import CATEGORIES, RIGHT, UNVERIFIED, write_mini_acebench
 
 THIN_TEST = benchmark_source("acebench")
 
@@ -22,7 +23,8 @@ def run_args(pytester: pytest.Pytester, fake_openai: FakeOpenAI, monkeypatch: py
     data = write_mini_acebench(pytester.path / "data")
     pytester.makepyfile(test_acebench=THIN_TEST)
     return ["--tooleval-model", "fake-model", "--tooleval-base-url", fake_openai.base_url,
-            "--tooleval-api-key", KEY, f"--tooleval-data-dir={data}", "--tooleval-categories", CATEGORIES,
+            "--tooleval-api-key", KEY, f"--tooleval-data-dir={data}", UNVERIFIED,
+            "--tooleval-categories", CATEGORIES,
             f"--tooleval-cache-dir={pytester.path / 'cache'}", "-p", "no:cacheprovider"]
 
 

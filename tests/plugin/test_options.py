@@ -5,9 +5,10 @@ from __future__ import annotations
 import json
 
 import pytest
+
 from benchmark_modules import benchmark_source
 from fake_openai import FakeOpenAI
-from mini_acebench import write_mini_acebench
+from mini_acebench import UNVERIFIED, write_mini_acebench
 
 THIN_TEST = benchmark_source("acebench")
 
@@ -18,7 +19,7 @@ def mini(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> list[str
         monkeypatch.delenv(name, raising=False)
     data = write_mini_acebench(pytester.path / "data")
     pytester.makepyfile(test_acebench=THIN_TEST)
-    return [f"--tooleval-data-dir={data}", f"--tooleval-cache-dir={pytester.path / 'cache'}",
+    return [f"--tooleval-data-dir={data}", UNVERIFIED, f"--tooleval-cache-dir={pytester.path / 'cache'}",
             "--tooleval-categories=normal_atom_bool", "-p", "no:cacheprovider"]
 
 

@@ -7,9 +7,10 @@ import json
 from pathlib import Path
 
 import pytest
+
 from benchmark_modules import benchmark_source
 from fake_openai import FakeOpenAI, Fault
-from mini_acebench import CATEGORIES, RIGHT, SAMPLES, write_mini_acebench
+from mini_acebench import CATEGORIES, RIGHT, SAMPLES, UNVERIFIED, write_mini_acebench
 
 
 @pytest.fixture
@@ -20,9 +21,10 @@ def probed(pytester: pytest.Pytester, fake_openai: FakeOpenAI, monkeypatch: pyte
     fake_openai.default = "ok"
     data = write_mini_acebench(pytester.path / "data")
     pytester.makepyfile(test_acebench=benchmark_source("acebench"))
-    return ["--tooleval-model=gpt-x", f"--tooleval-base-url={fake_openai.base_url}", "--tooleval-api-key=sk-probe-12345678",
-            f"--tooleval-data-dir={data}", f"--tooleval-categories={CATEGORIES}",
-            f"--tooleval-cache-dir={pytester.path / 'cache'}", "-p", "no:cacheprovider", "--tooleval-report=report.json"]
+    return ["--tooleval-model=gpt-x", f"--tooleval-base-url={fake_openai.base_url}",
+            "--tooleval-api-key=sk-probe-12345678", f"--tooleval-data-dir={data}", UNVERIFIED,
+            f"--tooleval-categories={CATEGORIES}", f"--tooleval-cache-dir={pytester.path / 'cache'}", "-p",
+            "no:cacheprovider", "--tooleval-report=report.json"]
 
 
 @pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["one-process", "xdist"])
@@ -67,7 +69,7 @@ def test_no_probe_skips_it(pytester: pytest.Pytester, fake_openai: FakeOpenAI, p
 
 
 def test_under_xdist_every_role_of_the_collected_suites_is_probed(pytester: pytest.Pytester, fake_openai: FakeOpenAI,
-                                                                   acebench_dir: Path,
+                                                                   data_root: Path,
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     """The hub probes after it loaded the suites of the collected tests: the user model of agent_multi_turn is
     in the access (probing first once left it out, and every multi_turn sample errored for want of a user)."""
@@ -76,7 +78,7 @@ def test_under_xdist_every_role_of_the_collected_suites_is_probed(pytester: pyte
     fake_openai.default = "finish conversation"
     pytester.makepyfile(test_acebench=benchmark_source("acebench"))
     result = pytester.runpytest_subprocess(
-        f"--tooleval-data-dir={acebench_dir}", f"--tooleval-cache-dir={pytester.path / 'cache'}", "-p",
+        f"--tooleval-data-dir={data_root}", f"--tooleval-cache-dir={pytester.path / 'cache'}", "-p",
         "no:cacheprovider", "--tooleval-model=agent-m", "--tooleval-user-model=user-m",
         f"--tooleval-base-url={fake_openai.base_url}", "--tooleval-api-key=sk-probe-12345678", "-n", "2",
         "-k", "en-agent_multi_turn_0", "--tooleval-report=report.json")

@@ -13,7 +13,7 @@ import pytest
 
 from benchmark_modules import benchmark_source
 from fake_openai import FakeOpenAI
-from mini_acebench import CATEGORIES, RIGHT, write_mini_acebench
+from mini_acebench import CATEGORIES, RIGHT, UNVERIFIED, write_mini_acebench
 from pytest_tooleval.progress import Progress, ProgressLine, render
 
 
@@ -91,7 +91,8 @@ def live(pytester: pytest.Pytester, fake_openai: FakeOpenAI, monkeypatch: pytest
     fake_openai.replies.update(RIGHT)
     fake_openai.latency_s = 0.3
     return ["--tooleval-model=m", f"--tooleval-base-url={fake_openai.base_url}", "--tooleval-api-key=sk-progress-1",
-            f"--tooleval-data-dir={data}", f"--tooleval-categories={CATEGORIES}", "--tooleval-concurrency=1",
+            f"--tooleval-data-dir={data}", UNVERIFIED, f"--tooleval-categories={CATEGORIES}",
+            "--tooleval-concurrency=1",
             f"--tooleval-cache-dir={pytester.path / 'cache'}", "-p", "no:cacheprovider"]
 
 

@@ -21,6 +21,9 @@ import yaml
 
 REPO = Path(__file__).resolve().parents[2]
 README = REPO / "README.md"
+#: the oracle over every en sample at the default revision, 56dd66c (e6db74b: 954 passed, 69 failed). Each of
+#: the 21 failures and 692 passes whose output the official verdict set holds as written agrees with its verdict
+ORACLE_EN_LINE = "acebench: 1023/1023 scored, 994 passed, 29 failed, 0 errors"
 HANG_GUARD_S = 900  # installs from the index and full oracle runs on a busy 2-core machine; a hang is far longer
 
 
@@ -114,8 +117,9 @@ def test_the_first_command_runs_without_the_test_extra(clone: tuple[Path, Path],
     done = run(as_oracle(evaluate), copy, newcomer_env(tmp_path, venv))
     output = done.stdout + done.stderr
     assert "INTERNALERROR" not in output and "Warning" not in output, output[-3000:]
-    # the oracle's known ceilings (the official decoder's whitespace quirk) fail 69 en samples: exit 1, no crash
-    assert "acebench: 1023/1023 scored, 954 passed, 69 failed, 0 errors" in output, output[-3000:]
+    # the oracle's known ceilings at 56dd66c, the default revision, fail 29 en samples (the multi-turn ones the
+    # official decoder still reads with the whitespace deleted, and two of the data's): exit 1, no crash
+    assert ORACLE_EN_LINE in output, output[-3000:]
     assert done.returncode == 1, output[-3000:]
     # the repository's example cases are not part of a plain run
     assert "yaml:" not in output
@@ -171,7 +175,7 @@ def test_the_wheel_runs_the_packaged_benchmarks_from_an_empty_folder(wheel_venv:
                newcomer_env(tmp_path, wheel_venv))
     output = done.stdout + done.stderr
     assert "INTERNALERROR" not in output and "Warning" not in output, output[-3000:]
-    assert "acebench: 1023/1023 scored, 954 passed, 69 failed, 0 errors" in output, output[-3000:]
+    assert ORACLE_EN_LINE in output, output[-3000:]
     assert done.returncode == 1
 
 

@@ -99,8 +99,17 @@ def test_strip_scores_inline_think_answers_as_the_bare_answers(pytester: pytest.
     bare.assert_outcomes(passed=SAMPLES)
     server.replies.update({needle: f"<think>\nthe user wants {needle}; let me call it\n</think>\n\n{answer}"
                            for needle, answer in RIGHT.items()})
+    # upstream reads the block as part of the answer. At e6db74b its evaluator deletes the whitespace and decodes
+    # the whole answer, so every sample but the special ones fails; at 56dd66c (the default) a single-turn answer
+    # is decoded from its first outermost [...] (official verdicts: words before the call pass there), and only
+    # the multi-turn samples, still read whole, fail
+    old = pytester.runpytest_subprocess(*args, "--tooleval-acebench-revision=e6db74b", "--tooleval-no-cache",
+                                        "--tooleval-report=kept-e6db74b.json")
+    assert old.parseoutcomes()["failed"] >= SAMPLES - 2
     kept = pytester.runpytest_subprocess(*args, "--tooleval-report=kept.json", "--tooleval-no-cache")
-    assert kept.parseoutcomes()["failed"] >= SAMPLES - 2  # upstream reads the block as part of the answer
+    failed = {s["id"] for s in json.loads((pytester.path / "kept.json").read_text())["samples"]
+              if s["outcome"] == "failed"}
+    assert failed == {"normal_multi_turn_user_adjust_0_0", "normal_multi_turn_user_adjust_0_1"}, kept.stdout.str()
     kept.stdout.fnmatch_lines(["tooleval: * of 7 answers begin with a <think> block, which the scorers read as "
                                "part of the answer (as upstream does): --tooleval-reasoning strip takes it off "
                                "before scoring"])

@@ -7,9 +7,10 @@ import json
 from typing import Any
 
 import pytest
+
 from benchmark_modules import benchmark_source
 from fake_openai import FakeOpenAI, last_user_message
-from mini_acebench import CATEGORIES, RIGHT, SAMPLES, write_mini_acebench
+from mini_acebench import CATEGORIES, RIGHT, SAMPLES, UNVERIFIED, write_mini_acebench
 
 
 @pytest.fixture
@@ -30,7 +31,7 @@ def repeats(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> Any:
     data = write_mini_acebench(pytester.path / "data")
     pytester.makepyfile(test_acebench=benchmark_source("acebench"))
     yield server, ["--tooleval-model=fake-model", f"--tooleval-base-url={server.base_url}", "--tooleval-api-key=k",
-                   f"--tooleval-data-dir={data}", f"--tooleval-categories={CATEGORIES}",
+                   f"--tooleval-data-dir={data}", UNVERIFIED, f"--tooleval-categories={CATEGORIES}",
                    f"--tooleval-cache-dir={pytester.path / 'cache'}", "-p", "no:cacheprovider",
                    "--tooleval-report=report.json", "--tooleval-repeats=3",
                    "--tooleval-concurrency=1"]  # asked in order: the first ask of each sample before its repeats
@@ -40,7 +41,8 @@ def repeats(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> Any:
 @pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["one-process", "xdist"])
 def test_each_repeat_is_asked_and_reported(pytester: pytest.Pytester, repeats: Any, workers: list[str]) -> None:
     server, args = repeats
-    result = pytester.runpytest_subprocess(*args, *workers, "-v", "--tooleval-fail-under=en.normal_atom_bool.pass_k=0.4")
+    result = pytester.runpytest_subprocess(*args, *workers, "-v",
+                                           "--tooleval-fail-under=en.normal_atom_bool.pass_k=0.4")
     result.assert_outcomes(passed=3 * SAMPLES - 2, failed=2)
     assert server.stats.requests == 3 * SAMPLES  # the repeats are real samples, not cache hits of the first
     lines = result.stdout.lines

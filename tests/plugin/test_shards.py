@@ -7,15 +7,18 @@ import os
 from pathlib import Path
 
 import pytest
-from benchmark_modules import benchmark_source
 
+from benchmark_modules import benchmark_source
 from pytest_tooleval.shards import assign_shards, cluster_key
 from pytest_tooleval.suites.acebench.data import select
+from pytest_tooleval.suites.acebench.revisions import DEFAULT, revision
 
 DATA = Path(os.environ.get("TOOLEVAL_DATA_DIR") or "/nonexistent").resolve()
+#: the folder of the default ACEBench revision under the data root: what the runs below read
+ACEBENCH = DATA / revision(DEFAULT).folder
 
 
-@pytest.mark.skipif(not (DATA / "acebench").is_dir(), reason="needs the upstream data")
+@pytest.mark.skipif(not (ACEBENCH).is_dir(), reason="needs the upstream data")
 @pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["one-process", "xdist"])
 def test_three_shards_cover_every_sample_exactly_once(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch,
                                                       workers: list[str]) -> None:
@@ -32,7 +35,7 @@ def test_three_shards_cover_every_sample_exactly_once(pytester: pytest.Pytester,
         rows = json.loads((pytester.path / f"shard{index}.json").read_text())["samples"]
         assert rows  # every shard has work
         seen += [(row["language"], row["id"]) for row in rows]
-    everything = [(case.language, case.id) for case in select(DATA / "acebench", ("en",), tuple(categories.split(",")))]
+    everything = [(case.language, case.id) for case in select(ACEBENCH, ("en",), tuple(categories.split(",")))]
     assert sorted(seen) == sorted(everything) and len(seen) == len(set(seen))
 
 
@@ -40,7 +43,7 @@ def test_shards_balance_every_category_and_barely_move_as_samples_come_and_go() 
     from pytest_tooleval.suites.acebench.plugin_suite import SUITE
 
     categories = ("normal_atom_bool", "normal_multi_turn_user_adjust", "special_incomplete")
-    cases = select(DATA / "acebench", ("en",), categories) if (DATA / "acebench").is_dir() else []
+    cases = select(ACEBENCH, ("en",), categories) if (ACEBENCH).is_dir() else []
     if not cases:
         pytest.skip("needs the upstream data")
     before = assign_shards(cases, 4, SUITE.weight)
@@ -81,9 +84,9 @@ def test_a_bad_shard_is_one_line(pytester: pytest.Pytester, value: str) -> None:
 def test_a_subsample_is_stratified_and_stable_for_a_seed() -> None:
     from pytest_tooleval.shards import subsample
 
-    if not (DATA / "acebench").is_dir():
+    if not (ACEBENCH).is_dir():
         pytest.skip("needs the upstream data")
-    cases = select(DATA / "acebench", ("en",), ("normal_atom_bool", "normal_multi_turn_user_adjust", "agent_multi_turn"))
+    cases = select(ACEBENCH, ("en",), ("normal_atom_bool", "normal_multi_turn_user_adjust", "agent_multi_turn"))
     first = subsample(cases, 0.2, seed=7)
     assert [case.id for case in first] == [case.id for case in subsample(cases, 0.2, seed=7)]
     assert {case.id for case in first} != {case.id for case in subsample(cases, 0.2, seed=8)}
@@ -93,17 +96,18 @@ def test_a_subsample_is_stratified_and_stable_for_a_seed() -> None:
         "normal_atom_bool": 10, "normal_multi_turn_user_adjust": 10, "agent_multi_turn": 6}  # 20% of 50, 50, 30
     # a dialogue is taken whole: every step of each chosen dialogue
     chosen = per_category["normal_multi_turn_user_adjust"]
-    assert [case.id for case in first if case.cluster in chosen] == [case.id for case in cases if case.cluster in chosen]
+    assert [case.id for case in first if case.cluster in chosen] == [
+        case.id for case in cases if case.cluster in chosen]
     assert {case.id for case in subsample(cases, 0.1, seed=7)} <= {case.id for case in first}  # nested by fraction
 
 
 def test_a_subsampled_run_is_marked_partial(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
-    if not (DATA / "acebench").is_dir():
+    if not (ACEBENCH).is_dir():
         pytest.skip("needs the upstream data")
     monkeypatch.setenv("TOOLEVAL_DATA_DIR", str(DATA))
     pytester.makepyfile(test_acebench=benchmark_source("acebench"))
     result = pytester.runpytest_subprocess("--tooleval-model=oracle", "--tooleval-categories=normal_atom_bool",
                                            "--tooleval-sample=0.2", "--tooleval-seed=7", "-p", "no:cacheprovider")
     result.assert_outcomes(passed=10)
-    result.stdout.fnmatch_lines(["ACEBench en: partial run (*1 category ran only part of its samples)",
+    result.stdout.fnmatch_lines([f"ACEBench en ({DEFAULT}): partial run (*1 category ran only part of its samples)",
                                  "normal_atom_bool * 10/10 * 0 * 1.000 * [0.722, 1.000]*"])

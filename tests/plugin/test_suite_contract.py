@@ -8,6 +8,7 @@ import json
 import socket
 
 import pytest
+
 from benchmark_modules import benchmark_source
 from fake_openai import FakeOpenAI
 from mini_gpt4tools import ITEMS, write_test_set
@@ -37,7 +38,8 @@ def toy(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> list[str]
 
 
 def live(server: FakeOpenAI) -> list[str]:
-    return ["--tooleval-model=fake-model", f"--tooleval-base-url={server.base_url}", "--tooleval-api-key=sk-toy-123456789"]
+    return ["--tooleval-model=fake-model", f"--tooleval-base-url={server.base_url}",
+            "--tooleval-api-key=sk-toy-123456789"]
 
 
 @pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["one-process", "xdist"])
@@ -50,8 +52,9 @@ def test_a_fourth_suite_from_an_installed_package_runs_like_the_built_in_ones(
     result = run(*toy, *live(fake_openai), *workers, "-v", "--tooleval-report=report.json",
                  "--tooleval-fail-under=toyecho.short.accuracy=1,long.accuracy=0.9")
     result.assert_outcomes(passed=4, failed=1)
-    result.stdout.re_match_lines([r".*(PASSED .*test_toyecho\[toyecho-cat\]|test_toyecho\[toyecho-cat\] PASSED)",
-                                  r".*(FAILED .*test_toyecho\[toyecho-kangaroo\]|test_toyecho\[toyecho-kangaroo\] FAILED)"])
+    result.stdout.re_match_lines([
+        r".*(PASSED .*test_toyecho\[toyecho-cat\]|test_toyecho\[toyecho-cat\] PASSED)",
+        r".*(FAILED .*test_toyecho\[toyecho-kangaroo\]|test_toyecho\[toyecho-kangaroo\] FAILED)"])
     result.stdout.fnmatch_lines([
         "*tooleval summary*", "toyecho words", "short * 2 * 1.000", "long * 3 * 0.667",
         "toyecho: 5/5 scored, 4 passed, 1 failed, 0 errors",
@@ -109,7 +112,8 @@ def no_download(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def all_benchmark_modules(pytester: pytest.Pytester) -> None:
-    pytester.makepyfile(**{f"test_{suite}": benchmark_source(suite) for suite in ("acebench", "toolalpaca", "gpt4tools")})
+    pytester.makepyfile(**{f"test_{suite}": benchmark_source(suite)
+                           for suite in ("acebench", "toolalpaca", "gpt4tools")})
 
 
 @pytest.mark.parametrize("selection", [["test_gpt4tools.py"], ["-m", "gpt4tools"], ["-m", "gpt4tools", "-n", "2"]])
@@ -156,6 +160,8 @@ def test_a_collected_suite_without_its_data_is_one_line_and_exit_4(pytester: pyt
     result = pytester.runpytest(f"--tooleval-data-dir={empty}", "--tooleval-model=oracle", "-p", "no:cacheprovider",
                                 "test_acebench.py", *workers)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    expected = f"ERROR: {empty}: no ACEBench data there (expected data_all/data_en/... under it or under {empty}/acebench)"
+    # under the default revision, 56dd66c, its own folder of a data root is named (the root's acebench/ is e6db74b)
+    expected = (f"ERROR: {empty}: no ACEBench data there (expected data_all/data_en/... under it or under "
+                f"{empty}/acebench-56dd66c)")
     assert [line for line in result.stderr.lines if line.strip()] == [expected]
     assert "Traceback" not in result.stdout.str() and "INTERNALERROR" not in result.stdout.str()

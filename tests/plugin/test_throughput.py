@@ -7,9 +7,9 @@ import json
 import random
 
 import pytest
+
 from benchmark_modules import benchmark_source
 from fake_openai import FakeOpenAI, Fault
-
 from pytest_tooleval.models.limits import URGENT, AdaptiveLimit
 
 THIN_TEST = benchmark_source("acebench")
@@ -25,11 +25,11 @@ def pytest_runtest_call(item):
 
 
 @pytest.fixture
-def acebench_args(pytester: pytest.Pytester, acebench_dir, fake_openai: FakeOpenAI) -> list[str]:
+def acebench_args(pytester: pytest.Pytester, data_root, fake_openai: FakeOpenAI) -> list[str]:
     pytester.makepyfile(test_acebench=THIN_TEST)
     fake_openai.default = "[get_weather(city='Paris')]"
     return ["--tooleval-model", "m", f"--tooleval-base-url={fake_openai.base_url}", "--tooleval-api-key=sk-x",
-            f"--tooleval-data-dir={acebench_dir}", f"--tooleval-cache-dir={pytester.path / 'cache'}",
+            f"--tooleval-data-dir={data_root}", f"--tooleval-cache-dir={pytester.path / 'cache'}",
             "-p", "no:cacheprovider", "--tooleval-report=report.json"]
 
 

@@ -5,12 +5,14 @@ from __future__ import annotations
 import asyncio
 import importlib
 import pkgutil
+from pathlib import Path
 
 import pytest
 from _reliability import KEY, THIN_TEST
+
 from fake_openai import FakeOpenAI
 from mini_acebench import CATEGORIES as MINI_CATEGORIES
-from mini_acebench import RIGHT, write_mini_acebench
+from mini_acebench import RIGHT, UNVERIFIED, write_mini_acebench
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -49,13 +51,20 @@ def _plugin_and_http_stack_loaded() -> None:
 
 
 @pytest.fixture
+def default_data(acebench_56dd66c_dir: Path) -> Path:
+    """ACEBench at the default revision (56dd66c): the folder the scripted answers are read from and the runs
+    read, one revision's folder as --tooleval-data-dir takes it."""
+    return acebench_56dd66c_dir
+
+
+@pytest.fixture
 def mini(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """A synthetic 7-sample ACEBench tree and the thin test module; the options every run needs."""
     for name in ("TOOLEVAL_DATA_DIR", "OPENAI_API_KEY", "OPENAI_BASE_URL"):
         monkeypatch.delenv(name, raising=False)
     data = write_mini_acebench(pytester.path / "data")
     pytester.makepyfile(test_acebench=THIN_TEST)
-    return [f"--tooleval-data-dir={data}", f"--tooleval-categories={MINI_CATEGORIES}",
+    return [f"--tooleval-data-dir={data}", UNVERIFIED, f"--tooleval-categories={MINI_CATEGORIES}",
             f"--tooleval-cache-dir={pytester.path / 'cache'}", "-p", "no:cacheprovider"]
 
 

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 from _reliability import KEY, THIN_TEST, answers_by_prompt, prompt_key, read_report, verdicts
+
 from fake_openai import FakeOpenAI
 
 SINGLE = ("normal_atom_bool", "special_irrelevant")  # one request each: batched
@@ -21,9 +22,9 @@ CATEGORIES = (*SINGLE, "agent_multi_step")  # rollouts: asked as usual
 
 
 @pytest.fixture
-def scripted(fake_openai: FakeOpenAI, acebench_dir: Path) -> dict[str, str]:
+def scripted(fake_openai: FakeOpenAI, default_data: Path) -> dict[str, str]:
     """Two samples in three answered right, the third wrong; an agent's requests get `[]` (it stops at once)."""
-    answers = answers_by_prompt(acebench_dir, SINGLE)
+    answers = answers_by_prompt(default_data, SINGLE)
     fake_openai.responder = lambda body: answers.get(prompt_key(body["messages"]), "[]")
     return answers
 
@@ -60,10 +61,10 @@ def batched_samples(expected: dict[tuple[str, str], Any]) -> int:
 
 @pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["one-process", "xdist"])
 def test_a_batch_run_scores_as_asking_one_by_one(pytester: pytest.Pytester, fake_openai: FakeOpenAI,
-                                                 acebench_dir: Path, scripted: dict[str, str],
+                                                 default_data: Path, scripted: dict[str, str],
                                                  workers: list[str]) -> None:
-    expected = interactive(pytester, fake_openai, acebench_dir, scripted)
-    result = pytester.runpytest_subprocess(*options(pytester, fake_openai, acebench_dir, "cache", "--tooleval-batch",
+    expected = interactive(pytester, fake_openai, default_data, scripted)
+    result = pytester.runpytest_subprocess(*options(pytester, fake_openai, default_data, "cache", "--tooleval-batch",
                                                     "--tooleval-batch-poll=0.05", "--tooleval-report=batch.json",
                                                     "--tooleval-prices=fake-model=1/2", *workers))
     assert result.ret == pytest.ExitCode.TESTS_FAILED
@@ -93,10 +94,10 @@ def test_a_batch_run_scores_as_asking_one_by_one(pytester: pytest.Pytester, fake
 
 
 def test_a_run_killed_between_submit_and_download_resumes_its_batch(pytester: pytest.Pytester,
-                                                                     fake_openai: FakeOpenAI, acebench_dir: Path,
+                                                                     fake_openai: FakeOpenAI, default_data: Path,
                                                                      scripted: dict[str, str]) -> None:
-    expected = interactive(pytester, fake_openai, acebench_dir, scripted)
-    common = options(pytester, fake_openai, acebench_dir, "cache", "--tooleval-batch", "--tooleval-batch-poll=0.05",
+    expected = interactive(pytester, fake_openai, default_data, scripted)
+    common = options(pytester, fake_openai, default_data, "cache", "--tooleval-batch", "--tooleval-batch-poll=0.05",
                      "--tooleval-report=batch.json", "-m", "not agent")
     fake_openai.hold_batches()  # submitted, and in progress for as long as the test wants
     process = subprocess.Popen([sys.executable, "-m", "pytest", *common], cwd=pytester.path, start_new_session=True,
@@ -131,13 +132,13 @@ def test_a_run_killed_between_submit_and_download_resumes_its_batch(pytester: py
 
 @pytest.mark.parametrize("fallback", ["ask", "error"])
 def test_an_expired_batchs_unanswered_entries_are_asked_again_or_errors(pytester: pytest.Pytester,
-                                                                        fake_openai: FakeOpenAI, acebench_dir: Path,
+                                                                        fake_openai: FakeOpenAI, default_data: Path,
                                                                         scripted: dict[str, str],
                                                                         fallback: str) -> None:
-    expected = interactive(pytester, fake_openai, acebench_dir, scripted)
+    expected = interactive(pytester, fake_openai, default_data, scripted)
     single = {key: value for key, value in expected.items() if key[1].startswith(SINGLE)}
     fake_openai.expire_batches(after=60)  # the window closed with 60 of the 100 answered
-    result = pytester.runpytest_subprocess(*options(pytester, fake_openai, acebench_dir, "cache", "--tooleval-batch",
+    result = pytester.runpytest_subprocess(*options(pytester, fake_openai, default_data, "cache", "--tooleval-batch",
                                                     "--tooleval-batch-poll=0.05", "--tooleval-report=batch.json",
                                                     f"--tooleval-batch-fallback={fallback}", "-m", "not agent"))
     report = read_report(pytester.path / "batch.json")
@@ -159,10 +160,10 @@ def test_an_expired_batchs_unanswered_entries_are_asked_again_or_errors(pytester
 
 
 def test_an_endpoint_without_a_batch_api_is_asked_as_usual(pytester: pytest.Pytester, fake_openai: FakeOpenAI,
-                                                            acebench_dir: Path, scripted: dict[str, str]) -> None:
-    expected = interactive(pytester, fake_openai, acebench_dir, scripted)
+                                                            default_data: Path, scripted: dict[str, str]) -> None:
+    expected = interactive(pytester, fake_openai, default_data, scripted)
     fake_openai.batch_api = False  # vLLM and Ollama serve no /v1/files
-    result = pytester.runpytest_subprocess(*options(pytester, fake_openai, acebench_dir, "cache", "--tooleval-batch",
+    result = pytester.runpytest_subprocess(*options(pytester, fake_openai, default_data, "cache", "--tooleval-batch",
                                                     "--tooleval-report=batch.json", "-m", "not agent"))
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     assert verdicts(read_report(pytester.path / "batch.json")) == {
@@ -179,8 +180,8 @@ def test_an_endpoint_without_a_batch_api_is_asked_as_usual(pytester: pytest.Pyte
      "ERROR: --tooleval-max-cost cannot stop a batch once it is submitted: use one or the other"),
 ])
 def test_what_a_batch_cannot_work_with_is_one_line(pytester: pytest.Pytester, fake_openai: FakeOpenAI,
-                                                   acebench_dir: Path, extra: list[str], line: str) -> None:
-    result = pytester.runpytest_subprocess(*options(pytester, fake_openai, acebench_dir, "cache", "--tooleval-batch",
+                                                   default_data: Path, extra: list[str], line: str) -> None:
+    result = pytester.runpytest_subprocess(*options(pytester, fake_openai, default_data, "cache", "--tooleval-batch",
                                                     *extra))
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert [text for text in result.stderr.lines if text.strip()] == [line]
@@ -189,11 +190,11 @@ def test_what_a_batch_cannot_work_with_is_one_line(pytester: pytest.Pytester, fa
 
 def test_a_batch_still_running_when_the_wait_ends_is_collected_by_a_later_run(pytester: pytest.Pytester,
                                                                             fake_openai: FakeOpenAI,
-                                                                            acebench_dir: Path,
+                                                                            default_data: Path,
                                                                             scripted: dict[str, str]) -> None:
-    expected = interactive(pytester, fake_openai, acebench_dir, scripted)
+    expected = interactive(pytester, fake_openai, default_data, scripted)
     single = {key: value for key, value in expected.items() if key[1].startswith(SINGLE)}
-    common = options(pytester, fake_openai, acebench_dir, "cache", "--tooleval-batch", "--tooleval-batch-poll=0.05",
+    common = options(pytester, fake_openai, default_data, "cache", "--tooleval-batch", "--tooleval-batch-poll=0.05",
                      "-m", "not agent", "--tooleval-fail-under=overall=0.1")
     fake_openai.hold_batches()
     submitted = pytester.runpytest_subprocess(*common, "--tooleval-batch-wait=0", "--tooleval-report=submitted.json")

@@ -36,20 +36,20 @@ _CLEAN: dict[str, Verdicts] = {}  # the clean run's verdicts, once per process: 
 
 
 @pytest.fixture
-def scripted(fake_openai: FakeOpenAI, acebench_dir: Path) -> dict[str, str]:
+def scripted(fake_openai: FakeOpenAI, default_data: Path) -> dict[str, str]:
     """Two samples in three answered right, the third wrong (by the prompt, batched or not)."""
-    answers = answers_by_prompt(acebench_dir, (CATEGORY,))
+    answers = answers_by_prompt(default_data, (CATEGORY,))
     assert len(answers) == SAMPLES
     fake_openai.responder = lambda body: answers[prompt_key(body["messages"])]
     return answers
 
 
 @pytest.fixture
-def clean(pytester: pytest.Pytester, fake_openai: FakeOpenAI, acebench_dir: Path,
+def clean(pytester: pytest.Pytester, fake_openai: FakeOpenAI, default_data: Path,
           scripted: dict[str, str]) -> Verdicts:
     """The reference: every sample asked one by one (a cache of its own); the server's counts reset after."""
     if "verdicts" not in _CLEAN:
-        result = pytester.runpytest_subprocess(*options(pytester, fake_openai, acebench_dir, "clean-cache",
+        result = pytester.runpytest_subprocess(*options(pytester, fake_openai, default_data, "clean-cache",
                                                         "--tooleval-report=clean.json"))
         assert result.ret == pytest.ExitCode.TESTS_FAILED
         expected = verdicts(read_report(pytester.path / "clean.json"))
@@ -92,9 +92,9 @@ def errors_of(report: dict[str, Any]) -> dict[str, str]:
 # -- 1. duplicated entries -----------------------------------------------------------------------------------
 
 def test_a_request_with_two_entries_is_an_error_naming_both_never_the_first(
-        pytester: pytest.Pytester, fake_openai: FakeOpenAI, acebench_dir: Path, clean: Verdicts) -> None:
+        pytester: pytest.Pytester, fake_openai: FakeOpenAI, default_data: Path, clean: Verdicts) -> None:
     fake_openai.duplicate_entries(WRONG)  # every entry twice, the wrong copy first in the file
-    result = pytester.runpytest_subprocess(*batched(pytester, fake_openai, acebench_dir))
+    result = pytester.runpytest_subprocess(*batched(pytester, fake_openai, default_data))
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     report = read_report(pytester.path / "batch.json")
     errors = errors_of(report)
@@ -110,7 +110,7 @@ def test_a_request_with_two_entries_is_an_error_naming_both_never_the_first(
                                  "samples, naming every copy"])
     assert fake_openai.stats.requests == 0  # not asked again: the provider is what is wrong
     # and nothing was cached: a run without the batch asks every sample, and scores as the clean run
-    again = pytester.runpytest_subprocess(*options(pytester, fake_openai, acebench_dir, "cache",
+    again = pytester.runpytest_subprocess(*options(pytester, fake_openai, default_data, "cache",
                                                    "--tooleval-report=again.json"))
     assert again.ret == pytest.ExitCode.TESTS_FAILED
     assert verdicts(read_report(pytester.path / "again.json")) == clean
@@ -120,10 +120,10 @@ def test_a_request_with_two_entries_is_an_error_naming_both_never_the_first(
 # -- 2. entries planted for requests never sent ------------------------------------------------------------
 
 def test_entries_for_requests_the_batch_was_not_sent_with_are_ignored_and_never_cached(
-        pytester: pytest.Pytester, fake_openai: FakeOpenAI, acebench_dir: Path, clean: Verdicts) -> None:
+        pytester: pytest.Pytester, fake_openai: FakeOpenAI, default_data: Path, clean: Verdicts) -> None:
     # a first batch run (in a cache of its own) shows the provider every custom_id the samples have
     fake_openai.hold_batches()
-    scout = pytester.runpytest_subprocess(*options(pytester, fake_openai, acebench_dir, "scout-cache",
+    scout = pytester.runpytest_subprocess(*options(pytester, fake_openai, default_data, "scout-cache",
                                                    "--tooleval-batch", "--tooleval-batch-wait=0"))
     assert scout.ret == pytest.ExitCode.OK  # every sample not run: its batch is still running
     every_id = {json.loads(line)["custom_id"] for line in fake_openai.file_content("file-1").splitlines()}
@@ -132,7 +132,7 @@ def test_entries_for_requests_the_batch_was_not_sent_with_are_ignored_and_never_
     fake_openai.plant_entries(dict.fromkeys(every_id, WRONG))  # wrong answers for whatever a batch does not ask
     fake_openai.reset_stats()
 
-    half = batched(pytester, fake_openai, acebench_dir, "--tooleval-sample=0.5", "--tooleval-seed=1")
+    half = batched(pytester, fake_openai, default_data, "--tooleval-sample=0.5", "--tooleval-seed=1")
     result = pytester.runpytest_subprocess(*half)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     report = read_report(pytester.path / "batch.json")
@@ -145,7 +145,7 @@ def test_entries_for_requests_the_batch_was_not_sent_with_are_ignored_and_never_
                                  f"submitted, 0 resumed) in * s; {planted} entries for requests not sent in the batch "
                                  "were ignored"])
     # a later ordinary run on the same cache finds none of the planted answers: it asks those samples
-    later = pytester.runpytest_subprocess(*options(pytester, fake_openai, acebench_dir, "cache",
+    later = pytester.runpytest_subprocess(*options(pytester, fake_openai, default_data, "cache",
                                                    "--tooleval-report=later.json"))
     assert later.ret == pytest.ExitCode.TESTS_FAILED
     assert verdicts(read_report(pytester.path / "later.json")) == clean
@@ -156,7 +156,7 @@ def test_entries_for_requests_the_batch_was_not_sent_with_are_ignored_and_never_
 
 @pytest.mark.parametrize("fallback", ["ask", "error"])
 def test_an_entry_that_is_not_utf8_is_a_fault_asked_again_or_an_error(
-        pytester: pytest.Pytester, fake_openai: FakeOpenAI, acebench_dir: Path, scripted: dict[str, str],
+        pytester: pytest.Pytester, fake_openai: FakeOpenAI, default_data: Path, scripted: dict[str, str],
         clean: Verdicts, fallback: str) -> None:
     garbled = {key for key, answer in scripted.items() if answer != WRONG}
     garbled = set(sorted(garbled)[:3])  # three samples answered right, whose batch entries come back garbled
@@ -170,7 +170,7 @@ def test_an_entry_that_is_not_utf8_is_a_fault_asked_again_or_an_error(
         return scripted[key]
 
     fake_openai.responder = respond
-    result = pytester.runpytest_subprocess(*batched(pytester, fake_openai, acebench_dir,
+    result = pytester.runpytest_subprocess(*batched(pytester, fake_openai, default_data,
                                                     f"--tooleval-batch-fallback={fallback}"))
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     assert b"caf\xe9 \xff\xfe" in fake_openai.file_content(fake_openai.batch("batch_1")["output_file_id"])
@@ -196,10 +196,10 @@ def test_an_entry_that_is_not_utf8_is_a_fault_asked_again_or_an_error(
 @pytest.mark.parametrize(("answer", "shown"), [({}, "none"), ({"id": "batch_1", "status": 5}, "5")],
                          ids=["empty", "status-5"])
 def test_a_poll_without_a_valid_status_stops_the_run_with_one_line(
-        pytester: pytest.Pytester, fake_openai: FakeOpenAI, acebench_dir: Path, clean: Verdicts,
+        pytester: pytest.Pytester, fake_openai: FakeOpenAI, default_data: Path, clean: Verdicts,
         answer: dict[str, Any], shown: str) -> None:
     fake_openai.answer_batch_api("poll", answer)  # the first poll; the next would be answered as usual
-    common = batched(pytester, fake_openai, acebench_dir)
+    common = batched(pytester, fake_openai, default_data)
     result = pytester.runpytest_subprocess(*common, timeout=120)  # a hang guard
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert only_line(result) == [
@@ -215,9 +215,9 @@ def test_a_poll_without_a_valid_status_stops_the_run_with_one_line(
 
 
 def test_polls_are_no_closer_than_the_floor_and_end_with_the_wait(
-        pytester: pytest.Pytester, fake_openai: FakeOpenAI, acebench_dir: Path, scripted: dict[str, str]) -> None:
+        pytester: pytest.Pytester, fake_openai: FakeOpenAI, default_data: Path, scripted: dict[str, str]) -> None:
     fake_openai.hold_batches()  # in progress for as long as the run waits
-    result = pytester.runpytest_subprocess(*options(pytester, fake_openai, acebench_dir, "cache", "--tooleval-batch",
+    result = pytester.runpytest_subprocess(*options(pytester, fake_openai, default_data, "cache", "--tooleval-batch",
                                                     "--tooleval-batch-poll=0.0001", "--tooleval-batch-wait=1"),
                                            timeout=120)
     assert result.ret == pytest.ExitCode.OK  # every sample not run: its batch is still running
@@ -230,13 +230,13 @@ def test_polls_are_no_closer_than_the_floor_and_end_with_the_wait(
 # -- 9. a ledger batch the endpoint does not know ------------------------------------------------------------
 
 def test_a_ledger_batch_the_endpoint_does_not_know_is_dropped_and_its_requests_submitted_again(
-        pytester: pytest.Pytester, fake_openai: FakeOpenAI, acebench_dir: Path, clean: Verdicts) -> None:
+        pytester: pytest.Pytester, fake_openai: FakeOpenAI, default_data: Path, clean: Verdicts) -> None:
     fake_openai.hold_batches()
-    left = pytester.runpytest_subprocess(*batched(pytester, fake_openai, acebench_dir, "--tooleval-batch-wait=0"))
+    left = pytester.runpytest_subprocess(*batched(pytester, fake_openai, default_data, "--tooleval-batch-wait=0"))
     assert left.ret == pytest.ExitCode.OK and [entry["batch_id"] for entry in ledger(pytester)] == ["batch_1"]
     fake_openai.forget_batches()  # pruned, or another project's key: GET /v1/batches/batch_1 is a 404
     fake_openai.release_batches()
-    result = pytester.runpytest_subprocess(*batched(pytester, fake_openai, acebench_dir))
+    result = pytester.runpytest_subprocess(*batched(pytester, fake_openai, default_data))
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines([f"tooleval batch: batch_1, submitted by an earlier run, is unknown to "
                                  f"{host(fake_openai)} (HTTP 404: No batch found with id 'batch_1'.): dropped from "
@@ -269,9 +269,9 @@ def processes() -> Iterator[list[subprocess.Popen[bytes]]]:
 
 
 def test_a_run_killed_during_the_create_request_makes_no_second_batch(
-        pytester: pytest.Pytester, fake_openai: FakeOpenAI, acebench_dir: Path, clean: Verdicts,
+        pytester: pytest.Pytester, fake_openai: FakeOpenAI, default_data: Path, clean: Verdicts,
         processes: list[subprocess.Popen[bytes]]) -> None:
-    common = batched(pytester, fake_openai, acebench_dir)
+    common = batched(pytester, fake_openai, default_data)
     fake_openai.hold_creates()  # the batch is made; its id never reaches the run
     process = subprocess.Popen([sys.executable, "-m", "pytest", *common], cwd=pytester.path, start_new_session=True,
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -295,9 +295,9 @@ def test_a_run_killed_during_the_create_request_makes_no_second_batch(
 
 
 def test_two_runs_on_one_cache_during_a_create_make_one_batch(
-        pytester: pytest.Pytester, fake_openai: FakeOpenAI, acebench_dir: Path, clean: Verdicts,
+        pytester: pytest.Pytester, fake_openai: FakeOpenAI, default_data: Path, clean: Verdicts,
         processes: list[subprocess.Popen[bytes]]) -> None:
-    common = [arg for arg in batched(pytester, fake_openai, acebench_dir) if not arg.startswith("--tooleval-report")]
+    common = [arg for arg in batched(pytester, fake_openai, default_data) if not arg.startswith("--tooleval-report")]
     environment = {**os.environ, "PYTHONUNBUFFERED": "1"}
     fake_openai.hold_creates()
     first = subprocess.Popen([sys.executable, "-m", "pytest", *common, "--tooleval-report=first.json"],
@@ -352,19 +352,19 @@ KEPT = "batch_1 stays in the ledger, and a rerun resumes it (or drop --tooleval-
     ("poll", [], "poll batch_1", "the answer is a JSON list, not a batch", KEPT),
 ], ids=["upload-not-json", "upload-no-id", "poll-not-json", "poll-file-id-a-number", "poll-a-list"])
 def test_a_batch_api_answer_that_is_not_json_or_not_its_shape_is_one_line(
-        pytester: pytest.Pytester, fake_openai: FakeOpenAI, acebench_dir: Path, scripted: dict[str, str],
+        pytester: pytest.Pytester, fake_openai: FakeOpenAI, default_data: Path, scripted: dict[str, str],
         route: Any, answer: Any, what: str, detail: str, then: str) -> None:
     fake_openai.answer_batch_api(route, answer)
-    result = pytester.runpytest_subprocess(*batched(pytester, fake_openai, acebench_dir), timeout=120)
+    result = pytester.runpytest_subprocess(*batched(pytester, fake_openai, default_data), timeout=120)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert only_line(result) == [f"ERROR: tooleval batch: could not {what} at {host(fake_openai)}: {detail}; {then}"]
     assert fake_openai.stats.batches_created == (1 if route == "poll" else 0)
 
 
 def test_a_create_answer_that_is_no_batch_is_looked_for_by_the_next_run(
-        pytester: pytest.Pytester, fake_openai: FakeOpenAI, acebench_dir: Path, clean: Verdicts) -> None:
+        pytester: pytest.Pytester, fake_openai: FakeOpenAI, default_data: Path, clean: Verdicts) -> None:
     fake_openai.answer_batch_api("create", b"")  # a 200 with no body: a batch may or may not have been made
-    common = batched(pytester, fake_openai, acebench_dir)
+    common = batched(pytester, fake_openai, default_data)
     result = pytester.runpytest_subprocess(*common, timeout=120)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert only_line(result) == [
@@ -383,11 +383,11 @@ def test_a_create_answer_that_is_no_batch_is_looked_for_by_the_next_run(
 
 
 def test_a_failed_create_deletes_its_upload(pytester: pytest.Pytester, fake_openai: FakeOpenAI,
-                                            acebench_dir: Path, scripted: dict[str, str]) -> None:
+                                            default_data: Path, scripted: dict[str, str]) -> None:
     fake_openai.answer_batch_api("create", {"error": {"message": "Enqueued token limit reached.", "type":
                                                       "invalid_request_error", "param": None, "code": None}},
                                  status=400)
-    result = pytester.runpytest_subprocess(*batched(pytester, fake_openai, acebench_dir), timeout=120)
+    result = pytester.runpytest_subprocess(*batched(pytester, fake_openai, default_data), timeout=120)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert only_line(result) == [
         f"ERROR: tooleval batch: could not create the batch at {host(fake_openai)}: HTTP 400: Enqueued token limit "
@@ -419,14 +419,14 @@ def leaks(data: bytes) -> list[bytes]:
 @pytest.mark.parametrize("fallback", ["ask", "error"])
 @pytest.mark.parametrize("where", ["entries", "batch-errors"])
 def test_a_key_the_batch_echoes_reaches_no_artefact(pytester: pytest.Pytester, fake_openai: FakeOpenAI,
-                                                    acebench_dir: Path, scripted: dict[str, str], clean: Verdicts,
+                                                    default_data: Path, scripted: dict[str, str], clean: Verdicts,
                                                     where: str, fallback: str, workers: list[str]) -> None:
     if where == "entries":  # five 401 entries quoting the Authorization header, five expired ones quoting it too
         fake_openai.enqueue(*[Fault.echo_auth()] * 5)  # the first five lines answered
         fake_openai.expire_batches(after=SAMPLES - 5, echo_auth=True)
     else:  # the batch fails, its errors[].message quoting the header
         fake_openai.fail_batches("token_limit_exceeded", "Enqueued token limit reached", echo_auth=True)
-    result = pytester.runpytest_subprocess(*batched(pytester, fake_openai, acebench_dir, "--junitxml=junit.xml",
+    result = pytester.runpytest_subprocess(*batched(pytester, fake_openai, default_data, "--junitxml=junit.xml",
                                                     f"--tooleval-batch-fallback={fallback}", "-rA", "-vv", *workers))
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     # the endpoint did echo the key

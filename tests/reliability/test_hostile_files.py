@@ -223,9 +223,10 @@ def project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytes
 
 
 def write_config(project: pytest.Pytester, extra: str) -> str:
-    """tooleval.yaml: the oracle on the mini tree, then `extra` (which may give the categories itself)."""
+    """tooleval.yaml: the oracle on the mini tree (our own files: unverified), then `extra` (which may give the
+    categories itself)."""
     categories = "" if "categories:" in extra else f"categories: [{CATEGORIES}]\n"
-    text = f"model: oracle\ndata-dir: data\ncache-dir: cache\n{categories}{extra}"
+    text = f"model: oracle\ndata-dir: data\ndata-unverified: true\ncache-dir: cache\n{categories}{extra}"
     (project.path / "tooleval.yaml").write_text(text, encoding="utf-8")
     return text
 

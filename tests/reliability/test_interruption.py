@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 from _reliability import THIN_TEST, answers_by_prompt, prompt_key, read_report, verdicts
+
 from fake_openai import FakeOpenAI
 
 CATEGORIES = ("normal_atom_bool", "normal_atom_enum", "special_incomplete", "special_irrelevant")
@@ -58,9 +59,9 @@ def run_and_kill(command: list[str], cwd: Path, server: FakeOpenAI, *, after_req
 
 
 def test_killed_runs_resume_to_the_uninterrupted_result(pytester: pytest.Pytester, fake_openai: FakeOpenAI,
-                                                         acebench_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+                                                         default_data: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    answers = answers_by_prompt(acebench_dir, CATEGORIES)
+    answers = answers_by_prompt(default_data, CATEGORIES)
     total = len(answers)
     fake_openai.latency_s = 0.03
 
@@ -73,7 +74,7 @@ def test_killed_runs_resume_to_the_uninterrupted_result(pytester: pytest.Pyteste
     fake_openai.responder = respond
     pytester.makepyfile(test_acebench=THIN_TEST)
     common = ["--tooleval-model=m", f"--tooleval-base-url={fake_openai.base_url}", "--tooleval-api-key=sk-kill-test",
-              f"--tooleval-data-dir={acebench_dir}", f"--tooleval-categories={','.join(CATEGORIES)}",
+              f"--tooleval-data-dir={default_data}", f"--tooleval-categories={','.join(CATEGORIES)}",
               "-p", "no:cacheprovider"]
 
     # the reference: one uninterrupted run with a cache of its own

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from _reliability import THIN_TEST
 
-from mini_acebench import CATEGORIES, SAMPLES, write_mini_acebench
+from mini_acebench import CATEGORIES, SAMPLES, UNVERIFIED, write_mini_acebench
 
 DAMAGED = "(a damaged report: run its shard again)"
 GATE = ("--fail-under", "overall=0.5")
@@ -34,7 +34,7 @@ def _environ() -> dict[str, str]:
 
 def _pytest(folder: Path, *args: str) -> None:
     subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--tooleval-model=oracle",
-                    f"--tooleval-data-dir={folder / 'data'}", f"--tooleval-categories={CATEGORIES}",
+                    f"--tooleval-data-dir={folder / 'data'}", UNVERIFIED, f"--tooleval-categories={CATEGORIES}",
                     f"--tooleval-cache-dir={folder / 'cache'}", *args],
                    cwd=folder, env=_environ(), capture_output=True, check=True, timeout=300)
 
@@ -407,7 +407,7 @@ def test_shards_of_a_run_stopped_by_a_dead_endpoint_merge_incomplete(tmp_path: P
         done = subprocess.run(
             [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--tooleval-model=m",
              f"--tooleval-base-url=http://127.0.0.1:{port}/v1", "--tooleval-api-key=k", "--tooleval-no-probe",
-             "--tooleval-concurrency=1", f"--tooleval-data-dir={tmp_path / 'data'}",
+             "--tooleval-concurrency=1", f"--tooleval-data-dir={tmp_path / 'data'}", UNVERIFIED,
              f"--tooleval-categories={CATEGORIES}", f"--tooleval-cache-dir={tmp_path / 'cache'}",
              f"--tooleval-shard={index}/2", f"--tooleval-report=shard{index}.json", "-n", "2"],
             cwd=tmp_path, env=_environ(), capture_output=True, text=True, timeout=300, check=False)

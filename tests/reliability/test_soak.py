@@ -7,6 +7,7 @@ Slow (a few minutes): `python -m pytest tests -m slow` runs it; the default run 
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import json
 import os
@@ -32,21 +33,19 @@ def process_figures() -> dict[str, float]:
     status = dict(line.split(":", 1) for line in Path("/proc/self/status").read_text().splitlines())
     links = []
     for fd in os.listdir("/proc/self/fd"):
-        try:
+        with contextlib.suppress(OSError):  # the listing's own descriptor, gone already
             links.append(os.readlink(f"/proc/self/fd/{fd}"))
-        except OSError:  # the listing's own descriptor, gone already
-            pass
     return {"rss_mb": int(status["VmRSS"].split()[0]) / 1024, "threads": int(status["Threads"]),
             "python_threads": threading.active_count(), "fds": len(links),
             "sockets": sum(link.startswith("socket:") for link in links)}
 
 
 @pytest.mark.slow
-def test_twenty_runs_under_mixed_faults_stay_flat_and_score_alike(pytester: pytest.Pytester, acebench_dir: Path,
+def test_twenty_runs_under_mixed_faults_stay_flat_and_score_alike(pytester: pytest.Pytester, default_data: Path,
                                                                    monkeypatch: pytest.MonkeyPatch,
                                                                    record_property: pytest.RecordProperty) -> None:
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    answers = answers_by_prompt(acebench_dir, CATEGORIES)
+    answers = answers_by_prompt(default_data, CATEGORIES)
     assert len(answers) > 490  # (a few samples share one prompt: one request, one answer, for each of them)
     (pytester.path / "answers.json").write_text(json.dumps(answers), encoding="utf-8")
     server = subprocess.Popen([sys.executable, str(SERVER), "answers.json", str(FAULT_RATE), "7"],
@@ -56,7 +55,7 @@ def test_twenty_runs_under_mixed_faults_stay_flat_and_score_alike(pytester: pyte
         base_url = server.stdout.readline().strip()
         pytester.makepyfile(test_acebench=THIN_TEST)
         args = ["--tooleval-model=m", f"--tooleval-base-url={base_url}", "--tooleval-api-key=sk-soak-0123456789",
-                f"--tooleval-data-dir={acebench_dir}", f"--tooleval-categories={','.join(CATEGORIES)}",
+                f"--tooleval-data-dir={default_data}", f"--tooleval-categories={','.join(CATEGORIES)}",
                 f"--tooleval-cache-dir={pytester.path / 'cache'}", "--tooleval-no-cache", "--tooleval-timeout=1",
                 "--tooleval-max-retries=10", "--tooleval-report=report.json", "-p", "no:cacheprovider",
                 "-p", "no:xdist", "-q"]

@@ -8,8 +8,8 @@ import io
 import json
 import tarfile
 import threading
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 
@@ -47,7 +47,7 @@ class ArchiveServer:
         outer = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
-            def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+            def do_GET(self) -> None:
                 outer.hits += 1
                 body = outer.routes.get(self.path)
                 self.send_response(200 if body is not None else 404)
@@ -92,8 +92,8 @@ def test_download_verifies_lifts_prompts_and_caches(archive_server: ArchiveServe
     monkeypatch.chdir(tmp_path)
     data = {"data_all/data_en/data_x.json": b'{"id": "x_0"}\n'}
     constants = {"model_inference/prompt_en.py": {"GREETING_EN": "Hello {name}"}}
-    archive = build_archive({**data, "model_inference/prompt_en.py": python_constants(constants["model_inference/prompt_en.py"]),
-                             "README.md": b"not kept"})
+    module = python_constants(constants["model_inference/prompt_en.py"])
+    archive = build_archive({**data, "model_inference/prompt_en.py": module, "README.md": b"not kept"})
     archive_server.routes["/a.tar.gz"] = archive
     pin = small_pin(archive_server.url("/a.tar.gz"), data, constants)
 
@@ -131,7 +131,7 @@ def test_changed_prompts_are_rejected(archive_server: ArchiveServer, tmp_path: P
 
 def test_unreachable_url_says_what_to_do(tmp_path: Path) -> None:
     pin = Pin("demo", "http://127.0.0.1:9/nothing.tar.gz", {}, {})
-    with pytest.raises(DataError, match="could not download .*Point --tooleval-data-dir"):
+    with pytest.raises(DataError, match=r"could not download .*Point --tooleval-data-dir"):
         ensure_downloaded(pin, tmp_path / "cache", timeout=2)
 
 
@@ -145,18 +145,26 @@ def test_not_an_archive(archive_server: ArchiveServer, tmp_path: Path) -> None:
 def test_lifting_ignores_non_string_and_reports_missing() -> None:
     source = "A = 'x'\nB = 3\nC = f'{A}'\nclass K:\n    D = 'inner'\n"
     assert lift_string_constants(source, ["A"], "m.py") == {"A": "x"}
-    with pytest.raises(DataError, match="m.py: prompt constants not found: B, D"):
+    with pytest.raises(DataError, match=r"m\.py: prompt constants not found: B, D"):
         lift_string_constants(source, ["A", "B", "D"], "m.py")
 
 
-def test_pinned_acebench_archive_end_to_end(archive_server: ArchiveServer, acebench_dir: Path, tmp_path: Path,
-                                            pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The plugin downloads the pinned ACEBench files (served locally), verifies them and runs on them."""
-    pinned = json.loads((Path(__file__).parents[2] / "pytest_tooleval/suites/acebench/pin.json").read_text())
-    prompts = json.loads((acebench_dir / "prompts.json").read_text())
-    files = {relative: (acebench_dir / relative).read_bytes() for relative in pinned["files"]}
+@pytest.mark.parametrize(("revision", "folder"), [("56dd66c", "acebench_56dd66c_dir"), ("e6db74b", "acebench_dir")],
+                         ids=["default-56dd66c", "e6db74b"])
+def test_pinned_acebench_archive_end_to_end(archive_server: ArchiveServer, revision: str, folder: str,
+                                            tmp_path: Path, pytester: pytest.Pytester,
+                                            monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> None:
+    """The plugin downloads a revision's pinned ACEBench files (served locally), verifies them against that
+    revision's pin and runs on them: the default revision without the option, e6db74b when it is named."""
+    from pytest_tooleval.suites.acebench import data
+    from pytest_tooleval.suites.acebench.revisions import DEFAULT
+
+    source: Path = request.getfixturevalue(folder)
+    pin = data.load_pin(revision)
+    prompts = json.loads((source / "prompts.json").read_text())
+    files = {relative: (source / relative).read_bytes() for relative in pin.files}
     files.update({path: python_constants(constants) for path, constants in prompts.items()})
-    archive_server.routes["/acebench.tar.gz"] = build_archive(files, top="ACEBench-e6db74b")
+    archive_server.routes["/acebench.tar.gz"] = build_archive(files, top=f"ACEBench-{revision}")
     monkeypatch.setenv("TOOLEVAL_ACEBENCH_URL", archive_server.url("/acebench.tar.gz"))
     monkeypatch.delenv("TOOLEVAL_DATA_DIR")
     pytester.makepyfile(test_acebench="""
@@ -167,12 +175,15 @@ def test_acebench(tooleval_case):
     tooleval_case.check()
 """)
     cache = tmp_path / "cache"
-    result = pytester.runpytest("--tooleval-model", "oracle", f"--tooleval-cache-dir={cache}",
-                                "--tooleval-categories", "special_irrelevant", "-p", "no:cacheprovider")
+    chosen = [] if revision == DEFAULT else ["--tooleval-acebench-revision", revision]
+    common = ["--tooleval-model", "oracle", f"--tooleval-cache-dir={cache}", *chosen,
+              "--tooleval-categories", "special_irrelevant", "-p", "no:cacheprovider"]
+    result = pytester.runpytest(*common, "--tooleval-report=report.json")
     result.assert_outcomes(passed=50)
     assert archive_server.hits == 1
-    rerun = pytester.runpytest("--tooleval-model", "oracle", f"--tooleval-cache-dir={cache}", "--tooleval-offline",
-                               "--tooleval-categories", "special_irrelevant", "-p", "no:cacheprovider")
+    fingerprint = json.loads((pytester.path / "report.json").read_text())["fingerprint"]["acebench"]
+    assert (fingerprint["revision"], fingerprint["data_verified"]) == (revision, True)
+    rerun = pytester.runpytest(*common, "--tooleval-offline")
     rerun.assert_outcomes(passed=50)
     assert archive_server.hits == 1
 
@@ -202,7 +213,8 @@ def test_a_pin_lifts_class_constants_into_prompts_json(archive_server: ArchiveSe
         {"agent/prompts.py": python_constants(constants["agent/prompts.py"]), "agent/tools.py": tools})
     members = {"agent/tools.py": {"AskTool.__init__.description": "ask"}}
     pin = Pin("demo", archive_server.url("/m.tar.gz"), {}, {"agent/prompts.py": ["PREFIX"]},
-              canonical_sha256(constants), member_constants=members, members_sha256=canonical_sha256({"agent/tools.py": {"ask": "Ask the user."}}))
+              canonical_sha256(constants), member_constants=members,
+              members_sha256=canonical_sha256({"agent/tools.py": {"ask": "Ask the user."}}))
     folder = ensure_downloaded(pin, tmp_path / "cache")
     assert json.loads((folder / "prompts.json").read_text()) == {
         "agent/prompts.py": {"PREFIX": "Hi"}, "agent/tools.py": {"ask": "Ask the user."}}
