@@ -720,9 +720,14 @@ def _comparison(report: Mapping[str, Any]) -> str:
         ("only_current", "units in this run only"), ("only_baseline", "units in the baseline only"),
         ("unscored", "units without a verdict in one run (not paired)"),
         ("not_compared", "suites not compared (no units)")))
+    rescored = ""
+    if isinstance(baseline.get("rescored"), Mapping):  # a baseline rescored to another benchmark revision
+        from .compare import rescore_sentence
+
+        rescored = f'<p class="note">Note: {esc(rescore_sentence(baseline["rescored"]))}.</p>'
     return (f'<section id="comparison"><h2>Comparison</h2><p>Baseline: {esc(baseline.get("model"))} '
             f'(<code>{esc(baseline.get("path"))}</code>); combined figures by a paired bootstrap '
-            f'(seed {esc(bootstrap.get("seed"))}, {esc(bootstrap.get("replicates"))} replicates).</p>'
+            f'(seed {esc(bootstrap.get("seed"))}, {esc(bootstrap.get("replicates"))} replicates).</p>{rescored}'
             f"{_differences(_list(comparison.get('fingerprint_differences')))}{lists}</section>")
 
 

@@ -103,7 +103,7 @@ def test_deepseek_chats_e6db74b_report_rescored_to_56dd66c_gets_that_revisions_o
 
     # a run under 56dd66c compares with it: the same answers give the same verdicts, made alike
     current = run(acebench, data_root, replay, "-m", "not agent", "-n", "2", "--tooleval-report=current.json",
-                  "--tooleval-baseline=new.json", "--tooleval-markdown=compared.md")
+                  "--tooleval-baseline=new.json", "--tooleval-markdown=compared.md", "--tooleval-html=compared.html")
     assert current.ret == 1
     comparison = read(acebench, "current.json")["comparison"]
     assert comparison["fingerprint_differences"] == []
@@ -114,6 +114,8 @@ def test_deepseek_chats_e6db74b_report_rescored_to_56dd66c_gets_that_revisions_o
                                   "pytest_tooleval rescore); 2 of its samples answer the older prompt"])
     markdown = (acebench.path / "compared.md").read_text(encoding="utf-8")
     assert "**Note:** the baseline was rescored from ACEBench e6db74b to 56dd66c on " in markdown
+    page = (acebench.path / "compared.html").read_text(encoding="utf-8")
+    assert '<p class="note">Note: the baseline was rescored from ACEBench e6db74b to 56dd66c on ' in page
 
 
 def _oracle_outputs(pytester: pytest.Pytester, data_root: Path, categories: str) -> dict[str, str]:
