@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from _reliability import error_section
+
 from fake_openai import FakeOpenAI
 from mini_acebench import SAMPLES as MINI_SAMPLES
 
@@ -43,7 +44,7 @@ def set_first(field: str, value: object) -> Callable[[list[dict]], list[dict]]:
 BROKEN_DATA = {
     "no-data-folder": (lambda root: None, "--tooleval-data-dir={root}/nowhere",
                        "ERROR: {root}/nowhere: no ACEBench data there (expected data_all/data_en/... under it or "
-                       "under {root}/nowhere/acebench)"),
+                       "under {root}/nowhere/acebench-56dd66c)"),  # the default revision's folder of a data root
     "prompt-file-missing": (lambda root: (root / EN / "data_normal_atom_bool.json").unlink(), None,
                             "ERROR: {root}/" f"{EN}/data_normal_atom_bool.json: file is missing"),
     "answer-file-missing": (lambda root: (root / EN / "possible_answer" / "data_special_incomplete.json").unlink(),
@@ -135,7 +136,8 @@ BAD_OPTIONS = {
                             "ERROR: --tooleval-report: cannot write /dev/null/report.json: /dev/null is not a folder"),
     # a relative path is resolved once, against the folder pytest started in (the message shows where it points)
     "report-is-a-folder": ("--tooleval-report=data",
-                           "ERROR: --tooleval-report: {root}/data is a folder; name a file, e.g. {root}/data/report.json"),
+                           "ERROR: --tooleval-report: {root}/data is a folder; name a file, e.g. "
+                           "{root}/data/report.json"),
     "replay-missing": ("--tooleval-model=replay:nowhere.jsonl",
                        "ERROR: --tooleval-model replay:nowhere.jsonl: no such file or folder"),
 }
@@ -151,7 +153,8 @@ def test_a_bad_option_value_is_one_usage_line(pytester: pytest.Pytester, fake_op
 def test_a_bad_value_from_the_environment_is_one_usage_line(pytester: pytest.Pytester, live: list[str],
                                                             monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TOOLEVAL_MAX_ERROR_RATE", "5%")
-    assert_one_usage_line(pytester.runpytest(*live), "ERROR: TOOLEVAL_MAX_ERROR_RATE=5%: '5%' is not a number, e.g. 0.5")
+    assert_one_usage_line(pytester.runpytest(*live),
+                          "ERROR: TOOLEVAL_MAX_ERROR_RATE=5%: '5%' is not a number, e.g. 0.5")
 
 
 def test_a_bad_value_from_the_ini_file_names_the_file(pytester: pytest.Pytester, live: list[str]) -> None:

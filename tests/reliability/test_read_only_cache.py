@@ -209,10 +209,10 @@ def test_data_to_download_into_a_read_only_cache_is_one_line(pytester: pytest.Py
     cache = pytester.path / "cache"
     with read_only(cache):
         result = pytester.runpytest_subprocess(*options, *workers, timeout=120)
-    assert_one_usage_line(result, f"ERROR: ACEBench data must be downloaded into {cache}, which cannot be written "
-                                  "(Read-only file system): point --tooleval-data-dir (or TOOLEVAL_DATA_DIR) at a "
-                                  "copy of the data, or --tooleval-cache-dir (or TOOLEVAL_CACHE_DIR) at a writable "
-                                  "folder")
+    assert_one_usage_line(result, f"ERROR: ACEBench 56dd66c data must be downloaded into {cache}, which cannot be "
+                                  "written (Read-only file system): point --tooleval-data-dir (or TOOLEVAL_DATA_DIR) "
+                                  "at a copy of the data, or --tooleval-cache-dir (or TOOLEVAL_CACHE_DIR) at a "
+                                  "writable folder")
     assert fake_openai.stats.requests == 0
 
 
