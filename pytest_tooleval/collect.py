@@ -45,7 +45,9 @@ def parametrize_cases(metafunc: pytest.Metafunc, session: ToolevalSession, marke
         cases = session.run.cases(suite_name)
     except ToolevalUsageError as exc:
         if not session.active:  # installed but unused: a skipped placeholder instead of failing or downloading
-            _placeholder(metafunc, suite_name, "no-model", NO_DATA)
+            # a folder that was given and refused (another revision, say) is named; else there is simply none
+            reason = f"no model to evaluate, and {exc}" if session.settings.data_dir else NO_DATA
+            _placeholder(metafunc, suite_name, "no-model", reason)
             return
         if session.run.collection_error is None:
             session.run.collection_error = exc
@@ -211,6 +213,12 @@ def describe_failure(case: Any, result: SampleResult, scorer: str) -> str:
     for key, value in verdict.details.items():
         lines.append(f"  {key}: {_trim(_show(value))}")
     lines.append(f"  output:   {_trim(_show(result.output))}")
+    if result.finish_reason == "length":  # a wrong answer may only be an unfinished one
+        lines.append("  finish_reason: length (the answer stopped at max_tokens; scored as it is, as upstream does)")
+    elif result.cut:
+        counts = ", ".join(f"{role} {count}" for role, count in result.cut.items())
+        lines.append(f"  finish_reason: length in {sum(result.cut.values())} answers ({counts}): they stopped at "
+                     "max_tokens; scored as they are, as upstream does")
     other = verdict.valid if scorer == "fixed" else verdict.fixed_valid
     if other is not None and other != (verdict.fixed_valid if scorer == "fixed" else verdict.valid):
         other_name = "official" if scorer == "fixed" else "fixed"

@@ -121,6 +121,16 @@ def test_the_e6db74b_folder_under_the_default_revision_is_one_line_naming_it_and
     assert fake_openai.stats.requests == 0
 
 
+def test_without_a_model_the_skip_names_why_a_given_folder_was_refused(project: pytest.Pytester,
+                                                                      acebench_dir: Path) -> None:
+    """A bare `pytest` with a data folder of the other revision: the placeholder's skip says so, not that there is
+    no data."""
+    result = project.runpytest_subprocess("-rs", f"--tooleval-data-dir={acebench_dir}", "-p", "no:cacheprovider")
+    result.assert_outcomes(skipped=1)
+    result.stdout.fnmatch_lines(["*no model to evaluate, and * holds ACEBench e6db74b, not 56dd66c*"])
+    assert "no local data" not in result.stdout.str()
+
+
 def test_a_copy_with_one_file_changed_is_one_line_naming_the_file(project: pytest.Pytester,
                                                                    acebench_56dd66c_dir: Path) -> None:
     copy = copy_of(acebench_56dd66c_dir, project.path / "mine")

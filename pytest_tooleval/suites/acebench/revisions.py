@@ -54,10 +54,11 @@ class Revision:
         return f"{self.name} ({self.upstream}, {self.date})"
 
     def pin(self) -> Pin:
-        """The pinned download; TOOLEVAL_ACEBENCH_URL replaces its URL (a mirror, or a test's local server)."""
+        """The pinned download; TOOLEVAL_ACEBENCH_URL replaces its URL (a mirror, or a test's local server). The cache
+        keeps each revision under a folder of its own name, so a mirror URL given for both never mixes them."""
         pinned = _pin_document(self.name)
         url = os.environ.get("TOOLEVAL_ACEBENCH_URL", pinned["url"])
-        return Pin("acebench", url, pinned["files"], pinned["prompt_constants"], pinned["prompts_sha256"])
+        return Pin(self.folder, url, pinned["files"], pinned["prompt_constants"], pinned["prompts_sha256"])
 
     @property
     def files(self) -> dict[str, str]:
