@@ -59,7 +59,14 @@ def _merged(args: argparse.Namespace) -> int:
     from .report.markdown import write_markdown
     from .report.merge import GateOptions, merge
     from .report.safe_text import safe_line, safe_text
-    from .report.table import made_differently, render_comparison, render_cost, render_summary, render_totals
+    from .report.table import (
+        made_differently,
+        render_comparison,
+        render_cost,
+        render_no_tool_calls,
+        render_summary,
+        render_totals,
+    )
 
     def say(text: str, to: Any = sys.stdout) -> None:
         print(safe_text(text), file=to)
@@ -77,6 +84,8 @@ def _merged(args: argparse.Namespace) -> int:
     say(render_totals(merged.totals))
     if (cost := render_cost(merged.totals)) is not None:
         say(cost)
+    if (no_calls := render_no_tool_calls(merged.totals)) is not None:
+        say(no_calls)
     if merged.comparison is not None:
         say("\n" + render_comparison(merged.comparison))
         for key, old, new in merged.comparison.fingerprint_differences:

@@ -382,13 +382,15 @@ class Controller:
             if stopped is not None:
                 terminalreporter.write_line(stopped, red=True)
             return
-        from .report.table import render_cost, render_summary, render_totals
+        from .report.table import render_cost, render_no_tool_calls, render_summary, render_totals
 
         terminalreporter.write_sep("=", "tooleval summary")
         terminalreporter.write(render_summary(self.summary) + "\n")
         terminalreporter.write_line(render_totals(self.totals))
         if (cost := render_cost(self.totals)) is not None:
             terminalreporter.write_line(cost)
+        if (no_calls := render_no_tool_calls(self.totals)) is not None:
+            terminalreporter.write_line(no_calls, red=True)
         self._show_quarantine(terminalreporter)
         if self.session.batch_summary is not None:
             terminalreporter.write_line(self.session.batch_summary.line())

@@ -23,6 +23,11 @@ class Answer:
     reasoning: str | None = None  # the model's reasoning beside its answer: reported, never scored
     # the part of `tokens` the response cache served (an earlier run paid for it); set by the session, not suites
     cached_tokens: dict[str, int] = field(default_factory=dict)
+    # how the replies ended (models/meter.py SampleReplies), set by the session too: the model's finish_reason
+    # when it was asked once, the replies cut at max_tokens per role, {"asked", "called"} of requests with tools
+    finish_reason: str | None = None
+    cut: dict[str, int] = field(default_factory=dict)
+    tool_answers: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -34,3 +39,6 @@ class SampleResult:
     transcript: list[dict[str, Any]] | None = None
     reasoning: str | None = None  # as Answer.reasoning
     cached_tokens: dict[str, int] = field(default_factory=dict)  # as Answer.cached_tokens
+    finish_reason: str | None = None  # as Answer.finish_reason
+    cut: dict[str, int] = field(default_factory=dict)  # as Answer.cut
+    tool_answers: dict[str, int] = field(default_factory=dict)  # as Answer.tool_answers

@@ -23,7 +23,7 @@ from .config import Settings
 from .engine import Engine
 from .errors import NOT_ASKED, NotAsked
 from .models.access import ModelAccess, access_kind
-from .models.meter import SERVED_FROM_CACHE, asked_tokens
+from .models.meter import SAMPLE_REPLIES, SERVED_FROM_CACHE, SampleReplies, asked_tokens
 from .outcome import SampleResult
 from .repeats import REPEAT, original, repeat_of
 from .report.summary import row_cost
@@ -214,6 +214,9 @@ class ToolevalSession:
             result = dataclasses.replace(result, reasoning=answer.reasoning)
         if isinstance(result, SampleResult) and answer.cached_tokens:
             result = dataclasses.replace(result, cached_tokens=answer.cached_tokens)
+        if isinstance(result, SampleResult):  # how the replies ended (models/meter.py SampleReplies)
+            result = dataclasses.replace(result, finish_reason=answer.finish_reason, cut=answer.cut,
+                                         tool_answers=answer.tool_answers)
         return result
 
     def batched_prefixes(self) -> dict[str, str]:
@@ -244,7 +247,8 @@ class ToolevalSession:
             return Skipped(f"not run: the cost ceiling --tooleval-max-cost {ceiling:g} was reached "
                            f"(estimated ${self.spent_usd:.4f})")
         # the suite answers the case itself; its requests know which repeat they are (repeats.py)
-        token, served = REPEAT.set(repeat_of(case)), SERVED_FROM_CACHE.set({})
+        replies = SampleReplies()
+        token, served, ended = REPEAT.set(repeat_of(case)), SERVED_FROM_CACHE.set({}), SAMPLE_REPLIES.set(replies)
         try:
             answer = await self.run.suite(case.suite).answer(original(case), self.access)
             cached = SERVED_FROM_CACHE.get() or {}
@@ -253,10 +257,13 @@ class ToolevalSession:
         finally:
             REPEAT.reset(token)
             SERVED_FROM_CACHE.reset(served)
+            SAMPLE_REPLIES.reset(ended)
         if isinstance(answer, Skipped):
             return answer
         if cached:
             answer = dataclasses.replace(answer, cached_tokens=cached)
+        answer = dataclasses.replace(answer, finish_reason=replies.finish_reason(), cut=replies.cut(),
+                                     tool_answers=replies.tool_answers())
         if ceiling is not None:  # what an earlier run paid for (the cache served it) costs this run nothing
             self.spent_usd += row_cost(asked_tokens(answer.tokens, cached), self.role_models(),
                                        self.settings.prices) or 0.0

@@ -91,6 +91,12 @@ def result_payload(case: Any, category_size: int, result: SampleResult, scorer: 
         payload["reasoning"] = clip(result.reasoning, OUTPUT_LIMIT)
     if result.cached_tokens:
         payload["cached_tokens"] = result.cached_tokens
+    if result.finish_reason is not None:  # the model's, when the sample asked it once
+        payload["finish_reason"] = result.finish_reason
+    if result.cut:  # replies that stopped at max_tokens, per role (a rollout's several requests counted)
+        payload["cut"] = result.cut
+    if result.tool_answers:
+        payload["tool_answers"] = result.tool_answers
     return json_safe(payload)
 
 

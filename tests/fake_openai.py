@@ -356,6 +356,14 @@ class FakeOpenAI:
             reasoning parsers), with its token count in `usage.completion_tokens_details.reasoning_tokens`.
         tools_supported: False answers a request carrying `tools` with the 400 vLLM gives when started without
             a tool-call parser.
+        tools_need_choice: llama-cpp-python's dialect: `tools` sent without `tool_choice` never reach the model,
+            so the answering rules see the body without them and a `ToolCalls` answer goes out as its text only
+            (`content`, or "" when it has none): no tool call.
+        refuse_null_content: llama-cpp-python's dialect: a request with an assistant message whose `content` is
+            null gets HTTP 500 (`NULL_CONTENT_REFUSED`), as its chat templates fail on it.
+        max_answer_tokens: an answer text longer than this many tokens (whitespace words) is cut there and ends
+            with `finish_reason: "length"`, as a server that stops at `max_tokens` (or shortens it to fit its
+            context) does. None: never cut.
         model: the model id reported by GET /v1/models and echoed in answers.
         batch_polls_to_complete: the poll (GET /v1/batches/{id}) that shows a batch finished: with n, polls
             1 .. n-1 show in_progress (the last of them finalizing when n >= 3), poll n completed. Its lines
@@ -380,6 +388,9 @@ class FakeOpenAI:
         require_api_key: str | None = None,
         reasoning_model: bool = False,
         tools_supported: bool = True,
+        tools_need_choice: bool = False,
+        refuse_null_content: bool = False,
+        max_answer_tokens: int | None = None,
         model: str = "fake-model",
         batch_polls_to_complete: int = 2,
         host: str = "127.0.0.1",
@@ -396,6 +407,9 @@ class FakeOpenAI:
         self.reasoning_model = reasoning_model
         self.reasoning_content: str | None = None
         self.tools_supported = tools_supported
+        self.tools_need_choice = tools_need_choice
+        self.refuse_null_content = refuse_null_content
+        self.max_answer_tokens = max_answer_tokens
         self.model = model
         self.reject_over_capacity = reject_over_capacity
         self.batch_polls_to_complete = batch_polls_to_complete
@@ -1027,6 +1041,12 @@ class _Handler(BaseHTTPRequestHandler):
         if refused is not None:
             self._send_json(400, {"error": refused})
             return
+        if fake.refuse_null_content and _has_null_content(body):
+            self._send_error(500, NULL_CONTENT_REFUSED, "server_error")
+            return
+        tools_dropped = fake.tools_need_choice and bool(body.get("tools")) and "tool_choice" not in body
+        if tools_dropped:  # the model never sees them: neither do the answering rules
+            body = {key: value for key, value in body.items() if key != "tools"}
         slots = fake._slots
         if slots is not None and not slots.acquire(blocking=not fake.reject_over_capacity):
             self._send_error(429, "Server at capacity", "rate_limit_exceeded", headers={"Retry-After": "1"})
@@ -1045,10 +1065,13 @@ class _Handler(BaseHTTPRequestHandler):
                 fake._record_error(f"{type(exc).__name__}: {exc}")
                 self._send_error(500, f"fake_openai responder raised {type(exc).__name__}: {exc}", "server_error")
                 return
+            if isinstance(answer, ToolCalls) and tools_dropped:
+                answer = answer.content or ""  # no function was offered to the model: no call
             if isinstance(answer, Fault):
                 self._send_fault(fake, body, answer)
             else:
-                self._send_json(200, _completion(fake.model, body, answer, reasoning=fake.reasoning_content))
+                self._send_json(200, _completion(fake.model, body, answer, reasoning=fake.reasoning_content,
+                                                 max_tokens=fake.max_answer_tokens))
         finally:
             if slots is not None:
                 slots.release()
@@ -1294,8 +1317,18 @@ def _error_type(status: int) -> str:
 TOOLS_REFUSED = '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set'
 
 
+def _has_null_content(body: Mapping[str, Any]) -> bool:
+    """Whether an assistant message of the request has `content: null` (llama-cpp-python refuses it)."""
+    return any(isinstance(message, dict) and message.get("role") == "assistant" and "content" in message
+               and message["content"] is None for message in body.get("messages") or [])
+
+
+# llama-cpp-python 0.3's 500 for an assistant message with `content: null` (its chat template adds strings)
+NULL_CONTENT_REFUSED = 'can only concatenate str (not "NoneType") to str'
+
+
 def _completion(model: str, body: Mapping[str, Any], answer: str | ToolCalls, *,
-                reasoning: str | None = None) -> dict[str, Any]:
+                reasoning: str | None = None, max_tokens: int | None = None) -> dict[str, Any]:
     if isinstance(answer, ToolCalls):
         completion = _completion(model, body, answer.content or "", reasoning=reasoning)
         completion["choices"][0]["message"] = {**completion["choices"][0]["message"], **answer.message()}
@@ -1308,6 +1341,9 @@ def _completion(model: str, body: Mapping[str, Any], answer: str | ToolCalls, *,
     cut = min((i for i in (text.find(s) for s in stops) if i >= 0), default=-1)
     if cut >= 0:
         text = text[:cut]  # as the API does, the stop sequence itself is not returned
+    if max_tokens is not None and _count_tokens(text) > max_tokens:
+        text = " ".join(text.split()[:max_tokens])
+        finish_reason = "length"
     prompt = "\n".join(_text(m.get("content")) for m in body.get("messages") or [] if isinstance(m, dict))
     prompt_tokens, completion_tokens = _count_tokens(prompt), _count_tokens(text)
     reasoning_tokens = _count_tokens(reasoning) if reasoning else 0

@@ -62,7 +62,7 @@ def cache_key(identity: Mapping[str, Any], request: ChatRequest) -> str:
     payload = {
         "v": KEY_VERSION,
         "backend": dict(identity),
-        "messages": [dict(m) for m in request.messages],
+        "messages": [_keyed(m) for m in request.messages],
         # 0 and 0.0 ask the same thing; JSON would spell them differently.
         "temperature": None if request.temperature is None else float(request.temperature),
         "top_p": None if request.top_p is None else float(request.top_p),
@@ -76,6 +76,16 @@ def cache_key(identity: Mapping[str, Any], request: ChatRequest) -> str:
         payload["repeat"] = request.repeat
     canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=True, allow_nan=False)
     return hashlib.sha256(canonical.encode("ascii")).hexdigest()
+
+
+def _keyed(message: Mapping[str, Any]) -> dict[str, Any]:
+    """A message as its key sees it. An assistant message with `tool_calls` is sent with `content: ""` (issue 26:
+    llama-cpp-python refuses null) and keyed as it was when it was sent with null, which asks the same: the
+    answers cached then still match."""
+    keyed = dict(message)
+    if keyed.get("role") == "assistant" and keyed.get("tool_calls") and keyed.get("content") == "":
+        keyed["content"] = None
+    return keyed
 
 
 class ResponseCache:

@@ -15,7 +15,7 @@ from ..suites.base import Role
 from ..text import split_think_block
 from .access import ChatFn, ModelAccess, access_kind
 from .base import REPEAT, ChatRequest, Reply
-from .meter import note_served_from_cache
+from .meter import note_reply, note_served_from_cache
 from .replay import ReplayReader, load_replay
 
 if TYPE_CHECKING:
@@ -66,10 +66,16 @@ def build_access(settings: Settings, cache_dir: Path, engine: Engine, board_path
 
 PROBE_PROMPT = "Reply with the single word: ok"
 PROBE_MAX_TOKENS = 16
-# offered by the probe of a model that will be asked with `tools`: an endpoint without tool calling refuses it
+# offered by the probe of a model that will be asked with `tools`: an endpoint without tool calling refuses it,
+# and one that drops the tools (llama-cpp-python without tool_choice) answers without calling it
 PROBE_TOOL = {"type": "function", "function": {
     "name": "echo", "description": "Repeat a word.",
     "parameters": {"type": "object", "properties": {"word": {"type": "string"}}}}}
+PROBE_TOOL_PROMPT = "Call the echo function with the word: ok"
+PROBE_TOOL_MAX_TOKENS = 64  # a call's JSON takes more tokens than a word
+NO_TOOL_CALL_HINT = ("serve the model with tool calling (vLLM: --enable-auto-tool-choice --tool-call-parser NAME; "
+                     "llama.cpp: --jinja; llama-cpp-python: a chat format with function calling), or use "
+                     "--tooleval-mode prompt (or skip the probe: --tooleval-no-probe)")
 
 
 @dataclass(frozen=True)
@@ -102,6 +108,16 @@ async def probe_endpoints(probes: Sequence[Probe]) -> dict[str, dict[str, Any]]:
                 raise ToolevalUsageError(
                     f"tooleval: the endpoint probe failed for the {probe.role} role: {exc}. Check {option}, its "
                     f"base URL and API key (or skip the probe: --tooleval-no-probe){tools}") from None
+            # the tools were ignored: fc answers would have no call. (An answer cut at the probe's few tokens, a
+            # reasoning model's, proves nothing.)
+            if probe.request.tools and not reply.tool_calls and reply.finish_reason != "length":
+                said = " ".join(reply.text.split())
+                said = f"{said[:60]}..." if len(said) > 60 else said
+                raise ToolevalUsageError(
+                    f"tooleval: the endpoint probe got no tool call from model {backend.model!r} at "
+                    f"{backend.endpoint}: asked to call the one function offered, it answered {said!r}; "
+                    "--tooleval-mode fc needs tool calls: "
+                    f"{NO_TOOL_CALL_HINT}")
             seen[key] = {"model": backend.model, "endpoint": backend.endpoint, "served_by": reply.served_by,
                          "system_fingerprint": reply.system_fingerprint, "latency_s": round(reply.latency_s, 3),
                          "adapted": dict(backend.adaptations)}
@@ -222,9 +238,11 @@ def _chat_function(settings: Settings, engine: Engine, model: str, base_url: str
     )
     engine.on_close(backend.aclose)
     # the endpoint probe asks the backend itself (never the cache) once, with this role's parameters
+    # with tools (--tooleval-mode fc) it asks for a call of the one it offers
+    prompt, limit = (PROBE_TOOL_PROMPT, PROBE_TOOL_MAX_TOKENS) if probe_tools else (PROBE_PROMPT, PROBE_MAX_TOKENS)
     engine.probes.append(Probe(role, backend, ChatRequest(
-        ({"role": "user", "content": PROBE_PROMPT},), temperature=temperature, top_p=top_p,
-        max_tokens=None if max_tokens is None else min(max_tokens, PROBE_MAX_TOKENS), extra=dict(extra or {}),
+        ({"role": "user", "content": prompt},), temperature=temperature, top_p=top_p,
+        max_tokens=None if max_tokens is None else min(max_tokens, limit), extra=dict(extra or {}),
         tools=(PROBE_TOOL,) if probe_tools else None)))
     if lanes is not None:  # --tooleval-batch: between the cache and the endpoint (models/batch.py)
         from .batch import BatchLane
@@ -258,6 +276,7 @@ def _chat_function(settings: Settings, engine: Engine, model: str, base_url: str
                                   extra=dict(extra or {}), tools=sent_tools, repeat=repeat)
         reply: Reply = await backend.complete(request)
         note_served_from_cache(role, reply)  # the cost ceiling and the cost line count only what was asked
+        note_reply(role, reply, offered_tools=sent_tools is not None)  # cut answers, tool calls (the report)
         return reply
 
     return chat

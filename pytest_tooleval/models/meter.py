@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
 from contextvars import ContextVar
+from dataclasses import dataclass, field
 from typing import Any
 
 from .base import Reply
@@ -33,6 +34,43 @@ def note_served_from_cache(role: str, reply: Reply) -> None:
     if served is not None and reply.cached:
         for key, value in reply_tokens(reply).items():
             served[token_prefix(role) + key] = served.get(token_prefix(role) + key, 0) + value
+
+
+@dataclass
+class SampleReplies:
+    """How the replies of one sample ended, every role's: session.py sets a fresh one per sample (the tasks a
+    suite starts share it) and puts what it learnt on the sample's Answer."""
+
+    finish_reasons: dict[str, list[str | None]] = field(default_factory=dict)  # role -> each reply's, in order
+    with_tools: int = 0  # replies to requests that offered `tools`
+    tool_called: int = 0  # of those, the replies with a tool call
+
+    def finish_reason(self) -> str | None:
+        """The model under test's finish reason, when it was asked once."""
+        reasons = self.finish_reasons.get("model") or []
+        return reasons[0] if len(reasons) == 1 else None
+
+    def cut(self) -> dict[str, int]:
+        """Per role, the replies that stopped at max_tokens (finish_reason "length"); roles with none left out."""
+        return {role: count for role, reasons in self.finish_reasons.items() if (count := reasons.count("length"))}
+
+    def tool_answers(self) -> dict[str, int]:
+        """{"asked": requests with tools, "called": replies with a tool call}, or {} when no request had tools."""
+        return {"asked": self.with_tools, "called": self.tool_called} if self.with_tools else {}
+
+
+SAMPLE_REPLIES: ContextVar[SampleReplies | None] = ContextVar("sample_replies", default=None)
+
+
+def note_reply(role: str, reply: Reply, *, offered_tools: bool) -> None:
+    """Count how one reply ended for the sample being answered, if one is."""
+    replies = SAMPLE_REPLIES.get()
+    if replies is None:
+        return
+    replies.finish_reasons.setdefault(role, []).append(reply.finish_reason)
+    if offered_tools:
+        replies.with_tools += 1
+        replies.tool_called += bool(reply.tool_calls)
 
 
 def asked_tokens(tokens: Mapping[str, int], cached: Mapping[str, int], batched: str | None = None) -> dict[str, int]:

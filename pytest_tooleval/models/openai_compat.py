@@ -409,6 +409,9 @@ class OpenAIBackend:
             params["stop"] = list(request.stop)
         if request.tools is not None:
             params["tools"] = list(request.tools)
+            # OpenAI's default when tools are sent, spelled out: llama-cpp-python leaves the tools out of the
+            # prompt without it (issue 26). Not in the cache key: every request with tools carries it.
+            params["tool_choice"] = "auto"
         if request.extra:
             # extra_body is merged into the JSON body as is: provider-specific knobs (seed, top_k, ...) pass
             # through without the client validating their names.

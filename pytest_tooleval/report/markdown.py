@@ -512,6 +512,11 @@ def _costs(totals: Mapping[str, Any]) -> list[str]:
         cost = _number(totals.get("cost_usd"))
         parts.append(f"estimated cost ${cost:,.2f} of what was asked" if cost is not None
                      else "no cost estimate (a model has no price)")
+    cut = {role: count for role, count in _mapping(totals.get("cut")).items() if isinstance(count, int) and count > 0}
+    if cut:  # answers that stopped at max_tokens, per role
+        total = sum(cut.values())
+        parts.append(f"{total:,} answer{'' if total == 1 else 's'} cut at max_tokens ("
+                     + ", ".join(f"{escape(role)} {count:,}" for role, count in cut.items()) + ")")
     from_cache = totals.get("samples_from_cache")
     if isinstance(from_cache, int) and from_cache:
         cached = _number(totals.get("cached_cost_usd"))

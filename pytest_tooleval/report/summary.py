@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -181,6 +182,17 @@ def _sums(rows: list[dict[str, Any]], role_models: dict[str, str | None], prices
     return sums
 
 
+def _counts(entries: Iterable[Any]) -> dict[str, int]:
+    """The sum of several {name: count} mappings (a row's `cut`, its `tool_answers`); malformed ones skipped."""
+    total: dict[str, int] = {}
+    for entry in entries:
+        if isinstance(entry, dict):
+            for key, value in entry.items():
+                if isinstance(value, int) and not isinstance(value, bool):
+                    total[str(key)] = total.get(str(key), 0) + value
+    return dict(sorted(total.items(), key=lambda item: (item[0] != "model", item[0])))  # the model under test first
+
+
 def _total(costs: list[float | None]) -> float | None:
     return None if any(cost is None for cost in costs) else sum(cost or 0.0 for cost in costs)
 
@@ -200,6 +212,11 @@ def run_totals(rows: list[dict[str, Any]], wall_s: float, *, requests: dict[str,
     if requests is not None:
         totals.update(requests=requests.get("requests", 0), retries=requests.get("retries", 0))
     totals["samples_from_cache"] = sums["samples_from_cache"]
+    # answers that stopped at max_tokens, per role: scored as they are (upstream scores the text it got)
+    totals["cut"] = _counts(row.get("cut") for row in rows)
+    tool_answers = _counts(row.get("tool_answers") for row in rows)
+    if tool_answers:  # requests that offered tools, and the answers with a tool call
+        totals["tool_answers"] = {"asked": tool_answers.get("asked", 0), "called": tool_answers.get("called", 0)}
     if prices is not None:
         totals["cost_usd"] = sums["cost_usd"]
         totals["cached_cost_usd"] = sums["cached_cost_usd"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 from tabulate import tabulate
@@ -11,6 +12,9 @@ from .summary import RunSummary
 
 if TYPE_CHECKING:
     from .compare import Comparison
+
+
+_WORD = re.compile(r"[^\w-]")  # a role name from a merged report is printed as word characters only
 
 
 def render_summary(summary: RunSummary) -> str:
@@ -36,7 +40,30 @@ def render_totals(totals: dict[str, Any]) -> str:
             f"{counted(totals['errors'], 'error')}), "
             f"{totals['prompt_tokens']:,} prompt + {totals['completion_tokens']:,} completion tokens"
             + (f" ({totals['reasoning_tokens']:,} of them reasoning)" if totals.get("reasoning_tokens") else "")
+            + (f", {cut}" if (cut := cut_answers(totals)) else "")
             + f", {totals['wall_s']:.1f} s")
+
+
+def cut_answers(totals: dict[str, Any]) -> str | None:
+    """"3 answers cut at max_tokens (model 2, user 1)" from run_totals' `cut`; None when none was."""
+    cut = {role: count for role, count in (totals.get("cut") or {}).items() if isinstance(count, int) and count}
+    if not cut:
+        return None
+    return (f"{counted(sum(cut.values()), 'answer')} cut at max_tokens ("
+            + ", ".join(f"{_WORD.sub('?', str(role))} {count:,}" for role, count in cut.items()) + ")")
+
+
+def render_no_tool_calls(totals: dict[str, Any]) -> str | None:
+    """The line for a run whose requests offered tools and got no tool call at all (the endpoint may ignore
+    `tools`); None otherwise."""
+    answers = totals.get("tool_answers") or {}
+    asked = answers.get("asked")
+    if not isinstance(asked, int) or not asked or answers.get("called"):
+        return None
+    from ..models.factory import NO_TOOL_CALL_HINT
+
+    return (f"tooleval: no tool call in {counted(asked, 'answer')} to requests that offered tools: the endpoint may "
+            f"ignore them; {NO_TOOL_CALL_HINT.removesuffix(' (or skip the probe: --tooleval-no-probe)')}")
 
 
 def render_cost(totals: dict[str, Any]) -> str | None:

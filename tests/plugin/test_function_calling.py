@@ -14,14 +14,18 @@ import pytest
 from benchmark_modules import benchmark_source
 from fake_openai import TOOLS_REFUSED, FakeOpenAI, ToolCalls, last_user_message
 from mini_acebench import RIGHT, RIGHT_CALLS, SAMPLES, SCHEMA, live_mini_run
+from pytest_tooleval.models.factory import PROBE_TOOL_PROMPT
 from pytest_tooleval.suites.acebench.revisions import DEFAULT, revision
 
 FC_TITLE = "function calling (--tooleval-mode fc: not the leaderboard protocol)"
+NO_TOOL_CALL = "tooleval: no tool call in"
 
 
 def answer_in_calls(body: dict[str, Any]) -> Any:
     """The right answer, as a function-calling model gives it (tool_calls; words for the special categories)."""
     last = last_user_message(body)
+    if body.get("tools") and last == PROBE_TOOL_PROMPT:  # the endpoint probe asks for a call of its one tool
+        return ToolCalls.of(("echo", {"word": "ok"}))
     for needle, answer in RIGHT_CALLS.items():
         if needle in last:
             return answer if isinstance(answer, str) else ToolCalls.of(*answer)
@@ -69,6 +73,10 @@ def test_fc_mode_offers_tools_and_scores_the_tool_calls(pytester: pytest.Pyteste
     assert {row["variant"] for row in run["samples"]} == {"fc"}
     assert list(run["summary"]["acebench"]) == ["en.fc"]  # never reported as the text protocol's figures
     assert run["summary"]["acebench"]["en.fc"]["categories"]["normal_atom_bool"]["accuracy"] == 1.0
+    # every request offered the tools with tool_choice "auto"; 5 of the answers called one (2 are in words)
+    assert all(body["tool_choice"] == "auto" for body in bodies)
+    assert run["totals"]["tool_answers"] == {"asked": SAMPLES, "called": SAMPLES - 2}
+    assert NO_TOOL_CALL not in result.stdout.str()
 
 
 def test_an_fc_run_has_no_text_protocol_figures_to_gate_on(pytester: pytest.Pytester, mini: Any) -> None:
@@ -77,6 +85,34 @@ def test_an_fc_run_has_no_text_protocol_figures_to_gate_on(pytester: pytest.Pyte
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*--tooleval-fail-under: no figure 'acebench.en.overall' in this run*en.fc.overall*"])
     assert server.stats.requests == 0
+
+
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["one-process", "xdist"])
+def test_a_transcript_with_a_call_and_its_result_passes_where_null_content_is_refused(
+        pytester: pytest.Pytester, mini: Any, workers: list[str]) -> None:
+    """A multi-turn question whose history holds a call and its result is sent as an assistant `tool_calls`
+    message with `content: ""`: llama-cpp-python answers null content with a 500 (issue 26)."""
+    server, args = mini
+    server.refuse_null_content = True
+    folder = pytester.path / "data" / "acebench" / "data_all" / "data_en"
+    sample = "normal_multi_turn_user_adjust_0_2"
+    question = ("user: weather in Lima?\nsystem: [get_weather(city='Lima')]\nsystem: {\"temp\": 21}\n"
+                "user: and in Bogota?")
+    for path, record in ((folder / "data_normal_multi_turn_user_adjust.json",
+                          {"id": sample, "question": question, "function": [SCHEMA], "time": ""}),
+                         (folder / "possible_answer" / "data_normal_multi_turn_user_adjust.json",
+                          {"id": sample, "ground_truth": {"get_weather": {"city": "Bogota"}}})):
+        with path.open("a") as file:
+            file.write(json.dumps(record) + "\n")
+    server.responder = lambda body: (ToolCalls.of(("get_weather", {"city": "Bogota"}))
+                                     if "and in Bogota" in last_user_message(body) else answer_in_calls(body))
+    result = pytester.runpytest_subprocess(*args, "--tooleval-mode=fc", "-v", *workers)
+    result.assert_outcomes(passed=SAMPLES + 1)
+    assert any(f"[en-{sample}-fc]" in line and "PASSED" in line for line in result.stdout.lines)
+    [body] = [body for body in server.stats.bodies if body and "and in Bogota" in last_user_message(body)]
+    assert [message["role"] for message in body["messages"]] == ["system", "user", "assistant", "tool", "user"]
+    assert body["messages"][2]["content"] == "" and body["messages"][2]["tool_calls"][0]["function"] == {
+        "name": "get_weather", "arguments": '{"city": "Lima"}'}
 
 
 def test_malformed_arguments_are_a_format_error_keeping_the_raw_text(pytester: pytest.Pytester, mini: Any) -> None:
@@ -97,6 +133,12 @@ def test_text_answers_in_fc_mode_are_scored_as_in_the_text_protocol(pytester: py
     server.replies = dict(RIGHT)  # a model that ignores the tools and writes its calls as text
     result = pytester.runpytest_subprocess(*args, "--tooleval-mode=fc")
     result.assert_outcomes(passed=SAMPLES)
+    # not one tool call in the run: the summary says so, in one line, with the fixes
+    [line] = [line for line in result.stdout.lines if NO_TOOL_CALL in line]
+    assert line.startswith(f"{NO_TOOL_CALL} {SAMPLES} answers to requests that offered tools: the endpoint may "
+                           "ignore them; serve the model with tool calling (vLLM: --enable-auto-tool-choice")
+    assert line.endswith("or use --tooleval-mode prompt")
+    assert report(pytester)["totals"]["tool_answers"] == {"asked": SAMPLES, "called": 0}
 
 
 def test_both_mode_runs_each_sample_twice_and_prints_the_difference(pytester: pytest.Pytester, mini: Any) -> None:
@@ -147,6 +189,28 @@ def test_an_endpoint_with_tool_calling_passes_the_probe(pytester: pytest.Pyteste
     probe = server.stats.bodies[0]
     assert probe is not None and len(probe["tools"]) == 1 and probe["tools"][0]["function"]["name"] == "echo"
     assert server.stats.requests == SAMPLES + 1
+
+
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["one-process", "xdist"])
+def test_the_probe_stops_an_fc_run_whose_endpoint_answers_without_a_tool_call(
+        pytester: pytest.Pytester, mini: Any, monkeypatch: pytest.MonkeyPatch, workers: list[str]) -> None:
+    """A server that takes `tools` and never calls one (llama-cpp-python without tool_choice, issue 26): asked
+    to call the probe's one tool, it answers in words, and the run stops before any sample."""
+    server, args = mini
+    monkeypatch.delenv("TOOLEVAL_NO_PROBE", raising=False)
+    server.responder = None
+    server.default = "ok"  # words, whatever is asked
+    result = pytester.runpytest_subprocess(*args, "--tooleval-mode=fc", *workers)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.assert_outcomes()  # stopped before any test ran
+    errors = [line for line in result.stderr.lines if line.strip()]
+    assert len(errors) == 1, result.stderr.str()
+    assert errors[0].startswith("ERROR: tooleval: the endpoint probe got no tool call from model 'fake-model' at "
+                                "127.0.0.1:")
+    assert "asked to call the one function offered, it answered 'ok'; --tooleval-mode fc needs tool calls" in errors[0]
+    assert "--enable-auto-tool-choice" in errors[0] and "or use --tooleval-mode prompt" in errors[0]
+    [probe] = [body for body in server.stats.bodies if body]  # the probe only: no sample was asked
+    assert last_user_message(probe) == PROBE_TOOL_PROMPT and probe["tool_choice"] == "auto"
 
 
 def test_recorded_tool_calls_are_replayed_in_either_shape(pytester: pytest.Pytester, mini: Any) -> None:
@@ -223,7 +287,8 @@ def test_live_fc_agents_carry_the_conversation_as_tool_messages(pytester: pytest
         calls = gold[sample]["calls"] if sample else []
         return _as_tool_calls(calls[done]) if done < len(calls) else "finish conversation"
 
-    server = FakeOpenAI(responder=answer).start()
+    # llama-cpp-python's 500 for an assistant message with null content (issue 26): none is sent
+    server = FakeOpenAI(responder=answer, refuse_null_content=True).start()
     try:
         pytester.makepyfile(test_acebench=benchmark_source("acebench"))
         monkeypatch.setenv("TOOLEVAL_DATA_DIR", str(data))
@@ -239,6 +304,8 @@ def test_live_fc_agents_carry_the_conversation_as_tool_messages(pytester: pytest
     bodies = [body for body in server.stats.bodies if body and "tools" in body]
     tool_messages = [m for body in bodies for m in body["messages"] if m["role"] == "tool"]
     assert tool_messages and all(m["tool_call_id"].startswith("call_fake_") for m in tool_messages)
+    calling = [m for body in bodies for m in body["messages"] if m["role"] == "assistant" and m.get("tool_calls")]
+    assert calling and all(m["content"] == "" for m in calling)
     # every call id the agent sent is answered in the next request
     for body in bodies:
         sent = [call["id"] for m in body["messages"] if m["role"] == "assistant" for call in m.get("tool_calls") or []]

@@ -217,6 +217,39 @@ def test_without_the_plugin_the_files_are_not_tests(pytester: pytest.Pytester, c
 # -- protocols ---------------------------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["one-process", "xdist"])
+def test_fc_cases_pass_against_a_server_that_needs_tool_choice(pytester: pytest.Pytester, fake_openai: FakeOpenAI,
+                                                               cases: list[str], workers: list[str]) -> None:
+    """llama-cpp-python leaves `tools` out of the prompt unless `tool_choice` is sent, and then answers without
+    a call (issue 26): every request with tools says tool_choice "auto", OpenAI's default."""
+    fake_openai.responder = responder(RIGHT_CALLS)
+    fake_openai.tools_need_choice = True
+    result = pytester.runpytest_subprocess(*cases, "--tooleval-mode=fc", "--tooleval-report=fc.json", *workers)
+    assert result.ret == pytest.ExitCode.OK, result.stdout.str()[-3000:]
+    assert outcomes(read(pytester, "fc.json")) == dict.fromkeys(CASE_IDS, "passed")
+    bodies = asked(fake_openai)
+    assert len(bodies) == 6 and all(body["tools"] and body["tool_choice"] == "auto" for body in bodies)
+    assert read(pytester, "fc.json")["totals"]["tool_answers"] == {"asked": 6, "called": 4}
+    assert "no tool call" not in result.stdout.str()
+
+
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["one-process", "xdist"])
+def test_a_two_turn_fc_case_passes_where_null_content_is_refused(pytester: pytest.Pytester, fake_openai: FakeOpenAI,
+                                                                 cases: list[str], workers: list[str]) -> None:
+    """The model's calls go back as an assistant message with `content: ""`, never null, which llama-cpp-python
+    answers with a 500 (issue 26)."""
+    fake_openai.responder = responder(RIGHT_CALLS)  # tool calls with content null, as OpenAI gives them
+    fake_openai.refuse_null_content = True
+    result = pytester.runpytest_subprocess(*cases, "--tooleval-mode=fc", "--tooleval-report=fc.json",
+                                           "-k", "weather_then_event", *workers)
+    assert result.ret == pytest.ExitCode.OK, result.stdout.str()[-3000:]
+    assert outcomes(read(pytester, "fc.json")) == {"assistant-weather_then_event": "passed"}
+    [second] = [body for body in asked(fake_openai) if body["messages"][-1]["role"] == "tool"]
+    call = second["messages"][-2]
+    assert call["role"] == "assistant" and call["content"] == "" and call["tool_calls"][0]["function"]["name"] == \
+        "get_weather"
+
+
 def test_a_file_is_asked_with_native_tools_unless_it_says_prompt(pytester: pytest.Pytester, fake_openai: FakeOpenAI,
                                                                    cases: list[str]) -> None:
     fake_openai.responder = responder(RIGHT_CALLS)  # native tool calls only

@@ -261,7 +261,8 @@ def history_messages(question: str, tools: ToolSet | None = None) -> list[dict[s
         if found and index + 1 < len(texts) and texts[index + 1][0] == "system" and calls[index + 1] is None:
             first = sum(message["role"] == "tool" for message in messages)  # one tool message per id so far
             ids = [f"call_{first + n}" for n in range(len(found))]
-            messages.append({"role": "assistant", "content": None, "tool_calls": [
+            # "" rather than null: llama-cpp-python answers null content with a 500 (issue 26)
+            messages.append({"role": "assistant", "content": "", "tool_calls": [
                 {"id": call_id, "type": "function",
                  "function": {"name": name if tools is None else tools.tool_name(name), "arguments": arguments}}
                 for call_id, (name, arguments) in zip(ids, found, strict=True)

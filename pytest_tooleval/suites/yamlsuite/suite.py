@@ -216,7 +216,8 @@ def _continuation(reply: Reply, results: Sequence[ToolResult], number: int, *, f
     of its calls (in fc mode one `tool` message per call id, as the API requires)."""
     if fc and reply.tool_calls:
         ids = [call.id or f"call_{number}_{index}" for index, call in enumerate(reply.tool_calls)]
-        messages: list[dict[str, Any]] = [{"role": "assistant", "content": reply.text or None, "tool_calls": [
+        # "" rather than null: llama-cpp-python answers null content with a 500 (issue 26)
+        messages: list[dict[str, Any]] = [{"role": "assistant", "content": reply.text, "tool_calls": [
             {"id": call_id, "type": "function", "function": {"name": call.name, "arguments": call.arguments}}
             for call_id, call in zip(ids, reply.tool_calls, strict=True)]}]
         contents = [result.content for result in results]

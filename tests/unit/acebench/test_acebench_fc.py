@@ -301,7 +301,7 @@ def test_the_example_transcript() -> None:
         {"role": "user", "content": "I'm planning a hiking trip to the Andes."},
         {"role": "assistant", "content": "Could you please tell me the duration of the trip?"},
         {"role": "user", "content": "The trip will be 10 days long, at 5500 meters, intermediate level."},
-        {"role": "assistant", "content": None, "tool_calls": [{"id": "call_0", "type": "function", "function": {
+        {"role": "assistant", "content": "", "tool_calls": [{"id": "call_0", "type": "function", "function": {
             "name": "hiking_fitness_preparation",
             "arguments": '{"hiking_duration": 10, "hiking_altitude": 5500, "fitness_level": "intermediate"}',
         }}]},

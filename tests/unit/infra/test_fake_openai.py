@@ -15,8 +15,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import openai
 import pytest
-from fake_openai import FakeOpenAI, Fault
+from fake_openai import NULL_CONTENT_REFUSED, FakeOpenAI, Fault, ToolCalls
 
 from pytest_tooleval.models.base import ChatRequest, InfrastructureError
 from pytest_tooleval.models.openai_compat import OpenAIBackend
@@ -287,3 +288,62 @@ def test_standalone_command(tmp_path: Path) -> None:
         _, stderr = process.communicate(timeout=60)  # a hang guard: it ends at once on SIGTERM
     assert process.returncode == 0
     assert json.loads(stderr.strip().splitlines()[-1]) == {"requests": 3, "peak_in_flight": 1}
+
+
+# -- dialects of real servers (issue 26), through the real openai client ---------------------------------------
+
+ECHO_TOOL = {"type": "function", "function": {"name": "echo", "parameters": {"type": "object", "properties": {}}}}
+
+
+def openai_client(server: FakeOpenAI) -> openai.OpenAI:
+    return openai.OpenAI(base_url=server.base_url, api_key="sk-dialects", max_retries=0, timeout=30)
+
+
+def test_tools_need_choice_answers_without_a_call_unless_tool_choice_is_sent(fake_openai: FakeOpenAI) -> None:
+    """llama-cpp-python leaves `tools` out of the prompt without `tool_choice`: the model answers in words."""
+    seen: list[bool] = []
+
+    def answer(body: dict[str, Any]) -> Any:
+        seen.append("tools" in body)  # what the model was shown
+        return ToolCalls.of(("echo", {}), content="calling echo")
+
+    fake_openai.responder = answer
+    fake_openai.tools_need_choice = True
+    client = openai_client(fake_openai)
+    messages: Any = [{"role": "user", "content": "echo"}]
+    ignored = client.chat.completions.create(model="m", messages=messages, tools=[ECHO_TOOL])
+    assert ignored.choices[0].message.tool_calls is None and ignored.choices[0].message.content == "calling echo"
+    called = client.chat.completions.create(model="m", messages=messages, tools=[ECHO_TOOL], tool_choice="auto")
+    assert [call.function.name for call in called.choices[0].message.tool_calls or []] == ["echo"]
+    assert seen == [False, True]
+    fake_openai.tools_need_choice = False
+    plain = client.chat.completions.create(model="m", messages=messages, tools=[ECHO_TOOL])
+    assert plain.choices[0].message.tool_calls is not None  # off: OpenAI's dialect, "auto" by default
+
+
+def test_refuse_null_content_gives_500_for_an_assistant_message_with_null_content(fake_openai: FakeOpenAI) -> None:
+    fake_openai.refuse_null_content = True
+    fake_openai.default = "done"
+    client = openai_client(fake_openai)
+    call_message = {"role": "assistant", "tool_calls": [{"id": "c0", "type": "function",
+                                                         "function": {"name": "echo", "arguments": "{}"}}]}
+    turns: list[Any] = [{"role": "user", "content": "echo"}, {**call_message, "content": None},
+                        {"role": "tool", "tool_call_id": "c0", "content": "ok"}]
+    with pytest.raises(openai.InternalServerError) as refused:
+        client.chat.completions.create(model="m", messages=turns, tools=[ECHO_TOOL])
+    assert refused.value.status_code == 500 and NULL_CONTENT_REFUSED in str(refused.value)
+    turns[1] = {**call_message, "content": ""}
+    answered = client.chat.completions.create(model="m", messages=turns, tools=[ECHO_TOOL])
+    assert answered.choices[0].message.content == "done"
+    assert fake_openai.stats.requests == 2
+
+
+def test_max_answer_tokens_cuts_long_answers_with_finish_reason_length(fake_openai: FakeOpenAI) -> None:
+    fake_openai.max_answer_tokens = 3
+    fake_openai.replies = {"long": "one two three four five", "short": "one two"}
+    client = openai_client(fake_openai)
+    cut = client.chat.completions.create(model="m", messages=[{"role": "user", "content": "long"}])
+    assert (cut.choices[0].message.content, cut.choices[0].finish_reason) == ("one two three", "length")
+    assert cut.usage is not None and cut.usage.completion_tokens == 3
+    whole = client.chat.completions.create(model="m", messages=[{"role": "user", "content": "short"}])
+    assert (whole.choices[0].message.content, whole.choices[0].finish_reason) == ("one two", "stop")

@@ -339,3 +339,15 @@ async def test_the_writes_wait_for_a_held_lock_in_their_own_thread_never_in_fron
     assert again.cached and fake_openai.stats.requests == 4
     assert waiting == [] and faults == []  # nothing skipped and nothing lost: every answer came back first
     assert written == 4
+
+
+def test_an_assistant_call_message_keys_alike_with_empty_or_null_content() -> None:
+    """Tool-call messages are sent with `content: ""` since issue 26 (null before): answers cached then match."""
+    call = {"id": "call_0", "type": "function", "function": {"name": "f", "arguments": "{}"}}
+
+    def key(content: Any) -> str:
+        messages = ({"role": "user", "content": "q"}, {"role": "assistant", "content": content, "tool_calls": [call]},
+                    {"role": "tool", "tool_call_id": "call_0", "content": "r"})
+        return cache_key(IDENTITY, ChatRequest(messages, tools=({"type": "function"},)))
+
+    assert key("") == key(None) != key("words")

@@ -74,7 +74,8 @@ def _assistant(turn: AgentTurn, message: str, is_calls: bool) -> dict[str, Any]:
         return {"role": "assistant", "content": message}
     calls = [{"id": call["id"], "type": "function", "function": {"name": call["name"], "arguments": call["arguments"]}}
              for call in turn.calls]
-    return {"role": "assistant", "content": turn.content or None, "tool_calls": calls}
+    # "" rather than null: llama-cpp-python answers null content with a 500 (issue 26)
+    return {"role": "assistant", "content": turn.content, "tool_calls": calls}
 
 
 def _results(turn: AgentTurn | None, observation: Any) -> list[dict[str, Any]]:
