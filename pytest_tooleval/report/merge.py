@@ -22,7 +22,7 @@ from ..transport import row_key, row_key_or_none
 from .compare import fingerprint_differences
 from .gate import GateResult, evaluate_gate, evaluate_regressions, sort_thresholds
 from .json_report import SCHEMA, assemble, read_report
-from .shard_check import DAMAGED, Shard, check_category_sizes, check_shard, loads_strict
+from .shard_check import DAMAGED, Shard, check_category_sizes, check_shard, read_strict
 from .summary import RunSummary, run_totals, summarize
 
 if TYPE_CHECKING:
@@ -84,13 +84,7 @@ def read_part(path: str) -> _Part:
     """One shard's report, checked against itself (report/shard_check.py): one line naming the file when it is
     not a report of this plugin, not strict JSON, or damaged."""
     hint = "name the reports the shards wrote with --tooleval-report"
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ToolevalUsageError(f"merge: no such file {path}: {hint}") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ToolevalUsageError(f"merge: {path} is not a JSON report ({exc})") from None
-    document = loads_strict(path, text)
+    document = read_strict(path, "merge", hint)
     if not isinstance(document, dict) or document.get("schema") != SCHEMA or not isinstance(document.get("samples"),
                                                                                               list):
         raise ToolevalUsageError(f"merge: {path} is not a pytest-tooleval report (schema {SCHEMA!r} with samples): "
@@ -127,6 +121,8 @@ def merge(paths: Sequence[str], gate: GateOptions) -> Merged:
     batches = [part.totals.get("batch") for part in parts]
     left_in_batch = sum(int(batch.get("not_run") or 0) for batch in batches if isinstance(batch, dict))
     without_rows = [line for part in parts if (line := part.checked.incomplete()) is not None]
+    without_rows += [f"{Path(part.path).name} was interrupted ({part.run.get('signal') or 'a signal'})"
+                     for part in parts if part.run.get("interrupted") is True]  # (its not_run may be empty)
     incomplete = _incomplete_line(missing_shards, not_run, cut_by_cost, left_in_batch, without_rows)
     comparison = _compare(kept, everything, made, gate.baseline) if gate.baseline else None
     result = _gate(summary, gate, comparison, incomplete, kept) if gate.gated else None

@@ -241,17 +241,11 @@ def _scored_differently(reported: list[dict[str, Any]], result: SuiteRescore) ->
 def read_input(path: str) -> dict[str, Any]:
     """The report to rescore, checked as a merge checks a shard (report/shard_check.py): one line naming the file
     and the field when it is not a report of this plugin, not strict JSON, or damaged."""
-    from .shard_check import check_category_sizes, check_rows, check_shard, loads_strict
+    from .shard_check import check_category_sizes, check_rows, check_shard, read_strict
 
     hint = "name a file a run wrote with --tooleval-report"
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ToolevalUsageError(f"rescore: no such file {path}: {hint}") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ToolevalUsageError(f"rescore: {path} is not a JSON report ({exc})") from None
-    try:
-        document = loads_strict(path, text, "rescore")
+        document = read_strict(path, "rescore", hint)
         if (not isinstance(document, dict) or document.get("schema") != SCHEMA
                 or not isinstance(document.get("samples"), list) or not isinstance(document.get("fingerprint"), dict)):
             raise ToolevalUsageError(f"rescore: {path} is not a pytest-tooleval report (schema {SCHEMA!r} with a "

@@ -15,6 +15,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import accumulate
+from pathlib import Path
 from typing import Any, cast
 
 from jsonschema import Draft202012Validator
@@ -50,6 +51,18 @@ def _constant(text: str) -> _NonFinite:
 def _float(text: str) -> float | _NonFinite:
     value = float(text)
     return value if math.isfinite(value) else _NonFinite(text)
+
+
+def read_strict(path: str, what: str, hint: str) -> Any:
+    """The JSON value of the report at `path` (`loads_strict`), or a usage error of one line: no such file (with
+    `hint`, what to name instead), a file that cannot be read or is not UTF-8."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ToolevalUsageError(f"{what}: no such file {path}: {hint}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ToolevalUsageError(f"{what}: {path} is not a JSON report ({exc})") from None
+    return loads_strict(path, text, what)
 
 
 def loads_strict(path: str, text: str, what: str = "merge") -> Any:
@@ -192,6 +205,8 @@ REPORT: dict[str, Any] = {  # a report's blocks but its rows, which are checked 
             "collected": COUNT,
             "not_run": {"type": "array", "items": TEXT},
             "skipped": COUNT,
+            "interrupted": {"type": "boolean"},  # a signal stopped the shard: its merge is incomplete
+            "signal": TEXT_OR_NULL,
             "role_models": {"type": ["object", "null"], "additionalProperties": TEXT_OR_NULL},
             "prices": {"type": ["object", "null"], "additionalProperties": {
                 "type": "array", "items": {"type": "number", "minimum": 0}, "minItems": 2, "maxItems": 2,
