@@ -6,11 +6,15 @@ status and writes the JSON report. The summary arithmetic and the rendering live
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import os
+import signal
+import threading
 import time
 from collections.abc import Generator
+from types import FrameType
 from typing import TYPE_CHECKING, Any, cast
 
 import pytest
@@ -47,6 +51,10 @@ class Controller:
         self.wall_s = 0.0
         self.baseline: dict[str, Any] | None = None  # the --tooleval-baseline report, read at the start
         self.comparison: Comparison | None = None
+        self.signalled: str | None = None  # the first SIGINT/SIGTERM this process received (`_on_signal`)
+        self.interrupted: str | None = None  # the signal that ended the run before it finished (`_finish`)
+        self._finishing = False  # the run is over: a first signal lets the summary and reports finish
+        self._previous_handlers: dict[int, Any] = {}
         settings = session.settings
         if settings.max_cost is not None and not settings.prices:
             raise ToolevalUsageError("--tooleval-max-cost needs prices to estimate with: pass --tooleval-prices "
@@ -126,6 +134,49 @@ class Controller:
                     f"--tooleval-baseline: {path} was scored against {title} {old}, this run against "
                     f"{new}: the figures would differ by the benchmark's changes too; rescore it first: python -m "
                     f"pytest_tooleval rescore {path} --{name}-revision {new} -o rescored.json, and compare with that")
+
+    # -- signals: SIGTERM (a CI time limit) ends the run as Ctrl-C does; a second signal ends it at once ----------
+
+    @pytest.hookimpl
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        if not self.session.active or threading.current_thread() is not threading.main_thread():
+            return  # (an embedding program's thread cannot take signals: pytest's own Ctrl-C handling stays)
+        for signum in INTERRUPTING:
+            self._previous_handlers[signum] = signal.getsignal(signum)
+            signal.signal(signum, self._on_signal)
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_unconfigure(self, config: pytest.Config) -> None:
+        """The handlers this run replaced, given back after everything closed (a second signal until then stops
+        at once)."""
+        for signum, previous in self._previous_handlers.items():
+            signal.signal(signum, previous if previous is not None else signal.SIG_DFL)
+        self._previous_handlers.clear()
+
+    def _on_signal(self, signum: int, frame: FrameType | None) -> None:
+        """The first signal ends the run as Ctrl-C does (pytest: exit status 2, then the session's end: the summary
+        and reports of what finished); once the run is over, it lets them finish. A second one stops at once."""
+        name = signal.Signals(signum).name
+        if self.signalled is not None:
+            os.write(2, f"\ntooleval: {name} again: stopped at once, nothing more written\n".encode())
+            os._exit(128 + signum)
+        self.signalled = name
+        if not self._finishing:
+            raise KeyboardInterrupt(f"{name}: the run stops; its summary and reports are written from what "
+                                    "finished (a second signal stops at once)")
+
+    @staticmethod
+    def _stop_workers(config: pytest.Config) -> None:
+        """xdist's workers never saw a SIGTERM sent to this process: a SIGINT ends each one's session now (xdist
+        would otherwise wait for their running tests, then kill them after its timeout). A Ctrl-C at a terminal
+        reached them already."""
+        dsession = config.pluginmanager.get_plugin("dsession")
+        group = getattr(getattr(dsession, "nodemanager", None), "group", None)
+        for gateway in list(group or ()):
+            popen = getattr(getattr(gateway, "_io", None), "popen", None)  # execnet's popen gateways only
+            if popen is not None and popen.poll() is None:
+                with contextlib.suppress(OSError):
+                    os.kill(popen.pid, signal.SIGINT)
 
     @pytest.hookimpl
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
@@ -228,6 +279,12 @@ class Controller:
                 self._show(reporter)
 
     def _finish(self, session: pytest.Session, exitstatus: int) -> None:
+        self._finishing, self.interrupted = True, self.signalled
+        if self.interrupted is not None:
+            if self.interrupted == "SIGTERM":
+                self._stop_workers(session.config)  # they end while the reports are written
+            if exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):  # a signal some code swallowed
+                exitstatus = session.exitstatus = pytest.ExitCode.INTERRUPTED
         self.session.stop_progress()  # the status row is given back before pytest's own summary
         self.session.flush_storage()  # what the cache failed to keep belongs in the summary and the report
         self.wall_s = time.monotonic() - self.started
@@ -235,8 +292,8 @@ class Controller:
         self.quarantined = [row for row in everything if row.get("quarantined")]
         rows = [row for row in everything if not row.get("quarantined")]  # the rows every figure is made of
         self.rows = rows
-        if not rows and not (self.session.not_run_for_cost or self.session.not_run_for_batch):
-            return  # nothing was asked; a run that left every sample for its batch still reports, and gates
+        if not rows and not (self.session.not_run_for_cost or self.session.not_run_for_batch or self.interrupted):
+            return  # nothing was asked; a run that left every sample for its batch (or was stopped) still reports
         settings = self.session.settings
         batched = self.session.batched_prefixes()
         for row in everything:  # answered through the Batch API: priced at its share (report/summary.py)
@@ -252,7 +309,9 @@ class Controller:
                 evaluate_regressions(self.comparison, settings.max_regression, settings.alpha))
             self.gate = evaluate_gate(self.summary, thresholds, settings.max_error_rate, notes, regressions,
                                       rows=rows)
-            if self.session.not_run_for_cost:  # a run cut short by its budget passes no gate
+            if self.interrupted is not None:  # nor one a signal stopped
+                self.gate = dataclasses.replace(self.gate, incomplete=self._interrupted_line())
+            elif self.session.not_run_for_cost:  # a run cut short by its budget passes no gate
                 self.gate = dataclasses.replace(self.gate, incomplete=self._cost_line())
             elif self.session.not_run_for_batch:  # nor one whose batch is still running
                 self.gate = dataclasses.replace(self.gate, incomplete=self._batch_line())
@@ -326,7 +385,14 @@ class Controller:
         return {"shard": settings.shard, "sample": settings.sample,
                 "seed": settings.seed if settings.sample is not None else None,
                 "collected": collected_n, "not_run": not_run, "skipped": skipped,
+                # a signal stopped it (SIGINT, SIGTERM): its figures are of what finished, its not_run what did not
+                "interrupted": self.interrupted is not None, "signal": self.interrupted,
                 "role_models": self.session.role_models(), "prices": settings.prices or None}
+
+    def _interrupted_line(self) -> str:
+        run = self._run_block()
+        return (f"the run was interrupted ({self.interrupted}): {len(run['not_run'])} of the {run['collected']} "
+                "samples it collected did not run; the figures are of those that finished")
 
     def _batch_line(self) -> str:
         return (f"{self.session.not_run_for_batch} samples were not run: their batch was still running when "
@@ -384,7 +450,8 @@ class Controller:
             return
         from .report.table import render_cost, render_no_tool_calls, render_summary, render_totals
 
-        terminalreporter.write_sep("=", "tooleval summary")
+        terminalreporter.write_sep("=", "tooleval summary" + ("" if self.interrupted is None else
+                                                              f" (interrupted by {self.interrupted})"))
         terminalreporter.write(render_summary(self.summary) + "\n")
         terminalreporter.write_line(render_totals(self.totals))
         if (cost := render_cost(self.totals)) is not None:
@@ -398,6 +465,8 @@ class Controller:
             terminalreporter.write_line(f"tooleval: {self._batch_line()}: the run is incomplete", red=True)
         if self.session.not_run_for_cost:
             terminalreporter.write_line(f"tooleval: {self._cost_line()}: the run is incomplete", red=True)
+        if self.interrupted is not None:
+            terminalreporter.write_line(f"tooleval: {self._interrupted_line()}", red=True)
         for name, suite in self.summary.suites.items():
             flaky = (suite.data.get("repeats") or {}).get("flaky") or []
             if flaky:
@@ -441,6 +510,7 @@ class Controller:
             terminalreporter.write_line(stopped, red=True)
 
 
+INTERRUPTING = (signal.SIGINT, signal.SIGTERM)  # what a user's Ctrl-C and a CI time limit send
 THINK_HINT_SHARE = 0.1  # answers beginning with a think block, from which the summary names the strip option
 
 

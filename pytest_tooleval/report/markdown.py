@@ -117,6 +117,11 @@ def render_markdown(report: Mapping[str, Any]) -> str:
     the baseline, the totals and errored samples."""
     fingerprint = _mapping(report.get("fingerprint"))
     sections = [_header(fingerprint)]
+    run = _mapping(report.get("run"))
+    if run.get("interrupted") is True:  # a signal stopped it: the figures are of what finished
+        not_run = _items(run.get("not_run"))
+        sections.append([f"**Interrupted** ({escape(run.get('signal') or 'a signal')}): {len(not_run)} collected "
+                         "samples were not run; the figures are of the samples that finished."])
     gate = report.get("gate")
     if isinstance(gate, Mapping):
         sections.append(_gate(gate))
