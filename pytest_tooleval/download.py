@@ -233,7 +233,11 @@ def locate_data(data_dir: str | None, cache_dir: Path, offline: bool, *, folder:
             if (candidate / marker).exists():
                 return candidate
         raise DataError(f"{given}: no {label} data there (expected {expected} under it or under {given}/{folder})")
-    pinned = pin()
+    return cached_or_downloaded(pin(), cache_dir, offline, label)
+
+
+def cached_or_downloaded(pinned: Pin, cache_dir: Path, offline: bool, label: str) -> Path:
+    """`pinned`'s folder in the download cache, downloaded there first unless offline (a usage error then)."""
     cached = cache_path(pinned, cache_dir)
     if (cached / "MANIFEST.json").exists():
         return cached

@@ -15,7 +15,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from ...datafiles import read_json, read_jsonl
-from ...download import Pin, cache_path, canonical_sha256, ensure_downloaded
+from ...download import Pin, cached_or_downloaded, canonical_sha256
 from ...errors import DataError, ToolevalUsageError
 from ...filehashes import sha256_of
 from .categories import COLLECTION_ORDER
@@ -126,15 +126,7 @@ def locate(data_dir: str | None, cache_dir: Path, offline: bool, revision_name: 
     wanted = revision(revision_name)
     if data_dir:
         return _given(Path(data_dir).expanduser(), wanted, cache_dir, unverified)
-    pinned = wanted.pin()
-    cached = cache_path(pinned, cache_dir)
-    if not (cached / "MANIFEST.json").exists():
-        if offline:
-            raise ToolevalUsageError(
-                f"ACEBench {wanted.name} data is not in the cache and --tooleval-offline forbids the download: "
-                "pass --tooleval-data-dir or set TOOLEVAL_DATA_DIR"
-            )
-        ensure_downloaded(pinned, cache_dir, label=f"ACEBench {wanted.name}")
+    cached = cached_or_downloaded(wanted.pin(), cache_dir, offline, f"ACEBench {wanted.name}")
     if unverified:
         return DataFolder(cached, wanted, False)
     problem = _check_folder(cached, wanted, cache_dir)
@@ -155,13 +147,13 @@ def _given(given: Path, wanted: Revision, cache_dir: Path, unverified: bool) -> 
                         f"{given}/{wanted.folder})")
     if unverified:
         return DataFolder(candidates[0], wanted, False)
-    problems = {}
-    for candidate in candidates:
+    first_problem = ""  # what the revision's own folder (or the one given) holds: the line to show
+    for candidate in candidates:  # in order, each read only when the ones before it did not match
         problem = _check_folder(candidate, wanted, cache_dir)
         if problem is None:
             return DataFolder(candidate, wanted, True)
-        problems[candidate] = problem
-    raise DataError(problems[candidates[0]])
+        first_problem = first_problem or problem
+    raise DataError(first_problem)
 
 
 @cache
@@ -171,8 +163,8 @@ def _check_folder(folder: Path, wanted: Revision, record_folder: Path | None) ->
     Once per process and folder; each file's sha256 is computed once and remembered by its size and mtime
     (filehashes.py), so after a first run this is a stat of each file."""
     paths = sorted({path for known in REVISIONS for path in known.files})
-    digests = {relative: digest for (_, digest), relative in
-               zip(sha256_of([folder / path for path in paths], record_folder).items(), paths, strict=True)}
+    hashed = sha256_of([folder / path for path in paths], record_folder)
+    digests = {path: hashed[folder / path] for path in paths}
     prompts = _prompts_sha256(folder / "prompts.json")
 
     def differences(known: Revision) -> list[str]:

@@ -40,10 +40,11 @@ def summarize_acebench(rows: list[dict[str, Any]]) -> SuiteSummary:
             summary = summarize(scores, expected=expected)
             partial = partial or summary.partial
             name = language if not variant else f"{language}.{variant}"  # figures: en.overall, en.fc.overall
-            tables.append(_table(_titled(language, mine), summary, mine, variant, _prefixed(spreads, name)))
+            revisions = _revisions(mine)
+            tables.append(_table(_titled(language, mine, revisions), summary, mine, variant,
+                                 _prefixed(spreads, name)))
             figures.update(_figures(name, summary))
             data[name] = _json(summary, mine, _prefixed(spreads, name))
-            revisions = sorted({str(row["revision"]) for row in mine if row.get("revision")})
             if revisions:  # the ACEBench revision its samples were scored against (revisions.py)
                 data[name]["revision"] = ", ".join(revisions)
     for language in languages:
@@ -53,11 +54,14 @@ def summarize_acebench(rows: list[dict[str, Any]]) -> SuiteSummary:
     return SuiteSummary("acebench", tables, figures, partial, outcome_counts(rows), data)
 
 
-def _titled(language: str, rows: list[dict[str, Any]]) -> str:
+def _revisions(rows: list[dict[str, Any]]) -> list[str]:
+    """The ACEBench revisions the rows were scored against (one, unless a rescore carried some rows unrescored)."""
+    return sorted({str(row["revision"]) for row in rows if row.get("revision")})
+
+
+def _titled(language: str, rows: list[dict[str, Any]], revisions: list[str]) -> str:
     """A table's language with the revision its samples were scored against: `en (56dd66c)`."""
-    named = sorted({str(row["revision"]) for row in rows if row.get("revision")})
-    if any(row.get("data_unverified") for row in rows):
-        named.append("data unverified")
+    named = [*revisions, *(["data unverified"] if any(row.get("data_unverified") for row in rows) else [])]
     return f"{language} ({', '.join(named)})" if named else language
 
 
