@@ -213,6 +213,10 @@ def describe_failure(case: Any, result: SampleResult, scorer: str) -> str:
     for key, value in verdict.details.items():
         lines.append(f"  {key}: {_trim(_show(value))}")
     lines.append(f"  output:   {_trim(_show(result.output))}")
+    asked, called = result.tool_answers.get("asked", 0), result.tool_answers.get("called", 0)
+    if asked and not called:  # fc mode: the words were decoded as a text call list, which reads oddly unexplained
+        lines.append(f"  tool calls: none in {asked} {'answer' if asked == 1 else 'answers'} to requests that offered "
+                     "the functions as tools: the words were scored as the text protocol scores an answer")
     if result.finish_reason == "length":  # a wrong answer may only be an unfinished one
         lines.append("  finish_reason: length (the answer stopped at max_tokens; scored as it is, as upstream does)")
     elif result.cut:

@@ -7,9 +7,10 @@ value came from.
 
 from __future__ import annotations
 
+import itertools
 import math
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -328,6 +329,15 @@ class Settings(BaseModel):
             text = "set" if option.secret else _show(value)
             shown.append(f"{option.name}={text} ({source})")
         return "tooleval: " + ", ".join(shown)
+
+
+def paths_after_a_space(args: Sequence[str]) -> list[tuple[str, str]]:
+    """`--tooleval-<option> VALUE` pairs whose VALUE is an existing file or folder. pytest chooses its rootdir and
+    ini file before it knows a plugin's options, and takes such a VALUE for a test path there: the rootdir moves to
+    a folder above both, and the project's ini file may go unread. `--tooleval-<option>=VALUE` is read right."""
+    valued = {f"--tooleval-{option.name}" for option in all_options() if not option.flag}
+    return [(flag, value) for flag, value in itertools.pairwise(args)
+            if flag in valued and not value.startswith("-") and Path(value).exists()]
 
 
 _MODELS: dict[tuple[str, ...], type[Settings]] = {}

@@ -358,6 +358,8 @@ class Controller:
         live = access_kind(settings) != "oracle"
         totals = run_totals(self.rows, self.wall_s, requests=self.session.request_counts if live else None,
                             role_models=self.session.role_models(), prices=settings.prices or None)
+        if live and (moved := self.session.concurrency):
+            totals["concurrency"] = moved  # how each endpoint's in-flight limit moved, and why (models/limits.py)
         if settings.max_cost is not None:
             totals["cost_ceiling"] = {"usd": settings.max_cost, "not_run": self.session.not_run_for_cost}
         if self.session.batch_summary is not None:
@@ -448,7 +450,13 @@ class Controller:
             if stopped is not None:
                 terminalreporter.write_line(stopped, red=True)
             return
-        from .report.table import render_cost, render_no_tool_calls, render_summary, render_totals
+        from .report.table import (
+            render_concurrency,
+            render_cost,
+            render_no_tool_calls,
+            render_summary,
+            render_totals,
+        )
 
         terminalreporter.write_sep("=", "tooleval summary" + ("" if self.interrupted is None else
                                                               f" (interrupted by {self.interrupted})"))
@@ -456,6 +464,8 @@ class Controller:
         terminalreporter.write_line(render_totals(self.totals))
         if (cost := render_cost(self.totals)) is not None:
             terminalreporter.write_line(cost)
+        for line in render_concurrency(self.totals):
+            terminalreporter.write_line(line, yellow=True)
         if (no_calls := render_no_tool_calls(self.totals)) is not None:
             terminalreporter.write_line(no_calls, red=True)
         self._show_quarantine(terminalreporter)

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from .collect import CaseHandle
-from .config import add_options, resolve
+from .config import add_options, paths_after_a_space, resolve
 from .session import ToolevalSession
 from .suites import registered
 
@@ -118,6 +118,10 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 def pytest_report_header(config: pytest.Config) -> list[str]:
     session = config.stash[SESSION_KEY]
     lines = [session.settings.header()] if session.active else []
+    for flag, value in paths_after_a_space(config.invocation_params.args):
+        lines.append(f"tooleval: warning: pytest took {value} for a test path when it chose its rootdir "
+                     f"({config.rootpath}) and ini file (it does so before it knows plugin options): "
+                     f"write {flag}={value}")
     exposed = session.settings.secrets_on_command_line()
     if exposed and config.option.debug:  # pytest's debug log records the whole command line
         lines.append(f"tooleval: warning: --debug writes the command line, {', '.join(exposed)} included, to its "

@@ -56,6 +56,7 @@ class ToolevalSession:
         self._board_path: Path | None = None  # decided on first use (answers/board.py, run_folder)
         self._frozen = False
         self._progress: ProgressLine | None = None
+        self._probe_failed = False
         self.storage = StorageLog()  # what this process's cache and board failed to keep (storage.py)
         self._merged_adaptations: dict[str, dict[str, str]] = {}  # the workers' (distributed.py)
         self._merged_requests: dict[str, int] = {}  # the workers' requests and retries
@@ -134,7 +135,16 @@ class ToolevalSession:
         from .models.factory import probe_endpoints
 
         _ = self.access
-        self.endpoint_profile = self.engine.run(probe_endpoints(self.engine.probes))
+        breaker = self.engine.breaker
+        # a dead endpoint met by the probe is said once, as the probe's error: not also as a stopped run
+        notify, breaker.on_trip = breaker.on_trip, None
+        try:
+            self.endpoint_profile = self.engine.run(probe_endpoints(self.engine.probes))
+        except BaseException:
+            self._probe_failed = True
+            raise
+        finally:
+            breaker.on_trip = notify
 
     def send_batch(self, cases: list[Any]) -> None:
         """--tooleval-batch: the requests the suites' `batched_role` names go out in one batch per role, and
@@ -295,7 +305,16 @@ class ToolevalSession:
             current = pool()
             if current is None:
                 return Progress(0, 0, 0, 0, 0, 0, time.monotonic() - started)
-            return current.progress(time.monotonic() - started)
+            backends = self._backends()
+            moved = [backend.concurrency() for backend in backends]
+            limits = [entry for entry in moved if entry is not None]
+            return dataclasses.replace(
+                current.progress(time.monotonic() - started),
+                requests=sum(backend.in_flight() for backend in backends),
+                timeouts=sum(backend.timed_out for backend in backends),
+                # the first model's (the one under test): its limit, and why it last came down
+                limit=limits[0]["limit"] if limits else None,
+                limit_reason=limits[0]["cuts"][-1]["reason"] if limits and limits[0]["cuts"] else None)
 
         self._progress = ProgressLine(snapshot, write, tty=tty, interval_s=interval_s, close=close, **rows)
         self._progress.start()
@@ -322,10 +341,21 @@ class ToolevalSession:
         """HTTP requests sent and retried by this process's backends (the probe's included), plus the workers'."""
         counts = dict(self._merged_requests)
         if self._engine is not None:
-            backends = {id(probe.backend): probe.backend for probe in self._engine.probes}.values()
+            backends = self._backends()
             counts["requests"] = counts.get("requests", 0) + sum(backend.sent for backend in backends)
             counts["retries"] = counts.get("retries", 0) + sum(backend.retried for backend in backends)
+            counts["timeouts"] = counts.get("timeouts", 0) + sum(backend.timed_out for backend in backends)
         return counts
+
+    def _backends(self) -> list[Any]:
+        if self._engine is None:
+            return []
+        return list({id(probe.backend): probe.backend for probe in self._engine.probes}.values())
+
+    @property
+    def concurrency(self) -> list[dict[str, Any]]:
+        """How each endpoint's in-flight limit moved in this process (the one that asks: alone, or the hub)."""
+        return [moved for backend in self._backends() if (moved := backend.concurrency()) is not None]
 
     def merge_requests(self, counts: dict[str, int]) -> None:
         for key, value in counts.items():
@@ -348,7 +378,9 @@ class ToolevalSession:
     @property
     def stopped_because(self) -> str | None:
         """Why the breaker stopped the run in this process, if it did."""
-        return None if self._engine is None else self._engine.breaker.message
+        if self._engine is None or self._probe_failed:  # the probe's own error says it
+            return None
+        return self._engine.breaker.message
 
     # -- the xdist hub (the controller) -------------------------------------------------------------------
 

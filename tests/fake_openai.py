@@ -42,6 +42,7 @@ import email.parser
 import email.policy
 import json
 import random
+import select
 import signal
 import socket
 import struct
@@ -198,6 +199,9 @@ class ServerStats:
     peak_in_flight: int = 0
     faults_on_arrival: int = 0  # random faults answered at once (`fault_on_arrival`), without the latency
     latency_waits: int = 0  # requests that waited `latency_s` before their answer was chosen (counted as it begins)
+    # answers generated for a client that had gone (it timed out or was cancelled): a real server spends its
+    # slot on them all the same
+    abandoned: int = 0
     received: list[ReceivedRequest] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)  # responder exceptions (each answered with a 500)
     # The Batch API, counted apart: a batch's lines are never chat-completions `requests` nor in `by_prompt`.
@@ -1070,11 +1074,23 @@ class _Handler(BaseHTTPRequestHandler):
             if isinstance(answer, Fault):
                 self._send_fault(fake, body, answer)
             else:
+                if self._client_gone():
+                    with fake._lock:
+                        fake.stats.abandoned += 1
                 self._send_json(200, _completion(fake.model, body, answer, reasoning=fake.reasoning_content,
                                                  max_tokens=fake.max_answer_tokens))
         finally:
             if slots is not None:
                 slots.release()
+
+    def _client_gone(self) -> bool:
+        """Whether the client closed the connection while its answer was being made (it reads nothing more:
+        the request has been sent whole, so a readable socket with no data is the client's end of stream)."""
+        try:
+            readable, _, _ = select.select([self.connection], [], [], 0)
+            return bool(readable) and self.connection.recv(1, socket.MSG_PEEK) == b""
+        except OSError:
+            return True
 
     # -- faults ------------------------------------------------------------------------------------------
 

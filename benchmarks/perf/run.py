@@ -8,7 +8,8 @@
 It needs the upstream data (TOOLEVAL_DATA_DIR or --data-dir). Each run uses a fresh response cache, so
 every sample is asked for real. Output fields: samples, wall_s (the pytest subprocess), ideal_s
 (requests that waited the latency x latency / total concurrency), efficiency (ideal / wall),
-samples_per_s, requests, peak_in_flight (seen by the server), first_request_s (start-up before the first request),
+samples_per_s, requests, peak_in_flight (seen by the server), abandoned (answers the server generated for a request
+the client had given up on: a one-slot server with --server-concurrency 1 spends its slot on them), first_request_s (start-up before the first request),
 after_last_answer_s (reporting and shut-down after the last answer), data_check_ms (what a later process
 spends checking the data against its revision's pins, once the run has remembered the digests), collection_s,
 max_rss_mb (largest worker), controller_rss_mb (xdist: the controller, which asks the model for its workers), busy
@@ -217,6 +218,7 @@ def summarise(args: argparse.Namespace, report: dict[str, Any], timings: list[di
         "output_lines": output_lines,
         "requests": requests,
         "peak_in_flight": server.stats.peak_in_flight,
+        "abandoned": server.stats.abandoned,  # answers the server made for a client that had timed out
         # where the wall time goes: before the first request, and after the last one was answered
         "first_request_s": round(min(arrivals), 2) if arrivals else None,
         "after_last_answer_s": round(wall - max(arrivals) - args.latency, 2) if arrivals else None,

@@ -11,6 +11,7 @@ twice in a run.
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
@@ -106,6 +107,10 @@ class Pool:
         # answers finished in this process, readable from the test's thread without a round trip to the loop
         # (a dict assignment is atomic, and each key is written once)
         self.finished: dict[str, dict[str, Any]] = {}
+        # answers that asked the endpoint, and when the latest came (seconds from the start): the ETA's pace
+        self._started = time.monotonic()
+        self._live = 0
+        self._live_s = 0.0
 
     def progress(self, elapsed_s: float) -> Progress:
         """How far the pool is (read from another thread: finished only grows)."""
@@ -114,7 +119,8 @@ class Pool:
                      for value in ((result.get("answer") or {}).get("tokens") or {}).values())
         return Progress(total=max(len(self.cases), len(finished)), answered=len(finished),
                         in_flight=self.in_progress, resting=self.resting(),
-                        errors=sum(1 for result in finished if "error" in result), tokens=tokens, elapsed_s=elapsed_s)
+                        errors=sum(1 for result in finished if "error" in result), tokens=tokens, elapsed_s=elapsed_s,
+                        live=self._live, live_s=self._live_s)
 
     def ready(self, case: Case) -> Answer | Skipped | None:
         """The answer if this process already computed it; call from any thread."""
@@ -123,6 +129,7 @@ class Pool:
 
     def start(self) -> None:
         """Call on the engine's loop."""
+        self._started = time.monotonic()
         self._tasks = [asyncio.ensure_future(self._worker(first=index == 0)) for index in range(self.concurrency)]
         self._tasks.append(asyncio.ensure_future(self._spares()))
         self._heartbeat_task = asyncio.ensure_future(self._heartbeat())
@@ -246,6 +253,9 @@ class Pool:
         try:
             self.ledger.store(key, result)  # a board that fails logs it and goes on (answers/board.py)
         finally:  # whatever the ledger does, the answer reaches this process's tests
+            if _asked(result):
+                self._live += 1
+                self._live_s = time.monotonic() - self._started
             self.finished[key] = result
             future.set_result(result)
         return result
@@ -256,6 +266,16 @@ class Pool:
             self.ledger.renew()
 
 
+
+
+def _asked(result: dict[str, Any]) -> bool:
+    """Whether the endpoint was asked for this result (an error was; an answer the cache served whole was not)."""
+    if "error" in result:
+        return True
+    answer = result.get("answer") or {}
+    tokens = sum(int(value) for value in (answer.get("tokens") or {}).values())
+    cached = sum(int(value) for value in (answer.get("cached_tokens") or {}).values())
+    return tokens > cached
 
 
 class PoolSource:

@@ -2,7 +2,9 @@
 
 Connection refused, a DNS failure, 401, 403 and 404 do not heal by asking again, and a run of a thousand
 samples would otherwise spend minutes erroring them one by one. Transient faults (429, 5xx, timeouts) never
-count, and once an endpoint has answered anything the breaker stays closed for it.
+count. An endpoint that has answered is given longer: the run stops only after `LOST_AFTER` connection
+failures in a row with no answer between them (a local server that died mid-run; each remaining sample
+would otherwise cost seven attempts before it errored).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from collections import Counter
 from collections.abc import Callable
 
 TRIP_AFTER = 5  # attempts failing the same dead way, with nothing answered, before the run stops
+LOST_AFTER = 10  # connection failures in a row, after the endpoint had answered, before the run stops
 
 # the decision reasons (openai_compat.classify) that mean the endpoint cannot answer, and what to do about them
 DEAD = {
@@ -25,9 +28,11 @@ DEAD = {
 class Breaker:
     """Per endpoint (a model at a URL): counts dead failures until something is answered."""
 
-    def __init__(self, trip_after: int = TRIP_AFTER) -> None:
+    def __init__(self, trip_after: int = TRIP_AFTER, lost_after: int = LOST_AFTER) -> None:
         self.trip_after = trip_after
+        self.lost_after = lost_after
         self._answered: set[str] = set()
+        self._streak: dict[str, int] = {}  # an endpoint that answered: connection failures since its last answer
         self._failures: dict[str, Counter[str]] = {}
         self._tripped: dict[str, str] = {}
         self._lock = threading.Lock()
@@ -44,20 +49,31 @@ class Breaker:
     def answered(self, endpoint: str) -> None:
         with self._lock:
             self._answered.add(endpoint)
+            self._streak[endpoint] = 0
 
     def failed(self, endpoint: str, reason: str, detail: str) -> str | None:
         """Count one failed attempt; the trip message when this one trips the breaker (else None)."""
         if reason not in DEAD:
             return None
         with self._lock:
-            if endpoint in self._answered or endpoint in self._tripped:
+            if endpoint in self._tripped:
                 return None
-            counts = self._failures.setdefault(endpoint, Counter())
-            counts[reason] += 1
-            if counts[reason] < self.trip_after:
-                return None
-            message = (f"tooleval stopped the run: {counts[reason]} requests to {endpoint} failed ({detail}) and none "
-                       f"was answered: {DEAD[reason]}")
+            if endpoint in self._answered:
+                if reason != "connection error":  # a key or model that worked before: not a dead server
+                    return None
+                streak = self._streak[endpoint] = self._streak.get(endpoint, 0) + 1
+                if streak < self.lost_after:
+                    return None
+                message = (f"tooleval stopped the run: {endpoint} stopped answering: {streak} requests in a row failed "
+                           f"({detail}) after it had answered: is the server still running? (answers so far are "
+                           "in the response cache: a rerun asks only for the rest)")
+            else:
+                counts = self._failures.setdefault(endpoint, Counter())
+                counts[reason] += 1
+                if counts[reason] < self.trip_after:
+                    return None
+                message = (f"tooleval stopped the run: {counts[reason]} requests to {endpoint} failed ({detail}) and "
+                           f"none was answered: {DEAD[reason]}")
             self._tripped[endpoint] = message
             notify = self.on_trip
         if notify is not None:

@@ -101,6 +101,10 @@ async def probe_endpoints(probes: Sequence[Probe]) -> dict[str, dict[str, Any]]:
             try:
                 reply = await backend.complete(probe.request)
             except ToolevalError as exc:
+                stopped = str(exc).removeprefix("tooleval stopped the run: ")
+                if stopped != str(exc):  # the breaker's line: what failed and what to check, said already
+                    raise ToolevalUsageError(f"tooleval: the endpoint probe failed for the {probe.role} role: "
+                                             f"{stopped}") from None
                 option = "--tooleval-model" if probe.role == "model" else f"--tooleval-{probe.role}-model"
                 tools = ("; it offered a tool, as --tooleval-mode fc asks: serve the model with tool calling "
                          "(vLLM: --enable-auto-tool-choice --tool-call-parser NAME) or use --tooleval-mode prompt"

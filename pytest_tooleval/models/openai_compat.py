@@ -28,7 +28,7 @@ from ..credentials import MASK, MIN_SECRET_CHARS, redact, redact_all, url_creden
 from ..errors import ContextOverflowError, NotAsked
 from .base import ChatRequest, InfrastructureError, Reply, ToolCall
 from .breaker import Breaker
-from .limits import AdaptiveLimit, Resting, SharedRateLimiter, estimate_tokens
+from .limits import SLOW_START_FROM, AdaptiveLimit, Resting, SharedRateLimiter, estimate_tokens
 
 __all__ = [
     "DEFAULT_BASE_URL",
@@ -180,8 +180,11 @@ class OpenAIBackend:
         api_key: default $OPENAI_API_KEY; without one, a placeholder is sent (local servers ignore it).
         timeout: seconds for one attempt, from sending the request to the last byte of the answer.
         max_retries: retries after the first attempt, so 6 allows seven attempts in all.
-        max_concurrency: requests in flight at once from this backend instance in one event loop; a request
-            holds its slot only while on the wire, not while backing off.
+        max_concurrency: the most requests in flight at once from this backend instance in one event loop; a
+            request holds its slot only while on the wire, not while backing off. Below it the limit adapts to
+            the endpoint (models/limits.py).
+        slow_start: begin at two requests in flight and grow while latency stays flat (the default); False
+            begins at max_concurrency (an endpoint known to take it).
         backoff_base_s, backoff_cap_s: the n-th retry waits uniform(0, min(cap, base * 2**n)) ("full jitter").
         max_retry_after_s: a server's `Retry-After` is honoured up to this many seconds.
         sleep: awaited for every backoff; tests pass a recorder.
@@ -207,6 +210,7 @@ class OpenAIBackend:
         rate_limiter: SharedRateLimiter | None = None,
         resting: Resting | None = None,
         breaker: Breaker | None = None,
+        slow_start: bool = True,
     ) -> None:
         if max_retries < 0:
             raise ValueError(f"max_retries must be >= 0, got {max_retries}")
@@ -219,6 +223,7 @@ class OpenAIBackend:
         self.timeout = timeout
         self.max_retries = max_retries
         self.max_concurrency = max_concurrency
+        self.slow_start = slow_start
         self.backoff_base_s = backoff_base_s
         self.backoff_cap_s = backoff_cap_s
         self.max_retry_after_s = max_retry_after_s
@@ -236,6 +241,7 @@ class OpenAIBackend:
         self.adaptations: dict[str, str] = {}
         self.sent = 0  # HTTP attempts, retries included (the run's totals)
         self.retried = 0
+        self.timed_out = 0  # attempts that hit --tooleval-timeout
         self._states: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _LoopState] = weakref.WeakKeyDictionary()
         self._states_lock = threading.Lock()  # loops in different threads may each create their state
 
@@ -274,18 +280,22 @@ class OpenAIBackend:
             estimate = estimate_tokens(request.messages, request.tools) if self.rate_limiter else 0
             if self.rate_limiter is not None:
                 await self.rate_limiter.acquire(estimate)
-            async with state.slots as slot:
+            timed_out = failure is not None and failure.decision.reason == "timed out"
+            slot = await state.slots.acquire(after_timeout=timed_out)
+            try:
                 if self.breaker is not None and (stopped := self.breaker.tripped(self.label)):
                     raise (InfrastructureError if attempts else NotAsked)(stopped)  # it tripped while this waited
                 started = time.perf_counter()
                 outcome = await self._attempt(state.client, params)
                 latency_s = time.perf_counter() - started
+            finally:
+                state.slots.release()
             attempts += 1
             self.sent += 1
             if isinstance(outcome, _Answer):
                 if self.breaker is not None:
                     self.breaker.answered(self.label)
-                state.slots.on_success(slot)
+                state.slots.on_success(slot, latency_s)
                 if self.rate_limiter is not None:
                     used = (outcome.prompt_tokens or 0) + (outcome.completion_tokens or 0)
                     self.rate_limiter.settle(estimate, used or None)
@@ -302,6 +312,9 @@ class OpenAIBackend:
                 continue  # tripped: the check at the top of the loop ends this request too
             if failure.decision.kind == "rate_limit":
                 state.slots.on_rate_limited(slot)  # fewer requests in flight from this process for a while
+            elif failure.decision.reason == "timed out":
+                self.timed_out += 1
+                state.slots.on_timeout(slot)  # queued at the server too long: fewer in flight
             if not failure.decision.retryable:
                 break
         assert failure is not None
@@ -312,6 +325,23 @@ class OpenAIBackend:
                 f"model {self.model!r} at {self.endpoint}: the prompt (about {size:,} "
                 f"tokens) does not fit the model's context: {failure.detail}")
         raise InfrastructureError(self._message(failure, attempts))
+
+    def in_flight(self) -> int:
+        """Requests on the wire now, from every loop (read from another thread: a snapshot, not a lock)."""
+        return sum(state.slots.in_use for state in list(self._states.values()))
+
+    def concurrency(self) -> dict[str, Any] | None:
+        """How the in-flight limit moved (models/limits.py): ceiling, now, peak and every cut with its reason,
+        for the busiest loop (the engine's; a pytest-asyncio loop per test sees a request or two); None before
+        any request."""
+        states = list(self._states.values())
+        if not states:
+            return None
+        slots = max((state.slots for state in states), key=lambda limit: (len(limit.changes), limit.peak))
+        return {"endpoint": self.label, "ceiling": slots.maximum, "limit": int(slots.limit), "peak": slots.peak,
+                "timeouts": slots.timeouts,
+                "cuts": [{"at_s": change.at_s, "from": change.before, "to": change.after, "reason": change.reason}
+                         for change in slots.changes]}
 
     # -- the Batch API (models/batch.py) --------------------------------------------------------------------
 
@@ -446,7 +476,8 @@ class OpenAIBackend:
                 client = openai.AsyncOpenAI(
                     api_key=self._api_key, base_url=self.base_url, timeout=self.timeout, max_retries=0
                 )
-                state = self._states[loop] = _LoopState(client, AdaptiveLimit(self.max_concurrency))
+                slots = AdaptiveLimit(self.max_concurrency, start=SLOW_START_FROM if self.slow_start else None)
+                state = self._states[loop] = _LoopState(client, slots)
         return state
 
     async def aclose(self) -> None:

@@ -338,8 +338,15 @@ def _gate(report: Mapping[str, Any]) -> str:
 
 def _header(report: Mapping[str, Any]) -> str:
     model = _map(report.get("fingerprint")).get("model")
+    run = _map(report.get("run"))
+    interrupted = ""
+    if run.get("interrupted") is True:  # a signal stopped it: the figures are of what finished
+        not_run = len(_list(run.get("not_run")))
+        signal = esc(run.get("signal") or "a signal")
+        interrupted = (f'<p class="interrupted"><strong>Interrupted</strong> ({signal}): {not_run:,} collected '
+                       "samples were not run; the figures are of the samples that finished.</p>")
     return (f'<header><h1>tooleval report: <span class="model">{esc(model or "unknown model")}</span></h1>'
-            f"{_meta(report)}{_gate(report)}</header>")
+            f"{_meta(report)}{interrupted}{_gate(report)}</header>")
 
 
 def _nav(found: Sequence[Block], report: Mapping[str, Any]) -> str:
@@ -772,7 +779,8 @@ def _numbers_table(caption: str, headers: Sequence[str], rows: Iterable[Sequence
 TOTAL_COLUMNS = (("samples", "samples", _count), ("scored", "scored", _count), ("errors", "errors", _count),
                  ("prompt_tokens", "prompt tokens", _count), ("completion_tokens", "completion tokens", _count),
                  ("reasoning_tokens", "reasoning tokens", _count), ("requests", "requests", _count),
-                 ("retries", "retries", _count), ("latency_p50_s", "sample latency p50", _seconds),
+                 ("retries", "retries", _count), ("timeouts", "timed out", _count),
+                 ("latency_p50_s", "sample latency p50", _seconds),
                  ("latency_p95_s", "sample latency p95", _seconds), ("wall_s", "wall time", _seconds),
                  ("cost_usd", "estimated cost", _dollars))
 CATEGORY_COLUMNS = (("samples", "samples", _count), ("prompt_tokens", "prompt tokens", _count),
@@ -786,8 +794,20 @@ def _totals(totals: Mapping[str, Any]) -> str:
     collapsed: a run of every benchmark has a hundred categories."""
     if not totals:
         return "<p>No totals in this report.</p>"
-    known = {key for key, _, _ in TOTAL_COLUMNS} | {"categories", "unpriced_models"}
+    known = {key for key, _, _ in TOTAL_COLUMNS} | {"categories", "unpriced_models", "cut", "concurrency"}
     rows = [[esc(name), show(totals[key])] for key, name, show in TOTAL_COLUMNS if key in totals]
+    cut = {str(role): count for role, count in _map(totals.get("cut")).items() if _num(count)}
+    if cut:  # answers that stopped at max_tokens, scored as they are
+        rows.append([esc("answers cut at max_tokens"), esc(", ".join(f"{role} {_count(count)}"
+                                                                     for role, count in cut.items()))])
+    for moved in _list(totals.get("concurrency")):
+        moved = _map(moved)
+        cuts = [_map(cut) for cut in _list(moved.get("cuts"))]
+        if cuts:  # the in-flight limit came down (docs/concurrency.md)
+            said = "; ".join(f"{cut.get('from')} to {cut.get('to')} at {cut.get('at_s')} s: {cut.get('reason')}"
+                             for cut in cuts)
+            rows.append([esc(f"in-flight limit, {moved.get('endpoint')}"),
+                         esc(f"{moved.get('limit')} at the end (ceiling {moved.get('ceiling')}); cut {said}")])
     rows += [[esc(key), _count(value) if _num(value) is not None or isinstance(value, str) else
               esc(_json_text(value, None))] for key, value in totals.items() if key not in known]  # not known yet
     parts = [_numbers_table("the run", ["", "total"], rows, "numbers totals")]

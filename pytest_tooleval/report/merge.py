@@ -110,7 +110,7 @@ def merge(paths: Sequence[str], gate: GateOptions) -> Merged:
     summary = _summary(parts, kept)
     first = parts[0].run
     totals = run_totals(kept, max(float(part.totals.get("wall_s") or 0.0) for part in parts),
-                        requests=_summed(parts, ("requests", "retries")),
+                        requests=_summed(parts, ("requests", "retries", "timeouts")),
                         role_models=first.get("role_models") or None, prices=_prices(first.get("prices")))
     not_run = sorted({test_id for part in parts for test_id in part.run.get("not_run") or ()})
     ceilings = [part.totals.get("cost_ceiling") for part in parts]

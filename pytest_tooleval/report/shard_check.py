@@ -214,7 +214,7 @@ REPORT: dict[str, Any] = {  # a report's blocks but its rows, which are checked 
         }},
         "totals": {"type": "object", "properties": {
             "wall_s": {"type": ["number", "null"], "minimum": 0},
-            "requests": COUNT, "retries": COUNT,
+            "requests": COUNT, "retries": COUNT, "timeouts": COUNT,
             "cost_ceiling": {"type": ["object", "null"], "required": ["usd"], "properties": {
                 "usd": {"type": "number", "minimum": 0}, "not_run": COUNT}},
             "batch": {"type": ["object", "null"], "properties": {"not_run": COUNT}},

@@ -158,6 +158,7 @@ def _sums(rows: list[dict[str, Any]], role_models: dict[str, str | None], prices
     costs: list[float | None] = []
     cached_costs: list[float | None] = []
     from_cache = 0
+    latencies = []
     for row in rows:
         tokens = row.get("tokens") or {}
         row_prompt, row_completion = token_totals(tokens)
@@ -168,10 +169,12 @@ def _sums(rows: list[dict[str, Any]], role_models: dict[str, str | None], prices
         asked = asked_tokens(tokens, row.get("cached_tokens") or {}, row.get("batched"))
         served = {key: value - asked[key] for key, value in tokens.items() if value - asked[key]}
         from_cache += bool(served)
+        # an answer the cache served whole took its time in an earlier run: this run's latency figures leave it out
+        if isinstance(row.get("latency_s"), (int, float)) and not (served and not any(asked.values())):
+            latencies.append(float(row["latency_s"]))
         if prices is not None:
             costs.append(row_cost(asked, role_models, prices, row.get("batched")))
             cached_costs.append(row_cost(served, role_models, prices))
-    latencies = [float(row["latency_s"]) for row in rows if isinstance(row.get("latency_s"), (int, float))]
     sums: dict[str, Any] = {"samples": len(rows), "prompt_tokens": prompt, "completion_tokens": completion,
                             "reasoning_tokens": reasoning, "latency_p50_s": _percentile(latencies, 0.5),
                             "latency_p95_s": _percentile(latencies, 0.95)}
@@ -210,7 +213,8 @@ def run_totals(rows: list[dict[str, Any]], wall_s: float, *, requests: dict[str,
                               "reasoning_tokens": sums["reasoning_tokens"], "wall_s": round(wall_s, 2),
                               "latency_p50_s": sums["latency_p50_s"], "latency_p95_s": sums["latency_p95_s"]}
     if requests is not None:
-        totals.update(requests=requests.get("requests", 0), retries=requests.get("retries", 0))
+        totals.update(requests=requests.get("requests", 0), retries=requests.get("retries", 0),
+                      timeouts=requests.get("timeouts", 0))
     totals["samples_from_cache"] = sums["samples_from_cache"]
     # answers that stopped at max_tokens, per role: scored as they are (upstream scores the text it got)
     totals["cut"] = _counts(row.get("cut") for row in rows)

@@ -71,7 +71,9 @@ def render_cost(totals: dict[str, Any]) -> str | None:
     there is nothing to say (the oracle sends no request)."""
     parts = []
     if "requests" in totals:
-        parts.append(f"{counted(totals['requests'], 'request')} ({counted(totals['retries'], 'retry', 'retries')})")
+        timed_out = f", {totals['timeouts']:,} timed out" if totals.get("timeouts") else ""
+        parts.append(f"{counted(totals['requests'], 'request')} "
+                     f"({counted(totals['retries'], 'retry', 'retries')}{timed_out})")
     if totals.get("latency_p50_s"):
         parts.append(f"sample latency p50 {totals['latency_p50_s']:.2f} s, p95 {totals['latency_p95_s']:.2f} s")
     if "cost_usd" in totals:
@@ -87,6 +89,25 @@ def render_cost(totals: dict[str, Any]) -> str | None:
             parts.append(f"{counted(totals['samples_from_cache'], 'sample')} answered from the cache{worth}, "
                          "not counted")
     return f"tooleval cost: {'; '.join(parts)}" if parts else None
+
+
+CUTS_SHOWN = 3  # per endpoint in the terminal; the JSON report's totals.concurrency has them all
+
+
+def render_concurrency(totals: dict[str, Any]) -> list[str]:
+    """A line per endpoint whose in-flight limit came down during the run (models/limits.py): where it ended,
+    its ceiling, and when and why it was cut."""
+    lines = []
+    for moved in totals.get("concurrency") or ():
+        cuts = moved.get("cuts") or []
+        if not cuts:
+            continue
+        shown = "; ".join(f"{cut['from']} to {cut['to']} at {cut['at_s']:g} s: {cut['reason']}"
+                          for cut in cuts[:CUTS_SHOWN])
+        more = f"; {len(cuts) - CUTS_SHOWN} more cuts" if len(cuts) > CUTS_SHOWN else ""
+        lines.append(f"tooleval concurrency: {moved['endpoint']}: in-flight limit {moved['limit']} at the end "
+                     f"(ceiling {moved['ceiling']}, peak {moved['peak']}); cut {shown}{more}")
+    return lines
 
 
 def made_differently(key: str, old: Any, new: Any) -> str:

@@ -188,6 +188,8 @@ def test_answers_from_the_cache_cost_nothing_in_the_ceiling_or_the_cost_line(
     assert totals["samples_from_cache"] == SAMPLES
     assert totals["cached_cost_usd"] == pytest.approx(first["cost_usd"])
     assert totals["prompt_tokens"] == first["prompt_tokens"]  # the tokens the samples took are still reported
+    # their latencies were the first run's: this run's latency figures leave them out
+    assert first["latency_p50_s"] is not None and totals["latency_p50_s"] is None
     result.stdout.fnmatch_lines([f"tooleval cost: * $0.00 asked, estimated at --tooleval-prices; {SAMPLES} samples "
                                  f"answered from the cache, ${first['cost_usd']:,.2f} at those prices, not counted"])
     markdown = render_markdown(json.loads((pytester.path / "report.json").read_text()))

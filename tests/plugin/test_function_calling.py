@@ -141,6 +141,18 @@ def test_text_answers_in_fc_mode_are_scored_as_in_the_text_protocol(pytester: py
     assert report(pytester)["totals"]["tool_answers"] == {"asked": SAMPLES, "called": 0}
 
 
+def test_a_failure_in_words_in_fc_mode_says_no_tool_was_called(pytester: pytest.Pytester, mini: Any) -> None:
+    """The text protocol's decoder speaks of a missing [...]: in fc mode the failure says why it was used."""
+    server, args = mini
+    server.responder = None
+    server.default = "Sure, I will look into that for you."
+    result = pytester.runpytest_subprocess(*args, "--tooleval-mode=fc", "-k", "normal_atom_bool")
+    out = result.stdout.str()
+    assert "no [...] in the answer" in out
+    assert ("  tool calls: none in 1 answer to requests that offered the functions as tools: the words were scored "
+            "as the text protocol scores an answer") in out
+
+
 def test_both_mode_runs_each_sample_twice_and_prints_the_difference(pytester: pytest.Pytester, mini: Any) -> None:
     server, args = mini
 

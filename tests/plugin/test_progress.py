@@ -18,10 +18,29 @@ from pytest_tooleval.progress import Progress, ProgressLine, render
 
 
 def test_the_line_says_how_far_the_run_is() -> None:
-    line = render(Progress(total=973, answered=412, in_flight=64, resting=3, errors=2, tokens=123456, elapsed_s=12.4))
+    line = render(Progress(total=973, answered=412, in_flight=64, resting=3, errors=2, tokens=123456, elapsed_s=12.4,
+                           live=412, live_s=12.4))
     assert line == ("tooleval: 412/973 answered, 64 in flight, 3 retrying, 2 errors, 123,456 tokens, 12 s, "
                     "ETA 17 s")
     assert render(Progress(7, 0, 7, 0, 0, 0, 0.2)).endswith(", 0 s")  # no ETA before anything is answered
+
+
+def test_the_line_counts_requests_on_the_wire_timeouts_and_the_limit() -> None:
+    """Samples in progress may each wait for a request slot: the line counts what is at the server."""
+    line = render(Progress(total=38, answered=14, in_flight=12, resting=1, errors=0, tokens=900, elapsed_s=500,
+                           requests=3, timeouts=2, limit=3, limit_reason="requests timed out"))
+    assert line.startswith("tooleval: 14/38 answered, 3 requests in flight (limit 3: requests timed out), "
+                           "1 retrying, 2 timed out, 0 errors, ")
+    calm = render(Progress(4, 1, 4, 0, 0, 10, 1.0, requests=1, limit=8))
+    assert "1 request in flight (limit 8), 0 retrying, 0 errors" in calm  # no timeouts: not mentioned
+
+
+def test_the_eta_is_paced_by_answers_the_endpoint_gave_not_by_cached_ones() -> None:
+    """50 answers came from the cache at once, 10 from the endpoint in 20 s: 40 left take 80 s, not 13 s."""
+    progress = Progress(total=100, answered=60, in_flight=8, resting=0, errors=0, tokens=0, elapsed_s=20.0,
+                        live=10, live_s=20.0)
+    assert progress.eta_s == pytest.approx(80.0)
+    assert Progress(100, 60, 8, 0, 0, 0, 1.0, live=0).eta_s is None  # only cached answers yet: no pace to go by
 
 
 def test_on_a_terminal_the_bottom_row_is_kept_and_given_back() -> None:
@@ -53,7 +72,7 @@ def test_a_terminal_of_fewer_than_three_rows_gets_no_status_line(monkeypatch: py
 
 def test_in_a_log_it_is_plain_lines_until_everything_is_answered() -> None:
     written: list[str] = []
-    states = iter([Progress(4, 1, 2, 0, 0, 10, 0.1), Progress(4, 4, 0, 0, 1, 40, 0.2)])
+    states = iter([Progress(4, 1, 2, 0, 0, 10, 0.1, live=1, live_s=0.1), Progress(4, 4, 0, 0, 1, 40, 0.2)])
     line = ProgressLine(lambda: next(states), written.append, tty=False, interval_s=0.01)
     line.start()
     line._thread.join(timeout=60)  # a hang guard: it ends once everything is answered, two lines in
@@ -79,7 +98,7 @@ def test_in_a_log_a_line_due_inside_a_row_of_dots_waits_for_the_row_to_end() -> 
     assert written == ["tooleval: 4/4 answered, 0 in flight, 0 retrying, 0 errors, 40 tokens, 0 s\n"]  # the newest
     row["state"] = "complete"  # a -v line ends, its newline not written yet: the status line goes under it
     line._show("tooleval: again")
-    assert written[-1] == "\ntooleval: again\n"
+    assert written[-1] == "\ntooleval: again"  # pytest's own pending newline ends it: no blank line after it
 
 
 @pytest.fixture
@@ -120,6 +139,9 @@ def test_in_a_log_the_line_never_splits_pytests_rows(pytester: pytest.Pytester, 
     assert status, result.stdout.str()
     for index in status:
         assert lines[index].startswith("tooleval: "), lines[index]  # a line of its own, not the end of a row
+        # and no blank line after it, but the one pytest writes itself before its closing "=== 7 passed ==="
+        after = lines[index + 1:index + 3]
+        assert after[0].strip() or after[1].startswith("="), result.stdout.str()
     if not verbosity:
         # the row of seven results is whole: its file name (without xdist), seven dots, its end
         rows = [line for line in lines if re.fullmatch(r"(test_acebench\.py )?\.+ *\[100%\]", line)]

@@ -350,6 +350,22 @@ def test_quarantined_samples_are_listed_apart() -> None:
     assert f"test_acebench[{row['language']}-{row['id']}]" in page.text
 
 
+def test_an_interrupted_run_cut_answers_and_a_lowered_limit_are_said() -> None:
+    report = load("run")
+    page = Page(render_html(report))
+    assert "Interrupted" not in page.text and "in-flight limit" not in page.text
+    report["run"] = {"collected": 10, "interrupted": True, "signal": "SIGTERM", "not_run": ["a", "b", "c"]}
+    report["totals"].update(timeouts=2, cut={"model": 4}, concurrency=[{
+        "endpoint": "model 'm' at localhost:8080/v1", "ceiling": 8, "limit": 3, "peak": 5, "timeouts": 2,
+        "cuts": [{"at_s": 6.1, "from": 5, "to": 2, "reason": "requests timed out"}]}])
+    page = Page(render_html(report))
+    assert ("Interrupted (SIGTERM): 3 collected samples were not run; the figures are of the samples that "
+            "finished.") in page.text
+    totals = section(render_html(report), "totals")
+    assert "timed out" in totals and "answers cut at max_tokens" in totals and "model 4" in totals
+    assert "3 at the end (ceiling 8); cut 5 to 2 at 6.1 s: requests timed out" in totals
+
+
 def section(text: str, anchor: str) -> str:
     """The HTML of the page's section `anchor` (sections of the page do not nest in the ones looked at)."""
     match = re.search(rf'<section id="{anchor}">(.*?)</section>', text, re.DOTALL)

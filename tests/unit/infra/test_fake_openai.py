@@ -237,7 +237,8 @@ def test_delay_is_cut_short_by_stop() -> None:
 @pytest.mark.asyncio
 async def test_serves_80_requests_at_once(fake_openai: FakeOpenAI) -> None:
     fake_openai.latency_s = 1.0  # long enough for the client to put all 80 on the wire on a busy CI machine
-    async with OpenAIBackend("m", base_url=fake_openai.base_url, api_key="k", max_concurrency=80) as backend:
+    async with OpenAIBackend("m", base_url=fake_openai.base_url, api_key="k", max_concurrency=80,
+                             slow_start=False) as backend:
         requests = [ChatRequest(messages=({"role": "user", "content": f"q{i}"},)) for i in range(80)]
         await asyncio.gather(*(backend.complete(r) for r in requests))
     assert fake_openai.stats.peak_in_flight == 80  # in parallel: all eighty waited their latency at once

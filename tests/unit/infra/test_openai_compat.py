@@ -331,7 +331,8 @@ async def test_concurrency_limit_bounds_what_the_server_sees(
 ) -> None:
     fake_openai.latency_s = 0.3  # long enough for every slot to fill, even on a busy machine
     backend = make_backend(max_concurrency=limit)
-    requests = [ChatRequest(messages=({"role": "user", "content": f"q{i}"},)) for i in range(2 * limit + 1)]
+    # enough rounds for the slow start (from two, latency flat) to reach the ceiling
+    requests = [ChatRequest(messages=({"role": "user", "content": f"q{i}"},)) for i in range(6 * limit + 1)]
     await asyncio.gather(*(backend.complete(r) for r in requests))
     assert fake_openai.stats.requests == len(requests)
     assert fake_openai.stats.peak_in_flight == limit  # never above it, and the limit is actually reached
