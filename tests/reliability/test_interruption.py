@@ -49,6 +49,7 @@ def run_and_kill(command: list[str], cwd: Path, server: FakeOpenAI, *, after_req
             if due:
                 os.killpg(process.pid, signal.SIGKILL)  # the controller and every worker, at once
                 process.wait()
+                _quiet(server)
                 return True
             time.sleep(0.002)
         return False
@@ -56,6 +57,20 @@ def run_and_kill(command: list[str], cwd: Path, server: FakeOpenAI, *, after_req
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGKILL)
             process.wait()
+
+
+def _quiet(server: FakeOpenAI, still_s: float = 0.3) -> None:
+    """Wait until the server has taken in every request the killed processes had sent: a request already on the
+    wire when they died is read and counted by the server a moment later, and would otherwise be counted as the
+    next run's (one such request made the final run seem to ask one sample too many)."""
+    deadline = time.monotonic() + 30  # a hang guard
+    seen, since = server.stats.requests, time.monotonic()
+    while time.monotonic() < deadline:
+        time.sleep(0.02)
+        if server.stats.requests != seen or server.stats.in_flight:
+            seen, since = server.stats.requests, time.monotonic()
+        elif time.monotonic() - since >= still_s:
+            return
 
 
 def test_killed_runs_resume_to_the_uninterrupted_result(pytester: pytest.Pytester, fake_openai: FakeOpenAI,
