@@ -305,9 +305,7 @@ class ToolevalSession:
             current = pool()
             if current is None:
                 return Progress(0, 0, 0, 0, 0, 0, time.monotonic() - started)
-            backends = self._backends()
-            moved = [backend.concurrency() for backend in backends]
-            limits = [entry for entry in moved if entry is not None]
+            backends, limits = self._backends(), self.concurrency
             return dataclasses.replace(
                 current.progress(time.monotonic() - started),
                 requests=sum(backend.in_flight() for backend in backends),
@@ -332,8 +330,8 @@ class ToolevalSession:
         """Sampling parameters the run's models refused, by endpoint, merged from every process."""
         merged = dict(self._merged_adaptations)
         if self._engine is not None:  # what this process's backends learned (models/openai_compat.py)
-            merged.update({probe.backend.label: dict(probe.backend.adaptations) for probe in self._engine.probes
-                           if probe.backend.adaptations})
+            merged.update({backend.label: dict(backend.adaptations) for backend in self._backends()
+                           if backend.adaptations})
         return merged
 
     @property

@@ -17,6 +17,7 @@ from typing import Any, Protocol
 
 from ..engine import Engine
 from ..models.limits import URGENT
+from ..models.meter import asked_tokens
 from ..outcome import Answer
 from ..progress import Progress
 from ..suites.base import Case, Skipped
@@ -273,9 +274,7 @@ def _asked(result: dict[str, Any]) -> bool:
     if "error" in result:
         return True
     answer = result.get("answer") or {}
-    tokens = sum(int(value) for value in (answer.get("tokens") or {}).values())
-    cached = sum(int(value) for value in (answer.get("cached_tokens") or {}).values())
-    return tokens > cached
+    return any(asked_tokens(answer.get("tokens") or {}, answer.get("cached_tokens") or {}).values())
 
 
 class PoolSource:

@@ -15,6 +15,7 @@ from collections.abc import Callable
 
 TRIP_AFTER = 5  # attempts failing the same dead way, with nothing answered, before the run stops
 LOST_AFTER = 10  # connection failures in a row, after the endpoint had answered, before the run stops
+STOPPED = "tooleval stopped the run: "  # how every trip message begins (the probe's error leaves it out)
 
 # the decision reasons (openai_compat.classify) that mean the endpoint cannot answer, and what to do about them
 DEAD = {
@@ -64,7 +65,7 @@ class Breaker:
                 streak = self._streak[endpoint] = self._streak.get(endpoint, 0) + 1
                 if streak < self.lost_after:
                     return None
-                message = (f"tooleval stopped the run: {endpoint} stopped answering: {streak} requests in a row failed "
+                message = (f"{STOPPED}{endpoint} stopped answering: {streak} requests in a row failed "
                            f"({detail}) after it had answered: is the server still running? (answers so far are "
                            "in the response cache: a rerun asks only for the rest)")
             else:
@@ -72,7 +73,7 @@ class Breaker:
                 counts[reason] += 1
                 if counts[reason] < self.trip_after:
                     return None
-                message = (f"tooleval stopped the run: {counts[reason]} requests to {endpoint} failed ({detail}) and "
+                message = (f"{STOPPED}{counts[reason]} requests to {endpoint} failed ({detail}) and "
                            f"none was answered: {DEAD[reason]}")
             self._tripped[endpoint] = message
             notify = self.on_trip

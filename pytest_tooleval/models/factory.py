@@ -15,6 +15,7 @@ from ..suites.base import Role
 from ..text import split_think_block
 from .access import ChatFn, ModelAccess, access_kind
 from .base import REPEAT, ChatRequest, Reply
+from .breaker import STOPPED
 from .meter import note_reply, note_served_from_cache
 from .replay import ReplayReader, load_replay
 
@@ -101,7 +102,7 @@ async def probe_endpoints(probes: Sequence[Probe]) -> dict[str, dict[str, Any]]:
             try:
                 reply = await backend.complete(probe.request)
             except ToolevalError as exc:
-                stopped = str(exc).removeprefix("tooleval stopped the run: ")
+                stopped = str(exc).removeprefix(STOPPED)
                 if stopped != str(exc):  # the breaker's line: what failed and what to check, said already
                     raise ToolevalUsageError(f"tooleval: the endpoint probe failed for the {probe.role} role: "
                                              f"{stopped}") from None
