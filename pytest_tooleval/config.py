@@ -185,6 +185,9 @@ CORE_OPTIONS: tuple[Option, ...] = (
     Option("concurrency", "samples answered at once ahead of their tests, and requests in flight per model, "
            "per process (with xdist: per worker, asked by the controller) (0: ask only when a sample's test runs)",
            8, parse_int),
+    Option("slow-start", "auto: the in-flight limit starts at two and grows while latency stays flat for a server "
+           "you may run yourself (plain http, or a local or private host), at the concurrency for a hosted API "
+           "(https to a public host name); on, off: always, never", "auto", choice("auto", "on", "off")),
     Option("rpm", "requests per minute for the whole run, all xdist workers together", None, parse_int),
     Option("tpm", "tokens per minute for the whole run (prompt estimated, settled with the reported usage)",
            None, parse_int),

@@ -16,11 +16,31 @@ class XdistHooks:
         self.session = session
         self.config = config
         self.hub = session.works_ahead and not config.option.collectonly
+        self._pytest_session: pytest.Session | None = None
+        self._ahead: set[str] | None = None  # the test ids the hub began with
+        self._checked = False
+
+    @pytest.hookimpl
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        self._pytest_session = session  # before xdist's own (trylast), which starts the workers
 
     @pytest.hookimpl
     def pytest_xdist_setupnodes(self, config: pytest.Config, specs: Sequence[Any]) -> None:
-        if self.hub:
-            self.session.prepare_hub(len(specs))
+        """Before the workers start: the hub collects the run's tests as they will, and starts asking."""
+        if not self.hub:
+            return
+        self.session.prepare_hub(len(specs))
+        dsession = self.config.pluginmanager.get_plugin("dsession")
+        if dsession is not None:  # a dead endpoint stops the workers as pytest's -x does, with one line
+            self.session.stop_when_dead(lambda reason: setattr(dsession, "shouldstop", reason))
+        if self._pytest_session is None:
+            return
+        from .ahead import collect_test_ids
+
+        ids = collect_test_ids(self._pytest_session)  # a data error ends the run here, before any worker
+        if ids is not None:
+            self._ahead = set(_test_ids(ids))
+            self._start_hub(_test_ids(ids))
 
     @pytest.hookimpl
     def pytest_configure_node(self, node: Any) -> None:
@@ -31,18 +51,39 @@ class XdistHooks:
     def pytest_xdist_node_collection_finished(self, node: Any, ids: Sequence[str]) -> None:
         self._raise_data_error(node, ids)
         self._check_replay_file()
+        collected = _test_ids(ids)
         if self.session.collected_test_ids is None and self.session.active:  # every worker collects the same
-            self.session.collected_test_ids = _test_ids(ids)  # placeholders too: the controller tells them apart
-        if self.hub:  # a dead endpoint stops the workers as pytest's -x does, with one line
-            dsession = self.config.pluginmanager.get_plugin("dsession")
-            if dsession is not None:
-                self.session.stop_when_dead(lambda reason: setattr(dsession, "shouldstop", reason))
-        if self.hub:
-            self.session.start_hub(_test_ids(ids))
-            from .progress import start_progress
+            self.session.collected_test_ids = collected  # placeholders too: the controller tells them apart
+        if not self.hub:
+            return
+        stopped = self.session.stopped_because
+        dsession = self.config.pluginmanager.get_plugin("dsession")
+        if stopped and dsession is not None:  # tripped before xdist's loop began, which clears shouldstop
+            dsession.shouldstop = stopped
+        if self._ahead is None:  # the controller could not collect: the first worker's tests decide
+            self._start_hub(collected)
+            self._ahead = set(collected)
+        elif not self._checked:
+            self._checked = True
+            self._check_ahead(node, collected)
 
-            start_progress(self.config, self.session)
-            self.session.freeze_collected()  # as on the workers (plugin.py)
+    def _start_hub(self, test_ids: list[str]) -> None:
+        from .progress import start_progress
+
+        self.session.start_hub(test_ids)
+        start_progress(self.config, self.session)
+        self.session.freeze_collected()  # as on the workers (plugin.py)
+
+    def _check_ahead(self, node: Any, collected: list[str]) -> None:
+        """The hub's list against what a worker collected: a sample no worker has is dropped before it is
+        asked (a collection that differs from process to process; xdist itself stops such a run)."""
+        assert self._ahead is not None
+        if self._ahead == set(collected):
+            return
+        asked = self.session.restrict_hub(collected)
+        self.session.say(f"tooleval: warning: worker {node.gateway.id} collected other tests than the controller "
+                         f"({len(collected)} against {len(self._ahead)}): the hub asks for the worker's only"
+                         + (f"; {asked} sample(s) it had already asked for are not in the run" if asked else ""))
 
     @pytest.hookimpl
     def pytest_testnodedown(self, node: Any, error: Any) -> None:

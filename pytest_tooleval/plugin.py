@@ -28,6 +28,20 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     add_options(parser)
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config: pytest.Config) -> None:
+    # before any plugin is configured, so that this is the cleanup pytest runs last (its stack is LIFO): after its
+    # own final garbage collections (its unraisable-exception check makes five), which then skip the frozen run
+    # (0.7 s at the end of a 973-sample run)
+    config.add_cleanup(lambda: _thaw(config))
+
+
+def _thaw(config: pytest.Config) -> None:
+    session = config.stash.get(SESSION_KEY, None)
+    if session is not None and not hasattr(config, "workerinput"):  # a worker's process ends with its session
+        session.thaw()
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", TOOLEVAL_MARKER)
     markers = {name: text for suite in registered().values() for name, text in suite.markers.items()}
@@ -111,7 +125,6 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         tooleval = config.stash[SESSION_KEY]
         tooleval.close()
         if not hasattr(config, "workerinput"):  # the controller outlives the workers: the board is done
-            tooleval.thaw()
             tooleval.remove_board()
 
 

@@ -402,6 +402,17 @@ class ToolevalSession:
         self.hub.start(self.run.schedule(cases), self.run.loaded_cases(), self._answer, self.engine,
                        lambda: self.access)
 
+    def restrict_hub(self, test_ids: list[str]) -> int:
+        """Controller: the hub asks only for the samples of these tests from now on; returns how many it had
+        already asked for that are not among them."""
+        if self.hub is None:
+            return 0
+        from .answers.codec import sample_key
+
+        keep = {sample_key(case) for case in (self.run.case_for_test_id(test_id) for test_id in test_ids)
+                if case is not None}
+        return self.hub.restrict(keep, self.engine)
+
     @property
     def board_path(self) -> Path:
         """The run board's file (the rpm/tpm limits file beside it): in `<cache>/runs`, or in a temporary folder

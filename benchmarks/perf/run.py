@@ -4,6 +4,7 @@
     python benchmarks/perf/run.py --latency 0 -n 0 --concurrency 8           # per-sample overhead
     python benchmarks/perf/run.py --latency 1.0 -n 4 --concurrency 16 --fault-rate 0.5 --retry-after 1 \
         --fault-on-arrival                                                    # a 429 storm from a rate limiter
+    python benchmarks/perf/run.py --design-card [--hog 1]                     # pytest -n 8 against a hosted API
 
 It needs the upstream data (TOOLEVAL_DATA_DIR or --data-dir). Each run uses a fresh response cache, so
 every sample is asked for real. Output fields: samples, wall_s (the pytest subprocess), ideal_s
@@ -12,7 +13,7 @@ samples_per_s, requests, peak_in_flight (seen by the server), abandoned (answers
 the client had given up on: a one-slot server with --server-concurrency 1 spends its slot on them), first_request_s (start-up before the first request),
 after_last_answer_s (reporting and shut-down after the last answer), data_check_ms (what a later process
 spends checking the data against its revision's pins, once the run has remembered the digests), collection_s,
-max_rss_mb (largest worker), controller_rss_mb (xdist: the controller, which asks the model for its workers), busy
+max_rss_mb (largest worker's peak), collected_rss_mb (its peak when its collection ended), controller_rss_mb (xdist: the controller, which asks the model for its workers), busy
 (per-process time between its first and last test), idle_share (largest share of the run a worker spent
 without a test while samples remained), output_lines (what pytest printed).
 
@@ -45,8 +46,23 @@ import pytest
 
 _events = []
 
+_rss = {}
+
+def _peak_rss_mb():
+    # VmHWM: this process's own peak (Linux keeps ru_maxrss across exec, so a worker would report the peak of
+    # the controller it was forked from)
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
 def pytest_collection_finish(session):
     _events.append(("collected", time.time()))
+    _rss["collected"] = _peak_rss_mb()
 
 def pytest_runtest_logstart(nodeid, location):
     _events.append(("start", time.time()))
@@ -57,9 +73,10 @@ def pytest_runtest_logfinish(nodeid, location):
 def pytest_sessionfinish(session):
     worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
     path = os.environ["TOOLEVAL_PERF_OUT"] + "." + worker
-    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    rss = _peak_rss_mb()
     with open(path, "w") as handle:
-        json.dump({"worker": worker, "events": _events, "max_rss_mb": rss}, handle)
+        json.dump({"worker": worker, "events": _events, "max_rss_mb": rss,
+                   "collected_rss_mb": _rss.get("collected")}, handle)
 '''
 
 
@@ -113,7 +130,17 @@ def main() -> None:
                         "the figures are about answering")
     parser.add_argument("--revision", default="56dd66c", help="--tooleval-acebench-revision")
     parser.add_argument("--keep-output", type=Path, default=None, help="write pytest's stdout to this file")
+    parser.add_argument("--slow-start", choices=("auto", "on", "off"), default=None,
+                        help="--tooleval-slow-start (the fake is plain http, so auto means on: a hosted API's "
+                        "https endpoint starts at the ceiling, which off stands for)")
+    parser.add_argument("--hog", type=int, default=0,
+                        help="busy processes beside the run (a shared CI runner is rarely quiet)")
+    parser.add_argument("--design-card", action="store_true",
+                        help="the design card's command against a hosted API: -n 8, the default concurrency (8), "
+                        "every answer wrong, --slow-start off")
     args = parser.parse_args()
+    if args.design_card:
+        args.workers, args.concurrency, args.replies, args.slow_start = 8, 8, "fixed", args.slow_start or "off"
     if not args.data_dir:
         sys.exit("needs the upstream data: --data-dir or TOOLEVAL_DATA_DIR")
     args.data_dir = str(Path(args.data_dir).resolve())  # pytest runs in a scratch folder
@@ -144,6 +171,8 @@ def main() -> None:
         ]
         if args.rpm:
             command.append(f"--tooleval-rpm={args.rpm}")
+        if args.slow_start:
+            command.append(f"--tooleval-slow-start={args.slow_start}")
         if args.workers:
             command += ["-n", str(args.workers)]
         if not args.probe:
@@ -154,9 +183,15 @@ def main() -> None:
         # Python's default: compiled modules are cached (a machine that turns this off recompiles every changed
         # module in every worker, which is not what an evaluation run costs elsewhere)
         env.pop("PYTHONDONTWRITEBYTECODE", None)
-        started, started_mono = time.time(), time.monotonic()
-        completed = subprocess.run(command, cwd=tmp, env=env, capture_output=True, text=True)
-        wall = time.time() - started
+        hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(args.hog)]
+        try:
+            started, started_mono = time.time(), time.monotonic()
+            completed = subprocess.run(command, cwd=tmp, env=env, capture_output=True, text=True)
+            wall = time.time() - started
+        finally:
+            for hog in hogs:
+                hog.kill()
+                hog.wait()
         if args.keep_output:
             args.keep_output.write_text(completed.stdout)
         if completed.returncode not in (0, 1):
@@ -208,6 +243,8 @@ def summarise(args: argparse.Namespace, report: dict[str, Any], timings: list[di
         "outcomes": outcomes,
         "workers": args.workers,
         "concurrency": args.concurrency,
+        "slow_start": args.slow_start or "auto",
+        "hog": args.hog,
         "latency_s": args.latency,
         "fault_rate": args.fault_rate,
         "fault_on_arrival": args.fault_on_arrival,
@@ -224,6 +261,8 @@ def summarise(args: argparse.Namespace, report: dict[str, Any], timings: list[di
         "after_last_answer_s": round(wall - max(arrivals) - args.latency, 2) if arrivals else None,
         "collection_s": round(min(collected) - started, 2) if collected else None,
         "max_rss_mb": round(max((t["max_rss_mb"] for t in workers), default=0), 1),
+        # the same at the end of the worker's collection: what importing, loading and collecting cost
+        "collected_rss_mb": round(max((t.get("collected_rss_mb") or 0 for t in workers), default=0), 1),
         # with xdist the controller asks the model for all workers (the hub): its memory, separately
         "controller_rss_mb": round(max((t["max_rss_mb"] for t in timings if t["worker"] == "main"), default=0), 1)
         if args.workers else None,

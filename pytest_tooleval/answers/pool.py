@@ -150,6 +150,12 @@ class Pool:
         await asyncio.gather(*tasks, return_exceptions=True)
         self.ledger.release()
 
+    def restrict(self, keys: set[str]) -> int:
+        """Start no sample outside `keys` (call on the engine's loop); returns how many outside it were started."""
+        started = sum(1 for case in self.cases[:self._next] if sample_key(case) not in keys)
+        self.cases = self.cases[:self._next] + [case for case in self.cases[self._next:] if sample_key(case) in keys]
+        return started
+
     async def obtain(self, case: Case) -> Answer | Skipped:
         """The answer for `case`: stored, being computed here, computed elsewhere, or computed now."""
         key = sample_key(case)

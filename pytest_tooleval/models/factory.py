@@ -228,6 +228,7 @@ def _chat_function(settings: Settings, engine: Engine, model: str, base_url: str
                    lanes: list[Any] | None = None, say: Callable[[str], None] = print,
                    cache_only: bool = False) -> ChatFn:
     from .cache import CachedBackend
+    from .limits import starts_slow
     from .openai_compat import OpenAIBackend
 
     backend: Any = OpenAIBackend(
@@ -237,6 +238,7 @@ def _chat_function(settings: Settings, engine: Engine, model: str, base_url: str
         timeout=settings.timeout,
         max_retries=settings.max_retries,
         max_concurrency=max(1, settings.concurrency),
+        slow_start=starts_slow(settings.slow_start, base_url),
         rate_limiter=limiter,
         resting=engine.resting,
         breaker=engine.breaker,

@@ -32,6 +32,8 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import ipaddress
+import os
 import sqlite3
 import threading
 import time
@@ -39,6 +41,7 @@ from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 # set while computing a sample a test is blocked on: its requests take the next free slot, before queued work
 URGENT: contextvars.ContextVar[bool] = contextvars.ContextVar("tooleval_urgent", default=False)
@@ -58,6 +61,29 @@ SLOW_START_EXIT = 1.5  # latest / unloaded above this ends the slow start (one m
 FLAT = 2.0  # at or below this latency counts as flat: one more per round of answers; above it, hold
 QUEUEING = 3.0  # above this requests queue at the server: shrink
 LATENCY_FLOOR_S = 0.1  # the unloaded latency is at least this (a local fake answers in a millisecond or two)
+
+
+def starts_slow(setting: str, base_url: str | None) -> bool:
+    """Whether an endpoint's limit starts low (`--tooleval-slow-start`). `auto`: yes for a server the user may
+    run (plain http, or a host on this machine or a private network: llama.cpp, Ollama, vLLM), which may answer
+    one request at a time; no for a hosted API (https to a public host name, as api.openai.com, the default),
+    which serves many at once and says 429 when it cannot (docs/concurrency.md, "Where it starts")."""
+    if setting != "auto":
+        return setting == "on"
+    parsed = urlsplit(base_url or os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1")
+    host = (parsed.hostname or "").lower()
+    if parsed.scheme != "https" or not host or "." not in host or host == "localhost":
+        return True
+    if host.endswith(PRIVATE_SUFFIXES):
+        return True
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return False  # a public host name
+    return not address.is_global
+
+
+PRIVATE_SUFFIXES = (".localhost", ".local", ".lan", ".internal", ".home.arpa", ".test")
 
 
 @dataclass(frozen=True)

@@ -176,8 +176,9 @@ def test_a_dead_endpoint_ends_a_full_run_in_seconds_with_one_line(pytester: pyte
     outcomes = result.parseoutcomes()
     assert outcomes.get("passed", 0) == outcomes.get("failed", 0) == 0  # nothing scored
     # only samples whose request was sent may error (at most one per request slot: 8, or 16 for the hub of two
-    # workers); the samples never asked did not run and are in no figure (with -n 2 they used to error by the 256)
-    assert 1 <= outcomes.get("errors", 0) <= 8 * max(1, len(workers))
+    # workers); the samples never asked did not run and are in no figure (with -n 2 they used to error by the 256).
+    # The hub asks before the workers start, so under xdist the run may stop before any test ran
+    assert (0 if workers else 1) <= outcomes.get("errors", 0) <= 8 * max(1, len(workers))
     assert [line for line in result.stdout.lines if line.strip()][-1].startswith(
         f"tooleval stopped the run: 5 requests to model 'm' at 127.0.0.1:{port}/v1 failed (connection error")
 

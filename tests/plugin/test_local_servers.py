@@ -18,7 +18,7 @@ import pytest
 
 from benchmark_modules import benchmark_source
 from fake_openai import FakeOpenAI
-from pytest_tooleval.models.limits import SLOW_START_FROM, AdaptiveLimit, Attempt
+from pytest_tooleval.models.limits import SLOW_START_FROM, AdaptiveLimit, Attempt, starts_slow
 
 
 def send(limit: AdaptiveLimit) -> Attempt:
@@ -204,3 +204,24 @@ def _wait_for(condition: Callable[[], bool]) -> None:
     deadline = time.monotonic() + 60  # a hang guard
     while not condition() and time.monotonic() < deadline:
         time.sleep(0.01)
+
+
+@pytest.mark.parametrize(("base_url", "slow"), [
+    (None, False),  # api.openai.com
+    ("https://api.together.xyz/v1", False),
+    ("https://8.8.8.8/v1", False),
+    ("http://api.example.com/v1", True),  # plain http: a server someone runs
+    ("http://localhost:8080/v1", True),
+    ("https://localhost:8443/v1", True),
+    ("https://127.0.0.1:8000/v1", True),
+    ("https://10.1.2.3/v1", True),
+    ("https://[::1]:8000/v1", True),
+    ("https://gpu-box/v1", True),
+    ("https://vllm.internal/v1", True),
+    ("https://ollama.local/v1", True),
+])
+def test_auto_starts_slow_for_a_server_you_may_run_and_at_the_ceiling_for_a_hosted_api(
+        base_url: str | None, slow: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    assert starts_slow("auto", base_url) is slow
+    assert starts_slow("on", base_url) is True and starts_slow("off", base_url) is False
