@@ -41,6 +41,7 @@ class XdistHooks:
         if ids is not None:
             self._ahead = set(_test_ids(ids))
             self._start_hub(_test_ids(ids))
+            self.session.wait_until_asking()
 
     @pytest.hookimpl
     def pytest_configure_node(self, node: Any) -> None:

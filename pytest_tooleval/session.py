@@ -39,6 +39,9 @@ if TYPE_CHECKING:
     from .progress import Progress, ProgressLine
 
 
+HUB_FIRST_ROUND_S = 2.0  # the longest the workers' start waits for the hub's first requests
+
+
 class ToolevalSession:
     def __init__(self, settings: Settings, run_id: str | None = None, markexpr: str = "",
                  hub_client: bool = False) -> None:
@@ -401,6 +404,21 @@ class ToolevalSession:
         self.send_batch(cases)
         self.hub.start(self.run.schedule(cases), self.run.loaded_cases(), self._answer, self.engine,
                        lambda: self.access)
+
+    def wait_until_asking(self, bound_s: float = HUB_FIRST_ROUND_S) -> None:
+        """Controller: return once the hub's first round of samples is on the wire or answered (at most `bound_s`),
+        so that it goes out before the workers start, which on a small machine take every core for seconds."""
+        hub = self.hub
+        deadline = time.monotonic() + bound_s
+        if hub is None or not hub.started.wait(bound_s) or hub.pool is None:
+            return
+        pool = hub.pool
+        first_round = min(self._slots, len(pool.cases))
+        while time.monotonic() < deadline:
+            in_flight = sum(backend.in_flight() for backend in self._backends())
+            if len(pool.finished) + in_flight >= first_round:
+                return
+            time.sleep(0.005)
 
     def restrict_hub(self, test_ids: list[str]) -> int:
         """Controller: the hub asks only for the samples of these tests from now on; returns how many it had

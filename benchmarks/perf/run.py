@@ -4,32 +4,42 @@
     python benchmarks/perf/run.py --latency 0 -n 0 --concurrency 8           # per-sample overhead
     python benchmarks/perf/run.py --latency 1.0 -n 4 --concurrency 16 --fault-rate 0.5 --retry-after 1 \
         --fault-on-arrival                                                    # a 429 storm from a rate limiter
-    python benchmarks/perf/run.py --design-card [--hog 1]                     # pytest -n 8 against a hosted API
+    python benchmarks/perf/run.py --design-card [--hog 1] [--beside-bfcl]     # pytest -n 8 against a hosted API
 
 It needs the upstream data (TOOLEVAL_DATA_DIR or --data-dir). Each run uses a fresh response cache, so
-every sample is asked for real. Output fields: samples, wall_s (the pytest subprocess), ideal_s
-(requests that waited the latency x latency / total concurrency), efficiency (ideal / wall),
-samples_per_s, requests, peak_in_flight (seen by the server), abandoned (answers the server generated for a request
-the client had given up on: a one-slot server with --server-concurrency 1 spends its slot on them), first_request_s (start-up before the first request),
-after_last_answer_s (reporting and shut-down after the last answer), data_check_ms (what a later process
-spends checking the data against its revision's pins, once the run has remembered the digests), collection_s,
-max_rss_mb (largest worker's peak), collected_rss_mb (its peak when its collection ended), controller_rss_mb (xdist: the controller, which asks the model for its workers), busy
-(per-process time between its first and last test), idle_share (largest share of the run a worker spent
-without a test while samples remained), output_lines (what pytest printed).
+every sample is asked for real. Output fields:
+- samples, outcomes, wall_s (the pytest subprocess), ideal_s (requests that waited the latency x latency / total
+  concurrency), efficiency (ideal / wall), samples_per_s, requests, peak_in_flight (seen by the server);
+- abandoned: answers the server generated for a request the client had given up on (a one-slot server with
+  --server-concurrency 1 spends its slot on them);
+- where the wall time goes: first_request_s (start-up before the first request), answering_lag_s (how far the
+  last request trails full rounds from the first on), after_last_answer_s (the last answer to the exit), of which
+  shutdown_s (after the last test) and shutdown_steps_s (the controller: to its sessionfinish, to its unconfigure,
+  to the exit), worker_end_s, collection_s, busy_s (per-process time between its first and last test),
+  idle_share (largest share of the run a worker spent without a test while samples remained);
+- memory: max_rss_mb (largest worker's peak), collected_rss_mb (its peak when its collection ended),
+  controller_rss_mb (xdist: the controller, which asks the model for its workers);
+- data_check_ms (what a later process spends checking the data against its revision's pins, once the run has
+  remembered the digests), output_lines (what pytest printed);
+- with --beside-bfcl: bfcl (bfcl_side.py's figures) and efficiency_vs_bfcl.
 
 PERF_PROFILE=PATH runs the pytest process under cProfile and writes its profile there (the controller only,
-with xdist).
+with xdist, and only its main thread). PERF_WRAP="py-spy record -o PATH -f raw -r 100 --" puts a sampling profiler
+in front instead, which sees every thread (the hub's event loop runs in one).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import math
 import os
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -70,13 +80,19 @@ def pytest_runtest_logstart(nodeid, location):
 def pytest_runtest_logfinish(nodeid, location):
     _events.append(("finish", time.time()))
 
+@pytest.hookimpl(tryfirst=True)
 def pytest_sessionfinish(session):
+    _events.append(("sessionfinish", time.time()))
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_unconfigure(config):
     worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
     path = os.environ["TOOLEVAL_PERF_OUT"] + "." + worker
     rss = _peak_rss_mb()
     with open(path, "w") as handle:
         json.dump({"worker": worker, "events": _events, "max_rss_mb": rss,
-                   "collected_rss_mb": _rss.get("collected")}, handle)
+                   "collected_rss_mb": _rss.get("collected"), "written_at": time.time()}, handle)
 '''
 
 
@@ -133,8 +149,14 @@ def main() -> None:
     parser.add_argument("--slow-start", choices=("auto", "on", "off"), default=None,
                         help="--tooleval-slow-start (the fake is plain http, so auto means on: a hosted API's "
                         "https endpoint starts at the ceiling, which off stands for)")
+    parser.add_argument("--arrivals", type=Path, default=None,
+                        help="write when each request reached the server (seconds from the process start) to this file")
     parser.add_argument("--hog", type=int, default=0,
                         help="busy processes beside the run (a shared CI runner is rarely quiet)")
+    parser.add_argument("--beside-bfcl", action="store_true",
+                        help="then run bfcl-eval's own generator (`bfcl generate`, 64 threads, 1,000 BFCL samples) "
+                        "against the same fake, with the same hogs, and report it under `bfcl` "
+                        "(benchmarks/perf/bfcl_side.py says how to build its venv)")
     parser.add_argument("--design-card", action="store_true",
                         help="the design card's command against a hosted API: -n 8, the default concurrency (8), "
                         "every answer wrong, --slow-start off")
@@ -160,7 +182,9 @@ def main() -> None:
         plugin.write_text(TIMING_PLUGIN)
         out = Path(tmp) / "timing"
         command = [
-            sys.executable, *(["-m", "cProfile", "-o", os.environ["PERF_PROFILE"]] if os.environ.get("PERF_PROFILE") else []), "-m", "pytest", str(REPO / "benchmarks" / "test_acebench.py"), "-q", "-p", "perf_timing",
+            sys.executable,
+            *(["-m", "cProfile", "-o", os.environ["PERF_PROFILE"]] if os.environ.get("PERF_PROFILE") else []),
+            "-m", "pytest", str(REPO / "benchmarks" / "test_acebench.py"), "-q", "-p", "perf_timing",
             # hypothesis (a test dependency of this project, not of an evaluation) costs 0.2 s per process
             "-p", "no:cacheprovider", "-p", "no:hypothesispytest", "-m", marker, "--tooleval-model", "perf-model",
             f"--tooleval-base-url={server.base_url}", "--tooleval-api-key=sk-perf",
@@ -175,6 +199,8 @@ def main() -> None:
             command.append(f"--tooleval-slow-start={args.slow_start}")
         if args.workers:
             command += ["-n", str(args.workers)]
+        if os.environ.get("PERF_WRAP"):  # a profiler in front, e.g. PERF_WRAP="py-spy record -o out.txt -f raw --"
+            command = os.environ["PERF_WRAP"].split() + command
         if not args.probe:
             command.append("--tooleval-no-probe")
         command += args.pytest_args
@@ -183,15 +209,10 @@ def main() -> None:
         # Python's default: compiled modules are cached (a machine that turns this off recompiles every changed
         # module in every worker, which is not what an evaluation run costs elsewhere)
         env.pop("PYTHONDONTWRITEBYTECODE", None)
-        hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(args.hog)]
-        try:
+        with busy(args.hog):
             started, started_mono = time.time(), time.monotonic()
             completed = subprocess.run(command, cwd=tmp, env=env, capture_output=True, text=True)
             wall = time.time() - started
-        finally:
-            for hog in hogs:
-                hog.kill()
-                hog.wait()
         if args.keep_output:
             args.keep_output.write_text(completed.stdout)
         if completed.returncode not in (0, 1):
@@ -200,9 +221,30 @@ def main() -> None:
         report = json.loads((Path(tmp) / "report.json").read_text())
         timings = [json.loads(path.read_text()) for path in Path(tmp).glob("timing.*")]
         figures = summarise(args, report, timings, server, wall, started, started_mono, completed.stdout.count("\n"))
+        if args.arrivals:
+            args.arrivals.write_text(json.dumps([round(r.at - started_mono, 3) for r in server.stats.received]))
         # what the next run's processes each spend checking the data against its pins (the record is warm now)
         figures["data_check_ms"] = round(data_check_ms(args.data_dir, Path(tmp) / "cache", args.revision), 2)
+        if args.beside_bfcl:
+            from bfcl_side import run_bfcl_generate
+
+            with busy(args.hog):
+                figures["bfcl"] = run_bfcl_generate(server.base_url, threads=64, latency_s=args.latency)
+            if figures["efficiency"] and figures["bfcl"].get("efficiency"):
+                figures["efficiency_vs_bfcl"] = round(figures["efficiency"] / figures["bfcl"]["efficiency"], 3)
         print(json.dumps(figures))
+
+
+@contextlib.contextmanager
+def busy(processes: int) -> Iterator[None]:
+    """`processes` busy loops beside what runs inside (a shared CI runner is rarely quiet)."""
+    hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(processes)]
+    try:
+        yield
+    finally:
+        for hog in hogs:
+            hog.kill()
+            hog.wait()
 
 
 def data_check_ms(data_dir: str, cache: Path, revision: str) -> float:
@@ -212,6 +254,14 @@ def data_check_ms(data_dir: str, cache: Path, revision: str) -> float:
     done = subprocess.run([sys.executable, "-c", PROBE, str(Path(data_dir).resolve()), str(cache), revision, "0"],
                           capture_output=True, text=True, check=True)
     return float(done.stdout.strip())
+
+
+def _controller_steps(timings: list[dict[str, Any]], run_end: float, exit_at: float) -> list[float]:
+    main = next((t for t in timings if t["worker"] == "main"), None)
+    finish = next((at for name, at in (main or {}).get("events", []) if name == "sessionfinish"), None)
+    if main is None or finish is None:
+        return []
+    return [round(finish - run_end, 2), round(main["written_at"] - finish, 2), round(exit_at - main["written_at"], 2)]
 
 
 def summarise(args: argparse.Namespace, report: dict[str, Any], timings: list[dict[str, Any]], server: FakeOpenAI,
@@ -259,6 +309,18 @@ def summarise(args: argparse.Namespace, report: dict[str, Any], timings: list[di
         # where the wall time goes: before the first request, and after the last one was answered
         "first_request_s": round(min(arrivals), 2) if arrivals else None,
         "after_last_answer_s": round(wall - max(arrivals) - args.latency, 2) if arrivals else None,
+        # how far the last request trails the lockstep of full rounds (every slot busy from the first request on)
+        "answering_lag_s": round(max(arrivals) - min(arrivals)
+                                 - (math.ceil(waited / (processes * args.concurrency)) - 1) * args.latency, 2)
+        if arrivals and args.latency and not args.fault_rate else None,
+        # of which: the last test's end after the last answer, and the shut-down after it (summary, reports, exit)
+        "shutdown_s": round(started + wall - run_end, 2) if ends else None,
+        # the controller's: from the last test's end to its sessionfinish (the workers finishing), to its unconfigure
+        # (the summary and reports), to the process's exit (the rest of pytest's shut-down, the interpreter's)
+        "worker_end_s": max((round(next(at for name, at in t["events"] if name == "sessionfinish")
+                                   - max(at for name, at in t["events"] if name == "finish"), 2)
+                             for t in workers if any(name == "finish" for name, _ in t["events"])), default=None),
+        "shutdown_steps_s": _controller_steps(timings, run_end, started + wall) if args.workers and ends else None,
         "collection_s": round(min(collected) - started, 2) if collected else None,
         "max_rss_mb": round(max((t["max_rss_mb"] for t in workers), default=0), 1),
         # the same at the end of the worker's collection: what importing, loading and collecting cost

@@ -22,6 +22,7 @@ class Hub:
         self.board = board
         self.slots = slots
         self._pool: Pool | None = None
+        self.started = threading.Event()  # the hub asks (or said "off"): set by `start`'s thread
         # the client's import is most of its set-up: done while the workers start (the model access itself
         # waits for the collected suites, whose helper roles it builds)
         self._warm = threading.Thread(target=_import_client, name="tooleval-hub-setup", daemon=True)
@@ -36,6 +37,7 @@ class Hub:
             return
         if not cases:
             board.set_state("hub", "off")  # nothing it knows: each worker answers its own samples
+            self.started.set()
             return
         by_key = {sample_key(case): case for case in known}
         pool = self._pool = Pool(board, cases, compute, self.slots, resting=lambda: engine.resting.count,
@@ -47,9 +49,11 @@ class Hub:
                 prepare()
             except Exception:  # the workers answer their own samples; their errors say why
                 board.set_state("hub", "off")
+                self.started.set()
                 return
             board.set_state("hub", "on")
             engine.loop.call_soon_threadsafe(pool.start)
+            self.started.set()
 
         threading.Thread(target=start, name="tooleval-hub-start", daemon=True).start()
 
