@@ -163,6 +163,10 @@ def tooleval_case(request: pytest.FixtureRequest) -> Any:
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, Any]:
+    if call.excinfo is not None and "tooleval_case" in getattr(getattr(item, "callspec", None), "params", {}):
+        from .collect import trim_failure
+
+        trim_failure(item, call.excinfo)  # the same text, without walking pytest's own frames
     report = yield
     callspec = getattr(item, "callspec", None)
     if callspec is not None and "tooleval_case" in callspec.params:
