@@ -3,12 +3,17 @@ for a live model, answers their samples itself (the hub, see ToolevalSession.sta
 
 from __future__ import annotations
 
+import os
+import time
 from collections.abc import Sequence
 from typing import Any
 
 import pytest
 
 from .session import ToolevalSession
+
+# CPU one xdist worker spends before its first test (imports, data, collection), measured on a 2-core runner: 0.6 s
+WORKER_START_CPU_S = 0.6
 
 
 class XdistHooks:
@@ -19,6 +24,8 @@ class XdistHooks:
         self._pytest_session: pytest.Session | None = None
         self._ahead: set[str] | None = None  # the test ids the hub began with
         self._checked = False
+        self._workers_to_space = 0  # workers whose start waits `_spacing_s` after the previous one's
+        self._spacing_s = 0.0
 
     @pytest.hookimpl
     def pytest_sessionstart(self, session: pytest.Session) -> None:
@@ -42,6 +49,18 @@ class XdistHooks:
             self._ahead = set(_test_ids(ids))
             self._start_hub(_test_ids(ids))
             self.session.wait_until_asking()
+            if self.session.hub_backlog:
+                self._workers_to_space = len(specs) - 1
+                self._spacing_s = WORKER_START_CPU_S / _cores()
+
+    @pytest.hookimpl
+    def pytest_xdist_newgateway(self, gateway: Any) -> None:
+        """While the hub has samples left to ask, the workers start one after another, about one per core at a time:
+        each takes about WORKER_START_CPU_S of CPU to start, and eight starting at once on two cores starved the hub,
+        whose next round then left late (docs/architecture.md, "One sample, with xdist")."""
+        if self._workers_to_space > 0:
+            self._workers_to_space -= 1
+            time.sleep(self._spacing_s)
 
     @pytest.hookimpl
     def pytest_configure_node(self, node: Any) -> None:
@@ -114,6 +133,13 @@ class XdistHooks:
         self.session.run.cases(name)
         raise ToolevalUsageError(f"tooleval: worker {node.gateway.id} could not load the {name} data, though this "
                                  "process can; run with -p no:xdist to see why")
+
+
+def _cores() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # not on Linux
+        return max(1, os.cpu_count() or 1)
 
 
 def _test_ids(node_ids: Sequence[str]) -> list[str]:

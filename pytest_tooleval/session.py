@@ -420,6 +420,13 @@ class ToolevalSession:
                 return
             time.sleep(0.005)
 
+    @property
+    def hub_backlog(self) -> int:
+        """Controller: the hub's samples beyond its first round (0 when it does not ask)."""
+        if self.hub is None or self.hub.pool is None:
+            return 0
+        return max(0, len(self.hub.pool.cases) - int(self._slots))
+
     def restrict_hub(self, test_ids: list[str]) -> int:
         """Controller: the hub asks only for the samples of these tests from now on; returns how many it had
         already asked for that are not among them."""
