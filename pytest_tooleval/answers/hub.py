@@ -1,8 +1,8 @@
 """The xdist hub: the controller answers every sample of the run, with the request slots of all its workers
 (workers x --tooleval-concurrency); the workers only read answers from the run board and score them
-(answers/hub_client.py). The hub starts as soon as the first worker has collected, while the others are still
-starting, and the workers never import the model client: on a small machine their start-up, not the endpoint,
-set the pace of a run."""
+(answers/hub_client.py). The hub starts before any worker does, on the controller's own collection (ahead.py),
+and the workers never import the model client: on a small machine their start-up, not the endpoint, set the pace
+of a run."""
 
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ class Hub:
 
     def start(self, cases: list[Any], known: list[Any], compute: Compute, engine: Engine,
               prepare: Callable[[], object]) -> None:
-        """Answer `cases` (the first worker's collected samples, in schedule order), and any of `known` a
+        """Answer `cases` (the run's collected samples, in schedule order), and any of `known` a
         worker's test asks for; `prepare` builds the model access. Later calls (one per worker) change nothing."""
         board = self.board
         if self._pool is not None or board.state("hub") == "off":
