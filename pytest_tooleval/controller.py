@@ -292,8 +292,11 @@ class Controller:
         self.quarantined = [row for row in everything if row.get("quarantined")]
         rows = [row for row in everything if not row.get("quarantined")]  # the rows every figure is made of
         self.rows = rows
-        if not rows and not (self.session.not_run_for_cost or self.session.not_run_for_batch or self.interrupted):
-            return  # nothing was asked; a run that left every sample for its batch (or was stopped) still reports
+        if not rows and not (self.session.not_run_for_cost or self.session.not_run_for_batch or self.interrupted
+                             or self.session.stopped_because):
+            # nothing was asked; a run that left every sample for its batch, or was stopped (under xdist a dead
+            # endpoint can stop it before any test ran), still reports
+            return
         settings = self.session.settings
         batched = self.session.batched_prefixes()
         for row in everything:  # answered through the Batch API: priced at its share (report/summary.py)

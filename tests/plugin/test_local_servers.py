@@ -152,8 +152,10 @@ def test_a_one_slot_server_answers_every_sample_under_the_defaults(pytester: pyt
     result.assert_outcomes(failed=50)  # a wrong answer each: scored, none an error
     report = json.loads((pytester.path / "report.json").read_text())
     assert report["totals"]["errors"] == 0
-    assert server.stats.abandoned <= 3, server.stats.abandoned  # few generations thrown away
-    assert server.stats.requests <= 53
+    # few generations thrown away (the fixed limit threw away 173 of 213). Not none: on a busy machine the client
+    # itself can stall past the 1.8 s timeout (the full suite beside it once made 6)
+    assert server.stats.abandoned <= 8, server.stats.abandoned
+    assert server.stats.requests <= 58
 
 
 def test_the_summary_says_when_and_why_the_limit_came_down(pytester: pytest.Pytester, one_slot: list[str]) -> None:
