@@ -96,7 +96,8 @@ class XdistHooks:
 
     def _check_ahead(self, node: Any, collected: list[str]) -> None:
         """The hub's list against what a worker collected: a sample no worker has is dropped before it is
-        asked (a collection that differs from process to process; xdist itself stops such a run)."""
+        asked (a conftest that collects otherwise in the controller; workers that differ from one another, xdist
+        itself stops)."""
         assert self._ahead is not None
         if self._ahead == set(collected):
             return
