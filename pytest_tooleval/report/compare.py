@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .. import stats
+from . import stats
 
 #: fingerprint keys that describe the model under test (or where it was served): they may differ
 MODEL_KEYS = frozenset({"model", "endpoint_host", "endpoint_profile"})

@@ -7,8 +7,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .. import stats
 from ..text import counted
+from . import stats
 from .summary import RunSummary
 
 if TYPE_CHECKING:

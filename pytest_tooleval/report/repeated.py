@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from .. import stats
+from . import stats
 from .compare import BOOTSTRAP_REPLICATES, BOOTSTRAP_SEED, Unit, _natural
 from .summary import Table
 

@@ -34,7 +34,7 @@ from pytest_tooleval.report.gate import (
 from pytest_tooleval.report.html import gate_lines
 from pytest_tooleval.report.markdown import render_markdown
 from pytest_tooleval.report.summary import RunSummary, SuiteSummary
-from pytest_tooleval.stats import (
+from pytest_tooleval.report.stats import (
     mcnemar_exact,
     mover_interval,
     paired_difference_interval,

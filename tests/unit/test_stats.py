@@ -1,4 +1,4 @@
-"""pytest_tooleval.stats against values that can be checked by hand or against published examples."""
+"""pytest_tooleval.report.stats against values that can be checked by hand or against published examples."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from statistics import NormalDist
 
 import pytest
 
-from pytest_tooleval.stats import (
+from pytest_tooleval.report.stats import (
     POWER_FACTOR,
     BootstrapResult,
     bootstrap_interval,
@@ -289,7 +289,7 @@ def test_bootstrap_is_reproducible() -> None:
 
 def test_bootstrap_is_identical_across_processes() -> None:
     code = (
-        "from pytest_tooleval.stats import paired_bootstrap\n"
+        "from pytest_tooleval.report.stats import paired_bootstrap\n"
         "clusters = {f's{i}': [(f'u{i}-{j}', (i * j) % 3 == 0) for j in range(20)] for i in range(4)}\n"
         "stat = lambda units: sum(1.0 for name, ok in units if ok and name.endswith('1')) / len(units)\n"
         "print(repr(paired_bootstrap(clusters, stat, seed=3, replicates=300)))\n"
