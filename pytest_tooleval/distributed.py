@@ -22,6 +22,7 @@ class XdistHooks:
         self.config = config
         self.hub = session.works_ahead and not config.option.collectonly
         self._pytest_session: pytest.Session | None = None
+        self._dsession: Any = None  # xdist's controller (its shouldstop stops the workers)
         self._ahead: set[str] | None = None  # the test ids the hub began with
         self._checked = False
         self._workers_to_space = 0  # workers whose start waits `_spacing_s` after the previous one's
@@ -37,7 +38,7 @@ class XdistHooks:
         if not self.hub:
             return
         self.session.prepare_hub(len(specs))
-        dsession = self.config.pluginmanager.get_plugin("dsession")
+        self._dsession = dsession = self.config.pluginmanager.get_plugin("dsession")
         if dsession is not None:  # a dead endpoint stops the workers as pytest's -x does, with one line
             self.session.stop_when_dead(lambda reason: setattr(dsession, "shouldstop", reason))
         if self._pytest_session is None:
@@ -77,9 +78,8 @@ class XdistHooks:
         if not self.hub:
             return
         stopped = self.session.stopped_because
-        dsession = self.config.pluginmanager.get_plugin("dsession")
-        if stopped and dsession is not None:  # tripped before xdist's loop began, which clears shouldstop
-            dsession.shouldstop = stopped
+        if stopped and self._dsession is not None:  # tripped before xdist's loop began, which clears shouldstop
+            self._dsession.shouldstop = stopped
         if self._ahead is None:  # the controller could not collect: the first worker's tests decide
             self._start_hub(collected)
             self._ahead = set(collected)

@@ -163,13 +163,14 @@ def tooleval_case(request: pytest.FixtureRequest) -> Any:
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, Any]:
-    if call.excinfo is not None and "tooleval_case" in getattr(getattr(item, "callspec", None), "params", {}):
+    callspec = getattr(item, "callspec", None)
+    ours = callspec is not None and "tooleval_case" in callspec.params
+    if ours and call.excinfo is not None:
         from .collect import trim_failure
 
         trim_failure(item, call.excinfo)  # the same text, without walking pytest's own frames
     report = yield
-    callspec = getattr(item, "callspec", None)
-    if callspec is not None and "tooleval_case" in callspec.params:
+    if ours:
         from .collect import attach_payload
 
         attach_payload(item.config.stash[SESSION_KEY], item, call, report, item.stash.get(RESULT_KEY, None))

@@ -413,7 +413,7 @@ class ToolevalSession:
         if hub is None or not hub.started.wait(bound_s) or hub.pool is None:
             return
         pool = hub.pool
-        first_round = min(self._slots, len(pool.cases))
+        first_round = min(hub.slots, len(pool.cases))
         while time.monotonic() < deadline:
             in_flight = sum(backend.in_flight() for backend in self._backends())
             if len(pool.finished) + in_flight >= first_round:
@@ -425,7 +425,7 @@ class ToolevalSession:
         """Controller: the hub's samples beyond its first round (0 when it does not ask)."""
         if self.hub is None or self.hub.pool is None:
             return 0
-        return max(0, len(self.hub.pool.cases) - int(self._slots))
+        return max(0, len(self.hub.pool.cases) - self.hub.slots)
 
     def restrict_hub(self, test_ids: list[str]) -> int:
         """Controller: the hub asks only for the samples of these tests from now on; returns how many it had

@@ -65,15 +65,11 @@ class Hub:
         """Ask for no sample outside `keys` from now on; returns how many outside it were already started."""
         if self._pool is None:
             return 0
-        return int(engine.run(_on_loop(self._pool.restrict, keys)))
+        return engine.run(self._pool.restrict(keys))
 
     def close(self, engine: Engine) -> None:
         if self._pool is not None:
             engine.run(self._pool.stop())
-
-
-async def _on_loop(function: Callable[[set[str]], int], keys: set[str]) -> int:
-    return function(keys)
 
 
 def _import_client() -> None:

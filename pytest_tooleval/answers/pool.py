@@ -150,8 +150,9 @@ class Pool:
         await asyncio.gather(*tasks, return_exceptions=True)
         self.ledger.release()
 
-    def restrict(self, keys: set[str]) -> int:
-        """Start no sample outside `keys` (call on the engine's loop); returns how many outside it were started."""
+    async def restrict(self, keys: set[str]) -> int:
+        """Start no sample outside `keys` (on the engine's loop, as everything that reads the list); returns how
+        many outside it were started."""
         started = sum(1 for case in self.cases[:self._next] if sample_key(case) not in keys)
         self.cases = self.cases[:self._next] + [case for case in self.cases[self._next:] if sample_key(case) in keys]
         return started
