@@ -20,7 +20,7 @@ prints an upstream ToolAlpaca judge file as the plugin's ToolAlpaca table (Proce
 
     python -m pytest_tooleval schema > tooleval.schema.json
 
-prints the JSON Schema of `tooleval.yaml` for the suites installed (config_file.py).
+prints the JSON Schema of `tooleval.yaml` for the suites installed (settings/file.py).
 """
 
 from __future__ import annotations
@@ -143,7 +143,7 @@ def _rescore(args: argparse.Namespace) -> int:
 
 def _option(name: str, text: str | None) -> Any:
     """A gate option of the merge as the plugin's option of that name reads it (its parser and its default)."""
-    from .config import all_options
+    from .settings.options import all_options
 
     option = next(option for option in all_options() if option.name == name)
     if text is None:
@@ -198,8 +198,8 @@ def build_parser() -> argparse.ArgumentParser:
 def _schema(args: argparse.Namespace) -> int:
     import json
 
-    from .config import all_options
-    from .config_file import schema
+    from .settings.file import schema
+    from .settings.options import all_options
 
     print(json.dumps(schema(all_options()), indent=2, ensure_ascii=False))
     return 0

@@ -23,7 +23,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
-from pytest_tooleval.shards import assign_shards, cluster_key
+from pytest_tooleval.run.shards import assign_shards, cluster_key
 from pytest_tooleval.suites.acebench.categories import ALL_CATEGORIES
 from pytest_tooleval.suites.acebench.data import select
 from pytest_tooleval.suites.acebench.plugin_suite import SUITE

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..engine import Engine
 from ..outcome import Answer
+from ..run.engine import Engine
 from ..suites.base import Skipped
 from .pool import Compute
 

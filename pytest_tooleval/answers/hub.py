@@ -11,7 +11,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from ..engine import Engine
+from ..run.engine import Engine
 from .board import RunBoard
 from .codec import sample_key
 from .pool import Compute, Pool

@@ -15,11 +15,11 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
-from ..engine import Engine
+from ..hooks.progress import Progress
 from ..models.limits import URGENT
 from ..models.meter import asked_tokens
 from ..outcome import Answer
-from ..progress import Progress
+from ..run.engine import Engine
 from ..suites.base import Case, Skipped
 from .codec import decode, encode_answer, encode_error, sample_key
 

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 if TYPE_CHECKING:
-    from pytest_tooleval.collect import CaseHandle
+    from pytest_tooleval.hooks.collect import CaseHandle
 
 
 @pytest.mark.tooleval("acebench")

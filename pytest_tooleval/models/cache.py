@@ -29,7 +29,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from ..storage import CACHE, STORAGE_ERRORS, StorageLog
+from ..run.storage import CACHE, STORAGE_ERRORS, StorageLog
 from .base import ChatRequest, ModelBackend, Reply, ToolCall
 
 try:

@@ -8,9 +8,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..config import Settings
-from ..engine import Engine
 from ..errors import InfrastructureError
+from ..run.engine import Engine
+from ..settings.options import Settings
 from ..suites.base import Role
 from ..text import split_think_block
 from .access import ChatFn, ModelAccess, access_kind
@@ -150,7 +150,7 @@ def _response_cache(settings: Settings, cache_dir: Path, engine: Engine) -> Resp
     mount or HOME, a full disk): the run goes on uncached."""
     if settings.no_cache:
         return None
-    from ..storage import CACHE, STORAGE_ERRORS, unwritable
+    from ..run.storage import CACHE, STORAGE_ERRORS, unwritable
     from .cache import ResponseCache
 
     try:

@@ -24,8 +24,8 @@ from urllib.parse import urlsplit
 
 import openai
 
-from ..credentials import MASK, MIN_SECRET_CHARS, redact, redact_all, url_credentials
 from ..errors import ContextOverflowError, NotAsked
+from ..settings.credentials import MASK, MIN_SECRET_CHARS, redact, redact_all, url_credentials
 from .base import ChatRequest, InfrastructureError, Reply, ToolCall
 from .breaker import Breaker
 from .limits import SLOW_START_FROM, AdaptiveLimit, Resting, SharedRateLimiter, estimate_tokens

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..datafiles import json_lines, parse_json, read_text
+from ..data.files import json_lines, parse_json, read_text
 from ..errors import DataError, ToolevalUsageError
 
 # (path, parsed JSON document or None) -> rows in the suite's own format, or None when it is not one

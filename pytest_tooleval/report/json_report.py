@@ -10,7 +10,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from .. import __version__
-from ..config import Settings
+from ..settings.options import Settings
 from .gate import GateResult
 from .summary import RunSummary
 

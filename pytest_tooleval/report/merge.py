@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ToolevalUsageError
-from ..shards import shard_parts
+from ..run.shards import shard_parts
 from ..transport import row_key, row_key_or_none
 from .compare import fingerprint_differences
 from .gate import GateResult, evaluate_gate, evaluate_regressions, sort_thresholds
@@ -300,7 +300,7 @@ def _gate(summary: RunSummary, options: GateOptions, comparison: Comparison | No
           incomplete: str | None, rows: list[dict[str, Any]]) -> GateResult:
     """The gate of the merged run, as the controller's: thresholds by figure name, the error rate, regressions
     against the baseline; incomplete when a shard or sample is missing."""
-    from ..config import build_settings
+    from ..settings.options import build_settings
     from ..suites import registered
 
     ran: dict[str, list[str] | None] = {name: list(suite.figures) for name, suite in summary.suites.items()}

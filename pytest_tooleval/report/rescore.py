@@ -29,9 +29,9 @@ from .json_report import SCHEMA, assemble
 from .summary import RunSummary, run_totals, summarize
 
 if TYPE_CHECKING:
-    from ..config import Settings
-    from ..engine import Engine
     from ..models.access import ModelAccess
+    from ..run.engine import Engine
+    from ..settings.options import Settings
 
 #: exit statuses of the command (README, "Rescoring a baseline")
 RESCORED, NOT_FAITHFUL, REFUSED = 0, 1, 2
@@ -272,7 +272,7 @@ def rescore(path: str, options: RescoreOptions, *, output: str | None = None,
     """Rescore the report at `path` to `options.revisions`; a usage error (one line) when it cannot be: not a
     report, a revision not pinned, a report already of that revision, a suite without revisions or samples, data
     that cannot be found, or (with `ask`) a model that cannot be asked."""
-    from ..engine import Engine
+    from ..run.engine import Engine
     from ..suites import plugin, registered
 
     document = read_input(path)
@@ -350,7 +350,7 @@ def _model_settings(path: str, fingerprint: dict[str, Any], options: RescoreOpti
     the data, the cache and the endpoint are: what builds its model access as the run built it."""
     from pydantic import ValidationError
 
-    from ..config import build_settings
+    from ..settings.options import build_settings
 
     parameters: dict[str, Any] = fingerprint["parameters"] if isinstance(fingerprint.get("parameters"), dict) else {}
     values: dict[str, Any] = {

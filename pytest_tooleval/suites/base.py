@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
-    from ..config import Option, Settings
     from ..models.access import ModelAccess
     from ..outcome import Answer, SampleResult
     from ..report.summary import SuiteSummary
+    from ..settings.options import Option, Settings
 
 ENTRY_POINT_GROUP = "pytest_tooleval.suites"
 

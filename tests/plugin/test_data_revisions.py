@@ -2,7 +2,7 @@
 report's fingerprint and rows); a data folder is checked against that revision's pin before anything is asked
 (another revision's folder, or a folder with a file changed, is one line and exit status 4, unless
 --tooleval-data-unverified); each file's sha256 is remembered by size and mtime in the cache folder
-(pytest_tooleval/filehashes.py), and a file whose content and mtime changed is read again and caught."""
+(pytest_tooleval/data/hashes.py), and a file whose content and mtime changed is read again and caught."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ import pytest
 
 from benchmark_modules import benchmark_source
 from fake_openai import FakeOpenAI
-from pytest_tooleval.filehashes import RECORD_NAME, sha256_of
+from pytest_tooleval.data.hashes import RECORD_NAME, sha256_of
 from pytest_tooleval.suites.acebench.revisions import DEFAULT, revision
 
 CATEGORY = "special_irrelevant"  # 50 samples, one request each; the oracle passes them all at either revision

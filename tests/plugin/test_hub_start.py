@@ -1,5 +1,5 @@
 """Under xdist the controller collects the run's tests itself and the hub asks from the start, before any worker
-has collected (pytest_tooleval/ahead.py); what the workers collect is still what runs."""
+has collected (pytest_tooleval/hooks/ahead.py); what the workers collect is still what runs."""
 
 from __future__ import annotations
 

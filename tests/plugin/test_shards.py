@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from benchmark_modules import benchmark_source
-from pytest_tooleval.shards import assign_shards, cluster_key
+from pytest_tooleval.run.shards import assign_shards, cluster_key
 from pytest_tooleval.suites.acebench.data import select
 from pytest_tooleval.suites.acebench.revisions import DEFAULT, revision
 
@@ -82,7 +82,7 @@ def test_a_bad_shard_is_one_line(pytester: pytest.Pytester, value: str) -> None:
 
 
 def test_a_subsample_is_stratified_and_stable_for_a_seed() -> None:
-    from pytest_tooleval.shards import subsample
+    from pytest_tooleval.run.shards import subsample
 
     if not (ACEBENCH).is_dir():
         pytest.skip("needs the upstream data")

@@ -22,7 +22,7 @@ from _reliability import read_report
 
 from fake_openai import FakeOpenAI
 from mini_acebench import SAMPLES, write_mini_acebench
-from pytest_tooleval.download import cache_path
+from pytest_tooleval.data.download import cache_path
 from pytest_tooleval.suites.acebench import data
 
 WORKERS = pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["one-process", "xdist"])

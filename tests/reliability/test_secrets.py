@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from _reliability import KEY, read_report
+
 from fake_openai import FakeOpenAI, Fault
 from mini_acebench import SAMPLES as MINI_SAMPLES
 
@@ -133,7 +134,7 @@ def test_a_password_in_the_endpoint_url_reaches_no_artefact(pytester: pytest.Pyt
 
 
 def test_credentials_of_any_shape_are_masked_in_what_is_written() -> None:
-    from pytest_tooleval.credentials import redact_all, safe_url, url_credentials
+    from pytest_tooleval.settings.credentials import redact_all, safe_url, url_credentials
 
     secrets = url_credentials("https://me:hunter2-long-pw@example.com/v1")
     assert secrets == ["hunter2-long-pw", "me:hunter2-long-pw", "bWU6aHVudGVyMi1sb25nLXB3"]

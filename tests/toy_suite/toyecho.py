@@ -10,10 +10,10 @@ import hashlib
 from dataclasses import dataclass
 from typing import Any
 
-from pytest_tooleval.config import Option, Settings, parse_bool
 from pytest_tooleval.models.access import ModelAccess
 from pytest_tooleval.outcome import Answer, SampleError, SampleResult
 from pytest_tooleval.report.summary import SuiteSummary, Table, outcome_counts
+from pytest_tooleval.settings.options import Option, Settings, parse_bool
 from pytest_tooleval.suites.base import Skipped
 from pytest_tooleval.verdict import Verdict
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_tooleval.download import (
+from pytest_tooleval.data.download import (
     Pin,
     canonical_sha256,
     ensure_downloaded,

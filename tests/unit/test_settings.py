@@ -7,7 +7,7 @@ from typing import Literal, get_args
 import pydantic
 import pytest
 
-from pytest_tooleval.config import all_options, build_settings, settings_model
+from pytest_tooleval.settings.options import all_options, build_settings, settings_model
 
 
 def defaults() -> tuple[dict[str, object], dict[str, str]]:

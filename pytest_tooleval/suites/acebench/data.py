@@ -14,10 +14,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from ...datafiles import read_json, read_jsonl
-from ...download import Pin, cached_or_downloaded, canonical_sha256
+from ...data.download import Pin, cached_or_downloaded, canonical_sha256
+from ...data.files import read_json, read_jsonl
+from ...data.hashes import sha256_of
 from ...errors import DataError, ToolevalUsageError
-from ...filehashes import sha256_of
 from .categories import COLLECTION_ORDER
 from .revisions import DEFAULT, REVISIONS, Revision, revision
 

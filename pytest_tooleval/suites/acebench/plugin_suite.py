@@ -8,7 +8,16 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from ...config import Option, Settings, choice, parse_bool, parse_float, parse_int, parse_list, reasoning_effort_option
+from ...settings.options import (
+    Option,
+    Settings,
+    choice,
+    parse_bool,
+    parse_float,
+    parse_int,
+    parse_list,
+    reasoning_effort_option,
+)
 from ..base import Role
 from .revisions import DEFAULT, REVISIONS, parse_revision
 
@@ -101,7 +110,7 @@ class AceBenchPlugin:
     def fingerprint(self, settings: Settings) -> dict[str, Any]:
         """The ACEBench knobs behind a score: the revision first, whether the data was checked against its pin, and
         the sha256 of the data manifest in use (located, never downloaded)."""
-        from ...download import manifest_sha256
+        from ...data.download import manifest_sha256
         from ...errors import DataError, ToolevalUsageError
         from . import data
 

@@ -93,7 +93,7 @@ def rescore_rows(rows: list[dict[str, Any]], block: dict[str, Any], target: str,
     old, new = side(source), side(target)
     work = _Rescorer(old, new, side, context)
     results = context.engine.run(work.all(rows))
-    from ...download import manifest_sha256
+    from ...data.download import manifest_sha256
 
     fingerprint = {**block, "revision": new.revision.name, "data_verified": True,
                    "data_manifest_sha256": manifest_sha256(new.root)}

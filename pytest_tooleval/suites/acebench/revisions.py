@@ -14,7 +14,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any, Literal
 
-from ...download import Pin
+from ...data.download import Pin
 from ...errors import ToolevalUsageError
 
 #: How the official evaluator reads a single-turn normal answer before decoding it (acebench-revisions §2):

@@ -6,7 +6,7 @@ import hashlib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from ...config import Option, Settings, choice, parse_bool
+from ...settings.options import Option, Settings, choice, parse_bool
 
 if TYPE_CHECKING:
     from ...report.summary import SuiteSummary

@@ -20,8 +20,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, StrictStr, ValidationError
 
-from ...datafiles import read_json, read_text
-from ...download import Pin, lift_member_constants, locate_data
+from ...data.download import Pin, lift_member_constants, locate_data
+from ...data.files import read_json, read_text
 from ...errors import DataError, ToolevalUsageError
 from .plugin_suite import SUBSET_FILES, SUBSETS  # declared with the plugin, which loads no data
 from .prompts import AgentPromptParts, Prompts

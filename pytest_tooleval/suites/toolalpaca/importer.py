@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ...datafiles import read_json
+from ...data.files import read_json
 from ...errors import DataError
 from .episode import Step
 from .judge import Judgement, parse_judge_output

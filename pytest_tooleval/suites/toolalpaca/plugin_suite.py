@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from ...config import Option, Settings, choice, parse_bool, parse_float, reasoning_effort_option
 from ...models.access import access_kind
+from ...settings.options import Option, Settings, choice, parse_bool, parse_float, reasoning_effort_option
 from ..base import Role
 
 if TYPE_CHECKING:
@@ -127,7 +127,7 @@ class ToolAlpacaPlugin:
 
 
 def _missing_data(settings: Settings) -> str | None:
-    from ...download import cache_path
+    from ...data.download import cache_path
     from . import data
 
     if settings.data_dir:

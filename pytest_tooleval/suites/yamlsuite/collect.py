@@ -18,7 +18,7 @@ import pytest
 from . import discovery
 
 if TYPE_CHECKING:
-    from ...session import ToolevalSession
+    from ...run.session import ToolevalSession
 
 TEST_NAME = "test_case"
 
@@ -59,10 +59,10 @@ class SuiteFileModule(pytest.Module):
         return name == TEST_NAME  # whatever python_functions says: the module has this one function
 
     def _generate(self, metafunc: pytest.Metafunc) -> None:
-        from ...collect import DATA_ERROR
         from ...errors import ToolevalUsageError
-        from ...plugin import SESSION_KEY
-        from ...repeats import original
+        from ...hooks.collect import DATA_ERROR
+        from ...hooks.plugin import SESSION_KEY
+        from ...run.repeats import original
         from .suite import YamlCase
 
         session: ToolevalSession = metafunc.config.stash[SESSION_KEY]

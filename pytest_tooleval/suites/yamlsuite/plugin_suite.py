@@ -13,7 +13,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from ...config import Settings
+from ...settings.options import Settings
 from . import discovery
 
 if TYPE_CHECKING:

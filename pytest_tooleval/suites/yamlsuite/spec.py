@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Literal, NoReturn
 
 import yaml
 
-from ...datafiles import read_text, yaml_bounds_problem
+from ...data.files import read_text, yaml_bounds_problem
 from ...errors import DataError
 from . import patterns, toolschema
 

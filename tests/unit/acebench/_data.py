@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pytest_tooleval.datafiles import read_jsonl  # noqa: F401 - re-exported for the tests
+from pytest_tooleval.data.files import read_jsonl  # noqa: F401 - re-exported for the tests
 from pytest_tooleval.suites.acebench.categories import NORMAL_COLLECTION_ORDER as NORMAL_CATEGORIES  # noqa: F401
 from pytest_tooleval.suites.acebench.categories import SPECIAL_CATEGORIES  # noqa: F401 - re-exported for the tests
 from pytest_tooleval.suites.acebench.data import (  # noqa: F401 - re-exported for the tests

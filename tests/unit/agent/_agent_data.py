@@ -7,7 +7,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from pytest_tooleval.datafiles import read_jsonl
+from pytest_tooleval.data.files import read_jsonl
 from pytest_tooleval.suites.acebench.categories import AGENT_COLLECTION_ORDER as CATEGORIES
 from pytest_tooleval.suites.acebench.data import LANGUAGES, load_category, load_prompts
 

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from _toolalpaca import toy_case, toy_record
 
-from pytest_tooleval.download import canonical_sha256
+from pytest_tooleval.data.download import canonical_sha256
 from pytest_tooleval.errors import DataError, ToolevalUsageError
 from pytest_tooleval.suites.toolalpaca import data
 from pytest_tooleval.suites.toolalpaca.agent import agent_input

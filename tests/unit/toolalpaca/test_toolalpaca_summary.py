@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from pytest_tooleval.config import Settings, all_options, build_settings
 from pytest_tooleval.report.summary import RunSummary
 from pytest_tooleval.report.table import render_summary
+from pytest_tooleval.settings.options import Settings, all_options, build_settings
 from pytest_tooleval.suites.toolalpaca.runner import RunSetup
 from pytest_tooleval.suites.toolalpaca.summary import summarize_toolalpaca
 

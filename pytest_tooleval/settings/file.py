@@ -13,13 +13,13 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from .datafiles import read_yaml
-from .errors import ToolevalUsageError
+from ..data.files import read_yaml
+from ..errors import ToolevalUsageError
 
 FILE_NAME = "tooleval.yaml"
 # the schema of the file for the suites this package ships, for an editor's `# yaml-language-server: $schema=`;
 # `python -m pytest_tooleval schema` prints the one of the suites installed (a test keeps the two equal)
-PUBLISHED_SCHEMA = Path(__file__).with_name("tooleval.schema.json")
+PUBLISHED_SCHEMA = Path(__file__).parents[1] / "tooleval.schema.json"  # beside the package face, for editors
 
 
 def schema(options: Sequence[Any]) -> dict[str, Any]:

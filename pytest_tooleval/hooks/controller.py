@@ -19,20 +19,20 @@ from typing import TYPE_CHECKING, Any, cast
 
 import pytest
 
-from .errors import NOT_ASKED, ToolevalUsageError
-from .models.access import access_kind
-from .report.gate import GateResult, evaluate_gate, evaluate_regressions, sort_thresholds
-from .report.json_report import check_report_path, report_document, write_report
-from .report.summary import RunSummary, run_totals, summarize
-from .report.terminal import index_teardown_reports
-from .session import ToolevalSession
-from .storage import check_cache_dir
-from .suites import registered, selected_by_marks
-from .text import THINK_START
-from .transport import PROPERTY, error_payload, row_key, row_key_or_none
+from ..errors import NOT_ASKED, ToolevalUsageError
+from ..models.access import access_kind
+from ..report.gate import GateResult, evaluate_gate, evaluate_regressions, sort_thresholds
+from ..report.json_report import check_report_path, report_document, write_report
+from ..report.summary import RunSummary, run_totals, summarize
+from ..report.terminal import index_teardown_reports
+from ..run.session import ToolevalSession
+from ..run.storage import check_cache_dir
+from ..suites import registered, selected_by_marks
+from ..text import THINK_START
+from ..transport import PROPERTY, error_payload, row_key, row_key_or_none
 
 if TYPE_CHECKING:
-    from .report.compare import Comparison
+    from ..report.compare import Comparison
 
 
 class Controller:
@@ -75,7 +75,7 @@ class Controller:
                                          "(or 'oracle', or 'replay:PATH')")
         else:
             check_cache_dir(settings)  # what must be written there (storage.py): the rest goes on without it
-            from .answers.board import remove_stale_boards
+            from ..answers.board import remove_stale_boards
 
             remove_stale_boards(settings.cache_path / "runs")  # left by runs that were killed
             if settings.report:
@@ -92,8 +92,8 @@ class Controller:
     def _read_baseline(self, path: str) -> None:
         """The baseline report, checked now (one line and exit 4 when it cannot be one); with
         --tooleval-strict-baseline, its fingerprint held against this run's: a difference but the model stops it."""
-        from .report.compare import fingerprint_differences
-        from .report.json_report import fingerprint, read_report
+        from ..report.compare import fingerprint_differences
+        from ..report.json_report import fingerprint, read_report
 
         self.baseline = read_report(path)
         self._check_baseline_revisions(path)
@@ -116,7 +116,7 @@ class Controller:
         """A baseline scored against another revision of a benchmark this run scores is refused, naming both: its
         figures differ by the benchmark's changes, not only by the model (docs/release-gate.md#benchmark-revisions).
         A report from before revisions were named has none: it was made against the first pinned one."""
-        from .suites import plugin
+        from ..suites import plugin
 
         assert self.baseline is not None
         before = self.baseline.get("fingerprint") or {}
@@ -183,7 +183,7 @@ class Controller:
         # pytest types user_properties as (str, object): ours are the payload dicts of transport.py
         payloads = [cast(dict[str, Any], value) for name, value in report.user_properties if name == PROPERTY]
         if report.skipped and report.when == "setup" and self._skipped_for_no_model(report):
-            from .suites.yamlsuite.collect import is_case_test
+            from ..suites.yamlsuite.collect import is_case_test
 
             self.not_evaluated["yaml suite case" if is_case_test(report.nodeid) else "benchmark test"] += 1
         for payload in payloads:
@@ -335,8 +335,8 @@ class Controller:
     def _write_reports(self, session: pytest.Session, document: dict[str, Any], step_summary: str | None) -> None:
         """The JSON report, the Markdown summary (and GitHub's step summary); a file that cannot be written is
         one line, and a run that does not pass."""
-        from .report.html import write_html
-        from .report.markdown import write_markdown
+        from ..report.html import write_html
+        from ..report.markdown import write_markdown
 
         settings = self.session.settings
         writers: list[tuple[str, Any]] = []
@@ -424,9 +424,9 @@ class Controller:
                                         f"{', '.join(unmatched[:20])}", yellow=True)
 
     def _compare(self, rows: list[dict[str, Any]]) -> Comparison:
-        from .report.compare import compare, suite_members
-        from .report.json_report import fingerprint
-        from .suites import plugin
+        from ..report.compare import compare, suite_members
+        from ..report.json_report import fingerprint
+        from ..suites import plugin
 
         assert self.baseline is not None and self.summary is not None
         members = {name: suite_members(plugin(name)) for name in self.summary.suites}
@@ -453,7 +453,7 @@ class Controller:
             if stopped is not None:
                 terminalreporter.write_line(stopped, red=True)
             return
-        from .report.table import (
+        from ..report.table import (
             render_concurrency,
             render_cost,
             render_no_tool_calls,
@@ -487,7 +487,7 @@ class Controller:
                 terminalreporter.write_line(f"tooleval repeats: {len(flaky)} {name} units flaky (passed some asks, "
                                             f"failed others): {', '.join(flaky[:20])}{more}", yellow=True)
         if self.comparison is not None:
-            from .report.table import made_differently, render_comparison
+            from ..report.table import made_differently, render_comparison
 
             terminalreporter.write("\n" + render_comparison(self.comparison) + "\n")
             for key, old, new in self.comparison.fingerprint_differences:

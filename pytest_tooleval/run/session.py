@@ -19,24 +19,24 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .config import Settings
+from ..errors import NOT_ASKED, NotAsked
+from ..models.access import ModelAccess, access_kind
+from ..models.meter import SAMPLE_REPLIES, SERVED_FROM_CACHE, SampleReplies, asked_tokens
+from ..outcome import SampleResult
+from ..report.summary import row_cost
+from ..settings.options import Settings
+from ..suites.base import Skipped
 from .engine import Engine
-from .errors import NOT_ASKED, NotAsked
-from .models.access import ModelAccess, access_kind
-from .models.meter import SAMPLE_REPLIES, SERVED_FROM_CACHE, SampleReplies, asked_tokens
-from .outcome import SampleResult
+from .plan import Run
 from .repeats import REPEAT, original, repeat_of
-from .report.summary import row_cost
-from .run import Run
 from .storage import STORAGE_ERRORS, StorageLog
-from .suites.base import Skipped
 
 if TYPE_CHECKING:
-    from .answers import AnswerSource
-    from .answers.board import RunBoard
-    from .answers.hub import Hub
-    from .models.batch import BatchSummary
-    from .progress import Progress, ProgressLine
+    from ..answers import AnswerSource
+    from ..answers.board import RunBoard
+    from ..answers.hub import Hub
+    from ..hooks.progress import Progress, ProgressLine
+    from ..models.batch import BatchSummary
 
 
 HUB_FIRST_ROUND_S = 2.0  # the longest the workers' start waits for the hub's first requests
@@ -92,7 +92,7 @@ class ToolevalSession:
     def access(self) -> ModelAccess:
         with self._access_lock:  # the hub builds it off the main thread while its workers start
             if self._access is None:
-                from .models.factory import build_access
+                from ..models.factory import build_access
 
                 settings = self.settings.replace(concurrency=self._slots)
                 self._access = build_access(settings, settings.cache_path, self.engine, lambda: self.board_path,
@@ -113,7 +113,7 @@ class ToolevalSession:
         if not cases or not self.active:
             return
         if self.hub_client and self.works_ahead:
-            from .answers.hub_client import HubClientSource
+            from ..answers.hub_client import HubClientSource
 
             self._source = HubClientSource(self._run_board(), self._own_pool)
             return
@@ -122,7 +122,7 @@ class ToolevalSession:
         self.send_batch(cases)
         if not self.works_ahead:
             return
-        from .answers.pool import MemoryLedger, Pool, PoolSource
+        from ..answers.pool import MemoryLedger, Pool, PoolSource
 
         pool = Pool(MemoryLedger(), self.run.schedule(cases), self._answer, self._slots,
                     resting=lambda: self.engine.resting.count)
@@ -135,7 +135,7 @@ class ToolevalSession:
         with one line (exit status 4). Once per process, live models only, unless --tooleval-no-probe."""
         if self.endpoint_profile is not None or self.settings.no_probe or access_kind(self.settings) != "chat":
             return
-        from .models.factory import probe_endpoints
+        from ..models.factory import probe_endpoints
 
         _ = self.access
         breaker = self.engine.breaker
@@ -155,7 +155,7 @@ class ToolevalSession:
         access = self.access
         if not access.batch or self.batch_summary is not None:
             return
-        from .suites import plugin
+        from ..suites import plugin
 
         by_role: dict[str, list[Any]] = {}
         for case in cases:
@@ -170,7 +170,7 @@ class ToolevalSession:
         run side by side, as many at a time as --tooleval-concurrency allows."""
         import asyncio
 
-        from .models.batch import COLLECTING, BatchSummary, Collection, Deferred
+        from ..models.batch import COLLECTING, BatchSummary, Collection, Deferred
 
         wanted: dict[str, dict[str, dict[str, Any]]] = {}  # role -> the requests collected for it
         slots = asyncio.Semaphore(max(1, self.settings.concurrency))
@@ -208,14 +208,14 @@ class ToolevalSession:
 
     def _own_pool(self) -> Any:
         """A worker answering samples the hub did not: claimed on the board, one at a time as tests ask."""
-        from .answers.pool import Pool, PoolSource
+        from ..answers.pool import Pool, PoolSource
 
         return PoolSource(Pool(self._run_board(), [], self._answer, self._slots), self.engine)
 
     def evaluate(self, case: Any) -> SampleResult | Skipped:
         """The answered and scored case (from the test's thread)."""
         if self._source is None:
-            from .answers.direct import DirectSource
+            from ..answers.direct import DirectSource
 
             self._source = DirectSource(self._answer, self.engine)
         answer = self._source.get(case)
@@ -291,8 +291,8 @@ class ToolevalSession:
                       close: Callable[[], None] = lambda: None, **rows: Callable[..., Any]) -> None:
         """A live status line of the answering pool (progress.py), if this process answers ahead; `rows`: how a
         log's line keeps out of pytest's rows of dots (ProgressLine's row_state and broke_row)."""
-        from .answers.pool import Pool, PoolSource
-        from .progress import ProgressLine
+        from ..answers.pool import Pool, PoolSource
+        from ..hooks.progress import ProgressLine
 
         def pool() -> Pool | None:
             if isinstance(self._source, PoolSource):
@@ -388,7 +388,7 @@ class ToolevalSession:
     def prepare_hub(self, workers: int) -> None:
         """Controller, before the workers start: the board (made before any worker opens it), and the client
         imported in the background."""
-        from .answers.hub import Hub
+        from ..answers.hub import Hub
 
         self._slots = workers * self.settings.concurrency  # the hub's requests are its workers' requests
         self.hub = Hub(self._run_board(), self._slots)
@@ -432,7 +432,7 @@ class ToolevalSession:
         already asked for that are not among them."""
         if self.hub is None:
             return 0
-        from .answers.codec import sample_key
+        from ..answers.codec import sample_key
 
         keep = {sample_key(case) for case in (self.run.case_for_test_id(test_id) for test_id in test_ids)
                 if case is not None}
@@ -443,19 +443,19 @@ class ToolevalSession:
         """The run board's file (the rpm/tpm limits file beside it): in `<cache>/runs`, or in a temporary folder
         for the run when the cache folder cannot be written."""
         if self._board_path is None:
-            from .answers.board import run_folder
+            from ..answers.board import run_folder
 
             self._board_path = run_folder(self.settings.cache_path, self.run_id) / f"{self.run_id}.sqlite"
         return self._board_path
 
     def _run_board(self) -> RunBoard:
         if self._board is None:
-            from .answers.board import RunBoard
+            from ..answers.board import RunBoard
 
             try:  # (boards of dead runs were removed by the controller at its start)
                 self._board = RunBoard(self.board_path, log=self.storage)
             except STORAGE_ERRORS as exc:
-                from .errors import ToolevalUsageError
+                from ..errors import ToolevalUsageError
 
                 raise ToolevalUsageError(
                     f"the run board {self.board_path} cannot be created ({exc}): free space in the cache folder or "

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .datafiles import read_yaml
-from .errors import ToolevalUsageError
+from ..data.files import read_yaml
+from ..errors import ToolevalUsageError
 
 
 def read_quarantine(path: str) -> dict[str, str]:

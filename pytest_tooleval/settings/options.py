@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING, Any, Literal
 import pytest
 from pydantic import BaseModel, ConfigDict, create_model
 
+from ..errors import ToolevalUsageError
+from ..run.shards import parse_shard
 from .credentials import safe_url
-from .errors import ToolevalUsageError
-from .shards import parse_shard
 
 DEFAULT_CACHE_DIR = Path("~/.cache/pytest-tooleval")
 
@@ -252,7 +252,7 @@ CORE_OPTIONS: tuple[Option, ...] = (
 
 def all_options() -> tuple[Option, ...]:
     """The core options, then each registered suite's own (suites/base.py): one table for every use."""
-    from .suites import registered
+    from ..suites import registered
 
     options = list(CORE_OPTIONS)
     seen = {option.name: "the core" for option in options}
@@ -387,7 +387,7 @@ def _show(value: Any) -> str:
 def resolve(config: pytest.Config, environ: dict[str, str] | None = None) -> Settings:
     """CLI > TOOLEVAL_* env > tooleval.yaml > ini > default; every value validated, errors name the option and an
     example (and the file or variable it was written in)."""
-    from .config_file import read_config_file
+    from .file import read_config_file
 
     environ = dict(os.environ if environ is None else environ)
     values: dict[str, Any] = {}

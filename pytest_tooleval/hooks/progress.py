@@ -19,10 +19,10 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from .text import counted
+from ..text import counted
 
 if TYPE_CHECKING:
-    from .session import ToolevalSession
+    from ..run.session import ToolevalSession
 
 TTY_INTERVAL_S = 0.5
 LOG_INTERVAL_S = 10.0

@@ -127,7 +127,7 @@ def check_cache_dir(settings: Any) -> None:
     folder = settings.cache_path
     reason = unwritable(folder)
     if reason is not None:
-        from .errors import ToolevalUsageError
+        from ..errors import ToolevalUsageError
 
         raise ToolevalUsageError(f"--tooleval-batch keeps its ledger and its answers in the cache folder {folder}, "
                                  f"which cannot be written ({reason}): point --tooleval-cache-dir (or "

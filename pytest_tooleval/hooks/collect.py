@@ -10,15 +10,15 @@ from typing import Any
 
 import pytest
 
-from .errors import ContextOverflowError, ToolevalUsageError
-from .models.base import InfrastructureError
-from .outcome import InternalError, SampleError, SampleResult
-from .report.summary import token_totals
-from .session import ToolevalSession
-from .suites import plugin, selected_by_marks
-from .suites.base import Skipped
-from .text import clip
-from .transport import PROPERTY, error_payload, result_payload
+from ..errors import ContextOverflowError, ToolevalUsageError
+from ..models.base import InfrastructureError
+from ..outcome import InternalError, SampleError, SampleResult
+from ..report.summary import token_totals
+from ..run.session import ToolevalSession
+from ..suites import plugin, selected_by_marks
+from ..suites.base import Skipped
+from ..text import clip
+from ..transport import PROPERTY, error_payload, result_payload
 
 NO_MODEL = "no model to evaluate: pass --tooleval-model NAME (or 'oracle', or 'replay:PATH')"
 NO_DATA = "no model and no local data: pass --tooleval-model NAME (data is downloaded on first use)"
@@ -79,7 +79,7 @@ def _placeholder(metafunc: pytest.Metafunc, suite_name: str, what: str, reason: 
 
 def is_placeholder(test_id: str) -> bool:
     """Whether a parametrize id is a suite's placeholder (see `_placeholder`), not a sample's."""
-    from .suites import registered
+    from ..suites import registered
 
     return any(test_id.endswith(f"-{what}") and test_id.removesuffix(f"-{what}") in registered()
                for what in PLACEHOLDERS)

@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
+from ..run.session import ToolevalSession
+from ..settings.options import add_options, paths_after_a_space, resolve
+from ..suites import registered
 from .collect import CaseHandle
-from .config import add_options, paths_after_a_space, resolve
-from .session import ToolevalSession
-from .suites import registered
 
 SESSION_KEY = pytest.StashKey[ToolevalSession]()
 RESULT_KEY = pytest.StashKey[CaseHandle]()

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from .errors import DataError
+from ..errors import DataError
 
 
 def read_text(path: Path) -> str:
@@ -126,7 +126,7 @@ def read_yaml(path: Path, where: str) -> Any:
     stack or the memory."""
     import yaml
 
-    from .errors import ToolevalUsageError
+    from ..errors import ToolevalUsageError
 
     try:
         text = path.read_text(encoding="utf-8")

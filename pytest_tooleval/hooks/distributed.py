@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from .session import ToolevalSession
+from ..run.session import ToolevalSession
 
 # CPU one xdist worker spends before its first test (imports, data, collection), measured on a 2-core runner: 0.6 s
 WORKER_START_CPU_S = 0.6
@@ -117,7 +117,7 @@ class XdistHooks:
     def _check_replay_file(self) -> None:
         """A damaged replay file: one line and exit status 4 from here, before the workers read it (each would
         fail its first test instead). The first call reads it; later ones find it read."""
-        from .models.access import access_kind
+        from ..models.access import access_kind
 
         if self.session.active and access_kind(self.session.settings) == "replay":
             _ = self.session.access
@@ -125,8 +125,8 @@ class XdistHooks:
     def _raise_data_error(self, node: Any, ids: Sequence[str]) -> None:
         """A suite whose data a worker could not load: load it here, which raises the same one-line error
         (a UsageError from this hook ends the run with exit status 4 before anything is asked)."""
+        from ..errors import ToolevalUsageError
         from .collect import suite_with_data_error
-        from .errors import ToolevalUsageError
 
         name = suite_with_data_error(_test_ids(ids))
         if name is None:

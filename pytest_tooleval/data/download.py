@@ -22,7 +22,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from .errors import DataError, ToolevalUsageError
+from ..errors import DataError, ToolevalUsageError
 
 
 @dataclass(frozen=True)

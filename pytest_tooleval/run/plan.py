@@ -5,15 +5,15 @@ from __future__ import annotations
 
 from collections import Counter
 
-from .config import Settings
-from .errors import ToolevalUsageError
-from .models.replay import ReplayReader
+from ..errors import ToolevalUsageError
+from ..models.replay import ReplayReader
+from ..settings.options import Settings
+from ..suites import plugin, registered, suite_for_test_id
+from ..suites.base import Case, Role, Suite
+from ..transport import variant_of
 from .quarantine import read_quarantine
 from .repeats import original, repeated
 from .shards import ClusterKey, assign_shards, cluster_key, shard_parts, subsample
-from .suites import plugin, registered, suite_for_test_id
-from .suites.base import Case, Role, Suite
-from .transport import variant_of
 
 
 class Run:

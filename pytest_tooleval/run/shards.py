@@ -17,7 +17,7 @@ import math
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from .errors import ToolevalUsageError
+from ..errors import ToolevalUsageError
 
 ClusterKey = tuple[str, str, str]  # suite, language, cluster
 

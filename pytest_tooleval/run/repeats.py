@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .models.base import REPEAT
+from ..models.base import REPEAT
 
 __all__ = ["REPEAT", "Repeated", "original", "repeat_of", "repeated"]
 

@@ -1,0 +1,1 @@
+"""Upstream benchmark data: the pinned download, reading its files, and their hashes."""

@@ -1,0 +1,1 @@
+"""What pytest calls: the plugin's hooks, collection, the controller and the xdist glue."""

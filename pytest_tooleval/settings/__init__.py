@@ -1,0 +1,1 @@
+"""The options: one table, one Settings object, the config file, and the run's secrets."""
