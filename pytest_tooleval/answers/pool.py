@@ -15,13 +15,13 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
-from ..hooks.progress import Progress
 from ..models.limits import URGENT
 from ..models.meter import asked_tokens
 from ..outcome import Answer
 from ..run.engine import Engine
 from ..suites.base import Case, Skipped
 from .codec import decode, encode_answer, encode_error, sample_key
+from .progress import Progress
 
 POLL_S = (0.005, 0.1)  # first and largest wait between looks at a sample another process is computing
 SPARE_POLL_S = 0.05  # how soon a spare worker notices a request that began waiting out a retry delay

@@ -85,6 +85,13 @@ def is_placeholder(test_id: str) -> bool:
                for what in PLACEHOLDERS)
 
 
+def collected_cases(items: list[pytest.Item]) -> list[Any]:
+    """The cases of the collected sample tests, in collection order (not the suites' placeholders)."""
+    params = [item.callspec.params["tooleval_case"] for item in items  # type: ignore[attr-defined]  # a parametrized Function
+              if "tooleval_case" in getattr(getattr(item, "callspec", None), "params", {})]
+    return [case for case in params if case is not None]
+
+
 def raise_collection_error(session: ToolevalSession) -> None:
     """After collection: a suite whose data could not be loaded stops the run before anything is asked."""
     if session.run.collection_error is not None:

@@ -24,12 +24,19 @@ from ..models.access import access_kind
 from ..report.gate import GateResult, evaluate_gate, evaluate_regressions, sort_thresholds
 from ..report.json_report import check_report_path, report_document, write_report
 from ..report.summary import RunSummary, run_totals, summarize
-from ..report.terminal import index_teardown_reports
+from ..report.terminal import (
+    RunShown,
+    batch_line,
+    cost_line,
+    index_teardown_reports,
+    interrupted_line,
+    show_run,
+)
 from ..run.session import ToolevalSession
 from ..run.storage import check_cache_dir
 from ..suites import registered, selected_by_marks
-from ..text import THINK_START
 from ..transport import PROPERTY, error_payload, row_key, row_key_or_none
+from .progress import start_progress, stop_progress
 
 if TYPE_CHECKING:
     from ..report.compare import Comparison
@@ -147,11 +154,31 @@ class Controller:
 
     @pytest.hookimpl(trylast=True)
     def pytest_unconfigure(self, config: pytest.Config) -> None:
-        """The handlers this run replaced, given back after everything closed (a second signal until then stops
-        at once)."""
+        """After everything closed: the run's board goes (the controller outlives its workers), and the handlers
+        this run replaced are given back (a second signal until then stops at once)."""
+        self.session.remove_board()
         for signum, previous in self._previous_handlers.items():
             signal.signal(signum, previous if previous is not None else signal.SIG_DFL)
         self._previous_handlers.clear()
+
+    # -- collection: a suite's data error is raised here, before anything is asked ---------------------------
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_collection_modifyitems(self) -> None:
+        """A worker's data problem is raised by its controller (distributed.py); this process's, here: one line,
+        exit status 4."""
+        from .collect import raise_collection_error
+
+        raise_collection_error(self.session)
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        """After the answers started (plugin.py): what the run collected, and the status line of its answering."""
+        if self.session.active and not session.config.option.collectonly:
+            from .collect import collected_cases
+
+            self.session.collected_test_ids = [case.test_id for case in collected_cases(session.items)]
+            start_progress(session.config, self.session)
 
     def _on_signal(self, signum: int, frame: FrameType | None) -> None:
         """The first signal ends the run as Ctrl-C does (pytest: exit status 2, then the session's end: the summary
@@ -165,24 +192,11 @@ class Controller:
             raise KeyboardInterrupt(f"{name}: the run stops; its summary and reports are written from what "
                                     "finished (a second signal stops at once)")
 
-    @staticmethod
-    def _stop_workers(config: pytest.Config) -> None:
-        """xdist's workers never saw a SIGTERM sent to this process: a SIGINT ends each one's session now (xdist
-        would otherwise wait for their running tests, then kill them after its timeout). A Ctrl-C at a terminal
-        reached them already."""
-        dsession = config.pluginmanager.get_plugin("dsession")
-        group = getattr(getattr(dsession, "nodemanager", None), "group", None)
-        for gateway in list(group or ()):
-            popen = getattr(getattr(gateway, "_io", None), "popen", None)  # execnet's popen gateways only
-            if popen is not None and popen.poll() is None:
-                with contextlib.suppress(OSError):
-                    os.kill(popen.pid, signal.SIGINT)
-
     @pytest.hookimpl
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         # pytest types user_properties as (str, object): ours are the payload dicts of transport.py
         payloads = [cast(dict[str, Any], value) for name, value in report.user_properties if name == PROPERTY]
-        if report.skipped and report.when == "setup" and self._skipped_for_no_model(report):
+        if report.skipped and report.when == "setup" and _skipped_for_no_model(report):
             from ..suites.yamlsuite.collect import is_case_test
 
             self.not_evaluated["yaml suite case" if is_case_test(report.nodeid) else "benchmark test"] += 1
@@ -247,13 +261,6 @@ class Controller:
         notes = tuple(f"{name}: not checked (its suite did not run)" for name in outside)
         return {name: value for name, value in thresholds.items() if name not in outside}, notes
 
-    @staticmethod
-    def _skipped_for_no_model(report: pytest.TestReport) -> bool:
-        from .collect import NO_DATA, NO_MODEL, skip_reason
-
-        reason = skip_reason(report)
-        return NO_MODEL in reason or NO_DATA in reason
-
     def _crashed_sample(self, report: pytest.TestReport) -> dict[str, Any] | None:
         name = report.nodeid.rsplit("::", 1)[-1]
         if not self.session.active or "[" not in name or not name.endswith("]"):
@@ -276,29 +283,29 @@ class Controller:
             yield
         finally:
             if reporter is not None:
-                self._show(reporter)
+                show_run(reporter, self._shown())
 
     def _finish(self, session: pytest.Session, exitstatus: int) -> None:
         self._finishing, self.interrupted = True, self.signalled
         if self.interrupted is not None:
             if self.interrupted == "SIGTERM":
-                self._stop_workers(session.config)  # they end while the reports are written
+                _stop_workers(session.config)  # they end while the reports are written
             if exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):  # a signal some code swallowed
                 exitstatus = session.exitstatus = pytest.ExitCode.INTERRUPTED
-        self.session.stop_progress()  # the status row is given back before pytest's own summary
+        stop_progress(session.config)  # the status row is given back before pytest's own summary
         self.session.flush_storage()  # what the cache failed to keep belongs in the summary and the report
         self.wall_s = time.monotonic() - self.started
         everything = [row for row in self.samples.values() if row["outcome"] != "skipped"]
         self.quarantined = [row for row in everything if row.get("quarantined")]
         rows = [row for row in everything if not row.get("quarantined")]  # the rows every figure is made of
         self.rows = rows
-        if not rows and not (self.session.not_run_for_cost or self.session.not_run_for_batch or self.interrupted
+        if not rows and not (self.session.budget.not_run or self.session.batch.not_run or self.interrupted
                              or self.session.stopped_because):
             # nothing was asked; a run that left every sample for its batch, or was stopped (under xdist a dead
             # endpoint can stop it before any test ran), still reports
             return
         settings = self.session.settings
-        batched = self.session.batched_prefixes()
+        batched = self.session.batch.prefixes()
         for row in everything:  # answered through the Batch API: priced at its share (report/summary.py)
             if row.get("test_id") in batched:
                 row["batched"] = batched[row["test_id"]]
@@ -312,12 +319,9 @@ class Controller:
                 evaluate_regressions(self.comparison, settings.max_regression, settings.alpha))
             self.gate = evaluate_gate(self.summary, thresholds, settings.max_error_rate, notes, regressions,
                                       rows=rows)
-            if self.interrupted is not None:  # nor one a signal stopped
-                self.gate = dataclasses.replace(self.gate, incomplete=self._interrupted_line())
-            elif self.session.not_run_for_cost:  # a run cut short by its budget passes no gate
-                self.gate = dataclasses.replace(self.gate, incomplete=self._cost_line())
-            elif self.session.not_run_for_batch:  # nor one whose batch is still running
-                self.gate = dataclasses.replace(self.gate, incomplete=self._batch_line())
+            incomplete = self._incomplete()  # a run a signal, its budget or a running batch cut short passes no gate
+            if incomplete:
+                self.gate = dataclasses.replace(self.gate, incomplete=incomplete[-1])
             if exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
                 if not self.gate.passed:
                     session.exitstatus = pytest.ExitCode.TESTS_FAILED
@@ -326,7 +330,7 @@ class Controller:
         step_summary = os.environ.get("GITHUB_STEP_SUMMARY")
         if settings.report or settings.markdown or settings.html or step_summary:
             document = report_document(settings, self.summary, everything, self.gate, self.totals,
-                                       self.session.storage.as_dicts(), self.session.adaptations,
+                                       self.session.storage.as_dicts(), self.session.tally.adaptations,
                                        self.session.endpoint_profile,
                                        None if self.comparison is None else self.comparison.as_dict(),
                                        self._run_block())
@@ -359,14 +363,14 @@ class Controller:
     def _totals(self) -> dict[str, Any]:
         settings = self.session.settings
         live = access_kind(settings) != "oracle"
-        totals = run_totals(self.rows, self.wall_s, requests=self.session.request_counts if live else None,
-                            role_models=self.session.role_models(), prices=settings.prices or None)
-        if live and (moved := self.session.concurrency):
+        totals = run_totals(self.rows, self.wall_s, requests=self.session.tally.request_counts if live else None,
+                            role_models=self.session.run.role_models(), prices=settings.prices or None)
+        if live and (moved := self.session.tally.concurrency):
             totals["concurrency"] = moved  # how each endpoint's in-flight limit moved, and why (models/limits.py)
         if settings.max_cost is not None:
-            totals["cost_ceiling"] = {"usd": settings.max_cost, "not_run": self.session.not_run_for_cost}
-        if self.session.batch_summary is not None:
-            totals["batch"] = {**self.session.batch_summary.as_dict(), "not_run": self.session.not_run_for_batch}
+            totals["cost_ceiling"] = {"usd": settings.max_cost, "not_run": self.session.budget.not_run}
+        if self.session.batch.summary is not None:
+            totals["batch"] = {**self.session.batch.summary.as_dict(), "not_run": self.session.batch.not_run}
         return totals
 
     def _run_block(self) -> dict[str, Any]:
@@ -392,36 +396,7 @@ class Controller:
                 "collected": collected_n, "not_run": not_run, "skipped": skipped,
                 # a signal stopped it (SIGINT, SIGTERM): its figures are of what finished, its not_run what did not
                 "interrupted": self.interrupted is not None, "signal": self.interrupted,
-                "role_models": self.session.role_models(), "prices": settings.prices or None}
-
-    def _interrupted_line(self) -> str:
-        run = self._run_block()
-        return (f"the run was interrupted ({self.interrupted}): {len(run['not_run'])} of the {run['collected']} "
-                "samples it collected did not run; the figures are of those that finished")
-
-    def _batch_line(self) -> str:
-        return (f"{self.session.not_run_for_batch} samples were not run: their batch was still running when "
-                "--tooleval-batch-wait ran out (run again to collect it)")
-
-    def _cost_line(self) -> str:
-        settings = self.session.settings
-        return (f"the cost ceiling --tooleval-max-cost {settings.max_cost:g} was reached (estimated "
-                f"${self.session.spent_usd:.4f}): {self.session.not_run_for_cost} samples were not run")
-
-    def _show_quarantine(self, terminalreporter: Any) -> None:
-        quarantine = self.session.run.quarantine
-        if not quarantine:
-            return
-        if self.quarantined:
-            listed = ", ".join(f"{row['test_id']} {row['outcome']}" for row in self.quarantined[:20])
-            more = f" and {len(self.quarantined) - 20} more" if len(self.quarantined) > 20 else ""
-            terminalreporter.write_line(f"tooleval quarantine: {len(self.quarantined)} samples ran apart, in no "
-                                        f"figure and not gated: {listed}{more}", yellow=True)
-        ran = {row["test_id"] for row in self.quarantined if int(row.get("repeat", 1)) == 1}  # original ids
-        unmatched = [test_id for test_id in quarantine if test_id not in ran]
-        if unmatched:
-            terminalreporter.write_line(f"tooleval quarantine: {len(unmatched)} ids matched no sample of this run: "
-                                        f"{', '.join(unmatched[:20])}", yellow=True)
+                "role_models": self.session.run.role_models(), "prices": settings.prices or None}
 
     def _compare(self, rows: list[dict[str, Any]]) -> Comparison:
         from ..report.compare import compare, suite_members
@@ -431,7 +406,7 @@ class Controller:
         assert self.baseline is not None and self.summary is not None
         members = {name: suite_members(plugin(name)) for name in self.summary.suites}
         current = json.loads(json.dumps({**fingerprint(self.session.settings, list(self.summary.suites)),
-                                         "endpoint_adaptations": self.session.adaptations}, default=str))
+                                         "endpoint_adaptations": self.session.tally.adaptations}, default=str))
         # a sample quarantined now is out of the baseline's figures too, so the pairs compare like with like
         # (every repeat of it: a comparison's unit is a sample, its repeats counted within it)
         left_out = {row_key(row)[:4] for row in self.quarantined}
@@ -440,91 +415,32 @@ class Controller:
             and (key := row_key_or_none(row)) is not None and key[:4] not in left_out]}
         return compare(rows, baseline, self.session.settings.baseline, current, members)
 
-    def _show(self, terminalreporter: Any) -> None:
-        stopped = self.session.stopped_because
-        for hint in self._selection_hints():
-            terminalreporter.write_line(f"tooleval: {hint}", yellow=True)
-        if self.summary is None:
-            if not self.session.active and any(self.not_evaluated.values()):
-                skipped = " and ".join(f"{count} {kind}{'s' if count != 1 else ''}"
-                                       for kind, count in self.not_evaluated.items() if count)
-                terminalreporter.write_line(f"tooleval: nothing was evaluated: no --tooleval-model "
-                                            f"({skipped} skipped)", yellow=True)
-            if stopped is not None:
-                terminalreporter.write_line(stopped, red=True)
-            return
-        from ..report.table import (
-            render_concurrency,
-            render_cost,
-            render_no_tool_calls,
-            render_summary,
-            render_totals,
-        )
+    def _shown(self) -> RunShown:
+        """What the tooleval summary on the terminal shows (report/terminal.py)."""
+        session, settings = self.session, self.session.settings
+        return RunShown(
+            hints=self._selection_hints(), active=session.active, not_evaluated=self.not_evaluated,
+            stopped=session.stopped_because, summary=self.summary, totals=self.totals, rows=self.rows,
+            interrupted=self.interrupted, quarantine=session.run.quarantine, quarantined=self.quarantined,
+            batch=None if session.batch.summary is None else session.batch.summary.line(),
+            incomplete=self._incomplete(),
+            comparison=self.comparison, storage=session.storage.lines(), reasoning=settings.reasoning,
+            adaptations=session.tally.adaptations, gate=self.gate, report_errors=self.report_errors,
+            written=[path for path in (settings.report, settings.markdown, settings.html) if path])
 
-        terminalreporter.write_sep("=", "tooleval summary" + ("" if self.interrupted is None else
-                                                              f" (interrupted by {self.interrupted})"))
-        terminalreporter.write(render_summary(self.summary) + "\n")
-        terminalreporter.write_line(render_totals(self.totals))
-        if (cost := render_cost(self.totals)) is not None:
-            terminalreporter.write_line(cost)
-        for line in render_concurrency(self.totals):
-            terminalreporter.write_line(line, yellow=True)
-        if (no_calls := render_no_tool_calls(self.totals)) is not None:
-            terminalreporter.write_line(no_calls, red=True)
-        self._show_quarantine(terminalreporter)
-        if self.session.batch_summary is not None:
-            terminalreporter.write_line(self.session.batch_summary.line())
-        if self.session.not_run_for_batch:
-            terminalreporter.write_line(f"tooleval: {self._batch_line()}: the run is incomplete", red=True)
-        if self.session.not_run_for_cost:
-            terminalreporter.write_line(f"tooleval: {self._cost_line()}: the run is incomplete", red=True)
-        if self.interrupted is not None:
-            terminalreporter.write_line(f"tooleval: {self._interrupted_line()}", red=True)
-        for name, suite in self.summary.suites.items():
-            flaky = (suite.data.get("repeats") or {}).get("flaky") or []
-            if flaky:
-                more = f" and {len(flaky) - 20} more" if len(flaky) > 20 else ""
-                terminalreporter.write_line(f"tooleval repeats: {len(flaky)} {name} units flaky (passed some asks, "
-                                            f"failed others): {', '.join(flaky[:20])}{more}", yellow=True)
-        if self.comparison is not None:
-            from ..report.table import made_differently, render_comparison
-
-            terminalreporter.write("\n" + render_comparison(self.comparison) + "\n")
-            for key, old, new in self.comparison.fingerprint_differences:
-                terminalreporter.write_line(made_differently(key, old, new), yellow=True)
-        for line in self.session.storage.lines():
-            terminalreporter.write_line(line, yellow=True)
-        if self.session.settings.reasoning == "strip":
-            terminalreporter.write_line("tooleval: --tooleval-reasoning strip: each answer's leading <think> block "
-                                        "was taken off before scoring (upstream scores it with the answer)",
-                                        yellow=True)
-        thinking = sum(1 for row in self.rows if isinstance(row.get("output"), str)
-                       and row["output"].lstrip().startswith(THINK_START))
-        if self.session.settings.reasoning == "keep" and thinking and thinking >= THINK_HINT_SHARE * len(self.rows):
-            terminalreporter.write_line(f"tooleval: {thinking} of {len(self.rows)} answers begin with a <think> block, "
-                                        "which the scorers read as part of the answer (as upstream does): "
-                                        "--tooleval-reasoning strip takes it off before scoring", yellow=True)
-        for where, changes in self.session.adaptations.items():
-            told = ", ".join(f"{name} ({'sent as ' + instead if instead != 'left out' else instead})"
-                             for name, instead in changes.items())
-            terminalreporter.write_line(f"tooleval: {where} refused {told}: adapted for the whole run, a deviation "
-                                        "from the benchmark's sampling", yellow=True)
-        if self.gate is not None:
-            for line in self.gate.lines():
-                terminalreporter.write_line(line, red=not self.gate.passed, green=self.gate.passed)
-        for line in self.report_errors:
-            terminalreporter.write_line(line, red=True)
-        if not self.report_errors:
-            written = [path for path in (self.session.settings.report, self.session.settings.markdown,
-                                         self.session.settings.html) if path]
-            for path in written:
-                terminalreporter.write_line(f"tooleval report: {path}")
-        if stopped is not None:  # the samples not asked did not run: they are in no figure
-            terminalreporter.write_line(stopped, red=True)
+    def _incomplete(self) -> list[str]:
+        """Why the run is incomplete, as the terminal lists it: a batch still running, the cost ceiling, a signal
+        (the gate names the last: the signal outranks the ceiling, which outranks the batch)."""
+        budget, batch = self.session.budget, self.session.batch
+        return [line for line in (batch_line(batch.not_run) if batch.not_run else None,
+                                  cost_line(self.session.settings.max_cost, budget.spent_usd, budget.not_run)
+                                  if budget.not_run else None,
+                                  None if self.interrupted is None else interrupted_line(self.interrupted,
+                                                                                         self._run_block()))
+                if line is not None]
 
 
 INTERRUPTING = (signal.SIGINT, signal.SIGTERM)  # what a user's Ctrl-C and a CI time limit send
-THINK_HINT_SHARE = 0.1  # answers beginning with a think block, from which the summary names the strip option
 
 
 def check_batch(settings: Any) -> None:
@@ -538,3 +454,23 @@ def check_batch(settings: Any) -> None:
     if settings.max_cost is not None:
         raise ToolevalUsageError("--tooleval-max-cost cannot stop a batch once it is submitted: use one or the "
                                  "other")
+
+
+def _stop_workers(config: pytest.Config) -> None:
+    """xdist's workers never saw a SIGTERM sent to this process: a SIGINT ends each one's session now (xdist
+    would otherwise wait for their running tests, then kill them after its timeout). A Ctrl-C at a terminal
+    reached them already."""
+    dsession = config.pluginmanager.get_plugin("dsession")
+    group = getattr(getattr(dsession, "nodemanager", None), "group", None)
+    for gateway in list(group or ()):
+        popen = getattr(getattr(gateway, "_io", None), "popen", None)  # execnet's popen gateways only
+        if popen is not None and popen.poll() is None:
+            with contextlib.suppress(OSError):
+                os.kill(popen.pid, signal.SIGINT)
+
+
+def _skipped_for_no_model(report: pytest.TestReport) -> bool:
+    from .collect import NO_DATA, NO_MODEL, skip_reason
+
+    reason = skip_reason(report)
+    return NO_MODEL in reason or NO_DATA in reason

@@ -111,8 +111,7 @@ class XdistHooks:
         """What the worker's cache and board failed to keep (storage.py), and what its models refused."""
         output = getattr(node, "workeroutput", {})
         self.session.storage.merge(output.get("tooleval_storage") or [])
-        self.session.merge_adaptations(output.get("tooleval_adaptations") or {})
-        self.session.merge_requests(output.get("tooleval_requests") or {})
+        self.session.tally.merge_worker(output)
 
     def _check_replay_file(self) -> None:
         """A damaged replay file: one line and exit status 4 from here, before the workers read it (each would

@@ -56,16 +56,19 @@ def pytest_configure(config: pytest.Config) -> None:
         # at exit, leave the run's objects out of the interpreter's final garbage collections: on a worker
         # those took about a second, which xdist waits for before it reports
         atexit.register(gc.freeze)
-    if not hasattr(config, "workerinput"):  # the controller (or a run without xdist) aggregates
-        from .controller import Controller
+    if workerinput is not None:  # an xdist worker
+        from .worker import WorkerHooks
 
-        session.say = _terminal_line(config)
+        config.pluginmanager.register(WorkerHooks(session, config), "tooleval-worker")
+        return
+    from .controller import Controller  # the process that aggregates: alone, or xdist's controller
 
-        config.pluginmanager.register(Controller(session), "tooleval-controller")
-        if config.pluginmanager.hasplugin("xdist"):
-            from .distributed import XdistHooks
+    session.say = _terminal_line(config)
+    config.pluginmanager.register(Controller(session), "tooleval-controller")
+    if config.pluginmanager.hasplugin("xdist"):
+        from .distributed import XdistHooks
 
-            config.pluginmanager.register(XdistHooks(session, config), "tooleval-xdist")
+        config.pluginmanager.register(XdistHooks(session, config), "tooleval-xdist")
 
 
 def _terminal_line(config: pytest.Config) -> Any:
@@ -82,50 +85,29 @@ def _terminal_line(config: pytest.Config) -> Any:
     return say
 
 
-@pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
-    if not hasattr(config, "workerinput"):  # a worker's data problem is raised by its controller (distributed.py)
-        from .collect import raise_collection_error
-
-        raise_collection_error(config.stash[SESSION_KEY])  # before anything is asked: one line, exit status 4
-
-
 def pytest_collection_finish(session: pytest.Session) -> None:
     tooleval = session.config.stash[SESSION_KEY]
     if tooleval.active and not session.config.option.collectonly:  # listing tests must not spend requests
-        params = [item.callspec.params["tooleval_case"] for item in session.items  # type: ignore[attr-defined]  # a parametrized Function
-                  if "tooleval_case" in getattr(getattr(item, "callspec", None), "params", {})]
-        cases = [case for case in params if case is not None]  # not the suites' placeholders
-        tooleval.stop_when_dead(lambda reason: setattr(session, "shouldstop", reason))  # -x-like, one line
-        if not hasattr(session.config, "workerinput"):
-            tooleval.collected_test_ids = [case.test_id for case in cases]
-        tooleval.start_answers(cases)
-        if not hasattr(session.config, "workerinput"):  # workers only read answers: the controller shows the run
-            from .progress import start_progress
+        from .collect import collected_cases
 
-            start_progress(session.config, tooleval)
+        tooleval.stop_when_dead(lambda reason: setattr(session, "shouldstop", reason))  # -x-like, one line
+        tooleval.start_answers(collected_cases(session.items))
         tooleval.freeze_collected()
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    tooleval = session.config.stash[SESSION_KEY]
     # samples still being answered belong to other workers' tests, unless the run was cut short
-    tooleval.drain_on_close = (
+    session.config.stash[SESSION_KEY].drain_on_close = (
         exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED) and not session.shouldstop
         and not session.shouldfail)
-    workeroutput = getattr(session.config, "workeroutput", None)
-    if workeroutput is not None:  # xdist sends it to the controller after this hook (distributed.py)
-        workeroutput["tooleval_storage"] = tooleval.flush_storage()
-        workeroutput["tooleval_adaptations"] = tooleval.adaptations
-        workeroutput["tooleval_requests"] = tooleval.request_counts
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
     if SESSION_KEY in config.stash:
-        tooleval = config.stash[SESSION_KEY]
-        tooleval.close()
-        if not hasattr(config, "workerinput"):  # the controller outlives the workers: the board is done
-            tooleval.remove_board()
+        from .progress import stop_progress
+
+        stop_progress(config)
+        config.stash[SESSION_KEY].close()
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:

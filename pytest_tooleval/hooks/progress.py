@@ -10,16 +10,17 @@ rows of dots, never inside one (a row still open when the line is due gets it wh
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import shutil
 import threading
+import time
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from ..text import counted
+from ..answers.progress import Progress, render
 
 if TYPE_CHECKING:
     from ..run.session import ToolevalSession
@@ -31,47 +32,7 @@ LOG_INTERVAL_S = 10.0
 OPEN_ROW_PATIENCE_S = 60.0
 MIN_ROWS = 3  # a terminal with fewer rows gets no status line: pytest's output keeps them all
 ROW_HOOKS = "tooleval-progress-rows"
-
-
-@dataclass(frozen=True)
-class Progress:
-    total: int
-    answered: int
-    in_flight: int  # samples being answered (each may wait for a request slot)
-    resting: int  # requests waiting out a retry delay
-    errors: int
-    tokens: int
-    elapsed_s: float
-    live: int = 0  # answered samples that asked the endpoint (the rest came whole from the response cache)
-    live_s: float = 0.0  # seconds from the first such answer's start to the latest
-    requests: int | None = None  # HTTP requests on the wire now
-    timeouts: int = 0  # attempts that timed out so far
-    limit: int | None = None  # the model's in-flight limit now (models/limits.py)
-    limit_reason: str | None = None  # why it last came down
-
-    @property
-    def eta_s(self) -> float | None:
-        """Over the answers the endpoint gave: cached ones come at once and say nothing of the rest."""
-        if not self.live or self.answered >= self.total:
-            return None
-        return max(self.live_s, 1e-9) / self.live * (self.total - self.answered)
-
-
-def render(progress: Progress) -> str:
-    """One line (pure)."""
-    eta = progress.eta_s
-    parts = [f"tooleval: {progress.answered}/{progress.total} answered"]
-    if progress.requests is None:
-        parts.append(f"{progress.in_flight} in flight")
-    else:
-        limit = "" if progress.limit is None else (
-            f" (limit {progress.limit}" + ("" if progress.limit_reason is None else f": {progress.limit_reason}") + ")")
-        parts.append(f"{counted(progress.requests, 'request')} in flight{limit}")
-    parts.append(f"{progress.resting} retrying")
-    if progress.timeouts:
-        parts.append(f"{progress.timeouts} timed out")
-    parts += [counted(progress.errors, "error"), f"{progress.tokens:,} tokens", f"{progress.elapsed_s:.0f} s"]
-    return ", ".join(parts) + ("" if eta is None else f", ETA {eta:.0f} s")
+LINE_KEY = pytest.StashKey["ProgressLine"]()
 
 
 class ProgressLine:
@@ -178,7 +139,7 @@ def start_progress(config: pytest.Config, session: ToolevalSession) -> None:
     """Start the status line of `session` on pytest's terminal, unless silenced."""
     settings = session.settings
     reporter = config.pluginmanager.get_plugin("terminalreporter")
-    if reporter is None or settings.no_progress or config.option.verbose <= -2:
+    if reporter is None or settings.no_progress or config.option.verbose <= -2 or LINE_KEY in config.stash:
         return
 
     # pytest captures output while a test runs, and this line is written from its own thread meanwhile: it goes
@@ -211,11 +172,48 @@ def start_progress(config: pytest.Config, session: ToolevalSession) -> None:
     def broke_row() -> None:
         reporter.currentfspath = None  # so the next dot starts a new row with its file's name, as a row should
 
-    session.show_progress(write, tty=bool(reporter.isatty()), interval_s=float(settings.progress_interval),
-                          close=close, row_state=row_state, broke_row=broke_row)
-    line = session.progress_line
-    if line is not None and not line.tty and not config.pluginmanager.has_plugin(ROW_HOOKS):
+    line = _line_of(session, write, tty=bool(reporter.isatty()), interval_s=float(settings.progress_interval),
+                    close=close, row_state=row_state, broke_row=broke_row)
+    if line is None:
+        return
+    config.stash[LINE_KEY] = line
+    if not line.tty and not config.pluginmanager.has_plugin(ROW_HOOKS):
         config.pluginmanager.register(_RowEnds(line), ROW_HOOKS)
+
+
+def stop_progress(config: pytest.Config) -> None:
+    """Give the status row back (before pytest's own summary, and at the end in any case)."""
+    line = config.stash.get(LINE_KEY, None)
+    if line is not None:
+        line.stop()
+
+
+def _line_of(session: ToolevalSession, write: Callable[[str], None], *, tty: bool, interval_s: float,
+             close: Callable[[], None], **rows: Callable[..., Any]) -> ProgressLine | None:
+    """A started status line of the pool answering in this process (its own, or the hub's), or None when it
+    answers nothing ahead; `rows`: how a log's line keeps out of pytest's rows of dots (ProgressLine's row_state
+    and broke_row)."""
+    if session.answering_pool() is None and session.hub is None:
+        close()
+        return None
+    started = time.monotonic()
+
+    def snapshot() -> Progress:
+        current = session.answering_pool()
+        if current is None:
+            return Progress(0, 0, 0, 0, 0, 0, time.monotonic() - started)
+        backends, limits = session.backends() or [], session.tally.concurrency
+        return dataclasses.replace(
+            current.progress(time.monotonic() - started),
+            requests=sum(backend.in_flight() for backend in backends),
+            timeouts=sum(backend.timed_out for backend in backends),
+            # the first model's (the one under test): its limit, and why it last came down
+            limit=limits[0]["limit"] if limits else None,
+            limit_reason=limits[0]["cuts"][-1]["reason"] if limits and limits[0]["cuts"] else None)
+
+    line = ProgressLine(snapshot, write, tty=tty, interval_s=interval_s, close=close, **rows)
+    line.start()
+    return line
 
 
 class _RowEnds:

@@ -1,6 +1,7 @@
-"""pytest's terminal summary, linear in the number of failures.
+"""The terminal: the tooleval summary at the end of a run, and pytest's own summary kept linear in the failures.
 
-For each failed test, pytest's FAILURES section looks for the test's teardown report by scanning every
+`show_run` writes what the controller gathered (`RunShown`) after pytest's closing line, so the tail of a CI log
+shows it. For each failed test, pytest's FAILURES section looks for the test's teardown report by scanning every
 passed report of the run (pytest-dev/pytest#13360): with most samples failing, as with a weak model, that is
 failures x tests comparisons, which cost a 973-sample run half a second on the controller after the last
 answer (benchmarks/perf, `--replies fixed`). The lookup is answered from an index instead; what is printed
@@ -10,9 +11,20 @@ does not change.
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Any
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import pytest
+
+from ..text import THINK_START
+
+if TYPE_CHECKING:
+    from .compare import Comparison
+    from .gate import GateResult
+    from .summary import RunSummary
+
+THINK_HINT_SHARE = 0.1  # answers beginning with a think block, from which the summary names the strip option
 
 
 def index_teardown_reports(reporter: Any) -> bool:
@@ -38,3 +50,139 @@ def index_teardown_reports(reporter: Any) -> bool:
 
     vars(reporter)["_get_teardown_reports"] = teardown_reports  # this reporter only: it shadows the method
     return True
+
+
+@dataclass(frozen=True)
+class RunShown:
+    """What the tooleval summary shows, as the controller has it at the end of the run."""
+
+    hints: Sequence[str]  # what suites say about a -m that could not select some of their samples
+    active: bool  # a model was given
+    not_evaluated: Mapping[str, int]  # tests skipped for want of a model, by kind
+    stopped: str | None  # why a dead endpoint stopped the run
+    summary: RunSummary | None
+    totals: dict[str, Any]
+    rows: Sequence[dict[str, Any]]  # the rows of every figure
+    interrupted: str | None  # the signal that ended the run
+    quarantine: Mapping[str, str]  # --tooleval-quarantine: test id -> why
+    quarantined: Sequence[Mapping[str, Any]]  # the rows of quarantined samples that ran
+    batch: str | None  # what --tooleval-batch did, in one line
+    incomplete: Sequence[str]  # why the run is incomplete: its batch, its cost ceiling, then a signal
+    comparison: Comparison | None
+    storage: Sequence[str]  # what the cache and the board failed to keep
+    reasoning: str  # --tooleval-reasoning
+    adaptations: Mapping[str, Mapping[str, str]]  # sampling parameters the endpoints refused
+    gate: GateResult | None
+    report_errors: Sequence[str]
+    written: Sequence[str]  # the report files written
+
+
+def show_run(reporter: Any, shown: RunShown) -> None:
+    """The tooleval summary: the table, the totals, what kept the run from being whole, the comparison with a
+    baseline, the deviations, the gate and the reports written."""
+    stopped = shown.stopped
+    for hint in shown.hints:
+        reporter.write_line(f"tooleval: {hint}", yellow=True)
+    if shown.summary is None:
+        if not shown.active and any(shown.not_evaluated.values()):
+            skipped = " and ".join(f"{count} {kind}{'s' if count != 1 else ''}"
+                                   for kind, count in shown.not_evaluated.items() if count)
+            reporter.write_line(f"tooleval: nothing was evaluated: no --tooleval-model "
+                                f"({skipped} skipped)", yellow=True)
+        if stopped is not None:
+            reporter.write_line(stopped, red=True)
+        return
+    from .table import (
+        render_concurrency,
+        render_cost,
+        render_no_tool_calls,
+        render_summary,
+        render_totals,
+    )
+
+    reporter.write_sep("=", "tooleval summary" + ("" if shown.interrupted is None else
+                                                  f" (interrupted by {shown.interrupted})"))
+    reporter.write(render_summary(shown.summary) + "\n")
+    reporter.write_line(render_totals(shown.totals))
+    if (cost := render_cost(shown.totals)) is not None:
+        reporter.write_line(cost)
+    for line in render_concurrency(shown.totals):
+        reporter.write_line(line, yellow=True)
+    if (no_calls := render_no_tool_calls(shown.totals)) is not None:
+        reporter.write_line(no_calls, red=True)
+    _show_quarantine(reporter, shown.quarantine, shown.quarantined)
+    if shown.batch is not None:
+        reporter.write_line(shown.batch)
+    for number, line in enumerate(shown.incomplete, 1):
+        by_signal = shown.interrupted is not None and number == len(shown.incomplete)  # that line says it all
+        reporter.write_line(f"tooleval: {line}" + ("" if by_signal else ": the run is incomplete"), red=True)
+    for name, suite in shown.summary.suites.items():
+        flaky = (suite.data.get("repeats") or {}).get("flaky") or []
+        if flaky:
+            more = f" and {len(flaky) - 20} more" if len(flaky) > 20 else ""
+            reporter.write_line(f"tooleval repeats: {len(flaky)} {name} units flaky (passed some asks, "
+                                f"failed others): {', '.join(flaky[:20])}{more}", yellow=True)
+    if shown.comparison is not None:
+        from .table import made_differently, render_comparison
+
+        reporter.write("\n" + render_comparison(shown.comparison) + "\n")
+        for key, old, new in shown.comparison.fingerprint_differences:
+            reporter.write_line(made_differently(key, old, new), yellow=True)
+    for line in shown.storage:
+        reporter.write_line(line, yellow=True)
+    if shown.reasoning == "strip":
+        reporter.write_line("tooleval: --tooleval-reasoning strip: each answer's leading <think> block "
+                            "was taken off before scoring (upstream scores it with the answer)",
+                            yellow=True)
+    thinking = sum(1 for row in shown.rows if isinstance(row.get("output"), str)
+                   and row["output"].lstrip().startswith(THINK_START))
+    if shown.reasoning == "keep" and thinking and thinking >= THINK_HINT_SHARE * len(shown.rows):
+        reporter.write_line(f"tooleval: {thinking} of {len(shown.rows)} answers begin with a <think> block, "
+                            "which the scorers read as part of the answer (as upstream does): "
+                            "--tooleval-reasoning strip takes it off before scoring", yellow=True)
+    for where, changes in shown.adaptations.items():
+        told = ", ".join(f"{name} ({'sent as ' + instead if instead != 'left out' else instead})"
+                         for name, instead in changes.items())
+        reporter.write_line(f"tooleval: {where} refused {told}: adapted for the whole run, a deviation "
+                            "from the benchmark's sampling", yellow=True)
+    if shown.gate is not None:
+        for line in shown.gate.lines():
+            reporter.write_line(line, red=not shown.gate.passed, green=shown.gate.passed)
+    for line in shown.report_errors:
+        reporter.write_line(line, red=True)
+    if not shown.report_errors:
+        for path in shown.written:
+            reporter.write_line(f"tooleval report: {path}")
+    if stopped is not None:  # the samples not asked did not run: they are in no figure
+        reporter.write_line(stopped, red=True)
+
+
+def _show_quarantine(reporter: Any, quarantine: Mapping[str, str], quarantined: Sequence[Mapping[str, Any]]) -> None:
+    if not quarantine:
+        return
+    if quarantined:
+        listed = ", ".join(f"{row['test_id']} {row['outcome']}" for row in quarantined[:20])
+        more = f" and {len(quarantined) - 20} more" if len(quarantined) > 20 else ""
+        reporter.write_line(f"tooleval quarantine: {len(quarantined)} samples ran apart, in no "
+                            f"figure and not gated: {listed}{more}", yellow=True)
+    ran = {row["test_id"] for row in quarantined if int(row.get("repeat", 1)) == 1}  # original ids
+    unmatched = [test_id for test_id in quarantine if test_id not in ran]
+    if unmatched:
+        reporter.write_line(f"tooleval quarantine: {len(unmatched)} ids matched no sample of this run: "
+                            f"{', '.join(unmatched[:20])}", yellow=True)
+
+
+def interrupted_line(signal: str, run: Mapping[str, Any]) -> str:
+    """A run a signal stopped (`run`: the report's run block)."""
+    return (f"the run was interrupted ({signal}): {len(run['not_run'])} of the {run['collected']} "
+            "samples it collected did not run; the figures are of those that finished")
+
+
+def batch_line(not_run: int) -> str:
+    return (f"{not_run} samples were not run: their batch was still running when "
+            "--tooleval-batch-wait ran out (run again to collect it)")
+
+
+def cost_line(ceiling: float, spent_usd: float, not_run: int) -> str:
+    return (f"the cost ceiling --tooleval-max-cost {ceiling:g} was reached (estimated "
+            f"${spent_usd:.4f}): {not_run} samples were not run")

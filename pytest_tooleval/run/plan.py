@@ -115,6 +115,11 @@ class Run:
         """The helper models of the suites loaded in this run: no client for a role no collected test uses."""
         return tuple(role for name in self._suites for role in plugin(name).roles)
 
+    def role_models(self) -> dict[str, str | None]:
+        """Token-key prefix -> the model of that role ("" is the model under test), for pricing."""
+        return {"": self.settings.model, **{f"{role.name}_": self.settings.get(role.model_key)
+                                            for role in self.helper_roles()}}
+
 
 def _size_key(case: Case) -> tuple[str, str, str, str]:
     return case.suite, case.language, case.category, variant_of(case)

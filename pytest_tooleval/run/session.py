@@ -21,22 +21,23 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import NOT_ASKED, NotAsked
 from ..models.access import ModelAccess, access_kind
-from ..models.meter import SAMPLE_REPLIES, SERVED_FROM_CACHE, SampleReplies, asked_tokens
+from ..models.batch_round import BatchRound
+from ..models.meter import SAMPLE_REPLIES, SERVED_FROM_CACHE, SampleReplies
 from ..outcome import SampleResult
-from ..report.summary import row_cost
 from ..settings.options import Settings
 from ..suites.base import Skipped
+from .budget import CostBudget
 from .engine import Engine
 from .plan import Run
 from .repeats import REPEAT, original, repeat_of
 from .storage import STORAGE_ERRORS, StorageLog
+from .tally import RequestTally
 
 if TYPE_CHECKING:
     from ..answers import AnswerSource
     from ..answers.board import RunBoard
     from ..answers.hub import Hub
-    from ..hooks.progress import Progress, ProgressLine
-    from ..models.batch import BatchSummary
+    from ..answers.pool import Pool
 
 
 HUB_FIRST_ROUND_S = 2.0  # the longest the workers' start waits for the hub's first requests
@@ -58,21 +59,16 @@ class ToolevalSession:
         self._board: RunBoard | None = None
         self._board_path: Path | None = None  # decided on first use (answers/board.py, run_folder)
         self._frozen = False
-        self._progress: ProgressLine | None = None
         self._probe_failed = False
         self.storage = StorageLog()  # what this process's cache and board failed to keep (storage.py)
-        self._merged_adaptations: dict[str, dict[str, str]] = {}  # the workers' (distributed.py)
-        self._merged_requests: dict[str, int] = {}  # the workers' requests and retries
-        self.spent_usd = 0.0  # --tooleval-max-cost: the estimated cost of the answers this process asked for
-        self.not_run_for_cost = 0  # samples not started once the ceiling was reached
+        self.tally = RequestTally(self.backends)  # requests, retries, refused parameters, the workers' too
+        self.budget = CostBudget(self.settings.max_cost, self.settings.prices, self.run.role_models)
         self.endpoint_profile: dict[str, dict[str, Any]] | None = None  # what the probe found, by role
         # the parametrize ids this run collected (the controller's view; with xdist, suite placeholders too):
         # the report names the samples among them that never ran
         self.collected_test_ids: list[str] | None = None
         self.say: Callable[[str], None] = lambda line: print(line, file=sys.stderr)  # the terminal's, once known
-        self.batch_summary: BatchSummary | None = None  # what --tooleval-batch did (models/batch.py)
-        self._batched: dict[str, tuple[str, list[str]]] = {}  # test id -> its batched role and request keys
-        self.not_run_for_batch = 0  # samples whose batch was still running when --tooleval-batch-wait ran out
+        self.batch = BatchRound(self.run, lambda line: self.say(line))  # --tooleval-batch (models/batch_round.py)
 
     @property
     def settings(self) -> Settings:
@@ -119,7 +115,7 @@ class ToolevalSession:
             return
         _ = self.access  # a bad model setting (a replay file that is not there) stops the run here, once
         self.probe()
-        self.send_batch(cases)
+        self.batch.send(cases, self.access, self.engine)
         if not self.works_ahead:
             return
         from ..answers.pool import MemoryLedger, Pool, PoolSource
@@ -149,63 +145,6 @@ class ToolevalSession:
         finally:
             breaker.on_trip = notify
 
-    def send_batch(self, cases: list[Any]) -> None:
-        """--tooleval-batch: the requests the suites' `batched_role` names go out in one batch per role, and
-        this waits for them (models/batch.py); the tests then find the answers in the cache. Once per process."""
-        access = self.access
-        if not access.batch or self.batch_summary is not None:
-            return
-        from ..suites import plugin
-
-        by_role: dict[str, list[Any]] = {}
-        for case in cases:
-            role = getattr(plugin(case.suite), "batched_role", lambda case: None)(original(case))
-            if role in access.batch:
-                by_role.setdefault(role, []).append(case)
-        self.batch_summary = self.engine.run(self._batch(access, by_role))
-
-    async def _batch(self, access: ModelAccess, by_role: dict[str, list[Any]]) -> BatchSummary:
-        """Answer each case with its batched role collecting: the model's request is recorded at once; a helper
-        role's comes at the end of an episode the other roles play out as usual (and cache), so those episodes
-        run side by side, as many at a time as --tooleval-concurrency allows."""
-        import asyncio
-
-        from ..models.batch import COLLECTING, BatchSummary, Collection, Deferred
-
-        wanted: dict[str, dict[str, dict[str, Any]]] = {}  # role -> the requests collected for it
-        slots = asyncio.Semaphore(max(1, self.settings.concurrency))
-
-        async def collect(case: Any, role: str) -> None:
-            async with slots:
-                # only this case's batched role collects: in a run with ACEBench and ToolAlpaca the model is
-                # collected for the one and plays the episodes of the other
-                collection = Collection(frozenset({role}), wanted)
-                token = COLLECTING.set(collection)
-                repeat = REPEAT.set(repeat_of(case))
-                try:
-                    await self.run.suite(case.suite).answer(original(case), access)
-                except Deferred:
-                    pass  # its request is collected
-                except Exception:  # whatever went wrong happens again in its test, which reports it
-                    pass
-                finally:
-                    REPEAT.reset(repeat)
-                    COLLECTING.reset(token)
-                    if collection.keys:
-                        self._batched[case.test_id] = (role, collection.keys)
-
-        helpers = [(case, role) for role, cases in by_role.items() if role != "model" for case in cases]
-        if helpers:
-            self.say(f"tooleval batch: playing {len(helpers)} episodes to collect their "
-                     f"{', '.join(sorted(role for role in by_role if role != 'model'))} requests")
-        for case in by_role.get("model", []):
-            await collect(case, "model")  # at once: the first request is the one collected
-        await asyncio.gather(*(collect(case, role) for case, role in helpers))
-        lanes = access.batch or {}
-        summaries = await asyncio.gather(*(lanes[role].run(wanted.get(role, {}))
-                                           for role in sorted(by_role)))
-        return summaries[0] if len(summaries) == 1 else BatchSummary.combined(summaries)
-
     def _own_pool(self) -> Any:
         """A worker answering samples the hub did not: claimed on the board, one at a time as tests ask."""
         from ..answers.pool import Pool, PoolSource
@@ -232,33 +171,10 @@ class ToolevalSession:
                                          tool_answers=answer.tool_answers)
         return result
 
-    def batched_prefixes(self) -> dict[str, str]:
-        """Test id -> the token-key prefix of the role whose request the Batch API answered ("" for the model,
-        "judge_" for the judge), for the cost estimate (report/summary.py row_cost)."""
-        lanes = (self._access.batch if self._access is not None else None) or {}
-        return {test_id: "" if role == "model" else f"{role}_"
-                for test_id, (role, keys) in self._batched.items()
-                if role in lanes and all(key in lanes[role].answers for key in keys)}
-
-    def _still_in_a_batch(self, case: Any) -> str | None:
-        """The batch still running this case's request (--tooleval-batch-wait ran out), or None."""
-        batched = self._batched.get(case.test_id)
-        if batched is None or self._access is None or not self._access.batch:
-            return None
-        role, keys = batched
-        pending = self._access.batch[role].pending
-        return next((pending[key] for key in keys if key in pending), None)
-
     async def _answer(self, case: Any) -> Any:  # Answer | Skipped
-        if (batch_id := self._still_in_a_batch(case)) is not None:
-            self.not_run_for_batch += 1
-            return Skipped(f"not run: its request is in {batch_id}, still running when --tooleval-batch-wait ran "
-                           "out: run again to collect the batch and score it")
-        ceiling = self.settings.max_cost
-        if ceiling is not None and self.spent_usd >= ceiling:  # started samples finish; no new one starts
-            self.not_run_for_cost += 1
-            return Skipped(f"not run: the cost ceiling --tooleval-max-cost {ceiling:g} was reached "
-                           f"(estimated ${self.spent_usd:.4f})")
+        not_run = self.batch.still_running(case) or self.budget.refusal()
+        if not_run is not None:
+            return not_run
         # the suite answers the case itself; its requests know which repeat they are (repeats.py)
         replies = SampleReplies()
         token, served, ended = REPEAT.set(repeat_of(case)), SERVED_FROM_CACHE.set({}), SAMPLE_REPLIES.set(replies)
@@ -277,94 +193,22 @@ class ToolevalSession:
             answer = dataclasses.replace(answer, cached_tokens=cached)
         answer = dataclasses.replace(answer, finish_reason=replies.finish_reason(), cut=replies.cut(),
                                      tool_answers=replies.tool_answers())
-        if ceiling is not None:  # what an earlier run paid for (the cache served it) costs this run nothing
-            self.spent_usd += row_cost(asked_tokens(answer.tokens, cached), self.role_models(),
-                                       self.settings.prices) or 0.0
+        self.budget.spend(answer.tokens, cached)
         return answer
 
-    def role_models(self) -> dict[str, str | None]:
-        """Token-key prefix -> the model of that role ("" is the model under test), for pricing."""
-        return {"": self.settings.model, **{f"{role.name}_": self.settings.get(role.model_key)
-                                            for role in self.run.helper_roles()}}
-
-    def show_progress(self, write: Callable[[str], None], *, tty: bool, interval_s: float,
-                      close: Callable[[], None] = lambda: None, **rows: Callable[..., Any]) -> None:
-        """A live status line of the answering pool (progress.py), if this process answers ahead; `rows`: how a
-        log's line keeps out of pytest's rows of dots (ProgressLine's row_state and broke_row)."""
-        from ..answers.pool import Pool, PoolSource
-        from ..hooks.progress import ProgressLine
-
-        def pool() -> Pool | None:
-            if isinstance(self._source, PoolSource):
-                return self._source.pool
-            return None if self.hub is None else self.hub.pool
-
-        if self._progress is not None or (pool() is None and self.hub is None):
-            close()
-            return
-        started = time.monotonic()
-
-        def snapshot() -> Progress:
-            current = pool()
-            if current is None:
-                return Progress(0, 0, 0, 0, 0, 0, time.monotonic() - started)
-            backends, limits = self._backends(), self.concurrency
-            return dataclasses.replace(
-                current.progress(time.monotonic() - started),
-                requests=sum(backend.in_flight() for backend in backends),
-                timeouts=sum(backend.timed_out for backend in backends),
-                # the first model's (the one under test): its limit, and why it last came down
-                limit=limits[0]["limit"] if limits else None,
-                limit_reason=limits[0]["cuts"][-1]["reason"] if limits and limits[0]["cuts"] else None)
-
-        self._progress = ProgressLine(snapshot, write, tty=tty, interval_s=interval_s, close=close, **rows)
-        self._progress.start()
-
-    @property
-    def progress_line(self) -> ProgressLine | None:
-        return self._progress
-
-    def stop_progress(self) -> None:
-        if self._progress is not None:
-            self._progress.stop()
-
-    @property
-    def adaptations(self) -> dict[str, dict[str, str]]:
-        """Sampling parameters the run's models refused, by endpoint, merged from every process."""
-        merged = dict(self._merged_adaptations)
-        if self._engine is not None:  # what this process's backends learned (models/openai_compat.py)
-            merged.update({backend.label: dict(backend.adaptations) for backend in self._backends()
-                           if backend.adaptations})
-        return merged
-
-    @property
-    def request_counts(self) -> dict[str, int]:
-        """HTTP requests sent and retried by this process's backends (the probe's included), plus the workers'."""
-        counts = dict(self._merged_requests)
-        if self._engine is not None:
-            backends = self._backends()
-            counts["requests"] = counts.get("requests", 0) + sum(backend.sent for backend in backends)
-            counts["retries"] = counts.get("retries", 0) + sum(backend.retried for backend in backends)
-            counts["timeouts"] = counts.get("timeouts", 0) + sum(backend.timed_out for backend in backends)
-        return counts
-
-    def _backends(self) -> list[Any]:
+    def backends(self) -> list[Any] | None:
+        """This process's HTTP backends, one per endpoint (None before it has an engine)."""
         if self._engine is None:
-            return []
+            return None
         return list({id(probe.backend): probe.backend for probe in self._engine.probes}.values())
 
-    @property
-    def concurrency(self) -> list[dict[str, Any]]:
-        """How each endpoint's in-flight limit moved in this process (the one that asks: alone, or the hub)."""
-        return [moved for backend in self._backends() if (moved := backend.concurrency()) is not None]
+    def answering_pool(self) -> Pool | None:
+        """The pool answering ahead in this process (its own, or the hub's), if any."""
+        from ..answers.pool import PoolSource
 
-    def merge_requests(self, counts: dict[str, int]) -> None:
-        for key, value in counts.items():
-            self._merged_requests[key] = self._merged_requests.get(key, 0) + int(value)
-
-    def merge_adaptations(self, adaptations: dict[str, dict[str, str]]) -> None:
-        for where, changes in adaptations.items():
-            self._merged_adaptations.setdefault(where, {}).update(changes)
+        if isinstance(self._source, PoolSource):
+            return self._source.pool
+        return None if self.hub is None else self.hub.pool
 
     def flush_storage(self) -> list[dict[str, Any]]:
         """Finish the cache's queued writes; what this process's storage failed to keep (storage.py)."""
@@ -401,7 +245,7 @@ class ToolevalSession:
         # before the hub asks anything (a failure is one line and exit status 4), and after the suites of these
         # tests are loaded: their helper roles are part of the access the probe builds
         self.probe()
-        self.send_batch(cases)
+        self.batch.send(cases, self.access, self.engine)
         self.hub.start(self.run.schedule(cases), self.run.loaded_cases(), self._answer, self.engine,
                        lambda: self.access)
 
@@ -415,7 +259,7 @@ class ToolevalSession:
         pool = hub.pool
         first_round = min(hub.slots, len(pool.cases))
         while time.monotonic() < deadline:
-            in_flight = sum(backend.in_flight() for backend in self._backends())
+            in_flight = sum(backend.in_flight() for backend in self.backends() or [])
             if len(pool.finished) + in_flight >= first_round:
                 return
             time.sleep(0.005)
@@ -479,7 +323,6 @@ class ToolevalSession:
         self._frozen = True
 
     def close(self) -> None:
-        self.stop_progress()
         if self.hub is not None:
             self.hub.close(self.engine)
         if self._source is not None:

@@ -14,7 +14,8 @@ import pytest
 from benchmark_modules import benchmark_source
 from fake_openai import FakeOpenAI
 from mini_acebench import CATEGORIES, RIGHT, UNVERIFIED, write_mini_acebench
-from pytest_tooleval.hooks.progress import Progress, ProgressLine, render
+from pytest_tooleval.answers.progress import Progress, render
+from pytest_tooleval.hooks.progress import ProgressLine
 
 
 def test_the_line_says_how_far_the_run_is() -> None:
