@@ -174,10 +174,10 @@ class BatchLane:
         self.role = role
         self.name = backend.name
         self.cache = cache
-        self.ledger = folder / LEDGER
         self.poll_s = max(poll_s, POLL_FLOOR_S)
         self.fallback = fallback
         self.say: Callable[[str], None] = lambda line: say(backend.redact(line))
+        self.ledger = _Ledger(folder / LEDGER, self.cache_identity, self.say)
         self.wait_s = wait_s  # how long the run waits for its batches (None: until they end)
         self.answers: dict[str, Reply] = {}  # this run's batch answers, by key
         self._uncached: dict[str, Reply] = {}  # those the response cache does not hold (an empty one), served here
@@ -221,7 +221,7 @@ class BatchLane:
         summary = BatchSummary(fallback=self.fallback)
         if not wanted:
             return summary
-        async with self._submitting():  # what the ledger holds and what is submitted, one run at a time
+        async with self.ledger.submitting():  # what the ledger holds and what is submitted, one run at a time
             pending, first = await self._resumable(wanted, summary)
             covered = set().union(*pending.values()) if pending else set()
             summary.resumed = len(covered & wanted.keys())
@@ -257,7 +257,7 @@ class BatchLane:
         deleted) when there is none; an entry whose batch the endpoint does not know is dropped."""
         pending: dict[str, set[str]] = {}
         first: dict[str, dict[str, Any]] = {}
-        for entry in self._ledger_entries():
+        for entry in self.ledger.entries():
             if not entry.keys & wanted.keys():
                 continue
             batch_id = entry.batch_id
@@ -266,14 +266,14 @@ class BatchLane:
                 found = await self._find_created(entry.input_file_id, entry.created)
                 if found is None:
                     deleted = await self._delete_file(entry.input_file_id)
-                    self._unlink(entry.path)
+                    _unlink(entry.path)
                     self.say(f"tooleval batch: an earlier run stopped while creating a batch from "
                              f"{entry.input_file_id}, and {self.backend.endpoint} holds none made from it: this run "
                              f"submits its {len(entry.keys & wanted.keys())} requests again{deleted}")
                     continue
                 batch_id = str(found["id"])
-                self._remember(batch_id, entry.keys)
-                self._unlink(entry.path)
+                self.ledger.remember(batch_id, entry.keys)
+                _unlink(entry.path)
                 self.say(f"tooleval batch: found {batch_id}, created from {entry.input_file_id} by an earlier run "
                          "that stopped before the endpoint's answer came")
             if batch_id in pending:
@@ -282,7 +282,7 @@ class BatchLane:
             try:
                 first[batch_id] = await self._poll(batch_id)
             except _Unknown as exc:
-                self._forget(batch_id)
+                self.ledger.forget(batch_id)
                 summary.dropped += 1
                 self.say(f"tooleval batch: {batch_id}, submitted by an earlier run, is unknown to "
                          f"{self.backend.endpoint} ({exc}): dropped from the ledger; this run submits its "
@@ -304,12 +304,12 @@ class BatchLane:
             raise self._stop("upload the requests", exc, "nothing was submitted (or drop --tooleval-batch)") from None
         since = time.time()
         try:
-            creating = self._write_entry(f"creating-{_safe(file_id)}.json", {
+            creating = self.ledger.write_entry(f"creating-{_safe(file_id)}.json", {
                 "state": "creating", "input_file_id": file_id, "keys": sorted(bodies), "created": since})
         except OSError as exc:
             deleted = await self._delete_file(file_id)
-            raise ToolevalUsageError(f"tooleval batch: cannot write the ledger {self.ledger} ({exc}): nothing was "
-                                     f"submitted{deleted}") from None
+            raise ToolevalUsageError(f"tooleval batch: cannot write the ledger {self.ledger.folder} ({exc}): nothing "
+                                     f"was submitted{deleted}") from None
         create = functools.partial(client.batches.with_raw_response.create, input_file_id=file_id, endpoint=ENDPOINT,
                                    completion_window=WINDOW, metadata={"created_by": "pytest-tooleval"})
 
@@ -324,7 +324,7 @@ class BatchLane:
                 raise self._stop("create the batch", exc, _UNSURE.format(file=file_id)) from None
             # the endpoint said no: no batch exists, and neither the upload nor its ledger entry is kept
             deleted = await self._delete_file(file_id)
-            self._unlink(creating)
+            _unlink(creating)
             if isinstance(exc, _NoBatchApi):
                 raise _NoBatchApi(f"{exc}{deleted}") from None
             raise self._stop("create the batch", exc,
@@ -332,8 +332,8 @@ class BatchLane:
         except _Invalid as exc:  # a 200 that is no batch: one may have been made
             raise self._stop("create the batch", exc, _UNSURE.format(file=file_id)) from None
         batch_id = str(batch["id"])
-        self._remember(batch_id, bodies)  # before anything else can fail: a rerun then resumes it
-        self._unlink(creating)
+        self.ledger.remember(batch_id, bodies)  # before anything else can fail: a rerun then resumes it
+        _unlink(creating)
         self.say(f"tooleval batch: submitted {batch_id} ({len(bodies)} requests, window {WINDOW}); a run stopped now "
                  "picks it up when started again")
         return batch_id
@@ -385,7 +385,7 @@ class BatchLane:
                 try:
                     batch = await self._poll(batch_id)
                 except _Unknown as exc:
-                    self._forget(batch_id)
+                    self.ledger.forget(batch_id)
                     raise ToolevalUsageError(self.backend.redact(
                         f"tooleval batch: {batch_id} is unknown to {self.backend.endpoint} ({exc}): dropped from the "
                         "ledger; a rerun submits its requests again")) from None
@@ -422,7 +422,7 @@ class BatchLane:
             self._failed(key, reason, summary)
         if self.cache is not None:
             self.cache.flush()  # on disk before the ledger forgets the batch (and before the workers read it)
-        self._forget(batch_id)
+        self.ledger.forget(batch_id)
 
     def _read_results(self, files: list[tuple[str, bytes]], keys: set[str], summary: BatchSummary) -> set[str]:
         """Keep the answers of a batch's output and error files, reading only the entries of `keys` (the
@@ -544,19 +544,27 @@ class BatchLane:
             return f" (deleting the uploaded {file_id} failed too: {exc})"
         return f", and the uploaded {file_id} was deleted"
 
-    # -- the ledger: a file per submitted batch, until its answers are kept -------------------------------
+
+class _Ledger:
+    """A file per batch submitted (or being created) and not yet collected, in `<cache>/batches/`, and the lock
+    that lets one run at a time submit from a cache folder (see the module's docstring)."""
+
+    def __init__(self, folder: Path, identity: Callable[[], dict[str, str]], say: Callable[[str], None]) -> None:
+        self.folder = folder
+        self.identity = identity  # the model and endpoint the entries belong to: its lane's cache identity
+        self.say = say
 
     @contextlib.asynccontextmanager
-    async def _submitting(self) -> AsyncIterator[None]:
+    async def submitting(self) -> AsyncIterator[None]:
         """The ledger's lock, held while this lane reads the ledger and submits: a run (or role) sharing the
         cache folder waits, then finds the batch this one made."""
         try:
-            self.ledger.mkdir(parents=True, exist_ok=True)
-            handle = open(self.ledger / LOCK, "a+b")  # noqa: SIM115 - closed below, which lets the lock go
+            self.folder.mkdir(parents=True, exist_ok=True)
+            handle = open(self.folder / LOCK, "a+b")  # noqa: SIM115 - closed below, which lets the lock go
         except OSError as exc:
-            raise ToolevalUsageError(f"tooleval batch: cannot use the ledger {self.ledger} ({exc}): point "
+            raise ToolevalUsageError(f"tooleval batch: cannot use the ledger {self.folder} ({exc}): point "
                                      "--tooleval-cache-dir at a folder this run can write") from None
-        mine = str(self.ledger.resolve())
+        mine = str(self.folder.resolve())
         try:
             told = False
             while fcntl is not None:
@@ -566,7 +574,7 @@ class BatchLane:
                 except OSError:
                     if not told and mine not in _SUBMITTING:
                         self.say(f"tooleval batch: another run is submitting a batch from this cache folder; "
-                                 f"waiting for it to finish ({self.ledger / LOCK})")
+                                 f"waiting for it to finish ({self.folder / LOCK})")
                         told = True
                     await asyncio.sleep(POLL_FLOOR_S)
             _SUBMITTING.add(mine)
@@ -577,30 +585,30 @@ class BatchLane:
         finally:
             handle.close()
 
-    def _write_entry(self, name: str, content: dict[str, Any]) -> Path:
-        self.ledger.mkdir(parents=True, exist_ok=True)
-        target = self.ledger / name
+    def write_entry(self, name: str, content: dict[str, Any]) -> Path:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        target = self.folder / name
         temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-        temporary.write_text(json.dumps({**content, "identity": self.cache_identity()}), encoding="utf-8")
+        temporary.write_text(json.dumps({**content, "identity": self.identity()}), encoding="utf-8")
         os.replace(temporary, target)
         return target
 
-    def _remember(self, batch_id: str, bodies: Iterable[str]) -> None:
+    def remember(self, batch_id: str, bodies: Iterable[str]) -> None:
         try:
-            self._write_entry(f"{_safe(batch_id)}.json", {"state": "submitted", "batch_id": batch_id,
+            self.write_entry(f"{_safe(batch_id)}.json", {"state": "submitted", "batch_id": batch_id,
                                                           "keys": sorted(bodies), "created": time.time()})
         except OSError as exc:
-            raise ToolevalUsageError(f"tooleval batch: {batch_id} was created, but the ledger {self.ledger} cannot "
+            raise ToolevalUsageError(f"tooleval batch: {batch_id} was created, but the ledger {self.folder} cannot "
                                      f"hold it ({exc}): a rerun finds it by its file if the creating entry "
                                      "is there") from None
 
-    def _ledger_entries(self) -> list[_LedgerEntry]:
+    def entries(self) -> list[_LedgerEntry]:
         """The batches earlier runs submitted (or began to) to this model at this endpoint and did not collect."""
         found: list[_LedgerEntry] = []
-        for path in sorted(self.ledger.glob("*.json")) if self.ledger.is_dir() else []:
+        for path in sorted(self.folder.glob("*.json")) if self.folder.is_dir() else []:
             try:
                 entry = json.loads(path.read_text(encoding="utf-8"))
-                if entry["identity"] != self.cache_identity():
+                if entry["identity"] != self.identity():
                     continue
                 keys = frozenset(str(key) for key in entry["keys"])
                 if entry.get("state") == "creating":
@@ -613,13 +621,13 @@ class BatchLane:
                 continue  # a torn or foreign file: not a batch to wait for
         return found
 
-    def _forget(self, batch_id: str) -> None:
-        self._unlink(self.ledger / f"{_safe(batch_id)}.json")
+    def forget(self, batch_id: str) -> None:
+        _unlink(self.folder / f"{_safe(batch_id)}.json")
 
-    @staticmethod
-    def _unlink(path: Path) -> None:
-        with contextlib.suppress(OSError):
-            path.unlink()
+
+def _unlink(path: Path) -> None:
+    with contextlib.suppress(OSError):
+        path.unlink()
 
 
 _KEPT = "{batch} stays in the ledger, and a rerun resumes it (or drop --tooleval-batch)"
