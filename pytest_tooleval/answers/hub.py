@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -15,6 +16,8 @@ from ..run.engine import Engine
 from .board import RunBoard
 from .codec import sample_key
 from .pool import Compute, Pool
+
+FIRST_ROUND_S = 2.0  # the longest the workers' start waits for the hub's first requests
 
 
 class Hub:
@@ -60,6 +63,25 @@ class Hub:
     @property
     def pool(self) -> Pool | None:
         return self._pool
+
+    def wait_until_asking(self, in_flight: Callable[[], int], bound_s: float = FIRST_ROUND_S) -> None:
+        """Return once the first round of samples is on the wire (`in_flight`: the requests there now) or answered,
+        at most `bound_s`, so that it goes out before the workers start, which on a small machine take every core
+        for seconds."""
+        deadline = time.monotonic() + bound_s
+        if not self.started.wait(bound_s) or self._pool is None:
+            return
+        pool = self._pool
+        first_round = min(self.slots, len(pool.cases))
+        while time.monotonic() < deadline:
+            if len(pool.finished) + in_flight() >= first_round:
+                return
+            time.sleep(0.005)
+
+    @property
+    def backlog(self) -> int:
+        """The samples beyond the first round (0 when the hub does not ask)."""
+        return 0 if self._pool is None else max(0, len(self._pool.cases) - self.slots)
 
     def restrict(self, keys: set[str], engine: Engine) -> int:
         """Ask for no sample outside `keys` from now on; returns how many outside it were already started."""

@@ -49,8 +49,10 @@ class XdistHooks:
         if ids is not None:
             self._ahead = set(_test_ids(ids))
             self._start_hub(_test_ids(ids))
-            self.session.wait_until_asking()
-            if self.session.hub_backlog:
+            hub = self.session.hub
+            assert hub is not None  # prepared above
+            hub.wait_until_asking(lambda: sum(backend.in_flight() for backend in self.session.backends() or []))
+            if hub.backlog:
                 self._workers_to_space = len(specs) - 1
                 self._spacing_s = WORKER_START_CPU_S / _cores()
 
@@ -92,7 +94,7 @@ class XdistHooks:
 
         self.session.start_hub(test_ids)
         start_progress(self.config, self.session)
-        self.session.freeze_collected()  # as on the workers (plugin.py)
+        self.session.memory.freeze()  # as on the workers (plugin.py)
 
     def _check_ahead(self, node: Any, collected: list[str]) -> None:
         """The hub's list against what a worker collected: a sample no worker has is dropped before it is
@@ -101,10 +103,21 @@ class XdistHooks:
         assert self._ahead is not None
         if self._ahead == set(collected):
             return
-        asked = self.session.restrict_hub(collected)
+        asked = self._restrict_hub(collected)
         self.session.say(f"tooleval: warning: worker {node.gateway.id} collected other tests than the controller "
                          f"({len(collected)} against {len(self._ahead)}): the hub asks for the worker's only"
                          + (f"; {asked} sample(s) it had already asked for are not in the run" if asked else ""))
+
+    def _restrict_hub(self, test_ids: list[str]) -> int:
+        """The hub asks only for the samples of these tests from now on; returns how many it had already asked for
+        that are not among them."""
+        from ..answers.codec import sample_key
+
+        run, hub = self.session.run, self.session.hub
+        assert hub is not None  # only a hub's list is checked
+        cases = (run.case_for_test_id(test_id) for test_id in test_ids)
+        keep = {sample_key(case) for case in cases if case is not None}
+        return hub.restrict(keep, self.session.engine)
 
     @pytest.hookimpl
     def pytest_testnodedown(self, node: Any, error: Any) -> None:

@@ -39,7 +39,7 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
 def _thaw(config: pytest.Config) -> None:
     session = config.stash.get(SESSION_KEY, None)
     if session is not None and not hasattr(config, "workerinput"):  # a worker's process ends with its session
-        session.thaw()
+        session.memory.thaw()
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -92,7 +92,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 
         tooleval.stop_when_dead(lambda reason: setattr(session, "shouldstop", reason))  # -x-like, one line
         tooleval.start_answers(collected_cases(session.items))
-        tooleval.freeze_collected()
+        tooleval.memory.freeze()
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:

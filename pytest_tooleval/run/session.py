@@ -10,10 +10,8 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import gc
 import sys
 import threading
-import time
 import uuid
 from collections.abc import Callable
 from pathlib import Path
@@ -28,6 +26,7 @@ from ..settings.options import Settings
 from ..suites.base import Skipped
 from .budget import CostBudget
 from .engine import Engine
+from .memory import FrozenHeap
 from .plan import Run
 from .repeats import REPEAT, original, repeat_of
 from .storage import STORAGE_ERRORS, StorageLog
@@ -38,9 +37,6 @@ if TYPE_CHECKING:
     from ..answers.board import RunBoard
     from ..answers.hub import Hub
     from ..answers.pool import Pool
-
-
-HUB_FIRST_ROUND_S = 2.0  # the longest the workers' start waits for the hub's first requests
 
 
 class ToolevalSession:
@@ -58,7 +54,7 @@ class ToolevalSession:
         self._source: AnswerSource | None = None
         self._board: RunBoard | None = None
         self._board_path: Path | None = None  # decided on first use (answers/board.py, run_folder)
-        self._frozen = False
+        self.memory = FrozenHeap()  # the collected run, kept out of the garbage collector's walks
         self._probe_failed = False
         self.storage = StorageLog()  # what this process's cache and board failed to keep (storage.py)
         self.tally = RequestTally(self.backends)  # requests, retries, refused parameters, the workers' too
@@ -249,39 +245,6 @@ class ToolevalSession:
         self.hub.start(self.run.schedule(cases), self.run.loaded_cases(), self._answer, self.engine,
                        lambda: self.access)
 
-    def wait_until_asking(self, bound_s: float = HUB_FIRST_ROUND_S) -> None:
-        """Controller: return once the hub's first round of samples is on the wire or answered (at most `bound_s`),
-        so that it goes out before the workers start, which on a small machine take every core for seconds."""
-        hub = self.hub
-        deadline = time.monotonic() + bound_s
-        if hub is None or not hub.started.wait(bound_s) or hub.pool is None:
-            return
-        pool = hub.pool
-        first_round = min(hub.slots, len(pool.cases))
-        while time.monotonic() < deadline:
-            in_flight = sum(backend.in_flight() for backend in self.backends() or [])
-            if len(pool.finished) + in_flight >= first_round:
-                return
-            time.sleep(0.005)
-
-    @property
-    def hub_backlog(self) -> int:
-        """Controller: the hub's samples beyond its first round (0 when it does not ask)."""
-        if self.hub is None or self.hub.pool is None:
-            return 0
-        return max(0, len(self.hub.pool.cases) - self.hub.slots)
-
-    def restrict_hub(self, test_ids: list[str]) -> int:
-        """Controller: the hub asks only for the samples of these tests from now on; returns how many it had
-        already asked for that are not among them."""
-        if self.hub is None:
-            return 0
-        from ..answers.codec import sample_key
-
-        keep = {sample_key(case) for case in (self.run.case_for_test_id(test_id) for test_id in test_ids)
-                if case is not None}
-        return self.hub.restrict(keep, self.engine)
-
     @property
     def board_path(self) -> Path:
         """The run board's file (the rpm/tpm limits file beside it): in `<cache>/runs`, or in a temporary folder
@@ -314,14 +277,6 @@ class ToolevalSession:
                 with contextlib.suppress(OSError):  # never made (a cache folder that cannot be written, say)
                     Path(f"{path}{suffix}").unlink()
 
-    # -- the process's memory -----------------------------------------------------------------------------
-
-    def freeze_collected(self) -> None:
-        """The data and the collected tests live as long as the session: the garbage collector need not walk
-        them again on every full collection (given back by `thaw`)."""
-        gc.freeze()
-        self._frozen = True
-
     def close(self) -> None:
         if self.hub is not None:
             self.hub.close(self.engine)
@@ -331,10 +286,3 @@ class ToolevalSession:
             self._board.close()
         if self._engine is not None:
             self._engine.close()
-
-    def thaw(self) -> None:
-        """Give the frozen objects back to the garbage collector: pytest may run again in this process
-        (pytester, an embedding program). An xdist worker skips it: its process ends with the session."""
-        if self._frozen:
-            gc.unfreeze()
-            self._frozen = False

@@ -73,7 +73,9 @@ def test_a_sample_no_worker_collected_is_dropped_from_the_hubs_list(pytester: py
                                                                      data_root: Path) -> None:
     pytester.makeconftest(WORKERS_DESELECT)
     pytester.makepyfile(test_acebench=benchmark_source("acebench"))
-    with FakeOpenAI(default="[get_weather(city='Paris')]", latency_s=0.2) as server:
+    # 1 s an answer: the hub's 50 samples outlast the workers' start even on a busy machine (0.2 s did not, beside
+    # three CPU hogs)
+    with FakeOpenAI(default="[get_weather(city='Paris')]", latency_s=1.0) as server:
         result = pytester.runpytest_subprocess(*run_args(data_root, server, pytester.path), "-k", "special_incomplete",
                                                "--tooleval-concurrency=1", timeout=300)
     result.assert_outcomes(failed=2)
