@@ -78,7 +78,7 @@ def test_the_published_schema_is_the_option_table_and_takes_the_readme_example()
                              check=True).stdout
     assert json.loads(printed) == published
     jsonschema.Draft7Validator.check_schema(published)
-    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+    readme = (Path(__file__).parents[2] / "docs" / "options.md").read_text(encoding="utf-8")
     example = re.search(r"```yaml\n(model: gpt-4o\n.*?)```", readme, re.DOTALL)
     assert example is not None
     jsonschema.validate(yaml.safe_load(example.group(1)), published)

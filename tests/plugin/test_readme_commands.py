@@ -21,23 +21,25 @@ import yaml
 
 REPO = Path(__file__).resolve().parents[2]
 README = REPO / "README.md"
+CI_PAGE = REPO / "docs" / "ci.md"  # the gating commands and the worked workflow
 #: the oracle over every en sample at the default revision, 56dd66c (e6db74b: 954 passed, 69 failed). Each of
 #: the 21 failures and 692 passes whose output the official verdict set holds as written agrees with its verdict
 ORACLE_EN_LINE = "acebench: 1023/1023 scored, 994 passed, 29 failed, 0 errors"
 HANG_GUARD_S = 900  # installs from the index and full oracle runs on a busy 2-core machine; a hang is far longer
 
 
-def section(heading: str) -> str:
-    text = README.read_text(encoding="utf-8")
+def section(heading: str, page: Path = README) -> str:
+    text = page.read_text(encoding="utf-8")
     start = text.index(heading)
     end = text.find("\n## ", start + len(heading))
     return text[start:] if end < 0 else text[start:end]
 
 
-def bash_commands(heading: str) -> list[str]:
-    """The `pytest ...` / `pip ...` commands of the bash blocks of one README section, continuation lines joined."""
+def bash_commands(heading: str, page: Path = README) -> list[str]:
+    """The `pytest ...` / `pip ...` commands of the bash blocks of one section (of the README unless `page` says
+    otherwise), continuation lines joined."""
     commands = []
-    for block in re.findall(r"```bash\n(.*?)```", section(heading), re.DOTALL):
+    for block in re.findall(r"```bash\n(.*?)```", section(heading, page), re.DOTALL):
         for line in block.replace("\\\n", " ").splitlines():
             line = line.split("  #")[0].strip()
             if line and not line.startswith("#"):
@@ -128,7 +130,7 @@ def test_the_first_command_runs_without_the_test_extra(clone: tuple[Path, Path],
 def test_the_ci_gating_commands_pass_on_a_right_model(clone: tuple[Path, Path], tmp_path: Path) -> None:
     copy, venv = clone
     pip_install(venv, "-e", str(copy))
-    gating = [command for command in bash_commands("## CI gating") if command.startswith("pytest ")]
+    gating = [command for command in bash_commands("## CI gating", CI_PAGE) if command.startswith("pytest ")]
     first, against = gating[0], next(command for command in gating if "--tooleval-baseline" in command)
     env = newcomer_env(tmp_path, venv)
     done = run(as_oracle(first), copy, env)
@@ -201,7 +203,7 @@ def test_a_run_of_your_own_cases_from_an_empty_folder_prints_no_warning(wheel_ve
 
 def test_the_worked_workflow_runs_as_written(wheel_venv: Path, tmp_path: Path) -> None:
     """Its evaluate step, as bash runs it on a runner: no baseline yet, no quarantine file in the repository."""
-    steps = yaml.safe_load(re.search(r"```yaml\n(.*?)```", section("### A worked GitHub Actions workflow"),
+    steps = yaml.safe_load(re.search(r"```yaml\n(.*?)```", section("### A worked GitHub Actions workflow", CI_PAGE),
                                      re.DOTALL).group(1))["jobs"]["tooleval"]["steps"]  # type: ignore[union-attr]
     script = next(step["run"] for step in steps if step.get("name") == "Evaluate and gate")
     script = as_oracle(script.replace('"${{ inputs.model }}"', "oracle"))

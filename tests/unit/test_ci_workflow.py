@@ -1,4 +1,4 @@
-"""The README's GitHub Actions workflow: it parses, its steps are complete, and every option it passes is real."""
+"""The GitHub Actions workflows of docs/ci.md: it parses, its steps are complete, and every option it passes is real."""
 
 from __future__ import annotations
 
@@ -9,11 +9,11 @@ import yaml
 
 from pytest_tooleval.settings.options import all_options
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+README = Path(__file__).resolve().parents[2] / "docs" / "ci.md"
 
 
 def yaml_block(heading: str) -> dict[str, object]:
-    """The first yaml block of the README's section `heading`, parsed."""
+    """The first yaml block of the section `heading` of docs/ci.md, parsed."""
     text = README.read_text(encoding="utf-8")
     section = text[text.index(heading):]
     block = re.search(r"```yaml\n(.*?)```", section, re.DOTALL)
