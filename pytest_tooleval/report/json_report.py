@@ -1,4 +1,4 @@
-"""The JSON report: fingerprint, summary and one object per sample (schema documented in the README)."""
+"""The JSON report: fingerprint, summary and one object per sample (its schema: docs/reports.md)."""
 
 from __future__ import annotations
 

@@ -35,7 +35,7 @@ LISTED = 10  # samples named in a line before "and N more"
 
 @dataclass(frozen=True)
 class GateOptions:
-    """The gate of the merged run: the plugin's options of the same names (README, "The release gate")."""
+    """The gate of the merged run: the plugin's options of the same names (docs/ci.md#ci-gating)."""
 
     fail_under: Mapping[str, float]
     max_error_rate: float

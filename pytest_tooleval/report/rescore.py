@@ -33,14 +33,14 @@ if TYPE_CHECKING:
     from ..run.engine import Engine
     from ..settings.options import Settings
 
-#: exit statuses of the command (README, "Rescoring a baseline")
+#: exit statuses of the command (docs/ci.md#rescoring-a-baseline-of-another-acebench-revision)
 RESCORED, NOT_FAITHFUL, REFUSED = 0, 1, 2
 LISTED = 50  # flipped samples printed before "and N more" (the report's rescore block lists them all)
 
 
 @dataclass(frozen=True)
 class RescoreOptions:
-    """What the command was asked (README, "Rescoring a baseline").
+    """What the command was asked (docs/ci.md#rescoring-a-baseline-of-another-acebench-revision).
 
     Attributes:
         revisions: suite -> the revision to rescore it to (`--acebench-revision`).

@@ -1,4 +1,4 @@
-"""What one process of a run holds: the run (run.py), the engine, the model access and the answer source.
+"""What one process of a run holds: the run (plan.py), the engine, the model access and the answer source.
 
 Which source answers depends on the process's role: a single process answers its samples ahead of its tests
 in memory (answers/pool.py) or, for the oracle, replay and `--tooleval-concurrency 0`, when each test runs

@@ -161,7 +161,7 @@ def _check_folder(folder: Path, wanted: Revision, record_folder: Path | None) ->
     """None when `folder` holds `wanted`'s pinned files, else one line saying what it holds and what to do.
 
     Once per process and folder; each file's sha256 is computed once and remembered by its size and mtime
-    (filehashes.py), so after a first run this is a stat of each file."""
+    (data/hashes.py), so after a first run this is a stat of each file."""
     paths = sorted({path for known in REVISIONS for path in known.files})
     hashed = sha256_of([folder / path for path in paths], record_folder)
     digests = {path: hashed[folder / path] for path in paths}
