@@ -13,7 +13,7 @@ import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 import pytest
 from pydantic import BaseModel, ConfigDict, create_model
@@ -332,6 +332,26 @@ class Settings(BaseModel):
             text = "set" if option.secret else _show(value)
             shown.append(f"{option.name}={text} ({source})")
         return "tooleval: " + ", ".join(shown)
+
+
+_S = TypeVar("_S", bound="SuiteSettings")
+
+
+class SuiteSettings(BaseModel):
+    """A suite's own options, typed: a subclass declares one field per row of the suite's `options` table (the
+    option's attribute name, its parsed value's type, no default: the table's applies) and the suite names it
+    as its `options_model` (suites/base.py). A suite without options names this class itself.
+
+    Read one with `AceBenchSettings.of(settings).language`: mypy checks the field's name and type.
+    """
+
+    # built on first use, not at import: the suites declare theirs at start-up, in every xdist worker too
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
+
+    @classmethod
+    def of(cls: type[_S], settings: Settings) -> _S:
+        """The suite's options as this run resolved them (the values of `settings`' own fields)."""
+        return cls.model_validate({name: getattr(settings, name) for name in cls.model_fields})
 
 
 def paths_after_a_space(args: Sequence[str]) -> list[tuple[str, str]]:
