@@ -33,6 +33,7 @@ from ..transport import PROPERTY, error_payload, row_key, row_key_or_none
 
 if TYPE_CHECKING:
     from ..report.compare import Comparison
+    from ..settings.options import Settings
 
 
 class Controller:
@@ -428,7 +429,8 @@ class Controller:
         from ..report.json_report import fingerprint
         from ..suites import plugin
 
-        assert self.baseline is not None and self.summary is not None
+        path = self.session.settings.baseline  # what self.baseline was read from
+        assert self.baseline is not None and self.summary is not None and path is not None
         members = {name: suite_members(plugin(name)) for name in self.summary.suites}
         current = json.loads(json.dumps({**fingerprint(self.session.settings, list(self.summary.suites)),
                                          "endpoint_adaptations": self.session.adaptations}, default=str))
@@ -438,7 +440,7 @@ class Controller:
         baseline = {**self.baseline, "samples": [
             row for row in self.baseline.get("samples") or [] if isinstance(row, dict)
             and (key := row_key_or_none(row)) is not None and key[:4] not in left_out]}
-        return compare(rows, baseline, self.session.settings.baseline, current, members)
+        return compare(rows, baseline, path, current, members)
 
     def _show(self, terminalreporter: Any) -> None:
         stopped = self.session.stopped_because
@@ -527,7 +529,7 @@ INTERRUPTING = (signal.SIGINT, signal.SIGTERM)  # what a user's Ctrl-C and a CI 
 THINK_HINT_SHARE = 0.1  # answers beginning with a think block, from which the summary names the strip option
 
 
-def check_batch(settings: Any) -> None:
+def check_batch(settings: Settings) -> None:
     """--tooleval-batch with what it cannot work with: one line, before anything is asked."""
     if access_kind(settings) != "chat":
         raise ToolevalUsageError("--tooleval-batch sends a live model's requests through its Batch API: it has no "

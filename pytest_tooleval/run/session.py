@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import NOT_ASKED, NotAsked
-from ..models.access import ModelAccess, access_kind
+from ..models.access import ModelAccess, access_kind, role_option
 from ..models.meter import SAMPLE_REPLIES, SERVED_FROM_CACHE, SampleReplies, asked_tokens
 from ..outcome import SampleResult
 from ..report.summary import row_cost
@@ -284,7 +284,7 @@ class ToolevalSession:
 
     def role_models(self) -> dict[str, str | None]:
         """Token-key prefix -> the model of that role ("" is the model under test), for pricing."""
-        return {"": self.settings.model, **{f"{role.name}_": self.settings.get(role.model_key)
+        return {"": self.settings.model, **{f"{role.name}_": role_option(role, self.settings, "model", str)
                                             for role in self.run.helper_roles()}}
 
     def show_progress(self, write: Callable[[str], None], *, tty: bool, interval_s: float,

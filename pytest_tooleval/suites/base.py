@@ -87,7 +87,8 @@ class Role:
     def model_key(self) -> str:
         return self.option.replace("-", "_") + "_model"
 
-    def setting(self, settings: Settings, field: str) -> Any:
+    def setting(self, settings: Settings, field: str) -> object:
+        # named at run time, so no type checker can follow it: the caller narrows it (models/access.py role_option)
         return settings.get(f"{self.option.replace('-', '_')}_{field}")
 
 
