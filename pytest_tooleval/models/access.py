@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from .base import Reply
 from .replay import ReplayStore
@@ -61,5 +61,7 @@ def role_option(role: Role, settings: Settings, field: str, kind: type[_T]) -> _
     value = role.setting(settings, field)
     if value is None or isinstance(value, kind):
         return value
+    if kind is float and isinstance(value, int) and not isinstance(value, bool):  # a default written as 0
+        return cast("_T", value)
     raise TypeError(f"--tooleval-{role.option}-{field.replace('_', '-')}: {value!r} is not a {kind.__name__}: "
                     "the suite declares the option with another parser")
