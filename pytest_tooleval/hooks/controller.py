@@ -40,6 +40,7 @@ from .progress import start_progress, stop_progress
 
 if TYPE_CHECKING:
     from ..report.compare import Comparison
+    from ..settings.options import Settings
 
 
 class Controller:
@@ -403,7 +404,8 @@ class Controller:
         from ..report.json_report import fingerprint
         from ..suites import plugin
 
-        assert self.baseline is not None and self.summary is not None
+        path = self.session.settings.baseline  # what self.baseline was read from
+        assert self.baseline is not None and self.summary is not None and path is not None
         members = {name: suite_members(plugin(name)) for name in self.summary.suites}
         current = json.loads(json.dumps({**fingerprint(self.session.settings, list(self.summary.suites)),
                                          "endpoint_adaptations": self.session.tally.adaptations}, default=str))
@@ -413,7 +415,7 @@ class Controller:
         baseline = {**self.baseline, "samples": [
             row for row in self.baseline.get("samples") or [] if isinstance(row, dict)
             and (key := row_key_or_none(row)) is not None and key[:4] not in left_out]}
-        return compare(rows, baseline, self.session.settings.baseline, current, members)
+        return compare(rows, baseline, path, current, members)
 
     def _shown(self) -> RunShown:
         """What the tooleval summary on the terminal shows (report/terminal.py)."""
@@ -433,8 +435,8 @@ class Controller:
         (the gate names the last: the signal outranks the ceiling, which outranks the batch)."""
         budget, batch = self.session.budget, self.session.batch
         return [line for line in (batch_line(batch.not_run) if batch.not_run else None,
-                                  cost_line(self.session.settings.max_cost, budget.spent_usd, budget.not_run)
-                                  if budget.not_run else None,
+                                  cost_line(budget.ceiling, budget.spent_usd, budget.not_run)
+                                  if budget.not_run and budget.ceiling is not None else None,
                                   None if self.interrupted is None else interrupted_line(self.interrupted,
                                                                                          self._run_block()))
                 if line is not None]
@@ -443,7 +445,7 @@ class Controller:
 INTERRUPTING = (signal.SIGINT, signal.SIGTERM)  # what a user's Ctrl-C and a CI time limit send
 
 
-def check_batch(settings: Any) -> None:
+def check_batch(settings: Settings) -> None:
     """--tooleval-batch with what it cannot work with: one line, before anything is asked."""
     if access_kind(settings) != "chat":
         raise ToolevalUsageError("--tooleval-batch sends a live model's requests through its Batch API: it has no "

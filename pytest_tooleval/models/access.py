@@ -4,10 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from .base import Reply
 from .replay import ReplayStore
+
+if TYPE_CHECKING:
+    from ..settings.options import Settings
+    from ..suites.base import Role
+
+_T = TypeVar("_T")
 
 # messages -> Reply; sampling parameters are bound when the function is built. A live chat function also
 # takes keyword overrides for one call: max_tokens (instead of the run's), stop (a tuple of strings), and
@@ -42,7 +48,20 @@ class ModelAccess:
         return self.roles.get("user")
 
 
-def access_kind(settings: Any) -> str:
+def access_kind(settings: Settings) -> str:
     """The ModelAccess.kind a run's settings give, without building it (no client is imported)."""
     model = settings.model or ""
     return "oracle" if model == "oracle" else "replay" if model.startswith("replay:") else "chat"
+
+
+def role_option(role: Role, settings: Settings, field: str, kind: type[_T]) -> _T | None:
+    """`--tooleval-<role>-<field>` (`field` "model", "base_url", ...) as a `kind`, or None: unset, or not an option
+    the role's suite declares. A role's options are named at run time (`Role.setting`), so mypy cannot check
+    them: this checks the value instead."""
+    value = role.setting(settings, field)
+    if value is None or isinstance(value, kind):
+        return value
+    if kind is float and isinstance(value, int) and not isinstance(value, bool):  # a default written as 0
+        return cast("_T", value)
+    raise TypeError(f"--tooleval-{role.option}-{field.replace('_', '-')}: {value!r} is not a {kind.__name__}: "
+                    "the suite declares the option with another parser")

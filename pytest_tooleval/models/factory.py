@@ -13,7 +13,7 @@ from ..run.engine import Engine
 from ..settings.options import Settings
 from ..suites.base import Role
 from ..text import split_think_block
-from .access import ChatFn, ModelAccess, access_kind
+from .access import ChatFn, ModelAccess, access_kind, role_option
 from .base import REPEAT, ChatRequest, Reply
 from .breaker import STOPPED
 from .meter import note_reply, note_served_from_cache
@@ -32,12 +32,12 @@ def build_access(settings: Settings, cache_dir: Path, engine: Engine, board_path
     formats (suites/base.py); `probe_tools`: a suite offers the model `tools`, so its probe offers one too;
     `say` writes the batch lane's lines (--tooleval-batch); `cache_only`: live models answer from the response
     cache alone, a request it does not hold is an error and never sent (`python -m pytest_tooleval rescore`)."""
-    model: str = settings.model
+    model = settings.model or ""  # as access_kind reads it (a run without a model builds no access)
     kind = access_kind(settings)
     if kind == "oracle":
         return ModelAccess("oracle")
     # the response cache is opened for live models only: a replay's helper roles (a judge) may be live
-    asks = kind == "chat" or any(settings.get(role.model_key) for role in roles)
+    asks = kind == "chat" or any(role_option(role, settings, "model", str) for role in roles)
     live = _Live(settings, engine, _response_cache(settings, cache_dir, engine) if asks else None, cache_only)
     if kind == "replay":
         # helper roles stay live: a replayed ToolAlpaca episode is judged again by the judge model
@@ -188,20 +188,20 @@ class _Live:
         settings = self.settings
         functions = {}
         for role in roles:
-            model = settings.get(role.model_key)
+            model = role_option(role, settings, "model", str)
             if not model:
                 continue
-            base_url = role.setting(settings, "base_url")
+            base_url = role_option(role, settings, "base_url", str)
             sends = dict(role.sends)
-            effort = role.setting(settings, "reasoning_effort")  # --tooleval-<role>-reasoning-effort
+            effort = role_option(role, settings, "reasoning_effort", str)  # --tooleval-<role>-reasoning-effort
             if effort:
                 sends["reasoning_effort"] = effort
             functions[role.name] = self.chat(
                 model,
                 base_url or settings.base_url,
-                role.setting(settings, "api_key") or settings.api_key,
-                role.setting(settings, "temperature"),
-                role.setting(settings, "max_tokens"),
+                role_option(role, settings, "api_key", str) or settings.api_key,
+                role_option(role, settings, "temperature", float),
+                role_option(role, settings, "max_tokens", int),
                 limiter if not base_url else None,  # the limits are the agent endpoint's
                 top_p=sends.pop("top_p", settings.top_p),
                 extra=sends,

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import Counter
 
 from ..errors import ToolevalUsageError
+from ..models.access import role_option
 from ..models.replay import ReplayReader
 from ..settings.options import Settings
 from ..suites import plugin, registered, suite_for_test_id
@@ -117,7 +118,7 @@ class Run:
 
     def role_models(self) -> dict[str, str | None]:
         """Token-key prefix -> the model of that role ("" is the model under test), for pricing."""
-        return {"": self.settings.model, **{f"{role.name}_": self.settings.get(role.model_key)
+        return {"": self.settings.model, **{f"{role.name}_": role_option(role, self.settings, "model", str)
                                             for role in self.helper_roles()}}
 
 

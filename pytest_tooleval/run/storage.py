@@ -19,7 +19,10 @@ import tempfile
 import threading
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..settings.options import Settings
 
 STORAGE_ERRORS = (OSError, sqlite3.Error)
 
@@ -117,7 +120,7 @@ def unwritable(folder: Path, room: int = PROBE_BYTES) -> str | None:
     return None
 
 
-def check_cache_dir(settings: Any) -> None:
+def check_cache_dir(settings: Settings) -> None:
     """What a run must write to its cache folder, checked before anything is asked: one line and exit status 4
     when it cannot. Only --tooleval-batch must: its ledger of submitted batches (so a killed run resumes them
     instead of paying twice) and its answers, which the run reads back from the response cache. Everything

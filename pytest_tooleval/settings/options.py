@@ -13,7 +13,7 @@ import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal, TypeVar
 
 import pytest
 from pydantic import BaseModel, ConfigDict, create_model
@@ -284,24 +284,73 @@ class Settings(BaseModel):
     """The effective configuration of one run: one typed, frozen field per option of the table (the core
     options and every registered suite's), validated by pydantic; `sources` tells where each value came from.
 
-    The model class is generated from the options table (`settings_model`); build one with `build_settings`.
+    The core options are declared here, each as its parsed value's type, so mypy checks every read; their
+    defaults, parsing, help and names stay the table's (CORE_OPTIONS), and a test keeps the two the same set of
+    the same types. A suite's options are fields too, added by `settings_model`, and read through the suite's
+    typed `options_model` (`AceBenchSettings.of(settings).language`). Build one with `build_settings`.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     sources: dict[str, str]
 
-    if TYPE_CHECKING:  # the option fields are generated: each reads as its parsed value
-
-        def __getattr__(self, name: str) -> Any: ...
+    model: str | None
+    base_url: str | None
+    api_key: str | None
+    temperature: float
+    top_p: float | None
+    max_tokens: int | None
+    sampling: Literal["plugin", "upstream"]
+    reasoning: Literal["keep", "strip"]
+    reasoning_effort: Literal["minimal", "low", "medium", "high"] | None
+    timeout: float
+    max_retries: int
+    concurrency: int
+    slow_start: Literal["auto", "on", "off"]
+    rpm: int | None
+    tpm: int | None
+    data_dir: str | None
+    cache_dir: str | None
+    offline: bool
+    no_cache: bool
+    no_probe: bool
+    scorer: Literal["official", "fixed"]
+    report: str | None
+    fail_under: dict[str, float]
+    no_progress: bool
+    progress_interval: float
+    max_error_rate: float
+    markdown: str | None
+    prices: dict[str, tuple[float, float]]
+    max_cost: float | None
+    batch: bool
+    batch_poll: float
+    batch_wait: float | None
+    batch_fallback: Literal["ask", "error"]
+    html: str | None
+    shard: str | None
+    sample: float | None
+    seed: int
+    repeats: int
+    quarantine: str | None
+    baseline: str | None
+    max_regression: dict[str, float]
+    alpha: float
+    strict_baseline: bool
 
     @property
-    def values(self) -> dict[str, Any]:
+    def values(self) -> dict[str, object]:
         """Every option's value by attribute name (`user_model`)."""
         return {name: getattr(self, name) for name in type(self).model_fields if name != "sources"}
 
-    def get(self, name: str, default: Any = None) -> Any:
-        """A value by its attribute name (`user_model`), or `default` when no option of that name exists."""
+    def get(self, name: str, default: object = None) -> object:
+        """A value by an attribute name computed at run time, or `default` when no option has that name.
+
+        Only for the helper roles (`Role.setting`, suites/base.py): their option names (`<role>_model`,
+        `<role>_base_url`, ...) are made from each suite's `roles`, so no type checker can follow them, and the
+        value is an `object` the caller narrows. Every other read is an attribute mypy checks: a core option
+        here, a suite's through its `options_model`.
+        """
         return getattr(self, name) if name in type(self).model_fields and name != "sources" else default
 
     def explicit(self, option: str) -> bool:
@@ -311,9 +360,9 @@ class Settings(BaseModel):
     @property
     def cache_path(self) -> Path:
         """The folder of downloads, the response cache and the run boards."""
-        return Path(self.get("cache_dir") or DEFAULT_CACHE_DIR).expanduser()
+        return Path(self.cache_dir or DEFAULT_CACHE_DIR).expanduser()
 
-    def replace(self, **changes: Any) -> Settings:
+    def replace(self, **changes: object) -> Settings:
         return self.model_copy(update=changes)
 
     def secrets_on_command_line(self) -> list[str]:
@@ -328,10 +377,30 @@ class Settings(BaseModel):
             source = self.sources[option.name]
             if source == "default" and option.name not in ("model", "scorer", "language", "acebench-revision"):
                 continue
-            value = self.get(option.name.replace("-", "_"))
+            value = getattr(self, option.name.replace("-", "_"))
             text = "set" if option.secret else _show(value)
             shown.append(f"{option.name}={text} ({source})")
         return "tooleval: " + ", ".join(shown)
+
+
+_S = TypeVar("_S", bound="SuiteSettings")
+
+
+class SuiteSettings(BaseModel):
+    """A suite's own options, typed: a subclass declares one field per row of the suite's `options` table (the
+    option's attribute name, its parsed value's type, no default: the table's applies) and the suite names it
+    as its `options_model` (suites/base.py). A suite without options names this class itself.
+
+    Read one with `AceBenchSettings.of(settings).language`: mypy checks the field's name and type.
+    """
+
+    # built on first use, not at import: the suites declare theirs at start-up, in every xdist worker too
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
+
+    @classmethod
+    def of(cls: type[_S], settings: Settings) -> _S:
+        """The suite's options as this run resolved them (the values of `settings`' own fields)."""
+        return cls.model_validate({name: getattr(settings, name) for name in cls.model_fields})
 
 
 def paths_after_a_space(args: Sequence[str]) -> list[tuple[str, str]]:
@@ -374,7 +443,7 @@ def _value_type(option: Option) -> Any:
     return kind | None if option.default is None else kind
 
 
-def _show(value: Any) -> str:
+def _show(value: object) -> str:
     if isinstance(value, str) and "://" in value:
         return safe_url(value)  # a password in an endpoint URL (https://user:password@host) is a secret too
     if isinstance(value, tuple):

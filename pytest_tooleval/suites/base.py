@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from ..models.access import ModelAccess
     from ..outcome import Answer, SampleResult
     from ..report.summary import SuiteSummary
-    from ..settings.options import Option, Settings
+    from ..settings.options import Option, Settings, SuiteSettings
 
 ENTRY_POINT_GROUP = "pytest_tooleval.suites"
 
@@ -87,7 +87,8 @@ class Role:
     def model_key(self) -> str:
         return self.option.replace("-", "_") + "_model"
 
-    def setting(self, settings: Settings, field: str) -> Any:
+    def setting(self, settings: Settings, field: str) -> object:
+        # named at run time, so no type checker can follow it: the caller narrows it (models/access.py role_option)
         return settings.get(f"{self.option.replace('-', '_')}_{field}")
 
 
@@ -112,6 +113,8 @@ class SuitePlugin(Protocol):
         name: the suite name (`@pytest.mark.tooleval(name)`, report keys, the gate namespace `<name>.<figure>`).
         markers: marker name -> description, registered at start-up; every case's marks come from here.
         options: the suite's own options (shown in `--help` in the tooleval group, with env and ini twins).
+        options_model: the same options typed, one field each (settings/options.py SuiteSettings); the suite
+            reads them as `MySettings.of(settings).my_option`.
         roles: its helper models; a chat function is built for a role only when this suite is in the run.
         mark_profiles: the mark sets its cases can carry, so `-m` can rule the suite out unloaded.
         id_prefixes: every test id of the suite starts with one of these (the xdist controller maps the ids
@@ -121,6 +124,7 @@ class SuitePlugin(Protocol):
     name: str
     markers: Mapping[str, str]
     options: Sequence[Option]
+    options_model: type[SuiteSettings]
     roles: Sequence[Role]
     mark_profiles: Sequence[frozenset[str]]
     id_prefixes: Sequence[str]

@@ -13,7 +13,7 @@ from typing import Any
 from pytest_tooleval.models.access import ModelAccess
 from pytest_tooleval.outcome import Answer, SampleError, SampleResult
 from pytest_tooleval.report.summary import SuiteSummary, Table, outcome_counts
-from pytest_tooleval.settings.options import Option, Settings, parse_bool
+from pytest_tooleval.settings.options import Option, Settings, SuiteSettings, parse_bool
 from pytest_tooleval.suites.base import Skipped
 from pytest_tooleval.verdict import Verdict
 
@@ -80,10 +80,17 @@ class EchoSuite:
         return SampleResult(verdict, answer.output, answer.latency_s, answer.tokens)
 
 
+class EchoSettings(SuiteSettings):
+    """The suite's options, typed: one field per row of `EchoPlugin.options`."""
+
+    toyecho_shout: bool
+
+
 class EchoPlugin:
     name = "toyecho"
     markers = {"toyecho": "a toyecho sample", "toyecho_short": "a short word", "toyecho_long": "a long word"}
     options = (Option("toyecho-shout", "toyecho: expect the word in capitals", False, parse_bool, flag=True),)
+    options_model = EchoSettings
     roles = ()
     mark_profiles = (frozenset({"toyecho", "toyecho_short"}), frozenset({"toyecho", "toyecho_long"}))
     id_prefixes = ("toyecho-",)
@@ -92,7 +99,7 @@ class EchoPlugin:
         return None
 
     def load(self, settings: Settings) -> EchoSuite:
-        return EchoSuite(bool(settings.toyecho_shout))
+        return EchoSuite(EchoSettings.of(settings).toyecho_shout)
 
     def summarize(self, rows: list[dict[str, Any]]) -> SuiteSummary:
         figures: dict[str, float] = {}
@@ -111,7 +118,8 @@ class EchoPlugin:
 
     def fingerprint(self, settings: Settings) -> dict[str, Any]:
         words = ",".join(word for group in WORDS.values() for word in group)
-        return {"words_sha256": hashlib.sha256(words.encode()).hexdigest(), "shout": bool(settings.toyecho_shout)}
+        shout = EchoSettings.of(settings).toyecho_shout
+        return {"words_sha256": hashlib.sha256(words.encode()).hexdigest(), "shout": shout}
 
     def priority(self, case: Any) -> int:
         return 1

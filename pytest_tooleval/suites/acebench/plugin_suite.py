@@ -6,11 +6,12 @@ import json
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from ...settings.options import (
     Option,
     Settings,
+    SuiteSettings,
     choice,
     parse_bool,
     parse_float,
@@ -49,12 +50,33 @@ OPTIONS = (
            "as ACEBench's API runner does) or data (the sample's language)", "upstream", choice("upstream", "data")),
 )
 
+
+
+class AceBenchSettings(SuiteSettings):
+    """OPTIONS, typed (settings/options.py): `AceBenchSettings.of(settings).language`."""
+
+    acebench_revision: str
+    data_unverified: bool
+    language: Literal["en", "zh", "all"]
+    categories: tuple[str, ...]
+    user_model: str | None
+    user_base_url: str | None
+    user_api_key: str | None
+    user_temperature: float
+    user_max_tokens: int
+    user_reasoning_effort: Literal["minimal", "low", "medium", "high"] | None
+    mode: Literal["prompt", "fc", "both"]
+    max_dialog_turns: int
+    agent_step_prompts: Literal["upstream", "data"]
+
+
 LANGUAGES = ("en", "zh")
 FAMILIES = ("normal", "special", "agent")
 
 
 def languages(settings: Settings) -> tuple[str, ...]:
-    return LANGUAGES if settings.language == "all" else (settings.language,)
+    language = AceBenchSettings.of(settings).language
+    return LANGUAGES if language == "all" else (language,)
 
 
 class AceBenchPlugin:
@@ -69,6 +91,7 @@ class AceBenchPlugin:
         "zh": "a Chinese sample",
     }
     options: tuple[Option, ...] = OPTIONS
+    options_model = AceBenchSettings
     roles = (Role("user", "user"),)  # plays the user in agent_multi_turn
     mark_profiles = tuple(frozenset({"acebench", family, language}) for family in FAMILIES for language in LANGUAGES)
     id_prefixes = tuple(f"{language}-" for language in LANGUAGES)
@@ -80,19 +103,20 @@ class AceBenchPlugin:
         from . import data
         from .suite import AceBenchSuite
 
-        folder = data.locate(settings.data_dir, settings.cache_path, settings.offline, settings.acebench_revision,
-                             unverified=settings.data_unverified)
-        return AceBenchSuite(folder.root, languages(settings), settings.categories, revision=folder.revision,
+        own = AceBenchSettings.of(settings)
+        folder = data.locate(settings.data_dir, settings.cache_path, settings.offline, own.acebench_revision,
+                             unverified=own.data_unverified)
+        return AceBenchSuite(folder.root, languages(settings), own.categories, revision=folder.revision,
                              data_verified=folder.verified,
-                             max_dialog_turns=settings.max_dialog_turns, step_prompts=settings.agent_step_prompts,
-                             sampling=model_sampling(settings), mode=settings.mode)
+                             max_dialog_turns=own.max_dialog_turns, step_prompts=own.agent_step_prompts,
+                             sampling=model_sampling(settings), mode=own.mode)
 
     def revision_of(self, block: Mapping[str, Any] | None, settings: Settings | None = None) -> str:
         """The revision a report's fingerprint block names, or this run's (block None). A report from before
         revisions were named was made against e6db74b, the only one pinned then."""
         if block is None:
             assert settings is not None
-            return str(settings.acebench_revision)
+            return AceBenchSettings.of(settings).acebench_revision
         return str(block.get("revision") or REVISIONS[0].name)
 
     def rescore(self, rows: list[dict[str, Any]], block: Mapping[str, Any], target: str,
@@ -114,22 +138,23 @@ class AceBenchPlugin:
         from ...errors import DataError, ToolevalUsageError
         from . import data
 
+        own = AceBenchSettings.of(settings)
         try:
-            root: Path | None = data.locate(settings.data_dir, settings.cache_path, True, settings.acebench_revision,
-                                            unverified=settings.data_unverified).root
+            root: Path | None = data.locate(settings.data_dir, settings.cache_path, True, own.acebench_revision,
+                                            unverified=own.data_unverified).root
         except (ToolevalUsageError, DataError):
             root = None
         return {
-            "revision": settings.acebench_revision,
-            "data_verified": not settings.data_unverified,
-            "language": settings.language,
-            "categories": list(settings.categories),
+            "revision": own.acebench_revision,
+            "data_verified": not own.data_unverified,
+            "language": own.language,
+            "categories": list(own.categories),
             # fc is not the leaderboard's protocol: its figures are named <language>.fc.<figure>
-            "mode": settings.mode,
-            "max_dialog_turns": settings.max_dialog_turns,
-            "agent_step_prompts": settings.agent_step_prompts,
+            "mode": own.mode,
+            "max_dialog_turns": own.max_dialog_turns,
+            "agent_step_prompts": own.agent_step_prompts,
             "model_sampling": model_sampling(settings),
-            "user_model": settings.user_model,
+            "user_model": own.user_model,
             "data_manifest_sha256": None if root is None else manifest_sha256(root),
         }
 
@@ -149,8 +174,9 @@ class AceBenchPlugin:
         """Every figure a run of these languages and categories can give (summary.py names them)."""
         from .categories import ALL_CATEGORIES, GROUPS
 
-        categories = settings.categories or ALL_CATEGORIES
-        protocols = {"prompt": ("",), "fc": ("fc.",), "both": ("", "fc.")}[settings.mode]
+        own = AceBenchSettings.of(settings)
+        categories = own.categories or ALL_CATEGORIES
+        protocols = {"prompt": ("",), "fc": ("fc.",), "both": ("", "fc.")}[own.mode]
         names = [f"{language}.{protocol}{name}" for language in languages(settings) for protocol in protocols
                  for name in (*categories, *(group.lower() for group in GROUPS), "overall")]
         if settings.repeats > 1:  # report/repeated.py
@@ -163,12 +189,13 @@ class AceBenchPlugin:
                    if language not in languages(settings) and re.search(rf"\b{language}\b", markexpr)]
         if not missing:
             return None
-        return (f"-m {markexpr!r} names {', '.join(missing)}, but --tooleval-language {settings.language} loaded "
+        language = AceBenchSettings.of(settings).language
+        return (f"-m {markexpr!r} names {', '.join(missing)}, but --tooleval-language {language} loaded "
                 f"only {', '.join(languages(settings))} samples: add --tooleval-language all")
 
     def asks_with_tools(self, settings: Settings) -> bool:
         """--tooleval-mode fc or both: the model is offered the functions as `tools` (the probe checks it can)."""
-        return bool(settings.mode != "prompt")
+        return AceBenchSettings.of(settings).mode != "prompt"
 
     def units(self, rows: list[dict[str, Any]]) -> list[Unit]:
         """The units of the category figures, for comparing runs (report/compare.py): a sample, or a dialogue of

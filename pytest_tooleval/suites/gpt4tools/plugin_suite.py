@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
-from ...settings.options import Option, Settings, choice, parse_bool
+from ...settings.options import Option, Settings, SuiteSettings, choice, parse_bool
 
 if TYPE_CHECKING:
     from ...report.summary import SuiteSummary
@@ -21,6 +21,15 @@ OPTIONS = (
            "len(instruction) characters, as upstream's evaluate), no (as evaluate_gpt) or auto (cut when the "
            "output begins with the instruction)", "auto", choice("auto", "yes", "no")),
 )
+
+
+class GPT4ToolsSettings(SuiteSettings):
+    """OPTIONS, typed (settings/options.py): `GPT4ToolsSettings.of(settings).gpt4tools_path`."""
+
+    gpt4tools_path: str | None
+    gpt4tools_stop: bool
+    gpt4tools_prompt_in_output: Literal["auto", "yes", "no"]
+
 
 MAX_NEW_TOKENS = 512  # eval/inference.py: GenerationConfig(max_new_tokens=512)
 STOP = ("Observation:",)  # the labelled variant of --tooleval-gpt4tools-stop (toolalpaca-gpt4tools §6.4.2)
@@ -48,18 +57,24 @@ class GPT4ToolsPlugin:
         "en": "an English sample",
     }
     options: tuple[Option, ...] = OPTIONS
+    options_model = GPT4ToolsSettings
     roles = ()
     mark_profiles = tuple(frozenset({"gpt4tools", f"gpt4tools_{kind}", "en"}) for kind in ("tool", "no_tool"))
     id_prefixes = ("gpt4tools-",)
 
     def unavailable(self, settings: Settings) -> str | None:
-        return None if settings.gpt4tools_path else WHERE_TO_GET
+        return None if GPT4ToolsSettings.of(settings).gpt4tools_path else WHERE_TO_GET
 
     def load(self, settings: Settings) -> GPT4ToolsSuite:
         from .suite import GPT4ToolsSuite, load_test_set
 
-        return GPT4ToolsSuite(load_test_set(settings.gpt4tools_path), max_tokens=max_tokens(settings),
-                              stop=bool(settings.gpt4tools_stop), prompt_in_output=settings.gpt4tools_prompt_in_output)
+        own = GPT4ToolsSettings.of(settings)
+        if not own.gpt4tools_path:  # unavailable() says so first: the suite is not loaded without the file
+            from ...errors import DataError
+
+            raise DataError(WHERE_TO_GET)
+        return GPT4ToolsSuite(load_test_set(own.gpt4tools_path), max_tokens=max_tokens(settings),
+                              stop=own.gpt4tools_stop, prompt_in_output=own.gpt4tools_prompt_in_output)
 
     def replay_rows(self, path: Path, document: Any) -> list[dict[str, Any]] | None:
         """Upstream's prediction files and chunk folders (see suite.recorded_rows)."""
@@ -74,9 +89,10 @@ class GPT4ToolsPlugin:
 
     def fingerprint(self, settings: Settings) -> dict[str, Any] | None:
         """What changes a GPT4Tools score besides the model: the test-set file and the request parameters."""
-        if not settings.gpt4tools_path:
+        own = GPT4ToolsSettings.of(settings)
+        if not own.gpt4tools_path:
             return None
-        path = Path(settings.gpt4tools_path).expanduser()
+        path = Path(own.gpt4tools_path).expanduser()
         try:
             sha256: str | None = hashlib.sha256(path.read_bytes()).hexdigest()
         except OSError:
@@ -86,8 +102,8 @@ class GPT4ToolsPlugin:
             "test_file_sha256": sha256,
             "prompt": "the raw instruction as one user message",
             "max_tokens": max_tokens(settings),
-            "stop": list(STOP) if settings.gpt4tools_stop else None,
-            "prompt_in_output": settings.gpt4tools_prompt_in_output,
+            "stop": list(STOP) if own.gpt4tools_stop else None,
+            "prompt_in_output": own.gpt4tools_prompt_in_output,
         }
 
     def figure_names(self, settings: Settings) -> list[str]:

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from ...models.access import access_kind
-from ...settings.options import Option, Settings, choice, parse_bool, parse_float, reasoning_effort_option
+from ...settings.options import Option, SuiteSettings, choice, parse_bool, parse_float, reasoning_effort_option
 from ..base import Role
 
 if TYPE_CHECKING:
     from ...report.summary import SuiteSummary
+    from ...settings.options import Settings
     from .runner import ToolAlpacaRunner
 
 OPTIONS = (
@@ -37,6 +38,29 @@ OPTIONS = (
     reasoning_effort_option("judge"),
 )
 
+
+class ToolAlpacaSettings(SuiteSettings):
+    """OPTIONS, typed (settings/options.py): `ToolAlpacaSettings.of(settings).toolalpaca_subset`."""
+
+    toolalpaca_subset: Literal["simulated", "real", "all"]
+    toolalpaca_real: bool
+    simulator_model: str | None
+    simulator_base_url: str | None
+    simulator_api_key: str | None
+    simulator_temperature: float
+    simulator_reasoning_effort: Literal["minimal", "low", "medium", "high"] | None
+    toolalpaca_user_model: str | None
+    toolalpaca_user_base_url: str | None
+    toolalpaca_user_api_key: str | None
+    toolalpaca_user_temperature: float
+    toolalpaca_user_reasoning_effort: Literal["minimal", "low", "medium", "high"] | None
+    judge_model: str
+    judge_base_url: str | None
+    judge_api_key: str | None
+    judge_temperature: float
+    judge_reasoning_effort: Literal["minimal", "low", "medium", "high"] | None
+
+
 SUBSETS = ("simulated", "real")
 SUBSET_FILES = {"simulated": "data/eval_simulated.json", "real": "data/eval_real.json"}
 NOT_CONFIGURED = (
@@ -57,6 +81,7 @@ class ToolAlpacaPlugin:
         "real": "a ToolAlpaca instruction on a real API (needs --tooleval-toolalpaca-real)",
     }
     options: tuple[Option, ...] = OPTIONS
+    options_model = ToolAlpacaSettings
     # the simulator plays the simulated APIs; the user answers getDetails and retrievalDataFromFile; the judge
     # ToolAlpaca quirk: its helper calls send top_p=1 and n=1 explicitly, which matters on endpoints whose
     # defaults differ (vLLM uses the model's generation config) (toolalpaca-gpt4tools §2.6)
@@ -71,7 +96,8 @@ class ToolAlpacaPlugin:
         kind = access_kind(settings)
         if kind == "oracle":
             return NO_ORACLE
-        if kind != "replay" and not settings.simulator_model and not settings.toolalpaca_user_model:
+        own = ToolAlpacaSettings.of(settings)
+        if kind != "replay" and not own.simulator_model and not own.toolalpaca_user_model:
             return NOT_CONFIGURED
         return _missing_data(settings)
 
@@ -79,9 +105,8 @@ class ToolAlpacaPlugin:
         from . import data
         from .runner import RunSetup, ToolAlpacaRunner
 
-        subsets = SUBSETS if settings.toolalpaca_subset == "all" else (settings.toolalpaca_subset,)
         root = data.locate(settings.data_dir, settings.cache_path, settings.offline)
-        return ToolAlpacaRunner(root, subsets, RunSetup.from_settings(settings))
+        return ToolAlpacaRunner(root, subsets(settings), RunSetup.from_settings(settings))
 
     def summarize(self, rows: list[dict[str, Any]]) -> SuiteSummary:
         from .summary import summarize_toolalpaca
@@ -93,7 +118,8 @@ class ToolAlpacaPlugin:
         from .runner import RunSetup
 
         setup = RunSetup.from_settings(settings)
-        return {"subset": settings.toolalpaca_subset, "setup": setup.label, "deviations": list(setup.deviations),
+        subset = ToolAlpacaSettings.of(settings).toolalpaca_subset
+        return {"subset": subset, "setup": setup.label, "deviations": list(setup.deviations),
                 "real_apis": setup.real_enabled}
 
     def replay_rows(self, path: Path, document: Any) -> list[dict[str, Any]] | None:
@@ -112,9 +138,9 @@ class ToolAlpacaPlugin:
         from .data import UNDOCUMENTED_GOLD
         from .scoring import DOCUMENTED_SUFFIX
 
-        subsets = SUBSETS if settings.toolalpaca_subset == "all" else (settings.toolalpaca_subset,)
+        chosen = subsets(settings)
         flagged = {key[0] for key in UNDOCUMENTED_GOLD}  # subsets with a view without undocumented gold calls
-        views = [*subsets, *(subset + DOCUMENTED_SUFFIX for subset in subsets if subset in flagged)]
+        views = [*chosen, *(subset + DOCUMENTED_SUFFIX for subset in chosen if subset in flagged)]
         return [f"{view}.{rate}" for view in views for rate in ("procedure", "response", "overall")]
 
     def priority(self, case: Any) -> int:
@@ -124,6 +150,12 @@ class ToolAlpacaPlugin:
         """--tooleval-batch: the judge is asked once, after the episode, which the agent and the simulator play
         out as usual (their answers cached, so the test replays the same episode and finds the judgement)."""
         return "judge"
+
+
+def subsets(settings: Settings) -> tuple[str, ...]:
+    """The subsets --tooleval-toolalpaca-subset runs."""
+    subset = ToolAlpacaSettings.of(settings).toolalpaca_subset
+    return SUBSETS if subset == "all" else (subset,)
 
 
 def _missing_data(settings: Settings) -> str | None:

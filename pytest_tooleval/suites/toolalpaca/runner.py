@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...models.access import ModelAccess, access_kind
 from ...models.meter import Meter, role_tokens
@@ -30,12 +30,15 @@ from .agent import (
 from .episode import Episode
 from .judge import JUDGE_MODEL, JUDGE_TEMPERATURE, Judgement
 from .parser import STOP_SEQUENCES
-from .plugin_suite import NO_ORACLE, NOT_CONFIGURED
+from .plugin_suite import NO_ORACLE, NOT_CONFIGURED, ToolAlpacaSettings
 from .prompts import MissingPromptError, agent_tools
 from .real_http import RealHttp
 from .scoring import verdict
 from .simulator import SIMULATOR_MODEL, SIMULATOR_TEMPERATURE
 from .suite import ToolAlpacaSuite
+
+if TYPE_CHECKING:
+    from ...settings.options import Settings
 
 __all__ = ["RunSetup", "ToolAlpacaRunner"]
 
@@ -62,7 +65,7 @@ class RunSetup:
     """The models and knobs of a run that change ToolAlpaca scores, and how they differ from upstream's.
 
     Attributes:
-        agent_max_tokens: max_tokens of each agent request (upstream: 1024 new tokens).
+        agent_max_tokens: max_tokens of each agent request (upstream: 1024 new tokens; None: no limit sent).
         real_enabled: real-API samples may send HTTP requests (--tooleval-toolalpaca-real).
         fix_paths: insert the missing leading slash of a route (--tooleval-scorer fixed; the Fruityvice bug).
         http_timeout: seconds a real API request may take.
@@ -70,7 +73,7 @@ class RunSetup:
         deviations: what differs from the published protocol; empty for an upstream-compatible run.
     """
 
-    agent_max_tokens: int = AGENT_MAX_NEW_TOKENS
+    agent_max_tokens: int | None = AGENT_MAX_NEW_TOKENS
     real_enabled: bool = False
     fix_paths: bool = False
     http_timeout: float = 120.0
@@ -78,16 +81,18 @@ class RunSetup:
     deviations: tuple[str, ...] = ()
 
     @classmethod
-    def from_settings(cls, settings: Any) -> RunSetup:
+    def from_settings(cls, settings: Settings) -> RunSetup:
+        own = ToolAlpacaSettings.of(settings)
         explicit = settings.explicit("max-tokens")  # the run's default (1200) is ACEBench's
         max_tokens = settings.max_tokens if explicit else AGENT_MAX_NEW_TOKENS
         live = access_kind(settings) != "replay"
-        roles = [("judge", settings.judge_model, settings.judge_temperature, JUDGE_MODEL, JUDGE_TEMPERATURE)]
+        roles: list[tuple[str, str | None, float, str, float]] = [
+            ("judge", own.judge_model, own.judge_temperature, JUDGE_MODEL, JUDGE_TEMPERATURE)]
         if live:
             roles += [
-                ("simulator", settings.simulator_model, settings.simulator_temperature, SIMULATOR_MODEL,
+                ("simulator", own.simulator_model, own.simulator_temperature, SIMULATOR_MODEL,
                  SIMULATOR_TEMPERATURE),
-                ("user", settings.toolalpaca_user_model, settings.toolalpaca_user_temperature, USER_MODEL,
+                ("user", own.toolalpaca_user_model, own.toolalpaca_user_temperature, USER_MODEL,
                  USER_TEMPERATURE),
             ]
         deviations = []
@@ -107,7 +112,7 @@ class RunSetup:
         if fix_paths:
             deviations.append("relative API paths fixed (--tooleval-scorer fixed)")
         label.append("paths " + ("fixed" if fix_paths else "upstream"))
-        return cls(max_tokens, bool(settings.toolalpaca_real), fix_paths, float(settings.timeout), ", ".join(label),
+        return cls(max_tokens, own.toolalpaca_real, fix_paths, settings.timeout, ", ".join(label),
                    tuple(deviations))
 
 

@@ -13,7 +13,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from ...settings.options import Settings
+from ...settings.options import Settings, SuiteSettings
+from ..acebench.plugin_suite import AceBenchSettings
 from . import discovery
 
 if TYPE_CHECKING:
@@ -29,7 +30,8 @@ class YamlSuitePlugin:
     name = "yaml"
     # the files' tags are registered as the files are read (collect.py)
     markers: ClassVar[dict[str, str]] = {"yaml": "a case of your own *.tooleval.yaml files"}
-    options = ()
+    options = ()  # --tooleval-mode, which overrides a file's own protocol, is ACEBench's (see `modes`)
+    options_model = SuiteSettings
     roles = ()
     mark_profiles = ()  # the tags are the files': any -m may select a case
 
@@ -63,7 +65,7 @@ class YamlSuitePlugin:
                 files[_shown(path)] = hashlib.sha256(path.read_bytes()).hexdigest()
             except OSError:
                 files[_shown(path)] = None
-        return {"files": files, "mode": settings.get("mode") if settings.explicit("mode") else "as each file says"}
+        return {"files": files, "mode": _mode(settings) or "as each file says"}
 
     def priority(self, case: Any) -> int:
         return 0 if len(case.spec.turns) > 1 else 1  # conversations first: they take a request per turn
@@ -77,8 +79,8 @@ class YamlSuitePlugin:
         return "model" if len(case.spec.turns) == 1 else None
 
     def asks_with_tools(self, settings: Settings) -> bool:
-        if settings.explicit("mode"):
-            return bool(settings.get("mode") != "prompt")
+        if chosen := _mode(settings):
+            return chosen != "prompt"
         return any(file.mode == "fc" for file in suite_files())
 
     def figure_names(self, settings: Settings) -> list[str]:
@@ -131,12 +133,18 @@ def _loaded(path: Path, mtime_ns: int, size: int) -> SuiteFile:
 def modes(own: str, settings: Settings) -> tuple[str, ...]:
     """The protocols a file's cases run in: its own, unless --tooleval-mode is given (both: its own first, the
     one whose figures have no prefix)."""
-    if not settings.explicit("mode"):
+    chosen = _mode(settings)
+    if chosen is None:
         return (own,)
-    chosen = settings.get("mode")
     if chosen == "both":
         return (own, *(mode for mode in MODES if mode != own))
-    return (str(chosen),)
+    return (chosen,)
+
+
+def _mode(settings: Settings) -> str | None:
+    """--tooleval-mode where it was given, else None (each file's own). The option is ACEBench's: the yaml suite
+    declares none, and borrows this one (docs/yaml-suites.md)."""
+    return AceBenchSettings.of(settings).mode if settings.explicit("mode") else None
 
 
 def _shown(path: Path) -> str:
