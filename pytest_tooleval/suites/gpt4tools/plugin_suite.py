@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ...settings.options import Option, Settings, choice, parse_bool
+from .constants import MAX_NEW_TOKENS, STOP
 
 if TYPE_CHECKING:
     from ...report.summary import SuiteSummary
@@ -22,8 +23,6 @@ OPTIONS = (
            "output begins with the instruction)", "auto", choice("auto", "yes", "no")),
 )
 
-MAX_NEW_TOKENS = 512  # eval/inference.py: GenerationConfig(max_new_tokens=512)
-STOP = ("Observation:",)  # the labelled variant of --tooleval-gpt4tools-stop (toolalpaca-gpt4tools §6.4.2)
 WHERE_TO_GET = (
     "GPT4Tools: no test-set file; download gpt4tools_test_unseen.json by hand from the links in the GPT4Tools "
     "README (github.com/AILab-CVC/GPT4Tools; Google Drive id 1BHm0HEwYaVdMRYZiDdECy8ozyix607PH), then pass "

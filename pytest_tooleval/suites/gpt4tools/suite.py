@@ -17,6 +17,7 @@ from ...errors import DataError
 from ...models.access import ModelAccess
 from ...models.meter import reply_tokens
 from ...outcome import Answer, SampleError, SampleResult
+from .constants import MAX_NEW_TOKENS, STOP
 from .data import (
     Case,
     DataFileError,
@@ -26,7 +27,6 @@ from .data import (
     predictions_from,
 )
 from .metrics import GroundTruthError
-from .plugin_suite import MAX_NEW_TOKENS, STOP
 from .scoring import prediction_text, score_item
 
 UPSTREAM, STOP_VARIANT = "upstream", "stop-at-observation"

@@ -23,8 +23,8 @@ from pydantic import BaseModel, ConfigDict, Field, StrictStr, ValidationError
 from ...data.download import Pin, lift_member_constants, locate_data
 from ...data.files import read_json, read_text
 from ...errors import DataError, ToolevalUsageError
-from .plugin_suite import SUBSET_FILES, SUBSETS  # declared with the plugin, which loads no data
-from .prompts import AgentPromptParts, Prompts
+from .constants import SUBSET_FILES, SUBSETS
+from .texts import AgentPromptParts, Prompts
 
 __all__ = [
     "CREDENTIAL_ENV_VARS",

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from ...models.access import access_kind
 from ...settings.options import Option, Settings, choice, parse_bool, parse_float, reasoning_effort_option
 from ..base import Role
+from .constants import NO_ORACLE, NOT_CONFIGURED, SUBSET_FILES, SUBSETS
 
 if TYPE_CHECKING:
     from ...report.summary import SuiteSummary
@@ -35,17 +36,6 @@ OPTIONS = (
     Option("judge-api-key", "API key of the judge model (default: the agent's)", secret=True),
     Option("judge-temperature", "temperature of the judge model (ToolAlpaca uses 0.2)", 0.2, parse_float),
     reasoning_effort_option("judge"),
-)
-
-SUBSETS = ("simulated", "real")
-SUBSET_FILES = {"simulated": "data/eval_simulated.json", "real": "data/eval_real.json"}
-NOT_CONFIGURED = (
-    "ToolAlpaca needs models for the simulated APIs and the user: pass --tooleval-simulator-model NAME and "
-    "--tooleval-toolalpaca-user-model NAME (upstream: gpt-3.5-turbo for both) to run its samples"
-)
-NO_ORACLE = (
-    "ToolAlpaca has no oracle: its gold steps are call sketches for the judge (placeholders, no observations), "
-    "not an episode that could be replayed; evaluate a model, or re-judge recorded episodes with replay:PATH"
 )
 
 
