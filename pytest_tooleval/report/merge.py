@@ -308,8 +308,8 @@ def _gate(summary: RunSummary, options: GateOptions, comparison: Comparison | No
     elsewhere: dict[str, list[str] | None] = {}
     for name, suite in registered().items():
         if name not in ran:
-            declared = getattr(suite, "figure_names", None)
-            elsewhere[name] = None if declared is None else list(declared(defaults))
+            declared = suite.figure_names(defaults)
+            elsewhere[name] = None if declared is None else list(declared)
     thresholds = dict(options.fail_under)
     unknown, outside = sort_thresholds(thresholds, ran, elsewhere)
     if unknown:

@@ -13,8 +13,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from ..suites.base import Unit
 from . import stats
-from .compare import BOOTSTRAP_REPLICATES, BOOTSTRAP_SEED, Unit, _natural
+from .compare import BOOTSTRAP_REPLICATES, BOOTSTRAP_SEED, _natural
 from .summary import Table
 
 

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from ..models.access import ModelAccess
     from ..run.engine import Engine
     from ..settings.options import Settings
+    from ..suites.base import RescoreFn, SuitePlugin
 
 #: exit statuses of the command (README, "Rescoring a baseline")
 RESCORED, NOT_FAITHFUL, REFUSED = 0, 1, 2
@@ -281,11 +282,11 @@ def rescore(path: str, options: RescoreOptions, *, output: str | None = None,
     if output is not None and Path(output).resolve() == Path(path).resolve():
         raise ToolevalUsageError(f"rescore: -o names the report being rescored ({path}): write the rescored report "
                                  "to another file, e.g. -o rescored.json")
-    plan: dict[str, tuple[Any, dict[str, Any], str, str]] = {}
+    plan: dict[str, tuple[RescoreFn, dict[str, Any], str, str]] = {}
     for name, wanted in options.revisions.items():
         suite = registered().get(name)
-        rescorer, revision_of = getattr(suite, "rescore", None), getattr(suite, "revision_of", None)
-        if suite is None or rescorer is None or revision_of is None:
+        rescorer = None if suite is None else suite.rescore
+        if suite is None or rescorer is None:
             raise ToolevalUsageError(f"rescore: {name} has no revisions to rescore to")
         block = fingerprint.get(name)
         if not any(row.get("suite") == name for row in rows):
@@ -294,9 +295,12 @@ def rescore(path: str, options: RescoreOptions, *, output: str | None = None,
             raise ToolevalUsageError(f"rescore: {path}: its fingerprint has no {name} block (a damaged report: run "
                                      "it again)")
         target = _target(suite, name, wanted)
-        source = str(revision_of(block))
+        named = suite.revision_of(block)
+        if named is None:  # a suite that can rescore declares its revisions too
+            raise ToolevalUsageError(f"rescore: {name} has no revisions to rescore to")
+        source = str(named)
         if source == target:
-            raise ToolevalUsageError(f"rescore: {path} is already scored against {getattr(suite, 'title', name)} "
+            raise ToolevalUsageError(f"rescore: {path} is already scored against {suite.title} "
                                      f"{target}: nothing to rescore (--{name}-revision names the revision to "
                                      "rescore it to)")
         plan[name] = (rescorer, block, source, target)
@@ -314,8 +318,7 @@ def rescore(path: str, options: RescoreOptions, *, output: str | None = None,
         requests = _requests(engine)
     finally:
         engine.close()
-    return _assembled(path, document, results, requests, now(), {name: str(getattr(plugin(name), "title", name))
-                                                                  for name in plan})
+    return _assembled(path, document, results, requests, now(), {name: plugin(name).title for name in plan})
 
 
 def _run_revision(document: dict[str, Any], suite: str, source: str) -> str:
@@ -333,7 +336,7 @@ def _rows_of(rows: list[dict[str, Any]], suite: str) -> list[dict[str, Any]]:
     return [row for row in rows if row.get("suite") == suite]
 
 
-def _target(suite: Any, name: str, wanted: str) -> str:
+def _target(suite: SuitePlugin[Any], name: str, wanted: str) -> str:
     """The revision `wanted` names, as the suite's own option reads it; a usage error naming this command's option."""
     option = next((option for option in suite.options if option.name == f"{name}-revision"), None)
     if option is None or option.parse is None:
@@ -345,7 +348,8 @@ def _target(suite: Any, name: str, wanted: str) -> str:
                                  ) from None
 
 
-def _model_settings(path: str, fingerprint: dict[str, Any], options: RescoreOptions, suites: Sequence[Any]) -> Settings:
+def _model_settings(path: str, fingerprint: dict[str, Any], options: RescoreOptions,
+                    suites: Sequence[SuitePlugin[Any]]) -> Settings:
     """The settings the report's run asked its model with (its fingerprint), where this command's options say where
     the data, the cache and the endpoint are: what builds its model access as the run built it."""
     from pydantic import ValidationError
@@ -383,7 +387,8 @@ def _model_settings(path: str, fingerprint: dict[str, Any], options: RescoreOpti
 class _Access:
     """The report's model, built once per kind when a suite first needs it (RescoreContext.access)."""
 
-    def __init__(self, settings: Settings, engine: Engine, fingerprint: dict[str, Any], suites: Sequence[Any]) -> None:
+    def __init__(self, settings: Settings, engine: Engine, fingerprint: dict[str, Any],
+                 suites: Sequence[SuitePlugin[Any]]) -> None:
         self.settings, self.engine, self.fingerprint, self.suites = settings, engine, fingerprint, suites
         self.built: dict[bool, ModelAccess] = {}
 
@@ -402,7 +407,7 @@ class _Access:
             if problem is not None:
                 raise ToolevalUsageError(problem)
         roles = [role for suite in self.suites for role in suite.roles]
-        readers = [reader for suite in self.suites if (reader := getattr(suite, "replay_rows", None)) is not None]
+        readers = [suite.replay_rows for suite in self.suites]  # None from a suite without a format of its own
         try:
             return build_access(settings, settings.cache_path, self.engine,
                                 lambda: settings.cache_path / "rescore.board.sqlite", roles, readers,

@@ -159,7 +159,7 @@ class ToolevalSession:
 
         by_role: dict[str, list[Any]] = {}
         for case in cases:
-            role = getattr(plugin(case.suite), "batched_role", lambda case: None)(original(case))
+            role = plugin(case.suite).batched_role(original(case))
             if role in access.batch:
                 by_role.setdefault(role, []).append(case)
         self.batch_summary = self.engine.run(self._batch(access, by_role))

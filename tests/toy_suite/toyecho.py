@@ -14,14 +14,14 @@ from pytest_tooleval.models.access import ModelAccess
 from pytest_tooleval.outcome import Answer, SampleError, SampleResult
 from pytest_tooleval.report.summary import SuiteSummary, Table, outcome_counts
 from pytest_tooleval.settings.options import Option, Settings, parse_bool
-from pytest_tooleval.suites.base import Skipped
+from pytest_tooleval.suites.base import CaseBase, Skipped, SuitePlugin
 from pytest_tooleval.verdict import Verdict
 
 WORDS = {"short": ("cat", "dog"), "long": ("elephant", "kangaroo", "hippopotamus")}
 
 
 @dataclass(frozen=True)
-class EchoCase:
+class EchoCase(CaseBase):
     word: str
     category: str
     index: int
@@ -80,7 +80,7 @@ class EchoSuite:
         return SampleResult(verdict, answer.output, answer.latency_s, answer.tokens)
 
 
-class EchoPlugin:
+class EchoPlugin(SuitePlugin[EchoCase]):
     name = "toyecho"
     markers = {"toyecho": "a toyecho sample", "toyecho_short": "a short word", "toyecho_long": "a long word"}
     options = (Option("toyecho-shout", "toyecho: expect the word in capitals", False, parse_bool, flag=True),)
@@ -113,7 +113,7 @@ class EchoPlugin:
         words = ",".join(word for group in WORDS.values() for word in group)
         return {"words_sha256": hashlib.sha256(words.encode()).hexdigest(), "shout": bool(settings.toyecho_shout)}
 
-    def priority(self, case: Any) -> int:
+    def priority(self, case: EchoCase) -> int:
         return 1
 
 

@@ -18,13 +18,14 @@ from ...settings.options import (
     parse_list,
     reasoning_effort_option,
 )
-from ..base import Role
+from ..base import Role, SuitePlugin
 from .revisions import DEFAULT, REVISIONS, parse_revision
 
 if TYPE_CHECKING:
-    from ...report.compare import Unit
     from ...report.rescore import RescoreContext, SuiteRescore
     from ...report.summary import SuiteSummary
+    from ..base import Unit
+    from .data import AceCase
     from .suite import AceBenchSuite
 
 OPTIONS = (
@@ -57,7 +58,7 @@ def languages(settings: Settings) -> tuple[str, ...]:
     return LANGUAGES if settings.language == "all" else (settings.language,)
 
 
-class AceBenchPlugin:
+class AceBenchPlugin(SuitePlugin["AceCase"]):
     name = "acebench"
     title = "ACEBench"
     markers: ClassVar[dict[str, str]] = {
@@ -180,15 +181,15 @@ class AceBenchPlugin:
 
         return combine(proportions)
 
-    def priority(self, case: Any) -> int:
+    def priority(self, case: AceCase) -> int:
         return 0 if case.family == "agent" else 1  # rollouts take many requests: start them first
 
-    def batched_role(self, case: Any) -> str | None:
+    def batched_role(self, case: AceCase) -> str | None:
         """--tooleval-batch: a normal or special sample is one request of the model (its dialogue history is in
         the prompt); an agent rollout is many, each depending on the last."""
         return None if case.family == "agent" else "model"
 
-    def weight(self, case: Any) -> float:
+    def weight(self, case: AceCase) -> float:
         """A sample's expected cost beside the others of its category, for --tooleval-shard (shards.py): its
         prompt's length (the question and the functions), which its tokens follow."""
         return float(len(json.dumps(case.record.get("question"), ensure_ascii=False))

@@ -6,8 +6,9 @@ from collections.abc import Mapping
 from dataclasses import asdict
 from typing import Any
 
-from ...report.compare import Spread, Unit
+from ...report.compare import Spread
 from ...report.summary import SuiteSummary, Table, outcome_counts
+from ..base import Unit
 from .aggregate import WEIGHTS, SampleScore, Summary, dialogue_key, summarize
 from .categories import (  # upstream's order: tables list categories as upstream's leaderboard does
     ALL_CATEGORIES,

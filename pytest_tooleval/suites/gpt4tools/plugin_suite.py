@@ -7,11 +7,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ...settings.options import Option, Settings, choice, parse_bool
+from ..base import SuitePlugin
 from .constants import MAX_NEW_TOKENS, STOP
 
 if TYPE_CHECKING:
     from ...report.summary import SuiteSummary
-    from .suite import GPT4ToolsSuite
+    from .suite import GPT4ToolsCase, GPT4ToolsSuite
 
 OPTIONS = (
     Option("gpt4tools-path", "the GPT4Tools test-set file (gpt4tools_test_unseen.json; downloaded by hand, see the "
@@ -38,7 +39,7 @@ def max_tokens(settings: Settings) -> int | None:
     return None if settings.max_tokens is None else int(settings.max_tokens)
 
 
-class GPT4ToolsPlugin:
+class GPT4ToolsPlugin(SuitePlugin["GPT4ToolsCase"]):
     name = "gpt4tools"
     markers: ClassVar[dict[str, str]] = {
         "gpt4tools": "a GPT4Tools test-set item",
@@ -94,14 +95,14 @@ class GPT4ToolsPlugin:
         return [f"{prefix}{metric}" for prefix in ("", "tool.", "no_tool.")
                 for metric in ("thought", "action", "args", "sr", "iou")]
 
-    def priority(self, case: Any) -> int:
+    def priority(self, case: GPT4ToolsCase) -> int:
         return 1
 
-    def batched_role(self, case: Any) -> str | None:
+    def batched_role(self, case: GPT4ToolsCase) -> str | None:
         """--tooleval-batch: every item is one request of the model."""
         return "model"
 
-    def weight(self, case: Any) -> float:
+    def weight(self, case: GPT4ToolsCase) -> float:
         """For --tooleval-shard (shards.py): the instruction's length, which its prompt tokens follow."""
         return float(len(case.item.instruction))
 

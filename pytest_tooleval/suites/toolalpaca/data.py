@@ -23,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictStr, ValidationError
 from ...data.download import Pin, lift_member_constants, locate_data
 from ...data.files import read_json, read_text
 from ...errors import DataError, ToolevalUsageError
+from ..base import CaseBase
 from .constants import SUBSET_FILES, SUBSETS
 from .texts import AgentPromptParts, Prompts
 
@@ -127,7 +128,7 @@ class Api:
 
 
 @dataclass(frozen=True, eq=False)
-class ToolAlpacaCase:
+class ToolAlpacaCase(CaseBase):
     """One instruction of one API, with its gold steps."""
 
     api: Api

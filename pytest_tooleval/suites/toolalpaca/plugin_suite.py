@@ -7,11 +7,12 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from ...models.access import access_kind
 from ...settings.options import Option, Settings, choice, parse_bool, parse_float, reasoning_effort_option
-from ..base import Role
+from ..base import Role, SuitePlugin
 from .constants import NO_ORACLE, NOT_CONFIGURED, SUBSET_FILES, SUBSETS
 
 if TYPE_CHECKING:
     from ...report.summary import SuiteSummary
+    from .data import ToolAlpacaCase
     from .runner import ToolAlpacaRunner
 
 OPTIONS = (
@@ -39,7 +40,8 @@ OPTIONS = (
 )
 
 
-class ToolAlpacaPlugin:
+
+class ToolAlpacaPlugin(SuitePlugin["ToolAlpacaCase"]):
     name = "toolalpaca"
     markers: ClassVar[dict[str, str]] = {
         "toolalpaca": "a ToolAlpaca instruction (an agent episode judged by a model)",
@@ -107,10 +109,10 @@ class ToolAlpacaPlugin:
         views = [*subsets, *(subset + DOCUMENTED_SUFFIX for subset in subsets if subset in flagged)]
         return [f"{view}.{rate}" for view in views for rate in ("procedure", "response", "overall")]
 
-    def priority(self, case: Any) -> int:
+    def priority(self, case: ToolAlpacaCase) -> int:
         return 0  # an episode is a chain of agent, simulator and judge calls: start it early
 
-    def batched_role(self, case: Any) -> str | None:
+    def batched_role(self, case: ToolAlpacaCase) -> str | None:
         """--tooleval-batch: the judge is asked once, after the episode, which the agent and the simulator play
         out as usual (their answers cached, so the test replays the same episode and finds the judgement)."""
         return "judge"

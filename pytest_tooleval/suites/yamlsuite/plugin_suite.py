@@ -14,18 +14,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ...settings.options import Settings
+from ..base import SuitePlugin, Unit
 from . import discovery
 
 if TYPE_CHECKING:
-    from ...report.compare import Unit
     from ...report.summary import SuiteSummary
     from .spec import SuiteFile
-    from .suite import YamlSuite
+    from .suite import YamlCase, YamlSuite
 
 MODES = ("prompt", "fc")
 
 
-class YamlSuitePlugin:
+class YamlSuitePlugin(SuitePlugin["YamlCase"]):
     name = "yaml"
     # the files' tags are registered as the files are read (collect.py)
     markers: ClassVar[dict[str, str]] = {"yaml": "a case of your own *.tooleval.yaml files"}
@@ -65,14 +65,14 @@ class YamlSuitePlugin:
                 files[_shown(path)] = None
         return {"files": files, "mode": settings.get("mode") if settings.explicit("mode") else "as each file says"}
 
-    def priority(self, case: Any) -> int:
+    def priority(self, case: YamlCase) -> int:
         return 0 if len(case.spec.turns) > 1 else 1  # conversations first: they take a request per turn
 
-    def weight(self, case: Any) -> float:
+    def weight(self, case: YamlCase) -> float:
         """For --tooleval-shard: the length of the case's messages, which its prompt tokens follow."""
         return float(sum(len(message.get("content") or "") for turn in case.spec.turns for message in turn.messages))
 
-    def batched_role(self, case: Any) -> str | None:
+    def batched_role(self, case: YamlCase) -> str | None:
         """--tooleval-batch: a one-turn case is one request of the model."""
         return "model" if len(case.spec.turns) == 1 else None
 
