@@ -27,7 +27,7 @@ from ..report.summary import RunSummary, run_totals, summarize
 from ..report.terminal import index_teardown_reports
 from ..run.session import ToolevalSession
 from ..run.storage import check_cache_dir
-from ..suites import registered, selected_by_marks
+from ..suites import plugin, registered, selected_by_marks
 from ..text import THINK_START
 from ..transport import PROPERTY, error_payload, row_key, row_key_or_none
 
@@ -298,7 +298,7 @@ class Controller:
         for row in everything:  # answered through the Batch API: priced at its share (report/summary.py)
             if row.get("test_id") in batched:
                 row["batched"] = batched[row["test_id"]]
-        self.summary = summarize(rows)
+        self.summary = summarize(rows, plugin)
         self.totals = self._totals()
         if self.baseline is not None:
             self.comparison = self._compare(rows)
@@ -422,7 +422,6 @@ class Controller:
     def _compare(self, rows: list[dict[str, Any]]) -> Comparison:
         from ..report.compare import compare, suite_members
         from ..report.json_report import fingerprint
-        from ..suites import plugin
 
         assert self.baseline is not None and self.summary is not None
         members = {name: suite_members(plugin(name)) for name in self.summary.suites}

@@ -24,6 +24,7 @@ from tabulate import tabulate
 
 from .. import __version__
 from ..errors import ToolevalUsageError
+from ..suites.rescoring import RescoreContext, RowRescore, SuiteRescore
 from ..transport import row_key
 from .json_report import SCHEMA, assemble
 from .summary import RunSummary, run_totals, summarize
@@ -61,61 +62,6 @@ class RescoreOptions:
     data_dir: str | None = None
     cache_dir: str | None = None
     offline: bool = False
-
-
-@dataclass(frozen=True)
-class RowRescore:
-    """One sample row, rescored by its suite.
-
-    Attributes:
-        before: the row as this plugin scores its answer under the report's revision (the figures' "before").
-        after: the row under the target revision, as the new report holds it.
-        reasons: what in the benchmark changed its outcome ("new ground truth", "new decoder", "prompt changed").
-        carried: why it could not be rescored faithfully (it keeps its verdict), else None.
-        prompt_changed: the target revision asks it differently; its answer is to the old prompt unless `asked`.
-        asked: answered again (`ask`), under the target revision's prompt.
-        answered: the revision whose prompt its answer answers, where that matters (its prompt changed).
-    """
-
-    before: dict[str, Any]
-    after: dict[str, Any]
-    reasons: tuple[str, ...] = ()
-    carried: str | None = None
-    prompt_changed: bool = False
-    asked: bool = False
-    answered: str = ""
-
-
-@dataclass(frozen=True)
-class SuiteRescore:
-    """A suite's rows rescored (one RowRescore per row given, in order) and its fingerprint block under the target
-    revision."""
-
-    source: str
-    target: str
-    rows: list[RowRescore]
-    fingerprint: dict[str, Any]
-    notes: list[str] = field(default_factory=list)  # what the reader of the figures should know (printed, recorded)
-
-
-@dataclass
-class RescoreContext:
-    """What a suite's rescorer may use besides the rows: where the data are, the report's model and how to run
-    its coroutines. `access(asking)` is the report's model: answering from its source (the oracle, the replay file)
-    or its response cache alone when not `asking`, a live model with the cache in front when asking; a usage error
-    (one line) when it cannot be reached that way."""
-
-    data_dir: str | None
-    cache_dir: Path
-    offline: bool
-    ask: bool
-    scorer: str
-    engine: Engine
-    access: Callable[[bool], ModelAccess]
-    # suite -> the revision its answers were made under: the run's, before any rescore (a row asked again by a
-    # rescore says so itself)
-    answered: Mapping[str, str] = field(default_factory=dict)
-    concurrency: int = 8
 
 
 @dataclass(frozen=True)
@@ -442,6 +388,8 @@ def _requests(engine: Engine) -> int:
 
 def _assembled(path: str, document: dict[str, Any], results: dict[str, SuiteRescore], requests: int,
                when: datetime.datetime, titles: dict[str, str]) -> Rescored:
+    from ..suites import plugin
+
     reported: list[dict[str, Any]] = document["samples"]
     after_of = {row_key(row.before): row.after for result in results.values() for row in result.rows}
     before_of = {row_key(row.before): row.before for result in results.values() for row in result.rows}
@@ -451,7 +399,7 @@ def _assembled(path: str, document: dict[str, Any], results: dict[str, SuiteResc
     before_kept = [row for row in before_rows if row.get("outcome") != "skipped" and not row.get("quarantined")]
     if not kept:
         raise ToolevalUsageError(f"rescore: {path} holds no scored sample: nothing to rescore")
-    summary, before = summarize(kept), summarize(before_kept)
+    summary, before = summarize(kept, plugin), summarize(before_kept, plugin)
     made = dict(document["fingerprint"])
     made.update({name: result.fingerprint for name, result in results.items()})
     made["plugin_version"] = __version__  # the verdicts are this version's

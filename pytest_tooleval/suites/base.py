@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, runtime_check
 if TYPE_CHECKING:
     from ..models.access import ModelAccess
     from ..outcome import Answer, SampleResult
-    from ..report.rescore import RescoreContext, SuiteRescore
-    from ..report.summary import SuiteSummary
+    from ..report.suite_summary import SuiteSummary
     from ..settings.options import Option, Settings
+    from .rescoring import RescoreContext, SuiteRescore
 
 ENTRY_POINT_GROUP = "pytest_tooleval.suites"
 
