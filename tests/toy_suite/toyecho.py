@@ -10,12 +10,22 @@ import hashlib
 from dataclasses import dataclass
 from typing import Any
 
-from pytest_tooleval.models.access import ModelAccess
-from pytest_tooleval.outcome import Answer, SampleError, SampleResult
-from pytest_tooleval.report.summary import SuiteSummary, Table, outcome_counts
-from pytest_tooleval.settings.options import Option, Settings, parse_bool
-from pytest_tooleval.suites.base import CaseBase, Skipped, SuitePlugin
-from pytest_tooleval.verdict import Verdict
+from pytest_tooleval.suite import (
+    Answer,
+    CaseBase,
+    ModelAccess,
+    Option,
+    SampleError,
+    SampleResult,
+    Settings,
+    Skipped,
+    SuitePlugin,
+    SuiteSummary,
+    Table,
+    Verdict,
+    outcome_counts,
+    parse_bool,
+)
 
 WORDS = {"short": ("cat", "dog"), "long": ("elephant", "kangaroo", "hippopotamus")}
 
