@@ -6,10 +6,13 @@ Plain JSON-safe dicts, versioned, so `-n0` and `-n8` share one path (xdist seria
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .outcome import SampleResult
 from .text import clip
+
+if TYPE_CHECKING:
+    from .suites.base import Case
 
 PROPERTY = "tooleval"
 PAYLOAD_VERSION = 1
@@ -22,7 +25,7 @@ def json_safe(value: dict[str, Any]) -> dict[str, Any]:
     return safe
 
 
-def case_fields(case: Any, category_size: int) -> dict[str, Any]:
+def case_fields(case: Case, category_size: int) -> dict[str, Any]:
     fields = {
         "v": PAYLOAD_VERSION,
         "suite": case.suite,
@@ -33,23 +36,15 @@ def case_fields(case: Any, category_size: int) -> dict[str, Any]:
         "category_size": category_size,
         "test_id": case.test_id,  # the pytest id (-k selects it; a merge of shards checks by it)
     }
-    variant = variant_of(case)
-    if variant:  # only then: rows of the default protocol are what they always were
-        fields["variant"] = variant
-    revision = str(getattr(case, "revision", ""))
-    if revision:  # the benchmark's revision the sample was scored against (an optional Case member)
-        fields["revision"] = revision
-    if getattr(case, "data_unverified", False):  # its data was not checked against the revision's pin
+    if case.variant:  # only then: rows of the default protocol are what they always were
+        fields["variant"] = case.variant
+    if case.revision:  # the benchmark's revision the sample was scored against (an optional Case member)
+        fields["revision"] = case.revision
+    if case.data_unverified:  # its data was not checked against the revision's pin
         fields["data_unverified"] = True
-    repeat = int(getattr(case, "repeat", 1))
-    if repeat > 1:  # --tooleval-repeats: rows without it are the first ask
-        fields["repeat"] = repeat
+    if case.repeat > 1:  # --tooleval-repeats: rows without it are the first ask
+        fields["repeat"] = case.repeat
     return fields
-
-
-def variant_of(case: Any) -> str:
-    """The case's protocol variant ("" for the benchmark's own): an optional Case member (suites/base.py)."""
-    return str(getattr(case, "variant", ""))
 
 
 def row_key_or_none(row: dict[str, Any]) -> tuple[str, str, str, str, int] | None:
@@ -65,7 +60,7 @@ def row_key(row: dict[str, Any]) -> tuple[str, str, str, str, int]:
     return row["suite"], row["language"], row["id"], row.get("variant", ""), int(row.get("repeat", 1))
 
 
-def result_payload(case: Any, category_size: int, result: SampleResult, scorer: str) -> dict[str, Any]:
+def result_payload(case: Case, category_size: int, result: SampleResult, scorer: str) -> dict[str, Any]:
     verdict = result.verdict
     passed = verdict.passed(scorer)
     output = result.output
@@ -100,7 +95,7 @@ def result_payload(case: Any, category_size: int, result: SampleResult, scorer: 
     return json_safe(payload)
 
 
-def error_payload(case: Any, category_size: int, reason: str, outcome: str = "error") -> dict[str, Any]:
+def error_payload(case: Case, category_size: int, reason: str, outcome: str = "error") -> dict[str, Any]:
     payload = case_fields(case, category_size)
     payload.update(outcome=outcome, valid=None, fixed_valid=None, error_type="", error=reason, output=None)
     return payload

@@ -11,14 +11,14 @@ docs/architecture.md follows one sample through each of them.
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import Protocol
 
 from ..outcome import Answer
-from ..suites.base import Skipped
+from ..suites.base import Case, Skipped
 
 
 class AnswerSource(Protocol):
-    def get(self, case: Any) -> Answer | Skipped:
+    def get(self, case: Case) -> Answer | Skipped:
         """The answer to `case`, from the test's thread (blocks until there is one). An infrastructure problem
         raises InfrastructureError, an unscoreable sample SampleError."""
         ...

@@ -9,14 +9,12 @@ from ..errors import ContextOverflowError
 from ..models.base import InfrastructureError
 from ..outcome import Answer, InternalError, SampleError
 from ..suites.base import Case, Skipped
-from ..transport import variant_of
 
 
 def sample_key(case: Case) -> str:
-    variant = variant_of(case)  # the same sample in two protocols is answered twice
-    repeat = int(getattr(case, "repeat", 1))  # and each repeat apart (--tooleval-repeats)
-    return (f"{case.suite}/{case.language}/{case.id}" + (f"/{variant}" if variant else "")
-            + (f"/r{repeat}" if repeat > 1 else ""))
+    # the same sample in two protocols is answered twice, and each repeat apart (--tooleval-repeats)
+    return (f"{case.suite}/{case.language}/{case.id}" + (f"/{case.variant}" if case.variant else "")
+            + (f"/r{case.repeat}" if case.repeat > 1 else ""))
 
 
 def encode_answer(answer: Answer | Skipped) -> dict[str, Any]:

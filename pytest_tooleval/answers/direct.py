@@ -3,11 +3,9 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..outcome import Answer
 from ..run.engine import Engine
-from ..suites.base import Skipped
+from ..suites.base import Case, Skipped
 from .pool import Compute
 
 
@@ -16,7 +14,7 @@ class DirectSource:
         self.compute = compute
         self.engine = engine
 
-    def get(self, case: Any) -> Answer | Skipped:
+    def get(self, case: Case) -> Answer | Skipped:
         return self.engine.run(self.compute(case))
 
     def close(self, drain: bool) -> None:

@@ -10,9 +10,9 @@ import contextlib
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
 
 from ..run.engine import Engine
+from ..suites.base import Case
 from .board import RunBoard
 from .codec import sample_key
 from .pool import Compute, Pool
@@ -31,7 +31,7 @@ class Hub:
         self._warm = threading.Thread(target=_import_client, name="tooleval-hub-setup", daemon=True)
         self._warm.start()
 
-    def start(self, cases: list[Any], known: list[Any], compute: Compute, engine: Engine,
+    def start(self, cases: list[Case], known: list[Case], compute: Compute, engine: Engine,
               prepare: Callable[[], object]) -> None:
         """Answer `cases` (the run's collected samples, in schedule order), and any of `known` a
         worker's test asks for; `prepare` builds the model access. Later calls (one per worker) change nothing."""

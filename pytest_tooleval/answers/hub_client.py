@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import Any
 
 from ..outcome import Answer
-from ..suites.base import Skipped
+from ..suites.base import Case, Skipped
 from .board import STALE_CLAIM_S, RunBoard
 from .codec import decode, sample_key
 from .pool import POLL_S, PoolSource
@@ -28,7 +27,7 @@ class HubClient:
         self.board = board
         self._started = time.monotonic()
 
-    def wait(self, case: Any) -> Answer | Skipped | None:
+    def wait(self, case: Case) -> Answer | Skipped | None:
         key = sample_key(case)
         pause, unclaimed_since = POLL_S[0], None
         while True:
@@ -64,7 +63,7 @@ class HubClientSource:
         self._own_pool = own_pool
         self._fallback: PoolSource | None = None
 
-    def get(self, case: Any) -> Answer | Skipped:
+    def get(self, case: Case) -> Answer | Skipped:
         answer = self.client.wait(case)
         if answer is not None:
             return answer

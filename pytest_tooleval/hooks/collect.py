@@ -16,7 +16,7 @@ from ..outcome import InternalError, SampleError, SampleResult
 from ..report.summary import token_totals
 from ..run.session import ToolevalSession
 from ..suites import plugin, selected_by_marks
-from ..suites.base import Skipped
+from ..suites.base import Case, Skipped
 from ..text import clip
 from ..transport import PROPERTY, error_payload, result_payload
 
@@ -108,7 +108,7 @@ def suite_with_data_error(test_ids: list[str]) -> str | None:
 class CaseHandle:
     """What the test function receives: the case and its scored result."""
 
-    case: Any
+    case: Case
     result: SampleResult
     scorer: str
 
@@ -145,7 +145,7 @@ def trim_failure(item: pytest.Item, excinfo: pytest.ExceptionInfo[BaseException]
         excinfo.traceback = Traceback(tb)
 
 
-def answer_case(session: ToolevalSession, case: Any) -> CaseHandle:
+def answer_case(session: ToolevalSession, case: Case) -> CaseHandle:
     """Ask and score; an infrastructure failure errors the test with one readable line (no traceback)."""
     if not session.active:
         pytest.skip(NO_MODEL)
@@ -225,15 +225,14 @@ def _trim(text: str, limit: int = FAILURE_TEXT_LIMIT) -> str:
     return clip(text, limit)
 
 
-def describe_failure(case: Any, result: SampleResult, scorer: str) -> str:
+def describe_failure(case: Case, result: SampleResult, scorer: str) -> str:
     verdict = result.verdict
     where = f"{case.language}/{case.id}" if case.language in case.marks else case.id  # a suite of one language
     lines = [f"{case.suite} {where}: {verdict.error_type or 'invalid'} (scorer: {scorer})"]
     if verdict.error not in (None, "", []):
         lines.append(f"  error:    {_trim(_show(verdict.error))}")
-    expected = getattr(case, "expected_text", None)
-    if expected:
-        lines.append(f"  expected: {_trim(expected)}")
+    if case.expected_text:
+        lines.append(f"  expected: {_trim(case.expected_text)}")
     if verdict.calls is not None:
         lines.append(f"  decoded:  {_trim(_show(verdict.calls))}")
     for key, value in verdict.details.items():

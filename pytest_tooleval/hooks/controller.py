@@ -34,7 +34,7 @@ from ..report.terminal import (
 )
 from ..run.session import ToolevalSession
 from ..run.storage import check_cache_dir
-from ..suites import registered, selected_by_marks
+from ..suites import plugin, registered, selected_by_marks
 from ..transport import PROPERTY, error_payload, row_key, row_key_or_none
 from .progress import start_progress, stop_progress
 
@@ -124,22 +124,18 @@ class Controller:
         """A baseline scored against another revision of a benchmark this run scores is refused, naming both: its
         figures differ by the benchmark's changes, not only by the model (docs/release-gate.md#benchmark-revisions).
         A report from before revisions were named has none: it was made against the first pinned one."""
-        from ..suites import plugin
-
         assert self.baseline is not None
         before = self.baseline.get("fingerprint") or {}
         run = self.session.run
-        for name in registered():
+        for name, suite in registered().items():
             block = before.get(name) if isinstance(before, dict) else None
-            declared = getattr(plugin(name), "revision_of", None)
-            if (not isinstance(block, dict) or declared is None or run.unavailable(name) is not None
-                    or not selected_by_marks(name, run.markexpr)):
+            old = suite.revision_of(block) if isinstance(block, dict) else None  # None: a suite without revisions
+            if old is None or run.unavailable(name) is not None or not selected_by_marks(name, run.markexpr):
                 continue
-            old, new = declared(block), declared(None, self.session.settings)
+            new = suite.revision_of(None, self.session.settings)
             if old != new:
-                title = getattr(plugin(name), "title", name)
                 raise ToolevalUsageError(
-                    f"--tooleval-baseline: {path} was scored against {title} {old}, this run against "
+                    f"--tooleval-baseline: {path} was scored against {suite.title} {old}, this run against "
                     f"{new}: the figures would differ by the benchmark's changes too; rescore it first: python -m "
                     f"pytest_tooleval rescore {path} --{name}-revision {new} -o rescored.json, and compare with that")
 
@@ -226,15 +222,15 @@ class Controller:
         markexpr = self.session.run.markexpr
         if not markexpr or not self.session.active:
             return []
-        hints = (getattr(suite, "selection_hint", None) for suite in registered().values())
-        return [text for hint in hints if hint is not None and (text := hint(self.session.settings, markexpr))]
+        return [text for suite in registered().values()
+                if (text := suite.selection_hint(self.session.settings, markexpr))]
 
     def _figure_names(self) -> dict[str, list[str] | None]:
         """Each registered suite's figure names for this run's settings (None: the suite does not declare them)."""
         names: dict[str, list[str] | None] = {}
         for name, suite in registered().items():
-            declared = getattr(suite, "figure_names", None)
-            names[name] = None if declared is None else list(declared(self.session.settings))
+            declared = suite.figure_names(self.session.settings)
+            names[name] = None if declared is None else list(declared)
         return names
 
     def _check_gate_names(self) -> None:
@@ -310,7 +306,7 @@ class Controller:
         for row in everything:  # answered through the Batch API: priced at its share (report/summary.py)
             if row.get("test_id") in batched:
                 row["batched"] = batched[row["test_id"]]
-        self.summary = summarize(rows)
+        self.summary = summarize(rows, plugin)
         self.totals = self._totals()
         if self.baseline is not None:
             self.comparison = self._compare(rows)
@@ -402,7 +398,6 @@ class Controller:
     def _compare(self, rows: list[dict[str, Any]]) -> Comparison:
         from ..report.compare import compare, suite_members
         from ..report.json_report import fingerprint
-        from ..suites import plugin
 
         path = self.session.settings.baseline  # what self.baseline was read from
         assert self.baseline is not None and self.summary is not None and path is not None

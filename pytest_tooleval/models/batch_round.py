@@ -38,7 +38,7 @@ class BatchRound:
         self._access = access
         by_role: dict[str, list[Any]] = {}
         for case in cases:
-            role = getattr(plugin(case.suite), "batched_role", lambda case: None)(original(case))
+            role = plugin(case.suite).batched_role(original(case))
             if role in access.batch:
                 by_role.setdefault(role, []).append(case)
         self.summary = engine.run(self._collect_and_send(access, by_role))

@@ -13,33 +13,17 @@ resample, the exact sign-flip test on the units that moved and a square-and-add 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..suites.base import CombineFn, SuitePlugin, Unit, UnitsFn
 from . import stats
 
 #: fingerprint keys that describe the model under test (or where it was served): they may differ
 MODEL_KEYS = frozenset({"model", "endpoint_host", "endpoint_profile"})
 BOOTSTRAP_SEED = 20261201
 BOOTSTRAP_REPLICATES = 2000
-
-
-@dataclass(frozen=True)
-class Unit:
-    """One unit of a proportion figure: a sample, or a dialogue (its outcome: every step passed).
-
-    Attributes:
-        figure: the proportion it counts in, relative to its suite (e.g. "en.normal_atom_bool").
-        key: the same unit's key in any run of the suite (e.g. "en/normal_atom_bool_3").
-        passed: its outcome; None when it has no verdict (an error), and it is then not paired.
-        samples: the sample ids it consists of (flip listings name them).
-    """
-
-    figure: str
-    key: str
-    passed: bool | None
-    samples: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -114,13 +98,9 @@ class Comparison:
         }
 
 
-UnitsFn = Callable[[list[dict[str, Any]]], list[Unit]]
-CombineFn = Callable[[Mapping[str, float]], dict[str, float]]
-
-
-def suite_members(suite: Any) -> tuple[UnitsFn, CombineFn] | None:
+def suite_members(suite: SuitePlugin[Any]) -> tuple[UnitsFn, CombineFn] | None:
     """A SuitePlugin's optional `units` and `combine` (suites/base.py), or None when it lacks either."""
-    units, combine = getattr(suite, "units", None), getattr(suite, "combine", None)
+    units, combine = suite.units, suite.combine
     return None if units is None or combine is None else (units, combine)
 
 

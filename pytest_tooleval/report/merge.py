@@ -142,15 +142,17 @@ def _summary(parts: list[_Part], kept: list[dict[str, Any]]) -> RunSummary:
     """The suites' summary of the joined rows. Their fields are checked (report/shard_check.py), but a
     suite's summariser reads what its rows mean too: rows it cannot read are refused, naming the shard whose
     rows alone cannot be summarised either (otherwise the error is ours, and raised as it is)."""
+    from ..suites import plugin
+
     failures = (ArithmeticError, AttributeError, IndexError, KeyError, TypeError, ValueError)
     try:
-        return summarize(kept)
+        return summarize(kept, plugin)
     except failures:
         for part in parts:
             mine = [row for row in part.document["samples"] if row["outcome"] != "skipped"
                     and not row.get("quarantined")]
             try:
-                summarize(mine)
+                summarize(mine, plugin)
             except failures as exc:
                 raise ToolevalUsageError(f"merge: {part.path}: its sample rows cannot be summarised "
                                          f"({type(exc).__name__}: {exc}) ({DAMAGED})") from None
@@ -308,8 +310,8 @@ def _gate(summary: RunSummary, options: GateOptions, comparison: Comparison | No
     elsewhere: dict[str, list[str] | None] = {}
     for name, suite in registered().items():
         if name not in ran:
-            declared = getattr(suite, "figure_names", None)
-            elsewhere[name] = None if declared is None else list(declared(defaults))
+            declared = suite.figure_names(defaults)
+            elsewhere[name] = None if declared is None else list(declared)
     thresholds = dict(options.fail_under)
     unknown, outside = sort_thresholds(thresholds, ran, elsewhere)
     if unknown:

@@ -24,6 +24,7 @@ from tabulate import tabulate
 
 from .. import __version__
 from ..errors import ToolevalUsageError
+from ..suites.rescoring import RescoreContext, RowRescore, SuiteRescore
 from ..transport import row_key
 from .json_report import SCHEMA, assemble
 from .summary import RunSummary, run_totals, summarize
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
     from ..models.access import ModelAccess
     from ..run.engine import Engine
     from ..settings.options import Settings
+    from ..suites.base import RescoreFn, SuitePlugin
 
 #: exit statuses of the command (docs/ci.md#rescoring-a-baseline-of-another-acebench-revision)
 RESCORED, NOT_FAITHFUL, REFUSED = 0, 1, 2
@@ -60,61 +62,6 @@ class RescoreOptions:
     data_dir: str | None = None
     cache_dir: str | None = None
     offline: bool = False
-
-
-@dataclass(frozen=True)
-class RowRescore:
-    """One sample row, rescored by its suite.
-
-    Attributes:
-        before: the row as this plugin scores its answer under the report's revision (the figures' "before").
-        after: the row under the target revision, as the new report holds it.
-        reasons: what in the benchmark changed its outcome ("new ground truth", "new decoder", "prompt changed").
-        carried: why it could not be rescored faithfully (it keeps its verdict), else None.
-        prompt_changed: the target revision asks it differently; its answer is to the old prompt unless `asked`.
-        asked: answered again (`ask`), under the target revision's prompt.
-        answered: the revision whose prompt its answer answers, where that matters (its prompt changed).
-    """
-
-    before: dict[str, Any]
-    after: dict[str, Any]
-    reasons: tuple[str, ...] = ()
-    carried: str | None = None
-    prompt_changed: bool = False
-    asked: bool = False
-    answered: str = ""
-
-
-@dataclass(frozen=True)
-class SuiteRescore:
-    """A suite's rows rescored (one RowRescore per row given, in order) and its fingerprint block under the target
-    revision."""
-
-    source: str
-    target: str
-    rows: list[RowRescore]
-    fingerprint: dict[str, Any]
-    notes: list[str] = field(default_factory=list)  # what the reader of the figures should know (printed, recorded)
-
-
-@dataclass
-class RescoreContext:
-    """What a suite's rescorer may use besides the rows: where the data are, the report's model and how to run
-    its coroutines. `access(asking)` is the report's model: answering from its source (the oracle, the replay file)
-    or its response cache alone when not `asking`, a live model with the cache in front when asking; a usage error
-    (one line) when it cannot be reached that way."""
-
-    data_dir: str | None
-    cache_dir: Path
-    offline: bool
-    ask: bool
-    scorer: str
-    engine: Engine
-    access: Callable[[bool], ModelAccess]
-    # suite -> the revision its answers were made under: the run's, before any rescore (a row asked again by a
-    # rescore says so itself)
-    answered: Mapping[str, str] = field(default_factory=dict)
-    concurrency: int = 8
 
 
 @dataclass(frozen=True)
@@ -281,11 +228,11 @@ def rescore(path: str, options: RescoreOptions, *, output: str | None = None,
     if output is not None and Path(output).resolve() == Path(path).resolve():
         raise ToolevalUsageError(f"rescore: -o names the report being rescored ({path}): write the rescored report "
                                  "to another file, e.g. -o rescored.json")
-    plan: dict[str, tuple[Any, dict[str, Any], str, str]] = {}
+    plan: dict[str, tuple[RescoreFn, dict[str, Any], str, str]] = {}
     for name, wanted in options.revisions.items():
         suite = registered().get(name)
-        rescorer, revision_of = getattr(suite, "rescore", None), getattr(suite, "revision_of", None)
-        if suite is None or rescorer is None or revision_of is None:
+        rescorer = None if suite is None else suite.rescore
+        if suite is None or rescorer is None:
             raise ToolevalUsageError(f"rescore: {name} has no revisions to rescore to")
         block = fingerprint.get(name)
         if not any(row.get("suite") == name for row in rows):
@@ -294,9 +241,12 @@ def rescore(path: str, options: RescoreOptions, *, output: str | None = None,
             raise ToolevalUsageError(f"rescore: {path}: its fingerprint has no {name} block (a damaged report: run "
                                      "it again)")
         target = _target(suite, name, wanted)
-        source = str(revision_of(block))
+        named = suite.revision_of(block)
+        if named is None:  # a suite that can rescore declares its revisions too
+            raise ToolevalUsageError(f"rescore: {name} has no revisions to rescore to")
+        source = str(named)
         if source == target:
-            raise ToolevalUsageError(f"rescore: {path} is already scored against {getattr(suite, 'title', name)} "
+            raise ToolevalUsageError(f"rescore: {path} is already scored against {suite.title} "
                                      f"{target}: nothing to rescore (--{name}-revision names the revision to "
                                      "rescore it to)")
         plan[name] = (rescorer, block, source, target)
@@ -314,8 +264,7 @@ def rescore(path: str, options: RescoreOptions, *, output: str | None = None,
         requests = _requests(engine)
     finally:
         engine.close()
-    return _assembled(path, document, results, requests, now(), {name: str(getattr(plugin(name), "title", name))
-                                                                  for name in plan})
+    return _assembled(path, document, results, requests, now(), {name: plugin(name).title for name in plan})
 
 
 def _run_revision(document: dict[str, Any], suite: str, source: str) -> str:
@@ -333,7 +282,7 @@ def _rows_of(rows: list[dict[str, Any]], suite: str) -> list[dict[str, Any]]:
     return [row for row in rows if row.get("suite") == suite]
 
 
-def _target(suite: Any, name: str, wanted: str) -> str:
+def _target(suite: SuitePlugin[Any], name: str, wanted: str) -> str:
     """The revision `wanted` names, as the suite's own option reads it; a usage error naming this command's option."""
     option = next((option for option in suite.options if option.name == f"{name}-revision"), None)
     if option is None or option.parse is None:
@@ -345,7 +294,8 @@ def _target(suite: Any, name: str, wanted: str) -> str:
                                  ) from None
 
 
-def _model_settings(path: str, fingerprint: dict[str, Any], options: RescoreOptions, suites: Sequence[Any]) -> Settings:
+def _model_settings(path: str, fingerprint: dict[str, Any], options: RescoreOptions,
+                    suites: Sequence[SuitePlugin[Any]]) -> Settings:
     """The settings the report's run asked its model with (its fingerprint), where this command's options say where
     the data, the cache and the endpoint are: what builds its model access as the run built it."""
     from pydantic import ValidationError
@@ -383,7 +333,8 @@ def _model_settings(path: str, fingerprint: dict[str, Any], options: RescoreOpti
 class _Access:
     """The report's model, built once per kind when a suite first needs it (RescoreContext.access)."""
 
-    def __init__(self, settings: Settings, engine: Engine, fingerprint: dict[str, Any], suites: Sequence[Any]) -> None:
+    def __init__(self, settings: Settings, engine: Engine, fingerprint: dict[str, Any],
+                 suites: Sequence[SuitePlugin[Any]]) -> None:
         self.settings, self.engine, self.fingerprint, self.suites = settings, engine, fingerprint, suites
         self.built: dict[bool, ModelAccess] = {}
 
@@ -402,7 +353,7 @@ class _Access:
             if problem is not None:
                 raise ToolevalUsageError(problem)
         roles = [role for suite in self.suites for role in suite.roles]
-        readers = [reader for suite in self.suites if (reader := getattr(suite, "replay_rows", None)) is not None]
+        readers = [suite.replay_rows for suite in self.suites]  # None from a suite without a format of its own
         try:
             return build_access(settings, settings.cache_path, self.engine,
                                 lambda: settings.cache_path / "rescore.board.sqlite", roles, readers,
@@ -437,6 +388,8 @@ def _requests(engine: Engine) -> int:
 
 def _assembled(path: str, document: dict[str, Any], results: dict[str, SuiteRescore], requests: int,
                when: datetime.datetime, titles: dict[str, str]) -> Rescored:
+    from ..suites import plugin
+
     reported: list[dict[str, Any]] = document["samples"]
     after_of = {row_key(row.before): row.after for result in results.values() for row in result.rows}
     before_of = {row_key(row.before): row.before for result in results.values() for row in result.rows}
@@ -446,7 +399,7 @@ def _assembled(path: str, document: dict[str, Any], results: dict[str, SuiteResc
     before_kept = [row for row in before_rows if row.get("outcome") != "skipped" and not row.get("quarantined")]
     if not kept:
         raise ToolevalUsageError(f"rescore: {path} holds no scored sample: nothing to rescore")
-    summary, before = summarize(kept), summarize(before_kept)
+    summary, before = summarize(kept, plugin), summarize(before_kept, plugin)
     made = dict(document["fingerprint"])
     made.update({name: result.fingerprint for name, result in results.items()})
     made["plugin_version"] = __version__  # the verdicts are this version's

@@ -3,41 +3,17 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
-from ..errors import ContextOverflowError
 from ..models.meter import asked_tokens
+from .suite_summary import SuiteSummary as SuiteSummary  # re-exported: what a suite's summariser returns
+from .suite_summary import Table as Table
+from .suite_summary import outcome_counts as outcome_counts
 
-
-@dataclass(frozen=True)
-class Table:
-    title: str
-    headers: list[str]
-    rows: list[list[Any]]
-
-
-@dataclass(frozen=True)
-class SuiteSummary:
-    """Figures of one suite.
-
-    Attributes:
-        suite: the suite name.
-        tables: what the terminal shows (rendered with tabulate).
-        figures: gateable numbers by name, fractions in [0, 1], relative to the suite (e.g. "en.overall"); the
-            run names them `<suite>.<name>` (RunSummary.figures).
-        partial: True when the run did not cover the whole benchmark, so the figures are renormalised.
-        counts: total, scored, passed, failed, errors.
-        data: the JSON form of everything above, for the report.
-    """
-
-    suite: str
-    tables: list[Table]
-    figures: dict[str, float]
-    partial: bool
-    counts: dict[str, int]
-    data: dict[str, Any] = field(default_factory=dict)
+if TYPE_CHECKING:
+    from ..suites.base import SuitePlugin
 
 
 @dataclass(frozen=True)
@@ -59,13 +35,15 @@ class RunSummary:
         return total
 
 
-def summarize(rows: list[dict[str, Any]]) -> RunSummary:
-    """Each suite's summary of the first ask of every sample; with --tooleval-repeats, its repeats too."""
+def summarize(rows: list[dict[str, Any]], plugin: Callable[[str], SuitePlugin[Any]]) -> RunSummary:
+    """Each suite's summary of the first ask of every sample; with --tooleval-repeats, its repeats too.
+
+    Args:
+        plugin: the registered suite of a name (suites.plugin: an unknown name is a usage error).
+    """
     by_suite: dict[str, list[dict[str, Any]]] = {}
     for row in rows:
         by_suite.setdefault(row["suite"], []).append(row)
-    from ..suites import plugin
-
     summaries = {}
     for suite, suite_rows in sorted(by_suite.items()):
         first = [row for row in suite_rows if int(row.get("repeat", 1)) == 1]
@@ -76,7 +54,7 @@ def summarize(rows: list[dict[str, Any]]) -> RunSummary:
     return RunSummary(summaries)
 
 
-def _with_repeats(summary: SuiteSummary, suite: Any, rows: list[dict[str, Any]]) -> SuiteSummary:
+def _with_repeats(summary: SuiteSummary, suite: SuitePlugin[Any], rows: list[dict[str, Any]]) -> SuiteSummary:
     """The suite's summary and its repeats (report/repeats.py); unchanged for a suite that declares no units."""
     from .compare import suite_members
     from .repeated import repeat_figures
@@ -87,18 +65,6 @@ def _with_repeats(summary: SuiteSummary, suite: Any, rows: list[dict[str, Any]])
     table, figures, data = repeat_figures(rows, *members)
     return SuiteSummary(summary.suite, [*summary.tables, table], {**summary.figures, **figures}, summary.partial,
                         summary.counts, {**summary.data, "repeats": data})
-
-
-def outcome_counts(rows: list[dict[str, Any]]) -> dict[str, int]:
-    counts = {"total": len(rows), "scored": 0, "passed": 0, "failed": 0, "errors": 0, "context_overflows": 0}
-    for row in rows:
-        if row["outcome"] == "error":
-            counts["errors"] += 1
-            counts["context_overflows"] += row.get("error_type") == ContextOverflowError.error_type
-        else:
-            counts["scored"] += 1
-            counts["passed" if row["outcome"] == "passed" else "failed"] += 1
-    return counts
 
 
 def token_totals(tokens: dict[str, Any]) -> tuple[int, int]:

@@ -4,14 +4,14 @@
 from __future__ import annotations
 
 from collections import Counter
+from typing import Any
 
 from ..errors import ToolevalUsageError
 from ..models.access import role_option
 from ..models.replay import ReplayReader
 from ..settings.options import Settings
 from ..suites import plugin, registered, suite_for_test_id
-from ..suites.base import Case, Role, Suite
-from ..transport import variant_of
+from ..suites.base import Case, CaseBase, Role, Suite
 from .quarantine import read_quarantine
 from .repeats import original, repeated
 from .shards import ClusterKey, assign_shards, cluster_key, shard_parts, subsample
@@ -25,7 +25,7 @@ class Run:
         self.markexpr = markexpr
         if settings.repeats < 1:
             raise ToolevalUsageError(f"--tooleval-repeats: {settings.repeats} must be at least 1 (1: each sample once)")
-        self._suites: dict[str, Suite] = {}
+        self._suites: dict[str, Suite[Any]] = {}
         self._cases: dict[str, list[Case]] = {}  # by suite, in the order the suite lists them
         self._case_index: dict[str, dict[str, Case]] = {}  # by suite, then test id
         # (suite, language, category, variant) -> samples; see category_size
@@ -40,7 +40,7 @@ class Run:
         """Whether there is a model to evaluate (without one, the benchmark tests skip)."""
         return bool(self.settings.model)
 
-    def suite(self, name: str) -> Suite:
+    def suite(self, name: str) -> Suite[Any]:
         """The suite `name`, loaded for this run on first use (its data located, downloaded, validated)."""
         if name not in self._suites:
             self._suites[name] = plugin(name).load(self.settings)
@@ -53,11 +53,14 @@ class Run:
     def cases(self, name: str) -> list[Case]:
         if name not in self._cases:
             cases = list(self.suite(name).cases())
+            odd = next((case for case in cases if not isinstance(case, CaseBase)), None)
+            if odd is not None:  # the optional Case members are read without probing: their defaults are CaseBase's
+                raise ToolevalUsageError(f"tooleval suite {name!r}: its case {type(odd).__name__} is not a CaseBase: "
+                                         "subclass pytest_tooleval.suite.CaseBase (docs/writing-a-suite.md)")
             # samples per category in the benchmark: the payloads carry it, so a summary knows a partial category
             self.category_sizes.update(Counter(_size_key(case) for case in cases))
             if self.settings.shard:  # over the whole benchmark, so that -k, -m and --tooleval-sample move nothing
-                weight = getattr(plugin(name), "weight", lambda case: 1.0)
-                self._shards.update(assign_shards(cases, shard_parts(self.settings.shard)[1], weight))
+                self._shards.update(assign_shards(cases, shard_parts(self.settings.shard)[1], plugin(name).weight))
             cases = subsample(cases, self.settings.sample, self.settings.seed)  # --tooleval-sample (shards.py)
             cases = repeated(cases, self.settings.repeats)  # --tooleval-repeats: the same samples again
             self._cases[name] = cases
@@ -103,14 +106,13 @@ class Run:
         return sorted(cases, key=lambda case: suites[case.suite].priority(case))
 
     def replay_readers(self) -> list[ReplayReader]:
-        """The replay formats of the suites loaded in this run (SuitePlugin.replay_rows, where a suite has one)."""
-        readers = (getattr(plugin(name), "replay_rows", None) for name in self._suites)
-        return [reader for reader in readers if reader is not None]
+        """The replay formats of the suites loaded in this run (SuitePlugin.replay_rows: None from a suite without
+        one, whose reader then never claims a file)."""
+        return [plugin(name).replay_rows for name in self._suites]
 
     def asks_with_tools(self) -> bool:
         """Whether a suite loaded in this run offers the model native `tools` (the probe then offers one too)."""
-        return any(getattr(plugin(name), "asks_with_tools", lambda settings: False)(self.settings)
-                   for name in self._suites)
+        return any(plugin(name).asks_with_tools(self.settings) for name in self._suites)
 
     def helper_roles(self) -> tuple[Role, ...]:
         """The helper models of the suites loaded in this run: no client for a role no collected test uses."""
@@ -123,4 +125,4 @@ class Run:
 
 
 def _size_key(case: Case) -> tuple[str, str, str, str]:
-    return case.suite, case.language, case.category, variant_of(case)
+    return case.suite, case.language, case.category, case.variant

@@ -8,17 +8,20 @@ key (`ChatRequest.repeat`) and is a real sample, not a cached copy of the first.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..models.base import REPEAT
+
+if TYPE_CHECKING:
+    from ..suites.base import Case
 
 __all__ = ["REPEAT", "Repeated", "original", "repeat_of", "repeated"]
 
 
 class Repeated:
-    """The r-th ask (r >= 2) of a case: its test id ends in -r<r>; every other member is the case's."""
+    """The r-th ask (r >= 2) of a case: its test id ends in -r<r>; every other member is the case's (a Case)."""
 
-    def __init__(self, case: Any, repeat: int) -> None:
+    def __init__(self, case: Case, repeat: int) -> None:
         self.case = case
         self.repeat = repeat
 
@@ -33,14 +36,14 @@ class Repeated:
         return f"Repeated({self.case!r}, {self.repeat})"
 
 
-def repeated(cases: Sequence[Any], times: int) -> list[Any]:
+def repeated(cases: Sequence[Case], times: int) -> list[Case]:
     """The cases, then each again for repeats 2..times."""
     return [*cases, *(Repeated(case, repeat) for repeat in range(2, times + 1) for case in cases)]
 
 
-def repeat_of(case: Any) -> int:
-    return int(getattr(case, "repeat", 1))
+def repeat_of(case: Case) -> int:
+    return case.repeat
 
 
-def original(case: Any) -> Any:
+def original(case: Case) -> Case:
     return case.case if isinstance(case, Repeated) else case

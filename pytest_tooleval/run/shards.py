@@ -15,9 +15,12 @@ from __future__ import annotations
 import hashlib
 import math
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ..errors import ToolevalUsageError
+
+if TYPE_CHECKING:
+    from ..suites.base import Case
 
 ClusterKey = tuple[str, str, str]  # suite, language, cluster
 
@@ -39,12 +42,12 @@ def shard_parts(shard: str) -> tuple[int, int]:
     return int(index), int(count)
 
 
-def cluster_key(case: Any) -> ClusterKey:
-    return str(case.suite), str(case.language), _cluster(case)
+def cluster_key(case: Case) -> ClusterKey:
+    return case.suite, case.language, _cluster(case)
 
 
-def assign_shards(cases: Iterable[Any], count: int,
-                  weight: Callable[[Any], float] = lambda case: 1.0) -> dict[ClusterKey, int]:
+def assign_shards(cases: Iterable[Case], count: int,
+                  weight: Callable[[Case], float] = lambda case: 1.0) -> dict[ClusterKey, int]:
     """The 1-based shard of every cluster of `cases` among `count`, category by category (see the module)."""
     weights: dict[tuple[str, str, str], dict[ClusterKey, float]] = {}
     for case in cases:
@@ -63,7 +66,7 @@ def assign_shards(cases: Iterable[Any], count: int,
     return shards
 
 
-def subsample(cases: list[Any], fraction: float | None, seed: int) -> list[Any]:
+def subsample(cases: list[Case], fraction: float | None, seed: int) -> list[Case]:
     """--tooleval-sample: the same share of every category (at least one cluster each), whole clusters (a
     multi-turn dialogue is taken with all its steps), chosen by a hash of the seed and the cluster, so a seed
     always takes the same samples and a larger fraction takes a superset of a smaller one's."""
@@ -80,8 +83,8 @@ def subsample(cases: list[Any], fraction: float | None, seed: int) -> list[Any]:
     return [case for case in cases if (case.suite, case.language, case.category, _cluster(case)) in chosen]
 
 
-def _cluster(case: Any) -> str:
-    return str(getattr(case, "cluster", None) or case.id)
+def _cluster(case: Case) -> str:
+    return case.cluster or case.id
 
 
 def _fraction(text: str) -> float:

@@ -1,5 +1,7 @@
 """The registered benchmark suites: every `SuitePlugin` under the entry-point group `pytest_tooleval.suites`
-(the three built-in suites register the same way as a third-party package, see suites/base.py)."""
+(the built-in suites register the same way as a third-party package, see suites/base.py). An entry point must
+name an instance of a SuitePlugin subclass: the base class gives the optional members their defaults, so the
+plugin reads them without probing."""
 
 from __future__ import annotations
 
@@ -9,15 +11,19 @@ import sys
 from collections.abc import Callable
 from functools import lru_cache
 from importlib.metadata import EntryPoint
+from typing import Any
 
 from ..errors import ToolevalUsageError
 from .base import ENTRY_POINT_GROUP, SuitePlugin
 
+#: what every plugin declares (suites/base.py); its other members have defaults
+REQUIRED = ("name", "markers", "options", "options_model", "roles", "mark_profiles", "id_prefixes")
+
 
 @lru_cache(maxsize=1)
-def registered() -> dict[str, SuitePlugin]:
+def registered() -> dict[str, SuitePlugin[Any]]:
     """Suite name -> plugin, in entry-point order (built-in suites first). Read once per process."""
-    found: dict[str, SuitePlugin] = {}
+    found: dict[str, SuitePlugin[Any]] = {}
     entries = sorted(_entry_points(ENTRY_POINT_GROUP), key=lambda e: (not e.value.startswith(__name__), e.name))
     for entry in entries:
         if entry.name in found:  # the same distribution seen twice on sys.path (an editable and a plain install)
@@ -27,14 +33,23 @@ def registered() -> dict[str, SuitePlugin]:
         except Exception as exc:  # a broken third-party suite must not look like our bug
             raise ToolevalUsageError(f"tooleval suite {entry.name!r} ({entry.value}) cannot be loaded: "
                                      f"{type(exc).__name__}: {exc}") from None
-        if getattr(plugin, "name", None) != entry.name:
+        if not isinstance(plugin, SuitePlugin):  # the optional members' defaults come from the base class
+            raise ToolevalUsageError(f"tooleval suite {entry.name!r} ({entry.value}) is a {type(plugin).__name__}, "
+                                     "not a SuitePlugin: subclass pytest_tooleval.suite.SuitePlugin "
+                                     "(docs/writing-a-suite.md)")
+        # looked up on the class, or set on the instance: a property (the yaml suite's id_prefixes) is not run here
+        missing = [member for member in REQUIRED if not hasattr(type(plugin), member) and member not in vars(plugin)]
+        if missing:
+            raise ToolevalUsageError(f"tooleval suite {entry.name!r} ({entry.value}) does not declare "
+                                     f"{', '.join(missing)} (see pytest_tooleval.suite.SuitePlugin)")
+        if plugin.name != entry.name:
             raise ToolevalUsageError(f"tooleval suite entry point {entry.name!r} ({entry.value}) names a plugin "
-                                     f"called {getattr(plugin, 'name', None)!r}; the two must agree")
+                                     f"called {plugin.name!r}; the two must agree")
         found[entry.name] = plugin
     return found
 
 
-def plugin(name: str) -> SuitePlugin:
+def plugin(name: str) -> SuitePlugin[Any]:
     suites = registered()
     if name not in suites:
         raise ToolevalUsageError(f"@pytest.mark.tooleval({name!r}): unknown suite; known: {', '.join(suites)} "

@@ -5,6 +5,7 @@ replay, the response cache, xdist), and a run of one suite never reads or needs 
 from __future__ import annotations
 
 import json
+import os
 import socket
 
 import pytest
@@ -30,7 +31,8 @@ WORDS = ["cat", "dog", "elephant", "kangaroo", "hippopotamus"]
 def toy(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> list[str]:
     site = install_toy_suite(pytester.path / "site")
     pytester.syspathinsert(site)  # this process (in-process runs)
-    monkeypatch.setenv("PYTHONPATH", f"{site}")  # subprocess runs
+    # subprocess runs; the PYTHONPATH the tests run with stays after it, so they import the plugin under test
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, (str(site), os.environ.get("PYTHONPATH")))))
     for name in ("TOOLEVAL_DATA_DIR", "OPENAI_API_KEY"):
         monkeypatch.delenv(name, raising=False)
     pytester.makepyfile(test_toy=TOY_TEST)

@@ -34,6 +34,7 @@ from pytest_tooleval.suites.acebench.agent import (
     score_rollout,
 )
 from pytest_tooleval.suites.acebench.scoring import score_normal, score_special
+from pytest_tooleval.suites.base import CaseBase
 from pytest_tooleval.suites.gpt4tools.scoring import score_item
 from pytest_tooleval.suites.toolalpaca.judge import Judgement, parse_judge_output
 from pytest_tooleval.suites.toolalpaca.parser import (
@@ -176,7 +177,7 @@ def assert_verdict(verdict: Any) -> Verdict:
     return verdict
 
 
-class _Case:  # what result_payload reads off a case
+class _Case(CaseBase):  # what result_payload reads off a case
     suite, id, category, language, index = "acebench", "hostile_0", "normal_atom_bool", "en", 0
     test_id = "en-hostile_0"
 

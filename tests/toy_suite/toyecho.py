@@ -10,18 +10,29 @@ import hashlib
 from dataclasses import dataclass
 from typing import Any
 
-from pytest_tooleval.models.access import ModelAccess
-from pytest_tooleval.outcome import Answer, SampleError, SampleResult
-from pytest_tooleval.report.summary import SuiteSummary, Table, outcome_counts
-from pytest_tooleval.settings.options import Option, Settings, SuiteSettings, parse_bool
-from pytest_tooleval.suites.base import Skipped
-from pytest_tooleval.verdict import Verdict
+from pytest_tooleval.suite import (
+    Answer,
+    CaseBase,
+    ModelAccess,
+    Option,
+    SampleError,
+    SampleResult,
+    Settings,
+    Skipped,
+    SuitePlugin,
+    SuiteSettings,
+    SuiteSummary,
+    Table,
+    Verdict,
+    outcome_counts,
+    parse_bool,
+)
 
 WORDS = {"short": ("cat", "dog"), "long": ("elephant", "kangaroo", "hippopotamus")}
 
 
 @dataclass(frozen=True)
-class EchoCase:
+class EchoCase(CaseBase):
     word: str
     category: str
     index: int
@@ -86,7 +97,7 @@ class EchoSettings(SuiteSettings):
     toyecho_shout: bool
 
 
-class EchoPlugin:
+class EchoPlugin(SuitePlugin[EchoCase]):
     name = "toyecho"
     markers = {"toyecho": "a toyecho sample", "toyecho_short": "a short word", "toyecho_long": "a long word"}
     options = (Option("toyecho-shout", "toyecho: expect the word in capitals", False, parse_bool, flag=True),)
@@ -121,7 +132,7 @@ class EchoPlugin:
         shout = EchoSettings.of(settings).toyecho_shout
         return {"words_sha256": hashlib.sha256(words.encode()).hexdigest(), "shout": shout}
 
-    def priority(self, case: Any) -> int:
+    def priority(self, case: EchoCase) -> int:
         return 1
 
 

@@ -18,6 +18,7 @@ from ...data.download import Pin, cached_or_downloaded, canonical_sha256
 from ...data.files import read_json, read_jsonl
 from ...data.hashes import sha256_of
 from ...errors import DataError, ToolevalUsageError
+from ..base import CaseBase
 from .categories import COLLECTION_ORDER
 from .revisions import DEFAULT, REVISIONS, Revision, revision
 
@@ -42,7 +43,7 @@ class AnswerRecord(BaseModel):
 
 
 @dataclass(frozen=True, eq=False)
-class AceCase:
+class AceCase(CaseBase):
     """One ACEBench sample: the prompt record and its answer record, as upstream pairs them."""
 
     language: str

@@ -19,13 +19,14 @@ from ...settings.options import (
     parse_list,
     reasoning_effort_option,
 )
-from ..base import Role
+from ..base import Role, SuitePlugin
 from .revisions import DEFAULT, REVISIONS, parse_revision
 
 if TYPE_CHECKING:
-    from ...report.compare import Unit
-    from ...report.rescore import RescoreContext, SuiteRescore
     from ...report.summary import SuiteSummary
+    from ..base import Unit
+    from ..rescoring import RescoreContext, SuiteRescore
+    from .data import AceCase
     from .suite import AceBenchSuite
 
 OPTIONS = (
@@ -79,7 +80,7 @@ def languages(settings: Settings) -> tuple[str, ...]:
     return LANGUAGES if language == "all" else (language,)
 
 
-class AceBenchPlugin:
+class AceBenchPlugin(SuitePlugin["AceCase"]):
     name = "acebench"
     title = "ACEBench"
     markers: ClassVar[dict[str, str]] = {
@@ -198,56 +199,24 @@ class AceBenchPlugin:
         return AceBenchSettings.of(settings).mode != "prompt"
 
     def units(self, rows: list[dict[str, Any]]) -> list[Unit]:
-        """The units of the category figures, for comparing runs (report/compare.py): a sample, or a dialogue of
-        a normal multi-turn category (it counts as passed when every step passed, as its accuracy does)."""
-        from ...report.compare import Unit
-        from .aggregate import dialogue_key
+        from .summary import units
 
-        steps: dict[tuple[str, str], list[dict[str, Any]]] = {}
-        for row in rows:
-            variant = row.get("variant", "")
-            figure = f"{row['language']}.{variant + '.' if variant else ''}{row['category']}"
-            unit = dialogue_key(row["id"]) if "normal_multi_turn" in row["category"] else row["id"]
-            steps.setdefault((figure, unit), []).append(row)
-        units = []
-        for (figure, unit), members in steps.items():
-            outcomes = [row["outcome"] for row in members]
-            passed = None if "error" in outcomes else all(outcome == "passed" for outcome in outcomes)
-            units.append(Unit(figure, f"{figure}/{unit}", passed, tuple(sorted(row["id"] for row in members))))
-        return units
+        return units(rows)
 
     def combine(self, proportions: Mapping[str, float]) -> dict[str, float]:
-        """The groups and OVERALL from category accuracies (unrounded), per language and protocol: upstream's
-        formula when every category is there, the renormalised one otherwise (aggregate.py)."""
-        from .aggregate import WEIGHTS
-        from .categories import ALL_CATEGORIES, GROUPS
+        from .summary import combine
 
-        by_prefix: dict[str, dict[str, float]] = {}
-        for name, value in proportions.items():
-            prefix, _, category = name.rpartition(".")
-            by_prefix.setdefault(prefix, {})[category] = value
-        figures: dict[str, float] = {}
-        for prefix, accuracies in by_prefix.items():
-            full = all(category in accuracies for category in ALL_CATEGORIES)
-            groups = {group: sum(accuracies[m] for m in members if m in accuracies)
-                      / len([m for m in members if m in accuracies])
-                      for group, members in GROUPS.items() if any(m in accuracies for m in members)}
-            figures.update({f"{prefix}.{group.lower()}": value for group, value in groups.items()})
-            weighted = [(weight, groups[group]) for group, weight in WEIGHTS.items() if group in groups]
-            if weighted:
-                total = sum(weight * value for weight, value in weighted)
-                figures[f"{prefix}.overall"] = total if full else total / sum(weight for weight, _ in weighted)
-        return figures
+        return combine(proportions)
 
-    def priority(self, case: Any) -> int:
+    def priority(self, case: AceCase) -> int:
         return 0 if case.family == "agent" else 1  # rollouts take many requests: start them first
 
-    def batched_role(self, case: Any) -> str | None:
+    def batched_role(self, case: AceCase) -> str | None:
         """--tooleval-batch: a normal or special sample is one request of the model (its dialogue history is in
         the prompt); an agent rollout is many, each depending on the last."""
         return None if case.family == "agent" else "model"
 
-    def weight(self, case: Any) -> float:
+    def weight(self, case: AceCase) -> float:
         """A sample's expected cost beside the others of its category, for --tooleval-shard (shards.py): its
         prompt's length (the question and the functions), which its tokens follow."""
         return float(len(json.dumps(case.record.get("question"), ensure_ascii=False))

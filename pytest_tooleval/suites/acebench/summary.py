@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict
 from typing import Any
 
 from ...report.compare import Spread
 from ...report.summary import SuiteSummary, Table, outcome_counts
-from .aggregate import SampleScore, Summary, summarize
-from .categories import ALL_CATEGORIES  # upstream's order: tables list categories as upstream's leaderboard does
+from ..base import Unit
+from .aggregate import WEIGHTS, SampleScore, Summary, dialogue_key, summarize
+from .categories import (  # upstream's order: tables list categories as upstream's leaderboard does
+    ALL_CATEGORIES,
+    GROUPS,
+)
 
 _VALID_BY_OUTCOME = {"passed": True, "failed": False, "error": None}
 
@@ -20,12 +25,11 @@ def summarize_acebench(rows: list[dict[str, Any]]) -> SuiteSummary:
     so its category (and the run) is reported as partial rather than scored as wrong.
     """
     from ...report.compare import run_spreads
-    from .plugin_suite import SUITE
 
     languages = sorted({row["language"] for row in rows})
     variants = sorted({row.get("variant", "") for row in rows})  # "" (the text protocol) first, then "fc"
     tables, figures, data = [], {}, {}
-    spreads = run_spreads(SUITE.units(rows), SUITE.combine)  # 95% intervals and detectable differences
+    spreads = run_spreads(units(rows), combine)  # 95% intervals and detectable differences
     partial = False
     for variant in variants:
         for language in languages:
@@ -52,6 +56,44 @@ def summarize_acebench(rows: list[dict[str, Any]]) -> SuiteSummary:
         if delta is not None:
             tables.append(delta)
     return SuiteSummary("acebench", tables, figures, partial, outcome_counts(rows), data)
+
+
+def units(rows: list[dict[str, Any]]) -> list[Unit]:
+    """The units of the category figures, for comparing runs (report/compare.py): a sample, or a dialogue of
+    a normal multi-turn category (it counts as passed when every step passed, as its accuracy does)."""
+    steps: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for row in rows:
+        variant = row.get("variant", "")
+        figure = f"{row['language']}.{variant + '.' if variant else ''}{row['category']}"
+        unit = dialogue_key(row["id"]) if "normal_multi_turn" in row["category"] else row["id"]
+        steps.setdefault((figure, unit), []).append(row)
+    found = []
+    for (figure, unit), members in steps.items():
+        outcomes = [row["outcome"] for row in members]
+        passed = None if "error" in outcomes else all(outcome == "passed" for outcome in outcomes)
+        found.append(Unit(figure, f"{figure}/{unit}", passed, tuple(sorted(row["id"] for row in members))))
+    return found
+
+
+def combine(proportions: Mapping[str, float]) -> dict[str, float]:
+    """The groups and OVERALL from category accuracies (unrounded), per language and protocol: upstream's
+    formula when every category is there, the renormalised one otherwise (aggregate.py)."""
+    by_prefix: dict[str, dict[str, float]] = {}
+    for name, value in proportions.items():
+        prefix, _, category = name.rpartition(".")
+        by_prefix.setdefault(prefix, {})[category] = value
+    figures: dict[str, float] = {}
+    for prefix, accuracies in by_prefix.items():
+        full = all(category in accuracies for category in ALL_CATEGORIES)
+        groups = {group: sum(accuracies[m] for m in members if m in accuracies)
+                  / len([m for m in members if m in accuracies])
+                  for group, members in GROUPS.items() if any(m in accuracies for m in members)}
+        figures.update({f"{prefix}.{group.lower()}": value for group, value in groups.items()})
+        weighted = [(weight, groups[group]) for group, weight in WEIGHTS.items() if group in groups]
+        if weighted:
+            total = sum(weight * value for weight, value in weighted)
+            figures[f"{prefix}.overall"] = total if full else total / sum(weight for weight, _ in weighted)
+    return figures
 
 
 def _revisions(rows: list[dict[str, Any]]) -> list[str]:

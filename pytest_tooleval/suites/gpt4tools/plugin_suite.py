@@ -7,10 +7,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from ...settings.options import Option, Settings, SuiteSettings, choice, parse_bool
+from ..base import SuitePlugin
+from .constants import MAX_NEW_TOKENS, STOP
 
 if TYPE_CHECKING:
     from ...report.summary import SuiteSummary
-    from .suite import GPT4ToolsSuite
+    from .suite import GPT4ToolsCase, GPT4ToolsSuite
 
 OPTIONS = (
     Option("gpt4tools-path", "the GPT4Tools test-set file (gpt4tools_test_unseen.json; downloaded by hand, see the "
@@ -31,8 +33,6 @@ class GPT4ToolsSettings(SuiteSettings):
     gpt4tools_prompt_in_output: Literal["auto", "yes", "no"]
 
 
-MAX_NEW_TOKENS = 512  # eval/inference.py: GenerationConfig(max_new_tokens=512)
-STOP = ("Observation:",)  # the labelled variant of --tooleval-gpt4tools-stop (toolalpaca-gpt4tools §6.4.2)
 WHERE_TO_GET = (
     "GPT4Tools: no test-set file; download gpt4tools_test_unseen.json by hand from the links in the GPT4Tools "
     "README (github.com/AILab-CVC/GPT4Tools; Google Drive id 1BHm0HEwYaVdMRYZiDdECy8ozyix607PH), then pass "
@@ -48,7 +48,7 @@ def max_tokens(settings: Settings) -> int | None:
     return None if settings.max_tokens is None else int(settings.max_tokens)
 
 
-class GPT4ToolsPlugin:
+class GPT4ToolsPlugin(SuitePlugin["GPT4ToolsCase"]):
     name = "gpt4tools"
     markers: ClassVar[dict[str, str]] = {
         "gpt4tools": "a GPT4Tools test-set item",
@@ -111,14 +111,14 @@ class GPT4ToolsPlugin:
         return [f"{prefix}{metric}" for prefix in ("", "tool.", "no_tool.")
                 for metric in ("thought", "action", "args", "sr", "iou")]
 
-    def priority(self, case: Any) -> int:
+    def priority(self, case: GPT4ToolsCase) -> int:
         return 1
 
-    def batched_role(self, case: Any) -> str | None:
+    def batched_role(self, case: GPT4ToolsCase) -> str | None:
         """--tooleval-batch: every item is one request of the model."""
         return "model"
 
-    def weight(self, case: Any) -> float:
+    def weight(self, case: GPT4ToolsCase) -> float:
         """For --tooleval-shard (shards.py): the instruction's length, which its prompt tokens follow."""
         return float(len(case.item.instruction))
 

@@ -17,6 +17,8 @@ from ...errors import DataError
 from ...models.access import ModelAccess
 from ...models.meter import reply_tokens
 from ...outcome import Answer, SampleError, SampleResult
+from ..base import CaseBase
+from .constants import MAX_NEW_TOKENS, STOP
 from .data import (
     Case,
     DataFileError,
@@ -26,7 +28,6 @@ from .data import (
     predictions_from,
 )
 from .metrics import GroundTruthError
-from .plugin_suite import MAX_NEW_TOKENS, STOP
 from .scoring import prediction_text, score_item
 
 UPSTREAM, STOP_VARIANT = "upstream", "stop-at-observation"
@@ -35,7 +36,7 @@ _CHUNK = re.compile(r"(.+)_(\d+)\.json")
 
 
 @dataclass(frozen=True)
-class GPT4ToolsCase:
+class GPT4ToolsCase(CaseBase):
     """One test-set item (the suite protocol in pytest_tooleval/suites/__init__.py)."""
 
     item: Case

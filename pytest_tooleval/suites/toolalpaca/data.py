@@ -23,8 +23,9 @@ from pydantic import BaseModel, ConfigDict, Field, StrictStr, ValidationError
 from ...data.download import Pin, lift_member_constants, locate_data
 from ...data.files import read_json, read_text
 from ...errors import DataError, ToolevalUsageError
-from .plugin_suite import SUBSET_FILES, SUBSETS  # declared with the plugin, which loads no data
-from .prompts import AgentPromptParts, Prompts
+from ..base import CaseBase
+from .constants import SUBSET_FILES, SUBSETS
+from .texts import AgentPromptParts, Prompts
 
 __all__ = [
     "CREDENTIAL_ENV_VARS",
@@ -127,7 +128,7 @@ class Api:
 
 
 @dataclass(frozen=True, eq=False)
-class ToolAlpacaCase:
+class ToolAlpacaCase(CaseBase):
     """One instruction of one API, with its gold steps."""
 
     api: Api

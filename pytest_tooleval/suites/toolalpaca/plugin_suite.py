@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from ...models.access import access_kind
-from ...settings.options import Option, SuiteSettings, choice, parse_bool, parse_float, reasoning_effort_option
-from ..base import Role
+from ...settings.options import Option, Settings, choice, parse_bool, parse_float, reasoning_effort_option
+from ..base import Role, SuitePlugin
+from .constants import NO_ORACLE, NOT_CONFIGURED, SUBSET_FILES, SUBSETS, ToolAlpacaSettings
 
 if TYPE_CHECKING:
     from ...report.summary import SuiteSummary
-    from ...settings.options import Settings
+    from .data import ToolAlpacaCase
     from .runner import ToolAlpacaRunner
 
 OPTIONS = (
@@ -39,41 +40,8 @@ OPTIONS = (
 )
 
 
-class ToolAlpacaSettings(SuiteSettings):
-    """OPTIONS, typed (settings/options.py): `ToolAlpacaSettings.of(settings).toolalpaca_subset`."""
 
-    toolalpaca_subset: Literal["simulated", "real", "all"]
-    toolalpaca_real: bool
-    simulator_model: str | None
-    simulator_base_url: str | None
-    simulator_api_key: str | None
-    simulator_temperature: float
-    simulator_reasoning_effort: Literal["minimal", "low", "medium", "high"] | None
-    toolalpaca_user_model: str | None
-    toolalpaca_user_base_url: str | None
-    toolalpaca_user_api_key: str | None
-    toolalpaca_user_temperature: float
-    toolalpaca_user_reasoning_effort: Literal["minimal", "low", "medium", "high"] | None
-    judge_model: str
-    judge_base_url: str | None
-    judge_api_key: str | None
-    judge_temperature: float
-    judge_reasoning_effort: Literal["minimal", "low", "medium", "high"] | None
-
-
-SUBSETS = ("simulated", "real")
-SUBSET_FILES = {"simulated": "data/eval_simulated.json", "real": "data/eval_real.json"}
-NOT_CONFIGURED = (
-    "ToolAlpaca needs models for the simulated APIs and the user: pass --tooleval-simulator-model NAME and "
-    "--tooleval-toolalpaca-user-model NAME (upstream: gpt-3.5-turbo for both) to run its samples"
-)
-NO_ORACLE = (
-    "ToolAlpaca has no oracle: its gold steps are call sketches for the judge (placeholders, no observations), "
-    "not an episode that could be replayed; evaluate a model, or re-judge recorded episodes with replay:PATH"
-)
-
-
-class ToolAlpacaPlugin:
+class ToolAlpacaPlugin(SuitePlugin["ToolAlpacaCase"]):
     name = "toolalpaca"
     markers: ClassVar[dict[str, str]] = {
         "toolalpaca": "a ToolAlpaca instruction (an agent episode judged by a model)",
@@ -143,10 +111,10 @@ class ToolAlpacaPlugin:
         views = [*chosen, *(subset + DOCUMENTED_SUFFIX for subset in chosen if subset in flagged)]
         return [f"{view}.{rate}" for view in views for rate in ("procedure", "response", "overall")]
 
-    def priority(self, case: Any) -> int:
+    def priority(self, case: ToolAlpacaCase) -> int:
         return 0  # an episode is a chain of agent, simulator and judge calls: start it early
 
-    def batched_role(self, case: Any) -> str | None:
+    def batched_role(self, case: ToolAlpacaCase) -> str | None:
         """--tooleval-batch: the judge is asked once, after the episode, which the agent and the simulator play
         out as usual (their answers cached, so the test replays the same episode and finds the judgement)."""
         return "judge"

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import string
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .episode import Step
 from .parser import LLM_PREFIX, OBSERVATION_PREFIX
+from .texts import AgentPromptParts, Prompts
 
 if TYPE_CHECKING:
     from .data import Api, GoldStep
@@ -40,37 +41,6 @@ RETRIEVAL = "retrievalDataFromFile"
 EXTERNAL_TOOLS = {"retrieval": RETRIEVAL}
 
 RETRIEVAL_INPUT_CHARS = 40_000  # the retrieval prompt sees at most this much of the offloaded file (§2.8)
-
-
-@dataclass(frozen=True)
-class AgentPromptParts:
-    """The three test_v1 constants: prefix, format instructions (with ``{tool_names}``), suffix."""
-
-    prefix: str
-    format_instructions: str
-    suffix: str
-
-
-@dataclass(frozen=True)
-class Prompts:
-    """Every prompt text evaluation uses, as read from the data folder.
-
-    Attributes:
-        evaluation: prompts/Evaluation.txt (the judge template, ``$``-placeholders).
-        simulator: prompts/Simulator.txt.
-        get_details: prompts/get_details.txt (the user simulator's instructions).
-        retrieval: prompts/retrieval.txt.
-        agent: the test_v1 agent prompt constants.
-        helper_descriptions: tool name -> upstream's raw description (format-escaped, doubled braces) for
-            getDetails and retrievalDataFromFile; empty when the data folder does not provide them.
-    """
-
-    evaluation: str
-    simulator: str
-    get_details: str
-    retrieval: str
-    agent: AgentPromptParts
-    helper_descriptions: Mapping[str, str] = field(default_factory=dict)
 
 
 class MissingPromptError(LookupError):

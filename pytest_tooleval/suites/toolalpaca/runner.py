@@ -27,10 +27,10 @@ from .agent import (
     EpisodeModels,
     EpisodeSettings,
 )
+from .constants import NO_ORACLE, NOT_CONFIGURED, ToolAlpacaSettings
 from .episode import Episode
 from .judge import JUDGE_MODEL, JUDGE_TEMPERATURE, Judgement
 from .parser import STOP_SEQUENCES
-from .plugin_suite import NO_ORACLE, NOT_CONFIGURED, ToolAlpacaSettings
 from .prompts import MissingPromptError, agent_tools
 from .real_http import RealHttp
 from .scoring import verdict

@@ -15,18 +15,18 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from ...settings.options import Settings, SuiteSettings
 from ..acebench.plugin_suite import AceBenchSettings
+from ..base import SuitePlugin, Unit
 from . import discovery
 
 if TYPE_CHECKING:
-    from ...report.compare import Unit
     from ...report.summary import SuiteSummary
     from .spec import SuiteFile
-    from .suite import YamlSuite
+    from .suite import YamlCase, YamlSuite
 
 MODES = ("prompt", "fc")
 
 
-class YamlSuitePlugin:
+class YamlSuitePlugin(SuitePlugin["YamlCase"]):
     name = "yaml"
     # the files' tags are registered as the files are read (collect.py)
     markers: ClassVar[dict[str, str]] = {"yaml": "a case of your own *.tooleval.yaml files"}
@@ -67,14 +67,14 @@ class YamlSuitePlugin:
                 files[_shown(path)] = None
         return {"files": files, "mode": _mode(settings) or "as each file says"}
 
-    def priority(self, case: Any) -> int:
+    def priority(self, case: YamlCase) -> int:
         return 0 if len(case.spec.turns) > 1 else 1  # conversations first: they take a request per turn
 
-    def weight(self, case: Any) -> float:
+    def weight(self, case: YamlCase) -> float:
         """For --tooleval-shard: the length of the case's messages, which its prompt tokens follow."""
         return float(sum(len(message.get("content") or "") for turn in case.spec.turns for message in turn.messages))
 
-    def batched_role(self, case: Any) -> str | None:
+    def batched_role(self, case: YamlCase) -> str | None:
         """--tooleval-batch: a one-turn case is one request of the model."""
         return "model" if len(case.spec.turns) == 1 else None
 

@@ -20,7 +20,7 @@ from ...models.base import Reply
 from ...models.meter import reply_tokens
 from ...outcome import Answer, SampleError, SampleResult
 from ...verdict import Verdict
-from ..base import Skipped
+from ..base import CaseBase, Skipped
 from .scoring import Call, Problem, assess, decode_text_calls, decode_tool_calls
 from .spec import CaseSpec, ExpectedCall, Matcher, SuiteFile, ToolResult, Turn
 
@@ -29,7 +29,7 @@ NO_RESULT = "ok"  # what a call without a scripted result is told, when the conv
 
 
 @dataclass(frozen=True, eq=False)
-class YamlCase:
+class YamlCase(CaseBase):
     """One case of one file, in one protocol (`mode`)."""
 
     file: SuiteFile

@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ...report.compare import Spread, Unit
+from ...report.compare import Spread
 from ...report.summary import SuiteSummary, Table, outcome_counts
+from ..base import Unit
 
 HEADERS = ["category", "scored/total", "errors", "accuracy", "95% interval", "detectable"]
 

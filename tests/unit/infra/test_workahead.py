@@ -15,10 +15,11 @@ from pytest_tooleval.answers.hub_client import HubClient
 from pytest_tooleval.answers.pool import MemoryLedger, Pool
 from pytest_tooleval.models.base import InfrastructureError
 from pytest_tooleval.outcome import Answer, InternalError
+from pytest_tooleval.suites.base import CaseBase
 
 
 @dataclass(frozen=True)
-class Case:
+class Case(CaseBase):
     id: str
     suite: str = "acebench"
     language: str = "en"

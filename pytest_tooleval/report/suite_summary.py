@@ -1,0 +1,51 @@
+"""What a suite's summariser returns (`SuitePlugin.summarize`, suites/base.py): its tables and figures, and the
+outcome counts every summary carries. A leaf module, so that the suite contract can name these without importing
+the run's summary (report/summary.py, which re-exports them)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import ContextOverflowError
+
+
+@dataclass(frozen=True)
+class Table:
+    title: str
+    headers: list[str]
+    rows: list[list[Any]]
+
+
+@dataclass(frozen=True)
+class SuiteSummary:
+    """Figures of one suite.
+
+    Attributes:
+        suite: the suite name.
+        tables: what the terminal shows (rendered with tabulate).
+        figures: gateable numbers by name, fractions in [0, 1], relative to the suite (e.g. "en.overall"); the
+            run names them `<suite>.<name>` (RunSummary.figures).
+        partial: True when the run did not cover the whole benchmark, so the figures are renormalised.
+        counts: total, scored, passed, failed, errors.
+        data: the JSON form of everything above, for the report.
+    """
+
+    suite: str
+    tables: list[Table]
+    figures: dict[str, float]
+    partial: bool
+    counts: dict[str, int]
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+def outcome_counts(rows: list[dict[str, Any]]) -> dict[str, int]:
+    counts = {"total": len(rows), "scored": 0, "passed": 0, "failed": 0, "errors": 0, "context_overflows": 0}
+    for row in rows:
+        if row["outcome"] == "error":
+            counts["errors"] += 1
+            counts["context_overflows"] += row.get("error_type") == ContextOverflowError.error_type
+        else:
+            counts["scored"] += 1
+            counts["passed" if row["outcome"] == "passed" else "failed"] += 1
+    return counts

@@ -1,0 +1,78 @@
+"""Everything a benchmark suite needs from pytest-tooleval, in one import (docs/writing-a-suite.md).
+
+    from pytest_tooleval.suite import Answer, CaseBase, SuitePlugin, ...
+
+The names live in the plugin's own modules; this one only gathers them, and stays cheap to import (no model
+client), since a suite's plugin object is imported by every pytest process.
+"""
+
+from __future__ import annotations
+
+from .data.download import Pin, ensure_downloaded, locate_data
+from .data.files import read_json, read_jsonl, read_text
+from .errors import DataError, InfrastructureError, ToolevalUsageError
+from .models.access import ModelAccess
+from .models.base import Reply, ToolCall
+from .models.meter import Meter, reply_tokens, role_tokens
+from .outcome import Answer, SampleError, SampleResult
+from .report.suite_summary import SuiteSummary, Table, outcome_counts
+from .settings.options import (
+    Option,
+    Settings,
+    SuiteSettings,
+    choice,
+    parse_bool,
+    parse_float,
+    parse_fraction,
+    parse_int,
+    parse_list,
+    parse_positive,
+)
+from .suites.base import Case, CaseBase, Role, Skipped, Suite, SuitePlugin, Unit
+from .suites.rescoring import RescoreContext, RowRescore, SuiteRescore
+from .verdict import Verdict
+
+__all__ = [
+    "Answer",
+    "Case",
+    "CaseBase",
+    "DataError",
+    "InfrastructureError",
+    "Meter",
+    "ModelAccess",
+    "Option",
+    "Pin",
+    "Reply",
+    "RescoreContext",
+    "Role",
+    "RowRescore",
+    "SampleError",
+    "SampleResult",
+    "Settings",
+    "Skipped",
+    "Suite",
+    "SuitePlugin",
+    "SuiteRescore",
+    "SuiteSettings",
+    "SuiteSummary",
+    "Table",
+    "ToolCall",
+    "ToolevalUsageError",
+    "Unit",
+    "Verdict",
+    "choice",
+    "ensure_downloaded",
+    "locate_data",
+    "outcome_counts",
+    "parse_bool",
+    "parse_float",
+    "parse_fraction",
+    "parse_int",
+    "parse_list",
+    "parse_positive",
+    "read_json",
+    "read_jsonl",
+    "read_text",
+    "reply_tokens",
+    "role_tokens",
+]
