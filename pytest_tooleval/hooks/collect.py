@@ -14,6 +14,7 @@ from ..errors import ContextOverflowError, ToolevalUsageError
 from ..models.base import InfrastructureError
 from ..outcome import InternalError, SampleError, SampleResult
 from ..report.summary import token_totals
+from ..run.plan import DATA_ERROR, PLACEHOLDERS
 from ..run.session import ToolevalSession
 from ..suites import plugin, selected_by_marks
 from ..suites.base import Case, Skipped
@@ -22,8 +23,6 @@ from ..transport import PROPERTY, error_payload, result_payload
 
 NO_MODEL = "no model to evaluate: pass --tooleval-model NAME (or 'oracle', or 'replay:PATH')"
 NO_DATA = "no model and no local data: pass --tooleval-model NAME (data is downloaded on first use)"
-DATA_ERROR = "data-error"
-PLACEHOLDERS = ("not-run", "not-selected", "no-model", DATA_ERROR)  # what a suite's one skipped test stands for
 FAILURE_TEXT_LIMIT = 2000
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # C0 and C1 controls, newline and tab kept
 

@@ -12,12 +12,11 @@ from typing import Any
 
 import pytest
 
-from ..run.session import ToolevalSession
+from ..run.session import SESSION_KEY, ToolevalSession
 from ..settings.options import add_options, paths_after_a_space, resolve
 from ..suites import registered
 from .collect import CaseHandle
 
-SESSION_KEY = pytest.StashKey[ToolevalSession]()
 RESULT_KEY = pytest.StashKey[CaseHandle]()
 
 TOOLEVAL_MARKER = "tooleval(suite): parametrize this test with one case per sample of the named benchmark suite"

@@ -16,6 +16,8 @@ from .quarantine import read_quarantine
 from .repeats import original, repeated
 from .shards import ClusterKey, assign_shards, cluster_key, shard_parts, subsample
 
+DATA_ERROR = "data-error"
+PLACEHOLDERS = ("not-run", "not-selected", "no-model", DATA_ERROR)  # what a suite's one skipped test stands for
 
 class Run:
     def __init__(self, settings: Settings, markexpr: str = "") -> None:

@@ -17,6 +17,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import pytest
+
 from ..errors import NOT_ASKED, NotAsked
 from ..models.access import ModelAccess, access_kind
 from ..models.batch_round import BatchRound
@@ -38,6 +40,8 @@ if TYPE_CHECKING:
     from ..answers.hub import Hub
     from ..answers.pool import Pool
 
+
+SESSION_KEY = pytest.StashKey["ToolevalSession"]()  # the process's session, in pytest's config stash
 
 class ToolevalSession:
     def __init__(self, settings: Settings, run_id: str | None = None, markexpr: str = "",

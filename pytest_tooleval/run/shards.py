@@ -17,24 +17,10 @@ import math
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
-from ..errors import ToolevalUsageError
-
 if TYPE_CHECKING:
     from ..suites.base import Case
 
 ClusterKey = tuple[str, str, str]  # suite, language, cluster
-
-
-def parse_shard(name: str, text: str) -> str:
-    """`2/3`, checked: the second of three shards (1-based), as `shard_parts` reads it."""
-    index, sep, count = str(text).partition("/")
-    try:
-        shard = (int(index), int(count))
-    except ValueError:
-        shard = (0, 0)
-    if not sep or not 1 <= shard[0] <= shard[1]:
-        raise ToolevalUsageError(f"--tooleval-{name}: {text!r} is not a shard; expected I/N with 1 <= I <= N, e.g. 2/3")
-    return f"{shard[0]}/{shard[1]}"
 
 
 def shard_parts(shard: str) -> tuple[int, int]:

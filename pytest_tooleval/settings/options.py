@@ -19,7 +19,6 @@ import pytest
 from pydantic import BaseModel, ConfigDict, create_model
 
 from ..errors import ToolevalUsageError
-from ..run.shards import parse_shard
 from .credentials import safe_url
 
 DEFAULT_CACHE_DIR = Path("~/.cache/pytest-tooleval")
@@ -54,6 +53,18 @@ def parse_fraction(name: str, text: str) -> float:
     if not 0.0 <= value <= 1.0:
         raise ToolevalUsageError(f"--tooleval-{name}: {text!r} must lie between 0 and 1, e.g. 0.02")
     return value
+
+
+def parse_shard(name: str, text: str) -> str:
+    """`2/3`, checked: the second of three shards (1-based), as run/shards.py `shard_parts` reads it."""
+    index, sep, count = str(text).partition("/")
+    try:
+        shard = (int(index), int(count))
+    except ValueError:
+        shard = (0, 0)
+    if not sep or not 1 <= shard[0] <= shard[1]:
+        raise ToolevalUsageError(f"--tooleval-{name}: {text!r} is not a shard; expected I/N with 1 <= I <= N, e.g. 2/3")
+    return f"{shard[0]}/{shard[1]}"
 
 
 def parse_int(name: str, text: str) -> int:
@@ -249,6 +260,7 @@ CORE_OPTIONS: tuple[Option, ...] = (
     Option("strict-baseline", "a baseline whose fingerprint differs in anything but the model is an error "
            "(exit 4), not a warning", False, parse_bool, flag=True),
 )
+
 
 def all_options() -> tuple[Option, ...]:
     """The core options, then each registered suite's own (suites/base.py): one table for every use."""

@@ -60,9 +60,9 @@ class SuiteFileModule(pytest.Module):
 
     def _generate(self, metafunc: pytest.Metafunc) -> None:
         from ...errors import ToolevalUsageError
-        from ...hooks.collect import DATA_ERROR
-        from ...hooks.plugin import SESSION_KEY
+        from ...run.plan import DATA_ERROR
         from ...run.repeats import original
+        from ...run.session import SESSION_KEY
         from .suite import YamlCase
 
         session: ToolevalSession = metafunc.config.stash[SESSION_KEY]
