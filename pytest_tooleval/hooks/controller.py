@@ -34,7 +34,7 @@ from ..report.terminal import (
 )
 from ..run.session import ToolevalSession
 from ..run.storage import check_cache_dir
-from ..suites import plugin, registered, selected_by_marks
+from ..suites import figure_names, plugin, registered, selected_by_marks, selection_hints
 from ..transport import PROPERTY, error_payload, row_key, row_key_or_none
 from .progress import start_progress, stop_progress
 
@@ -217,26 +217,10 @@ class Controller:
             return "error", "E", "ERROR"
         return None
 
-    def _selection_hints(self) -> list[str]:
-        """What a suite says about a `-m` that could not select some of its samples (e.g. a language not loaded)."""
-        markexpr = self.session.run.markexpr
-        if not markexpr or not self.session.active:
-            return []
-        return [text for suite in registered().values()
-                if (text := suite.selection_hint(self.session.settings, markexpr))]
-
-    def _figure_names(self) -> dict[str, list[str] | None]:
-        """Each registered suite's figure names for this run's settings (None: the suite does not declare them)."""
-        names: dict[str, list[str] | None] = {}
-        for name, suite in registered().items():
-            declared = suite.figure_names(self.session.settings)
-            names[name] = None if declared is None else list(declared)
-        return names
-
     def _check_gate_names(self) -> None:
         """A misspelt threshold stops the run now, before anything is asked, with the names it could use."""
         run = self.session.run
-        names = self._figure_names()
+        names = figure_names(self.session.settings)
         in_run = {name: figures for name, figures in names.items()
                   if run.unavailable(name) is None and selected_by_marks(name, run.markexpr)}
         elsewhere = {name: figures for name, figures in names.items() if name not in in_run}
@@ -250,7 +234,7 @@ class Controller:
     def _thresholds_of_suites_that_ran(self) -> tuple[dict[str, float], tuple[str, ...]]:
         """The thresholds to check, and a note for each one only a suite that did not run could meet."""
         assert self.summary is not None
-        names = self._figure_names()
+        names = figure_names(self.session.settings)
         ran = {name: figures for name, figures in names.items() if name in self.summary.suites}
         others = {name: figures for name, figures in names.items() if name not in ran}
         thresholds = dict(self.session.settings.fail_under)
@@ -416,7 +400,8 @@ class Controller:
         """What the tooleval summary on the terminal shows (report/terminal.py)."""
         session, settings = self.session, self.session.settings
         return RunShown(
-            hints=self._selection_hints(), active=session.active, not_evaluated=self.not_evaluated,
+            hints=selection_hints(settings, session.run.markexpr) if session.active else [],
+            active=session.active, not_evaluated=self.not_evaluated,
             stopped=session.stopped_because, summary=self.summary, totals=self.totals, rows=self.rows,
             interrupted=self.interrupted, quarantine=session.run.quarantine, quarantined=self.quarantined,
             batch=None if session.batch.summary is None else session.batch.summary.line(),

@@ -11,10 +11,13 @@ import sys
 from collections.abc import Callable
 from functools import lru_cache
 from importlib.metadata import EntryPoint
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import ToolevalUsageError
 from .base import ENTRY_POINT_GROUP, SuitePlugin
+
+if TYPE_CHECKING:
+    from ..settings.options import Settings
 
 #: what every plugin declares (suites/base.py); its other members have defaults
 REQUIRED = ("name", "markers", "options", "options_model", "roles", "mark_profiles", "id_prefixes")
@@ -79,6 +82,22 @@ def selected_by_marks(name: str, markexpr: str) -> bool:
         return any(expression.evaluate(_has_mark(profile)) for profile in profiles)
     except Exception:  # a private API that may change: then load the suite rather than guess
         return True
+
+
+def figure_names(settings: Settings) -> dict[str, list[str] | None]:
+    """Each registered suite's figure names under these settings (None: the suite does not declare them)."""
+    names: dict[str, list[str] | None] = {}
+    for name, suite in registered().items():
+        declared = suite.figure_names(settings)
+        names[name] = None if declared is None else list(declared)
+    return names
+
+
+def selection_hints(settings: Settings, markexpr: str) -> list[str]:
+    """What the suites say about a `-m` that could not select some of their samples (e.g. a language not loaded)."""
+    if not markexpr:
+        return []
+    return [text for suite in registered().values() if (text := suite.selection_hint(settings, markexpr))]
 
 
 def _has_mark(profile: frozenset[str]) -> Callable[..., bool]:
