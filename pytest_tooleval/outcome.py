@@ -42,3 +42,11 @@ class SampleResult:
     finish_reason: str | None = None  # as Answer.finish_reason
     cut: dict[str, int] = field(default_factory=dict)  # as Answer.cut
     tool_answers: dict[str, int] = field(default_factory=dict)  # as Answer.tool_answers
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A sample that is not evaluated in this run, and why (its test skips with the reason). A value, not an
+    exception: it may come from `answer` (decided while answering) or `score`, and travels between processes."""
+
+    reason: str

@@ -15,6 +15,7 @@ from .models.access import ModelAccess
 from .models.base import Reply, ToolCall
 from .models.meter import Meter, reply_tokens, role_tokens
 from .outcome import Answer, SampleError, SampleResult
+from .report.rescoring import RescoreContext, RowRescore, SuiteRescore
 from .report.suite_summary import SuiteSummary, Table, outcome_counts
 from .settings.options import (
     Option,
@@ -29,7 +30,6 @@ from .settings.options import (
     parse_positive,
 )
 from .suites.base import Case, CaseBase, Role, Skipped, Suite, SuitePlugin, Unit
-from .suites.rescoring import RescoreContext, RowRescore, SuiteRescore
 from .verdict import Verdict
 
 __all__ = [

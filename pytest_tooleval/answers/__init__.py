@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from ..outcome import Answer
-from ..suites.base import Case, Skipped
+from ..outcome import Answer, Skipped
+from ..suites.base import Case
 
 
 class AnswerSource(Protocol):

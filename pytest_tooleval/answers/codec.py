@@ -7,8 +7,8 @@ from typing import Any
 
 from ..errors import ContextOverflowError
 from ..models.base import InfrastructureError
-from ..outcome import Answer, InternalError, SampleError
-from ..suites.base import Case, Skipped
+from ..outcome import Answer, InternalError, SampleError, Skipped
+from ..suites.base import Case
 
 
 def sample_key(case: Case) -> str:

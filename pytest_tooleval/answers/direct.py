@@ -3,9 +3,9 @@
 
 from __future__ import annotations
 
-from ..outcome import Answer
+from ..outcome import Answer, Skipped
 from ..run.engine import Engine
-from ..suites.base import Case, Skipped
+from ..suites.base import Case
 from .pool import Compute
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from ..outcome import Answer
-from ..suites.base import Case, Skipped
+from ..outcome import Answer, Skipped
+from ..suites.base import Case
 from .board import STALE_CLAIM_S, RunBoard
 from .codec import decode, sample_key
 from .pool import POLL_S, PoolSource

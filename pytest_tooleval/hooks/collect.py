@@ -12,12 +12,12 @@ import pytest
 
 from ..errors import ContextOverflowError, ToolevalUsageError
 from ..models.base import InfrastructureError
-from ..outcome import InternalError, SampleError, SampleResult
+from ..outcome import InternalError, SampleError, SampleResult, Skipped
 from ..report.summary import token_totals
 from ..run.plan import DATA_ERROR, PLACEHOLDERS
 from ..run.session import ToolevalSession
 from ..suites import plugin, selected_by_marks
-from ..suites.base import Case, Skipped
+from ..suites.base import Case
 from ..text import clip
 from ..transport import PROPERTY, error_payload, result_payload
 

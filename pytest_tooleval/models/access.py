@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
@@ -11,7 +11,6 @@ from .replay import ReplayStore
 
 if TYPE_CHECKING:
     from ..settings.options import Settings
-    from ..suites.base import Role
 
 _T = TypeVar("_T")
 
@@ -20,6 +19,33 @@ _T = TypeVar("_T")
 # sampling=False (send no temperature, top_p or max_tokens at all, as upstream does for some models).
 ChatFn = Callable[..., Awaitable[Reply]]
 
+
+
+@dataclass(frozen=True)
+class Role:
+    """A helper model a suite asks besides the model under test (a simulated user, a tool simulator, a judge).
+
+    Attributes:
+        name: the key of its chat function in `ModelAccess.roles`.
+        option: the option prefix: `--tooleval-<option>-model` names the model; `-base-url`, `-api-key`,
+            `-temperature` and `-max-tokens` are used where the suite declares them.
+        sends: request parameters the role always sends: `top_p` replaces the run's, anything else goes into
+            the request body as is.
+    """
+
+    name: str
+    option: str
+    # request parameters the role always sends, as its upstream did (e.g. {"top_p": 1, "n": 1}); the rest are
+    # the run's or the role's own options
+    sends: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def model_key(self) -> str:
+        return self.option.replace("-", "_") + "_model"
+
+    def setting(self, settings: Settings, field: str) -> object:
+        # named at run time, so no type checker can follow it: the caller narrows it (models/access.py role_option)
+        return settings.get(f"{self.option.replace('-', '_')}_{field}")
 
 @dataclass(frozen=True)
 class ModelAccess:

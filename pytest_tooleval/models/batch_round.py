@@ -7,8 +7,8 @@ import asyncio
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from ..outcome import Skipped
 from ..run.repeats import REPEAT, original, repeat_of
-from ..suites.base import Skipped
 
 if TYPE_CHECKING:
     from ..run.engine import Engine

@@ -11,9 +11,8 @@ from typing import TYPE_CHECKING, Any
 from ..errors import InfrastructureError
 from ..run.engine import Engine
 from ..settings.options import Settings
-from ..suites.base import Role
 from ..text import split_think_block
-from .access import ChatFn, ModelAccess, access_kind, role_option
+from .access import ChatFn, ModelAccess, Role, access_kind, role_option
 from .base import REPEAT, ChatRequest, Reply
 from .breaker import STOPPED
 from .meter import note_reply, note_served_from_cache

@@ -15,9 +15,12 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..suites.base import CombineFn, SuitePlugin, Unit, UnitsFn
+from .suite_summary import CombineFn, Unit, UnitsFn
+
+if TYPE_CHECKING:
+    from ..suites.base import SuitePlugin
 from . import stats
 
 #: fingerprint keys that describe the model under test (or where it was served): they may differ

@@ -13,10 +13,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ..suites.base import Unit
 from . import stats
 from .compare import BOOTSTRAP_REPLICATES, BOOTSTRAP_SEED, _natural
-from .suite_summary import Table
+from .suite_summary import Table, Unit
 
 
 def repeat_figures(rows: list[dict[str, Any]], units_of: Callable[[list[dict[str, Any]]], list[Unit]],

@@ -24,9 +24,9 @@ from tabulate import tabulate
 
 from .. import __version__
 from ..errors import ToolevalUsageError
-from ..suites.rescoring import RescoreContext, RowRescore, SuiteRescore
 from ..transport import row_key
 from .json_report import SCHEMA, assemble
+from .rescoring import RescoreContext, RowRescore, SuiteRescore
 from .summary import RunSummary, run_totals, summarize
 
 if TYPE_CHECKING:

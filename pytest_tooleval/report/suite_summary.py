@@ -4,6 +4,7 @@ the run's summary (report/summary.py, which re-exports them)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -49,3 +50,25 @@ def outcome_counts(rows: list[dict[str, Any]]) -> dict[str, int]:
             counts["scored"] += 1
             counts["passed" if row["outcome"] == "passed" else "failed"] += 1
     return counts
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One unit of a proportion figure (`SuitePlugin.units`): a sample, or a dialogue (its outcome: every step
+    passed).
+
+    Attributes:
+        figure: the proportion it counts in, relative to its suite (e.g. "en.normal_atom_bool").
+        key: the same unit's key in any run of the suite (e.g. "en/normal_atom_bool_3").
+        passed: its outcome; None when it has no verdict (an error), and it is then not paired.
+        samples: the sample ids it consists of (flip listings name them).
+    """
+
+    figure: str
+    key: str
+    passed: bool | None
+    samples: tuple[str, ...] = ()
+
+
+UnitsFn = Callable[[list[dict[str, Any]]], list[Unit]]
+CombineFn = Callable[[Mapping[str, float]], dict[str, float]]

@@ -7,8 +7,8 @@ from collections.abc import Callable
 from typing import Any
 
 from ..models.meter import asked_tokens
+from ..outcome import Skipped
 from ..report.summary import Prices, row_cost
-from ..suites.base import Skipped
 
 
 class CostBudget:

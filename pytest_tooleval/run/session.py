@@ -23,9 +23,8 @@ from ..errors import NOT_ASKED, NotAsked
 from ..models.access import ModelAccess, access_kind
 from ..models.batch_round import BatchRound
 from ..models.meter import SAMPLE_REPLIES, SERVED_FROM_CACHE, SampleReplies
-from ..outcome import SampleResult
+from ..outcome import SampleResult, Skipped
 from ..settings.options import Settings
-from ..suites.base import Skipped
 from .budget import CostBudget
 from .engine import Engine
 from .memory import FrozenHeap

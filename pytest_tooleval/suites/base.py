@@ -10,16 +10,22 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, runtime_checkable
+
+# the contract's values live where the core uses them, and are named here for suites
+from ..models.access import Role as Role
+from ..outcome import Skipped as Skipped
+from ..report.suite_summary import CombineFn as CombineFn
+from ..report.suite_summary import Unit as Unit
+from ..report.suite_summary import UnitsFn as UnitsFn
 
 if TYPE_CHECKING:
     from ..models.access import ModelAccess
     from ..outcome import Answer, SampleResult
+    from ..report.rescoring import RescoreContext, SuiteRescore
     from ..report.suite_summary import SuiteSummary
     from ..settings.options import Option, Settings, SuiteSettings
-    from .rescoring import RescoreContext, SuiteRescore
 
 ENTRY_POINT_GROUP = "pytest_tooleval.suites"
 
@@ -126,61 +132,6 @@ class CaseBase:
 CaseT = TypeVar("CaseT", bound=Case)
 
 
-@dataclass(frozen=True)
-class Skipped:
-    """A sample that is not evaluated in this run, and why (its test skips with the reason). A value, not an
-    exception: it may come from `answer` (decided while answering) or `score`, and travels between processes."""
-
-    reason: str
-
-
-@dataclass(frozen=True)
-class Role:
-    """A helper model a suite asks besides the model under test (a simulated user, a tool simulator, a judge).
-
-    Attributes:
-        name: the key of its chat function in `ModelAccess.roles`.
-        option: the option prefix: `--tooleval-<option>-model` names the model; `-base-url`, `-api-key`,
-            `-temperature` and `-max-tokens` are used where the suite declares them.
-        sends: request parameters the role always sends: `top_p` replaces the run's, anything else goes into
-            the request body as is.
-    """
-
-    name: str
-    option: str
-    # request parameters the role always sends, as its upstream did (e.g. {"top_p": 1, "n": 1}); the rest are
-    # the run's or the role's own options
-    sends: Mapping[str, Any] = field(default_factory=dict)
-
-    @property
-    def model_key(self) -> str:
-        return self.option.replace("-", "_") + "_model"
-
-    def setting(self, settings: Settings, field: str) -> object:
-        # named at run time, so no type checker can follow it: the caller narrows it (models/access.py role_option)
-        return settings.get(f"{self.option.replace('-', '_')}_{field}")
-
-
-@dataclass(frozen=True)
-class Unit:
-    """One unit of a proportion figure (`SuitePlugin.units`): a sample, or a dialogue (its outcome: every step
-    passed).
-
-    Attributes:
-        figure: the proportion it counts in, relative to its suite (e.g. "en.normal_atom_bool").
-        key: the same unit's key in any run of the suite (e.g. "en/normal_atom_bool_3").
-        passed: its outcome; None when it has no verdict (an error), and it is then not paired.
-        samples: the sample ids it consists of (flip listings name them).
-    """
-
-    figure: str
-    key: str
-    passed: bool | None
-    samples: tuple[str, ...] = ()
-
-
-UnitsFn = Callable[[list[dict[str, Any]]], list[Unit]]
-CombineFn = Callable[[Mapping[str, float]], dict[str, float]]
 RescoreFn = Callable[[list[dict[str, Any]], Mapping[str, Any], str, "RescoreContext"], "SuiteRescore"]
 
 

@@ -23,9 +23,9 @@ from ..base import Role, SuitePlugin
 from .revisions import DEFAULT, REVISIONS, parse_revision
 
 if TYPE_CHECKING:
+    from ...report.rescoring import RescoreContext, SuiteRescore
     from ...report.summary import SuiteSummary
     from ..base import Unit
-    from ..rescoring import RescoreContext, SuiteRescore
     from .data import AceCase
     from .suite import AceBenchSuite
 

@@ -28,10 +28,10 @@ from ...errors import ToolevalError, ToolevalUsageError
 from ...models.base import REPEAT
 from ...models.factory import NotCached
 from ...outcome import Answer, SampleResult
+from ...report.rescoring import RescoreContext, RowRescore, SuiteRescore
 from ...text import clip
 from ...transport import OUTPUT_LIMIT, error_payload, result_payload
 from ...verdict import Verdict
-from ..rescoring import RescoreContext, RowRescore, SuiteRescore
 from . import data
 from .categories import ALL_CATEGORIES
 from .revisions import REVISIONS, Revision, revision
