@@ -28,7 +28,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-from ..run.storage import BOARD, STORAGE_ERRORS, StorageLog, unwritable
+from ..models.storage import BOARD, STORAGE_ERRORS, StorageLog, unwritable
 
 try:
     import fcntl

@@ -3,8 +3,8 @@
 
 from __future__ import annotations
 
+from ..models.engine import Engine
 from ..outcome import Answer, Skipped
-from ..run.engine import Engine
 from ..suites.base import Case
 from .pool import Compute
 

@@ -11,7 +11,7 @@ import threading
 import time
 from collections.abc import Callable
 
-from ..run.engine import Engine
+from ..models.engine import Engine
 from ..suites.base import Case
 from .board import RunBoard
 from .codec import sample_key

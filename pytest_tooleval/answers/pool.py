@@ -15,10 +15,10 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
+from ..models.engine import Engine
 from ..models.limits import URGENT
 from ..models.meter import asked_tokens
 from ..outcome import Answer, Skipped
-from ..run.engine import Engine
 from ..suites.base import Case
 from .codec import decode, encode_answer, encode_error, sample_key
 from .progress import Progress

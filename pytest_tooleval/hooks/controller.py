@@ -21,6 +21,7 @@ import pytest
 
 from ..errors import NOT_ASKED, ToolevalUsageError
 from ..models.access import access_kind
+from ..models.storage import check_cache_dir
 from ..report.gate import GateResult, evaluate_gate, evaluate_regressions, sort_thresholds
 from ..report.json_report import check_report_path, report_document, write_report
 from ..report.summary import RunSummary, run_totals, summarize
@@ -33,7 +34,6 @@ from ..report.terminal import (
     show_run,
 )
 from ..run.session import ToolevalSession
-from ..run.storage import check_cache_dir
 from ..suites import figure_names, plugin, registered, selected_by_marks, selection_hints
 from ..transport import PROPERTY, error_payload, row_key, row_key_or_none
 from .progress import start_progress, stop_progress

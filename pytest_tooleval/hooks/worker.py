@@ -20,7 +20,7 @@ class WorkerHooks:
 
     @pytest.hookimpl
     def pytest_sessionfinish(self) -> None:
-        """What this worker's cache and board failed to keep (run/storage.py), what its endpoints refused and its
+        """What this worker's cache and board failed to keep (models/storage.py), what its endpoints refused and its
         request counts: xdist sends them to the controller after this hook."""
         output: dict[str, Any] = self.config.workeroutput  # type: ignore[attr-defined]  # xdist's, on a worker
         output["tooleval_storage"] = self.session.flush_storage()

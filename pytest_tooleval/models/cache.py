@@ -29,8 +29,8 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from ..run.storage import CACHE, STORAGE_ERRORS, StorageLog
 from .base import ChatRequest, ModelBackend, Reply, ToolCall
+from .storage import CACHE, STORAGE_ERRORS, StorageLog
 
 try:
     import fcntl

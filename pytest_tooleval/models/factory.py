@@ -9,12 +9,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import InfrastructureError
-from ..run.engine import Engine
 from ..settings.options import Settings
 from ..text import split_think_block
 from .access import ChatFn, ModelAccess, Role, access_kind, role_option
 from .base import REPEAT, ChatRequest, Reply
 from .breaker import STOPPED
+from .engine import Engine
 from .meter import note_reply, note_served_from_cache
 from .replay import ReplayReader, load_replay
 
@@ -149,8 +149,8 @@ def _response_cache(settings: Settings, cache_dir: Path, engine: Engine) -> Resp
     mount or HOME, a full disk): the run goes on uncached."""
     if settings.no_cache:
         return None
-    from ..run.storage import CACHE, STORAGE_ERRORS, unwritable
     from .cache import ResponseCache
+    from .storage import CACHE, STORAGE_ERRORS, unwritable
 
     try:
         cache = ResponseCache(cache_dir / "responses.sqlite", log=engine.storage)

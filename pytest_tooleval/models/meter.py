@@ -117,3 +117,26 @@ def role_tokens(meters: Mapping[str, Meter | None], main: str = "agent") -> dict
             prefix = "" if role == main else f"{role}_"
             tokens.update({prefix + key: value for key, value in meter.tokens.items()})
     return tokens
+
+
+Prices = dict[str, tuple[float, float]]  # model -> (input, output) price per million tokens
+BATCH_PRICE_SHARE = 0.5  # a request answered through the Batch API costs half (OpenAI's batch price)
+
+
+def row_cost(tokens: dict[str, Any], role_models: dict[str, str | None], prices: Prices,
+             batched: str | None = None) -> float | None:
+    """The estimated price of one sample's tokens: each role's prompt and completion tokens at its model's price
+    (`role_models`: token-key prefix -> model, "" for the model under test); None when a model has no price.
+    `batched`: the token-key prefix of the role whose request the Batch API answered (--tooleval-batch), at
+    BATCH_PRICE_SHARE of the price."""
+    cost = 0.0
+    for key, value in tokens.items():
+        for suffix, side in (("prompt", 0), ("completion", 1)):
+            if key.endswith(suffix):
+                prefix = key[: -len(suffix)]
+                model = role_models.get(prefix)
+                if model is None or model not in prices:
+                    return None
+                share = BATCH_PRICE_SHARE if batched is not None and prefix == batched else 1.0
+                cost += int(value) * prices[model][side] * share / 1e6
+    return cost

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ToolevalUsageError
-from ..run.shards import shard_parts
+from ..settings.options import shard_parts
 from ..transport import row_key, row_key_or_none
 from .compare import fingerprint_differences
 from .gate import GateResult, evaluate_gate, evaluate_regressions, sort_thresholds

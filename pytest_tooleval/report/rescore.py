@@ -31,7 +31,7 @@ from .summary import RunSummary, run_totals, summarize
 
 if TYPE_CHECKING:
     from ..models.access import ModelAccess
-    from ..run.engine import Engine
+    from ..models.engine import Engine
     from ..settings.options import Settings
     from ..suites.base import RescoreFn, SuitePlugin
 
@@ -219,7 +219,7 @@ def rescore(path: str, options: RescoreOptions, *, output: str | None = None,
     """Rescore the report at `path` to `options.revisions`; a usage error (one line) when it cannot be: not a
     report, a revision not pinned, a report already of that revision, a suite without revisions or samples, data
     that cannot be found, or (with `ask`) a model that cannot be asked."""
-    from ..run.engine import Engine
+    from ..models.engine import Engine
     from ..suites import plugin, registered
 
     document = read_input(path)

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ..models.access import ModelAccess
-    from ..run.engine import Engine
+    from ..models.engine import Engine
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..models.meter import asked_tokens
+from ..models.meter import Prices, asked_tokens, row_cost
 from .suite_summary import SuiteSummary as SuiteSummary  # re-exported: what a suite's summariser returns
 from .suite_summary import Table as Table
 from .suite_summary import outcome_counts as outcome_counts
@@ -72,29 +72,6 @@ def token_totals(tokens: dict[str, Any]) -> tuple[int, int]:
     prompt = sum(int(value) for key, value in tokens.items() if key.endswith("prompt"))
     completion = sum(int(value) for key, value in tokens.items() if key.endswith("completion"))
     return prompt, completion
-
-
-Prices = dict[str, tuple[float, float]]  # model -> (input, output) price per million tokens
-BATCH_PRICE_SHARE = 0.5  # a request answered through the Batch API costs half (OpenAI's batch price)
-
-
-def row_cost(tokens: dict[str, Any], role_models: dict[str, str | None], prices: Prices,
-             batched: str | None = None) -> float | None:
-    """The estimated price of one sample's tokens: each role's prompt and completion tokens at its model's price
-    (`role_models`: token-key prefix -> model, "" for the model under test); None when a model has no price.
-    `batched`: the token-key prefix of the role whose request the Batch API answered (--tooleval-batch), at
-    BATCH_PRICE_SHARE of the price."""
-    cost = 0.0
-    for key, value in tokens.items():
-        for suffix, side in (("prompt", 0), ("completion", 1)):
-            if key.endswith(suffix):
-                prefix = key[: -len(suffix)]
-                model = role_models.get(prefix)
-                if model is None or model not in prices:
-                    return None
-                share = BATCH_PRICE_SHARE if batched is not None and prefix == batched else 1.0
-                cost += int(value) * prices[model][side] * share / 1e6
-    return cost
 
 
 def _percentile(values: list[float], share: float) -> float | None:

@@ -6,9 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..models.meter import asked_tokens
+from ..models.meter import Prices, asked_tokens, row_cost
 from ..outcome import Skipped
-from ..report.summary import Prices, row_cost
 
 
 class CostBudget:

@@ -9,12 +9,12 @@ from typing import Any
 from ..errors import ToolevalUsageError
 from ..models.access import role_option
 from ..models.replay import ReplayReader
-from ..settings.options import Settings
+from ..settings.options import Settings, shard_parts
 from ..suites import plugin, registered, suite_for_test_id
 from ..suites.base import Case, CaseBase, Role, Suite
 from .quarantine import read_quarantine
 from .repeats import original, repeated
-from .shards import ClusterKey, assign_shards, cluster_key, shard_parts, subsample
+from .shards import ClusterKey, assign_shards, cluster_key, subsample
 
 DATA_ERROR = "data-error"
 PLACEHOLDERS = ("not-run", "not-selected", "no-model", DATA_ERROR)  # what a suite's one skipped test stands for

@@ -21,16 +21,16 @@ import pytest
 
 from ..errors import NOT_ASKED, NotAsked
 from ..models.access import ModelAccess, access_kind
-from ..models.batch_round import BatchRound
+from ..models.engine import Engine
 from ..models.meter import SAMPLE_REPLIES, SERVED_FROM_CACHE, SampleReplies
+from ..models.storage import STORAGE_ERRORS, StorageLog
 from ..outcome import SampleResult, Skipped
 from ..settings.options import Settings
+from .batch_round import BatchRound
 from .budget import CostBudget
-from .engine import Engine
 from .memory import FrozenHeap
 from .plan import Run
 from .repeats import REPEAT, original, repeat_of
-from .storage import STORAGE_ERRORS, StorageLog
 from .tally import RequestTally
 
 if TYPE_CHECKING:
@@ -67,7 +67,7 @@ class ToolevalSession:
         # the report names the samples among them that never ran
         self.collected_test_ids: list[str] | None = None
         self.say: Callable[[str], None] = lambda line: print(line, file=sys.stderr)  # the terminal's, once known
-        self.batch = BatchRound(self.run, lambda line: self.say(line))  # --tooleval-batch (models/batch_round.py)
+        self.batch = BatchRound(self.run, lambda line: self.say(line))  # --tooleval-batch (run/batch_round.py)
 
     @property
     def settings(self) -> Settings:

@@ -23,11 +23,6 @@ if TYPE_CHECKING:
 ClusterKey = tuple[str, str, str]  # suite, language, cluster
 
 
-def shard_parts(shard: str) -> tuple[int, int]:
-    index, _, count = shard.partition("/")
-    return int(index), int(count)
-
-
 def cluster_key(case: Case) -> ClusterKey:
     return case.suite, case.language, _cluster(case)
 

@@ -56,7 +56,7 @@ def parse_fraction(name: str, text: str) -> float:
 
 
 def parse_shard(name: str, text: str) -> str:
-    """`2/3`, checked: the second of three shards (1-based), as run/shards.py `shard_parts` reads it."""
+    """`2/3`, checked: the second of three shards (1-based), as `shard_parts` reads it."""
     index, sep, count = str(text).partition("/")
     try:
         shard = (int(index), int(count))
@@ -65,6 +65,11 @@ def parse_shard(name: str, text: str) -> str:
     if not sep or not 1 <= shard[0] <= shard[1]:
         raise ToolevalUsageError(f"--tooleval-{name}: {text!r} is not a shard; expected I/N with 1 <= I <= N, e.g. 2/3")
     return f"{shard[0]}/{shard[1]}"
+
+
+def shard_parts(shard: str) -> tuple[int, int]:
+    index, _, count = shard.partition("/")
+    return int(index), int(count)
 
 
 def parse_int(name: str, text: str) -> int:

@@ -1,5 +1,6 @@
-"""--tooleval-batch, the run's side: collect the samples' batched requests, send them one batch per role through
-the lanes of batch.py, wait, and answer for the samples whose batch is still running (docs/scaling.md#batch)."""
+"""--tooleval-batch, the run's side: play the samples to collect their batched requests, send them one batch per role
+through the lanes of models/batch.py, wait, and answer for the samples whose batch is still running
+(docs/scaling.md#batch)."""
 
 from __future__ import annotations
 
@@ -8,13 +9,13 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..outcome import Skipped
-from ..run.repeats import REPEAT, original, repeat_of
+from .repeats import REPEAT, original, repeat_of
 
 if TYPE_CHECKING:
-    from ..run.engine import Engine
-    from ..run.plan import Run
-    from .access import ModelAccess
-    from .batch import BatchSummary
+    from ..models.access import ModelAccess
+    from ..models.batch import BatchSummary
+    from ..models.engine import Engine
+    from .plan import Run
 
 
 class BatchRound:
@@ -47,7 +48,7 @@ class BatchRound:
         """Answer each case with its batched role collecting: the model's request is recorded at once; a helper
         role's comes at the end of an episode the other roles play out as usual (and cache), so those episodes
         run side by side, as many at a time as --tooleval-concurrency allows."""
-        from .batch import COLLECTING, BatchSummary, Collection, Deferred
+        from ..models.batch import COLLECTING, BatchSummary, Collection, Deferred
 
         wanted: dict[str, dict[str, dict[str, Any]]] = {}  # role -> the requests collected for it
         slots = asyncio.Semaphore(max(1, self.run.settings.concurrency))
@@ -85,7 +86,7 @@ class BatchRound:
 
     def prefixes(self) -> dict[str, str]:
         """Test id -> the token-key prefix of the role whose request the Batch API answered ("" for the model,
-        "judge_" for the judge), for the cost estimate (report/summary.py row_cost)."""
+        "judge_" for the judge), for the cost estimate (models/meter.py row_cost)."""
         lanes = (self._access.batch if self._access is not None else None) or {}
         return {test_id: "" if role == "model" else f"{role}_"
                 for test_id, (role, keys) in self._batched.items()

@@ -13,8 +13,8 @@ from collections.abc import Awaitable, Callable
 from concurrent.futures import Future
 from typing import Any, TypeVar
 
-from ..models.breaker import Breaker
-from ..models.limits import Resting
+from .breaker import Breaker
+from .limits import Resting
 from .storage import StorageLog
 
 T = TypeVar("T")
