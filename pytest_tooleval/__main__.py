@@ -54,6 +54,7 @@ def _merge(args: argparse.Namespace) -> int:
 def _merged(args: argparse.Namespace) -> int:
     import os
 
+    from .report.document import read_document
     from .report.html import write_html
     from .report.json_report import check_report_path, write_report
     from .report.markdown import write_markdown
@@ -98,10 +99,10 @@ def _merged(args: argparse.Namespace) -> int:
     written: list[str] = []
     try:
         if args.output:
-            write_report(args.output, merged.document)
+            write_report(args.output, read_document(merged.document))
             written.append(args.output)
         if args.markdown or step_summary:
-            written.extend(write_markdown(merged.document, args.markdown,
+            written.extend(write_markdown(read_document(merged.document), args.markdown,
                                           {"GITHUB_STEP_SUMMARY": step_summary or ""}))
         if args.html:
             written.append(str(write_html(merged.document, args.html)))
@@ -117,6 +118,7 @@ def _merged(args: argparse.Namespace) -> int:
 
 def _rescore(args: argparse.Namespace) -> int:
     """The rescore; what it prints of the report's fields is shown safely, as the merge's is."""
+    from .report.document import read_document
     from .report.json_report import check_report_path, write_report
     from .report.rescore import RescoreOptions, rescore
     from .report.safe_text import safe_line, safe_text
@@ -131,7 +133,7 @@ def _rescore(args: argparse.Namespace) -> int:
         print(safe_text("\n".join(rescored.lines())))
         if args.output:
             try:
-                write_report(args.output, rescored.document)
+                write_report(args.output, read_document(rescored.document))
             except OSError as exc:  # a full disk, say
                 raise ToolevalUsageError(f"could not write {args.output}: {exc.strerror or exc}") from None
             print(safe_line(f"tooleval report: {args.output}"))

@@ -40,6 +40,7 @@ from .progress import start_progress, stop_progress
 
 if TYPE_CHECKING:
     from ..report.compare import Comparison
+    from ..report.document import ReportDocument
     from ..settings.options import Settings
 
 
@@ -333,7 +334,7 @@ class Controller:
                                        self._run_block())
             self._write_reports(session, document, step_summary)
 
-    def _write_reports(self, session: pytest.Session, document: dict[str, Any], step_summary: str | None) -> None:
+    def _write_reports(self, session: pytest.Session, document: ReportDocument, step_summary: str | None) -> None:
         """The JSON report, the Markdown summary (and GitHub's step summary); a file that cannot be written is
         one line, and a run that does not pass."""
         from ..report.html import write_html
@@ -348,7 +349,7 @@ class Controller:
             writers.append((where, lambda: write_markdown(document, settings.markdown,
                                                           {"GITHUB_STEP_SUMMARY": step_summary or ""})))
         if settings.html:
-            writers.append((settings.html, lambda: write_html(document, settings.html)))
+            writers.append((settings.html, lambda: write_html(document.plain(), settings.html)))
         for where, write in writers:
             try:
                 write()

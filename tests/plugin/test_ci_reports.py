@@ -8,6 +8,7 @@ import pytest
 
 from benchmark_modules import benchmark_source
 from mini_acebench import CATEGORIES, SAMPLES, UNVERIFIED, write_mini_acebench
+from pytest_tooleval.report.document import read_document
 from pytest_tooleval.report.markdown import render_markdown
 
 
@@ -33,7 +34,7 @@ def test_the_markdown_summary_is_written_and_appended_to_the_step_summary(
     result.stdout.fnmatch_lines(["tooleval report: */out/summary.md"])
     written = (pytester.path / "out" / "summary.md").read_text()
     # the Markdown is the render of the run's own report document
-    assert written == render_markdown(json.loads((pytester.path / "report.json").read_text()))
+    assert written == render_markdown(read_document(json.loads((pytester.path / "report.json").read_text())))
     assert written.startswith("## pytest-tooleval: oracle\n") and "**Gate: PASSED**" in written
     assert step_summary.read_text().startswith("# an earlier step\n") and written in step_summary.read_text()
 
@@ -160,7 +161,7 @@ def test_the_cost_ceiling_stops_starting_samples_and_fails_the_gate(pytester: py
     assert report["gate"]["passed"] is False and report["gate"]["incomplete"]
     from pytest_tooleval.report.html import render_html
 
-    assert "INCOMPLETE" in render_markdown(report) and "INCOMPLETE" in render_html(report)
+    assert "INCOMPLETE" in render_markdown(read_document(report)) and "INCOMPLETE" in render_html(report)
 
 
 @pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["one-process", "xdist"])
@@ -192,7 +193,7 @@ def test_answers_from_the_cache_cost_nothing_in_the_ceiling_or_the_cost_line(
     assert first["latency_p50_s"] is not None and totals["latency_p50_s"] is None
     result.stdout.fnmatch_lines([f"tooleval cost: * $0.00 asked, estimated at --tooleval-prices; {SAMPLES} samples "
                                  f"answered from the cache, ${first['cost_usd']:,.2f} at those prices, not counted"])
-    markdown = render_markdown(json.loads((pytester.path / "report.json").read_text()))
+    markdown = render_markdown(read_document(json.loads((pytester.path / "report.json").read_text())))
     assert (f"estimated cost $0.00 of what was asked; {SAMPLES} samples answered from the cache "
             f"(${first['cost_usd']:,.2f} at those prices), not counted") in markdown
 

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from benchmark_modules import benchmark_source
 
+from pytest_tooleval.report.document import read_document
 from pytest_tooleval.report.html import render_html
 from pytest_tooleval.report.markdown import render_markdown
 
@@ -52,7 +53,7 @@ def verdicts(document: dict[str, Any]) -> list[dict[str, Any]]:
 def rendered(document: dict[str, Any]) -> tuple[str, str]:
     """The Markdown and the HTML, but for the wall time (a merge's is its slowest shard's)."""
     document = {**document, "totals": {**document["totals"], "wall_s": 0.0}}
-    return render_markdown(document), render_html(document)
+    return render_markdown(read_document(document)), render_html(document)
 
 
 @pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["one-process", "xdist"])
@@ -72,7 +73,7 @@ def test_merged_shards_equal_one_run_of_every_sample(acebench: pytest.Pytester, 
     assert joined["comparison"] == one["comparison"] and one["comparison"]["figures"]
     assert verdicts(joined) == verdicts(one) and len(verdicts(one)) == 243
     assert rendered(joined) == rendered(one)
-    assert (acebench.path / "full.md").read_text(encoding="utf-8") == render_markdown(joined)
+    assert (acebench.path / "full.md").read_text(encoding="utf-8") == render_markdown(read_document(joined))
     assert joined["run"]["shards"] == 3 and joined["run"]["missing_shards"] == [] and joined["run"]["not_run"] == []
     # as the plugin's own run says them: the baseline's difference, then the gate, then what was written
     single.stdout.fnmatch_lines(["tooleval baseline: made differently: scorer was 'fixed', is 'official' *"])

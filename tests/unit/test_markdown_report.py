@@ -31,9 +31,11 @@ from typing import Any
 
 import pytest
 
+from pytest_tooleval.report import markdown
+from pytest_tooleval.report.document import read_document
 from pytest_tooleval.report.html import render_html
 from pytest_tooleval.report.json_report import assemble
-from pytest_tooleval.report.markdown import escape, render_markdown, write_markdown
+from pytest_tooleval.report.markdown import escape
 from pytest_tooleval.report.summary import RunSummary
 from pytest_tooleval.report.table import render_summary
 from pytest_tooleval.suites.acebench.plugin_suite import SUITE as ACEBENCH
@@ -41,6 +43,15 @@ from pytest_tooleval.suites.acebench.plugin_suite import SUITE as ACEBENCH
 EXPECTED = Path(__file__).parent / "markdown_expected"
 FIXTURES = ["comparison_gate", "regression_failed", "oracle_no_baseline", "fc_both", "three_suites", "yaml_cases",
             "yaml_both"]
+
+
+def render_markdown(document: dict[str, Any]) -> str:
+    """The Markdown of a report's JSON value, read as a report file is (`read_document`)."""
+    return markdown.render_markdown(read_document(document))
+
+
+def write_markdown(document: dict[str, Any], path: str | None, environ: dict[str, str]) -> list[str]:
+    return markdown.write_markdown(read_document(document), path, environ)
 
 
 def load(name: str) -> dict[str, Any]:
