@@ -105,7 +105,7 @@ def _merged(args: argparse.Namespace) -> int:
             written.extend(write_markdown(read_document(merged.document), args.markdown,
                                           {"GITHUB_STEP_SUMMARY": step_summary or ""}))
         if args.html:
-            written.append(str(write_html(merged.document, args.html)))
+            written.append(str(write_html(read_document(merged.document), args.html)))
     except OSError as exc:  # a full disk, say
         where = exc.filename or "a report"
         raise ToolevalUsageError(f"merge: could not write {where}: {exc.strerror or exc}") from None

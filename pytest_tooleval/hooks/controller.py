@@ -349,7 +349,7 @@ class Controller:
             writers.append((where, lambda: write_markdown(document, settings.markdown,
                                                           {"GITHUB_STEP_SUMMARY": step_summary or ""})))
         if settings.html:
-            writers.append((settings.html, lambda: write_html(document.plain(), settings.html)))
+            writers.append((settings.html, lambda: write_html(document, settings.html)))
         for where, write in writers:
             try:
                 write()

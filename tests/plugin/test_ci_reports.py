@@ -91,7 +91,7 @@ def test_the_html_page_is_written_from_the_run(pytester: pytest.Pytester, oracle
     result = pytester.runpytest_subprocess(*oracle_args, "--tooleval-html=pages/run.html", "--tooleval-report=r.json")
     result.assert_outcomes(passed=SAMPLES)
     page = (pytester.path / "pages" / "run.html").read_text()
-    assert page == render_html(json.loads((pytester.path / "r.json").read_text()))
+    assert page == render_html(read_document(json.loads((pytester.path / "r.json").read_text())))
     assert 'data-figure="acebench.en.overall"' in page and "<script" not in page
 
 
@@ -161,7 +161,7 @@ def test_the_cost_ceiling_stops_starting_samples_and_fails_the_gate(pytester: py
     assert report["gate"]["passed"] is False and report["gate"]["incomplete"]
     from pytest_tooleval.report.html import render_html
 
-    assert "INCOMPLETE" in render_markdown(read_document(report)) and "INCOMPLETE" in render_html(report)
+    assert "INCOMPLETE" in render_markdown(read_document(report)) and "INCOMPLETE" in render_html(read_document(report))
 
 
 @pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["one-process", "xdist"])

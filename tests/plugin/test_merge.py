@@ -53,7 +53,8 @@ def verdicts(document: dict[str, Any]) -> list[dict[str, Any]]:
 def rendered(document: dict[str, Any]) -> tuple[str, str]:
     """The Markdown and the HTML, but for the wall time (a merge's is its slowest shard's)."""
     document = {**document, "totals": {**document["totals"], "wall_s": 0.0}}
-    return render_markdown(read_document(document)), render_html(document)
+    typed = read_document(document)
+    return render_markdown(typed), render_html(typed)
 
 
 @pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["one-process", "xdist"])

@@ -27,7 +27,8 @@ from typing import Any
 import pytest
 
 from pytest_tooleval.report import html as html_report
-from pytest_tooleval.report.html import OUTPUT_LIMIT, render_html, write_html
+from pytest_tooleval.report.document import read_document
+from pytest_tooleval.report.html import OUTPUT_LIMIT
 
 FIXTURES = Path(__file__).parent / "html_fixtures"
 HOSTILE = "<script>alert(1)</script></svg></div>"
@@ -37,6 +38,15 @@ ALLOWED = {"html", "head", "meta", "title", "style", "body", "header", "h1", "h2
            "dd", "section", "p", "strong", "ul", "li", "nav", "a", "main", "svg", "g", "text", "rect", "path", "line",
            "circle", "table", "caption", "thead", "tbody", "tr", "th", "td", "pre", "code", "details", "summary",
            "footer"}
+
+
+def render_html(document: dict[str, Any]) -> str:
+    """The page of a report's JSON value, read as a report file is (`read_document`)."""
+    return html_report.render_html(read_document(document))
+
+
+def write_html(document: dict[str, Any], path: str | os.PathLike[str]) -> Path:
+    return html_report.write_html(read_document(document), path)
 
 
 def load(name: str) -> dict[str, Any]:

@@ -33,7 +33,7 @@ import pytest
 
 from pytest_tooleval.report import markdown
 from pytest_tooleval.report.document import read_document
-from pytest_tooleval.report.html import render_html
+from pytest_tooleval.report.html import render_html as html_page
 from pytest_tooleval.report.json_report import assemble
 from pytest_tooleval.report.markdown import escape
 from pytest_tooleval.report.summary import RunSummary
@@ -146,7 +146,7 @@ def test_an_interval_reads_in_the_reports_as_in_the_terminal() -> None:
     terminal = render_summary(summary)
     assert re.search(r"normal_atom_bool +50/50 +0 +0\.740 +\[0\.604, 0\.841\]", terminal), terminal
     assert "| normal_atom_bool | 50/50 | 0 | 0.740 | [0.604, 0.841] |" in render_markdown(document)
-    assert "<td>0.740</td><td>[0.604, 0.841]</td>" in render_html(document)
+    assert "<td>0.740</td><td>[0.604, 0.841]</td>" in html_page(read_document(document))
     assert document["summary"]["acebench"]["en"]["categories"]["normal_atom_bool"]["interval"][0] == pytest.approx(
         0.6044684, abs=1e-7)
 

@@ -31,7 +31,7 @@ from pytest_tooleval.report.gate import (
     largest_cause,
     partial_run,
 )
-from pytest_tooleval.report.document import read_document
+from pytest_tooleval.report.document import Gate, read_document
 from pytest_tooleval.report.html import gate_lines
 from pytest_tooleval.report.markdown import render_markdown
 from pytest_tooleval.report.summary import RunSummary, SuiteSummary
@@ -309,8 +309,9 @@ def test_the_error_rate_line_names_the_largest_cause_when_it_misses() -> None:
     # the report's renderers say what the terminal says
     document = {"gate": {"passed": False, "checks": [], "regressions": [], "notes": [], "error_rate": 0.03,
                          "max_error_rate": 0.02, "largest_cause": missed.largest_cause.as_dict(), "partial": None}}
-    assert gate_lines(document["gate"])[-1] == (missed.lines()[-2], "fail")
-    assert f"- error rate **MISSED**: 0.030 > 0.020 ({missed.largest_cause.text()})" in render_markdown(read_document(document))
+    assert gate_lines(Gate.model_validate(document["gate"]))[-1] == (missed.lines()[-2], "fail")
+    markdown = render_markdown(read_document(document))
+    assert f"- error rate **MISSED**: 0.030 > 0.020 ({missed.largest_cause.text()})" in markdown
 
 
 def test_the_verdict_of_a_partial_run_says_what_it_left_out() -> None:
@@ -330,5 +331,6 @@ def test_the_verdict_of_a_partial_run_says_what_it_left_out() -> None:
     assert partial_run(whole) is None and evaluate_gate(whole, {}, 0.02).lines()[-1] == "tooleval gate: PASSED"
     document = {"gate": {"passed": True, "checks": [], "regressions": [], "notes": [], "error_rate": 0.0,
                          "max_error_rate": 0.02, "partial": "yaml: not every sample was scored"}}
-    assert "**Gate: PASSED** (partial run: yaml: not every sample was scored)" in render_markdown(read_document(document))
+    markdown = render_markdown(read_document(document))
+    assert "**Gate: PASSED** (partial run: yaml: not every sample was scored)" in markdown
     assert GateResult([], 0.0, 0.02, partial="x").lines()[-1] == "tooleval gate: PASSED (partial run: x)"
