@@ -54,7 +54,6 @@ def _merge(args: argparse.Namespace) -> int:
 def _merged(args: argparse.Namespace) -> int:
     import os
 
-    from .report.document import read_document
     from .report.html import write_html
     from .report.json_report import check_report_path, write_report
     from .report.markdown import write_markdown
@@ -99,13 +98,13 @@ def _merged(args: argparse.Namespace) -> int:
     written: list[str] = []
     try:
         if args.output:
-            write_report(args.output, read_document(merged.document))
+            write_report(args.output, merged.document)
             written.append(args.output)
         if args.markdown or step_summary:
-            written.extend(write_markdown(read_document(merged.document), args.markdown,
+            written.extend(write_markdown(merged.document, args.markdown,
                                           {"GITHUB_STEP_SUMMARY": step_summary or ""}))
         if args.html:
-            written.append(str(write_html(read_document(merged.document), args.html)))
+            written.append(str(write_html(merged.document, args.html)))
     except OSError as exc:  # a full disk, say
         where = exc.filename or "a report"
         raise ToolevalUsageError(f"merge: could not write {where}: {exc.strerror or exc}") from None

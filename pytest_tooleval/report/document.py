@@ -176,6 +176,13 @@ class SampleRow(Part):
     quarantined: Maybe[Text] = None  # --tooleval-quarantine: why (the sample is in no figure)
     batched: Maybe[Text] = None  # answered through the Batch API
 
+    def key(self) -> tuple[str, str, str, str, int] | None:
+        """What tells one sample's row from another's (transport.py `row_key`), or None for a row without its
+        suite, language and id."""
+        if self.suite is None or self.language is None or self.id is None:
+            return None
+        return self.suite, self.language, self.id, self.variant or "", self.repeat or 1
+
 
 # --- the blocks -----------------------------------------------------------------------------------------------
 

@@ -22,6 +22,7 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError, best_match
 
 from ..errors import ToolevalUsageError
+from .document import ReportDocument
 
 # levels of nesting a report may have: the plugin's own have about ten, unless a model's output decoded to values
 # nested some 90 levels deeper (its shard is then refused, with the place named)
@@ -364,6 +365,12 @@ def check_shard(path: str, document: dict[str, Any]) -> Shard:
         cut = sum(int((totals.get(block) or {}).get("not_run") or 0) for block in ("cost_ceiling", "batch"))
         accounted = len(rows) + len(not_run) + cut
     return Shard(path, run.get("shard"), collected, max(0, collected - accounted))
+
+
+def read_shard(path: str, document: dict[str, Any]) -> tuple[ReportDocument, Shard]:
+    """A shard's report JSON value checked (`check_shard`), then read as the typed report the merge reads."""
+    checked = check_shard(path, document)
+    return ReportDocument.model_validate(document), checked
 
 
 def check_category_sizes(shards: list[tuple[str, list[dict[str, Any]]]]) -> None:
