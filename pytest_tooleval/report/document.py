@@ -215,16 +215,21 @@ class GateCheck(Part):
     met: Maybe[bool] = None
 
 
-class Regression(Part):
-    """A regression check against the baseline (gate.py `RegressionCheck.as_dict`)."""
+class Paired(Part):
+    """A figure of this run against the baseline's: the difference, its 95% interval and its p-value."""
 
     figure: Json = None
-    margin: Maybe[Number] = None
     baseline: Maybe[Number] = None
     current: Maybe[Number] = None
     difference: Maybe[Number] = None
     interval: Maybe[list[Number]] = None
     p: Maybe[Number] = None
+
+
+class Regression(Paired):
+    """A regression check against the baseline (gate.py `RegressionCheck.as_dict`)."""
+
+    margin: Maybe[Number] = None
     p_holm: Maybe[Number] = None
     alpha: Maybe[Number] = None
     regression: Maybe[bool] = None
@@ -244,16 +249,10 @@ class Gate(Part):
     partial: Json = None
 
 
-class ComparedFigure(Part):
+class ComparedFigure(Paired):
     """One figure against the baseline (compare.py `FigureComparison.as_dict`)."""
 
-    figure: Json = None
     kind: Json = None
-    baseline: Maybe[Number] = None
-    current: Maybe[Number] = None
-    difference: Maybe[Number] = None
-    interval: Maybe[list[Number]] = None
-    p: Maybe[Number] = None
     units: Json = None
     pass_to_fail: Json = None
     fail_to_pass: Json = None
@@ -303,49 +302,6 @@ class Comparison(Part):
     bootstrap: Annotated[dict[str, Json], BeforeValidator(_mapping)] = {}
 
 
-class CategoryTotals(Part):
-    """What one category cost (summary.py `category_totals`)."""
-
-    suite: Json = None
-    language: Json = None
-    variant: Json = None
-    category: Json = None
-    samples: Maybe[int] = None
-    prompt_tokens: Maybe[int] = None
-    completion_tokens: Maybe[int] = None
-    reasoning_tokens: Maybe[int] = None
-    latency_p50_s: Maybe[Number] = None
-    latency_p95_s: Maybe[Number] = None
-    cost_usd: Maybe[Number] = None
-
-
-class Totals(Part):
-    """What the run cost (summary.py `run_totals`, and the controller's additions)."""
-
-    samples: Maybe[int] = None
-    scored: Maybe[int] = None
-    errors: Maybe[int] = None
-    prompt_tokens: Maybe[int] = None
-    completion_tokens: Maybe[int] = None
-    reasoning_tokens: Maybe[int] = None
-    wall_s: Maybe[Number] = None
-    latency_p50_s: Maybe[Number] = None
-    latency_p95_s: Maybe[Number] = None
-    requests: Maybe[int] = None
-    retries: Maybe[int] = None
-    timeouts: Maybe[int] = None
-    samples_from_cache: Maybe[int] = None
-    cut: Annotated[dict[str, Json], BeforeValidator(_mapping)] = {}
-    tool_answers: Json = None
-    cost_usd: Maybe[Number] = None
-    cached_cost_usd: Maybe[Number] = None
-    unpriced_models: Annotated[list[Json], BeforeValidator(_items)] = []
-    categories: Entries[CategoryTotals] = []
-    concurrency: Annotated[list[Json], BeforeValidator(_items)] = []  # models/limits.py, per endpoint
-    cost_ceiling: Json = None
-    batch: Json = None
-
-
 class Run(Part):
     """The share of the benchmark the run was, and what a merge of shards needs (controller.py `_run_block`)."""
 
@@ -361,9 +317,56 @@ class Run(Part):
     prices: Maybe[dict[str, list[Number]]] = None
     # a merged report's (merge.py)
     shards: Maybe[int] = None
+    incomplete: Maybe[Text] = None
     missing_shards: Annotated[list[Json], BeforeValidator(_items)] = []
     merged_from: Annotated[list[Json], BeforeValidator(_items)] = []
-    incomplete: Maybe[Text] = None
+
+
+class Costs(Part):
+    """What some samples cost: tokens of every model role, the samples' latency, the estimated cost."""
+
+    samples: Maybe[int] = None
+    prompt_tokens: Maybe[int] = None
+    completion_tokens: Maybe[int] = None
+    reasoning_tokens: Maybe[int] = None
+    """A part of the completion tokens."""
+    latency_p50_s: Maybe[Number] = None
+    latency_p95_s: Maybe[Number] = None
+    """Seconds, over the samples asked in this run (answers from the cache are left out)."""
+    cost_usd: Maybe[Number] = None
+    """Estimated at --tooleval-prices; absent without them, null when a model has no price."""
+
+
+class CategoryTotals(Costs):
+    """What one category cost (summary.py `category_totals`)."""
+
+    suite: Json = None
+    language: Json = None
+    variant: Json = None
+    category: Json = None
+
+
+class Totals(Costs):
+    """What the run cost (summary.py `run_totals`, and the controller's additions)."""
+
+    scored: Maybe[int] = None
+    errors: Maybe[int] = None
+    cut: Annotated[dict[str, Json], BeforeValidator(_mapping)] = {}
+    """Answers that stopped at max_tokens, per role."""
+    wall_s: Maybe[Number] = None
+    """Seconds, the run's (a merge's: its slowest shard's)."""
+    requests: Maybe[int] = None
+    retries: Maybe[int] = None
+    timeouts: Maybe[int] = None
+    """HTTP requests sent, retried and timed out; absent for the oracle, which sends none."""
+    samples_from_cache: Maybe[int] = None
+    tool_answers: Json = None
+    cached_cost_usd: Maybe[Number] = None
+    unpriced_models: Annotated[list[Json], BeforeValidator(_items)] = []
+    categories: Entries[CategoryTotals] = []
+    concurrency: Annotated[list[Json], BeforeValidator(_items)] = []  # models/limits.py, per endpoint
+    cost_ceiling: Json = None
+    batch: Json = None
 
 
 class StorageFault(Part):

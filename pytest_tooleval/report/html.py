@@ -32,14 +32,12 @@ from .document import (
 )
 from .gate import ErrorCause, GateResult, RegressionCheck
 from .safe_text import safe_text
+from .sections import CellTable, FigureBlock, FigureRow, Marks, figure_blocks_of, title_of
 
 __all__ = ["ERROR_LIMIT", "OUTPUT_LIMIT", "render_html", "write_html"]
 
 #: characters of a sample's output, and of its error, shown in the flip listing
 OUTPUT_LIMIT, ERROR_LIMIT = 2000, 600
-SUITE_TITLES = {"acebench": "ACEBench", "gpt4tools": "GPT4Tools", "toolalpaca": "ToolAlpaca"}
-YAML_TITLE = "your cases (*.tooleval.yaml)"
-LANGUAGE_OF_CASES = "custom"  # the language of your cases' rows (suites/yamlsuite/suite.py)
 
 # what HTML forbids in text (controls, noncharacters) and what UTF-8 cannot hold (lone surrogates)
 _FORBIDDEN = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufdd0-\ufdef\ufffe\uffff"
@@ -148,9 +146,10 @@ def _p(value: float | None) -> str:
 
 @dataclass(frozen=True)
 class Row:
-    """One figure of a summary block: a category, a group or OVERALL."""
+    """One figure of a summary block (a category, a group or OVERALL), with what the comparison and the gate
+    say of it."""
 
-    figure: str  # full name, e.g. acebench.en.normal_atom_bool
+    figure: str  # full name: <suite>.<the figure's own name>
     label: str
     kind: str  # "category", "group" or "overall"
     current: float | None
@@ -178,34 +177,27 @@ class Row:
 
 @dataclass(frozen=True)
 class Block:
-    """A summary block: one language (and protocol) of a suite, e.g. acebench "en" or "en.fc"."""
+    """A summary block of a suite (a language, a protocol), as the suite draws it (`SuitePlugin.figure_blocks`)."""
 
     suite: str
-    name: str
+    drawn: FigureBlock
     rows: list[Row]
-    partial: bool
-    reasons: list[str]
-    heading: str = ""  # the title, when the suite's own (your cases)
-    failed: tuple[Mapping[str, Any], ...] = ()  # your cases: the failed ones, {"case", "category", "checks"}
 
     @property
     def title(self) -> str:
-        if self.heading:
-            return self.heading
-        protocol = ", function calling" if self.name.endswith(".fc") else ""
-        return f"{SUITE_TITLES.get(self.suite, self.suite)} {self.name}{protocol}"
+        return self.drawn.title
+
+    @property
+    def partial(self) -> bool:
+        return self.drawn.partial is not None
 
     @property
     def anchor(self) -> str:
-        return _slug(f"block-{self.suite}-{self.name}")
+        return _slug(f"block-{self.suite}-{self.drawn.name}")
 
     @property
     def overall(self) -> Row | None:
         return next((row for row in self.rows if row.kind == "overall"), None)
-
-
-def _is_block(value: Any) -> bool:
-    return isinstance(value, Mapping) and isinstance(value.get("categories"), Mapping)
 
 
 def _compared(report: ReportDocument) -> dict[str, ComparedFigure]:
@@ -218,72 +210,21 @@ def _gated(report: ReportDocument) -> dict[str, Regression]:
     return {str(check.figure): check for check in checks if check is not None and "figure" in check}
 
 
-def _scored(entry: Mapping[str, Any]) -> str:
-    scored, n, steps = entry.get("scored"), entry.get("n"), entry.get("steps")
-    text = f"{scored}/{n}" if scored is not None and n is not None else ""
-    if steps is not None:
-        text += f" ({entry.get('correct_steps')}/{steps} steps)"
-    return text
-
-
-#: what a block's rows are looked up in: the comparison's figures and the gate's regressions, by full name
-Context = tuple[Mapping[str, ComparedFigure], Mapping[str, Regression]]
-
-
-def _row(figure: str, label: str, kind: str, entry: Mapping[str, Any], current: Any,
-         context: Context) -> Row:
-    compared, gated = context
+def _row(suite: str, drawn: FigureRow, compared: Mapping[str, ComparedFigure],
+         gated: Mapping[str, Regression]) -> Row:
+    figure = f"{suite}.{drawn.figure}"
     check = gated.get(figure)
-    errors = entry.get("errors")
-    return Row(figure, label, kind, _num(current), _pair(entry.get("interval")), _scored(entry),
-               errors if isinstance(errors, int) and not isinstance(errors, bool) else None,
-               _num(entry.get("process_acc")), _num(entry.get("detectable")), compared.get(figure),
-               None if check is None else _num(check.margin), check is not None and check.regression is True)
-
-
-def _block(suite: str, name: str, data: Mapping[str, Any],
-           context: Context) -> Block:
-    prefix = f"{suite}.{name}."
-    rows = [_row(prefix + str(key), str(key), "category", _map(entry), _map(entry).get("accuracy"), context)
-            for key, entry in _map(data.get("categories")).items()]
-    rows += [_row(prefix + str(key).lower(), str(key), "group", _map(entry), _map(entry).get("value"), context)
-             for key, entry in _map(data.get("groups")).items()]
-    if data.get("overall") is not None:
-        overall = {"interval": data.get("overall_interval"), "detectable": data.get("overall_detectable")}
-        rows.append(_row(prefix + "overall", "OVERALL", "overall", overall, data.get("overall"), context))
-    return Block(suite, name, rows, data.get("partial") is True, [str(r) for r in _list(data.get("partial_reasons"))])
-
-
-def _yaml_blocks(data: Mapping[str, Any],
-                 context: Context) -> list[Block]:
-    """Your cases (suites/yamlsuite/summary.py): a block per protocol, each category's figure named in it."""
-    found = []
-    for block in (_map(block) for block in _list(data.get("blocks"))):
-        variant = str(block.get("variant") or "")
-        rows = [_row(f"yaml.{entry.get('figure')}", str(key), "category", entry, entry.get("accuracy"), context)
-                for key, entry in ((key, _map(entry)) for key, entry in _map(block.get("categories")).items())]
-        if block.get("overall") is not None:
-            overall = {"interval": block.get("overall_interval"), "detectable": block.get("overall_detectable")}
-            rows.append(_row(f"yaml.{block.get('overall_figure') or 'overall'}", "OVERALL", "overall", overall,
-                             block.get("overall"), context))
-        failed = tuple(_map(entry) for entry in _list(block.get("failed")))
-        found.append(Block("yaml", variant or "cases", rows, block.get("partial") is True, [],
-                           YAML_TITLE + (f", {variant} protocol" if variant else ""), failed))
-    return found
+    return Row(figure, drawn.label, drawn.kind, drawn.current, drawn.interval, drawn.scored, drawn.errors,
+               drawn.process, drawn.detectable, compared.get(figure), None if check is None else _num(check.margin),
+               check is not None and check.regression is True)
 
 
 def blocks(report: ReportDocument) -> list[Block]:
-    """Every summary block of the report (a suite's block-shaped members: categories, groups, overall; your
-    cases' blocks)."""
-    context = (_compared(report), _gated(report))
-    found = []
-    for suite, data in report.summary.items():
-        if suite == "yaml" and isinstance(_map(data).get("blocks"), list):
-            found += _yaml_blocks(_map(data), context)
-            continue
-        found += [_block(str(suite), str(name), value, context) for name, value in _map(data).items()
-                  if _is_block(value)]
-    return found
+    """Every summary block of the report, as each suite draws its own (`SuitePlugin.figure_blocks`; a suite
+    not installed here: its members shaped as categories, groups and OVERALL)."""
+    compared, gated = _compared(report), _gated(report)
+    return [Block(str(suite), drawn, [_row(str(suite), row, compared, gated) for row in drawn.rows])
+            for suite, data in report.summary.items() for drawn in figure_blocks_of(str(suite), data)]
 
 
 # --- the header and the gate -------------------------------------------------------------------------------
@@ -326,10 +267,10 @@ def _meta(report: ReportDocument) -> str:
     items: list[tuple[str, object]] = [
         ("model", fingerprint.model), ("scorer", fingerprint.scorer), ("plugin version", fingerprint.plugin_version),
         ("mode", _modes(fingerprint)), ("sampling", fingerprint.sampling), ("reasoning", fingerprint.reasoning)]
-    for name, block in fingerprint.objects():  # the benchmark revision a suite scored against (ACEBench's)
+    for name, block in fingerprint.objects():  # the benchmark revision a suite scored against
         if block.get("revision") is not None:
             unchecked = " (data unverified)" if block.get("data_verified") is False else ""
-            items.append((f"{SUITE_TITLES.get(name, name)} revision", f"{block['revision']}{unchecked}"))
+            items.append((f"{title_of(name)} revision", f"{block['revision']}{unchecked}"))
     baseline = None if report.comparison is None else report.comparison.baseline
     if baseline is not None and baseline.plain_keys():
         items.append(("baseline", f"{baseline.model} ({baseline.path})"))
@@ -585,7 +526,7 @@ def table(block: Block) -> str:
     """The block's numbers as a table (what the chart shows, in text)."""
     compared = any(row.compared is not None for row in block.rows)
     detectable = any(row.detectable is not None for row in block.rows)
-    process = any(row.process is not None for row in block.rows)  # ACEBench's agents; never your cases
+    process = any(row.process is not None for row in block.rows)  # a process accuracy, where a suite has one
     head = "".join(f'<th scope="col">{esc(name)}</th>' for name in _columns(compared, detectable, process))
     body = "".join(
         f'<tr class="{row.kind}{" regressed" if row.regressed else ""}"{_attrs(data_figure=row.figure)}>'
@@ -596,43 +537,36 @@ def table(block: Block) -> str:
             f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>")
 
 
-def _failed_cases(block: Block) -> str:
-    """Your cases that failed, each with the checks that failed (`city: exact`, `schema`)."""
-    if block.suite != "yaml":
+#: every text escaped (data is not cut), strong text in <strong>
+MARKS = Marks(esc, lambda run: esc(run.value), lambda text: f"<strong>{text}</strong>", "—")
+
+
+def _listing(table: CellTable | None) -> str:
+    """The table a block lists under its figures (your failed cases, with the checks that failed), if any."""
+    if table is None:
         return ""
-    if not block.failed:
-        return "<p>No case failed.</p>"
-    head = "".join(f'<th scope="col">{name}</th>' for name in ("case", "category", "what failed"))
-    body = "".join(f"<tr><td>{esc(entry.get('case'))}</td><td>{esc(entry.get('category'))}</td>"
-                   f"<td>{esc(', '.join(str(check) for check in _list(entry.get('checks'))) or '—')}</td></tr>"
-                   for entry in block.failed)
-    return (f'<div class="scroll"><table class="failed"><caption>failed cases: {len(block.failed)}</caption>'
+    if not table.rows:
+        return f"<p>{esc(table.empty)}</p>"
+    head = "".join(f'<th scope="col">{esc(name)}</th>' for name in table.headers)
+    body = "".join(f"<tr>{''.join(f'<td>{MARKS.show(cell)}</td>' for cell in row)}</tr>" for row in table.rows)
+    return (f'<div class="scroll"><table class="failed"><caption>{esc(table.caption)}</caption>'
             f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>")
 
 
 def _block_section(block: Block) -> str:
     compared = any(row.compared is not None for row in block.rows)
-    note = ""
-    if block.partial and block.suite == "yaml":
-        note = ('<p class="partial">Partial run: not every case was scored; OVERALL is the mean of the categories '
-                "that were.</p>")
-    elif block.partial:
-        reasons = "; ".join(block.reasons) or "not the whole benchmark"
-        note = f'<p class="partial">Partial run: groups and OVERALL renormalised over what ran ({esc(reasons)}).</p>'
+    note = "" if block.drawn.partial is None else f'<p class="partial">{esc(block.drawn.partial)}</p>'
     return (f'<section class="block" id="{esc(block.anchor)}"><h3>{esc(block.title)}</h3>{note}'
-            f"{chart(block)}{_legend(compared)}{table(block)}{_failed_cases(block)}</section>")
+            f"{chart(block)}{_legend(compared)}{table(block)}{_listing(block.drawn.listing)}</section>")
 
 
 def _other_summary(report: ReportDocument, found: Sequence[Block]) -> str:
-    """Summary members that are not blocks (another suite's own shape): shown as JSON."""
-    known = {(block.suite, block.name) for block in found}
-    # your cases' blocks are drawn in full, and their figures are theirs
-    if any(block.suite == "yaml" for block in found):
-        known |= {("yaml", "blocks"), ("yaml", "figures"), ("yaml", "partial")}
-    rest = {str(suite): {str(key): value for key, value in _map(data).items() if (str(suite), str(key)) not in known}
+    """The summary members no block draws (a suite's own shape): shown as JSON."""
+    drawn = {(block.suite, member) for block in found for member in block.drawn.members}
+    rest = {str(suite): {str(key): value for key, value in _map(data).items() if (str(suite), str(key)) not in drawn}
             for suite, data in report.summary.items()}
     rest = {suite: members for suite, members in rest.items() if members}
-    return "".join(f'<section class="suite-json"><h3>{esc(SUITE_TITLES.get(suite, suite))}: summary</h3>'
+    return "".join(f'<section class="suite-json"><h3>{esc(title_of(suite))}: summary</h3>'
                    f"<pre>{esc(_json_text(members))}</pre></section>" for suite, members in rest.items())
 
 
@@ -658,18 +592,27 @@ def _sample_index(report: ReportDocument) -> dict[tuple[str, str, str, str], Sam
     return {(str(row.suite), str(row.language), str(row.variant or ""), str(row.id)): row for row in report.rows()}
 
 
-def _flip_block(flip: Flip) -> tuple[str, str]:
-    """The language and protocol variant of a flipped unit's samples, read off its figure's name."""
+#: (suite, figure) -> the language and protocol variant of the samples the figure is made of (its block's)
+BlockOf = Mapping[tuple[str, str], tuple[str, str]]
+
+
+def _block_of(found: Sequence[Block]) -> dict[tuple[str, str], tuple[str, str]]:
+    return {(block.suite, row.figure.removeprefix(f"{block.suite}.")): (block.drawn.language, block.drawn.variant)
+            for block in found for row in block.rows}
+
+
+def _flip_block(flip: Flip, block_of: BlockOf) -> tuple[str, str]:
+    """The language and protocol variant of a flipped unit's samples: those of the block its figure is in, or
+    read off the figure's name, `<language>[.<variant>].<category>`."""
     figure = str(flip.figure) if "figure" in flip else ""
-    if flip.suite == "yaml":  # [<variant>.]<category>.accuracy; the suite has one language
-        head = figure.split(".", 1)[0]
-        return LANGUAGE_OF_CASES, head if head in ("fc", "prompt") and figure.count(".") >= 2 else ""
-    language, _, variant = figure.rpartition(".")[0].partition(".")  # <language>[.<variant>].<category>
+    if (found := block_of.get((str(flip.suite), figure))) is not None:
+        return found
+    language, _, variant = figure.rpartition(".")[0].partition(".")
     return language, variant
 
 
-def _flip_rows(flip: Flip, index: SampleIndex) -> str:
-    language, variant = _flip_block(flip)
+def _flip_rows(flip: Flip, index: SampleIndex, block_of: BlockOf) -> str:
+    language, variant = _flip_block(flip, block_of)
     samples = [str(sample) for sample in flip.samples] or [""]
     out = []
     for number, sample in enumerate(samples):
@@ -689,24 +632,25 @@ FLIP_COLUMNS = (("unit", "unit"), ("sample", "sample"), ("outcome", "outcome now
                 ("error", "error"))
 
 
-def _flip_table(direction: str, title: str, flips: Sequence[Flip | None], index: SampleIndex) -> str:
+def _flip_table(direction: str, title: str, flips: Sequence[Flip | None], index: SampleIndex,
+                block_of: BlockOf) -> str:
     units = [flip for flip in flips if flip is not None]
     if not units:
         return f'<section id="{direction}"><h3>{title}: none</h3></section>'
     head = "".join(f'<th scope="col" class="{css}">{name}</th>' for css, name in FLIP_COLUMNS)
-    body = "".join(_flip_rows(flip, index) for flip in units)
+    body = "".join(_flip_rows(flip, index, block_of) for flip in units)
     return (f'<section id="{direction}"><h3>{title}: {len(units)}</h3><div class="scroll"><table class="flips">'
             f"<thead><tr>{head}</tr></thead>{body}</table></div></section>")
 
 
-def _flips(report: ReportDocument) -> str:
+def _flips(report: ReportDocument, found: Sequence[Block]) -> str:
     if report.comparison is None or not _compares(report):
         return ""
-    flips, index = report.comparison.flips, _sample_index(report)
+    flips, index, block_of = report.comparison.flips, _sample_index(report), _block_of(found)
     return (f'<section id="flips"><h2>Flipped samples</h2><p>Units whose verdict changed from the baseline to this '
             f"run, with this run's output (clipped to {OUTPUT_LIMIT:,} characters).</p>"
-            f"{_flip_table('pass_to_fail', 'pass → fail', flips.pass_to_fail, index)}"
-            f"{_flip_table('fail_to_pass', 'fail → pass', flips.fail_to_pass, index)}</section>")
+            f"{_flip_table('pass_to_fail', 'pass → fail', flips.pass_to_fail, index, block_of)}"
+            f"{_flip_table('fail_to_pass', 'fail → pass', flips.fail_to_pass, index, block_of)}</section>")
 
 
 def _quarantine(report: ReportDocument) -> str:
@@ -945,7 +889,7 @@ def render_html(report: ReportDocument) -> str:
     model = report.fingerprint.model or "unknown model"
     return _page(f"tooleval report: {model}: {word}", [
         _header(report), _nav(found, report), "<main>", _overall(found), _summaries(report, found),
-        _flips(report), _quarantine(report), _comparison(report),
+        _flips(report, found), _quarantine(report), _comparison(report),
         _section("totals", "Totals", _totals(report.totals)),
         _section("fingerprint", "Fingerprint", definitions(report.fingerprint.plain(), "definitions")),
         _faults(report), "</main>",

@@ -10,7 +10,6 @@ step summary.
 from __future__ import annotations
 
 import json
-import math
 import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
@@ -33,19 +32,16 @@ from .document import (
     Totals,
 )
 from .safe_text import safe_text
+from .sections import TEXT_LIMIT, CellTable, Marks, Paragraph, ReportSection, sections_of, title_of
+from .sections import count as _count
+from .sections import fixed as _fmt
+from .sections import interval as _interval
+from .sections import mapping as _mapping
+from .sections import number as _number
 
 __all__ = ["escape", "render_markdown", "write_markdown"]
 
-TEXT_LIMIT = 200  # characters of one data text (an id, an error) shown; longer ones end with "..."
 ERRORS_SHOWN = 200  # errored samples listed (the JSON report lists them all); flips are listed in full
-GENERIC_ROWS = 200  # figures of an unknown suite's block shown
-FAILED_SHOWN = 200  # failed cases of your own *.tooleval.yaml files listed (the JSON report lists them all)
-SUITE_TITLES = {"acebench": "ACEBench", "toolalpaca": "ToolAlpaca", "gpt4tools": "GPT4Tools",
-                "yaml": "Your cases (*.tooleval.yaml)"}
-FC_NOTE = "function calling: not the leaderboard protocol"
-GPT4TOOLS_SUBSETS = (("all", "all"), ("tool", "tool-use"), ("no_tool", "no-tool"))
-GPT4TOOLS_METRICS = (("thought", "SR_thought"), ("action", "SR_act"), ("args", "SR_args"), ("sr", "SR"),
-                     ("iou", "IoU"))
 
 _SPECIAL = re.compile(r"[\\`|*~\[\]<&]")
 _ENTITIES = {"<": "&lt;", "&": "&amp;"}
@@ -80,42 +76,6 @@ def _text(value: object) -> str:
 def _given(value: object) -> object:
     """A value the report may not hold: "-" where it holds none."""
     return "-" if value is None else value
-
-
-def _number(value: object) -> float | None:
-    """A finite number (not a bool), else None."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    return float(value) if math.isfinite(value) else None
-
-
-def _fmt(value: object, spec: str = ".3f") -> str:
-    number = _number(value)
-    return "-" if number is None else format(number, spec)
-
-
-def _count(value: object) -> str:
-    number = _number(value)
-    if number is None:
-        return "-"
-    return f"{int(number):,}" if number == int(number) else f"{number:,.3f}"
-
-
-def _interval(value: object, spec: str = ".3f") -> str | None:
-    """`[low, high]` from a two-number list, else None."""
-    if isinstance(value, (list, tuple)) and len(value) == 2:
-        low, high = (_number(bound) for bound in value)
-        if low is not None and high is not None:
-            return f"[{low:{spec}}, {high:{spec}}]"
-    return None
-
-
-def _mapping(value: object) -> Mapping[str, Any]:
-    return value if isinstance(value, Mapping) else {}
-
-
-def _items(value: object) -> list[Any]:
-    return list(value) if isinstance(value, (list, tuple)) else []
 
 
 def _table(headers: Sequence[str], rows: Iterable[Sequence[str]], right: Sequence[int] = ()) -> list[str]:
@@ -176,13 +136,13 @@ def _header(fingerprint: Fingerprint) -> list[str]:
 
 
 def _revisions(blocks: Mapping[str, Mapping[str, Any]]) -> list[str]:
-    """`ACEBench 56dd66c` for each suite block naming the benchmark revision it scored against, and whether its
+    """`<title> <revision>` for each suite block naming the benchmark revision it scored against, and whether its
     data was checked against that revision's pin."""
     named = []
     for name, block in blocks.items():
         if block.get("revision") is None:
             continue
-        title = SUITE_TITLES.get(name, name)
+        title = title_of(name)
         unchecked = " (data unverified)" if block.get("data_verified") is False else ""
         named.append(f"{escape(title)} {escape(block['revision'])}{unchecked}")
     return named
@@ -245,179 +205,31 @@ def _regression(check: Regression) -> str:
 # --- the suites -------------------------------------------------------------------------------------------------
 
 
-def _suite(suite: str, blocks: object) -> list[list[str]]:
-    """One section per summary block of the suite; a shape we do not know as its numeric figures."""
-    title = SUITE_TITLES.get(suite, suite)
-    if suite == "acebench" and isinstance(blocks, Mapping) and blocks:
-        sections = []
-        for name, block in blocks.items():
-            if _is_acebench(block):
-                revision = f" ({escape(block['revision'])})" if _mapping(block).get("revision") else ""
-                sections.append(_acebench(f"{title} {name}{revision}", str(name), block))
-            else:
-                sections.append(_generic(f"{title} {name}", block))
-        return sections
-    if suite == "toolalpaca" and isinstance(blocks, Mapping) and isinstance(blocks.get("subsets"), Mapping):
-        return [_toolalpaca(title, blocks)]
-    if suite == "gpt4tools" and isinstance(blocks, Mapping) and isinstance(blocks.get("subsets"), Mapping):
-        return [_gpt4tools(title, blocks)]
-    if suite == "yaml" and isinstance(blocks, Mapping) and isinstance(blocks.get("blocks"), list):
-        sections = [_yaml(title, _mapping(block)) for block in blocks["blocks"]]
-        if isinstance(blocks.get("repeats"), Mapping):  # --tooleval-repeats: report/repeated.py's figures
-            sections.append(_generic(f"{title}: repeats", blocks["repeats"]))
-        return sections
-    return [_generic(title, blocks)]
+def _suite(suite: str, block: object) -> list[list[str]]:
+    """The suite's sections: its own (`SuitePlugin.report_sections`), or its numeric figures."""
+    return [_section(section) for section in sections_of(suite, block)]
 
 
-def _is_acebench(block: object) -> bool:
-    return isinstance(block, Mapping) and isinstance(block.get("categories"), Mapping)
+#: our own words as they are, data escaped, strong text between asterisks
+MARKS = Marks(str, lambda run: escape(run.value, run.limit), lambda text: f"**{text}**", "-")
 
 
-def _partial(block: Mapping[str, Any], what: str) -> list[str]:
-    """The partial-run line of a block (with its reasons), or nothing."""
-    if block.get("partial") is not True:
-        return []
-    reasons = [escape(reason) for reason in _items(block.get("partial_reasons"))]
-    because = f" ({'; '.join(reasons)})" if reasons else ""
-    return ["", f"*partial run{because}: {what}*"]
-
-
-def _acebench(title: str, name: str, block: Mapping[str, Any]) -> list[str]:
-    """Categories, then the groups and OVERALL; the interval column only when the block has intervals."""
-    categories = [_mapping(entry) for entry in block["categories"].values()]
-    groups = [(str(key), _mapping(group)) for key, group in _mapping(block.get("groups")).items()]
-    overall: object = block.get("overall")
-    overall_interval: object = block.get("overall_interval")
-    if isinstance(overall, Mapping):  # {"value", "interval"}, should the figure become an object
-        overall_interval = overall.get("interval")
-        overall = overall.get("value")
-    with_interval = any(_interval(entry.get("interval")) for entry in categories + [group for _, group in groups])
-    with_interval = with_interval or _interval(overall_interval) is not None
-    suffix = " (partial)" if block.get("partial") is True else ""
-
-    rows = []
-    for entry in categories:
-        scored = f"{_count(entry.get('scored'))}/{_count(entry.get('n'))}"
-        if entry.get("steps") is not None:
-            scored += f" ({_count(entry.get('correct_steps'))}/{_count(entry.get('steps'))} steps)"
-        rows.append([escape(entry.get("category", "-")), scored, _count(entry.get("errors")),
-                     _fmt(entry.get("accuracy")), _interval(entry.get("interval")) or "-",
-                     _fmt(entry.get("process_acc"))])
-    for key, group in groups:
-        rows.append([escape(group.get("name", key)) + suffix, "", "", _fmt(group.get("value")),
-                     _interval(group.get("interval")) or "-", "-"])
-    if _number(overall) is not None:
-        rows.append([f"**OVERALL{suffix}**", "", "", f"**{_fmt(overall)}**", _interval(overall_interval) or "-", "-"])
-    headers = ["category", "scored/total", "errors", "accuracy", "95% interval", "process acc"]
-    if not with_interval:
-        headers = headers[:4] + headers[5:]
-        rows = [row[:4] + row[5:] for row in rows]
-    heading = f"### {escape(title)}" + (f" ({FC_NOTE})" if name.endswith(".fc") else "")
-    return [heading, *_partial(block, "groups and OVERALL renormalised over the categories that ran"), "",
-            *_table(headers, rows, right=(2, 3, len(headers) - 1))]
-
-
-def _yaml(title: str, block: Mapping[str, Any]) -> list[str]:
-    """Your own cases (suites/yamlsuite/summary.py): each category's cases, accuracy, interval and detectable
-    difference, OVERALL (the mean of the categories), then each failed case with the checks that failed."""
-    variant = block.get("variant")
-    heading = f"### {escape(title)}" + (f", {escape(variant)} protocol" if variant else "")
-    rows = []
-    for entry in (_mapping(entry) for entry in _mapping(block.get("categories")).values()):
-        rows.append([escape(entry.get("category", "-")), f"{_count(entry.get('scored'))}/{_count(entry.get('n'))}",
-                     _count(entry.get("errors")), _fmt(entry.get("accuracy")), _interval(entry.get("interval")) or "-",
-                     _fmt(entry.get("detectable"))])
-    if _number(block.get("overall")) is not None:
-        rows.append(["**OVERALL** (mean of categories)", "", "", f"**{_fmt(block.get('overall'))}**",
-                     _interval(block.get("overall_interval")) or "-", _fmt(block.get("overall_detectable"))])
-    lines = [heading, *_partial(block, "not every case was scored"), "",
-             *_table(["category", "scored/total", "errors", "accuracy", "95% interval", "detectable"], rows,
-                     right=(2, 3, 5))]
-    failed = [_mapping(entry) for entry in _items(block.get("failed"))]
-    if not failed:
-        return [*lines, "", "No case failed."]
-    listed = [[escape(entry.get("case", "-")), escape(entry.get("category", "-")),
-               ", ".join(escape(check) for check in _items(entry.get("checks"))) or "-"]
-              for entry in failed[:FAILED_SHOWN]]
-    lines += ["", f"Failed cases: {len(failed)}", "", *_table(["case", "category", "what failed"], listed)]
-    if len(failed) > FAILED_SHOWN:
-        lines += ["", f"and {len(failed) - FAILED_SHOWN} more (the JSON report lists them all)"]
+def _section(section: ReportSection) -> list[str]:
+    lines = [f"### {MARKS.show(section.title)}"]
+    for part in section.body:
+        lines += ["", *(_cell_table(part) if isinstance(part, CellTable) else [_paragraph(part)])]
     return lines
 
 
-def _percent(value: object) -> str:
-    number = _number(value)
-    return "-" if number is None else f"{number:.1f}%"
+def _paragraph(paragraph: Paragraph) -> str:
+    text = MARKS.show(paragraph.text)
+    return f"*{text}*" if paragraph.emphasis else text
 
 
-def _toolalpaca(title: str, block: Mapping[str, Any]) -> list[str]:
-    """Upstream's percentages per subset (one decimal, as upstream prints them)."""
-    rows = []
-    for label, subset in block["subsets"].items():
-        subset = _mapping(subset)
-        infra, unjudged = _number(subset.get("infra_errors")), _number(subset.get("error_num"))
-        unparsed = max(_number(_mapping(subset.get(key)).get("unparsed")) or 0 for key in ("process", "response"))
-        rows.append([escape(label), f"{_count(subset.get('num'))}/{_count(subset.get('total'))}", _count(infra),
-                     "-" if unjudged is None else _count(unjudged - (infra or 0)), _count(unparsed),
-                     _percent(subset.get("procedure")), _percent(subset.get("response_rate")),
-                     _percent(subset.get("overall"))])
-    deviations = [escape(item) for item in _items(block.get("deviations"))]
-    if block.get("upstream_compatible") is True:
-        setting = "upstream-compatible setup"
-    elif deviations:
-        setting = "not upstream-compatible: " + "; ".join(deviations)
-    else:
-        setting = "setup unknown"
-    lines = [f"### {escape(title)} ({setting})"]
-    lines += _partial(block, "not every instruction of a subset ran")
-    if block.get("setup"):
-        setups = block["setup"] if isinstance(block["setup"], list) else [block["setup"]]
-        lines += ["", "setup: " + "; ".join(escape(setup) for setup in setups)]
-    lines += ["", *_table(["subset", "run/total", "errors", "unjudged", "unparsed", "Procedure", "Response",
-                           "Overall"], rows, right=range(2, 8))]
-    if block.get("note"):
-        lines += ["", f"*{escape(block['note'], limit=400)}*"]
-    return lines
-
-
-def _gpt4tools(title: str, block: Mapping[str, Any]) -> list[str]:
-    """Upstream's means over all items, tool-use items and no-tool items."""
-    subsets = block["subsets"]
-    keys = [(key, label) for key, label in GPT4TOOLS_SUBSETS if key in subsets]
-    keys += [(str(key), str(key)) for key in subsets if key not in dict(GPT4TOOLS_SUBSETS)]
-    rows = []
-    for key, label in keys:
-        subset = _mapping(subsets[key])
-        rows.append([escape(label), f"{_count(subset.get('n'))}/{_count(subset.get('total'))}",
-                     _count(subset.get("errors")), *(_fmt(subset.get(metric)) for metric, _ in GPT4TOOLS_METRICS)])
-    variants = block.get("variant")
-    names = [escape(variant) for variant in (variants if isinstance(variants, list) else [variants or "upstream"])]
-    setting = "upstream-compatible" if block.get("upstream_compatible") is True else "variant: " + "; ".join(names)
-    return [f"### {escape(title)} ({setting})", *_partial(block, "not every item was scored"), "",
-            *_table(["items", "scored/total", "errors", *(header for _, header in GPT4TOOLS_METRICS)], rows,
-                    right=range(2, 8))]
-
-
-def _generic(title: str, block: object) -> list[str]:
-    """Any other block: its numeric figures by dotted key."""
-    figures = list(_numeric(block))
-    lines = [f"### {escape(title)}", ""]
-    if not figures:
-        return [*lines, "no numeric figures"]
-    rows = [[escape(key), _count(value) if isinstance(value, int) else _fmt(value)]
-            for key, value in figures[:GENERIC_ROWS]]
-    lines += _table(["figure", "value"], rows, right=(1,))
-    if len(figures) > GENERIC_ROWS:
-        lines += ["", f"and {len(figures) - GENERIC_ROWS} more (see the JSON report)"]
-    return lines
-
-
-def _numeric(value: object, prefix: str = "", depth: int = 0) -> Iterable[tuple[str, int | float]]:
-    if isinstance(value, Mapping) and depth < 8:
-        for key, item in value.items():
-            yield from _numeric(item, f"{prefix}{key}.", depth + 1)
-    elif prefix and (number := _number(value)) is not None:
-        yield prefix[:-1], value if isinstance(value, int) else number
+def _cell_table(table: CellTable) -> list[str]:
+    if not table.rows and table.empty:
+        return [table.empty]
+    return _table(table.headers, [[MARKS.show(cell) for cell in row] for row in table.rows], right=table.right)
 
 
 # --- the comparison ---------------------------------------------------------------------------------------------

@@ -23,6 +23,7 @@ from ..base import Role, SuitePlugin
 from .revisions import DEFAULT, REVISIONS, parse_revision
 
 if TYPE_CHECKING:
+    from ...report.sections import ReportSection
     from ...report.summary import SuiteSummary
     from ..base import Unit
     from ..rescoring import RescoreContext, SuiteRescore
@@ -96,6 +97,11 @@ class AceBenchPlugin(SuitePlugin["AceCase"]):
     roles = (Role("user", "user"),)  # plays the user in agent_multi_turn
     mark_profiles = tuple(frozenset({"acebench", family, language}) for family in FAMILIES for language in LANGUAGES)
     id_prefixes = tuple(f"{language}-" for language in LANGUAGES)
+
+    def report_sections(self, block: Any) -> list[ReportSection]:
+        from .report import sections
+
+        return sections(self.title, block)
 
     def unavailable(self, settings: Settings) -> str | None:
         return None
