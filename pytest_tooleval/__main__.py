@@ -117,6 +117,7 @@ def _merged(args: argparse.Namespace) -> int:
 
 def _rescore(args: argparse.Namespace) -> int:
     """The rescore; what it prints of the report's fields is shown safely, as the merge's is."""
+    from .report.document import read_document
     from .report.json_report import check_report_path, write_report
     from .report.rescore import RescoreOptions, rescore
     from .report.safe_text import safe_line, safe_text
@@ -131,7 +132,7 @@ def _rescore(args: argparse.Namespace) -> int:
         print(safe_text("\n".join(rescored.lines())))
         if args.output:
             try:
-                write_report(args.output, rescored.document)
+                write_report(args.output, read_document(rescored.document))
             except OSError as exc:  # a full disk, say
                 raise ToolevalUsageError(f"could not write {args.output}: {exc.strerror or exc}") from None
             print(safe_line(f"tooleval report: {args.output}"))

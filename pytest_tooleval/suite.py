@@ -16,6 +16,17 @@ from .models.base import Reply, ToolCall
 from .models.meter import Meter, reply_tokens, role_tokens
 from .outcome import Answer, SampleError, SampleResult
 from .report.rescoring import RescoreContext, RowRescore, SuiteRescore
+from .report.sections import (
+    CellTable,
+    Data,
+    FigureBlock,
+    FigureRow,
+    Paragraph,
+    ReportSection,
+    Strong,
+    generic_figure_blocks,
+    generic_sections,
+)
 from .report.suite_summary import SuiteSummary, Table, outcome_counts
 from .settings.options import (
     Option,
@@ -36,13 +47,19 @@ __all__ = [
     "Answer",
     "Case",
     "CaseBase",
+    "CellTable",
+    "Data",
     "DataError",
+    "FigureBlock",
+    "FigureRow",
     "InfrastructureError",
     "Meter",
     "ModelAccess",
     "Option",
+    "Paragraph",
     "Pin",
     "Reply",
+    "ReportSection",
     "RescoreContext",
     "Role",
     "RowRescore",
@@ -50,6 +67,7 @@ __all__ = [
     "SampleResult",
     "Settings",
     "Skipped",
+    "Strong",
     "Suite",
     "SuitePlugin",
     "SuiteRescore",
@@ -62,6 +80,8 @@ __all__ = [
     "Verdict",
     "choice",
     "ensure_downloaded",
+    "generic_figure_blocks",
+    "generic_sections",
     "locate_data",
     "outcome_counts",
     "parse_bool",

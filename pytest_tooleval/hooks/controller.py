@@ -40,6 +40,7 @@ from .progress import start_progress, stop_progress
 
 if TYPE_CHECKING:
     from ..report.compare import Comparison
+    from ..report.document import ReportDocument
     from ..settings.options import Settings
 
 
@@ -317,7 +318,7 @@ class Controller:
                                        self._run_block())
             self._write_reports(session, document, step_summary)
 
-    def _write_reports(self, session: pytest.Session, document: dict[str, Any], step_summary: str | None) -> None:
+    def _write_reports(self, session: pytest.Session, document: ReportDocument, step_summary: str | None) -> None:
         """The JSON report, the Markdown summary (and GitHub's step summary); a file that cannot be written is
         one line, and a run that does not pass."""
         from ..report.html import write_html

@@ -129,7 +129,7 @@ def partial_run(summary: RunSummary) -> str | None:
         if not suite.partial:
             continue
         reasons: list[str] = []
-        for block in suite.data.values():  # ACEBench's per-language blocks say why
+        for block in suite.data.values():  # a suite's per-language blocks say why
             if isinstance(block, Mapping):
                 reasons += [str(reason) for reason in block.get("partial_reasons") or [] if str(reason) not in reasons]
         parts.append(f"{name}: {', '.join(reasons) or 'not every sample was scored'}")
@@ -221,9 +221,9 @@ def evaluate_regressions(comparison: Comparison, margins: Mapping[str, float], a
 def evaluate_gate(summary: RunSummary, thresholds: dict[str, float], max_error_rate: float,
                   notes: tuple[str, ...] = (), regressions: tuple[RegressionCheck, ...] = (),
                   rows: Sequence[Mapping[str, Any]] = ()) -> GateResult:
-    """A threshold applies to every figure whose full name (`<suite>.<figure>`, e.g. acebench.en.overall) is
+    """A threshold applies to every figure whose full name (`<suite>.<figure>`, e.g. `<suite>.en.overall`) is
     the threshold's name or ends with `.<name>`: `overall` gates every suite's and language's overall, `en.overall`
-    only ACEBench en's, `gpt4tools.sr` one figure. `rows` (the summary's) name the largest cause of errors."""
+    only the en ones, `<suite>.<figure>` one figure. `rows` (the summary's) name the largest cause of errors."""
     figures = summary.figures
     checks: list[tuple[str, float | None, float, bool]] = []
     for name, threshold in thresholds.items():

@@ -18,16 +18,27 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .document import (
+    ComparedFigure,
+    Difference,
+    Fingerprint,
+    Flip,
+    Gate,
+    Regression,
+    ReportDocument,
+    SampleRow,
+    StorageFault,
+    Totals,
+    as_document,
+)
 from .gate import ErrorCause, GateResult, RegressionCheck
 from .safe_text import safe_text
+from .sections import CellTable, FigureBlock, FigureRow, Marks, figure_blocks_of, title_of
 
 __all__ = ["ERROR_LIMIT", "OUTPUT_LIMIT", "render_html", "write_html"]
 
 #: characters of a sample's output, and of its error, shown in the flip listing
 OUTPUT_LIMIT, ERROR_LIMIT = 2000, 600
-SUITE_TITLES = {"acebench": "ACEBench", "gpt4tools": "GPT4Tools", "toolalpaca": "ToolAlpaca"}
-YAML_TITLE = "your cases (*.tooleval.yaml)"
-LANGUAGE_OF_CASES = "custom"  # the language of your cases' rows (suites/yamlsuite/suite.py)
 
 # what HTML forbids in text (controls, noncharacters) and what UTF-8 cannot hold (lone surrogates)
 _FORBIDDEN = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufdd0-\ufdef\ufffe\uffff"
@@ -85,6 +96,11 @@ def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]", "-", text)
 
 
+def _given(value: object) -> object:
+    """A value the report may not hold: "—" where it holds none."""
+    return "—" if value is None else value
+
+
 # --- reading the document ----------------------------------------------------------------------------------
 
 
@@ -131,9 +147,10 @@ def _p(value: float | None) -> str:
 
 @dataclass(frozen=True)
 class Row:
-    """One figure of a summary block: a category, a group or OVERALL."""
+    """One figure of a summary block (a category, a group or OVERALL), with what the comparison and the gate
+    say of it."""
 
-    figure: str  # full name, e.g. acebench.en.normal_atom_bool
+    figure: str  # full name: <suite>.<the figure's own name>
     label: str
     kind: str  # "category", "group" or "overall"
     current: float | None
@@ -142,192 +159,136 @@ class Row:
     errors: int | None = None
     process: float | None = None
     detectable: float | None = None
-    compared: Mapping[str, Any] | None = None  # its comparison.figures entry
+    compared: ComparedFigure | None = None  # its comparison.figures entry
     margin: float | None = None  # its --tooleval-max-regression margin
     regressed: bool = False
 
     @property
     def baseline(self) -> float | None:
-        return None if self.compared is None else _num(self.compared.get("baseline"))
+        return None if self.compared is None else _num(self.compared.baseline)
 
     @property
     def difference(self) -> float | None:
-        return None if self.compared is None else _num(self.compared.get("difference"))
+        return None if self.compared is None else _num(self.compared.difference)
 
     @property
     def difference_interval(self) -> tuple[float, float] | None:
-        return None if self.compared is None else _pair(self.compared.get("interval"))
+        return None if self.compared is None else _pair(self.compared.interval)
 
 
 @dataclass(frozen=True)
 class Block:
-    """A summary block: one language (and protocol) of a suite, e.g. acebench "en" or "en.fc"."""
+    """A summary block of a suite (a language, a protocol), as the suite draws it (`SuitePlugin.figure_blocks`)."""
 
     suite: str
-    name: str
+    drawn: FigureBlock
     rows: list[Row]
-    partial: bool
-    reasons: list[str]
-    heading: str = ""  # the title, when the suite's own (your cases)
-    failed: tuple[Mapping[str, Any], ...] = ()  # your cases: the failed ones, {"case", "category", "checks"}
 
     @property
     def title(self) -> str:
-        if self.heading:
-            return self.heading
-        protocol = ", function calling" if self.name.endswith(".fc") else ""
-        return f"{SUITE_TITLES.get(self.suite, self.suite)} {self.name}{protocol}"
+        return self.drawn.title
+
+    @property
+    def partial(self) -> bool:
+        return self.drawn.partial is not None
 
     @property
     def anchor(self) -> str:
-        return _slug(f"block-{self.suite}-{self.name}")
+        return _slug(f"block-{self.suite}-{self.drawn.name}")
 
     @property
     def overall(self) -> Row | None:
         return next((row for row in self.rows if row.kind == "overall"), None)
 
 
-def _is_block(value: Any) -> bool:
-    return isinstance(value, Mapping) and isinstance(value.get("categories"), Mapping)
+def _compared(report: ReportDocument) -> dict[str, ComparedFigure]:
+    figures = [] if report.comparison is None else report.comparison.figures
+    return {str(entry.figure): entry for entry in figures if entry is not None and "figure" in entry}
 
 
-def _compared(report: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
-    figures = _list(_map(report.get("comparison")).get("figures"))
-    return {str(entry["figure"]): entry for entry in figures if isinstance(entry, Mapping) and "figure" in entry}
+def _gated(report: ReportDocument) -> dict[str, Regression]:
+    checks = [] if report.gate is None else report.gate.regressions
+    return {str(check.figure): check for check in checks if check is not None and "figure" in check}
 
 
-def _gated(report: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
-    checks = _list(_map(report.get("gate")).get("regressions"))
-    return {str(check["figure"]): check for check in checks if isinstance(check, Mapping) and "figure" in check}
-
-
-def _scored(entry: Mapping[str, Any]) -> str:
-    scored, n, steps = entry.get("scored"), entry.get("n"), entry.get("steps")
-    text = f"{scored}/{n}" if scored is not None and n is not None else ""
-    if steps is not None:
-        text += f" ({entry.get('correct_steps')}/{steps} steps)"
-    return text
-
-
-def _row(figure: str, label: str, kind: str, entry: Mapping[str, Any], current: Any,
-         context: tuple[Mapping[str, Mapping[str, Any]], Mapping[str, Mapping[str, Any]]]) -> Row:
-    compared, gated = context
+def _row(suite: str, drawn: FigureRow, compared: Mapping[str, ComparedFigure],
+         gated: Mapping[str, Regression]) -> Row:
+    figure = f"{suite}.{drawn.figure}"
     check = gated.get(figure)
-    errors = entry.get("errors")
-    return Row(figure, label, kind, _num(current), _pair(entry.get("interval")), _scored(entry),
-               errors if isinstance(errors, int) and not isinstance(errors, bool) else None,
-               _num(entry.get("process_acc")), _num(entry.get("detectable")), compared.get(figure),
-               None if check is None else _num(check.get("margin")),
-               check is not None and check.get("regression") is True)
+    return Row(figure, drawn.label, drawn.kind, drawn.current, drawn.interval, drawn.scored, drawn.errors,
+               drawn.process, drawn.detectable, compared.get(figure), None if check is None else _num(check.margin),
+               check is not None and check.regression is True)
 
 
-def _block(suite: str, name: str, data: Mapping[str, Any],
-           context: tuple[Mapping[str, Mapping[str, Any]], Mapping[str, Mapping[str, Any]]]) -> Block:
-    prefix = f"{suite}.{name}."
-    rows = [_row(prefix + str(key), str(key), "category", _map(entry), _map(entry).get("accuracy"), context)
-            for key, entry in _map(data.get("categories")).items()]
-    rows += [_row(prefix + str(key).lower(), str(key), "group", _map(entry), _map(entry).get("value"), context)
-             for key, entry in _map(data.get("groups")).items()]
-    if data.get("overall") is not None:
-        overall = {"interval": data.get("overall_interval"), "detectable": data.get("overall_detectable")}
-        rows.append(_row(prefix + "overall", "OVERALL", "overall", overall, data.get("overall"), context))
-    return Block(suite, name, rows, data.get("partial") is True, [str(r) for r in _list(data.get("partial_reasons"))])
-
-
-def _yaml_blocks(data: Mapping[str, Any],
-                 context: tuple[Mapping[str, Mapping[str, Any]], Mapping[str, Mapping[str, Any]]]) -> list[Block]:
-    """Your cases (suites/yamlsuite/summary.py): a block per protocol, each category's figure named in it."""
-    found = []
-    for block in (_map(block) for block in _list(data.get("blocks"))):
-        variant = str(block.get("variant") or "")
-        rows = [_row(f"yaml.{entry.get('figure')}", str(key), "category", entry, entry.get("accuracy"), context)
-                for key, entry in ((key, _map(entry)) for key, entry in _map(block.get("categories")).items())]
-        if block.get("overall") is not None:
-            overall = {"interval": block.get("overall_interval"), "detectable": block.get("overall_detectable")}
-            rows.append(_row(f"yaml.{block.get('overall_figure') or 'overall'}", "OVERALL", "overall", overall,
-                             block.get("overall"), context))
-        failed = tuple(_map(entry) for entry in _list(block.get("failed")))
-        found.append(Block("yaml", variant or "cases", rows, block.get("partial") is True, [],
-                           YAML_TITLE + (f", {variant} protocol" if variant else ""), failed))
-    return found
-
-
-def blocks(report: Mapping[str, Any]) -> list[Block]:
-    """Every summary block of the report (a suite's block-shaped members: categories, groups, overall; your
-    cases' blocks)."""
-    context = (_compared(report), _gated(report))
-    found = []
-    for suite, data in _map(report.get("summary")).items():
-        if suite == "yaml" and isinstance(_map(data).get("blocks"), list):
-            found += _yaml_blocks(_map(data), context)
-            continue
-        found += [_block(str(suite), str(name), value, context) for name, value in _map(data).items()
-                  if _is_block(value)]
-    return found
+def blocks(report: ReportDocument) -> list[Block]:
+    """Every summary block of the report, as each suite draws its own (`SuitePlugin.figure_blocks`; a suite
+    not installed here: its members shaped as categories, groups and OVERALL)."""
+    compared, gated = _compared(report), _gated(report)
+    return [Block(str(suite), drawn, [_row(str(suite), row, compared, gated) for row in drawn.rows])
+            for suite, data in report.summary.items() for drawn in figure_blocks_of(str(suite), data)]
 
 
 # --- the header and the gate -------------------------------------------------------------------------------
 
 
-def _regression(item: Mapping[str, Any]) -> RegressionCheck:
+def _regression(item: Regression) -> RegressionCheck:
     """A gate regression entry as the check that wrote it (so its line is worded as the terminal's)."""
-    values = [_num(item.get(key)) for key in ("baseline", "current", "difference")]
-    interval, p, p_holm = _pair(item.get("interval")), _num(item.get("p")), _num(item.get("p_holm"))
+    values = [_num(item.baseline), _num(item.current), _num(item.difference)]
+    interval, p, p_holm = _pair(item.interval), _num(item.p), _num(item.p_holm)
     if any(value is None for value in (*values, interval, p, p_holm)):
         values, interval, p, p_holm = [None, None, None], None, None, None
-    return RegressionCheck(str(item.get("figure")), _num(item.get("margin")) or 0.0, values[0], values[1], values[2],
-                           interval, p, p_holm, _num(item.get("alpha")) or 0.05)
+    return RegressionCheck(str(item.figure), _num(item.margin) or 0.0, values[0], values[1], values[2],
+                           interval, p, p_holm, _num(item.alpha) or 0.05)
 
 
-def gate_lines(gate: Mapping[str, Any]) -> list[tuple[str, str]]:
+def gate_lines(gate: Gate | Mapping[str, Any]) -> list[tuple[str, str]]:
     """(line, status) for each line the terminal prints for this gate (GateResult.lines), the verdict excepted;
-    status is "note", "ok" or "fail"."""
-    notes = tuple(str(note) for note in _list(gate.get("notes")))
-    regressions = tuple(_regression(item) for item in _list(gate.get("regressions")) if isinstance(item, Mapping))
-    checks = [(str(check.get("figure")), _num(check.get("actual")), _num(check.get("threshold")) or 0.0,
-               check.get("met") is True) for check in _list(gate.get("checks")) if isinstance(check, Mapping)]
-    error_rate, ceiling = _num(gate.get("error_rate")) or 0.0, _num(gate.get("max_error_rate")) or 0.0
-    incomplete = gate.get("incomplete") if isinstance(gate.get("incomplete"), str) else None
+    status is "note", "ok" or "fail". `gate`: the document's, or a report's JSON value of it."""
+    gate = gate if isinstance(gate, Gate) else Gate.model_validate(dict(gate))
+    notes = tuple(str(note) for note in gate.notes)
+    regressions = tuple(_regression(item) for item in gate.regressions if item is not None)
+    checks = [(str(check.figure), _num(check.actual), _num(check.threshold) or 0.0, check.met is True)
+              for check in gate.checks if check is not None]
+    error_rate, ceiling = _num(gate.error_rate) or 0.0, _num(gate.max_error_rate) or 0.0
+    incomplete = gate.incomplete
     lines = GateResult(checks, error_rate, ceiling, notes, regressions, incomplete,
-                       ErrorCause.from_dict(gate.get("largest_cause"))).lines()[:-1]
+                       ErrorCause.from_dict(gate.largest_cause)).lines()[:-1]
     statuses = (["note"] * len(notes) + (["fail"] if incomplete else [])
                 + ["fail" if check.regressed else "ok" for check in regressions]
                 + ["ok" if met else "fail" for *_, met in checks] + ["ok" if error_rate <= ceiling else "fail"])
     return list(zip(lines, statuses, strict=True))
 
 
-def _modes(fingerprint: Mapping[str, Any]) -> str:
-    modes = [f"{key}: {value['mode']}" for key, value in fingerprint.items()
-             if isinstance(value, Mapping) and isinstance(value.get("mode"), str)]
+def _modes(fingerprint: Fingerprint) -> str:
+    modes = [f"{key}: {value['mode']}" for key, value in fingerprint.objects() if isinstance(value.get("mode"), str)]
     return ", ".join(modes) or "—"
 
 
-def _meta(report: Mapping[str, Any]) -> str:
-    fingerprint = _map(report.get("fingerprint"))
-    baseline = _map(_map(report.get("comparison")).get("baseline"))
-    items = [("model", fingerprint.get("model")), ("scorer", fingerprint.get("scorer")),
-             ("plugin version", fingerprint.get("plugin_version")), ("mode", _modes(fingerprint)),
-             ("sampling", fingerprint.get("sampling")), ("reasoning", fingerprint.get("reasoning"))]
-    for name, block in fingerprint.items():  # the benchmark revision a suite scored against (ACEBench's)
-        if isinstance(block, Mapping) and block.get("revision") is not None:
+def _meta(report: ReportDocument) -> str:
+    fingerprint = report.fingerprint
+    items: list[tuple[str, object]] = [
+        ("model", fingerprint.model), ("scorer", fingerprint.scorer), ("plugin version", fingerprint.plugin_version),
+        ("mode", _modes(fingerprint)), ("sampling", fingerprint.sampling), ("reasoning", fingerprint.reasoning)]
+    for name, block in fingerprint.objects():  # the benchmark revision a suite scored against
+        if block.get("revision") is not None:
             unchecked = " (data unverified)" if block.get("data_verified") is False else ""
-            items.append((f"{SUITE_TITLES.get(name, name)} revision", f"{block['revision']}{unchecked}"))
-    if baseline:
-        items.append(("baseline", f"{baseline.get('model')} ({baseline.get('path')})"))
+            items.append((f"{title_of(name)} revision", f"{block['revision']}{unchecked}"))
+    baseline = None if report.comparison is None else report.comparison.baseline
+    if baseline is not None and baseline.plain_keys():
+        items.append(("baseline", f"{baseline.model} ({baseline.path})"))
     body = "".join(f"<div><dt>{esc(name)}</dt><dd>{esc('—' if value is None else value)}</dd></div>"
                    for name, value in items)
     return f'<dl class="meta">{body}</dl>'
 
 
-def _verdict(gate: Mapping[str, Any] | None) -> tuple[str, str]:
+def _verdict(gate: Gate | None) -> tuple[str, str]:
     if gate is None:
         return "NOT GATED", "none"
-    return ("PASSED", "passed") if gate.get("passed") is True else ("FAILED", "failed")
+    return ("PASSED", "passed") if gate.passed is True else ("FAILED", "failed")
 
 
-def _gate(report: Mapping[str, Any]) -> str:
-    gate = report.get("gate")
-    gate = gate if isinstance(gate, Mapping) else None
+def _gate(report: ReportDocument) -> str:
+    gate = report.gate
     word, status = _verdict(gate)
     lines = gate_lines(gate) if gate is not None else []
     items = "".join(f'<li class="{status_}">{esc(line)}</li>' for line, status_ in lines)
@@ -336,22 +297,27 @@ def _gate(report: Mapping[str, Any]) -> str:
             f'<p class="verdict">tooleval gate: <strong>{word}</strong></p>{listing}</section>')
 
 
-def _header(report: Mapping[str, Any]) -> str:
-    model = _map(report.get("fingerprint")).get("model")
-    run = _map(report.get("run"))
+def _header(report: ReportDocument) -> str:
+    model = report.fingerprint.model
+    run = report.run
     interrupted = ""
-    if run.get("interrupted") is True:  # a signal stopped it: the figures are of what finished
-        not_run = len(_list(run.get("not_run")))
-        signal = esc(run.get("signal") or "a signal")
+    if run is not None and run.interrupted is True:  # a signal stopped it: the figures are of what finished
+        not_run = len(run.not_run)
+        signal = esc(run.signal or "a signal")
         interrupted = (f'<p class="interrupted"><strong>Interrupted</strong> ({signal}): {not_run:,} collected '
                        "samples were not run; the figures are of the samples that finished.</p>")
     return (f'<header><h1>tooleval report: <span class="model">{esc(model or "unknown model")}</span></h1>'
             f"{_meta(report)}{interrupted}{_gate(report)}</header>")
 
 
-def _nav(found: Sequence[Block], report: Mapping[str, Any]) -> str:
+def _compares(report: ReportDocument) -> bool:
+    """Whether the report holds a comparison with a baseline (a block of something)."""
+    return report.comparison is not None and bool(report.comparison.plain_keys())
+
+
+def _nav(found: Sequence[Block], report: ReportDocument) -> str:
     links = [("overall", "OVERALL")] + [(block.anchor, block.title) for block in found]
-    if report.get("comparison"):
+    if _compares(report):
         links += [("flips", "flipped samples"), ("comparison", "comparison")]
     links += [("totals", "totals"), ("fingerprint", "fingerprint")]
     items = "".join(f'<li><a href="#{esc(anchor)}">{esc(text)}</a></li>' for anchor, text in links)
@@ -365,7 +331,7 @@ def _versus(row: Row) -> str:
     if row.compared is None:
         return ""
     return (f'<div class="sub">baseline {_fmt(row.baseline)} · {_signed(row.difference)} '
-            f"{_span(row.difference_interval, True)} · p={_p(_num(row.compared.get('p')))}</div>")
+            f"{_span(row.difference_interval, True)} · p={_p(_num(row.compared.p))}</div>")
 
 
 def _card(block: Block, row: Row) -> str:
@@ -425,8 +391,8 @@ def _hover(row: Row) -> str:
         text += f" {_span(row.interval)}"
     if row.compared is not None:
         text += (f"; baseline {_fmt(row.baseline)}; difference {_signed(row.difference)} "
-                 f"{_span(row.difference_interval, True)}, p={_p(_num(row.compared.get('p')))}, "
-                 f"{row.compared.get('units')} paired units")
+                 f"{_span(row.difference_interval, True)}, p={_p(_num(row.compared.p))}, "
+                 f"{row.compared.units} paired units")
     return text
 
 
@@ -549,11 +515,12 @@ def _cells(row: Row, compared: bool, detectable: bool, process: bool) -> list[st
              *(["" if row.process is None else _fmt(row.process)] if process else [])]
     cells += [_fmt(row.detectable)] if detectable else []
     if compared:
-        entry = row.compared or {}
+        entry = row.compared or ComparedFigure()
+        proportion = entry.kind == "proportion"
         cells += [_fmt(row.baseline), _signed(row.difference), _span(row.difference_interval, True),
-                  _p(_num(entry.get("p"))), str(entry.get("units", "—")),
-                  str(entry.get("pass_to_fail", "")) if entry.get("kind") == "proportion" else "",
-                  str(entry.get("fail_to_pass", "")) if entry.get("kind") == "proportion" else ""]
+                  _p(_num(entry.p)), str(entry.units) if "units" in entry else "—",
+                  str(entry.pass_to_fail) if proportion and "pass_to_fail" in entry else "",
+                  str(entry.fail_to_pass) if proportion and "fail_to_pass" in entry else ""]
     return cells
 
 
@@ -561,7 +528,7 @@ def table(block: Block) -> str:
     """The block's numbers as a table (what the chart shows, in text)."""
     compared = any(row.compared is not None for row in block.rows)
     detectable = any(row.detectable is not None for row in block.rows)
-    process = any(row.process is not None for row in block.rows)  # ACEBench's agents; never your cases
+    process = any(row.process is not None for row in block.rows)  # a process accuracy, where a suite has one
     head = "".join(f'<th scope="col">{esc(name)}</th>' for name in _columns(compared, detectable, process))
     body = "".join(
         f'<tr class="{row.kind}{" regressed" if row.regressed else ""}"{_attrs(data_figure=row.figure)}>'
@@ -572,43 +539,36 @@ def table(block: Block) -> str:
             f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>")
 
 
-def _failed_cases(block: Block) -> str:
-    """Your cases that failed, each with the checks that failed (`city: exact`, `schema`)."""
-    if block.suite != "yaml":
+#: every text escaped (data is not cut), strong text in <strong>
+MARKS = Marks(esc, lambda run: esc(run.value), lambda text: f"<strong>{text}</strong>", "—")
+
+
+def _listing(table: CellTable | None) -> str:
+    """The table a block lists under its figures (your failed cases, with the checks that failed), if any."""
+    if table is None:
         return ""
-    if not block.failed:
-        return "<p>No case failed.</p>"
-    head = "".join(f'<th scope="col">{name}</th>' for name in ("case", "category", "what failed"))
-    body = "".join(f"<tr><td>{esc(entry.get('case'))}</td><td>{esc(entry.get('category'))}</td>"
-                   f"<td>{esc(', '.join(str(check) for check in _list(entry.get('checks'))) or '—')}</td></tr>"
-                   for entry in block.failed)
-    return (f'<div class="scroll"><table class="failed"><caption>failed cases: {len(block.failed)}</caption>'
+    if not table.rows:
+        return f"<p>{esc(table.empty)}</p>"
+    head = "".join(f'<th scope="col">{esc(name)}</th>' for name in table.headers)
+    body = "".join(f"<tr>{''.join(f'<td>{MARKS.show(cell)}</td>' for cell in row)}</tr>" for row in table.rows)
+    return (f'<div class="scroll"><table class="failed"><caption>{esc(table.caption)}</caption>'
             f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>")
 
 
 def _block_section(block: Block) -> str:
     compared = any(row.compared is not None for row in block.rows)
-    note = ""
-    if block.partial and block.suite == "yaml":
-        note = ('<p class="partial">Partial run: not every case was scored; OVERALL is the mean of the categories '
-                "that were.</p>")
-    elif block.partial:
-        reasons = "; ".join(block.reasons) or "not the whole benchmark"
-        note = f'<p class="partial">Partial run: groups and OVERALL renormalised over what ran ({esc(reasons)}).</p>'
+    note = "" if block.drawn.partial is None else f'<p class="partial">{esc(block.drawn.partial)}</p>'
     return (f'<section class="block" id="{esc(block.anchor)}"><h3>{esc(block.title)}</h3>{note}'
-            f"{chart(block)}{_legend(compared)}{table(block)}{_failed_cases(block)}</section>")
+            f"{chart(block)}{_legend(compared)}{table(block)}{_listing(block.drawn.listing)}</section>")
 
 
-def _other_summary(report: Mapping[str, Any], found: Sequence[Block]) -> str:
-    """Summary members that are not blocks (another suite's own shape): shown as JSON."""
-    known = {(block.suite, block.name) for block in found}
-    # your cases' blocks are drawn in full, and their figures are theirs
-    if any(block.suite == "yaml" for block in found):
-        known |= {("yaml", "blocks"), ("yaml", "figures"), ("yaml", "partial")}
-    rest = {str(suite): {str(key): value for key, value in _map(data).items() if (str(suite), str(key)) not in known}
-            for suite, data in _map(report.get("summary")).items()}
+def _other_summary(report: ReportDocument, found: Sequence[Block]) -> str:
+    """The summary members no block draws (a suite's own shape): shown as JSON."""
+    drawn = {(block.suite, member) for block in found for member in block.drawn.members}
+    rest = {str(suite): {str(key): value for key, value in _map(data).items() if (str(suite), str(key)) not in drawn}
+            for suite, data in report.summary.items()}
     rest = {suite: members for suite, members in rest.items() if members}
-    return "".join(f'<section class="suite-json"><h3>{esc(SUITE_TITLES.get(suite, suite))}: summary</h3>'
+    return "".join(f'<section class="suite-json"><h3>{esc(title_of(suite))}: summary</h3>'
                    f"<pre>{esc(_json_text(members))}</pre></section>" for suite, members in rest.items())
 
 
@@ -617,44 +577,55 @@ COMPARED_NOTE = ("<p>Bars: this run's figures (the summary's, as the gate reads 
                  "Newcombe's interval for a category, a paired bootstrap for a group or OVERALL.</p>")
 
 
-def _summaries(report: Mapping[str, Any], found: Sequence[Block]) -> str:
+def _summaries(report: ReportDocument, found: Sequence[Block]) -> str:
     sections = "".join(_block_section(block) for block in found) + _other_summary(report, found)
-    note = COMPARED_NOTE if report.get("comparison") else ""
+    note = COMPARED_NOTE if _compares(report) else ""
     return f'<section id="summary"><h2>Figures</h2>{note}{sections or "<p>No summary in this report.</p>"}</section>'
 
 
 # --- flipped samples ---------------------------------------------------------------------------------------
 
 
-def _sample_index(report: Mapping[str, Any]) -> dict[tuple[str, str, str, str], Mapping[str, Any]]:
+SampleIndex = Mapping[tuple[str, str, str, str], SampleRow]
+
+
+def _sample_index(report: ReportDocument) -> dict[tuple[str, str, str, str], SampleRow]:
     """The report's samples by (suite, language, variant, id)."""
-    return {(str(row.get("suite")), str(row.get("language")), str(row.get("variant") or ""), str(row.get("id"))): row
-            for row in _list(report.get("samples")) if isinstance(row, Mapping)}
+    return {(str(row.suite), str(row.language), str(row.variant or ""), str(row.id)): row for row in report.rows()}
 
 
-def _flip_block(flip: Mapping[str, Any]) -> tuple[str, str]:
-    """The language and protocol variant of a flipped unit's samples, read off its figure's name."""
-    figure = str(flip.get("figure", ""))
-    if flip.get("suite") == "yaml":  # [<variant>.]<category>.accuracy; the suite has one language
-        head = figure.split(".", 1)[0]
-        return LANGUAGE_OF_CASES, head if head in ("fc", "prompt") and figure.count(".") >= 2 else ""
-    language, _, variant = figure.rpartition(".")[0].partition(".")  # <language>[.<variant>].<category>
+#: (suite, figure) -> the language and protocol variant of the samples the figure is made of (its block's)
+BlockOf = Mapping[tuple[str, str], tuple[str, str]]
+
+
+def _block_of(found: Sequence[Block]) -> dict[tuple[str, str], tuple[str, str]]:
+    return {(block.suite, row.figure.removeprefix(f"{block.suite}.")): (block.drawn.language, block.drawn.variant)
+            for block in found for row in block.rows}
+
+
+def _flip_block(flip: Flip, block_of: BlockOf) -> tuple[str, str]:
+    """The language and protocol variant of a flipped unit's samples: those of the block its figure is in, or
+    read off the figure's name, `<language>[.<variant>].<category>`."""
+    figure = str(flip.figure) if "figure" in flip else ""
+    if (found := block_of.get((str(flip.suite), figure))) is not None:
+        return found
+    language, _, variant = figure.rpartition(".")[0].partition(".")
     return language, variant
 
 
-def _flip_rows(flip: Mapping[str, Any], index: Mapping[tuple[str, str, str, str], Mapping[str, Any]]) -> str:
-    language, variant = _flip_block(flip)
-    samples = [str(sample) for sample in _list(flip.get("samples"))] or [""]
+def _flip_rows(flip: Flip, index: SampleIndex, block_of: BlockOf) -> str:
+    language, variant = _flip_block(flip, block_of)
+    samples = [str(sample) for sample in flip.samples] or [""]
     out = []
     for number, sample in enumerate(samples):
-        row = index.get((str(flip.get("suite")), language, variant, sample))
-        unit = (f'<th scope="rowgroup" rowspan="{len(samples)}">{esc(flip.get("suite"))}: {esc(flip.get("unit"))}'
+        row = index.get((str(flip.suite), language, variant, sample))
+        unit = (f'<th scope="rowgroup" rowspan="{len(samples)}">{esc(flip.suite)}: {esc(flip.unit)}'
                 "</th>") if number == 0 else ""
         if row is None:
             cells = '<td class="missing" colspan="3">not among this report\'s samples</td>'
         else:
-            cells = (f"<td>{esc(row.get('outcome'))}</td><td><pre>{esc(_clip(_shown(row.get('output'))))}</pre></td>"
-                     f"<td><pre>{esc(_clip(_shown(row.get('error'), lines=True), ERROR_LIMIT))}</pre></td>")
+            cells = (f"<td>{esc(row.outcome)}</td><td><pre>{esc(_clip(_shown(row.output)))}</pre></td>"
+                     f"<td><pre>{esc(_clip(_shown(row.error, lines=True), ERROR_LIMIT))}</pre></td>")
         out.append(f"<tr>{unit}<td>{esc(sample)}</td>{cells}</tr>")
     return f'<tbody class="flip">{"".join(out)}</tbody>'
 
@@ -663,36 +634,35 @@ FLIP_COLUMNS = (("unit", "unit"), ("sample", "sample"), ("outcome", "outcome now
                 ("error", "error"))
 
 
-def _flip_table(direction: str, title: str, flips: Sequence[Any],
-                index: Mapping[tuple[str, str, str, str], Mapping[str, Any]]) -> str:
-    units = [flip for flip in flips if isinstance(flip, Mapping)]
+def _flip_table(direction: str, title: str, flips: Sequence[Flip | None], index: SampleIndex,
+                block_of: BlockOf) -> str:
+    units = [flip for flip in flips if flip is not None]
     if not units:
         return f'<section id="{direction}"><h3>{title}: none</h3></section>'
     head = "".join(f'<th scope="col" class="{css}">{name}</th>' for css, name in FLIP_COLUMNS)
-    body = "".join(_flip_rows(flip, index) for flip in units)
+    body = "".join(_flip_rows(flip, index, block_of) for flip in units)
     return (f'<section id="{direction}"><h3>{title}: {len(units)}</h3><div class="scroll"><table class="flips">'
             f"<thead><tr>{head}</tr></thead>{body}</table></div></section>")
 
 
-def _flips(report: Mapping[str, Any]) -> str:
-    comparison = _map(report.get("comparison"))
-    if not comparison:
+def _flips(report: ReportDocument, found: Sequence[Block]) -> str:
+    if report.comparison is None or not _compares(report):
         return ""
-    flips, index = _map(comparison.get("flips")), _sample_index(report)
+    flips, index, block_of = report.comparison.flips, _sample_index(report), _block_of(found)
     return (f'<section id="flips"><h2>Flipped samples</h2><p>Units whose verdict changed from the baseline to this '
             f"run, with this run's output (clipped to {OUTPUT_LIMIT:,} characters).</p>"
-            f"{_flip_table('pass_to_fail', 'pass → fail', _list(flips.get('pass_to_fail')), index)}"
-            f"{_flip_table('fail_to_pass', 'fail → pass', _list(flips.get('fail_to_pass')), index)}</section>")
+            f"{_flip_table('pass_to_fail', 'pass → fail', flips.pass_to_fail, index, block_of)}"
+            f"{_flip_table('fail_to_pass', 'fail → pass', flips.fail_to_pass, index, block_of)}</section>")
 
 
-def _quarantine(report: Mapping[str, Any]) -> str:
+def _quarantine(report: ReportDocument) -> str:
     """The samples that ran quarantined (--tooleval-quarantine): in the report, in no figure."""
-    rows = [row for row in _list(report.get("samples")) if isinstance(row, Mapping) and row.get("quarantined")]
+    rows = [row for row in report.rows() if row.quarantined]
     if not rows:
         return ""
     head = "".join(f'<th scope="col">{name}</th>' for name in ("sample", "outcome", "reason"))
-    body = "".join(f"<tr><td>{esc(row.get('test_id') or row.get('id'))}</td><td>{esc(row.get('outcome'))}</td>"
-                   f"<td>{esc(row.get('quarantined'))}</td></tr>" for row in rows)
+    body = "".join(f"<tr><td>{esc(row.test_id or row.id)}</td><td>{esc(row.outcome)}</td>"
+                   f"<td>{esc(row.quarantined)}</td></tr>" for row in rows)
     return _section("quarantine", f"Quarantined samples: {len(rows)} (in no figure)",
                     f'<div class="scroll"><table class="quarantine"><thead><tr>{head}</tr></thead>'
                     f"<tbody>{body}</tbody></table></div>")
@@ -708,34 +678,34 @@ def _named_list(title: str, items: Sequence[Any]) -> str:
     return f"<details><summary>{esc(title)}: {len(items)}</summary><ul>{listing}</ul></details>"
 
 
-def _differences(items: Sequence[Any]) -> str:
-    rows = [item for item in items if isinstance(item, Mapping)]
+def _differences(items: Sequence[Difference | None]) -> str:
+    rows = [item for item in items if item is not None]
     if not rows:
         return "<p>The fingerprints differ in nothing but the model.</p>"
-    body = "".join(f"<tr><th scope=\"row\">{esc(row.get('key'))}</th><td><pre>{esc(_json_text(row.get('baseline')))}"
-                   f"</pre></td><td><pre>{esc(_json_text(row.get('current')))}</pre></td></tr>" for row in rows)
+    body = "".join(f"<tr><th scope=\"row\">{esc(row.key)}</th><td><pre>{esc(_json_text(row.baseline))}"
+                   f"</pre></td><td><pre>{esc(_json_text(row.current))}</pre></td></tr>" for row in rows)
     return ('<table class="numbers"><caption>fingerprint differences</caption><thead><tr><th scope="col">key</th>'
             f'<th scope="col">baseline</th><th scope="col">this run</th></tr></thead><tbody>{body}</tbody></table>')
 
 
-def _comparison(report: Mapping[str, Any]) -> str:
-    comparison = _map(report.get("comparison"))
-    if not comparison:
+def _comparison(report: ReportDocument) -> str:
+    comparison = report.comparison
+    if comparison is None or not _compares(report):
         return ""
-    baseline, bootstrap = _map(comparison.get("baseline")), _map(comparison.get("bootstrap"))
-    lists = "".join(_named_list(title, _list(comparison.get(key))) for key, title in (
-        ("only_current", "units in this run only"), ("only_baseline", "units in the baseline only"),
-        ("unscored", "units without a verdict in one run (not paired)"),
-        ("not_compared", "suites not compared (no units)")))
+    baseline, bootstrap = comparison.baseline, comparison.bootstrap
+    lists = "".join(_named_list(title, items) for items, title in (
+        (comparison.only_current, "units in this run only"), (comparison.only_baseline, "units in the baseline only"),
+        (comparison.unscored, "units without a verdict in one run (not paired)"),
+        (comparison.not_compared, "suites not compared (no units)")))
     rescored = ""
-    if isinstance(baseline.get("rescored"), Mapping):  # a baseline rescored to another benchmark revision
+    if isinstance(baseline.rescored, Mapping):  # a baseline rescored to another benchmark revision
         from .compare import rescore_sentence
 
-        rescored = f'<p class="note">Note: {esc(rescore_sentence(baseline["rescored"]))}.</p>'
-    return (f'<section id="comparison"><h2>Comparison</h2><p>Baseline: {esc(baseline.get("model"))} '
-            f'(<code>{esc(baseline.get("path"))}</code>); combined figures by a paired bootstrap '
+        rescored = f'<p class="note">Note: {esc(rescore_sentence(baseline.rescored))}.</p>'
+    return (f'<section id="comparison"><h2>Comparison</h2><p>Baseline: {esc(baseline.model)} '
+            f'(<code>{esc(baseline.path)}</code>); combined figures by a paired bootstrap '
             f'(seed {esc(bootstrap.get("seed"))}, {esc(bootstrap.get("replicates"))} replicates).</p>{rescored}'
-            f"{_differences(_list(comparison.get('fingerprint_differences')))}{lists}</section>")
+            f"{_differences(comparison.fingerprint_differences)}{lists}</section>")
 
 
 def _value(value: Any) -> str:
@@ -789,18 +759,18 @@ CATEGORY_COLUMNS = (("samples", "samples", _count), ("prompt_tokens", "prompt to
                     ("latency_p95_s", "p95", _seconds), ("cost_usd", "cost", lambda value: _dollars(value, 4)))
 
 
-def _totals(totals: Mapping[str, Any]) -> str:
+def _totals(totals: Totals | None) -> str:
     """The run's totals as a table (a member it does not know as its text), and by category as another,
     collapsed: a run of every benchmark has a hundred categories."""
-    if not totals:
+    if totals is None or not totals.plain_keys():
         return "<p>No totals in this report.</p>"
     known = {key for key, _, _ in TOTAL_COLUMNS} | {"categories", "unpriced_models", "cut", "concurrency"}
-    rows = [[esc(name), show(totals[key])] for key, name, show in TOTAL_COLUMNS if key in totals]
-    cut = {str(role): count for role, count in _map(totals.get("cut")).items() if _num(count)}
+    rows = [[esc(name), show(getattr(totals, key))] for key, name, show in TOTAL_COLUMNS if key in totals]
+    cut = {str(role): count for role, count in totals.cut.items() if _num(count)}
     if cut:  # answers that stopped at max_tokens, scored as they are
         rows.append([esc("answers cut at max_tokens"), esc(", ".join(f"{role} {_count(count)}"
                                                                      for role, count in cut.items()))])
-    for moved in _list(totals.get("concurrency")):
+    for moved in totals.concurrency:
         moved = _map(moved)
         cuts = [_map(cut) for cut in _list(moved.get("cuts"))]
         if cuts:  # the in-flight limit came down (docs/concurrency.md)
@@ -809,17 +779,17 @@ def _totals(totals: Mapping[str, Any]) -> str:
             rows.append([esc(f"in-flight limit, {moved.get('endpoint')}"),
                          esc(f"{moved.get('limit')} at the end (ceiling {moved.get('ceiling')}); cut {said}")])
     rows += [[esc(key), _count(value) if _num(value) is not None or isinstance(value, str) else
-              esc(_json_text(value, None))] for key, value in totals.items() if key not in known]  # not known yet
+              esc(_json_text(value, None))] for key, value in totals.plain().items() if key not in known]  # new
     parts = [_numbers_table("the run", ["", "total"], rows, "numbers totals")]
-    if totals.get("unpriced_models"):
-        models = ", ".join(str(model) for model in _list(totals["unpriced_models"]))
+    if totals.unpriced_models:
+        models = ", ".join(str(model) for model in totals.unpriced_models)
         parts.append(f"<p>No cost estimate: no --tooleval-prices entry for {esc(models)}.</p>")
-    categories = [_map(entry) for entry in _list(totals.get("categories")) if isinstance(entry, Mapping)]
+    categories = [entry for entry in totals.categories if entry is not None]
     if categories:
         shown = [(key, name, show) for key, name, show in CATEGORY_COLUMNS if any(key in entry for entry in categories)]
-        rows = [[esc(f"{entry.get('suite', '—')} {entry.get('language', '—')}"
-                     + (f".{entry['variant']}" if entry.get("variant") else "") + f": {entry.get('category', '—')}"),
-                 *(show(entry.get(key)) for key, _, show in shown)] for entry in categories]
+        rows = [[esc(f"{_given(entry.suite)} {_given(entry.language)}"
+                     + (f".{entry.variant}" if entry.variant else "") + f": {_given(entry.category)}"),
+                 *(show(getattr(entry, key)) for key, _, show in shown)] for entry in categories]
         parts.append(f"<details><summary>by category: {len(categories)}</summary>"
                      f'{_numbers_table("by category", ["category", *(name for _, name, _ in shown)], rows)}'
                      "</details>")
@@ -830,11 +800,12 @@ def _section(anchor: str, title: str, content: str) -> str:
     return f'<section id="{anchor}"><h2>{esc(title)}</h2>{content}</section>'
 
 
-def _faults(report: Mapping[str, Any]) -> str:
-    faults = _list(report.get("storage_faults"))
+def _faults(report: ReportDocument) -> str:
+    faults: list[StorageFault | None] = report.storage_faults
     if not faults:
         return ""
-    items = "".join(f"<li><pre>{esc(_json_text(fault))}</pre></li>" for fault in faults)
+    items = "".join(f"<li><pre>{esc(_json_text(None if fault is None else fault.plain()))}</pre></li>"
+                    for fault in faults)
     return _section("storage-faults", "Storage faults", f"<ul>{items}</ul>")
 
 
@@ -913,22 +884,22 @@ def _page(title: str, parts: Iterable[str]) -> str:
             f'<body>{"".join(parts)}</body></html>\n')
 
 
-def render_html(report: Mapping[str, Any]) -> str:
+def render_html(report: ReportDocument | Mapping[str, Any]) -> str:
     """The report document (as `--tooleval-report` writes it) as one self-contained HTML page."""
+    report = as_document(report)
     found = blocks(report)
-    gate = report.get("gate")
-    word, _ = _verdict(gate if isinstance(gate, Mapping) else None)
-    model = _map(report.get("fingerprint")).get("model") or "unknown model"
+    word, _ = _verdict(report.gate)
+    model = report.fingerprint.model or "unknown model"
     return _page(f"tooleval report: {model}: {word}", [
         _header(report), _nav(found, report), "<main>", _overall(found), _summaries(report, found),
-        _flips(report), _quarantine(report), _comparison(report),
-        _section("totals", "Totals", _totals(_map(report.get("totals")))),
-        _section("fingerprint", "Fingerprint", definitions(_map(report.get("fingerprint")), "definitions")),
+        _flips(report, found), _quarantine(report), _comparison(report),
+        _section("totals", "Totals", _totals(report.totals)),
+        _section("fingerprint", "Fingerprint", definitions(report.fingerprint.plain(), "definitions")),
         _faults(report), "</main>",
-        f"<footer>Rendered from the JSON report (schema {esc(report.get('schema'))}): static, no script.</footer>"])
+        f"<footer>Rendered from the JSON report (schema {esc(report.schema_)}): static, no script.</footer>"])
 
 
-def write_html(report: Mapping[str, Any], path: str | os.PathLike[str]) -> Path:
+def write_html(report: ReportDocument | Mapping[str, Any], path: str | os.PathLike[str]) -> Path:
     """Write the page to `path` atomically (a temporary file beside it, then a rename), creating its folders."""
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)

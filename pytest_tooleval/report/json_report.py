@@ -11,6 +11,7 @@ from urllib.parse import urlsplit
 
 from .. import __version__
 from ..settings.options import Settings
+from .document import ReportDocument
 from .gate import GateResult
 from .summary import RunSummary
 
@@ -43,18 +44,19 @@ def report_document(settings: Settings, summary: RunSummary, rows: list[dict[str
                     storage: list[dict[str, Any]] | None = None,
                     adaptations: dict[str, dict[str, str]] | None = None,
                     endpoint_profile: dict[str, dict[str, Any]] | None = None,
-                    comparison: dict[str, Any] | None = None, run: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The report as one JSON-plain document: what --tooleval-report writes and the Markdown and HTML render."""
+                    comparison: dict[str, Any] | None = None, run: dict[str, Any] | None = None) -> ReportDocument:
+    """The report as one document: what --tooleval-report writes and the Markdown and HTML render."""
     # what the endpoints' models refused, and what was sent instead: part of what the figures mean
     made = {**fingerprint(settings, list(summary.suites)), "endpoint_adaptations": adaptations or {},
             "endpoint_profile": endpoint_profile}
-    return assemble(made, summary, rows, gate, totals, storage, comparison, run)
+    return ReportDocument.model_validate(assemble(made, summary, rows, gate, totals, storage, comparison, run))
 
 
 def assemble(made: dict[str, Any], summary: RunSummary, rows: list[dict[str, Any]], gate: GateResult | None,
              totals: dict[str, Any], storage: list[dict[str, Any]] | None = None,
              comparison: dict[str, Any] | None = None, run: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The report from its parts (a run's, or a merge of shards', report/merge.py)."""
+    """The report's JSON value from its parts (a run's, or a merge of shards', report/merge.py): what
+    `ReportDocument.model_validate` reads."""
     document = {
         "schema": SCHEMA,
         "fingerprint": made,
@@ -106,15 +108,16 @@ def strict_plain(document: dict[str, Any]) -> dict[str, Any]:
     return plain
 
 
-def write_report(path: str, document: dict[str, Any]) -> None:
+def write_report(path: str, document: ReportDocument) -> None:
     """The report as strict JSON (no NaN or Infinity: `strict_plain`), written atomically."""
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    plain = document.plain()
     try:
-        text = json.dumps(document, ensure_ascii=False, indent=1, default=str, allow_nan=False)
+        text = json.dumps(plain, ensure_ascii=False, indent=1, default=str, allow_nan=False)
     except ValueError:  # a document not made by `assemble` may still hold a non-finite number
-        text = json.dumps(strict_plain(document), ensure_ascii=False, indent=1, allow_nan=False)
+        text = json.dumps(strict_plain(plain), ensure_ascii=False, indent=1, allow_nan=False)
     # a lone surrogate (replayed text may hold one) is not UTF-8; written as its \uXXXX escape it stays valid JSON
     temporary.write_text(text, encoding="utf-8", errors="backslashreplace")
     os.replace(temporary, target)

@@ -6,13 +6,15 @@ the one a single run of every sample would have written: the same summary, gate 
 (docs/scaling.md#merging-shards). Shards made differently (another model, other settings, another version of
 the plugin) or holding the same sample are refused; a shard or sample that is missing makes the merged run
 incomplete, which no gate passes. Each shard is first checked against itself (report/shard_check.py): strict
-JSON, the fields the merge reads, its rows against the samples it collected.
+JSON, the fields the merge reads, its rows against the samples it collected; then it is read as the typed
+report (report/document.py), which is all the merge reads of it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -20,9 +22,10 @@ from ..errors import ToolevalUsageError
 from ..settings.options import shard_parts
 from ..transport import row_key, row_key_or_none
 from .compare import fingerprint_differences
+from .document import ReportDocument, Run, SampleRow, Totals
 from .gate import GateResult, evaluate_gate, evaluate_regressions, sort_thresholds
 from .json_report import SCHEMA, assemble, read_report
-from .shard_check import DAMAGED, Shard, check_category_sizes, check_shard, read_strict
+from .shard_check import DAMAGED, Shard, check_category_sizes, read_shard, read_strict
 from .summary import RunSummary, run_totals, summarize
 
 if TYPE_CHECKING:
@@ -50,7 +53,7 @@ class GateOptions:
 
 @dataclass(frozen=True)
 class Merged:
-    document: dict[str, Any]
+    document: ReportDocument
     summary: RunSummary
     totals: dict[str, Any]
     gate: GateResult | None
@@ -61,23 +64,24 @@ class Merged:
 @dataclass(frozen=True)
 class _Part:
     path: str
-    document: dict[str, Any]
+    document: ReportDocument
     checked: Shard
 
     @property
-    def run(self) -> dict[str, Any]:
-        block = self.document.get("run")
-        return block if isinstance(block, dict) else {}
+    def run(self) -> Run:
+        return self.document.run or Run()
 
     @property
-    def totals(self) -> dict[str, Any]:
-        block = self.document.get("totals")
-        return block if isinstance(block, dict) else {}
+    def totals(self) -> Totals:
+        return self.document.totals or Totals()
 
     @property
     def made(self) -> dict[str, Any]:
-        fingerprint = self.document.get("fingerprint")
-        return fingerprint if isinstance(fingerprint, dict) else {}
+        return self.document.fingerprint.plain()
+
+    @cached_property
+    def rows(self) -> list[SampleRow]:
+        return self.document.rows()  # every entry is an object (shard_check.py)
 
 
 def read_part(path: str) -> _Part:
@@ -92,7 +96,7 @@ def read_part(path: str) -> _Part:
     if not isinstance(document.get("run"), dict):
         raise ToolevalUsageError(f"merge: {path} was written by a plugin version without shard records: run its "
                                  "shard again with this version")
-    return _Part(path, document, check_shard(path, document))
+    return _Part(path, *read_shard(path, document))
 
 
 def merge(paths: Sequence[str], gate: GateOptions) -> Merged:
@@ -101,41 +105,42 @@ def merge(paths: Sequence[str], gate: GateOptions) -> Merged:
     parts = [read_part(path) for path in paths]
     made = _common_fingerprint(parts)
     shards, missing_shards = _check_shards(parts)
-    rows = _joined_rows(parts)
-    check_category_sizes([(part.path, part.document["samples"]) for part in parts])
-    everything = [row for row in rows if row.get("outcome") != "skipped"]
+    joined = _joined_rows(parts)
+    check_category_sizes([(part.path, [row.plain() for row in part.rows]) for part in parts])
+    # the suites' summarisers, the totals and the report take rows as JSON-plain objects
+    everything = [row.plain() for row in joined if row.outcome != "skipped"]
     kept = [row for row in everything if not row.get("quarantined")]  # the rows every figure is made of
     if not kept:
         raise ToolevalUsageError("merge: the shards hold no scored sample: nothing to merge")
     summary = _summary(parts, kept)
     first = parts[0].run
-    totals = run_totals(kept, max(float(part.totals.get("wall_s") or 0.0) for part in parts),
+    totals = run_totals(kept, max(float(part.totals.wall_s or 0.0) for part in parts),
                         requests=_summed(parts, ("requests", "retries", "timeouts")),
-                        role_models=first.get("role_models") or None, prices=_prices(first.get("prices")))
-    not_run = sorted({test_id for part in parts for test_id in part.run.get("not_run") or ()})
-    ceilings = [part.totals.get("cost_ceiling") for part in parts]
+                        role_models=first.role_models or None, prices=_prices(first.prices))
+    not_run = sorted({str(test_id) for part in parts for test_id in part.run.not_run})
+    ceilings = [part.totals.cost_ceiling for part in parts]
     cut_by_cost = sum(int(ceiling.get("not_run") or 0) for ceiling in ceilings if isinstance(ceiling, dict))
     if any(isinstance(ceiling, dict) for ceiling in ceilings):
         usd = next(ceiling["usd"] for ceiling in ceilings if isinstance(ceiling, dict))
         totals["cost_ceiling"] = {"usd": usd, "not_run": cut_by_cost}
-    batches = [part.totals.get("batch") for part in parts]
+    batches = [part.totals.batch for part in parts]
     left_in_batch = sum(int(batch.get("not_run") or 0) for batch in batches if isinstance(batch, dict))
     without_rows = [line for part in parts if (line := part.checked.incomplete()) is not None]
-    without_rows += [f"{Path(part.path).name} was interrupted ({part.run.get('signal') or 'a signal'})"
-                     for part in parts if part.run.get("interrupted") is True]  # (its not_run may be empty)
+    without_rows += [f"{Path(part.path).name} was interrupted ({part.run.signal or 'a signal'})"
+                     for part in parts if part.run.interrupted is True]  # (its not_run may be empty)
     incomplete = _incomplete_line(missing_shards, not_run, cut_by_cost, left_in_batch, without_rows)
     comparison = _compare(kept, everything, made, gate.baseline) if gate.baseline else None
     result = _gate(summary, gate, comparison, incomplete, kept) if gate.gated else None
-    run = {**{key: first.get(key) for key in ("sample", "seed", "role_models", "prices")},
+    run = {"sample": first.sample, "seed": first.seed, "role_models": first.role_models, "prices": first.prices,
            "shard": None, "shards": shards, "missing_shards": missing_shards,
-           "collected": sum(int(part.run.get("collected") or 0) for part in parts), "not_run": not_run,
+           "collected": sum(int(part.run.collected or 0) for part in parts), "not_run": not_run,
            "merged_from": [Path(part.path).name for part in parts], "incomplete": incomplete}
-    storage = [fault for part in parts for fault in part.document.get("storage_faults") or []]
+    storage = [fault.plain() for part in parts for fault in part.document.storage_faults if fault is not None]
     document = assemble(made, summary, everything, result, totals, storage,
                         None if comparison is None else comparison.as_dict(), run)
     if (non_finite := _carried_non_finite(parts, document["samples"]) + list(document.pop("non_finite", []))):
         document["non_finite"] = non_finite
-    return Merged(document, summary, totals, result, comparison, incomplete)
+    return Merged(ReportDocument.model_validate(document), summary, totals, result, comparison, incomplete)
 
 
 def _summary(parts: list[_Part], kept: list[dict[str, Any]]) -> RunSummary:
@@ -149,8 +154,7 @@ def _summary(parts: list[_Part], kept: list[dict[str, Any]]) -> RunSummary:
         return summarize(kept, plugin)
     except failures:
         for part in parts:
-            mine = [row for row in part.document["samples"] if row["outcome"] != "skipped"
-                    and not row.get("quarantined")]
+            mine = [row.plain() for row in part.rows if row.outcome != "skipped" and not row.quarantined]
             try:
                 summarize(mine, plugin)
             except failures as exc:
@@ -165,12 +169,13 @@ def _carried_non_finite(parts: list[_Part], merged_rows: list[dict[str, Any]]) -
     place = {row_key(row): index for index, row in enumerate(merged_rows)}
     carried: list[tuple[int, str]] = []
     for part in parts:
-        rows = part.document["samples"]
-        for note in part.document.get("non_finite") or []:
+        rows = part.rows
+        for note in (str(note) for note in part.document.non_finite):
             head, bracket, rest = note.partition("]")
             index = head.removeprefix("samples[")
             if note.startswith("samples[") and bracket and index.isdigit() and int(index) < len(rows):
-                new = place.get(row_key(rows[int(index)]))
+                key = rows[int(index)].key()
+                new = None if key is None else place.get(key)
                 if new is not None:
                     carried.append((new, f"samples[{new}]{rest}"))
     return [note for _, note in sorted(carried, key=lambda item: item[0])]
@@ -212,10 +217,10 @@ def _check_shards(parts: list[_Part]) -> tuple[int | None, list[str]]:
     counts: set[int | None] = set()
     for part in parts:
         for key in ("sample", "seed"):
-            if part.run.get(key) != parts[0].run.get(key):
-                raise ToolevalUsageError(f"merge: {part.path} ran --tooleval-{key} {part.run.get(key)}, "
-                                         f"{parts[0].path} {parts[0].run.get(key)}: merge the shards of one run")
-        shard = part.run.get("shard")
+            if getattr(part.run, key) != getattr(parts[0].run, key):
+                raise ToolevalUsageError(f"merge: {part.path} ran --tooleval-{key} {getattr(part.run, key)}, "
+                                         f"{parts[0].path} {getattr(parts[0].run, key)}: merge the shards of one run")
+        shard = part.run.shard
         if not shard:
             counts.add(None)
             continue
@@ -224,7 +229,7 @@ def _check_shards(parts: list[_Part]) -> tuple[int | None, list[str]]:
         seen[shard] = part.path
         counts.add(shard_parts(str(shard))[1])
     if len(counts) > 1:
-        named = ", ".join(f"{Path(part.path).name}: {part.run.get('shard') or 'not sharded'}" for part in parts)
+        named = ", ".join(f"{Path(part.path).name}: {part.run.shard or 'not sharded'}" for part in parts)
         raise ToolevalUsageError(f"merge: the reports are not shards of one split ({named}): run every shard with "
                                  "the same --tooleval-shard I/N count")
     count = next(iter(counts))
@@ -234,16 +239,16 @@ def _check_shards(parts: list[_Part]) -> tuple[int | None, list[str]]:
     return count, missing
 
 
-def _joined_rows(parts: list[_Part]) -> list[dict[str, Any]]:
+def _joined_rows(parts: list[_Part]) -> list[SampleRow]:
     owner: dict[tuple[str, str, str, str, int], str] = {}
     rows = []
     for part in parts:
-        for row in part.document["samples"]:
-            key = row_key_or_none(row) if isinstance(row, dict) else None
+        for row in part.rows:
+            key = row.key()
             if key is None:
                 raise ToolevalUsageError(f"merge: {part.path} has a sample row without suite, language and id")
             if key in owner:
-                raise ToolevalUsageError(f"merge: sample {row.get('test_id') or key[2]} is in both {owner[key]} and "
+                raise ToolevalUsageError(f"merge: sample {row.test_id or key[2]} is in both {owner[key]} and "
                                          f"{part.path}: the shards overlap (merge each shard's report once)")
             owner[key] = part.path
             rows.append(row)
@@ -254,7 +259,7 @@ def _summed(parts: list[_Part], keys: tuple[str, ...]) -> dict[str, int] | None:
     totals = [part.totals for part in parts]
     if not any(key in shard for shard in totals for key in keys):
         return None  # the oracle's runs count no requests
-    return {key: sum(int(shard.get(key) or 0) for shard in totals) for key in keys}
+    return {key: sum(int(getattr(shard, key) or 0) for shard in totals) for key in keys}
 
 
 def _prices(value: Any) -> dict[str, tuple[float, float]] | None:

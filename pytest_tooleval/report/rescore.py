@@ -45,7 +45,7 @@ class RescoreOptions:
     """What the command was asked (docs/ci.md#rescoring-a-baseline-of-another-acebench-revision).
 
     Attributes:
-        revisions: suite -> the revision to rescore it to (`--acebench-revision`).
+        revisions: suite -> the revision to rescore it to (the command's revision option).
         ask: ask the samples whose prompt changed again, through the report's model.
         base_url: the endpoint of the report's model (its response cache is keyed by it); default
             TOOLEVAL_BASE_URL, then OPENAI_BASE_URL, as for a run.
@@ -316,7 +316,7 @@ def _model_settings(path: str, fingerprint: dict[str, Any], options: RescoreOpti
         "offline": options.offline,
         "no_probe": True,
     }
-    for suite in suites:  # the suite's helper models, as its block names them (ACEBench's user_model)
+    for suite in suites:  # the suite's helper models, as its block names them (a `user_model`, say)
         block: dict[str, Any] = fingerprint[suite.name] if isinstance(fingerprint.get(suite.name), dict) else {}
         values.update({role.model_key: block[role.model_key] for role in suite.roles if block.get(role.model_key)})
     if not isinstance(values["model"], str) or not values["model"]:

@@ -22,6 +22,7 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError, best_match
 
 from ..errors import ToolevalUsageError
+from .document import ReportDocument
 
 # levels of nesting a report may have: the plugin's own have about ten, unless a model's output decoded to values
 # nested some 90 levels deeper (its shard is then refused, with the place named)
@@ -165,16 +166,6 @@ COUNT = {"type": "integer", "minimum": 0}
 FRACTION_OR_NULL = {"type": ["number", "null"], "minimum": 0, "maximum": 1}
 TOKENS = {"type": "object", "additionalProperties": COUNT}
 
-_DETAILS: dict[str, Any] = {  # what each suite's summariser reads of a row's details
-    "gpt4tools": {"type": ["object", "null"], "properties": {
-        **{name: FRACTION_OR_NULL for name in ("thought", "action", "args", "sr", "iou")},
-        "uses_tool": {"type": "boolean"}, "variant": TEXT}},
-    "toolalpaca": {"type": ["object", "null"], "properties": {
-        "judged": {"type": "boolean"}, "process_correctness": TEXT_OR_NULL,
-        "final_response_correctness": TEXT_OR_NULL, "setup": TEXT, "deviations": {"type": "array", "items": TEXT}}},
-    "yaml": {"type": ["object", "null"], "properties": {"failed": {"type": "array", "items": TEXT}}},
-}
-
 ROW: dict[str, Any] = {
     "type": "object",
     "required": ["suite", "language", "id", "category", "index", "category_size", "test_id", "outcome"],
@@ -227,8 +218,6 @@ REPORT: dict[str, Any] = {  # a report's blocks but its rows, which are checked 
 
 _REPORT = Draft202012Validator(REPORT)
 _ROW = Draft202012Validator(ROW)
-_ROW_OF = {suite: Draft202012Validator({**ROW, "properties": {**ROW["properties"], "details": details}})
-           for suite, details in _DETAILS.items()}  # a validator per suite: half the time of an if/then per row
 _TYPES = {"string": "a text", "integer": "an integer", "number": "a number", "boolean": "true or false",
           "object": "an object", "array": "an array", "null": "null"}
 
@@ -253,9 +242,13 @@ def check_rows(path: str, rows: list[dict[str, Any]]) -> None:
     from ..suites import registered
 
     suites = registered()
+    # what each suite's summariser reads of a row's details (SuitePlugin.row_details_schema): a validator per
+    # suite, half the time of an if/then per row
+    row_of = {name: Draft202012Validator({**ROW, "properties": {**ROW["properties"], "details": details}})
+              for name, suite in suites.items() if (details := suite.row_details_schema()) is not None}
     for index, row in enumerate(rows):
         suite = row.get("suite")
-        validator = _ROW_OF.get(suite, _ROW) if isinstance(suite, str) else _ROW
+        validator = row_of.get(suite, _ROW) if isinstance(suite, str) else _ROW
         if not validator.is_valid(row):
             _raise_first(path, f"samples[{index}]", validator.iter_errors(row))
         if row["suite"] not in suites:
@@ -364,6 +357,12 @@ def check_shard(path: str, document: dict[str, Any]) -> Shard:
         cut = sum(int((totals.get(block) or {}).get("not_run") or 0) for block in ("cost_ceiling", "batch"))
         accounted = len(rows) + len(not_run) + cut
     return Shard(path, run.get("shard"), collected, max(0, collected - accounted))
+
+
+def read_shard(path: str, document: dict[str, Any]) -> tuple[ReportDocument, Shard]:
+    """A shard's report JSON value checked (`check_shard`), then read as the typed report the merge reads."""
+    checked = check_shard(path, document)
+    return ReportDocument.model_validate(document), checked
 
 
 def check_category_sizes(shards: list[tuple[str, list[dict[str, Any]]]]) -> None:

@@ -22,7 +22,7 @@ class RunSummary:
 
     @property
     def figures(self) -> dict[str, float]:
-        """Every suite's figures in one namespace: `<suite>.<figure>` (acebench.en.overall, gpt4tools.sr)."""
+        """Every suite's figures in one namespace: `<suite>.<figure>` (`<suite>.en.overall`)."""
         return {f"{name}.{figure}": value for name, suite in self.suites.items()
                 for figure, value in suite.figures.items()}
 

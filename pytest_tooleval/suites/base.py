@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from ..models.access import ModelAccess
     from ..outcome import Answer, SampleResult
     from ..report.rescoring import RescoreContext, SuiteRescore
+    from ..report.sections import FigureBlock, ReportSection
     from ..report.suite_summary import SuiteSummary
     from ..settings.options import Option, Settings, SuiteSettings
 
@@ -229,9 +230,31 @@ class SuitePlugin(ABC, Generic[CaseT]):
 
     @property
     def title(self) -> str:
-        """The benchmark's name as people write it (e.g. "ACEBench"), in messages about its revisions; by default
-        the suite's name."""
+        """The benchmark's name as people write it (e.g. "ACEBench"): the heading of its figures in the reports,
+        and the messages about its revisions; by default the suite's name."""
         return self.name
+
+    def report_sections(self, block: Any) -> list[ReportSection]:
+        """The suite's summary block as a report holds it (`summary.<name>`: the `data` of its `summarize`, any
+        JSON value, maybe from an older run) as headed tables: what the Markdown summary shows. Must not fail
+        on a block of another shape. By default its numeric figures by dotted name, under the suite's title."""
+        from ..report.sections import generic_sections
+
+        return generic_sections(self.title, block)
+
+    def row_details_schema(self) -> dict[str, Any] | None:
+        """A JSON Schema of what `summarize` reads of a row's `details`: a merge refuses a shard whose rows break
+        it, with one line naming the file and the field (report/shard_check.py), rather than fail in the
+        summariser. None (the default): the details may be any object, or null."""
+        return None
+
+    def figure_blocks(self, block: Any) -> list[FigureBlock]:
+        """The same block as charts of figures (categories, groups, OVERALL): what the HTML page draws; the
+        block's members no chart draws are shown as JSON. By default every member shaped `categories` (each
+        with its `accuracy`), `groups` and `overall`, as ACEBench's blocks are."""
+        from ..report.sections import generic_figure_blocks
+
+        return generic_figure_blocks(self.title, block)
 
     def figure_names(self, settings: Settings) -> list[str] | None:
         """Every figure (relative name) a run with these settings can give: an unknown `--tooleval-fail-under`

@@ -24,6 +24,7 @@ from .revisions import DEFAULT, REVISIONS, parse_revision
 
 if TYPE_CHECKING:
     from ...report.rescoring import RescoreContext, SuiteRescore
+    from ...report.sections import ReportSection
     from ...report.summary import SuiteSummary
     from ..base import Unit
     from .data import AceCase
@@ -96,6 +97,11 @@ class AceBenchPlugin(SuitePlugin["AceCase"]):
     roles = (Role("user", "user"),)  # plays the user in agent_multi_turn
     mark_profiles = tuple(frozenset({"acebench", family, language}) for family in FAMILIES for language in LANGUAGES)
     id_prefixes = tuple(f"{language}-" for language in LANGUAGES)
+
+    def report_sections(self, block: Any) -> list[ReportSection]:
+        from .report import sections
+
+        return sections(self.title, block)
 
     def unavailable(self, settings: Settings) -> str | None:
         return None

@@ -11,6 +11,7 @@ from ..base import SuitePlugin
 from .constants import MAX_NEW_TOKENS, STOP
 
 if TYPE_CHECKING:
+    from ...report.sections import ReportSection
     from ...report.summary import SuiteSummary
     from .suite import GPT4ToolsCase, GPT4ToolsSuite
 
@@ -50,6 +51,7 @@ def max_tokens(settings: Settings) -> int | None:
 
 class GPT4ToolsPlugin(SuitePlugin["GPT4ToolsCase"]):
     name = "gpt4tools"
+    title = "GPT4Tools"
     markers: ClassVar[dict[str, str]] = {
         "gpt4tools": "a GPT4Tools test-set item",
         "gpt4tools_tool": "a GPT4Tools item whose gold answer uses a tool",
@@ -61,6 +63,18 @@ class GPT4ToolsPlugin(SuitePlugin["GPT4ToolsCase"]):
     roles = ()
     mark_profiles = tuple(frozenset({"gpt4tools", f"gpt4tools_{kind}", "en"}) for kind in ("tool", "no_tool"))
     id_prefixes = ("gpt4tools-",)
+
+    def report_sections(self, block: Any) -> list[ReportSection]:
+        from .report import sections
+
+        return sections(self.title, block)
+
+    def row_details_schema(self) -> dict[str, Any] | None:
+        from ...report.shard_check import FRACTION_OR_NULL, TEXT  # checking a shard: jsonschema is loaded
+
+        return {"type": ["object", "null"], "properties": {
+            **{name: FRACTION_OR_NULL for name in ("thought", "action", "args", "sr", "iou")},
+            "uses_tool": {"type": "boolean"}, "variant": TEXT}}
 
     def unavailable(self, settings: Settings) -> str | None:
         return None if GPT4ToolsSettings.of(settings).gpt4tools_path else WHERE_TO_GET

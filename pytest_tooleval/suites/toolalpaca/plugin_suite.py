@@ -11,6 +11,7 @@ from ..base import Role, SuitePlugin
 from .constants import NO_ORACLE, NOT_CONFIGURED, SUBSET_FILES, SUBSETS, ToolAlpacaSettings
 
 if TYPE_CHECKING:
+    from ...report.sections import ReportSection
     from ...report.summary import SuiteSummary
     from .data import ToolAlpacaCase
     from .runner import ToolAlpacaRunner
@@ -43,6 +44,7 @@ OPTIONS = (
 
 class ToolAlpacaPlugin(SuitePlugin["ToolAlpacaCase"]):
     name = "toolalpaca"
+    title = "ToolAlpaca"
     markers: ClassVar[dict[str, str]] = {
         "toolalpaca": "a ToolAlpaca instruction (an agent episode judged by a model)",
         "simulated": "a ToolAlpaca instruction on a simulated API",
@@ -57,6 +59,18 @@ class ToolAlpacaPlugin(SuitePlugin["ToolAlpacaCase"]):
                   (("simulator", "simulator"), ("toolalpaca_user", "toolalpaca-user"), ("judge", "judge")))
     mark_profiles = (frozenset({"toolalpaca", "simulated"}), frozenset({"toolalpaca", "real"}))
     id_prefixes = tuple(f"{subset}-" for subset in SUBSETS)
+
+    def report_sections(self, block: Any) -> list[ReportSection]:
+        from .report import sections
+
+        return sections(self.title, block)
+
+    def row_details_schema(self) -> dict[str, Any] | None:
+        from ...report.shard_check import TEXT, TEXT_OR_NULL  # checking a shard: jsonschema is loaded
+
+        return {"type": ["object", "null"], "properties": {
+            "judged": {"type": "boolean"}, "process_correctness": TEXT_OR_NULL,
+            "final_response_correctness": TEXT_OR_NULL, "setup": TEXT, "deviations": {"type": "array", "items": TEXT}}}
 
     def unavailable(self, settings: Settings) -> str | None:
         """A run meant for another suite (no ToolAlpaca models), the oracle (there is no gold episode to play),

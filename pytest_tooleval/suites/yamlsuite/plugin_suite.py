@@ -19,6 +19,7 @@ from ..base import SuitePlugin, Unit
 from . import discovery
 
 if TYPE_CHECKING:
+    from ...report.sections import FigureBlock, ReportSection
     from ...report.summary import SuiteSummary
     from .spec import SuiteFile
     from .suite import YamlCase, YamlSuite
@@ -44,6 +45,21 @@ class YamlSuitePlugin(SuitePlugin["YamlCase"]):
 
     def unavailable(self, settings: Settings) -> str | None:
         return None  # without files there is no test to run
+
+    def report_sections(self, block: Any) -> list[ReportSection]:
+        from .report import sections
+
+        return sections(block)
+
+    def row_details_schema(self) -> dict[str, Any] | None:
+        from ...report.shard_check import TEXT  # checking a shard: jsonschema is loaded
+
+        return {"type": ["object", "null"], "properties": {"failed": {"type": "array", "items": TEXT}}}
+
+    def figure_blocks(self, block: Any) -> list[FigureBlock]:
+        from .report import figure_blocks
+
+        return figure_blocks(self.title, block)
 
     def load(self, settings: Settings) -> YamlSuite:
         """Every file, validated (a problem is one line naming the file, line and key: DataError)."""
