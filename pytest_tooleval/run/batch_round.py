@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from ..models.access import ModelAccess
     from ..models.batch import BatchSummary
     from ..models.engine import Engine
+    from ..suites.base import Case
     from .plan import Run
 
 
@@ -29,7 +30,7 @@ class BatchRound:
         self._batched: dict[str, tuple[str, list[str]]] = {}  # test id -> its batched role and request keys
         self._access: ModelAccess | None = None
 
-    def send(self, cases: list[Any], access: ModelAccess, engine: Engine) -> None:
+    def send(self, cases: list[Case], access: ModelAccess, engine: Engine) -> None:
         """The requests the suites' `batched_role` names go out in one batch per role, and this waits for them
         (batch.py); the tests then find the answers in the cache. Once per process."""
         if not access.batch or self.summary is not None:
@@ -37,14 +38,14 @@ class BatchRound:
         from ..suites import plugin
 
         self._access = access
-        by_role: dict[str, list[Any]] = {}
+        by_role: dict[str, list[Case]] = {}
         for case in cases:
             role = plugin(case.suite).batched_role(original(case))
             if role in access.batch:
                 by_role.setdefault(role, []).append(case)
         self.summary = engine.run(self._collect_and_send(access, by_role))
 
-    async def _collect_and_send(self, access: ModelAccess, by_role: dict[str, list[Any]]) -> BatchSummary:
+    async def _collect_and_send(self, access: ModelAccess, by_role: dict[str, list[Case]]) -> BatchSummary:
         """Answer each case with its batched role collecting: the model's request is recorded at once; a helper
         role's comes at the end of an episode the other roles play out as usual (and cache), so those episodes
         run side by side, as many at a time as --tooleval-concurrency allows."""
@@ -53,7 +54,7 @@ class BatchRound:
         wanted: dict[str, dict[str, dict[str, Any]]] = {}  # role -> the requests collected for it
         slots = asyncio.Semaphore(max(1, self.run.settings.concurrency))
 
-        async def collect(case: Any, role: str) -> None:
+        async def collect(case: Case, role: str) -> None:
             async with slots:
                 # only this case's batched role collects: in a run with ACEBench and ToolAlpaca the model is
                 # collected for the one and plays the episodes of the other
@@ -92,7 +93,7 @@ class BatchRound:
                 for test_id, (role, keys) in self._batched.items()
                 if role in lanes and all(key in lanes[role].answers for key in keys)}
 
-    def still_running(self, case: Any) -> Skipped | None:
+    def still_running(self, case: Case) -> Skipped | None:
         """A case whose request is in a batch still running (--tooleval-batch-wait ran out): not run."""
         batched = self._batched.get(case.test_id)
         if batched is None or self._access is None or not self._access.batch:

@@ -24,7 +24,7 @@ from ..models.access import ModelAccess, access_kind
 from ..models.engine import Engine
 from ..models.meter import SAMPLE_REPLIES, SERVED_FROM_CACHE, SampleReplies
 from ..models.storage import STORAGE_ERRORS, StorageLog
-from ..outcome import SampleResult, Skipped
+from ..outcome import Answer, SampleResult, Skipped
 from ..settings.options import Settings
 from .batch_round import BatchRound
 from .budget import CostBudget
@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from ..answers.board import RunBoard
     from ..answers.hub import Hub
     from ..answers.pool import Pool
+    from ..suites.base import Case
 
 
 SESSION_KEY = pytest.StashKey["ToolevalSession"]()  # the process's session, in pytest's config stash
@@ -102,7 +103,7 @@ class ToolevalSession:
 
     # -- where answers come from --------------------------------------------------------------------------
 
-    def start_answers(self, cases: list[Any]) -> None:
+    def start_answers(self, cases: list[Case]) -> None:
         """After collection: choose this process's answer source and, for a live model, start working ahead
         (on an xdist worker: read the hub's answers)."""
         if not cases or not self.active:
@@ -150,7 +151,7 @@ class ToolevalSession:
 
         return PoolSource(Pool(self._run_board(), [], self._answer, self._slots), self.engine)
 
-    def evaluate(self, case: Any) -> SampleResult | Skipped:
+    def evaluate(self, case: Case) -> SampleResult | Skipped:
         """The answered and scored case (from the test's thread)."""
         if self._source is None:
             from ..answers.direct import DirectSource
@@ -170,7 +171,7 @@ class ToolevalSession:
                                          tool_answers=answer.tool_answers)
         return result
 
-    async def _answer(self, case: Any) -> Any:  # Answer | Skipped
+    async def _answer(self, case: Case) -> Answer | Skipped:
         not_run = self.batch.still_running(case) or self.budget.refusal()
         if not_run is not None:
             return not_run
