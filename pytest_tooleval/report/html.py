@@ -34,6 +34,8 @@ from .document import (
 from .gate import ErrorCause, GateResult, RegressionCheck
 from .safe_text import safe_text
 from .sections import CellTable, FigureBlock, FigureRow, Marks, figure_blocks_of, title_of
+from .sections import number as _num
+from .sections import pair as _pair
 
 __all__ = ["ERROR_LIMIT", "OUTPUT_LIMIT", "render_html", "write_html"]
 
@@ -110,20 +112,6 @@ def _map(value: Any) -> Mapping[str, Any]:
 
 def _list(value: Any) -> list[Any]:
     return list(value) if isinstance(value, (list, tuple)) else []
-
-
-def _num(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    return float(value) if math.isfinite(value) else None
-
-
-def _pair(value: Any) -> tuple[float, float] | None:
-    items = _list(value)
-    if len(items) != 2:
-        return None
-    low, high = _num(items[0]), _num(items[1])
-    return None if low is None or high is None else (low, high)
 
 
 def _fmt(value: float | None) -> str:
