@@ -48,6 +48,9 @@ class XdistHooks:
         ids = collect_test_ids(self._pytest_session)  # a data error ends the run here, before any worker
         if ids is not None:
             self._ahead = set(_test_ids(ids))
+            # the run's list from here on: a dead endpoint can stop the run before any worker reports its own
+            # collection (xdist then drops that report), and the report must still name what was not run
+            self.session.collected_test_ids = _test_ids(ids)
             self._start_hub(_test_ids(ids))
             hub = self.session.hub
             assert hub is not None  # prepared above
@@ -103,6 +106,7 @@ class XdistHooks:
         assert self._ahead is not None
         if self._ahead == set(collected):
             return
+        self.session.collected_test_ids = collected  # what runs is what the workers collected
         asked = self._restrict_hub(collected)
         self.session.say(f"tooleval: warning: worker {node.gateway.id} collected other tests than the controller "
                          f"({len(collected)} against {len(self._ahead)}): the hub asks for the worker's only"
