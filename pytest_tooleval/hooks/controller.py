@@ -171,11 +171,8 @@ class Controller:
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_finish(self, session: pytest.Session) -> None:
-        """After the answers started (plugin.py): what the run collected, and the status line of its answering."""
+        """After the answers started (plugin.py): the status line of their answering."""
         if self.session.active and not session.config.option.collectonly:
-            from .collect import collected_cases
-
-            self.session.collected_test_ids = [case.test_id for case in collected_cases(session.items)]
             start_progress(session.config, self.session)
 
     def _on_signal(self, signum: int, frame: FrameType | None) -> None:

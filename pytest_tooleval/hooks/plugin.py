@@ -89,8 +89,10 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     if tooleval.active and not session.config.option.collectonly:  # listing tests must not spend requests
         from .collect import collected_cases
 
+        cases = collected_cases(session.items)
+        tooleval.collected_test_ids = [case.test_id for case in cases]  # the report names those that never ran
         tooleval.stop_when_dead(lambda reason: setattr(session, "shouldstop", reason))  # -x-like, one line
-        tooleval.start_answers(collected_cases(session.items))
+        tooleval.start_answers(cases)
         tooleval.memory.freeze()
 
 
