@@ -192,6 +192,10 @@ CORE_OPTIONS: tuple[Option, ...] = (
     Option("sampling", "plugin: the options' sampling for every suite (greedy by default); upstream: each suite's "
            "own where it differs (ACEBench: temperature 0.7, top_p 1, max_tokens 1200 single-turn, 0.001, 1, 1000 "
            "for agents); options given explicitly win", "plugin", choice("plugin", "upstream")),
+    Option("mode", "protocol of the suites that have two (ACEBench, and yaml files that name none): prompt "
+           "(calls written as text, the leaderboards'), fc (native function calling: the functions as tools, answers "
+           "as tool_calls) or both (every sample in each; test ids of the fc copies end in -fc)", "prompt",
+           choice("prompt", "fc", "both")),
     Option("reasoning", "keep: an answer's leading <think> block is scored with it, as upstream scores it; strip: "
            "it is taken off before scoring, and kept as the answer's reasoning", "keep", choice("keep", "strip")),
     Option("reasoning-effort", "reasoning_effort sent to the model under test (reasoning models; unset: not sent)",
@@ -318,6 +322,7 @@ class Settings(BaseModel):
     top_p: float | None
     max_tokens: int | None
     sampling: Literal["plugin", "upstream"]
+    mode: Literal["prompt", "fc", "both"]
     reasoning: Literal["keep", "strip"]
     reasoning_effort: Literal["minimal", "low", "medium", "high"] | None
     timeout: float

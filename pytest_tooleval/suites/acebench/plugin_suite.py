@@ -44,9 +44,6 @@ OPTIONS = (
     Option("user-temperature", "temperature of the user model (ACEBench uses 0.001)", 0.001, parse_float),
     Option("user-max-tokens", "max_tokens of the user model (ACEBench uses 1000)", 1000, parse_int),
     reasoning_effort_option("user"),
-    Option("mode", "ACEBench protocol: prompt (calls written as text, the leaderboard's), fc (native function "
-           "calling: the functions as tools, answers as tool_calls) or both (every sample in each; test ids of the "
-           "fc copies end in -fc)", "prompt", choice("prompt", "fc", "both")),
     Option("max-dialog-turns", "turn limit of an agent rollout", 40, parse_int),
     Option("agent-step-prompts", "agent_multi_step prompt language: upstream (zh prompts on every language, "
            "as ACEBench's API runner does) or data (the sample's language)", "upstream", choice("upstream", "data")),
@@ -67,7 +64,6 @@ class AceBenchSettings(SuiteSettings):
     user_temperature: float
     user_max_tokens: int
     user_reasoning_effort: Literal["minimal", "low", "medium", "high"] | None
-    mode: Literal["prompt", "fc", "both"]
     max_dialog_turns: int
     agent_step_prompts: Literal["upstream", "data"]
 
@@ -116,7 +112,7 @@ class AceBenchPlugin(SuitePlugin["AceCase"]):
         return AceBenchSuite(folder.root, languages(settings), own.categories, revision=folder.revision,
                              data_verified=folder.verified,
                              max_dialog_turns=own.max_dialog_turns, step_prompts=own.agent_step_prompts,
-                             sampling=model_sampling(settings), mode=own.mode)
+                             sampling=model_sampling(settings), mode=settings.mode)
 
     def revision_of(self, block: Mapping[str, Any] | None, settings: Settings | None = None) -> str:
         """The revision a report's fingerprint block names, or this run's (block None). A report from before
@@ -157,7 +153,7 @@ class AceBenchPlugin(SuitePlugin["AceCase"]):
             "language": own.language,
             "categories": list(own.categories),
             # fc is not the leaderboard's protocol: its figures are named <language>.fc.<figure>
-            "mode": own.mode,
+            "mode": settings.mode,
             "max_dialog_turns": own.max_dialog_turns,
             "agent_step_prompts": own.agent_step_prompts,
             "model_sampling": model_sampling(settings),
@@ -183,7 +179,7 @@ class AceBenchPlugin(SuitePlugin["AceCase"]):
 
         own = AceBenchSettings.of(settings)
         categories = own.categories or ALL_CATEGORIES
-        protocols = {"prompt": ("",), "fc": ("fc.",), "both": ("", "fc.")}[own.mode]
+        protocols = {"prompt": ("",), "fc": ("fc.",), "both": ("", "fc.")}[settings.mode]
         names = [f"{language}.{protocol}{name}" for language in languages(settings) for protocol in protocols
                  for name in (*categories, *(group.lower() for group in GROUPS), "overall")]
         if settings.repeats > 1:  # report/repeated.py
@@ -202,7 +198,7 @@ class AceBenchPlugin(SuitePlugin["AceCase"]):
 
     def asks_with_tools(self, settings: Settings) -> bool:
         """--tooleval-mode fc or both: the model is offered the functions as `tools` (the probe checks it can)."""
-        return AceBenchSettings.of(settings).mode != "prompt"
+        return settings.mode != "prompt"
 
     def units(self, rows: list[dict[str, Any]]) -> list[Unit]:
         from .summary import units

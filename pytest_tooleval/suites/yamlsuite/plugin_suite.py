@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ...settings.options import Settings, SuiteSettings
-from ..acebench.plugin_suite import AceBenchSettings
 from ..base import SuitePlugin, Unit
 from . import discovery
 
@@ -31,7 +30,7 @@ class YamlSuitePlugin(SuitePlugin["YamlCase"]):
     name = "yaml"
     # the files' tags are registered as the files are read (collect.py)
     markers: ClassVar[dict[str, str]] = {"yaml": "a case of your own *.tooleval.yaml files"}
-    options = ()  # --tooleval-mode, which overrides a file's own protocol, is ACEBench's (see `modes`)
+    options = ()  # --tooleval-mode (a core option) overrides a file's own protocol (see `modes`)
     options_model = SuiteSettings
     roles = ()
     mark_profiles = ()  # the tags are the files': any -m may select a case
@@ -160,7 +159,7 @@ def modes(own: str, settings: Settings) -> tuple[str, ...]:
 def _mode(settings: Settings) -> str | None:
     """--tooleval-mode where it was given, else None (each file's own). The option is ACEBench's: the yaml suite
     declares none, and borrows this one (docs/yaml-suites.md)."""
-    return AceBenchSettings.of(settings).mode if settings.explicit("mode") else None
+    return settings.mode if settings.explicit("mode") else None
 
 
 def _shown(path: Path) -> str:
