@@ -108,4 +108,10 @@ def gpt4tools_dir() -> Path:
     return _suite_dir("gpt4tools", "official_metric_cases.jsonl")
 
 
+@pytest.fixture(scope="session")
+def bfcl_dir() -> Path:
+    """BFCL v4 (the data root's bfcl/: the bfcl-eval 2026.3.23 wheel's data and the conformance verdicts)."""
+    return _suite_dir("bfcl", "MANIFEST.json")
+
+
 pytest_plugins = ["fake_openai_plugin"]
