@@ -63,6 +63,9 @@ class Templates:
     def sha256(self) -> str:
         return canonical_sha256(self.content())
 
+    def __hash__(self) -> int:  # the mappings are read-only views, which do not hash: the content does
+        return hash(self.sha256())
+
     @classmethod
     def from_content(cls, content: Mapping[str, Any]) -> Templates:
         """Back from `content()` (a templates file); DataError when a field is missing or of the wrong shape."""

@@ -157,6 +157,11 @@ def test_the_reverse_name_map_gives_back_the_dotted_names() -> None:
     assert fc_name_map(sample) == {"a_b_c": "a.b.c", "plain": "plain"}
 
 
+def test_templates_survive_their_file_and_hash_by_content() -> None:
+    again = Templates.from_content(json.loads(json.dumps(OWN.content())))
+    assert again == OWN and hash(again) == hash(OWN) and again.sha256() == OWN.sha256()
+
+
 def test_category_languages_and_sampling() -> None:
     assert [language_of(name) for name in ("simple_java", "simple_javascript", "live_simple", "multiple")] == [
         "java", "javascript", "python", "python"]
@@ -183,7 +188,7 @@ def bfcl_dir() -> Path:
 def wheel_templates(tmp_path_factory: pytest.TempPathFactory) -> Templates:
     wheel = os.environ.get(WHEEL_ENV)
     if not wheel:
-        pytest.skip(f"needs the bfcl-eval 2026.3.23 wheel for its request texts: set {WHEEL_ENV} "
+        pytest.skip(f"needs the upstream bfcl-eval 2026.3.23 wheel for its request texts: set {WHEEL_ENV} "
                     "(pip download --no-deps bfcl-eval==2026.3.23)")
     return load_templates(tmp_path_factory.mktemp("cache"), True, wheel=Path(wheel))
 

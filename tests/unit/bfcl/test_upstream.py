@@ -342,7 +342,7 @@ def test_the_pin_is_the_shared_folder(bfcl_dir: Path, tmp_path: Path) -> None:
 def test_the_pinned_wheel_gives_the_shared_folder_byte_for_byte(bfcl_dir: Path, tmp_path: Path) -> None:
     wheel = os.environ.get(WHEEL_ENV)
     if not wheel:
-        pytest.skip(f"needs the bfcl-eval 2026.3.23 wheel: set {WHEEL_ENV} "
+        pytest.skip(f"needs the upstream bfcl-eval 2026.3.23 wheel: set {WHEEL_ENV} "
                     "(pip download --no-deps bfcl-eval==2026.3.23)")
     folder = ensure_data(None, tmp_path / "cache", True, wheel=Path(wheel))
     made = sorted(str(path.relative_to(folder)) for path in folder.rglob("*") if path.is_file())
@@ -351,3 +351,15 @@ def test_the_pinned_wheel_gives_the_shared_folder_byte_for_byte(bfcl_dir: Path, 
     assert made == shared
     assert all((folder / path).read_bytes() == (bfcl_dir / path).read_bytes() for path in made)
     assert load_templates(tmp_path / "cache", True).sha256() == load_pin().templates_sha256
+
+
+def test_sources_not_in_bfcls_shape_are_refused_by_name() -> None:
+    with pytest.raises(DataError, match="lacks"):
+        lift_templates({path: text for path, text in SOURCES.items() if path != TOOLS_FILE})
+    with pytest.raises(DataError, match="not readable Python"):
+        lift_templates({**SOURCES, HINTS_FILE: "def (:\n"})
+    with pytest.raises(DataError, match="language hints"):
+        lift_templates({**SOURCES, HINTS_FILE: SOURCES[HINTS_FILE].replace("is_js(", "is_go(")})
+    with pytest.raises(DataError, match="not json"):
+        xml_docs = SOURCES[PROMPTS_FILE].replace("func_doc_fmt=json", "func_doc_fmt=xml")
+        lift_templates({**SOURCES, PROMPTS_FILE: xml_docs})
