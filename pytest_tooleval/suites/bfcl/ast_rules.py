@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from pytest_tooleval.suites.bfcl import java_js_types
 
@@ -117,13 +117,17 @@ class _Checker:
 
     # --- call counts and matching (§4.1, §4.7) ---
 
-    def multiple(self, functions: list[dict[str, Any]], calls: list[Any], possible: list[dict[str, Any]]) -> CheckOutcome:
+    def multiple(
+        self, functions: list[dict[str, Any]], calls: list[Any], possible: list[dict[str, Any]]
+    ) -> CheckOutcome:
         if len(calls) != len(possible):
             return _fail("multiple_function_checker:wrong_count", f"expected {len(possible)} call(s), got {len(calls)}")
         expected_name = next(iter(possible[0]))
         return self.function(_find_function(functions, expected_name), calls[0], possible[0])
 
-    def parallel(self, functions: list[dict[str, Any]], calls: list[Any], possible: list[dict[str, Any]]) -> CheckOutcome:
+    def parallel(
+        self, functions: list[dict[str, Any]], calls: list[Any], possible: list[dict[str, Any]]
+    ) -> CheckOutcome:
         if len(calls) != len(possible):
             return _fail(
                 "parallel_function_checker_no_order:wrong_count", f"expected {len(possible)} calls, got {len(calls)}"
@@ -251,7 +255,7 @@ class _Typed:
 
 
 def _type_check(
-    name: str, value: Any, answers: Any, declared: str, expected_type: type, item_type: type | None
+    name: str, value: Any, answers: list[Any], declared: str, expected_type: type, item_type: type | None
 ) -> _Typed:
     """bfcl's type check: the declared type, or the possible answers' type (a "variable", §4.2)."""
     answer_type = _first_typed(answers)
@@ -265,7 +269,7 @@ def _type_check(
         for answer in answers:
             items_pass = True
             if type(answer) is list:
-                for item in value:
+                for item in cast("list[Any]", value):
                     if not _type_check(name, item, answer, str(item_type), item_type, None).valid:
                         items_pass = False
                         break
@@ -303,7 +307,8 @@ def _list_check(name: str, value: list[Any], answers: list[Any]) -> CheckOutcome
     normalized_answers = [[_normalized(item) for item in answer] for answer in answers]
     if normalized_value not in normalized_answers:
         return _fail(
-            "value_error:list/tuple", f"parameter {name!r}: got {safe_repr(value)}, expected one of {safe_repr(answers)}"
+            "value_error:list/tuple",
+            f"parameter {name!r}: got {safe_repr(value)}, expected one of {safe_repr(answers)}",
         )
     return _VALID
 
@@ -324,7 +329,8 @@ def _dict_check(name: str, value: dict[Any, Any], answers: list[Any]) -> CheckOu
             accepted = [_normalized(choice) for choice in answer[key]]
             if _normalized(item) not in accepted:
                 errors.append(
-                    f"parameter {name!r}: key {safe_repr(key)} is {safe_repr(item)}, expected one of {safe_repr(accepted)}"
+                    f"parameter {name!r}: key {safe_repr(key)} is {safe_repr(item)}, "
+                    f"expected one of {safe_repr(accepted)}"
                 )
                 error_type = "value_error:dict_value"
                 break
@@ -345,7 +351,9 @@ def _list_of_dicts_check(name: str, value: list[Any], answers: list[Any]) -> Che
     outcome = _fail("list_dict_checker:unclear", f"parameter {name!r}: no possible answer to compare with")
     for answer in answers:
         if len(value) != len(answer):
-            outcome = _fail("value_error:list_dict_count", f"parameter {name!r}: {len(value)} dicts, expected {len(answer)}")
+            outcome = _fail(
+                "value_error:list_dict_count", f"parameter {name!r}: {len(value)} dicts, expected {len(answer)}"
+            )
             continue
         all_fit = True
         for index, item in enumerate(value):

@@ -126,7 +126,7 @@ def _read_value(node: ast.expr) -> Any:
         return [_read_value(element) for element in node.elts]
     if isinstance(node, ast.Dict):
         result = {}
-        for key_node, value_node in zip(node.keys, node.values):
+        for key_node, value_node in zip(node.keys, node.values, strict=True):
             if key_node is None:
                 raise DecodeError("a **mapping inside a dict display is not supported")
             key = _read_value(key_node)
