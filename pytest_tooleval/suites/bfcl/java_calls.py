@@ -232,11 +232,35 @@ class _Parser:
             if token.text in _RESERVED:
                 raise DecodeError(f"not Java: unexpected keyword {token.text!r}")
             return self.identifier()
+        if self.at("(") and self.cast_ahead():
+            opening = self.take()
+            cast_type = self.type_name()
+            closing = self.expect(")")
+            operand = self.unary()
+            return self.node("cast_expression", [opening, cast_type, closing, operand], type=cast_type, value=operand)
         if self.at("("):
             opening = self.take()
             inner = self.expression()
             return self.node("parenthesized_expression", [opening, inner, self.expect(")")])
         raise DecodeError(f"not Java: unexpected {token.text or 'end of input'!r} at {token.start}")
+
+    def cast_ahead(self) -> bool:
+        """Whether the parenthesis at hand opens a cast: ``(int) x``, ``(String) name``, ``(Outer.Inner) x``."""
+        first = self.peek(1)
+        if first.kind != "word":
+            return False
+        if first.text in _PRIMITIVES:
+            return self.at(")", 2)
+        offset = 2
+        while self.at(".", offset) and self.peek(offset + 1).kind == "word":
+            offset += 2
+        if not self.at(")", offset):
+            return False
+        after = self.peek(offset + 1)
+        # a name in parentheses followed by an operand (not an operator) is a cast
+        return after.kind in _LITERAL_KINDS or (after.kind == "word" and after.text not in ("instanceof",)) or (
+            after.kind == "op" and after.text in ("(", "!", "~")
+        )
 
     def identifier(self) -> JavaNode:
         token = self.peek()
