@@ -443,3 +443,25 @@ def test_language_and_message() -> None:
     assert error_message(simple("[geometry.area(base=10, height=5.0)]")) == ""
     with pytest.raises(ValueError, match="category"):
         check_answer("multi_turn_base", "prompt", "[]", [], [])
+
+
+JAVA_JS_HOSTILE = [
+    "[Cache.put(key=" + "(" * 5000 + "1" + ")" * 5000 + ")]",
+    "[Cache.put(key=" + "1+" * 50_000 + "1)]",
+    "[Cache.put(key=" + "-" * 50_000 + "1)]",
+    "[Cache.put(key=a" + ".b" * 50_000 + ")]",
+    "[Cache.put(key='unterminated)]",
+    "[Cache.put(key=\"\\u0000\", size=99999999999999999999999999L)]",
+    "[" + "f(" * 3000 + ")" * 3000 + "]",
+    "[fetchData(url=" + "[" * 5000 + "]" * 5000 + ")]",
+    "[fetchData(url=x => x => x => x, ok=`a${b}`)]",
+    "[fetchData(url={" * 3000 + "}" * 3000 + ")]",
+]
+
+
+@pytest.mark.parametrize("text", JAVA_JS_HOSTILE, ids=range(len(JAVA_JS_HOSTILE)))
+def test_hostile_java_and_javascript_answers_end_as_verdicts(text: str) -> None:
+    for category, doc, answer in (("simple_java", JAVA_DOC, JAVA_ANSWER), ("simple_javascript", JS_DOC, JS_ANSWER)):
+        verdict = within_30_seconds(lambda c=category, d=doc, a=answer: check_answer(c, "prompt", text, [d], a))
+        assert isinstance(verdict, BfclVerdict)
+        json.dumps(verdict.decoded, allow_nan=False)
