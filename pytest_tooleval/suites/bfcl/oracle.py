@@ -20,13 +20,12 @@ NO_CALL_TEXT = "None of the given functions fits this request."
 def oracle_output(sample: Sample, mode: str) -> Any:
     """The oracle's answer in `mode` ("prompt": text; "fc": `[{name: arguments JSON}]`), or None if the
     possible answers hold something it cannot write."""
+    calls: list[tuple[str, dict[str, Any]]] = []
     if sample.ground_truth is None:  # the relevance categories
         if "irrelevance" in sample.category:
             return NO_CALL_TEXT
-        first = str(sample.functions[0]["name"])
-        calls = [(first, {})]
+        calls.append((str(sample.functions[0]["name"]), {}))
     else:
-        calls = []
         for call in sample.ground_truth:
             if len(call) != 1:
                 return None

@@ -22,8 +22,9 @@ VERSION = "2026.3.23"  # the bfcl-eval release whose data and checker the suite 
 OPTIONS = (
     Option("bfcl-categories", "BFCL: comma list of single-turn categories to collect (default: all 13)", (),
            parse_list),
-    Option("bfcl-wheel", f"BFCL: a local copy of bfcl_eval-{VERSION}-py3-none-any.whl (checked against its pinned "
-           "sha256), read instead of downloading it: the request templates come from it", path=True),
+    Option("bfcl-wheel", f"BFCL: a local copy of bfcl_eval-{VERSION}-py3-none-any.whl (pip download --no-deps "
+           f"bfcl-eval=={VERSION}), checked against its pinned sha256: the data and the request texts come from it "
+           "instead of a download", path=True),
 )
 
 
@@ -55,7 +56,7 @@ class BfclPlugin(SuitePlugin["BfclCase"]):
 
     def load(self, settings: Settings) -> BfclSuite:
         from .suite import BfclSuite
-        from .upstream import ensure_data
+        from .upstream import ensure_data, given_wheel
 
         own = BfclSettings.of(settings)
         if settings.mode == "both" and (settings.model or "").startswith("replay:"):
@@ -63,7 +64,8 @@ class BfclPlugin(SuitePlugin["BfclCase"]):
 
             raise ToolevalUsageError("BFCL replay: a result folder holds one protocol; pass --tooleval-mode prompt "
                                      "(text results) or fc (lists of calls)")
-        root = ensure_data(settings.data_dir, settings.cache_path, settings.offline)
+        root = ensure_data(settings.data_dir, settings.cache_path, settings.offline,
+                           wheel=given_wheel(own.bfcl_wheel))
         return BfclSuite(root, own.bfcl_categories, mode=settings.mode, sampling=model_sampling(settings),
                          templates=lambda: _templates(settings))
 
@@ -149,18 +151,21 @@ class BfclPlugin(SuitePlugin["BfclCase"]):
 
 
 def model_sampling(settings: Settings) -> dict[str, Any]:
-    """--tooleval-sampling upstream: what bfcl's handler sends (bfcl §2.3), where no option was given explicitly."""
-    if settings.sampling != "upstream":
+    """--tooleval-sampling upstream: bfcl's temperature (bfcl §2.3), unless --tooleval-temperature was given. Its
+    `store: false` is left out (it changes no answer, and not every OpenAI-compatible server takes it); it sends no
+    max_tokens, which --tooleval-max-tokens none reproduces."""
+    if settings.sampling != "upstream" or settings.explicit("temperature"):
         return {}
-    from .requests import UPSTREAM_SAMPLING
+    from .requests import UPSTREAM_TEMPERATURE
 
-    return {name: value for name, value in UPSTREAM_SAMPLING.items() if not settings.explicit(name.replace("_", "-"))}
+    return {"temperature": UPSTREAM_TEMPERATURE}
 
 
 def _templates(settings: Settings) -> Any:
-    from .upstream import load_templates
+    from .upstream import given_wheel, load_templates
 
-    return load_templates(BfclSettings.of(settings).bfcl_wheel, settings.cache_path, settings.offline)
+    wheel = given_wheel(BfclSettings.of(settings).bfcl_wheel)
+    return load_templates(settings.cache_path, settings.offline, wheel=wheel)
 
 
 def _result_rows(file: Path) -> list[dict[str, Any]]:
