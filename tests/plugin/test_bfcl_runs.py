@@ -63,8 +63,10 @@ def test_every_sample_is_a_test_with_bfcls_own_id_and_marks(pytester: pytest.Pyt
                                 *base_args)
     picked = [line for line in chosen.outlines if line.startswith("test_bfcl.py::")]
     assert len(picked) == 258 + 16 + 24 + 884 + 16
-    one = pytester.runpytest("--collect-only", "-q", "--tooleval-model", "oracle", "-k", "simple_java", *base_args)
-    assert len([line for line in one.outlines if line.startswith("test_bfcl.py::")]) == 100
+    by_mark = pytester.runpytest("--collect-only", "-q", "--tooleval-model", "oracle", "-m", "simple_java", *base_args)
+    assert len([line for line in by_mark.outlines if line.startswith("test_bfcl.py::")]) == 100
+    by_name = pytester.runpytest("--collect-only", "-q", "--tooleval-model", "oracle", "-k", "simple_java", *base_args)
+    assert len([line for line in by_name.outlines if line.startswith("test_bfcl.py::")]) == 100 + 50  # and javascript
 
 
 def test_a_replayed_result_folder_sums_up_as_bfcls_leaderboard(pytester: pytest.Pytester, base_args: list[str],

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, cast
 
-from pytest_tooleval.suites.bfcl import java_js_types
+from . import java_js_types
 
 __all__ = ["UNSUPPORTED", "CheckOutcome", "check_calls", "normalize_string", "safe_repr"]
 

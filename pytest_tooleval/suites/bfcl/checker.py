@@ -12,9 +12,9 @@ import math
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from pytest_tooleval.suites.bfcl import ast_rules
-from pytest_tooleval.suites.bfcl.decode import Language, decode_function_calls, decode_prompting
-from pytest_tooleval.suites.bfcl.errors import DecodeError
+from . import ast_rules
+from .decode import Language, decode_function_calls, decode_prompting
+from .errors import DecodeError
 
 __all__ = [
     "CATEGORIES",

@@ -20,9 +20,9 @@ import json
 import warnings
 from typing import Any, Literal
 
-from pytest_tooleval.suites.acebench import safe_eval
-from pytest_tooleval.suites.bfcl import java_calls, js_calls
-from pytest_tooleval.suites.bfcl.errors import DecodeError
+from ... import safe_eval
+from . import java_calls, js_calls
+from .errors import DecodeError
 
 __all__ = [
     "MAX_ANSWER_CHARS",

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from pytest_tooleval.suites.bfcl.errors import DecodeError
+from .errors import DecodeError
 
 __all__ = ["JavaNode", "decode_java_calls", "parse_java_program"]
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from pytest_tooleval.suites.bfcl.errors import DecodeError
+from .errors import DecodeError
 
 __all__ = ["JAVA_TYPES", "JS_TYPES", "UnsupportedConversion", "java_value", "js_value"]
 

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from pytest_tooleval.suites.bfcl.errors import DecodeError
+from .errors import DecodeError
 
 __all__ = ["JsNode", "decode_js_calls", "parse_js_program"]
 

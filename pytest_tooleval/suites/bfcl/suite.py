@@ -17,6 +17,7 @@ from ...models.meter import reply_tokens
 from ...outcome import Answer, SampleError, SampleResult
 from ...verdict import Verdict
 from ..base import CaseBase
+from .checker import Mode
 from .data import RELEVANCE_CATEGORIES, Sample, load_samples
 from .oracle import oracle_output
 
@@ -50,8 +51,8 @@ class BfclCase(CaseBase):
         return self.sample.index
 
     @property
-    def mode(self) -> str:
-        return self.variant or PROMPT
+    def mode(self) -> Mode:
+        return "fc" if self.variant == FC else "prompt"
 
     @property
     def test_id(self) -> str:
