@@ -3,7 +3,9 @@ leaderboard sums them, the oracle's ceiling (docs/upstream/bfcl.md)."""
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 import zlib
 from collections import defaultdict
 from pathlib import Path
@@ -11,6 +13,7 @@ from typing import Any
 
 import pytest
 from benchmark_modules import benchmark_source
+from fake_openai import FakeOpenAI
 
 THIN_TEST = benchmark_source("bfcl")
 EXPECTED = json.loads((Path(__file__).parents[1] / "unit" / "bfcl" / "leaderboard_expected.json").read_text())
@@ -89,3 +92,68 @@ def test_a_replayed_result_folder_sums_up_as_bfcls_leaderboard(pytester: pytest.
     assert EXPECTED["figures"]["non_live.overall"] == EXPECTED["figures"]["non_live.ast"]
     assert EXPECTED["figures"]["live.overall"] == EXPECTED["figures"]["live.ast"]
     result.stdout.fnmatch_lines(["*BFCL v4 single-turn (prompt)*", "*live_simple*258/258*"])
+
+
+#: the oracle's ceiling (docs/bfcl.md): samples whose first possible answer bfcl's own checker rejects however it
+#: is written (Java arrays of strings, whose conversion keeps the quotes; maps it does not read back) or that the
+#: data makes unsatisfiable (a required parameter the possible answers leave out, a parameter the function lacks)
+ORACLE_FAILS = {"simple_java": 11, "live_simple": 2, "live_multiple": 3, "parallel_multiple": 1}
+
+
+def test_the_oracle_scores_every_sample_up_to_its_stated_ceiling(pytester: pytest.Pytester,
+                                                                  base_args: list[str]) -> None:
+    result = pytester.runpytest("--tooleval-model", "oracle", "--tooleval-report", "report.json", "-q", *base_args)
+    result.assert_outcomes(passed=3641 - sum(ORACLE_FAILS.values()), failed=sum(ORACLE_FAILS.values()))
+    report = json.loads((pytester.path / "report.json").read_text())
+    failed: dict[str, int] = defaultdict(int)
+    for sample in report["samples"]:
+        if sample["outcome"] != "passed":
+            failed[sample["category"]] += 1
+    assert dict(failed) == ORACLE_FAILS
+    result.stdout.fnmatch_lines(["bfcl: 3641/3641 scored, 3624 passed, 17 failed, 0 errors"])
+
+
+# ------------------------------------------------------------------------------------------ bfcl's request bodies
+
+DIGESTS = json.loads((Path(__file__).parents[1] / "unit" / "bfcl" / "request_digests.json").read_text())
+
+
+def digest(value: object) -> str:
+    return hashlib.sha256(json.dumps(value, sort_keys=True, ensure_ascii=False).encode("utf-8")).hexdigest()
+
+
+@pytest.fixture
+def bfcl_wheel() -> str:
+    wheel = os.environ.get("TOOLEVAL_BFCL_WHEEL")
+    if not wheel:
+        pytest.skip("needs the upstream bfcl-eval 2026.3.23 wheel for its request texts: set TOOLEVAL_BFCL_WHEEL "
+                    "(pip download --no-deps bfcl-eval==2026.3.23)")
+    return wheel
+
+
+def test_a_live_run_sends_the_bodies_bfcls_own_handler_builds(
+        pytester: pytest.Pytester, base_args: list[str], fake_openai: FakeOpenAI, bfcl_wheel: str) -> None:
+    """Both protocols, bfcl's sampling, every sample bfcl's handler was run on offline (the digests of its bodies,
+    tests/unit/bfcl/request_digests.json): what reaches the server is what bfcl would have sent."""
+    wanted = {row["id"] for row in DIGESTS["samples"]}
+    node_ids = [f"test_bfcl.py::test_bfcl[{sample_id}{suffix}]" for sample_id in sorted(wanted) for suffix in ("", "-fc")]
+    result = pytester.runpytest(*node_ids, "--tooleval-model", "fake-model", "--tooleval-base-url", fake_openai.base_url,
+                                "--tooleval-api-key", "sk-test-0123456789abcdef", "--tooleval-mode", "both",
+                                "--tooleval-sampling", "upstream", "--tooleval-max-tokens", "none",
+                                f"--tooleval-bfcl-wheel={bfcl_wheel}", "-q", *base_args)
+    outcomes = result.parseoutcomes()
+    assert outcomes.get("error", 0) == 0 and outcomes.get("passed", 0) + outcomes.get("failed", 0) == 2 * len(wanted)
+    bodies = [body for body in fake_openai.stats.bodies if body is not None]
+    assert len(bodies) == 2 * len(wanted)
+    by_digest = {(digest(body["messages"]), digest(body.get("tools"))): body for body in bodies}
+    mismatched = []
+    for row in DIGESTS["samples"]:
+        body = by_digest.pop((row["messages"], row["tools"]), None)
+        if body is None:
+            mismatched.append(f"{row['id']} ({row['mode']}): no request had the messages and tools bfcl's handler "
+                              "builds for it")
+    shown = "\n".join(mismatched[:10])
+    unmatched = [json.dumps(body, ensure_ascii=False)[:1500] for body in by_digest.values()][:3]
+    assert not mismatched, f"{shown}\nrequests that matched none of bfcl's:\n" + "\n".join(unmatched)
+    # bfcl's sampling: temperature 0.001 and no max_tokens; its `store: false` is left out (docs/bfcl.md)
+    assert {(body["temperature"], "max_tokens" in body, "store" in body) for body in bodies} == {(0.001, False, False)}
