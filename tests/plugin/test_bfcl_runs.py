@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from benchmark_modules import benchmark_source
 from fake_openai import FakeOpenAI
 
@@ -62,8 +63,8 @@ def test_every_sample_is_a_test_with_bfcls_own_id_and_marks(pytester: pytest.Pyt
     assert len(ids) == 3641
     assert "test_bfcl.py::test_bfcl[simple_python_0]" in ids
     assert "test_bfcl.py::test_bfcl[live_simple_0-0-0]" in ids
-    chosen = pytester.runpytest("--collect-only", "-q", "--tooleval-model", "oracle", "-m", "live and not live_multiple",
-                                *base_args)
+    chosen = pytester.runpytest("--collect-only", "-q", "--tooleval-model", "oracle",
+                                "-m", "live and not live_multiple", *base_args)
     picked = [line for line in chosen.outlines if line.startswith("test_bfcl.py::")]
     assert len(picked) == 258 + 16 + 24 + 884 + 16
     by_mark = pytester.runpytest("--collect-only", "-q", "--tooleval-model", "oracle", "-m", "simple_java", *base_args)
@@ -133,11 +134,13 @@ def bfcl_wheel() -> str:
 
 def test_a_live_run_sends_the_bodies_bfcls_own_handler_builds(
         pytester: pytest.Pytester, base_args: list[str], fake_openai: FakeOpenAI, bfcl_wheel: str) -> None:
-    """Both protocols, bfcl's sampling, every sample bfcl's handler was run on offline (the digests of its bodies,
-    tests/unit/bfcl/request_digests.json): what reaches the server is what bfcl would have sent."""
+    """Both protocols, bfcl's sampling, every sample bfcl's handler was run on offline (the digests of its
+    bodies, tests/unit/bfcl/request_digests.json): what reaches the server is what bfcl would have sent."""
     wanted = {row["id"] for row in DIGESTS["samples"]}
-    node_ids = [f"test_bfcl.py::test_bfcl[{sample_id}{suffix}]" for sample_id in sorted(wanted) for suffix in ("", "-fc")]
-    result = pytester.runpytest(*node_ids, "--tooleval-model", "fake-model", "--tooleval-base-url", fake_openai.base_url,
+    node_ids = [f"test_bfcl.py::test_bfcl[{sample_id}{suffix}]" for sample_id in sorted(wanted)
+                for suffix in ("", "-fc")]
+    result = pytester.runpytest(*node_ids, "--tooleval-model", "fake-model",
+                                "--tooleval-base-url", fake_openai.base_url,
                                 "--tooleval-api-key", "sk-test-0123456789abcdef", "--tooleval-mode", "both",
                                 "--tooleval-sampling", "upstream", "--tooleval-max-tokens", "none",
                                 f"--tooleval-bfcl-wheel={bfcl_wheel}", "-q", *base_args)
