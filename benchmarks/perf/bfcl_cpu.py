@@ -3,10 +3,12 @@
     python benchmarks/perf/bfcl_cpu.py                 # TOOLEVAL_DATA_DIR, or --data-dir
     python benchmarks/perf/bfcl_cpu.py --repeat 5
 
-Two measurements, each the median of --repeat fresh processes:
+Three measurements, each the median of --repeat fresh processes:
 - `suite_cpu_s`: the suite's own work in one process, no pytest: load the data, build the 3,641 cases, and score
   every case against the oracle's answer and against the replayed conformance answers (one per sample, the
   leaderboard test's pick);
+- `collect_cpu_s`: `pytest ... -m bfcl --tooleval-model oracle --collect-only -q`, the whole process (start-up, the
+  plugin, loading the data, 3,641 items made);
 - `pytest_cpu_s`, `pytest_wall_s`: `pytest --pyargs pytest_tooleval.benchmarks -m bfcl --tooleval-model oracle -q`
   (no xdist), the whole process: start-up, collection, 3,641 tests run and reported, the summary. Its CPU is the
   process's user plus system time (the resource usage of the child).
@@ -58,12 +60,12 @@ def suite_once(data_dir: str, cache: Path) -> dict[str, float]:
     return json.loads(done.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
 
 
-def pytest_once(data_dir: str, cache: Path) -> tuple[float, float]:
+def pytest_once(data_dir: str, cache: Path, *extra: str) -> tuple[float, float]:
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     subprocess.run([sys.executable, "-m", "pytest", "--pyargs", "pytest_tooleval.benchmarks", "-m", "bfcl",
                     "--tooleval-model", "oracle", f"--tooleval-data-dir={data_dir}", f"--tooleval-cache-dir={cache}",
-                    "--tooleval-offline", "-q", "-p", "no:cacheprovider", "-p", "no:xdist"],
+                    "--tooleval-offline", "-q", "-p", "no:cacheprovider", "-p", "no:xdist", *extra],
                    capture_output=True, text=True, check=False, cwd=cache)
     wall = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -81,6 +83,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as scratch:
         cache = Path(scratch)
         suites = [suite_once(data_dir, cache) for _ in range(args.repeat)]
+        collects = [pytest_once(data_dir, cache, "--collect-only") for _ in range(args.repeat)]
         runs = [pytest_once(data_dir, cache) for _ in range(args.repeat)]
     samples = int(suites[0]["samples"])
     suite_cpu = statistics.median(run["cpu_s"] for run in suites)
@@ -88,6 +91,7 @@ def main() -> None:
     print(json.dumps({
         "samples": samples, "passed": int(suites[0]["passed"]),
         "suite_cpu_s": round(suite_cpu, 3), "suite_cpu_per_sample_ms": round(1000 * suite_cpu / samples, 3),
+        "collect_cpu_s": round(statistics.median(cpu for cpu, _ in collects), 3),
         "pytest_cpu_s": round(pytest_cpu, 3), "pytest_wall_s": round(statistics.median(wall for _, wall in runs), 3),
         "pytest_cpu_per_sample_ms": round(1000 * pytest_cpu / samples, 3), "repeat": args.repeat,
     }))
