@@ -6,12 +6,12 @@ A sample is the question entry (`{"id", "question", "function"}`) joined by id w
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ...data.files import json_lines, read_text
 from ...errors import DataError
 
 #: category -> its leaderboard group, in the leaderboard's column order (bfcl §6)
@@ -93,12 +93,12 @@ def load_samples(root: Path, categories: Sequence[str] = ()) -> list[Sample]:
     for category in CATEGORIES:
         if category not in chosen:
             continue
-        questions = _json_lines(question_file(root, category))
+        questions = id_rows(question_file(root, category))
         answers: dict[str, list[dict[str, Any]]] | None = None
         if category not in RELEVANCE_CATEGORIES:
             path = answer_file(root, category)
             answers = {}
-            for number, row in _numbered(path):
+            for number, row in id_rows(path):
                 answers[str(row.get("id"))] = _ground_truth(row, path, number)
         for index, (number, entry) in enumerate(questions):
             if not isinstance(entry.get("function"), list) or not isinstance(entry.get("question"), list):
@@ -112,23 +112,10 @@ def load_samples(root: Path, categories: Sequence[str] = ()) -> list[Sample]:
     return samples
 
 
-def _json_lines(path: Path) -> list[tuple[int, dict[str, Any]]]:
-    return list(_numbered(path))
-
-
-def _numbered(path: Path) -> list[tuple[int, dict[str, Any]]]:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise DataError(f"{path}: cannot read the BFCL data ({exc.strerror or exc})") from None
+def id_rows(path: Path) -> list[tuple[int, dict[str, Any]]]:
+    """The rows of a JSON Lines file with their line numbers; a row that is no object with an id is a DataError."""
     rows = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise DataError(f"{path}:{number}: not JSON ({exc.msg})") from None
+    for number, row in json_lines(read_text(path), path):
         if not isinstance(row, dict) or "id" not in row:
             raise DataError(f"{path}:{number}: a row without an id")
         rows.append((number, row))

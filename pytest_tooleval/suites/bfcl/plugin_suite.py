@@ -169,24 +169,13 @@ def _templates(settings: Settings) -> Any:
 
 
 def _result_rows(file: Path) -> list[dict[str, Any]]:
+    """One bfcl result file's rows, `{"id", "result"}`; a broken file stops the run naming it and the line."""
     from ...errors import DataError
+    from .data import id_rows
 
     try:
-        text = file.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise DataError(f"--tooleval-model replay:{file}: cannot read it ({exc.strerror or exc})") from None
-    rows = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise DataError(f"--tooleval-model replay:{file}:{number}: not JSON ({exc.msg})") from None
-        if not isinstance(row, dict) or "id" not in row:
-            raise DataError(f"--tooleval-model replay:{file}:{number}: a result row needs an id")
-        rows.append({"id": str(row["id"]), "result": row.get("result")})
-    return rows
-
+        return [{"id": str(row["id"]), "result": row.get("result")} for _, row in id_rows(file)]
+    except DataError as exc:
+        raise DataError(f"--tooleval-model replay:{exc}") from None
 
 SUITE = BfclPlugin()
