@@ -36,10 +36,13 @@ _import_the_http_stack()
 os.environ["TOOLEVAL_NO_PROBE"] = "1"
 
 _skipped_for_data: list[str] = []
+_skipped_for_wheel: list[str] = []
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
-    if report.skipped and "needs the upstream" in str(report.longrepr):
+    if report.skipped and "needs the upstream bfcl-eval" in str(report.longrepr):
+        _skipped_for_wheel.append(report.nodeid)
+    elif report.skipped and "needs the upstream" in str(report.longrepr):
         _skipped_for_data.append(report.nodeid)
 
 
@@ -53,6 +56,9 @@ def pytest_sessionfinish(session: pytest.Session) -> Generator[None, None, None]
         if _skipped_for_data and reporter is not None and not hasattr(session.config, "workerinput"):
             reporter.write_line(f"conformance: {len(_skipped_for_data)} tests skipped: they need the upstream data "
                                 "(TOOLEVAL_DATA_DIR=../shared/data, as in the README's test command)", yellow=True)
+        if _skipped_for_wheel and reporter is not None and not hasattr(session.config, "workerinput"):
+            reporter.write_line(f"conformance: {len(_skipped_for_wheel)} tests skipped: they need the bfcl-eval wheel "
+                                "(TOOLEVAL_BFCL_WHEEL, see docs/development.md)", yellow=True)
 
 
 def _suite_dir(suite: str, marker_file: str) -> Path:
@@ -106,6 +112,12 @@ def toolalpaca_dir() -> Path:
 @pytest.fixture(scope="session")
 def gpt4tools_dir() -> Path:
     return _suite_dir("gpt4tools", "official_metric_cases.jsonl")
+
+
+@pytest.fixture(scope="session")
+def bfcl_dir() -> Path:
+    """BFCL v4 (the data root's bfcl/: the bfcl-eval 2026.3.23 wheel's data and the conformance verdicts)."""
+    return _suite_dir("bfcl", "MANIFEST.json")
 
 
 pytest_plugins = ["fake_openai_plugin"]

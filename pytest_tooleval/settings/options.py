@@ -192,7 +192,7 @@ CORE_OPTIONS: tuple[Option, ...] = (
     Option("sampling", "plugin: the options' sampling for every suite (greedy by default); upstream: each suite's "
            "own where it differs (ACEBench: temperature 0.7, top_p 1, max_tokens 1200 single-turn, 0.001, 1, 1000 "
            "for agents); options given explicitly win", "plugin", choice("plugin", "upstream")),
-    Option("mode", "protocol of the suites that have two (ACEBench, and yaml files that name none): prompt "
+    Option("mode", "protocol of the suites that have two (ACEBench, BFCL, and yaml files that name none): prompt "
            "(calls written as text, the leaderboards'), fc (native function calling: the functions as tools, answers "
            "as tool_calls) or both (every sample in each; test ids of the fc copies end in -fc)", "prompt",
            choice("prompt", "fc", "both")),

@@ -203,7 +203,7 @@ def test_a_mistyped_field_is_one_line_naming_the_file_and_the_field(shards: Path
 def test_a_row_of_a_suite_not_installed_is_refused(shards: Path) -> None:
     damage(shards, lambda report: first_row(report).update(suite="nosuch"))
     assert_refused(shards, merge(shards, *GATE), "error: merge: shard1.json: samples[0].suite is 'nosuch', no suite "
-                                                 "installed here (acebench, gpt4tools, toolalpaca, yaml)")
+                                                 "installed here (acebench, bfcl, gpt4tools, toolalpaca, yaml)")
 
 
 def test_rows_a_summariser_cannot_read_are_refused_naming_the_shard(shards: Path) -> None:

@@ -59,6 +59,8 @@ def pointers(path: Path, names: set[str]):
             problem = None
             if named:
                 doc = context = named.group(1)
+            elif word and word.group(1) in names:  # a one-word document name (bfcl)
+                doc = context = word.group(1)
             elif word and word.group(1).lower() in fragments:
                 doc, problem = None, f"abbreviated document name {word.group(1)!r}"
             else:
@@ -107,12 +109,14 @@ def test_every_pointer_resolves():
         (f"# a (acebench-agent {SIGN}2.2, {SIGN}9.B).", [("acebench-agent", "2.2", None),
                                                       ("acebench-agent", "9.B", None)]),
         (f"# the {SIGN} sign alone, {SIGN}x", []),
+        (f"# (bfcl {SIGN}4.2)", [("bfcl", "4.2", None)]),
+        (f"# (scoring {SIGN}4.2)", [(None, "4.2", "abbreviated document name 'scoring'")]),
     ],
 )
 def test_pointer_syntax(tmp_path, text, expected):
     path = tmp_path / "m.py"
     path.write_text(text + "\n", encoding="utf-8")
-    names = {"acebench-scoring", "acebench-agent", "toolalpaca-gpt4tools"}
+    names = {"acebench-scoring", "acebench-agent", "toolalpaca-gpt4tools", "bfcl"}
     assert [(doc, number, problem) for _, doc, number, problem, _ in pointers(path, names)] == expected
 
 

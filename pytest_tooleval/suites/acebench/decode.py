@@ -17,7 +17,7 @@ import re
 import warnings
 from typing import Any
 
-from pytest_tooleval.suites.acebench import safe_eval
+from ... import safe_eval
 
 __all__ = [
     "LIMITS",

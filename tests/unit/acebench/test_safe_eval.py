@@ -11,7 +11,7 @@ import pytest
 from memory_cost import cost
 from pytest_tooleval.suites.acebench import decode as normal
 from pytest_tooleval.suites.acebench.agent import decode as agent
-from pytest_tooleval.suites.acebench.safe_eval import (
+from pytest_tooleval.safe_eval import (
     Limits,
     UnsupportedExpression,
     evaluate,

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, NoReturn
 
-from .. import safe_eval
+from .... import safe_eval
 from ..decode import MAX_SOURCE_CHARS
 
 #: The agent's evaluator, here and in dispatch: literals, displays and arithmetic only, other nodes go to the

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .. import safe_eval
+from .... import safe_eval
 from .decode import LIMITS, AgentDecodeError, DecodeMode, decode_message, not_evaluated
 from .envs import Environment
 from .envs.base import Scenario

@@ -1,11 +1,12 @@
-"""The bounded evaluator both ACEBench decoders use where upstream calls ``eval`` on model text.
+"""The bounded evaluator the suites' decoders use where an upstream evaluator calls ``eval`` on model text.
 
-Upstream ``eval``s a binary operation inside a call argument (``'New'+'York'``, ``99.0*2``;
-acebench-scoring §3.1, §9.B, acebench-agent §4), and the agent executor ``eval``s the call string it rebuilds
-(acebench-agent §2.2). We compute the same values without compiling or executing anything: the AST is walked and each
-operator is applied with Python's own semantics, after checking that the result stays within the caller's
-`Limits`. Anything refused raises `UnsupportedExpression`; what Python itself raises for the same operation
-(``ZeroDivisionError``, ``TypeError``, ...) propagates unchanged, so each caller maps both to its own error.
+ACEBench ``eval``s a binary operation inside a call argument (``'New'+'York'``, ``99.0*2``; acebench-scoring §3.1,
+§9.B, acebench-agent §4), and its agent executor ``eval``s the call string it rebuilds (acebench-agent §2.2); BFCL's
+prompting decoder does the same for a binary operation (bfcl §3.1). We compute the same values without compiling or
+executing anything: the AST is walked and each operator is applied with Python's own semantics, after checking that
+the result stays within the caller's `Limits`. Anything refused raises `UnsupportedExpression`; what Python itself
+raises for the same operation (``ZeroDivisionError``, ``TypeError``, ...) propagates unchanged, so each caller maps
+both to its own error.
 
 Known divergence, by design: upstream's ``eval`` would also resolve builtins and module globals
 (``len('ab')+1``), and would hang or exhaust memory on ``'x'*10**10``; here those are refused.

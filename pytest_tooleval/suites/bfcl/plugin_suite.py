@@ -1,0 +1,181 @@
+"""BFCL v4 single-turn as the plugin sees it: the SuitePlugin (suites/base.py). Cheap to import; data loads in
+`load` (bfcl §1)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from ...settings.options import Option, Settings, SuiteSettings, parse_list
+from ..base import SuitePlugin
+from .data import CATEGORIES
+
+if TYPE_CHECKING:
+    from ...report.sections import FigureBlock, ReportSection
+    from ...report.suite_summary import SuiteSummary, Unit
+    from .suite import BfclCase, BfclSuite
+
+VERSION = "2026.3.23"  # the bfcl-eval release whose data and checker the suite reproduces
+
+OPTIONS = (
+    Option("bfcl-categories", "BFCL: comma list of single-turn categories to collect (default: all 13)", (),
+           parse_list),
+    Option("bfcl-wheel", f"BFCL: a local copy of bfcl_eval-{VERSION}-py3-none-any.whl (pip download --no-deps "
+           f"bfcl-eval=={VERSION}), checked against its pinned sha256: the data and the request texts come from it "
+           "instead of a download", path=True),
+)
+
+
+class BfclSettings(SuiteSettings):
+    """OPTIONS, typed (settings/options.py): `BfclSettings.of(settings).bfcl_categories`."""
+
+    bfcl_categories: tuple[str, ...]
+    bfcl_wheel: str | None
+
+
+class BfclPlugin(SuitePlugin["BfclCase"]):
+    name = "bfcl"
+    title = "BFCL v4 (single-turn)"
+    markers: ClassVar[dict[str, str]] = {
+        "bfcl": "a BFCL v4 single-turn sample",
+        "non_live": "a BFCL sample of the non-live (expert-written) categories",
+        "live": "a BFCL sample of the live (user-contributed) categories",
+        **{category: f"a BFCL {category} sample" for category in CATEGORIES},
+    }
+    options: tuple[Option, ...] = OPTIONS
+    options_model = BfclSettings
+    roles = ()
+    mark_profiles = tuple(frozenset({"bfcl", group, category}) for category, group in CATEGORIES.items())
+    # bfcl's own ids: simple_python_0, simple_java_0, multiple_0, parallel_0, irrelevance_0, live_simple_0-0-0
+    id_prefixes = ("simple_", "multiple_", "parallel_", "irrelevance_", "live_")
+
+    def unavailable(self, settings: Settings) -> str | None:
+        return None
+
+    def load(self, settings: Settings) -> BfclSuite:
+        from .suite import BfclSuite
+        from .upstream import ensure_data, given_wheel
+
+        own = BfclSettings.of(settings)
+        if settings.mode == "both" and (settings.model or "").startswith("replay:"):
+            from ...errors import ToolevalUsageError
+
+            raise ToolevalUsageError("BFCL replay: a result folder holds one protocol; pass --tooleval-mode prompt "
+                                     "(text results) or fc (lists of calls)")
+        root = ensure_data(settings.data_dir, settings.cache_path, settings.offline,
+                           wheel=given_wheel(own.bfcl_wheel))
+        return BfclSuite(root, own.bfcl_categories, mode=settings.mode, sampling=model_sampling(settings),
+                         templates=lambda: _templates(settings))
+
+    def summarize(self, rows: list[dict[str, Any]]) -> SuiteSummary:
+        from .summary import summarize_bfcl
+
+        return summarize_bfcl(rows)
+
+    def units(self, rows: list[dict[str, Any]]) -> list[Unit]:
+        from .summary import units
+
+        return units(rows)
+
+    def combine(self, proportions: Mapping[str, float]) -> dict[str, float]:
+        from .summary import combine
+
+        return combine(proportions)
+
+    def report_sections(self, block: Any) -> list[ReportSection]:
+        from .report import sections
+
+        return sections(self.title, block)
+
+    def figure_blocks(self, block: Any) -> list[FigureBlock]:
+        from .report import figure_blocks
+
+        return figure_blocks(self.title, block)
+
+    def fingerprint(self, settings: Settings) -> dict[str, Any] | None:
+        """What changes a BFCL score besides the model: the release, the data in use (located, never downloaded),
+        the protocol and the sampling."""
+        from ...data.download import manifest_sha256
+        from ...errors import DataError, ToolevalUsageError
+        from .upstream import ensure_data
+
+        try:
+            root: Path | None = ensure_data(settings.data_dir, settings.cache_path, True)
+        except (ToolevalUsageError, DataError):
+            root = None
+        return {
+            "version": VERSION,
+            "categories": list(BfclSettings.of(settings).bfcl_categories),
+            "mode": settings.mode,
+            "model_sampling": model_sampling(settings),
+            "data_manifest_sha256": None if root is None else manifest_sha256(root),
+        }
+
+    def replay_rows(self, path: Path, document: Any) -> list[dict[str, Any]] | None:
+        """bfcl's own result layout: `DIR/<non_live|live>/BFCL_v4_<category>_result.json` (JSON Lines of
+        `{"id", "result"}`), or one such file."""
+        files = sorted(path.rglob("BFCL_v4_*_result.json")) if path.is_dir() else []
+        if not files and path.name.startswith("BFCL_v4_") and path.name.endswith("_result.json"):
+            files = [path]
+        rows: list[dict[str, Any]] = []
+        for file in files:
+            rows.extend(_result_rows(file))
+        return rows or None
+
+    def figure_names(self, settings: Settings) -> list[str]:
+        """Every figure a run of these categories can give (summary.py names them)."""
+        from .summary import figure_names
+
+        prefixes = {"prompt": ("",), "fc": ("fc.",), "both": ("", "fc.")}[settings.mode]
+        return [name for prefix in prefixes
+                for name in figure_names(BfclSettings.of(settings).bfcl_categories or tuple(CATEGORIES), prefix)]
+
+    def asks_with_tools(self, settings: Settings) -> bool:
+        """--tooleval-mode fc or both: the model is offered the functions as `tools`."""
+        return settings.mode != "prompt"
+
+    def priority(self, case: BfclCase) -> int:
+        return 1
+
+    def batched_role(self, case: BfclCase) -> str | None:
+        """--tooleval-batch: every sample is one request of the model."""
+        return "model"
+
+    def weight(self, case: BfclCase) -> float:
+        """For --tooleval-shard: the prompt's length (the question and the function docs), which its tokens follow."""
+        entry = case.sample.entry
+        return float(len(json.dumps(entry.get("question"), ensure_ascii=False))
+                     + len(json.dumps(entry.get("function"), ensure_ascii=False)))
+
+
+def model_sampling(settings: Settings) -> dict[str, Any]:
+    """--tooleval-sampling upstream: bfcl's temperature (bfcl §2.3), unless --tooleval-temperature was given. Its
+    `store: false` is left out (it changes no answer, and not every OpenAI-compatible server takes it); it sends no
+    max_tokens, which --tooleval-max-tokens none reproduces."""
+    if settings.sampling != "upstream" or settings.explicit("temperature"):
+        return {}
+    from .requests import UPSTREAM_TEMPERATURE
+
+    return {"temperature": UPSTREAM_TEMPERATURE}
+
+
+def _templates(settings: Settings) -> Any:
+    from .upstream import given_wheel, load_templates
+
+    wheel = given_wheel(BfclSettings.of(settings).bfcl_wheel)
+    return load_templates(settings.cache_path, settings.offline, wheel=wheel)
+
+
+def _result_rows(file: Path) -> list[dict[str, Any]]:
+    """One bfcl result file's rows, `{"id", "result"}`; a broken file stops the run naming it and the line."""
+    from ...errors import DataError
+    from .data import id_rows
+
+    try:
+        return [{"id": str(row["id"]), "result": row.get("result")} for _, row in id_rows(file)]
+    except DataError as exc:
+        raise DataError(f"--tooleval-model replay:{exc}") from None
+
+SUITE = BfclPlugin()

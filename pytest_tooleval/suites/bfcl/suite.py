@@ -1,0 +1,139 @@
+"""The BFCL suite: one case per sample (and protocol), asked as bfcl asks it, scored as bfcl-eval scores it (bfcl §1).
+
+In the prompt protocol the answer is the reply's text; in the function-calling protocol it is the reply's
+native calls as bfcl records them, `[{name: arguments JSON text}]`, or the reply's text when it made no call
+(bfcl §3.4). Scoring is checker.check_answer, pure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ...models.access import ModelAccess
+from ...models.meter import reply_tokens
+from ...outcome import Answer, SampleError, SampleResult
+from ...verdict import Verdict
+from ..base import CaseBase
+from .checker import Mode
+from .data import RELEVANCE_CATEGORIES, Sample, load_samples
+from .oracle import oracle_output
+
+PROMPT, FC = "prompt", "fc"
+
+
+@dataclass(frozen=True)
+class BfclCase(CaseBase):
+    """One BFCL sample in one protocol (the suite protocol in pytest_tooleval/suites/base.py)."""
+
+    sample: Sample
+    variant: str = ""  # "" the prompt protocol, "fc" function calling
+
+    suite = "bfcl"
+    language = "en"
+
+    @property
+    def id(self) -> str:
+        return self.sample.id
+
+    @property
+    def category(self) -> str:
+        return self.sample.category
+
+    @property
+    def family(self) -> str:
+        return self.sample.group
+
+    @property
+    def index(self) -> int:
+        return self.sample.index
+
+    @property
+    def mode(self) -> Mode:
+        return "fc" if self.variant == FC else "prompt"
+
+    @property
+    def test_id(self) -> str:
+        return self.id if not self.variant else f"{self.id}-{self.variant}"
+
+    @property
+    def marks(self) -> tuple[str, ...]:
+        return ("bfcl", self.sample.group, self.category)
+
+    @property
+    def expected_text(self) -> str:
+        if self.category in RELEVANCE_CATEGORIES:
+            return "no function call" if "irrelevance" in self.category else "a function call"
+        return oracle_output(self.sample, PROMPT) or ""
+
+
+class BfclSuite:
+    name = "bfcl"
+
+    def __init__(self, root: Path, categories: Sequence[str] = (), *, mode: str = PROMPT,
+                 sampling: dict[str, Any] | None = None, templates: Callable[[], Any] | None = None) -> None:
+        """
+        Args:
+            root: the data folder (`bfcl/`).
+            categories: the categories to collect (all 13 when empty).
+            mode: "prompt", "fc" or "both" (--tooleval-mode).
+            sampling: keyword arguments of every request (bfcl's own under --tooleval-sampling upstream).
+            templates: loads the request templates lifted from the wheel (asked only when a live model answers).
+        """
+        self.root = root
+        self.samples = load_samples(root, categories)
+        self.mode = mode
+        self.sampling = sampling or {}
+        self._templates_loader = templates
+        self._templates: Any = None
+
+    def cases(self) -> list[BfclCase]:
+        variants = {"prompt": ("",), "fc": (FC,), "both": ("", FC)}[self.mode]
+        return [BfclCase(sample, variant) for variant in variants for sample in self.samples]
+
+    def templates(self) -> Any:
+        if self._templates is None:
+            if self._templates_loader is None:
+                raise SampleError("bfcl: no request templates were given to the suite")
+            self._templates = self._templates_loader()
+        return self._templates
+
+    async def answer(self, case: BfclCase, access: ModelAccess) -> Answer:
+        """What the model answers, as bfcl records it (runs on the engine's loop)."""
+        if access.kind == "oracle":
+            output = oracle_output(case.sample, case.mode)
+            if output is None:
+                raise SampleError(f"bfcl {case.id}: the oracle cannot render these possible answers "
+                                  "(docs/bfcl.md, the oracle's ceiling)")
+            return Answer(output)
+        if access.kind == "replay":
+            return Answer(self._replayed(case, access))
+        from .requests import fc_request, prompt_request
+
+        assert access.chat is not None
+        if case.mode == FC:
+            request = fc_request(self.templates(), case.category, case.sample.entry)
+            reply = await access.chat(request.messages, tools=request.tools, **self.sampling)
+            recorded: Any = [{call.name: call.arguments} for call in reply.tool_calls] or reply.text
+            return Answer(recorded, reply.latency_s, reply_tokens(reply), reasoning=reply.reasoning)
+        request = prompt_request(self.templates(), case.category, case.sample.entry)
+        reply = await access.chat(request.messages, **self.sampling)
+        return Answer(reply.text, reply.latency_s, reply_tokens(reply), reasoning=reply.reasoning)
+
+    def score(self, case: BfclCase, answer: Answer) -> SampleResult:
+        """bfcl-eval's verdict on the answer (pure)."""
+        from .checker import check_answer, error_message
+
+        found = check_answer(case.category, case.mode, answer.output, case.sample.functions, case.sample.ground_truth)
+        verdict = Verdict(found.valid, found.error_type, None if found.valid else error_message(found),
+                          calls=found.decoded, details={"mode": case.mode})
+        return SampleResult(verdict, answer.output, answer.latency_s, answer.tokens)
+
+    def _replayed(self, case: BfclCase, access: ModelAccess) -> Any:
+        assert access.replay is not None
+        row = access.replay.lookup(case.language, case.id)
+        if row is None or ("result" not in row and "output" not in row):
+            raise SampleError(f"no recorded result for bfcl {case.id} in {access.replay.source}")
+        return row.get("result", row.get("output"))

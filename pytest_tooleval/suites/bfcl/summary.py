@@ -1,0 +1,174 @@
+"""Report rows of a BFCL run -> the leaderboard's single-turn figures, computed as bfcl-eval computes them (bfcl §6).
+
+Figures, relative to the suite, with `fc.` before each in the function-calling protocol:
+- `<category>.accuracy`: the share of the category's samples that passed;
+- `non_live.simple`: the unweighted mean of simple_python, simple_java and simple_javascript;
+- `non_live.ast`: the unweighted mean of that, multiple, parallel and parallel_multiple (bfcl's "Non-Live AST
+  summary", which is also its "Non-Live Overall Acc");
+- `live.ast`: live_simple, live_multiple, live_parallel and live_parallel_multiple weighted by their sizes
+  (bfcl's "Live AST summary" and "Live Overall Acc");
+- `hallucination.irrelevance`: the unweighted mean of irrelevance and live_irrelevance; `hallucination.relevance`:
+  live_relevance;
+- `overall.single_turn`: the single-turn part of bfcl's Overall Acc, 10% of each of non_live.ast, live.ast and
+  hallucination.irrelevance: multi-turn (30%) and agentic (40%) are not part of this suite and count 0, as bfcl
+  counts a category that was not run; so it is at most 0.30.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ...report.compare import Spread
+from ...report.suite_summary import SuiteSummary, Table, Unit, outcome_counts
+from .data import CATEGORIES, SIZES
+
+SIMPLE = ("simple_python", "simple_java", "simple_javascript")
+NON_LIVE_AST = ("multiple", "parallel", "parallel_multiple")  # beside the simple mean
+LIVE_AST = ("live_simple", "live_multiple", "live_parallel", "live_parallel_multiple")
+IRRELEVANCE = ("irrelevance", "live_irrelevance")
+#: bfcl's Overall Acc weights (non-live, live, irrelevance, multi-turn, agentic), normalised over their sum
+OVERALL_WEIGHTS = {"non_live.ast": 10, "live.ast": 10, "hallucination.irrelevance": 10, "multi_turn": 30,
+                   "agentic": 40}
+#: the combined figures, in the order the table shows them, with their labels
+COMBINED = {
+    "non_live.simple": "Non-Live simple (mean of python, java, javascript)",
+    "non_live.ast": "Non-Live AST summary (= Non-Live Overall Acc)",
+    "live.ast": "Live AST summary, weighted by size (= Live Overall Acc)",
+    "hallucination.irrelevance": "Irrelevance detection (mean of irrelevance, live_irrelevance)",
+    "hallucination.relevance": "Relevance detection (live_relevance)",
+    "overall.single_turn": "Overall Acc, single-turn part only (multi-turn 30% and agentic 40% not run: count 0)",
+}
+PROTOCOLS = {"": "prompt", "fc": "function calling"}
+
+
+def figure_names(categories: Sequence[str], prefix: str = "") -> list[str]:
+    """The figures a run of `categories` can give, each after `prefix` ("" or "fc.")."""
+    names = [f"{prefix}{category}.accuracy" for category in categories]
+    names += [f"{prefix}{name}" for name in combine({f"{category}.accuracy": 0.0 for category in categories})]
+    return names
+
+
+def units(rows: list[dict[str, Any]]) -> list[Unit]:
+    """One unit per sample: its category's accuracy counts it (bfcl scores every sample on its own)."""
+    found = []
+    for row in rows:
+        figure = f"{_prefix(row)}{row['category']}.accuracy"
+        passed = {"passed": True, "failed": False}.get(row["outcome"])
+        found.append(Unit(figure, f"{figure}/{row['id']}", passed, (str(row["id"]),)))
+    return found
+
+
+def combine(proportions: Mapping[str, float]) -> dict[str, float]:
+    """The leaderboard's combined figures from category accuracies (unrounded), per protocol (bfcl §6): its
+    formulas over the categories that ran (a partial run renormalises over those; the summary says so)."""
+    by_prefix: dict[str, dict[str, float]] = {}
+    for name, value in proportions.items():
+        body = name.removesuffix(".accuracy")
+        prefix = "fc." if body.startswith("fc.") else ""
+        by_prefix.setdefault(prefix, {})[body.removeprefix(prefix)] = value
+    figures: dict[str, float] = {}
+    for prefix, accuracy in by_prefix.items():
+        found: dict[str, float] = {}
+        if simple := [accuracy[name] for name in SIMPLE if name in accuracy]:
+            found["non_live.simple"] = sum(simple) / len(simple)  # unweighted (bfcl §6.1)
+        ast = ([found["non_live.simple"]] if "non_live.simple" in found else []) + [
+            accuracy[name] for name in NON_LIVE_AST if name in accuracy]
+        if ast:
+            found["non_live.ast"] = sum(ast) / len(ast)
+        live = [(SIZES[name], accuracy[name]) for name in LIVE_AST if name in accuracy]
+        if live:  # weighted by the number of samples (bfcl §6.2)
+            found["live.ast"] = sum(size * value for size, value in live) / sum(size for size, _ in live)
+        if irrelevance := [accuracy[name] for name in IRRELEVANCE if name in accuracy]:
+            found["hallucination.irrelevance"] = sum(irrelevance) / len(irrelevance)
+        if "live_relevance" in accuracy:
+            found["hallucination.relevance"] = accuracy["live_relevance"]
+        parts = ("non_live.ast", "live.ast", "hallucination.irrelevance")
+        if all(part in found for part in parts):  # bfcl §6.3: the missing groups weigh in as 0
+            total = sum(OVERALL_WEIGHTS.values())
+            found["overall.single_turn"] = sum(OVERALL_WEIGHTS[part] * found[part] for part in parts) / total
+        figures.update({f"{prefix}{name}": value for name, value in found.items()})
+    return figures
+
+
+def summarize_bfcl(rows: list[dict[str, Any]]) -> SuiteSummary:
+    """The leaderboard's single-turn table per protocol, with 95% intervals, from the tests' outcomes. An
+    errored sample has no verdict: it is left out of its category, which is then partial, rather than scored
+    as wrong."""
+    from ...report.compare import run_spreads
+
+    spreads = run_spreads(units(rows), combine)
+    tables, figures, data = [], {}, {}
+    partial = False
+    for variant in sorted({str(row.get("variant") or "") for row in rows}):
+        mine = [row for row in rows if str(row.get("variant") or "") == variant]
+        prefix = f"{variant}." if variant else ""
+        block = _block(mine, prefix, spreads)
+        partial = partial or block["partial"]
+        figures.update({f"{prefix}{category}.accuracy": entry["accuracy"]
+                        for category, entry in block["categories"].items() if entry["accuracy"] is not None})
+        figures.update({f"{prefix}{name}": entry["value"] for name, entry in block["groups"].items()})
+        tables.append(_table(block, PROTOCOLS.get(variant, variant)))
+        data[PROTOCOLS.get(variant, variant).replace(" ", "_")] = block
+    return SuiteSummary("bfcl", tables, figures, partial, outcome_counts(rows), data)
+
+
+def _prefix(row: Mapping[str, Any]) -> str:
+    variant = str(row.get("variant") or "")
+    return f"{variant}." if variant else ""
+
+
+def _block(rows: list[dict[str, Any]], prefix: str, spreads: Mapping[str, Spread]) -> dict[str, Any]:
+    categories: dict[str, dict[str, Any]] = {}
+    for category in CATEGORIES:
+        mine = [row for row in rows if row["category"] == category]
+        if not mine:
+            continue
+        scored = [row for row in mine if row["outcome"] in ("passed", "failed")]
+        passed = sum(1 for row in scored if row["outcome"] == "passed")
+        total = int(mine[0].get("category_size") or len(mine))
+        spread = spreads.get(f"{prefix}{category}.accuracy")
+        categories[category] = {
+            "accuracy": passed / len(scored) if scored else None, "passed": passed, "scored": len(scored),
+            "n": total, "errors": len(mine) - len(scored),
+            "interval": None if spread is None else list(spread.interval),
+            "detectable": None if spread is None else spread.detectable,
+        }
+    accuracies = {f"{category}.accuracy": entry["accuracy"] for category, entry in categories.items()
+                  if entry["accuracy"] is not None}
+    groups = {}
+    for name, value in combine(accuracies).items():
+        spread = spreads.get(f"{prefix}{name}")
+        groups[name] = {"value": value, "interval": None if spread is None else list(spread.interval),
+                        "detectable": None if spread is None else spread.detectable}
+    full = all(category in categories and categories[category]["scored"] == SIZES[category]
+               for category in CATEGORIES)
+    reasons = []
+    if missing := [category for category in CATEGORIES if category not in categories]:
+        reasons.append(f"not run: {', '.join(missing)}")
+    if short := [category for category, entry in categories.items() if entry["scored"] < SIZES[category]]:
+        reasons.append(f"not every sample scored: {', '.join(short)}")
+    return {"protocol": prefix.rstrip(".") or "prompt", "categories": categories, "groups": groups,
+            "partial": not full, "partial_reasons": reasons,
+            "overall_note": "the single-turn part of bfcl's Overall Acc: multi-turn and agentic are not run"}
+
+
+def _table(block: Mapping[str, Any], protocol: str) -> Table:
+    headers = ["figure", "scored/total", "errors", "accuracy", "95% interval", "detectable"]
+    body: list[list[Any]] = []
+    groups = block["groups"]
+    for category, entry in block["categories"].items():
+        body.append([category, f"{entry['scored']}/{entry['n']}", entry["errors"], entry["accuracy"],
+                     _bar(entry["interval"]), entry["detectable"]])
+    for name, label in COMBINED.items():
+        if name in groups:
+            entry = groups[name]
+            body.append([label, "", "", entry["value"], _bar(entry["interval"]), entry["detectable"]])
+    title = f"BFCL v4 single-turn ({protocol})"
+    if block["partial"]:
+        title += ": partial run (" + "; ".join(block["partial_reasons"]) + ")"
+    return Table(title, headers, body)
+
+
+def _bar(interval: Sequence[float] | None) -> str | None:
+    return None if interval is None else f"[{interval[0]:.3f}, {interval[1]:.3f}]"

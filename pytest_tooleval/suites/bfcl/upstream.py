@@ -1,0 +1,325 @@
+"""The pinned bfcl-eval wheel: its data folder, found or downloaded and verified, and its request texts (bfcl §1).
+
+One download of the wheel (from the registry's file URL, or a copy the user points at) gives both: the data
+files, checked one by one against pin.json and moved into the cache folder whole, and the request texts,
+lifted with `ast` (templates.py) into a file of their own beside it. Nothing of bfcl-eval is installed,
+imported or executed. Scoring reads only the data; only asking a model needs the texts.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import http.client
+import io
+import json
+import os
+import shutil
+import tempfile
+import urllib.error
+import urllib.request
+import zipfile
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from ...data.download import canonical_sha256
+from ...data.hashes import sha256_of
+from ...errors import DataError, ToolevalUsageError
+from .templates import SOURCE_FILES, Templates, lift_templates
+
+PIN_FILE = Path(__file__).with_name("pin.json")
+WHEEL_ENV = "TOOLEVAL_BFCL_WHEEL"  # a local copy of the pinned wheel (--tooleval-bfcl-wheel)
+MARKER = "BFCL_v4_simple_python.json"  # a file that tells a BFCL data folder
+LABEL = "BFCL"
+_DOWNLOAD_LIMIT = 64 << 20  # the pinned wheel is under 2 MB; a response past this is not it
+
+
+@dataclass(frozen=True)
+class WheelPin:
+    """The pinned wheel and what is kept of it (pin.json).
+
+    Attributes:
+        upstream: the project, for MANIFEST.json.
+        version: bfcl-eval's version.
+        wheel: the wheel's file name.
+        url: the registry's file URL.
+        wheel_sha256: the wheel's sha256.
+        prefix: the data folder's path inside the wheel ("bfcl_eval/data/").
+        files: {path under the data folder: sha256} of every file kept (web_search's questions and answers and
+            unused_datasets/ are not, bfcl §1.1).
+        templates_sha256: canonical sha256 of the lifted request texts ("" skips that check).
+    """
+
+    upstream: str
+    version: str
+    wheel: str
+    url: str
+    wheel_sha256: str
+    prefix: str
+    files: Mapping[str, str]
+    templates_sha256: str
+
+    def manifest_text(self) -> str:
+        """MANIFEST.json as the data folder holds it, byte for byte (bfcl §1.2)."""
+        manifest = {"upstream": self.upstream, "version": self.version, "wheel": self.wheel,
+                    "wheel_sha256": self.wheel_sha256, "wheel_path_prefix": self.prefix,
+                    "files": dict(sorted(self.files.items()))}
+        return json.dumps(manifest, indent=1)
+
+
+@cache
+def load_pin() -> WheelPin:
+    raw: dict[str, Any] = json.loads(PIN_FILE.read_text(encoding="utf-8"))
+    return WheelPin(raw["upstream"], raw["version"], raw["wheel"], raw["url"], raw["wheel_sha256"],
+                    raw["wheel_path_prefix"], dict(raw["files"]), raw["templates_sha256"])
+
+
+def given_wheel(option: str | None) -> Path | None:
+    """The local wheel the user points at: the option's value, else TOOLEVAL_BFCL_WHEEL, else None."""
+    value = option or os.environ.get(WHEEL_ENV)
+    return Path(value).expanduser() if value else None
+
+
+def data_folder(pin: WheelPin, cache_dir: Path) -> Path:
+    """Where the pinned data lives in the download cache."""
+    return cache_dir / "bfcl" / pin.version
+
+
+def templates_file(pin: WheelPin, cache_dir: Path) -> Path:
+    """Where the lifted request texts live in the download cache: beside the data folder, not in it."""
+    return cache_dir / f"bfcl-templates-{pin.version}.json"
+
+
+# ------------------------------------------------------------------------------------------ the data
+
+
+def ensure_data(data_dir: str | None, cache_dir: Path, offline: bool, *, wheel: Path | None = None,
+                pin: WheelPin | None = None, timeout: float = 120.0) -> Path:
+    """The verified BFCL data folder: under `data_dir` (its bfcl/ or itself), else the download cache, filled
+    first from `wheel` (a local copy) or the registry unless offline.
+
+    Every pinned file is checked against its sha256 (remembered by size and mtime, data/hashes.py).
+
+    Raises:
+        DataError: no BFCL data in `data_dir`; a file that differs from the pin; a download or wheel that
+            cannot be read or verified; a cache folder that cannot be written.
+        ToolevalUsageError: offline, not in the cache, and no wheel given.
+    """
+    pinned = pin or load_pin()
+    if data_dir:
+        given = Path(data_dir).expanduser()
+        for candidate in (given / "bfcl", given):
+            if (candidate / MARKER).exists():
+                _check_folder(candidate, pinned, cache_dir, cached=False)
+                return candidate
+        raise DataError(f"{given}: no {LABEL} data there (expected {MARKER} under it or under {given}/bfcl)")
+    cached = data_folder(pinned, cache_dir)
+    if not (cached / "MANIFEST.json").exists():
+        if wheel is None and offline:
+            raise ToolevalUsageError(
+                f"{LABEL} data is not in the cache and --tooleval-offline forbids the download: pass "
+                f"--tooleval-data-dir or set TOOLEVAL_DATA_DIR (or point --tooleval-bfcl-wheel or {WHEEL_ENV} at "
+                f"{pinned.wheel})"
+            )
+        archive = _read_wheel(wheel, pinned) if wheel is not None else _download(pinned, timeout)
+        _install(archive, pinned, cache_dir)
+    _check_folder(cached, pinned, cache_dir, cached=True)
+    return cached
+
+
+_checked: set[tuple[Path, str]] = set()  # (folder, pin's wheel sha256) verified in this process
+
+
+def _check_folder(folder: Path, pin: WheelPin, cache_dir: Path, *, cached: bool) -> None:
+    key = (folder.absolute(), pin.wheel_sha256)
+    if key in _checked:
+        return
+    paths = sorted(pin.files)
+    hashed = sha256_of([folder / path for path in paths], cache_dir)
+    differ = [f"{path} (missing)" if hashed[folder / path] is None
+              else f"{path} (sha256 {str(hashed[folder / path])[:12]}, pinned {pin.files[path][:12]})"
+              for path in paths if hashed[folder / path] != pin.files[path]]
+    if differ:
+        files = "1 file differs" if len(differ) == 1 else f"{len(differ)} files differ"
+        fix = (f"delete {folder} to download it again" if cached else
+               f"point --tooleval-data-dir at an unmodified copy of bfcl-eval {pin.version}'s data, or leave it unset "
+               "to download it")
+        raise DataError(f"{folder} is not bfcl-eval {pin.version}'s data: {files}, first "
+                        f"{', '.join(differ[:3])}; {fix}")
+    _checked.add(key)
+
+
+# ------------------------------------------------------------------------------------------ the templates
+
+
+def load_templates(cache_dir: Path, offline: bool, *, wheel: Path | None = None, pin: WheelPin | None = None,
+                   timeout: float = 120.0) -> Templates:
+    """The request texts of the pinned wheel: from `wheel` when given, else the cache's templates file, else
+    the wheel downloaded (which also fills the cache's data folder, if it is empty).
+
+    Raises:
+        DataError: the wheel is not the pinned one, or its texts are not the pinned texts.
+        ToolevalUsageError: offline, and neither a wheel nor the cache's templates file.
+    """
+    pinned = pin or load_pin()
+    if wheel is not None:
+        templates = _lifted(_read_wheel(wheel, pinned), pinned)
+        with contextlib.suppress(OSError):  # a memo for later runs; a read-only cache just goes without
+            _write_templates(templates, pinned, cache_dir)
+        return templates
+    stored = _stored_templates(templates_file(pinned, cache_dir), pinned)
+    if stored is not None:
+        return stored
+    if offline:
+        raise ToolevalUsageError(
+            f"asking a model needs bfcl-eval {pinned.version}'s request texts, which are not in the cache and "
+            f"--tooleval-offline forbids downloading its wheel: point --tooleval-bfcl-wheel (or {WHEEL_ENV}) at "
+            f"{pinned.wheel} (pip download --no-deps bfcl-eval=={pinned.version}), or run once without "
+            "--tooleval-offline"
+        )
+    return _install(_download(pinned, timeout), pinned, cache_dir)
+
+
+def _stored_templates(path: Path, pin: WheelPin) -> Templates | None:
+    """The templates file's texts, or None when it is missing or not the pinned wheel's (then made again)."""
+    try:
+        stored = json.loads(path.read_text(encoding="utf-8"))
+        content = stored["templates"]
+        if stored["wheel_sha256"] != pin.wheel_sha256:
+            return None
+        if pin.templates_sha256 and canonical_sha256(content) != pin.templates_sha256:
+            return None
+        return Templates.from_content(content)
+    except (OSError, ValueError, KeyError, TypeError, DataError):
+        return None
+
+
+def _write_templates(templates: Templates, pin: WheelPin, cache_dir: Path) -> None:
+    """Write the templates file whole (a temporary file renamed over it)."""
+    path = templates_file(pin, cache_dir)
+    record = {"wheel": pin.wheel, "wheel_sha256": pin.wheel_sha256, "templates_sha256": templates.sha256(),
+              "templates": templates.content()}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(prefix=".bfcl-templates-", dir=path.parent)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            json.dump(record, out, ensure_ascii=False, indent=1)
+        os.replace(temporary, path)
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+
+
+# ------------------------------------------------------------------------------------------ the wheel
+
+
+def _read_wheel(path: Path, pin: WheelPin) -> bytes:
+    try:
+        archive = path.read_bytes()
+    except OSError as exc:
+        raise DataError(f"{path}: cannot read the bfcl-eval wheel ({exc.strerror or exc}): point "
+                        f"--tooleval-bfcl-wheel (or {WHEEL_ENV}) at {pin.wheel}") from None
+    actual = hashlib.sha256(archive).hexdigest()
+    if actual != pin.wheel_sha256:
+        raise DataError(f"{path}: sha256 {actual[:12]}, not the pinned {pin.wheel} ({pin.wheel_sha256[:12]}): "
+                        f"get that one with pip download --no-deps bfcl-eval=={pin.version}")
+    return archive
+
+
+def _download(pin: WheelPin, timeout: float) -> bytes:
+    """The wheel from the registry, whole and verified; nothing is written here."""
+    fix = (f"retry when the network is reachable, or point --tooleval-bfcl-wheel (or {WHEEL_ENV}) at a copy of "
+           f"{pin.wheel} (pip download --no-deps bfcl-eval=={pin.version})")
+    try:
+        with urllib.request.urlopen(pin.url, timeout=timeout) as response:  # the pinned https URL
+            archive: bytes = response.read(_DOWNLOAD_LIMIT + 1)
+            announced = response.headers.get("Content-Length", "")
+    except (urllib.error.URLError, http.client.HTTPException, OSError) as exc:
+        reason = type(exc).__name__ if isinstance(exc, http.client.IncompleteRead) else str(exc)
+        raise DataError(f"could not download {pin.url}: {reason}: {fix}") from None
+    if announced.isdigit() and int(announced) != len(archive):  # the connection closed early
+        raise DataError(f"could not download {pin.url}: it stopped after {len(archive)} of {announced} bytes: {fix}")
+    actual = hashlib.sha256(archive).hexdigest()
+    if actual != pin.wheel_sha256:
+        raise DataError(f"{pin.url}: the download has sha256 {actual[:12]}, not the pinned {pin.wheel_sha256[:12]}: "
+                        f"{fix}")
+    return archive
+
+
+def _members(archive: bytes, pin: WheelPin, wanted: list[str]) -> dict[str, bytes]:
+    try:
+        with zipfile.ZipFile(io.BytesIO(archive)) as wheel:
+            names = set(wheel.namelist())
+            missing = [name for name in wanted if name not in names]
+            if missing:
+                raise DataError(f"{pin.wheel}: lacks {len(missing)} expected files, e.g. {missing[0]}")
+            return {name: wheel.read(name) for name in wanted}
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, ValueError) as exc:
+        raise DataError(f"{pin.wheel}: not a readable wheel ({exc})") from None
+
+
+def _lifted(archive: bytes, pin: WheelPin) -> Templates:
+    """The request texts of a verified wheel, checked against the pinned hash."""
+    sources = _members(archive, pin, list(SOURCE_FILES))
+    try:
+        texts = {path: data.decode("utf-8") for path, data in sources.items()}
+    except UnicodeDecodeError as exc:
+        raise DataError(f"{pin.wheel}: a source file is not UTF-8 ({exc.reason})") from None
+    templates = lift_templates(texts)
+    if pin.templates_sha256 and templates.sha256() != pin.templates_sha256:
+        raise DataError(f"{pin.wheel}: the lifted request texts have sha256 {templates.sha256()[:12]}, pinned "
+                        f"{pin.templates_sha256[:12]}")
+    return templates
+
+
+def _install(archive: bytes, pin: WheelPin, cache_dir: Path) -> Templates:
+    """Both things a verified wheel gives, into the cache: the data folder (if missing) and the templates file.
+
+    The data files are written into a fresh hidden folder beside the target and that folder renamed into
+    place whole, so a concurrent worker or an interrupted run never leaves a half-written data folder."""
+    templates = _lifted(archive, pin)
+    target = data_folder(pin, cache_dir)
+    contents = None if (target / "MANIFEST.json").exists() else _data_files(archive, pin)  # verified before writing
+    try:
+        if contents is not None:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            _place(contents, pin, target)
+        _write_templates(templates, pin, cache_dir)
+    except OSError as exc:
+        raise DataError(
+            f"{LABEL} data must be downloaded into {cache_dir}, which cannot be written "
+            f"({exc.strerror or exc}): point --tooleval-data-dir (or TOOLEVAL_DATA_DIR) at a copy of the data, or "
+            "--tooleval-cache-dir (or TOOLEVAL_CACHE_DIR) at a writable folder"
+        ) from None
+    return templates
+
+
+def _data_files(archive: bytes, pin: WheelPin) -> dict[str, bytes]:
+    """The pinned data files of the wheel, each checked against its sha256."""
+    members = _members(archive, pin, [pin.prefix + path for path in sorted(pin.files)])
+    contents = {path: members[pin.prefix + path] for path in sorted(pin.files)}
+    for path, data in contents.items():
+        actual = hashlib.sha256(data).hexdigest()
+        if actual != pin.files[path]:
+            raise DataError(f"{pin.wheel}: {pin.prefix}{path} has sha256 {actual[:12]}, pinned {pin.files[path][:12]}")
+    return contents
+
+
+def _place(contents: Mapping[str, bytes], pin: WheelPin, target: Path) -> None:
+    staging = Path(tempfile.mkdtemp(prefix=".partial-", dir=target.parent))
+    try:
+        for path, data in contents.items():
+            destination = staging / path
+            destination.parent.mkdir(parents=True, exist_ok=True)
+            destination.write_bytes(data)
+        (staging / "MANIFEST.json").write_text(pin.manifest_text(), encoding="utf-8")
+        try:
+            os.rename(staging, target)
+        except OSError:
+            if not (target / "MANIFEST.json").exists():  # not a concurrent winner: a real failure
+                raise
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
