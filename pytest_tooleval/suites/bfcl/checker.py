@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from . import ast_rules
+from .data import CATEGORIES as CATEGORY_GROUPS
+from .data import RELEVANCE_CATEGORIES, language_of
 from .decode import Language, decode_function_calls, decode_prompting
 from .errors import DecodeError
 
@@ -30,12 +32,7 @@ __all__ = [
 
 Mode = Literal["prompt", "fc"]
 
-CATEGORIES = (
-    "simple_python", "simple_java", "simple_javascript", "multiple", "parallel", "parallel_multiple", "irrelevance",
-    "live_simple", "live_multiple", "live_parallel", "live_parallel_multiple", "live_irrelevance", "live_relevance",
-)  # fmt: skip
-#: Categories scored by whether the answer holds a call at all (§5).
-RELEVANCE_CATEGORIES = ("irrelevance", "live_irrelevance", "live_relevance")
+CATEGORIES = tuple(CATEGORY_GROUPS)
 
 
 @dataclass(frozen=True)
@@ -53,15 +50,6 @@ class BfclVerdict:
     error_type: str
     errors: tuple[str, ...]
     decoded: Any
-
-
-def language_of(category: str) -> Literal["python", "java", "javascript"]:
-    """The language bfcl decodes and type-checks a category's answers in."""
-    if category.endswith("_java"):
-        return "java"
-    if category.endswith("_javascript"):
-        return "javascript"
-    return "python"
 
 
 def check_answer(

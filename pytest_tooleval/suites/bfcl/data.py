@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from ...data.files import json_lines, read_text
 from ...errors import DataError
@@ -32,6 +32,17 @@ CATEGORIES: dict[str, str] = {
 }
 #: categories scored by whether the answer decodes to a call at all, not against possible answers (bfcl §5)
 RELEVANCE_CATEGORIES = frozenset({"irrelevance", "live_irrelevance", "live_relevance"})
+Language = Literal["python", "java", "javascript"]
+
+
+def language_of(category: str) -> Language:
+    """The language bfcl asks, decodes and type-checks a category in: it reads it off the category's name
+    (bfcl §2.1.2)."""
+    if "javascript" in category:
+        return "javascript"
+    return "java" if "java" in category else "python"
+
+
 #: how many samples each category holds in bfcl-eval 2026.3.23 (a folder with other counts is not that data)
 SIZES: dict[str, int] = {
     "simple_python": 400, "simple_java": 100, "simple_javascript": 50, "multiple": 200, "parallel": 200,

@@ -16,8 +16,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from .data import Sample
-from .requests import language_of
+from .data import Sample, language_of
 
 #: what the oracle says to a question no function fits (bfcl §5): words, which decode to no call
 NO_CALL_TEXT = "None of the given functions fits this request."

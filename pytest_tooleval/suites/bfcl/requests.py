@@ -12,6 +12,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from .data import language_of
 from .templates import Templates, fill
 
 # bfcl's generation defaults for an OpenAI-compatible chat model (bfcl §2.3): its CLI's temperature, and the
@@ -37,13 +38,6 @@ class BfclRequest:
 
     messages: list[dict[str, Any]]
     tools: list[dict[str, Any]] | None
-
-
-def language_of(category: str) -> str:
-    """"java", "javascript" or "python": how bfcl reads a category name (bfcl §2.1.2)."""
-    if "javascript" in category:
-        return "javascript"
-    return "java" if "java" in category else "python"
 
 
 def prompt_request(templates: Templates, category: str, entry: dict[str, Any]) -> BfclRequest:
