@@ -13,7 +13,7 @@ import os
 import signal
 import threading
 import time
-from collections.abc import Generator
+from collections.abc import Generator, Mapping
 from types import FrameType
 from typing import TYPE_CHECKING, Any, cast
 
@@ -289,6 +289,7 @@ class Controller:
             if row.get("test_id") in batched:
                 row["batched"] = batched[row["test_id"]]
         self.summary = summarize(rows, plugin)
+        _figures_as_junit_properties(session.config, self.summary.figures)
         self.totals = self._totals()
         if self.baseline is not None:
             self.comparison = self._compare(rows)
@@ -454,3 +455,15 @@ def _skipped_for_no_model(report: pytest.TestReport) -> bool:
 
     reason = skip_reason(report)
     return NO_MODEL in reason or NO_DATA in reason
+
+
+def _figures_as_junit_properties(config: pytest.Config, figures: Mapping[str, float]) -> None:
+    """--junitxml: every figure of the run as a property of the test suite, `tooleval.figure.<suite>.<figure>`,
+    beside each sample's own properties (a CI dashboard reads the figures from the XML alone)."""
+    from _pytest.junitxml import xml_key  # pytest's own JUnit writer: it writes these when the session ends
+
+    xml = config.stash.get(xml_key, None)
+    if xml is None:
+        return
+    for name, value in sorted(figures.items()):
+        xml.add_global_property(f"tooleval.figure.{name}", f"{value:.6f}")

@@ -10,6 +10,7 @@ import zlib
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
+from xml.etree import ElementTree
 
 import pytest
 
@@ -78,7 +79,7 @@ def test_a_replayed_result_folder_sums_up_as_bfcls_leaderboard(pytester: pytest.
     picked = picked_rows(bfcl_dir)
     folder = write_result_folder(pytester.path / "result" / "gpt-4o-2024-11-20", picked)
     result = pytester.runpytest("--tooleval-model", f"replay:{folder}", "--tooleval-report", "report.json", "-q",
-                                *base_args)
+                                "--junitxml", "junit.xml", *base_args)
     valid = sum(row["valid"] for rows in picked.values() for row in rows)
     result.assert_outcomes(passed=valid, failed=3641 - valid)
     report = json.loads((pytester.path / "report.json").read_text())
@@ -93,6 +94,14 @@ def test_a_replayed_result_folder_sums_up_as_bfcls_leaderboard(pytester: pytest.
     assert EXPECTED["figures"]["non_live.overall"] == EXPECTED["figures"]["non_live.ast"]
     assert EXPECTED["figures"]["live.overall"] == EXPECTED["figures"]["live.ast"]
     result.stdout.fnmatch_lines(["*BFCL v4 single-turn (prompt)*", "*live_simple*258/258*"])
+    # the figures reach the JUnit XML too, as properties of the test suite, under their gate names
+    suite_properties = {element.get("name"): element.get("value") for element in
+                        ElementTree.parse(pytester.path / "junit.xml").getroot().iter("property")
+                        if str(element.get("name")).startswith("tooleval.figure.")}
+    assert float(suite_properties["tooleval.figure.bfcl.overall.single_turn"]) == pytest.approx(
+        EXPECTED["figures"]["overall.single_turn"], abs=1e-6)
+    assert float(suite_properties["tooleval.figure.bfcl.live_simple.accuracy"]) == pytest.approx(
+        EXPECTED["categories"]["live_simple"], abs=1e-6)
 
 
 #: the oracle's ceiling (docs/bfcl.md): samples whose first possible answer bfcl's own checker rejects however it
