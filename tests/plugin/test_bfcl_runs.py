@@ -169,3 +169,27 @@ def test_a_live_run_sends_the_bodies_bfcls_own_handler_builds(
     assert not mismatched, f"{shown}\nrequests that matched none of bfcl's:\n" + "\n".join(unmatched)
     # bfcl's sampling: temperature 0.001 and no max_tokens; its `store: false` is left out (docs/bfcl.md)
     assert {(body["temperature"], "max_tokens" in body, "store" in body) for body in bodies} == {(0.001, False, False)}
+
+
+def test_a_baseline_pairs_bfcl_samples_and_gates_a_combined_figure(pytester: pytest.Pytester, base_args: list[str],
+                                                                  bfcl_dir: Path) -> None:
+    """The oracle's live_simple run as the baseline; 20 answers taken away: live.ast drops by 20/258, each flip
+    is named by its sample, and the drop is a significant regression of the combined figure."""
+    only = ["-m", "live_simple", "-q", *base_args]
+    baseline = pytester.runpytest("--tooleval-model", "oracle", "--tooleval-report", "baseline.json", *only)
+    assert baseline.parseoutcomes()["passed"] == 256
+    oracle = {row["id"]: row for row in json.loads((pytester.path / "baseline.json").read_text())["samples"]}
+    passing = sorted(sample_id for sample_id, row in oracle.items() if row["outcome"] == "passed")
+    broken = set(passing[:20])
+    folder = pytester.path / "result" / "live"
+    folder.mkdir(parents=True)
+    (folder / "BFCL_v4_live_simple_result.json").write_text("".join(
+        json.dumps({"id": sample_id, "result": "I cannot help with that." if sample_id in broken else row["output"]})
+        + "\n" for sample_id, row in oracle.items()), encoding="utf-8")
+    result = pytester.runpytest("--tooleval-model", f"replay:{folder.parent}", "--tooleval-baseline=baseline.json",
+                                "--tooleval-max-regression=live.ast=0.02", "--tooleval-report", "current.json", *only)
+    assert result.ret == 1
+    comparison = json.loads((pytester.path / "current.json").read_text())["comparison"]
+    flipped = {flip["unit"] for flip in comparison["flips"]["pass_to_fail"]}
+    assert flipped == {f"live_simple.accuracy/{sample_id}" for sample_id in broken}
+    result.stdout.fnmatch_lines(["tooleval gate: bfcl.live.ast: 0.992 -> 0.915, *significant: REGRESSION"])
