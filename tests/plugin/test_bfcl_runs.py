@@ -123,6 +123,16 @@ def test_the_oracle_scores_every_sample_up_to_its_stated_ceiling(pytester: pytes
     result.stdout.fnmatch_lines(["bfcl: 3641/3641 scored, 3624 passed, 17 failed, 0 errors"])
 
 
+def test_the_oracle_answers_java_and_javascript_as_function_calls_too(pytester: pytest.Pytester,
+                                                                     base_args: list[str]) -> None:
+    """In function calling bfcl declares every Java and JavaScript parameter a string: the oracle sends texts,
+    and its ceiling there is 9 simple_java samples (arrays and lists of strings, one map)."""
+    result = pytester.runpytest("--tooleval-model", "oracle", "--tooleval-mode", "fc", "-q",
+                                "-m", "simple_java or simple_javascript", *base_args)
+    result.assert_outcomes(passed=141, failed=9)
+    result.stdout.fnmatch_lines(["simple_java *100/100 * 0 * 0.910 *", "simple_javascript *50/50 * 0 * 1.000 *"])
+
+
 # ------------------------------------------------------------------------------------------ bfcl's request bodies
 
 DIGESTS = json.loads((Path(__file__).parents[1] / "unit" / "bfcl" / "request_digests.json").read_text())

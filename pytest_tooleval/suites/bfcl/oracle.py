@@ -4,7 +4,8 @@ The oracle is a self-check of the scorer. For every parameter it takes the first
 out an optional parameter whose first acceptable value is `""` (bfcl §4.4); a required one takes its first other
 value. A dict (or a list of dicts) takes the first acceptable value of each of its keys the same way. Python
 answers are Python literals; Java and JavaScript answers write each value as source text of the parameter's
-declared type, the form bfcl's type conversion reads back (bfcl §4.2). Where bfcl's checker still rejects the
+declared type, the form bfcl's type conversion reads back (bfcl §4.2); in function calling, as the strings that
+bfcl's tools declare those parameters to be. Where bfcl's checker still rejects the
 rendering (the ceiling, measured in docs/bfcl.md), the sample fails under the oracle, as it would for a model
 writing the same call.
 """
@@ -39,9 +40,11 @@ def oracle_output(sample: Sample, mode: str) -> Any:
             if not isinstance(parameters, dict):
                 return None
             calls.append((str(name), _first_values(parameters, _required(sample, str(name)))))
-    if mode == "fc":
-        return [{name.replace(".", "_"): json.dumps(arguments, ensure_ascii=False)} for name, arguments in calls]
     language = language_of(sample.category)
+    if mode == "fc":
+        if language != "python":  # bfcl offers Java and JavaScript parameters as strings: their source text
+            calls = [(name, _as_text(language, _properties(sample, name), arguments)) for name, arguments in calls]
+        return [{name.replace(".", "_"): json.dumps(arguments, ensure_ascii=False)} for name, arguments in calls]
     written = []
     for name, arguments in calls:
         write = _writer(language, _properties(sample, name))
@@ -81,6 +84,13 @@ def _chosen(value: Any) -> Any:
     if isinstance(value, list):
         return [_chosen(item) for item in value]
     return value
+
+
+def _as_text(language: str, properties: dict[str, Any], arguments: dict[str, Any]) -> dict[str, str]:
+    """A Java or JavaScript call's arguments as the texts a function-calling model sends: a text as it is (no
+    decoder takes quotes off here), any other value as its source text."""
+    write = _writer(language, properties)
+    return {key: value if isinstance(value, str) else write(key, value) for key, value in arguments.items()}
 
 
 def _writer(language: str, properties: dict[str, Any]) -> Callable[[str, Any], str]:
