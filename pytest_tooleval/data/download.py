@@ -150,14 +150,26 @@ def ensure_downloaded(pin: Pin, cache_root: Path, *, timeout: float = 120.0, lab
     try:
         archive = _fetch(pin.url, timeout)
         _extract_verified(pin, archive, staging)
-        try:
-            os.rename(staging, target)
-        except OSError:
-            if not (target / "MANIFEST.json").exists():  # not a concurrent winner: a real failure
-                raise
+        move_into_place(staging, target)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return target
+
+
+def move_into_place(staging: Path, target: Path) -> None:
+    """Rename the finished folder `staging` to `target` in one step, so no reader sees it half-written.
+
+    A concurrent worker may have put its own copy there first: the rename then fails, and a `target` holding a
+    MANIFEST.json (written last) is that winner's complete copy, kept. The caller removes `staging` either way.
+
+    Raises:
+        OSError: the rename failed and no complete copy stands at `target`.
+    """
+    try:
+        os.rename(staging, target)
+    except OSError:
+        if not (target / "MANIFEST.json").exists():  # not a concurrent winner: a real failure
+            raise
 
 
 def cache_path(pin: Pin, cache_root: Path) -> Path:

@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 import hashlib
-import http.server
 import io
 import json
 import tarfile
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from file_server import FileServer
 from pytest_tooleval.data.download import (
     Pin,
     canonical_sha256,
@@ -40,41 +39,10 @@ def python_constants(constants: dict[str, str]) -> bytes:
     return "\n".join(lines).encode()
 
 
-class ArchiveServer:
-    def __init__(self) -> None:
-        self.routes: dict[str, bytes] = {}
-        self.hits = 0
-        outer = self
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def do_GET(self) -> None:
-                outer.hits += 1
-                body = outer.routes.get(self.path)
-                self.send_response(200 if body is not None else 404)
-                self.send_header("Content-Length", str(len(body or b"")))
-                self.end_headers()
-                self.wfile.write(body or b"")
-
-            def log_message(self, *args: object) -> None:
-                pass
-
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self.thread.start()
-
-    def url(self, path: str) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}{path}"
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-
-
 @pytest.fixture
-def archive_server() -> Iterator[ArchiveServer]:
-    server = ArchiveServer()
-    yield server
-    server.close()
+def archive_server() -> Iterator[FileServer]:
+    with FileServer() as server:
+        yield server
 
 
 def small_pin(url: str, files: dict[str, bytes], constants: dict[str, dict[str, str]]) -> Pin:
@@ -87,7 +55,7 @@ def small_pin(url: str, files: dict[str, bytes], constants: dict[str, dict[str, 
     )
 
 
-def test_download_verifies_lifts_prompts_and_caches(archive_server: ArchiveServer, tmp_path: Path,
+def test_download_verifies_lifts_prompts_and_caches(archive_server: FileServer, tmp_path: Path,
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     data = {"data_all/data_en/data_x.json": b'{"id": "x_0"}\n'}
@@ -106,7 +74,7 @@ def test_download_verifies_lifts_prompts_and_caches(archive_server: ArchiveServe
     assert archive_server.hits == 1  # the second call used the cache
 
 
-def test_a_tampered_file_is_rejected_by_name(archive_server: ArchiveServer, tmp_path: Path) -> None:
+def test_a_tampered_file_is_rejected_by_name(archive_server: FileServer, tmp_path: Path) -> None:
     data = {"data_all/data_en/data_x.json": b'{"id": "x_0"}\n'}
     constants = {"model_inference/prompt_en.py": {"GREETING_EN": "Hello"}}
     pin = small_pin(archive_server.url("/t.tar.gz"), data, constants)
@@ -119,7 +87,7 @@ def test_a_tampered_file_is_rejected_by_name(archive_server: ArchiveServer, tmp_
     assert not any((tmp_path / "cache" / "demo").iterdir())  # nothing half-written is left behind
 
 
-def test_changed_prompts_are_rejected(archive_server: ArchiveServer, tmp_path: Path) -> None:
+def test_changed_prompts_are_rejected(archive_server: FileServer, tmp_path: Path) -> None:
     constants = {"model_inference/prompt_en.py": {"GREETING_EN": "Hello"}}
     pin = small_pin(archive_server.url("/p.tar.gz"), {}, constants)
     archive_server.routes["/p.tar.gz"] = build_archive(
@@ -135,7 +103,7 @@ def test_unreachable_url_says_what_to_do(tmp_path: Path) -> None:
         ensure_downloaded(pin, tmp_path / "cache", timeout=2)
 
 
-def test_not_an_archive(archive_server: ArchiveServer, tmp_path: Path) -> None:
+def test_not_an_archive(archive_server: FileServer, tmp_path: Path) -> None:
     archive_server.routes["/bad.tar.gz"] = b"<html>not found</html>"
     pin = Pin("demo", archive_server.url("/bad.tar.gz"), {}, {})
     with pytest.raises(DataError, match="not a readable archive"):
@@ -151,7 +119,7 @@ def test_lifting_ignores_non_string_and_reports_missing() -> None:
 
 @pytest.mark.parametrize(("revision", "folder"), [("56dd66c", "acebench_56dd66c_dir"), ("e6db74b", "acebench_dir")],
                          ids=["default-56dd66c", "e6db74b"])
-def test_pinned_acebench_archive_end_to_end(archive_server: ArchiveServer, revision: str, folder: str,
+def test_pinned_acebench_archive_end_to_end(archive_server: FileServer, revision: str, folder: str,
                                             tmp_path: Path, pytester: pytest.Pytester,
                                             monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> None:
     """The plugin downloads a revision's pinned ACEBench files (served locally), verifies them against that
@@ -203,7 +171,7 @@ def test_class_constants_are_lifted_from_class_bodies_and_constructors() -> None
         lift_member_constants(source, {"Ask.description": "a", "Keep.__init__.other": "b"}, "tools.py")
 
 
-def test_a_pin_lifts_class_constants_into_prompts_json(archive_server: ArchiveServer, tmp_path: Path,
+def test_a_pin_lifts_class_constants_into_prompts_json(archive_server: FileServer, tmp_path: Path,
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     tools = (b"import subprocess\nsubprocess.run(['touch', 'SHOULD_NOT_EXIST'])\n"
@@ -226,7 +194,7 @@ def test_a_pin_lifts_class_constants_into_prompts_json(archive_server: ArchiveSe
         ensure_downloaded(tampered, tmp_path / "cache")
 
 
-def test_pinned_toolalpaca_archive_carries_the_helper_descriptions(archive_server: ArchiveServer, tmp_path: Path,
+def test_pinned_toolalpaca_archive_carries_the_helper_descriptions(archive_server: FileServer, tmp_path: Path,
                                                                    toolalpaca_dir: Path,
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     """The ToolAlpaca pin, served locally with the prepared files (upstream agent/tools.py among them): the

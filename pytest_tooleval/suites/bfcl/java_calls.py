@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .errors import DecodeError
+from .tokens import TokenCursor, tokenize
 
 __all__ = ["JavaNode", "decode_java_calls", "parse_java_program"]
 
@@ -68,29 +69,6 @@ _RESERVED = {
 _PRIMITIVES = {"int", "long", "short", "byte", "char", "float", "double", "boolean", "void"}
 
 
-@dataclass(frozen=True)
-class _Token:
-    kind: str  # a literal kind, "word", "op" or "end"
-    text: str
-    start: int
-    end: int
-
-
-def _tokens(source: str) -> list[_Token]:
-    tokens = []
-    position = 0
-    while position < len(source):
-        match = _TOKEN.match(source, position)
-        if match is None or match.end() == position:
-            raise DecodeError(f"not Java: unexpected character {source[position]!r} at {position}")
-        kind = match.lastgroup or ""
-        if kind != "space":
-            tokens.append(_Token(kind, match.group(), position, match.end()))
-        position = match.end()
-    tokens.append(_Token("end", "", len(source), len(source)))
-    return tokens
-
-
 # --- parser -----------------------------------------------------------------------------------------------------
 
 #: Binary operators by precedence, loosest first.
@@ -99,34 +77,14 @@ _BINARY_LEVELS = [
     {"*", "/", "%"},
 ]  # fmt: skip
 _ASSIGNMENTS = {"=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>=", ">>>="}
-_MAX_DEPTH = 100
 
 
-class _Parser:
+class _Parser(TokenCursor[JavaNode]):
+    """Our Java grammar, one method per construct, over the shared token cursor."""
+
     def __init__(self, source: str) -> None:
+        super().__init__(tokenize(source, _TOKEN, "Java"), JavaNode, "Java")
         self.source = source
-        self.tokens = _tokens(source)
-        self.index = 0
-        self.depth = 0
-
-    # helpers
-    def peek(self, offset: int = 0) -> _Token:
-        return self.tokens[min(self.index + offset, len(self.tokens) - 1)]
-
-    def at(self, text: str, offset: int = 0) -> bool:
-        token = self.peek(offset)
-        return token.kind in ("op", "word") and token.text == text
-
-    def take(self) -> JavaNode:
-        token = self.tokens[self.index]
-        self.index += 1
-        return JavaNode(token.text if token.kind in ("op", "word") else token.kind, token.start, token.end)
-
-    def expect(self, text: str) -> JavaNode:
-        if not self.at(text):
-            token = self.peek()
-            raise DecodeError(f"not Java: expected {text!r} at {token.start}, found {token.text!r}")
-        return self.take()
 
     def node(self, kind: str, children: list[JavaNode], **fields: JavaNode) -> JavaNode:
         return JavaNode(kind, children[0].start, children[-1].end, children, fields)
@@ -156,9 +114,7 @@ class _Parser:
 
     # expressions
     def expression(self) -> JavaNode:
-        self.depth += 1
-        if self.depth > _MAX_DEPTH:
-            raise DecodeError("not Java: the expression is nested too deeply")
+        self.deeper()
         try:
             return self.assignment()
         finally:
@@ -204,9 +160,7 @@ class _Parser:
         token = self.peek()
         if token.kind == "op" and token.text in ("-", "+", "!", "~"):
             operator = self.take()
-            self.depth += 1
-            if self.depth > _MAX_DEPTH:
-                raise DecodeError("not Java: the expression is nested too deeply")
+            self.deeper()
             try:
                 operand = self.unary()
             finally:
@@ -217,17 +171,14 @@ class _Parser:
     def primary(self) -> JavaNode:
         token = self.peek()
         if token.kind in _LITERAL_KINDS:
-            self.index += 1
-            return JavaNode(_LITERAL_KINDS[token.kind], token.start, token.end)
+            return self.take_as(_LITERAL_KINDS[token.kind])
         if token.kind == "word":
             if token.text in _KEYWORD_LITERALS:
-                self.index += 1
-                return JavaNode(_KEYWORD_LITERALS[token.text], token.start, token.end)
+                return self.take_as(_KEYWORD_LITERALS[token.text])
             if token.text == "new":
                 return self.creation()
             if token.text in _PRIMITIVES and self.at(".", 1) and self.at("class", 2):
-                primitive = JavaNode("integral_type", token.start, token.end)
-                self.index += 1
+                primitive = self.take_as("integral_type")
                 return self.node("class_literal", [primitive, self.take(), self.take()])
             if token.text in _RESERVED:
                 raise DecodeError(f"not Java: unexpected keyword {token.text!r}")
@@ -266,8 +217,7 @@ class _Parser:
         token = self.peek()
         if token.kind != "word" or token.text in _RESERVED or token.text in _KEYWORD_LITERALS:
             raise DecodeError(f"not Java: expected a name at {token.start}")
-        self.index += 1
-        return JavaNode("identifier", token.start, token.end)
+        return self.take_as("identifier")
 
     def postfix(self, target: JavaNode) -> JavaNode:
         while True:
@@ -314,8 +264,7 @@ class _Parser:
     def type_name(self) -> JavaNode:
         token = self.peek()
         if token.kind == "word" and token.text in _PRIMITIVES:
-            self.index += 1
-            named = JavaNode("integral_type", token.start, token.end)
+            named = self.take_as("integral_type")
         else:
             named = self.identifier()
             named.kind = "type_identifier"

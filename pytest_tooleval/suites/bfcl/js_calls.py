@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .errors import DecodeError
+from .tokens import TokenCursor, tokenize
 
 __all__ = ["JsNode", "decode_js_calls", "parse_js_program"]
 
@@ -57,60 +58,13 @@ _BINARY_LEVELS = [
     {"<", ">", "<=", ">=", "instanceof", "in"}, {"<<", ">>", ">>>"}, {"+", "-"}, {"*", "/", "%"}, {"**"},
 ]  # fmt: skip
 _ASSIGNMENTS = {"=", "+=", "-=", "*=", "/=", "%=", "**=", "<<=", ">>=", ">>>=", "&=", "|=", "^=", "&&=", "||=", "??="}
-_MAX_DEPTH = 100
 
 
-@dataclass(frozen=True)
-class _Token:
-    kind: str
-    text: str
-    start: int
-    end: int
-    after_newline: bool
+class _Parser(TokenCursor[JsNode]):
+    """Our JavaScript grammar, one method per construct, over the shared token cursor."""
 
-
-def _tokens(source: str) -> list[_Token]:
-    tokens = []
-    position = 0
-    newline = False
-    while position < len(source):
-        match = _TOKEN.match(source, position)
-        if match is None or match.end() == position:
-            raise DecodeError(f"not JavaScript: unexpected character {source[position]!r} at {position}")
-        kind = match.lastgroup or ""
-        if kind == "newline" or (kind == "space" and "\n" in match.group()):
-            newline = True
-        elif kind != "space":
-            tokens.append(_Token(kind, match.group(), position, match.end(), newline))
-            newline = False
-        position = match.end()
-    tokens.append(_Token("end", "", len(source), len(source), True))
-    return tokens
-
-
-class _Parser:
     def __init__(self, source: str) -> None:
-        self.tokens = _tokens(source)
-        self.index = 0
-        self.depth = 0
-
-    def peek(self, offset: int = 0) -> _Token:
-        return self.tokens[min(self.index + offset, len(self.tokens) - 1)]
-
-    def at(self, text: str, offset: int = 0) -> bool:
-        token = self.peek(offset)
-        return token.kind in ("op", "word") and token.text == text
-
-    def take(self) -> JsNode:
-        token = self.tokens[self.index]
-        self.index += 1
-        return JsNode(token.text if token.kind in ("op", "word") else token.kind, token.start, token.end)
-
-    def expect(self, text: str) -> JsNode:
-        if not self.at(text):
-            token = self.peek()
-            raise DecodeError(f"not JavaScript: expected {text!r} at {token.start}, found {token.text!r}")
-        return self.take()
+        super().__init__(tokenize(source, _TOKEN, "JavaScript", track_newlines=True), JsNode, "JavaScript")
 
     @staticmethod
     def node(kind: str, children: list[JsNode]) -> JsNode:
@@ -134,11 +88,6 @@ class _Parser:
                 raise DecodeError(f"not JavaScript: unexpected {token.text!r} at {token.start}")
             statements.append(self.node("expression_statement", children))
         return JsNode("program", 0, statements[-1].end if statements else 0, statements)
-
-    def deeper(self) -> None:
-        self.depth += 1
-        if self.depth > _MAX_DEPTH:
-            raise DecodeError("not JavaScript: the expression is nested too deeply")
 
     def sequence(self) -> JsNode:
         first = self.expression()
@@ -236,12 +185,10 @@ class _Parser:
     def primary(self) -> JsNode:
         token = self.peek()
         if token.kind in _LITERALS:
-            self.index += 1
-            return JsNode(_LITERALS[token.kind], token.start, token.end)
+            return self.take_as(_LITERALS[token.kind])
         if token.kind == "word":
             if token.text in _KEYWORD_VALUES:
-                self.index += 1
-                return JsNode(_KEYWORD_VALUES[token.text], token.start, token.end)
+                return self.take_as(_KEYWORD_VALUES[token.text])
             if token.text == "new":
                 new = self.take()
                 callee = self.postfix(self.primary(), calls=False)
@@ -251,8 +198,7 @@ class _Parser:
                 return self.node("new_expression", children)
             if token.text in _RESERVED:
                 raise DecodeError(f"not JavaScript (for us): the keyword {token.text!r}")
-            self.index += 1
-            return JsNode("identifier", token.start, token.end)
+            return self.take_as("identifier")
         if self.at("("):
             opening = self.take()
             inner = self.sequence()

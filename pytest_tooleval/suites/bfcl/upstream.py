@@ -25,7 +25,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from ...data.download import canonical_sha256
+from ...data.download import canonical_sha256, move_into_place
 from ...data.hashes import sha256_of
 from ...errors import DataError, ToolevalUsageError
 from .templates import SOURCE_FILES, Templates, lift_templates
@@ -316,10 +316,6 @@ def _place(contents: Mapping[str, bytes], pin: WheelPin, target: Path) -> None:
             destination.parent.mkdir(parents=True, exist_ok=True)
             destination.write_bytes(data)
         (staging / "MANIFEST.json").write_text(pin.manifest_text(), encoding="utf-8")
-        try:
-            os.rename(staging, target)
-        except OSError:
-            if not (target / "MANIFEST.json").exists():  # not a concurrent winner: a real failure
-                raise
+        move_into_place(staging, target)
     finally:
         shutil.rmtree(staging, ignore_errors=True)

