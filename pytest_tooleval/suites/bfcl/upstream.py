@@ -115,7 +115,8 @@ def ensure_data(data_dir: str | None, cache_dir: Path, offline: bool, *, wheel: 
             if (candidate / MARKER).exists():
                 _check_folder(candidate, pinned, cache_dir, cached=False)
                 return candidate
-        raise DataError(f"{given}: no {LABEL} data there (expected {MARKER} under it or under {given}/bfcl)")
+        raise DataError(f"{given}: no {LABEL} data there (expected {MARKER} under it or under {given}/bfcl; "
+                        "without the data folder option the data is downloaded, or -m 'not bfcl' leaves BFCL out)")
     cached = data_folder(pinned, cache_dir)
     if not (cached / "MANIFEST.json").exists():
         if wheel is None and offline:
