@@ -10,7 +10,7 @@ from ..errors import ToolevalUsageError
 from ..models.access import role_option
 from ..models.replay import ReplayReader
 from ..settings.options import Settings, shard_parts
-from ..suites import plugin, registered, suite_for_test_id
+from ..suites import plugin, registered, suites_for_test_id
 from ..suites.base import Case, CaseBase, Role, Suite
 from .quarantine import read_quarantine
 from .repeats import original, repeated
@@ -87,14 +87,16 @@ class Run:
     def case_for_test_id(self, test_id: str) -> Case | None:
         """The case behind a parametrized test id (for the xdist hub, and for reports that carry no payload: a
         crashed worker's). Only the suite whose ids look like it is loaded."""
-        name = suite_for_test_id(test_id)
-        if name is None or self.unavailable(name) is not None:
-            return None
-        try:
-            self.cases(name)
-        except Exception:  # a suite whose data is not here cannot own the test
-            return None
-        return self._case_index[name].get(test_id)
+        for name in suites_for_test_id(test_id):  # the first whose ids look like it and that has the case
+            if self.unavailable(name) is not None:
+                continue
+            try:
+                self.cases(name)
+            except Exception:  # a suite whose data is not here cannot own the test
+                continue
+            if (case := self._case_index[name].get(test_id)) is not None:
+                return case
+        return None
 
     def loaded_cases(self) -> list[Case]:
         """Every case of the suites loaded so far."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 import configparser
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from functools import lru_cache
 from importlib.metadata import EntryPoint
 from typing import TYPE_CHECKING, Any
@@ -60,12 +60,13 @@ def plugin(name: str) -> SuitePlugin[Any]:
     return suites[name]
 
 
-def suite_for_test_id(test_id: str) -> str | None:
-    """The suite whose test ids look like `test_id` (its declared id prefixes), or None."""
+def suites_for_test_id(test_id: str) -> Iterator[str]:
+    """The suites whose test ids look like `test_id` (their declared id prefixes), in registry order. Lazily: a
+    later suite's prefixes (the yaml suite finds its files for them) are read only when an earlier one is passed
+    over. Two may match (BFCL's `simple_python_`, a yaml file `simple_python_extra.tooleval.yaml`)."""
     for name, suite in registered().items():
         if any(test_id.startswith(prefix) for prefix in suite.id_prefixes):
-            return name
-    return None
+            yield name
 
 
 def selected_by_marks(name: str, markexpr: str) -> bool:

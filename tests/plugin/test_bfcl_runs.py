@@ -203,3 +203,34 @@ def test_a_baseline_pairs_bfcl_samples_and_gates_a_combined_figure(pytester: pyt
     flipped = {flip["unit"] for flip in comparison["flips"]["pass_to_fail"]}
     assert flipped == {f"live_simple.accuracy/{sample_id}" for sample_id in broken}
     result.stdout.fnmatch_lines(["tooleval gate: bfcl.live.ast: 0.992 -> 0.915, *significant: REGRESSION"])
+
+
+OWNERS_CONFTEST = """
+import json
+from pytest_tooleval.run.session import SESSION_KEY
+
+def pytest_collection_finish(session):
+    run = session.config.stash[SESSION_KEY].run
+    owners = {}
+    for test_id in ("simple_python_extra-weather_today", "simple_python_0", "simple_python_0-fc"):
+        case = run.case_for_test_id(test_id)
+        owners[test_id] = None if case is None else [case.suite, case.id]
+    with open("owners.json", "w") as handle:
+        json.dump(owners, handle)
+"""
+
+
+def test_a_yaml_file_named_like_a_bfcl_category_keeps_its_cases(pytester: pytest.Pytester,
+                                                               base_args: list[str]) -> None:
+    """Under xdist the controller finds a test id's case by the suites' id prefixes: a yaml file whose name starts
+    like a BFCL category's ids (`simple_python_`) is matched by both, and each is asked in turn."""
+    example = Path(__file__).resolve().parents[2] / "benchmarks" / "examples" / "assistant.tooleval.yaml"
+    text = example.read_text(encoding="utf-8")
+    (pytester.path / "simple_python_extra.tooleval.yaml").write_text(text, encoding="utf-8")
+    pytester.makeconftest(OWNERS_CONFTEST)
+    result = pytester.runpytest("--collect-only", "-q", "--tooleval-model", "oracle", *base_args)
+    assert "simple_python_extra.tooleval.yaml::test_case[simple_python_extra-weather_today]" in result.outlines
+    owners = json.loads((pytester.path / "owners.json").read_text())
+    assert owners == {"simple_python_extra-weather_today": ["yaml", "simple_python_extra-weather_today"],
+                      "simple_python_0": ["bfcl", "simple_python_0"],
+                      "simple_python_0-fc": None}  # prompt mode: no fc copy

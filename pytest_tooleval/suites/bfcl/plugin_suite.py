@@ -48,8 +48,8 @@ class BfclPlugin(SuitePlugin["BfclCase"]):
     options_model = BfclSettings
     roles = ()
     mark_profiles = tuple(frozenset({"bfcl", group, category}) for category, group in CATEGORIES.items())
-    # bfcl's own ids: simple_python_0, simple_java_0, multiple_0, parallel_0, irrelevance_0, live_simple_0-0-0
-    id_prefixes = ("simple_", "multiple_", "parallel_", "irrelevance_", "live_")
+    # bfcl's own ids, each its category's name and a number: simple_python_0, live_simple_0-0-0
+    id_prefixes = tuple(f"{category}_" for category in CATEGORIES)
 
     def unavailable(self, settings: Settings) -> str | None:
         return None
