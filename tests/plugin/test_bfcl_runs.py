@@ -15,7 +15,7 @@ from xml.etree import ElementTree
 import pytest
 
 from benchmark_modules import benchmark_source
-from fake_openai import FakeOpenAI
+from fake_openai import FakeOpenAI, ToolCalls
 
 THIN_TEST = benchmark_source("bfcl")
 EXPECTED = json.loads((Path(__file__).parents[1] / "unit" / "bfcl" / "leaderboard_expected.json").read_text())
@@ -234,3 +234,50 @@ def test_a_yaml_file_named_like_a_bfcl_category_keeps_its_cases(pytester: pytest
     assert owners == {"simple_python_extra-weather_today": ["yaml", "simple_python_extra-weather_today"],
                       "simple_python_0": ["bfcl", "simple_python_0"],
                       "simple_python_0-fc": None}  # prompt mode: no fc copy
+
+
+def test_live_answers_in_both_protocols_get_bfcls_verdicts(pytester: pytest.Pytester, base_args: list[str],
+                                                           fake_openai: FakeOpenAI, bfcl_dir: Path,
+                                                           bfcl_wheel: str) -> None:
+    """The fake server answers each question with a conformance output: text in prompt mode, native tool calls
+    (as the API sends them) in function calling. Each test's outcome is the verdict bfcl-eval gave that output."""
+    wanted = {row["id"] for row in DIGESTS["samples"]}
+    rows: dict[tuple[str, str], dict[str, Any]] = {}
+    with (bfcl_dir / "conformance" / "official_verdicts.jsonl").open(encoding="utf-8") as handle:
+        for line in handle:
+            row = json.loads(line)
+            if row["id"] in wanted and row["variant"] == 2 - (zlib.crc32(row["id"].encode()) % 2):
+                rows.setdefault((row["id"], row["mode"]), row)
+    questions: dict[str, str] = {}
+    for category in {row["category"] for row in DIGESTS["samples"]}:
+        for line in (bfcl_dir / f"BFCL_v4_{category}.json").read_text(encoding="utf-8").splitlines():
+            entry = json.loads(line)
+            if entry["id"] in wanted:
+                questions[entry["question"][0][-1]["content"]] = entry["id"]
+
+    def answer(body: dict[str, Any]) -> Any:
+        sample_id = questions[body["messages"][-1]["content"]]
+        if not body.get("tools"):
+            return rows[(sample_id, "prompt")]["output"]
+        recorded = rows.get((sample_id, "fc"))
+        if recorded is None or not isinstance(recorded["output"], list):
+            return "No function fits." if recorded is None else str(recorded["output"])
+        return ToolCalls.of(*((name, arguments) for call in recorded["output"] for name, arguments in call.items()))
+
+    fake_openai.responder = answer
+    node_ids = [f"test_bfcl.py::test_bfcl[{sample_id}{suffix}]" for sample_id in sorted(wanted)
+                for suffix in ("", "-fc")]
+    result = pytester.runpytest(*node_ids, "--tooleval-model", "fake-model",
+                                "--tooleval-base-url", fake_openai.base_url,
+                                "--tooleval-api-key", "sk-test-0123456789abcdef", "--tooleval-mode", "both",
+                                f"--tooleval-bfcl-wheel={bfcl_wheel}", "--tooleval-report", "report.json", "-q",
+                                *base_args)
+    samples = json.loads((pytester.path / "report.json").read_text())["samples"]
+    got = {(sample["id"], "fc" if sample.get("variant") else "prompt"): sample["outcome"] for sample in samples}
+    expected = {key: "passed" if row["valid"] else "failed" for key, row in rows.items()}
+    assert len(got) == 2 * len(wanted) and result.ret == 1  # some outputs are officially wrong
+    # every sample in both protocols has a conformance output, but Java and JavaScript in fc (the set has none)
+    java_js = {row["id"] for row in DIGESTS["samples"] if row["category"] in ("simple_java", "simple_javascript")}
+    assert set(expected) == {(sample_id, mode) for sample_id in wanted for mode in ("prompt", "fc")
+                             if mode == "prompt" or sample_id not in java_js}
+    assert {key: got.get(key) for key in expected} == expected
