@@ -281,3 +281,16 @@ def test_live_answers_in_both_protocols_get_bfcls_verdicts(pytester: pytest.Pyte
     assert set(expected) == {(sample_id, mode) for sample_id in wanted for mode in ("prompt", "fc")
                              if mode == "prompt" or sample_id not in java_js}
     assert {key: got.get(key) for key in expected} == expected
+
+
+def test_a_live_run_without_the_request_texts_stops_before_asking(pytester: pytest.Pytester, base_args: list[str],
+                                                                 fake_openai: FakeOpenAI,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """Offline, with the data but neither the wheel nor its texts in the cache: one line naming both fixes."""
+    monkeypatch.delenv("TOOLEVAL_BFCL_WHEEL", raising=False)
+    result = pytester.runpytest("--tooleval-model", "fake-model", "--tooleval-base-url", fake_openai.base_url,
+                                "--tooleval-api-key", "sk-test-0123456789abcdef", "-m", "live_relevance", *base_args)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    error = [line for line in result.stderr.lines if line.strip()]
+    assert len(error) == 1 and "--tooleval-bfcl-wheel" in error[0] and "--tooleval-offline" in error[0], error
+    assert fake_openai.stats.requests == 0

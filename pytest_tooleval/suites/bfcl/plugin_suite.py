@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from ...report.sections import FigureBlock, ReportSection
     from ...report.suite_summary import SuiteSummary, Unit
     from .suite import BfclCase, BfclSuite
+    from .templates import Templates
 
 VERSION = "2026.3.23"  # the bfcl-eval release whose data and checker the suite reproduces
 
@@ -66,8 +67,12 @@ class BfclPlugin(SuitePlugin["BfclCase"]):
                                      "(text results) or fc (lists of calls)")
         root = ensure_data(settings.data_dir, settings.cache_path, settings.offline,
                            wheel=given_wheel(own.bfcl_wheel))
+        model = settings.model or ""
+        asks = bool(model) and model != "oracle" and not model.startswith("replay:")
+        # only a live model needs bfcl's request texts: read them now, so that a run that cannot get them stops
+        # before any request, with one line
         return BfclSuite(root, own.bfcl_categories, mode=settings.mode, sampling=model_sampling(settings),
-                         templates=lambda: _templates(settings))
+                         templates=_templates(settings) if asks else None)
 
     def summarize(self, rows: list[dict[str, Any]]) -> SuiteSummary:
         from .summary import summarize_bfcl
@@ -161,7 +166,7 @@ def model_sampling(settings: Settings) -> dict[str, Any]:
     return {"temperature": UPSTREAM_TEMPERATURE}
 
 
-def _templates(settings: Settings) -> Any:
+def _templates(settings: Settings) -> Templates:
     from .upstream import given_wheel, load_templates
 
     wheel = given_wheel(BfclSettings.of(settings).bfcl_wheel)

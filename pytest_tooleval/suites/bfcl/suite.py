@@ -7,7 +7,7 @@ native calls as bfcl records them, `[{name: arguments JSON text}]`, or the reply
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,6 +20,7 @@ from ..base import CaseBase
 from .checker import Mode
 from .data import RELEVANCE_CATEGORIES, Sample, load_samples
 from .oracle import oracle_output
+from .templates import Templates
 
 PROMPT, FC = "prompt", "fc"
 
@@ -73,31 +74,28 @@ class BfclSuite:
     name = "bfcl"
 
     def __init__(self, root: Path, categories: Sequence[str] = (), *, mode: str = PROMPT,
-                 sampling: dict[str, Any] | None = None, templates: Callable[[], Any] | None = None) -> None:
+                 sampling: dict[str, Any] | None = None, templates: Templates | None = None) -> None:
         """
         Args:
             root: the data folder (`bfcl/`).
             categories: the categories to collect (all 13 when empty).
             mode: "prompt", "fc" or "both" (--tooleval-mode).
             sampling: keyword arguments of every request (bfcl's own under --tooleval-sampling upstream).
-            templates: loads the request templates lifted from the wheel (asked only when a live model answers).
+            templates: bfcl's request texts, lifted from the wheel (needed only when a live model answers).
         """
         self.root = root
         self.samples = load_samples(root, categories)
         self.mode = mode
         self.sampling = sampling or {}
-        self._templates_loader = templates
-        self._templates: Any = None
+        self._templates = templates
 
     def cases(self) -> list[BfclCase]:
         variants = {"prompt": ("",), "fc": (FC,), "both": ("", FC)}[self.mode]
         return [BfclCase(sample, variant) for variant in variants for sample in self.samples]
 
-    def templates(self) -> Any:
-        if self._templates is None:
-            if self._templates_loader is None:
-                raise SampleError("bfcl: no request templates were given to the suite")
-            self._templates = self._templates_loader()
+    def templates(self) -> Templates:
+        if self._templates is None:  # load() reads them for every live model
+            raise SampleError("bfcl: the request texts were not loaded (the suite was loaded for scoring only)")
         return self._templates
 
     async def answer(self, case: BfclCase, access: ModelAccess) -> Answer:
