@@ -126,11 +126,16 @@ def test_the_oracle_scores_every_sample_up_to_its_stated_ceiling(pytester: pytes
 def test_the_oracle_answers_java_and_javascript_as_function_calls_too(pytester: pytest.Pytester,
                                                                      base_args: list[str]) -> None:
     """In function calling bfcl declares every Java and JavaScript parameter a string: the oracle sends texts,
-    and its ceiling there is 9 simple_java samples (arrays and lists of strings, one map)."""
-    result = pytester.runpytest("--tooleval-model", "oracle", "--tooleval-mode", "fc", "-q",
+    and its ceiling there is 9 simple_java samples (arrays and lists of strings, one map); 11 in prompt mode."""
+    result = pytester.runpytest("--tooleval-model", "oracle", "--tooleval-mode", "both", "-q",
                                 "-m", "simple_java or simple_javascript", *base_args)
-    result.assert_outcomes(passed=141, failed=9)
-    result.stdout.fnmatch_lines(["simple_java *100/100 * 0 * 0.910 *", "simple_javascript *50/50 * 0 * 1.000 *"])
+    result.assert_outcomes(passed=139 + 141, failed=11 + 9)  # prompt, then function calling
+    result.stdout.fnmatch_lines(["BFCL v4 single-turn (function calling)*", "simple_java *100/100 * 0 * 0.910 *",
+                                 "simple_javascript *50/50 * 0 * 1.000 *"])
+    # both protocols: a table of each figure in the two, and function calling's difference
+    result.stdout.fnmatch_lines(["BFCL v4 single-turn: prompt vs function calling",
+                                 "figure * prompt * fc * fc - prompt", "*",
+                                 "simple_java.accuracy * 0.890 * 0.910 * 0.020"])
 
 
 # ------------------------------------------------------------------------------------------ bfcl's request bodies

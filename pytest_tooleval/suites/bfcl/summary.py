@@ -110,7 +110,19 @@ def summarize_bfcl(rows: list[dict[str, Any]]) -> SuiteSummary:
         figures.update({f"{prefix}{name}": entry["value"] for name, entry in block["groups"].items()})
         tables.append(_table(block, PROTOCOLS.get(variant, variant)))
         data[PROTOCOLS.get(variant, variant).replace(" ", "_")] = block
+    if delta := _protocol_table(figures):
+        tables.append(delta)
     return SuiteSummary("bfcl", tables, figures, partial, outcome_counts(rows), data)
+
+
+def _protocol_table(figures: Mapping[str, float]) -> Table | None:
+    """--tooleval-mode both: every figure in both protocols, and function calling's difference (bfcl lists a
+    model's prompt and FC entries apart)."""
+    body = [[name, figures[name], figures[f"fc.{name}"], figures[f"fc.{name}"] - figures[name]]
+            for name in figures if not name.startswith("fc.") and f"fc.{name}" in figures]
+    if not body:
+        return None
+    return Table("BFCL v4 single-turn: prompt vs function calling", ["figure", "prompt", "fc", "fc - prompt"], body)
 
 
 def _prefix(row: Mapping[str, Any]) -> str:
