@@ -299,3 +299,16 @@ def test_a_live_run_without_the_request_texts_stops_before_asking(pytester: pyte
     error = [line for line in result.stderr.lines if line.strip()]
     assert len(error) == 1 and "--tooleval-bfcl-wheel" in error[0] and "--tooleval-offline" in error[0], error
     assert fake_openai.stats.requests == 0
+
+
+def test_bfcls_result_folder_of_several_models_is_refused(pytester: pytest.Pytester, base_args: list[str],
+                                                         bfcl_dir: Path) -> None:
+    picked = {"live_relevance": picked_rows(bfcl_dir)["live_relevance"]}
+    for model in ("model-a", "model-b"):
+        write_result_folder(pytester.path / "result" / model, picked)
+    result = pytester.runpytest("--tooleval-model", f"replay:{pytester.path / 'result'}", "-m", "live_relevance",
+                                *base_args)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert [line for line in result.stderr.lines if line.strip()] == [
+        f"ERROR: --tooleval-model replay:{pytester.path / 'result'}: the results of several models (model-a, "
+        "model-b); give the folder of one"]

@@ -124,6 +124,13 @@ class BfclPlugin(SuitePlugin["BfclCase"]):
         files = sorted(path.rglob("BFCL_v4_*_result.json")) if path.is_dir() else []
         if not files and path.name.startswith("BFCL_v4_") and path.name.endswith("_result.json"):
             files = [path]
+        # a model's folder holds <non_live|live>/BFCL_v4_*: bfcl's result/ folder holds one such folder per model
+        models = sorted({file.parent.parent for file in files if file.parent.name in ("non_live", "live")})
+        if len(models) > 1:
+            from ...errors import DataError
+
+            raise DataError(f"--tooleval-model replay:{path}: the results of several models "
+                            f"({', '.join(model.name for model in models)}); give the folder of one")
         rows: list[dict[str, Any]] = []
         for file in files:
             rows.extend(_result_rows(file))
