@@ -28,6 +28,7 @@ __all__ = [
     "Limits",
     "NameResolver",
     "UnsupportedExpression",
+    "dotted_name",
     "evaluate",
     "undefined_name",
 ]
@@ -67,6 +68,19 @@ class UnsupportedExpression(Exception):
 NameResolver = Callable[[str], Any]
 #: Called as ``fallback(node, evaluate_child)`` for a node the evaluator does not handle itself.
 Fallback = Callable[[ast.AST, Callable[[ast.AST], Any]], Any]
+
+
+def dotted_name(callee: ast.expr) -> str:
+    """The name a call's callee spells: ``a.b.c`` for an attribute chain on a plain name. A base that is no plain
+    name (a call, a subscript, a literal) adds nothing, as both upstream decoders read it (acebench-scoring §3.1,
+    bfcl §3.1)."""
+    parts: list[str] = []
+    while isinstance(callee, ast.Attribute):
+        parts.append(callee.attr)
+        callee = callee.value
+    if isinstance(callee, ast.Name):
+        parts.append(callee.id)
+    return ".".join(reversed(parts))
 
 
 def undefined_name(name: str) -> NoReturn:

@@ -213,23 +213,12 @@ def _decode(source: str, *, fixed: bool) -> list[DecodedCall]:
     return calls
 
 
-def _call_name(func: ast.expr) -> str:
-    """``a.b.c`` for an attribute chain; a base that is not a plain name is silently dropped (§3.1)."""
-    parts: list[str] = []
-    while isinstance(func, ast.Attribute):
-        parts.append(func.attr)
-        func = func.value
-    if isinstance(func, ast.Name):
-        parts.append(func.id)
-    return ".".join(reversed(parts))
-
-
 def _call(node: ast.Call, *, fixed: bool) -> DecodedCall:
     # ACEBench quirk: positional arguments are dropped unread; `**kw` lands under the key None (§3.1)
     arguments: CallArguments = {}
     for keyword in node.keywords:
         arguments[keyword.arg] = _value(keyword.value, fixed=fixed)  # a repeated keyword keeps the last value
-    return {_call_name(node.func): arguments}
+    return {safe_eval.dotted_name(node.func): arguments}  # a non-name base adds nothing (§3.1)
 
 
 def _value(node: ast.expr, *, fixed: bool) -> Any:

@@ -101,15 +101,7 @@ def decode_python_calls(text: str) -> list[dict[Any, Any]]:
 
 def _read_call(call: ast.Call) -> dict[Any, Any]:
     """``{name: {keyword: value}}``; positional arguments are dropped, ``**x`` lands under None (§3.1)."""
-    parts = []
-    callee: ast.expr = call.func
-    while isinstance(callee, ast.Attribute):
-        parts.append(callee.attr)
-        callee = callee.value
-    if isinstance(callee, ast.Name):
-        parts.append(callee.id)
-    # a callee that is neither a name nor an attribute chain of one contributes nothing to the name
-    name = ".".join(reversed(parts))
+    name = safe_eval.dotted_name(call.func)  # a base that is no plain name adds nothing to the name
     arguments: dict[str | None, Any] = {}
     for keyword in call.keywords:
         arguments[keyword.arg] = _read_value(keyword.value)

@@ -139,17 +139,10 @@ def _decode(message: str, mode: DecodeMode) -> list[DecodedCall]:
 
 
 def _call(node: ast.Call) -> DecodedCall:
-    parts = []
-    callee: ast.AST = node.func
-    while isinstance(callee, ast.Attribute):
-        parts.append(callee.attr)
-        callee = callee.value
-    if isinstance(callee, ast.Name):
-        parts.append(callee.id)
     arguments: dict[Any, Any] = {}
     for keyword in node.keywords:  # positional arguments are dropped
         arguments[keyword.arg] = _value(keyword.value)
-    return DecodedCall(".".join(reversed(parts)), arguments)
+    return DecodedCall(safe_eval.dotted_name(node.func), arguments)
 
 
 def _value(node: Any) -> Any:
