@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import Any
 
 from .data import Sample, language_of
@@ -65,7 +65,7 @@ def _required(sample: Sample, name: str) -> set[str]:
     return set(_function(sample, name).get("parameters", {}).get("required", []) or [])
 
 
-def _first_values(parameters: dict[str, Any], required: set[str] = frozenset()) -> dict[str, Any]:  # type: ignore[assignment]
+def _first_values(parameters: dict[str, Any], required: Collection[str] = ()) -> dict[str, Any]:
     chosen: dict[str, Any] = {}
     for key, acceptable in parameters.items():
         options = acceptable if isinstance(acceptable, list) else [acceptable]
