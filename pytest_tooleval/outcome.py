@@ -28,6 +28,11 @@ class Answer:
     finish_reason: str | None = None
     cut: dict[str, int] = field(default_factory=dict)
     tool_answers: dict[str, int] = field(default_factory=dict)
+    # where the answer came from (set by the session): "asked", "cache" (every reply the response cache's) or
+    # "replay"; for cached replies, when the oldest was made and the runs that asked them (models/cache.py)
+    source: str | None = None
+    cached_at: float | None = None
+    cached_runs: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -42,6 +47,9 @@ class SampleResult:
     finish_reason: str | None = None  # as Answer.finish_reason
     cut: dict[str, int] = field(default_factory=dict)  # as Answer.cut
     tool_answers: dict[str, int] = field(default_factory=dict)  # as Answer.tool_answers
+    source: str | None = None  # as Answer.source
+    cached_at: float | None = None  # as Answer.cached_at
+    cached_runs: tuple[str, ...] = ()  # as Answer.cached_runs
 
 
 @dataclass(frozen=True)

@@ -26,3 +26,10 @@ def split_think_block(text: str) -> tuple[str | None, str]:
 def counted(n: int, noun: str, plural: str | None = None) -> str:
     """'1 request', '2 requests', '1,024 categories' (`plural` where adding an s is wrong)."""
     return f"{n:,} {noun if n == 1 else plural or noun + 's'}"
+
+
+def utc_minute(epoch_s: float) -> str:
+    """A moment as a report shows it to the minute: "2026-12-05 14:02 UTC"."""
+    import datetime
+
+    return datetime.datetime.fromtimestamp(epoch_s, datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")

@@ -92,6 +92,12 @@ def result_payload(case: Case, category_size: int, result: SampleResult, scorer:
         payload["cut"] = result.cut
     if result.tool_answers:
         payload["tool_answers"] = result.tool_answers
+    if result.source is not None:  # where the answer came from: asked, the response cache, a replay
+        payload["source"] = result.source
+    if result.cached_at is not None:
+        payload["cached_at"] = round(result.cached_at, 3)
+    if result.cached_runs:
+        payload["cached_runs"] = list(result.cached_runs)
     return json_safe(payload)
 
 

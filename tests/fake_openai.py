@@ -194,6 +194,7 @@ class ReceivedRequest:
 @dataclass
 class ServerStats:
     requests: int = 0  # chat-completions requests received (faulted ones included)
+    model_listings: int = 0  # GET /v1/models
     by_prompt: collections.Counter[str] = field(default_factory=collections.Counter)  # last user message → count
     in_flight: int = 0  # received and not yet answered, including those waiting for a capacity slot
     peak_in_flight: int = 0
@@ -415,6 +416,9 @@ class FakeOpenAI:
         self.refuse_null_content = refuse_null_content
         self.max_answer_tokens = max_answer_tokens
         self.model = model
+        # more of the model's GET /v1/models entry, as real servers list it (vLLM's `root`, llama.cpp's `meta`)
+        self.model_entry: dict[str, Any] = {}
+        self.system_fingerprint: str | None = "fp_fake_0001"  # in every answer; None leaves it out
         self.reject_over_capacity = reject_over_capacity
         self.batch_polls_to_complete = batch_polls_to_complete
         self.batches_held = False
@@ -937,7 +941,9 @@ class _Handler(BaseHTTPRequestHandler):
         if route is not None:
             self._serve_files_and_batches("GET", route, b"")
         elif self.path.rstrip("/") in ("/v1/models", "/models"):
-            model = {"id": self.server.fake.model, "object": "model", "owned_by": "fake"}
+            model = {"id": self.server.fake.model, "object": "model", "owned_by": "fake",
+                     **self.server.fake.model_entry}
+            self.server.fake.stats.model_listings += 1
             self._send_json(200, {"object": "list", "data": [model]})
         else:
             self._send_error(404, f"Unknown path {self.path}", "invalid_request_error")
@@ -1078,6 +1084,7 @@ class _Handler(BaseHTTPRequestHandler):
                     with fake._lock:
                         fake.stats.abandoned += 1
                 self._send_json(200, _completion(fake.model, body, answer, reasoning=fake.reasoning_content,
+                                                 fingerprint=fake.system_fingerprint,
                                                  max_tokens=fake.max_answer_tokens))
         finally:
             if slots is not None:
@@ -1344,9 +1351,10 @@ NULL_CONTENT_REFUSED = 'can only concatenate str (not "NoneType") to str'
 
 
 def _completion(model: str, body: Mapping[str, Any], answer: str | ToolCalls, *,
-                reasoning: str | None = None, max_tokens: int | None = None) -> dict[str, Any]:
+                reasoning: str | None = None, max_tokens: int | None = None,
+                fingerprint: str | None = "fp_fake_0001") -> dict[str, Any]:
     if isinstance(answer, ToolCalls):
-        completion = _completion(model, body, answer.content or "", reasoning=reasoning)
+        completion = _completion(model, body, answer.content or "", reasoning=reasoning, fingerprint=fingerprint)
         completion["choices"][0]["message"] = {**completion["choices"][0]["message"], **answer.message()}
         completion["choices"][0]["finish_reason"] = "tool_calls"
         return completion
@@ -1374,7 +1382,7 @@ def _completion(model: str, body: Mapping[str, Any], answer: str | ToolCalls, *,
         "object": "chat.completion",
         "created": int(time.time()),
         "model": body.get("model") or model,
-        "system_fingerprint": "fp_fake_0001",
+        **({"system_fingerprint": fingerprint} if fingerprint else {}),
         "choices": [
             {
                 "index": 0,

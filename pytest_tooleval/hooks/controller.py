@@ -22,7 +22,7 @@ import pytest
 from ..errors import NOT_ASKED, ToolevalUsageError
 from ..models.access import access_kind
 from ..models.storage import check_cache_dir
-from ..report.gate import GateResult, evaluate_gate, evaluate_regressions, sort_thresholds
+from ..report.gate import GateResult, evaluate_gate, evaluate_regressions, self_compared_line, sort_thresholds
 from ..report.json_report import check_report_path, report_document, write_report
 from ..report.summary import RunSummary, run_totals, summarize
 from ..report.terminal import (
@@ -293,7 +293,8 @@ class Controller:
         self.totals = self._totals()
         if self.baseline is not None:
             self.comparison = self._compare(rows)
-        if settings.fail_under or settings.max_regression:
+        own = 0 if self.comparison is None else self.comparison.own_answers
+        if settings.fail_under or settings.max_regression or own:
             thresholds, notes = self._thresholds_of_suites_that_ran() if settings.fail_under else ({}, ())
             regressions = () if self.comparison is None else tuple(
                 evaluate_regressions(self.comparison, settings.max_regression, settings.alpha))
@@ -302,11 +303,15 @@ class Controller:
             incomplete = self._incomplete()  # a run a signal, its budget or a running batch cut short passes no gate
             if incomplete:
                 self.gate = dataclasses.replace(self.gate, incomplete=incomplete[-1])
+            if own:  # a comparison of the baseline with its own answers passes nothing
+                self.gate = dataclasses.replace(self.gate, self_compared=self_compared_line(own, len(rows)))
             if exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
                 if not self.gate.passed:
                     session.exitstatus = pytest.ExitCode.TESTS_FAILED
                 elif self.other_failures == 0:
                     session.exitstatus = pytest.ExitCode.OK
+        if self._answered_everything(session, exitstatus):
+            self.session.end_cache_run()  # a later run does not resume it (models/cache.py)
         step_summary = os.environ.get("GITHUB_STEP_SUMMARY")
         if settings.report or settings.markdown or settings.html or step_summary:
             document = report_document(settings, self.summary, everything, self.gate, self.totals,
@@ -351,7 +356,15 @@ class Controller:
             totals["cost_ceiling"] = {"usd": settings.max_cost, "not_run": self.session.budget.not_run}
         if self.session.batch.summary is not None:
             totals["batch"] = {**self.session.batch.summary.as_dict(), "not_run": self.session.batch.not_run}
+        if self.session.cache_run is not None:  # which cached answers the run used (models/cache.py)
+            totals["cache_mode"] = self.session.cache_run.mode
         return totals
+
+    def _answered_everything(self, session: pytest.Session, exitstatus: int) -> bool:
+        """Whether the run asked every sample it collected: nothing stopped, interrupted or left it short."""
+        return (exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED) and not session.shouldstop
+                and not session.shouldfail and self.interrupted is None and not self.session.stopped_because
+                and not self._incomplete() and not self._run_block()["not_run"])
 
     def _run_block(self) -> dict[str, Any]:
         """The report's `run`: the share of the benchmark (shard, subsample), the samples collected but never
@@ -376,7 +389,10 @@ class Controller:
                 "collected": collected_n, "not_run": not_run, "skipped": skipped,
                 # a signal stopped it (SIGINT, SIGTERM): its figures are of what finished, its not_run what did not
                 "interrupted": self.interrupted is not None, "signal": self.interrupted,
-                "role_models": self.session.run.role_models(), "prices": settings.prices or None}
+                "role_models": self.session.run.role_models(), "prices": settings.prices or None,
+                # the response cache's side: this run's tag, which answers it used, what each endpoint serves
+                **({"cache": {**run.as_dict(), "served": self.session.served}}
+                   if (run := self.session.cache_run) is not None else {})}
 
     def _compare(self, rows: list[dict[str, Any]]) -> Comparison:
         from ..report.compare import compare, suite_members
@@ -429,9 +445,9 @@ def check_batch(settings: Settings) -> None:
     if access_kind(settings) != "chat":
         raise ToolevalUsageError("--tooleval-batch sends a live model's requests through its Batch API: it has no "
                                  f"use with --tooleval-model {settings.model}")
-    if settings.no_cache:
+    if settings.cache_mode == "off":
         raise ToolevalUsageError("--tooleval-batch keeps the batch's answers in the response cache: drop "
-                                 "--tooleval-no-cache")
+                                 + ("--tooleval-no-cache" if settings.no_cache else "--tooleval-cache off"))
     if settings.max_cost is not None:
         raise ToolevalUsageError("--tooleval-max-cost cannot stop a batch once it is submitted: use one or the "
                                  "other")

@@ -72,6 +72,7 @@ class XdistHooks:
     def pytest_configure_node(self, node: Any) -> None:
         node.workerinput["tooleval_run_id"] = self.session.run_id
         node.workerinput["tooleval_hub"] = self.hub
+        node.workerinput["tooleval_cache"] = self.session.told_workers()  # whose cached answers, what is served
 
     @pytest.hookimpl
     def pytest_xdist_node_collection_finished(self, node: Any, ids: Sequence[str]) -> None:

@@ -49,7 +49,8 @@ def pytest_configure(config: pytest.Config) -> None:
     workerinput = getattr(config, "workerinput", None)
     session = ToolevalSession(resolve(config), workerinput.get("tooleval_run_id") if workerinput else None,
                               config.option.markexpr or "",
-                              hub_client=bool(workerinput.get("tooleval_hub")) if workerinput else False)
+                              hub_client=bool(workerinput.get("tooleval_hub")) if workerinput else False,
+                              told=workerinput.get("tooleval_cache") if workerinput else None)
     config.stash[SESSION_KEY] = session
     if session.active:
         # at exit, leave the run's objects out of the interpreter's final garbage collections: on a worker

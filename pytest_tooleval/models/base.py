@@ -60,6 +60,10 @@ class Reply:
     served_by: str | None = None
     system_fingerprint: str | None = None
     tool_calls: tuple[ToolCall, ...] = ()  # native calls (a request with `tools`); the text may then be empty
+    # a reply the response cache served: when it was made (epoch seconds) and the tag of the run that asked it;
+    # where an answer came from, not what it says: two replies that say the same are equal
+    cached_at: float | None = field(default=None, compare=False)
+    cached_run: str | None = field(default=None, compare=False)
 
 
 class ModelBackend(Protocol):

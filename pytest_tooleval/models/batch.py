@@ -185,7 +185,7 @@ class BatchLane:
         self.failures: dict[str, str] = {}  # key -> why its entry came back without an answer (the fallback's)
         self.refused: dict[str, str] = {}  # key -> why its entries were refused (duplicates): always an error
 
-    def cache_identity(self) -> dict[str, str]:
+    def cache_identity(self) -> dict[str, Any]:
         return self.backend.cache_identity()  # the lane changes nothing about an answer: the same keys
 
     async def complete(self, request: ChatRequest) -> Reply:
@@ -549,7 +549,7 @@ class _Ledger:
     """A file per batch submitted (or being created) and not yet collected, in `<cache>/batches/`, and the lock
     that lets one run at a time submit from a cache folder (see the module's docstring)."""
 
-    def __init__(self, folder: Path, identity: Callable[[], dict[str, str]], say: Callable[[str], None]) -> None:
+    def __init__(self, folder: Path, identity: Callable[[], dict[str, Any]], say: Callable[[str], None]) -> None:
         self.folder = folder
         self.identity = identity  # the model and endpoint the entries belong to: its lane's cache identity
         self.say = say

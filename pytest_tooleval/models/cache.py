@@ -1,5 +1,11 @@
 """A response cache in one sqlite file, shared by the xdist workers of a run (and by later runs).
 
+Which cached answers a run may use is its `CacheRun`'s to say (docs/models.md#the-response-cache): by default
+only those of the run it is (an xdist worker's, the hub's) or resumes (an unfinished run of the same model at the
+same endpoint), so a model served anew under the same name is asked again; `--tooleval-cache reuse` takes any
+earlier run's. Keys also hold what the endpoint says it serves (its `/v1/models` entry, models/served.py), and an
+answer whose `system_fingerprint` differs from the one the endpoint gives now is asked again.
+
 WAL mode lets readers and one writer work at once, and `busy_timeout` queues the other writers, so eight
 worker processes can put answers concurrently. A file that fails `PRAGMA quick_check` on open is renamed
 `<name>.corrupt` with a warning and rebuilt empty: a broken cache costs re-asking, never a failed run.
@@ -24,8 +30,10 @@ import sqlite3
 import sys
 import threading
 import time
+import uuid
 import warnings
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
@@ -37,12 +45,18 @@ try:
 except ImportError:  # pragma: no cover - Windows: no inter-process lock around the open-time check
     fcntl = None  # type: ignore[assignment]  # None stands for "no fcntl module here" (checked before each use)
 
-__all__ = ["CachedBackend", "ResponseCache", "ResponseCacheWarning", "cache_key"]
+__all__ = ["CACHE_MODES", "CacheRun", "CachedBackend", "ResponseCache", "ResponseCacheWarning", "begin_run",
+           "cache_key", "end_run"]
 
-KEY_VERSION = 1  # bump when the key payload changes, so old entries stop matching
+# 2: the backend identity holds what the endpoint serves (models/served.py); entries keyed before it, which no
+# check of the served model stood behind, stop matching
+KEY_VERSION = 2
 _TABLE = "replies_v1"  # a new layout gets a new table, and old files stay readable without migrations
+_RUNS = "cache_runs_v1"  # one row per run that wrote answers: when it started, and ended (NULL: it never finished)
 _SQLITE_CORRUPT, _SQLITE_NOTADB = 11, 26
-_ADDED_COLUMNS = (("reasoning", "TEXT"), ("reasoning_tokens", "INTEGER"), ("tool_calls", "TEXT"))
+_ADDED_COLUMNS = (("reasoning", "TEXT"), ("reasoning_tokens", "INTEGER"), ("tool_calls", "TEXT"), ("run", "TEXT"),
+                  ("fingerprint", "TEXT"))
+CACHE_MODES = ("resume", "reuse", "fresh", "off")  # --tooleval-cache
 READ_BUSY_S = 2.0  # a read that finds the file busy this long turns reading off: the requests are asked instead
 WRITE_BUSY_S = 2.0  # how long a write waits for another process's write lock before it is skipped
 CLOSE_DEADLINE_S = 10.0  # at the end of a run, how long queued writes may take before they are given up
@@ -50,6 +64,82 @@ CLOSE_DEADLINE_S = 10.0  # at the end of a run, how long queued writes may take 
 
 class ResponseCacheWarning(UserWarning):
     """The cache file was unusable and has been set aside."""
+
+
+@dataclass(frozen=True)
+class CacheRun:
+    """Which cached answers a run may use, and the tag of those it writes (docs/models.md#the-response-cache).
+
+    Attributes:
+        id: the run's tag in the cache: the answers it writes carry it; an xdist run's processes share it.
+        mode: `resume` (the run's own answers, and those of the unfinished run it resumes, whose id it took),
+            `reuse` (any run's answers to the same request of the same served model), `fresh` (its own only).
+        resumed: when the unfinished run it resumes started (epoch seconds), or None.
+    """
+
+    id: str
+    mode: str = "resume"
+    resumed: float | None = None
+
+    def reads(self, written_by: str | None) -> bool:
+        """Whether an answer the run `written_by` wrote is this run's to use."""
+        return self.mode == "reuse" or written_by == self.id
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "mode": self.mode, "resumed": self.resumed}
+
+    @classmethod
+    def from_dict(cls, value: Mapping[str, Any]) -> CacheRun:
+        resumed = value.get("resumed")
+        return cls(str(value["id"]), str(value.get("mode") or "resume"),
+                   float(resumed) if isinstance(resumed, (int, float)) else None)
+
+
+def new_run(mode: str) -> CacheRun:
+    return CacheRun(uuid.uuid4().hex, mode)
+
+
+def begin_run(path: Path, scope: str, mode: str) -> CacheRun:
+    """The CacheRun of a run starting now: under `resume`, the last run of `scope` (a model at an endpoint) when
+    it never finished, else a new one, recorded in the cache file. A file that cannot say gives a new run that is
+    not recorded (it resumes nothing; the cache's own open reports the fault)."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        # a held write lock (another run's writer) costs this run WRITE_BUSY_S at most, and its resume
+        conn = sqlite3.connect(path, timeout=WRITE_BUSY_S, isolation_level=None)
+    except (*STORAGE_ERRORS, OSError):
+        return new_run(mode)
+    try:
+        conn.execute(f"PRAGMA busy_timeout = {int(WRITE_BUSY_S * 1000)}")
+        conn.execute(f"CREATE TABLE IF NOT EXISTS {_RUNS} (id TEXT PRIMARY KEY, scope TEXT NOT NULL, "
+                     "started REAL NOT NULL, ended REAL)")
+        with _transaction(conn):
+            if mode == "resume":
+                last = conn.execute(f"SELECT id, started, ended FROM {_RUNS} WHERE scope = ? "
+                                    "ORDER BY started DESC LIMIT 1", (scope,)).fetchone()
+                if last is not None and last[2] is None:
+                    return CacheRun(str(last[0]), mode, float(last[1]))
+            run = new_run(mode)
+            conn.execute(f"INSERT INTO {_RUNS} (id, scope, started) VALUES (?, ?, ?)", (run.id, scope, time.time()))
+            return run
+    except STORAGE_ERRORS:
+        return new_run(mode)
+    finally:
+        with contextlib.suppress(*STORAGE_ERRORS):
+            conn.close()
+
+
+def end_run(path: Path, run: CacheRun) -> None:
+    """Record that `run` finished (every sample it collected was answered): a later run does not resume it."""
+    if not path.exists():
+        return
+    with contextlib.suppress(*STORAGE_ERRORS, OSError):
+        conn = sqlite3.connect(path, timeout=WRITE_BUSY_S, isolation_level=None)
+        try:
+            conn.execute(f"PRAGMA busy_timeout = {int(WRITE_BUSY_S * 1000)}")
+            conn.execute(f"UPDATE {_RUNS} SET ended = ? WHERE id = ?", (time.time(), run.id))
+        finally:
+            conn.close()
 
 
 def cache_key(identity: Mapping[str, Any], request: ChatRequest) -> str:
@@ -99,8 +189,9 @@ class ResponseCache:
     """
 
     def __init__(self, path: str | os.PathLike[str], *, busy_timeout_s: float = 60.0,
-                 log: StorageLog | None = None) -> None:
+                 log: StorageLog | None = None, run: CacheRun | None = None) -> None:
         self.path = Path(path)
+        self.run = run if run is not None else new_run("fresh")  # whose answers are read, and the tag of writes
         self.busy_timeout_s = busy_timeout_s
         self.log = log if log is not None else StorageLog()
         self._lock = threading.Lock()  # one connection, possibly used from an engine thread and the main thread
@@ -141,6 +232,8 @@ class ResponseCache:
                 "key TEXT PRIMARY KEY, text TEXT NOT NULL, prompt_tokens INTEGER, completion_tokens INTEGER, "
                 "finish_reason TEXT, latency_s REAL NOT NULL, created REAL NOT NULL)"
             )
+            conn.execute(f"CREATE TABLE IF NOT EXISTS {_RUNS} (id TEXT PRIMARY KEY, scope TEXT NOT NULL, "
+                         "started REAL NOT NULL, ended REAL)")
             # columns added since: old files gain them (empty), and old plugins ignore them
             present = {row[1] for row in conn.execute(f"PRAGMA table_info({_TABLE})")}
             for column, kind in _ADDED_COLUMNS:
@@ -151,20 +244,27 @@ class ResponseCache:
             raise
         return conn
 
-    def get(self, key: str) -> Reply | None:
+    def get(self, key: str, fingerprint: str | None = None) -> Reply | None:
         with self._lock:
-            return self._select(self._conn, key)
+            return self._select(self._conn, key, self.run, fingerprint)
 
     @staticmethod
-    def _select(conn: sqlite3.Connection, key: str) -> Reply | None:
+    def _select(conn: sqlite3.Connection, key: str, run: CacheRun, fingerprint: str | None) -> Reply | None:
+        """The answer under `key` when it is `run`'s to use, and made by the `system_fingerprint` the endpoint
+        gives now (where both are known); else None, and the request is asked."""
         row = conn.execute(
             "SELECT text, prompt_tokens, completion_tokens, finish_reason, latency_s, reasoning, reasoning_tokens, "
-            f"tool_calls FROM {_TABLE} WHERE key = ?",
+            f"tool_calls, run, fingerprint, created FROM {_TABLE} WHERE key = ?",
             (key,),
         ).fetchone()
         if row is None:
             return None
-        text, prompt_tokens, completion_tokens, finish_reason, latency_s, reasoning, reasoning_tokens, calls = row
+        (text, prompt_tokens, completion_tokens, finish_reason, latency_s, reasoning, reasoning_tokens, calls,
+         written_by, made_by, created) = row
+        if not run.reads(written_by):
+            return None
+        if fingerprint and made_by and made_by != fingerprint:
+            return None  # the endpoint serves another build of the model now
         tool_calls = _read_tool_calls(calls)
         if tool_calls is None:
             return None  # an entry this version cannot read back is asked again, never half-used
@@ -177,36 +277,46 @@ class ResponseCache:
             cached=True,
             reasoning=reasoning,
             reasoning_tokens=reasoning_tokens,
+            system_fingerprint=made_by,
             tool_calls=tool_calls,
+            cached_at=float(created) if isinstance(created, (int, float)) else None,
+            cached_run=written_by if isinstance(written_by, str) else None,
         )
 
     def put(self, key: str, reply: Reply) -> None:
-        """Store `reply` unless `key` is already there: the first answer stays, so reruns see the same one."""
+        """Store `reply` for this run. Within a run the first answer stays, so its processes see the same one; a
+        later run's answer replaces an earlier run's (which that run no longer reads, unless it reuses)."""
         with self._lock:
-            self._insert(self._conn, key, reply)
+            self._insert(self._conn, key, reply, self.run.id)
 
     @staticmethod
-    def _insert(conn: sqlite3.Connection, key: str, reply: Reply) -> None:
+    def _insert(conn: sqlite3.Connection, key: str, reply: Reply, run_id: str) -> None:
         conn.execute(
-            f"INSERT OR IGNORE INTO {_TABLE} "
+            f"INSERT INTO {_TABLE} "
             "(key, text, prompt_tokens, completion_tokens, finish_reason, latency_s, created, reasoning, "
-            "reasoning_tokens, tool_calls) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "reasoning_tokens, tool_calls, run, fingerprint) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+            "ON CONFLICT(key) DO UPDATE SET text = excluded.text, prompt_tokens = excluded.prompt_tokens, "
+            "completion_tokens = excluded.completion_tokens, finish_reason = excluded.finish_reason, "
+            "latency_s = excluded.latency_s, created = excluded.created, reasoning = excluded.reasoning, "
+            "reasoning_tokens = excluded.reasoning_tokens, tool_calls = excluded.tool_calls, run = excluded.run, "
+            f"fingerprint = excluded.fingerprint WHERE {_TABLE}.run IS NOT excluded.run",
             (key, reply.text, reply.prompt_tokens, reply.completion_tokens, reply.finish_reason, reply.latency_s,
              time.time(), reply.reasoning, reply.reasoning_tokens,
-             json.dumps([call.to_json() for call in reply.tool_calls]) if reply.tool_calls else None),
+             json.dumps([call.to_json() for call in reply.tool_calls]) if reply.tool_calls else None,
+             run_id, reply.system_fingerprint),
         )
 
     # -- during a run: never in the way of an answer ---------------------------------------------------
 
-    async def get_soon(self, key: str) -> Reply | None:
+    async def get_soon(self, key: str, fingerprint: str | None = None) -> Reply | None:
         """`get` for a run: None when the cache cannot answer (logged), and never a wait for a lock.
 
         It reads on the event loop, through a connection of its own that gives up on a busy file after
         READ_BUSY_S: a read in WAL mode does not wait for writers, and a thread hop per request cost one
         process with no latency a tenth of its throughput (benchmarks/perf)."""
         unwritten = self._unwritten.get(key)
-        if unwritten is not None:
-            return dataclasses.replace(unwritten, cached=True)
+        if unwritten is not None:  # this run's own answer, on its way to the file
+            return dataclasses.replace(unwritten, cached=True, cached_at=time.time(), cached_run=self.run.id)
         if not self._reading:
             return None
         try:
@@ -214,7 +324,7 @@ class ResponseCache:
                 self._read_conn = sqlite3.connect(self.path, timeout=READ_BUSY_S, isolation_level=None,
                                                   check_same_thread=False)
                 self._read_conn.execute(f"PRAGMA busy_timeout = {int(READ_BUSY_S * 1000)}")
-            return self._select(self._read_conn, key)
+            return self._select(self._read_conn, key, self.run, fingerprint)
         except STORAGE_ERRORS as exc:
             self._reading = False
             self.log.failed(CACHE, self.path.parent, exc)
@@ -261,7 +371,7 @@ class ResponseCache:
                     conn.execute("PRAGMA synchronous = NORMAL")  # as the main connection: no fsync per answer
                 with _transaction(conn):
                     for key, reply in batch:
-                        self._insert(conn, key, reply)
+                        self._insert(conn, key, reply, self.run.id)
                 for key, _ in batch:
                     self._unwritten.pop(key, None)
             except sqlite3.OperationalError as exc:
@@ -326,26 +436,30 @@ class CachedBackend:
     Args:
         backend: the backend that answers misses.
         cache: where answers are kept.
-        identity: what names the backend in keys; default its `cache_identity()`, else its class and name.
+        identity: what names the backend in keys; default its `cache_identity()` at each request (it learns what
+            the endpoint serves before the first), else its class and name.
+        fingerprint: the `system_fingerprint` the endpoint gives now, if known: a cached answer made under
+            another is asked again.
     """
 
-    def __init__(self, backend: ModelBackend, cache: ResponseCache, *, identity: Mapping[str, Any] | None = None):
+    def __init__(self, backend: ModelBackend, cache: ResponseCache, *, identity: Mapping[str, Any] | None = None,
+                 fingerprint: Callable[[], str | None] = lambda: None):
         self.backend = backend
         self.cache = cache
         self.name = backend.name
-        if identity is None:
-            if isinstance(backend, _HasCacheIdentity):
-                identity = backend.cache_identity()
-            else:
-                identity = {"backend": type(backend).__name__, "name": backend.name}
-        self.identity = dict(identity)
+        self._identity = None if identity is None else dict(identity)
+        self._fingerprint = fingerprint
 
     def cache_identity(self) -> dict[str, Any]:
-        return dict(self.identity)
+        if self._identity is not None:
+            return dict(self._identity)
+        if isinstance(self.backend, _HasCacheIdentity):
+            return dict(self.backend.cache_identity())
+        return {"backend": type(self.backend).__name__, "name": self.backend.name}
 
     async def complete(self, request: ChatRequest) -> Reply:
-        key = cache_key(self.identity, request)
-        hit = await self.cache.get_soon(key)
+        key = cache_key(self.cache_identity(), request)
+        hit = await self.cache.get_soon(key, self._fingerprint())
         if hit is not None:
             return hit
         reply = await self.backend.complete(request)

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Sequence
+import hashlib
+import json
+import os
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -19,25 +22,29 @@ from .meter import note_reply, note_served_from_cache
 from .replay import ReplayReader, load_replay
 
 if TYPE_CHECKING:
-    from .cache import ResponseCache
+    from .cache import CacheRun, ResponseCache
 
 
 def build_access(settings: Settings, cache_dir: Path, engine: Engine, board_path: Callable[[], Path],
                  roles: Sequence[Role] = (), replay_readers: Sequence[ReplayReader] = (), *,
                  probe_tools: bool = False, say: Callable[[str], None] = print,
-                 cache_only: bool = False) -> ModelAccess:
+                 cache_only: bool = False, cache_run: CacheRun | None = None,
+                 served: Mapping[str, dict[str, Any]] | None = None) -> ModelAccess:
     """The run's model access; `board_path` gives the run board's file (asked only for the rpm/tpm limits file
     beside it); `roles` are the helper models of the suites in the run, `replay_readers` their recorded-output
     formats (suites/base.py); `probe_tools`: a suite offers the model `tools`, so its probe offers one too;
     `say` writes the batch lane's lines (--tooleval-batch); `cache_only`: live models answer from the response
-    cache alone, a request it does not hold is an error and never sent (`python -m pytest_tooleval rescore`)."""
+    cache alone, a request it does not hold is an error and never sent (`python -m pytest_tooleval rescore`);
+    `cache_run`: which cached answers the run may use (models/cache.py); `served`: what each endpoint serves, by
+    backend label, when another process asked it (models/served.py: an xdist worker is told the controller's)."""
     model = settings.model or ""  # as access_kind reads it (a run without a model builds no access)
     kind = access_kind(settings)
     if kind == "oracle":
         return ModelAccess("oracle")
     # the response cache is opened for live models only: a replay's helper roles (a judge) may be live
     asks = kind == "chat" or any(role_option(role, settings, "model", str) for role in roles)
-    live = _Live(settings, engine, _response_cache(settings, cache_dir, engine) if asks else None, cache_only)
+    live = _Live(settings, engine, _response_cache(settings, cache_dir, engine, cache_run) if asks else None,
+                 cache_only, dict(served or {}))
     if kind == "replay":
         # helper roles stay live: a replayed ToolAlpaca episode is judged again by the judge model
         replay = load_replay(model[len("replay:"):], replay_readers)
@@ -125,6 +132,7 @@ async def probe_endpoints(probes: Sequence[Probe]) -> dict[str, dict[str, Any]]:
             seen[key] = {"model": backend.model, "endpoint": backend.endpoint, "served_by": reply.served_by,
                          "system_fingerprint": reply.system_fingerprint, "latency_s": round(reply.latency_s, 3),
                          "adapted": dict(backend.adaptations)}
+        backend.fingerprint = seen[key]["system_fingerprint"]  # a cached answer made under another is asked again
         profile.setdefault(probe.role, seen[key])
     return profile
 
@@ -143,17 +151,27 @@ def _without_think_blocks(chat: ChatFn) -> ChatFn:
     return ask
 
 
-def _response_cache(settings: Settings, cache_dir: Path, engine: Engine) -> ResponseCache | None:
+def cache_scope(settings: Settings) -> str:
+    """What a run resumes by (models/cache.py `begin_run`): the model under test at its endpoint."""
+    from .openai_compat import DEFAULT_BASE_URL, endpoint_label
+
+    base_url = settings.base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
+    text = json.dumps([settings.model or "", endpoint_label(base_url)], ensure_ascii=True)
+    return hashlib.sha256(text.encode("ascii")).hexdigest()
+
+
+def _response_cache(settings: Settings, cache_dir: Path, engine: Engine,
+                    cache_run: CacheRun | None) -> ResponseCache | None:
     """One connection to the cache file for every model of the process (opened, and checked, once); none,
     with a line in the summary, when the file cannot be opened (a folder that cannot be written: a read-only
     mount or HOME, a full disk): the run goes on uncached."""
-    if settings.no_cache:
+    if settings.cache_mode == "off":
         return None
     from .cache import ResponseCache
     from .storage import CACHE, STORAGE_ERRORS, unwritable
 
     try:
-        cache = ResponseCache(cache_dir / "responses.sqlite", log=engine.storage)
+        cache = ResponseCache(cache_dir / "responses.sqlite", log=engine.storage, run=cache_run)
     except STORAGE_ERRORS as exc:
         reason = unwritable(cache_dir)
         if reason is not None:
@@ -173,6 +191,7 @@ class _Live:
     engine: Engine
     cache: ResponseCache | None
     cache_only: bool = False  # answers from the cache alone: a miss is an error, never a request
+    served: dict[str, dict[str, Any]] = dataclasses.field(default_factory=dict)  # by backend label, when told
 
     def close_cache_last(self) -> None:
         """Close the cache after the clients (closers run in order); the last connection to close folds the
@@ -217,7 +236,7 @@ class _Live:
         return _chat_function(self.settings, self.engine, model, base_url, api_key, temperature, max_tokens,
                               limiter, self.cache, top_p=self.settings.top_p if top_p is None else top_p,
                               extra=extra or {}, role=role, probe_tools=probe_tools, lanes=lanes, say=say,
-                              cache_only=self.cache_only)
+                              cache_only=self.cache_only, served=self.served)
 
 
 def _chat_function(settings: Settings, engine: Engine, model: str, base_url: str | None,
@@ -225,7 +244,7 @@ def _chat_function(settings: Settings, engine: Engine, model: str, base_url: str
                    limiter: Any = None, cache: ResponseCache | None = None, *, top_p: float | None = None,
                    extra: dict[str, Any] | None = None, role: str = "model", probe_tools: bool = False,
                    lanes: list[Any] | None = None, say: Callable[[str], None] = print,
-                   cache_only: bool = False) -> ChatFn:
+                   cache_only: bool = False, served: Mapping[str, dict[str, Any]] | None = None) -> ChatFn:
     from .cache import CachedBackend
     from .limits import starts_slow
     from .openai_compat import OpenAIBackend
@@ -243,6 +262,9 @@ def _chat_function(settings: Settings, engine: Engine, model: str, base_url: str
         breaker=engine.breaker,
     )
     engine.on_close(backend.aclose)
+    if served and backend.label in served:  # what the controller learnt the endpoint serves (xdist)
+        backend.served = served[backend.label]
+    asked = backend
     # the endpoint probe asks the backend itself (never the cache) once, with this role's parameters
     # with tools (--tooleval-mode fc) it asks for a call of the one it offers
     prompt, limit = (PROBE_TOOL_PROMPT, PROBE_TOOL_MAX_TOKENS) if probe_tools else (PROBE_PROMPT, PROBE_MAX_TOKENS)
@@ -260,7 +282,7 @@ def _chat_function(settings: Settings, engine: Engine, model: str, base_url: str
     if cache_only:
         backend = _CacheOnly(backend)
     if cache is not None:
-        backend = CachedBackend(backend, cache)
+        backend = CachedBackend(backend, cache, fingerprint=lambda: asked.fingerprint)
 
     run_max_tokens, run_temperature, run_top_p = max_tokens, temperature, top_p
 

@@ -44,6 +44,17 @@ class SampleReplies:
     finish_reasons: dict[str, list[str | None]] = field(default_factory=dict)  # role -> each reply's, in order
     with_tools: int = 0  # replies to requests that offered `tools`
     tool_called: int = 0  # of those, the replies with a tool call
+    asked: int = 0  # replies the endpoint gave in this run
+    cached: int = 0  # replies the response cache served
+    oldest_cached: float | None = None  # when the oldest of those was made
+    cached_runs: set[str] = field(default_factory=set)  # the tags of the runs that asked them (models/cache.py)
+
+    def source(self) -> str | None:
+        """Where the sample's answer came from: "asked" when any reply was asked in this run, "cache" when the
+        response cache served every one; None when no model was asked (a suite's own refusal, say)."""
+        if self.asked:
+            return "asked"
+        return "cache" if self.cached else None
 
     def finish_reason(self) -> str | None:
         """The model under test's finish reason, when it was asked once."""
@@ -68,6 +79,14 @@ def note_reply(role: str, reply: Reply, *, offered_tools: bool) -> None:
     if replies is None:
         return
     replies.finish_reasons.setdefault(role, []).append(reply.finish_reason)
+    if reply.cached:
+        replies.cached += 1
+        if reply.cached_at is not None:
+            replies.oldest_cached = min(reply.cached_at, replies.oldest_cached or reply.cached_at)
+        if reply.cached_run is not None:
+            replies.cached_runs.add(reply.cached_run)
+    else:
+        replies.asked += 1
     if offered_tools:
         replies.with_tools += 1
         replies.tool_called += bool(reply.tool_calls)

@@ -239,6 +239,10 @@ class OpenAIBackend:
         self.label = f"model {model!r} at {self.endpoint}"  # how messages, the breaker and reports name it
         # what this model refused, learned from its 400s once for the run: parameter -> what is sent instead
         self.adaptations: dict[str, str] = {}
+        # what the endpoint says it serves under this model's name (models/served.py), once asked: part of the
+        # cache keys; and the system_fingerprint its probe answer carried, which a cached answer must share
+        self.served: dict[str, Any] | None = None
+        self.fingerprint: str | None = None
         self.sent = 0  # HTTP attempts, retries included (the run's totals)
         self.retried = 0
         self.timed_out = 0  # attempts that hit --tooleval-timeout
@@ -248,9 +252,12 @@ class OpenAIBackend:
     def __repr__(self) -> str:  # no key: reprs end up in tracebacks and `pytest -l` locals
         return f"OpenAIBackend(model={self.model!r}, endpoint={self.endpoint!r})"
 
-    def cache_identity(self) -> dict[str, str]:
+    def cache_identity(self) -> dict[str, Any]:
         """What distinguishes this backend's answers in a response cache: never the key."""
-        return {"backend": "openai", "model": self.model, "endpoint": self.endpoint}
+        identity: dict[str, Any] = {"backend": "openai", "model": self.model, "endpoint": self.endpoint}
+        if self.served is not None:
+            identity["served"] = self.served
+        return identity
 
     # -- asking ------------------------------------------------------------------------------------------
 

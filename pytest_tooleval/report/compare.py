@@ -78,6 +78,9 @@ class Comparison:
     # a baseline rescored to other benchmark revisions: which, when, its samples that answer an older prompt
     # (report/rescore.py rescore_note); None for a baseline as its run wrote it
     baseline_rescored: dict[str, Any] | None = None
+    # samples of this run whose answers the response cache served from the baseline's own run (its `run.cache`
+    # tag): those pairs compare the baseline with itself
+    own_answers: int = 0
 
     def figure(self, name: str) -> FigureComparison | None:
         return next((entry for entry in self.figures if entry.figure == name), None)
@@ -93,6 +96,7 @@ class Comparison:
                                    "samples": list(flip.samples)} for flip in self.flips
                                   if flip.direction == direction]
                       for direction in ("pass_to_fail", "fail_to_pass")},
+            **({"own_answers": self.own_answers} if self.own_answers else {}),
             "only_current": self.only_current,
             "only_baseline": self.only_baseline,
             "unscored": self.unscored,
@@ -154,7 +158,19 @@ def compare(rows: list[dict[str, Any]], baseline: Mapping[str, Any], baseline_pa
     return Comparison(baseline_path, _text(baseline.get("fingerprint"), "model"), figures, flips, only_current,
                       only_baseline, unscored, fingerprint_differences(baseline.get("fingerprint") or {},
                                                                         current_fingerprint), not_compared,
-                      rescore_note(baseline))
+                      rescore_note(baseline), own_answers(rows, baseline))
+
+
+def own_answers(rows: list[dict[str, Any]], baseline: Mapping[str, Any]) -> int:
+    """How many of this run's samples the response cache answered from the baseline run itself: the run's tag in
+    the baseline's `run.cache` among a row's `cached_runs` (--tooleval-cache reuse, or a run resuming the one that
+    wrote the baseline)."""
+    run = baseline.get("run")
+    cache = run.get("cache") if isinstance(run, Mapping) else None
+    tag = cache.get("id") if isinstance(cache, Mapping) else None
+    if not isinstance(tag, str) or not tag:
+        return 0
+    return sum(1 for row in rows if tag in (row.get("cached_runs") or ()))
 
 
 def rescore_note(baseline: Mapping[str, Any]) -> dict[str, Any] | None:

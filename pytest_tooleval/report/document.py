@@ -175,6 +175,9 @@ class SampleRow(Part):
     tool_answers: Maybe[dict[str, int]] = None
     quarantined: Maybe[Text] = None  # --tooleval-quarantine: why (the sample is in no figure)
     batched: Maybe[Text] = None  # answered through the Batch API
+    source: Maybe[Text] = None  # where the answer came from: asked, cache, replay (transport.py)
+    cached_at: Maybe[Number] = None  # when the oldest cached reply of the sample was made (epoch seconds)
+    cached_runs: Maybe[list[Text]] = None  # the response cache's tags of the runs that asked them
 
     def key(self) -> tuple[str, str, str, str, int] | None:
         """What tells one sample's row from another's (transport.py `row_key`), or None for a row without its

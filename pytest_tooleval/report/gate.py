@@ -136,6 +136,12 @@ def partial_run(summary: RunSummary) -> str | None:
     return "; ".join(parts) or None
 
 
+def self_compared_line(own: int, samples: int) -> str:
+    """The gate's reason when the response cache answered `own` of the run's `samples` from the baseline run."""
+    return (f"{own:,} of {samples:,} samples were answered from the baseline run's own cached answers, so they "
+            "compare it with itself: ask them again with --tooleval-cache fresh")
+
+
 @dataclass(frozen=True)
 class GateResult:
     checks: list[tuple[str, float | None, float, bool]]  # (name, actual, threshold, met)
@@ -146,14 +152,18 @@ class GateResult:
     incomplete: str | None = None  # why the run did not ask every sample it collected (the cost ceiling)
     largest_cause: ErrorCause | None = None  # of the errors, which the error-rate line names when it misses
     partial: str | None = None  # what the run left out of the benchmark (`partial_run`): the verdict says so
+    self_compared: str | None = None  # why the comparison with the baseline compares it with itself
 
     @property
     def passed(self) -> bool:
         return (all(met for *_, met in self.checks) and self.error_rate <= self.max_error_rate
-                and not any(check.regressed for check in self.regressions) and self.incomplete is None)
+                and not any(check.regressed for check in self.regressions) and self.incomplete is None
+                and self.self_compared is None)
 
     def lines(self) -> list[str]:
         out = [f"tooleval gate: {note}" for note in self.notes]
+        if self.self_compared is not None:
+            out.append(f"tooleval gate: NOT A COMPARISON: {self.self_compared}")
         if self.incomplete is not None:
             out.append(f"tooleval gate: INCOMPLETE: {self.incomplete}")
         out += [check.line() for check in self.regressions]

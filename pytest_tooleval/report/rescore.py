@@ -255,7 +255,8 @@ def rescore(path: str, options: RescoreOptions, *, output: str | None = None,
     try:
         context = RescoreContext(settings.data_dir, settings.cache_path, settings.offline, options.ask,
                                  str(fingerprint.get("scorer") or "official"), engine,
-                                 _Access(settings, engine, fingerprint, [plugin(name) for name in plan]),
+                                 _Access(settings, engine, fingerprint, [plugin(name) for name in plan],
+                                         _served(document)),
                                  {name: _run_revision(document, name, source) for name, (_, _, source, _) in
                                   plan.items()})
         results = {name: rescorer(_rows_of(rows, name), block, target, context)
@@ -334,8 +335,9 @@ class _Access:
     """The report's model, built once per kind when a suite first needs it (RescoreContext.access)."""
 
     def __init__(self, settings: Settings, engine: Engine, fingerprint: dict[str, Any],
-                 suites: Sequence[SuitePlugin[Any]]) -> None:
+                 suites: Sequence[SuitePlugin[Any]], served: dict[str, dict[str, Any]] | None = None) -> None:
         self.settings, self.engine, self.fingerprint, self.suites = settings, engine, fingerprint, suites
+        self.served = served  # what the report's run found each endpoint serving: its cache keys hold it
         self.built: dict[bool, ModelAccess] = {}
 
     def __call__(self, asking: bool) -> ModelAccess:
@@ -345,6 +347,7 @@ class _Access:
 
     def _build(self, asking: bool) -> ModelAccess:
         from ..models.access import access_kind
+        from ..models.cache import CacheRun, new_run
         from ..models.factory import build_access
 
         settings = self.settings
@@ -355,11 +358,23 @@ class _Access:
         roles = [role for suite in self.suites for role in suite.roles]
         readers = [suite.replay_rows for suite in self.suites]  # None from a suite without a format of its own
         try:
+            # the report's answers, whichever run of its model cached them (its run, or the run it reused)
+            reading: CacheRun = new_run("reuse")
             return build_access(settings, settings.cache_path, self.engine,
                                 lambda: settings.cache_path / "rescore.board.sqlite", roles, readers,
-                                say=lambda line: None, cache_only=not asking)
+                                say=lambda line: None, cache_only=not asking, cache_run=reading, served=self.served)
         except ToolevalUsageError as exc:  # a replay file that is not there any more
             raise ToolevalUsageError(str(exc).replace("--tooleval-model ", "the report's model ")) from None
+
+
+def _served(document: Mapping[str, Any]) -> dict[str, dict[str, Any]] | None:
+    """What the report's run found each endpoint serving (its `run.cache.served`), or None."""
+    run = document.get("run")
+    cache = run.get("cache") if isinstance(run, Mapping) else None
+    served = cache.get("served") if isinstance(cache, Mapping) else None
+    if not isinstance(served, dict):
+        return None
+    return {str(label): dict(value) for label, value in served.items() if isinstance(value, dict)}
 
 
 def _endpoint_problem(fingerprint: Mapping[str, Any], base_url: str | None) -> str | None:

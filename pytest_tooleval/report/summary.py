@@ -143,6 +143,21 @@ def _total(costs: list[float | None]) -> float | None:
     return None if any(cost is None for cost in costs) else sum(cost or 0.0 for cost in costs)
 
 
+def answer_sources(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Where the run's answers came from (a row's `source`): asked in this run, served whole by the response cache
+    (with when the oldest cached reply was made), replayed from recorded outputs."""
+    counts = {"asked": 0, "cache": 0, "replay": 0}
+    oldest: float | None = None
+    for row in rows:
+        source = row.get("source")
+        if source in counts:
+            counts[source] += 1
+        made = row.get("cached_at")
+        if isinstance(made, (int, float)) and not isinstance(made, bool):
+            oldest = float(made) if oldest is None else min(oldest, float(made))
+    return {**counts, "oldest_cached": oldest}
+
+
 def run_totals(rows: list[dict[str, Any]], wall_s: float, *, requests: dict[str, int] | None = None,
                role_models: dict[str, str | None] | None = None, prices: Prices | None = None) -> dict[str, Any]:
     """What a run cost: samples, scored and errored, tokens of every model role (agent, user, simulator, judge
@@ -159,6 +174,7 @@ def run_totals(rows: list[dict[str, Any]], wall_s: float, *, requests: dict[str,
         totals.update(requests=requests.get("requests", 0), retries=requests.get("retries", 0),
                       timeouts=requests.get("timeouts", 0))
     totals["samples_from_cache"] = sums["samples_from_cache"]
+    totals["answers"] = answer_sources(rows)
     # answers that stopped at max_tokens, per role: scored as they are (upstream scores the text it got)
     totals["cut"] = _counts(row.get("cut") for row in rows)
     tool_answers = _counts(row.get("tool_answers") for row in rows)

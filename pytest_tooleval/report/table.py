@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from tabulate import tabulate
 
-from ..text import counted
+from ..text import counted, utc_minute
 from .summary import RunSummary
 
 if TYPE_CHECKING:
@@ -36,12 +36,39 @@ def render_summary(summary: RunSummary) -> str:
 
 def render_totals(totals: dict[str, Any]) -> str:
     """One line of run totals under the table (report.summary.run_totals)."""
+    sources = answer_sources_text(totals)
     return (f"tooleval totals: {counted(totals['samples'], 'sample')} ({totals['scored']} scored, "
-            f"{counted(totals['errors'], 'error')}), "
+            f"{counted(totals['errors'], 'error')}{'; ' + sources if sources else ''}), "
             f"{totals['prompt_tokens']:,} prompt + {totals['completion_tokens']:,} completion tokens"
             + (f" ({totals['reasoning_tokens']:,} of them reasoning)" if totals.get("reasoning_tokens") else "")
             + (f", {cut}" if (cut := cut_answers(totals)) else "")
             + f", {totals['wall_s']:.1f} s")
+
+
+CACHE_WORDS = {"resume": "resumed from the cache", "reuse": "reused from the cache"}
+
+
+def answer_sources_text(totals: dict[str, Any]) -> str | None:
+    """"60 asked, 40 resumed from the cache (oldest made 2026-12-05 14:02 UTC)" from run_totals' `answers` (and
+    the run's --tooleval-cache, `cache_mode`, where the controller put it); None when no model answered (the
+    oracle)."""
+    answers = totals.get("answers")
+    if not isinstance(answers, dict):
+        return None
+    counts = {key: value for key in ("asked", "cache", "replay")
+              if isinstance(value := answers.get(key), int) and not isinstance(value, bool)}
+    if not any(counts.values()):
+        return None
+    parts = []
+    if counts.get("asked") or counts.get("cache"):
+        parts.append(f"{counts.get('asked', 0):,} asked")
+    if counts.get("cache"):
+        oldest = answers.get("oldest_cached")
+        made = f" (oldest made {utc_minute(oldest)})" if isinstance(oldest, (int, float)) else ""
+        parts.append(f"{counts['cache']:,} {CACHE_WORDS.get(str(totals.get('cache_mode')), 'from the cache')}{made}")
+    if counts.get("replay"):
+        parts.append(f"{counts['replay']:,} replayed")
+    return ", ".join(parts)
 
 
 def cut_answers(totals: dict[str, Any]) -> str | None:

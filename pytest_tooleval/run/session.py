@@ -13,7 +13,7 @@ import dataclasses
 import sys
 import threading
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -21,11 +21,13 @@ import pytest
 
 from ..errors import NOT_ASKED, NotAsked
 from ..models.access import ModelAccess, access_kind
+from ..models.cache import CacheRun
 from ..models.engine import Engine
 from ..models.meter import SAMPLE_REPLIES, SERVED_FROM_CACHE, SampleReplies
 from ..models.storage import STORAGE_ERRORS, StorageLog
 from ..outcome import Answer, SampleResult, Skipped
 from ..settings.options import Settings
+from ..text import utc_minute
 from .batch_round import BatchRound
 from .budget import CostBudget
 from .memory import FrozenHeap
@@ -45,9 +47,14 @@ SESSION_KEY = pytest.StashKey["ToolevalSession"]()  # the process's session, in 
 
 class ToolevalSession:
     def __init__(self, settings: Settings, run_id: str | None = None, markexpr: str = "",
-                 hub_client: bool = False) -> None:
+                 hub_client: bool = False, told: Mapping[str, Any] | None = None) -> None:
         self.run = Run(settings, markexpr)
         self.run_id = run_id or uuid.uuid4().hex
+        # the response cache's side of the run (models/cache.py): which cached answers it may use, and what each
+        # endpoint serves (models/served.py); decided by the process that aggregates, told to xdist's workers
+        told = told or {}
+        self._cache_run: CacheRun | None = CacheRun.from_dict(told["run"]) if told.get("run") else None
+        self.served: dict[str, dict[str, Any]] | None = told.get("served")
         self.hub_client = hub_client  # an xdist worker whose controller answers the samples (the hub)
         self.drain_on_close = False  # set when the session ended normally: see Pool.stop
         self.hub: Hub | None = None  # the xdist controller's
@@ -93,8 +100,57 @@ class ToolevalSession:
                 settings = self.settings.replace(concurrency=self._slots)
                 self._access = build_access(settings, settings.cache_path, self.engine, lambda: self.board_path,
                                             self.run.helper_roles(), self.run.replay_readers(),
-                                            probe_tools=self.run.asks_with_tools(), say=self.say)
+                                            probe_tools=self.run.asks_with_tools(), say=self.say,
+                                            cache_run=self.cache_run, served=self.served)
             return self._access
+
+    @property
+    def cache_run(self) -> CacheRun | None:
+        """Which cached answers this run may use (models/cache.py `begin_run`): decided once, when first asked, by
+        the process that aggregates (a worker is told); None when no live model is asked through the cache."""
+        if self._cache_run is None and self.asks_through_cache:
+            from ..models.cache import begin_run
+            from ..models.factory import cache_scope
+
+            self._cache_run = begin_run(self.settings.cache_path / "responses.sqlite", cache_scope(self.settings),
+                                        self.settings.cache_mode)
+            if self._cache_run.resumed is not None:
+                self.say(f"tooleval: resuming the unfinished run of {self.settings.model} begun "
+                         f"{utc_minute(self._cache_run.resumed)}: its cached answers are used "
+                         "(--tooleval-cache fresh asks everything again)")
+        return self._cache_run
+
+    @property
+    def asks_through_cache(self) -> bool:
+        """Whether a live model of this run (the model under test, or a helper role's) answers through the cache."""
+        if not self.active or self.settings.cache_mode == "off":
+            return False
+        kind = access_kind(self.settings)
+        return kind == "chat" or (kind == "replay" and any(model for prefix, model in self.run.role_models().items()
+                                                           if prefix))
+
+    def told_workers(self) -> dict[str, Any]:
+        """What an xdist worker is told of the response cache (workerinput): the run's tag, what the endpoints
+        serve (when the controller has asked)."""
+        run = self.cache_run
+        return {"run": None if run is None else run.as_dict(), "served": self.served}
+
+    def know_served(self) -> None:
+        """Ask each live endpoint what it serves under its model's name (models/served.py), once per process that
+        asks and was not told: the response cache's keys hold it."""
+        if self.served is not None or not self.asks_through_cache:
+            return
+        from ..models.served import identify_served
+
+        _ = self.access
+        self.served = self.engine.run(identify_served(self.backends() or []))
+
+    def end_cache_run(self) -> None:
+        """The run answered every sample it collected: a later run does not resume it (models/cache.py)."""
+        if self._cache_run is not None:
+            from ..models.cache import end_run
+
+            end_run(self.settings.cache_path / "responses.sqlite", self._cache_run)
 
     @property
     def works_ahead(self) -> bool:
@@ -114,6 +170,7 @@ class ToolevalSession:
             self._source = HubClientSource(self._run_board(), self._own_pool)
             return
         _ = self.access  # a bad model setting (a replay file that is not there) stops the run here, once
+        self.know_served()
         self.probe()
         self.batch.send(cases, self.access, self.engine)
         if not self.works_ahead:
@@ -149,6 +206,7 @@ class ToolevalSession:
         """A worker answering samples the hub did not: claimed on the board, one at a time as tests ask."""
         from ..answers.pool import Pool, PoolSource
 
+        self.know_served()  # told by the controller, unless its hub started after this worker did
         return PoolSource(Pool(self._run_board(), [], self._answer, self._slots), self.engine)
 
     def evaluate(self, case: Case) -> SampleResult | Skipped:
@@ -166,9 +224,10 @@ class ToolevalSession:
             result = dataclasses.replace(result, reasoning=answer.reasoning)
         if isinstance(result, SampleResult) and answer.cached_tokens:
             result = dataclasses.replace(result, cached_tokens=answer.cached_tokens)
-        if isinstance(result, SampleResult):  # how the replies ended (models/meter.py SampleReplies)
+        if isinstance(result, SampleResult):  # how the replies ended, and where from (models/meter.py)
             result = dataclasses.replace(result, finish_reason=answer.finish_reason, cut=answer.cut,
-                                         tool_answers=answer.tool_answers)
+                                         tool_answers=answer.tool_answers, source=answer.source,
+                                         cached_at=answer.cached_at, cached_runs=tuple(answer.cached_runs))
         return result
 
     async def _answer(self, case: Case) -> Answer | Skipped:
@@ -191,8 +250,10 @@ class ToolevalSession:
             return answer
         if cached:
             answer = dataclasses.replace(answer, cached_tokens=cached)
+        source = "replay" if access_kind(self.settings) == "replay" and not replies.asked else replies.source()
         answer = dataclasses.replace(answer, finish_reason=replies.finish_reason(), cut=replies.cut(),
-                                     tool_answers=replies.tool_answers())
+                                     tool_answers=replies.tool_answers(), source=source,
+                                     cached_at=replies.oldest_cached, cached_runs=tuple(sorted(replies.cached_runs)))
         self.budget.spend(answer.tokens, cached)
         return answer
 
@@ -244,6 +305,7 @@ class ToolevalSession:
         cases = [case for case in (self.run.case_for_test_id(test_id) for test_id in test_ids) if case is not None]
         # before the hub asks anything (a failure is one line and exit status 4), and after the suites of these
         # tests are loaded: their helper roles are part of the access the probe builds
+        self.know_served()
         self.probe()
         self.batch.send(cases, self.access, self.engine)
         self.hub.start(self.run.schedule(cases), self.run.loaded_cases(), self._answer, self.engine,

@@ -216,7 +216,12 @@ CORE_OPTIONS: tuple[Option, ...] = (
     Option("cache-dir", "folder for downloads and the response cache (default: ~/.cache/pytest-tooleval)",
            path=True),
     Option("offline", "never download; fail if the data is not there", False, parse_bool, flag=True),
-    Option("no-cache", "do not read or write the response cache", False, parse_bool, flag=True),
+    Option("cache", "which cached answers a run uses: resume (only those of the unfinished run of the same model "
+           "and endpoint that it finishes), reuse (any earlier run's answer to the same request of the same served "
+           "model), fresh (none: every request is asked and cached), off (no response cache)", "resume",
+           choice("resume", "reuse", "fresh", "off")),
+    Option("no-cache", "do not read or write the response cache (--tooleval-cache off)", False, parse_bool,
+           flag=True),
     Option("no-probe", "skip the endpoint probe: one small request per model role before any sample", False,
            parse_bool, flag=True),
     Option("scorer", "official (reproduces the reference, default) or fixed (documented bugs fixed)",
@@ -334,6 +339,7 @@ class Settings(BaseModel):
     data_dir: str | None
     cache_dir: str | None
     offline: bool
+    cache: Literal["resume", "reuse", "fresh", "off"]
     no_cache: bool
     no_probe: bool
     scorer: Literal["official", "fixed"]
@@ -383,6 +389,11 @@ class Settings(BaseModel):
     def cache_path(self) -> Path:
         """The folder of downloads, the response cache and the run boards."""
         return Path(self.cache_dir or DEFAULT_CACHE_DIR).expanduser()
+
+    @property
+    def cache_mode(self) -> str:
+        """--tooleval-cache, where --tooleval-no-cache is `off`."""
+        return "off" if self.no_cache else self.cache
 
     def replace(self, **changes: object) -> Settings:
         return self.model_copy(update=changes)

@@ -77,7 +77,7 @@ def test_rerun_of_a_rollout_is_answered_from_the_cache(pytester: pytest.Pytester
     args = [*base_args, *live_args(fake_openai, "--tooleval-user-model", "user-m"), "-k", "en-agent_multi_turn_0"]
     pytester.runpytest(*args).assert_outcomes(passed=1)
     asked = fake_openai.stats.requests
-    pytester.runpytest(*args).assert_outcomes(passed=1)
+    pytester.runpytest(*args, "--tooleval-cache=reuse").assert_outcomes(passed=1)  # a finished run: reused on request
     assert fake_openai.stats.requests == asked
 
 

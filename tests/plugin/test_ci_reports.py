@@ -178,7 +178,7 @@ def test_answers_from_the_cache_cost_nothing_in_the_ceiling_or_the_cost_line(
         assert first["cost_usd"] == pytest.approx(first["prompt_tokens"]) and first["samples_from_cache"] == 0
         # the same run again, under a ceiling the first run's cost is far beyond: all of it comes from the cache
         result = pytester.runpytest_subprocess(*live, f"--tooleval-max-cost={first['cost_usd'] / 10}",
-                                               "--tooleval-fail-under=overall=0.9")
+                                               "--tooleval-fail-under=overall=0.9", "--tooleval-cache=reuse")
         asked = server.stats.requests
     assert asked == SAMPLES  # the first run's only
     result.assert_outcomes(passed=SAMPLES)

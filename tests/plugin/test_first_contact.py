@@ -64,7 +64,7 @@ def test_the_summary_totals_and_gate_are_the_last_lines(pytester: pytest.Pyteste
     assert text.rindex(" in ") < text.index("tooleval summary")  # after pytest's closing "N failed ... in Xs" line
     tail = last_lines(text, 7)
     assert tail[0].startswith("acebench: 7/7 scored, 6 passed, 1 failed, 0 errors")
-    assert tail[1].startswith("tooleval totals: 7 samples (7 scored, 0 errors), ")
+    assert tail[1].startswith("tooleval totals: 7 samples (7 scored, 0 errors; 7 asked), ")
     assert tail[2].startswith("tooleval cost: 7 requests (0 retries); sample latency p50 ")
     assert tail[3].startswith("tooleval gate: acebench.en.overall = ") and tail[3].endswith(" >= 0.500 ok")
     assert tail[4:] == ["tooleval gate: error rate 0.000 <= 0.020 ok",

@@ -86,18 +86,20 @@ def test_a_rerun_is_answered_from_the_cache(pytester: pytest.Pytester, fake_open
     fake_openai.replies.update(RIGHT)
     pytester.runpytest(*run_args).assert_outcomes(passed=7)
     assert fake_openai.stats.requests == 7
-    pytester.runpytest(*run_args).assert_outcomes(passed=7)
+    pytester.runpytest(*run_args, "--tooleval-cache=reuse").assert_outcomes(passed=7)
     assert fake_openai.stats.requests == 7
     pytester.runpytest(*run_args, "--tooleval-no-cache").assert_outcomes(passed=7)
     assert fake_openai.stats.requests == 14
 
 
-def test_interrupted_run_resumes_without_asking_again(pytester: pytest.Pytester, fake_openai: FakeOpenAI,
-                                                      run_args: list[str]) -> None:
+def test_a_finished_runs_answers_are_reused_only_on_request(pytester: pytest.Pytester, fake_openai: FakeOpenAI,
+                                                             run_args: list[str]) -> None:
     fake_openai.replies.update(RIGHT)
     pytester.runpytest(*run_args, "-k", "normal_atom_bool").assert_outcomes(passed=2)
+    pytester.runpytest(*run_args, "--tooleval-cache=reuse").assert_outcomes(passed=7)
+    assert fake_openai.stats.requests == 7  # the two of the first run were reused
     pytester.runpytest(*run_args).assert_outcomes(passed=7)
-    assert fake_openai.stats.requests == 7
+    assert fake_openai.stats.requests == 14  # by default a finished run's answers are not: each is asked again
 
 
 def test_xdist_run_aggregates_on_the_controller(pytester: pytest.Pytester, fake_openai: FakeOpenAI,

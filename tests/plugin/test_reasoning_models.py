@@ -141,7 +141,7 @@ def test_reasoning_returned_beside_the_answer_is_kept_and_counted(pytester: pyte
     assert sample["tokens"]["completion"] > sample["tokens"]["reasoning"]  # counted within the completion
     totals = json.loads((pytester.path / "report.json").read_text())["totals"]
     assert totals["reasoning_tokens"] == sample["tokens"]["reasoning"]
-    result.stdout.fnmatch_lines([f"tooleval totals: 1 sample (1 scored, 0 errors), * prompt + "
+    result.stdout.fnmatch_lines([f"tooleval totals: 1 sample (1 scored, 0 errors; 1 asked), * prompt + "
                                  f"{sample['tokens']['completion']} completion tokens "
                                  f"({sample['tokens']['reasoning']} of them reasoning), * s"])
 

@@ -65,7 +65,7 @@ def test_a_rerun_finds_every_repeat_in_the_cache(pytester: pytest.Pytester, repe
     server, args = repeats
     pytester.runpytest_subprocess(*args).assert_outcomes(passed=3 * SAMPLES - 2, failed=2)
     server.reset_stats()
-    pytester.runpytest_subprocess(*args).assert_outcomes(passed=3 * SAMPLES - 2, failed=2)
+    pytester.runpytest_subprocess(*args, "--tooleval-cache=reuse").assert_outcomes(passed=3 * SAMPLES - 2, failed=2)
     assert server.stats.requests == 0  # each repeat kept under its own key: the same verdicts again
 
 

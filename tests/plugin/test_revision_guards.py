@@ -84,7 +84,7 @@ def test_switching_revision_asks_only_the_samples_whose_prompt_changed(pytester:
         first = _run(pytester, *live, "--tooleval-acebench-revision=e6db74b", "--tooleval-report=old.json")
         assert first.ret == 1  # every answer is wrong: what matters is what was asked
         assert server.stats.requests == 50
-        second = _run(pytester, *live, "--tooleval-report=new.json")
+        second = _run(pytester, *live, "--tooleval-report=new.json", "--tooleval-cache=reuse")
         assert second.ret == 1
         assert server.stats.requests == 51  # normal_atom_list_38 alone: its question changed at 56dd66c
         report = json.loads((pytester.path / "new.json").read_text())

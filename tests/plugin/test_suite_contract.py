@@ -73,8 +73,8 @@ def test_a_fourth_suite_from_an_installed_package_runs_like_the_built_in_ones(
     assert fake_openai.stats.requests == 5
     assert not (pytester.path / "cache" / "acebench").exists()  # no other suite's data was looked for
 
-    fake_openai.reset_stats()  # the same run again: every answer comes from the response cache
-    again = run(*toy, *live(fake_openai), *workers)
+    fake_openai.reset_stats()  # the same run again, reusing: every answer comes from the response cache
+    again = run(*toy, *live(fake_openai), *workers, "--tooleval-cache=reuse")
     again.assert_outcomes(passed=4, failed=1)
     assert fake_openai.stats.requests == 0
 

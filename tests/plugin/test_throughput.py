@@ -96,7 +96,7 @@ def test_a_killed_worker_loses_no_sample(pytester: pytest.Pytester, fake_openai:
     asked = fake_openai.stats.requests
     pytester.path.joinpath("killed-once").unlink()
     monkeypatch.setenv("KILL_AT", "none")
-    rerun = pytester.runpytest_subprocess(*acebench_args, *selection, "-n", "2")
+    rerun = pytester.runpytest_subprocess(*acebench_args, *selection, "-n", "2", "--tooleval-cache=reuse")
     rerun.assert_outcomes(failed=200)
     assert fake_openai.stats.requests == asked  # the rerun is answered from the cache
 

@@ -544,7 +544,8 @@ def test_recorded_episodes_are_judged_again_without_simulating(pytester: pytest.
     args = run_args(pytester, fake_openai, data_root, roles=("judge",))
     pytester.runpytest(*args, f"--tooleval-model=replay:{rows}", "-k", "simulated-Toy_Weather-1").assert_outcomes(
         passed=1)
-    pytester.runpytest(*args, f"--tooleval-model=replay:{generation}").assert_outcomes(passed=1, failed=2)
+    pytester.runpytest(*args, f"--tooleval-model=replay:{generation}", "--tooleval-cache=reuse").assert_outcomes(
+        passed=1, failed=2)
     models = {body["model"] for body in fake_openai.stats.bodies}
     assert models == {"judge-m"}
     assert fake_openai.stats.requests == 1  # the same episode judged twice: the second answer came from the cache

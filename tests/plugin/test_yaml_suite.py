@@ -154,7 +154,7 @@ def test_the_examples_gate_against_a_baseline(pytester: pytest.Pytester, fake_op
     assert first.ret == pytest.ExitCode.OK
     asked = fake_openai.stats.requests
     assert asked == 6  # five cases, one of two turns
-    again = pytester.runpytest_subprocess(*cases, "--tooleval-report=again.json")
+    again = pytester.runpytest_subprocess(*cases, "--tooleval-report=again.json", "--tooleval-cache=reuse")
     assert again.ret == pytest.ExitCode.OK and fake_openai.stats.requests == asked  # every answer from the cache
     fake_openai.responder = responder({**RIGHT_TEXT, "flight to Lisbon": WRONG_TEXT["flight to Lisbon"],
                                        "meeting with Dana": WRONG_TEXT["meeting with Dana"]})

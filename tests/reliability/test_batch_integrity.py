@@ -144,9 +144,9 @@ def test_entries_for_requests_the_batch_was_not_sent_with_are_ignored_and_never_
     result.stdout.fnmatch_lines([f"tooleval batch: {len(asked)} answers from 1 batch ({len(asked)} requests "
                                  f"submitted, 0 resumed) in * s; {planted} entries for requests not sent in the batch "
                                  "were ignored"])
-    # a later ordinary run on the same cache finds none of the planted answers: it asks those samples
+    # a later ordinary run on the same cache, reusing it, finds none of the planted answers: it asks those samples
     later = pytester.runpytest_subprocess(*options(pytester, fake_openai, default_data, "cache",
-                                                   "--tooleval-report=later.json"))
+                                                   "--tooleval-report=later.json", "--tooleval-cache=reuse"))
     assert later.ret == pytest.ExitCode.TESTS_FAILED
     assert verdicts(read_report(pytester.path / "later.json")) == clean
     assert fake_openai.stats.requests == planted

@@ -20,6 +20,12 @@ from fake_openai import FakeOpenAI
 from mini_acebench import SAMPLES as MINI_SAMPLES
 
 
+@pytest.fixture
+def live(live: list[str]) -> list[str]:
+    """The runs here reuse one another's answers (--tooleval-cache reuse): what the key holds is under test."""
+    return [*live, "--tooleval-cache=reuse"]
+
+
 def cache_rows(cache: Path) -> int:
     with sqlite3.connect(cache / "responses.sqlite") as conn:
         assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]

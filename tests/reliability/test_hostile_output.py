@@ -540,7 +540,7 @@ def test_hostile_answers_are_scored_samples_and_leave_every_artefact_whole(
     assert outputs["normal_atom_bool_1"] == HOSTILE_ANSWERS["Rome for 3 days"]  # the report keeps it raw
     assert {s["outcome"] for s in report["samples"]} == {"failed"}
     ElementTree.parse(pytester.path / "junit.xml")  # well-formed XML
-    rerun = pytester.runpytest(*live)  # every answer came back from the cache, none was refused by it
+    rerun = pytester.runpytest(*live, "--tooleval-cache=reuse")  # every answer came back from the cache, none refused
     rerun.assert_outcomes(failed=MINI_SAMPLES)
     assert fake_openai.stats.requests == MINI_SAMPLES
 

@@ -122,7 +122,7 @@ def test_a_held_cache_lock_costs_no_error_and_no_stall(pytester: pytest.Pytester
     result.stdout.fnmatch_lines(["tooleval: response cache in *: another process held the write lock; nothing was "
                                  "lost; * writes were skipped while another process held its write lock*"])
     fake_openai.reset_stats()
-    pytester.runpytest_subprocess(*live).assert_outcomes(passed=MINI_SAMPLES)
+    pytester.runpytest_subprocess(*live, "--tooleval-cache=reuse").assert_outcomes(passed=MINI_SAMPLES)
     assert fake_openai.stats.requests == MINI_SAMPLES - 2  # what was not written is asked again, nothing else
 
 

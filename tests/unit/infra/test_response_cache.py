@@ -19,9 +19,12 @@ from pytest_tooleval.models import cache as cache_module
 from pytest_tooleval.models.base import ChatRequest, InfrastructureError, Reply
 from pytest_tooleval.models.cache import (
     CachedBackend,
+    CacheRun,
     ResponseCache,
     ResponseCacheWarning,
+    begin_run,
     cache_key,
+    end_run,
 )
 from pytest_tooleval.models.openai_compat import OpenAIBackend
 
@@ -111,9 +114,10 @@ def test_the_first_answer_stays(cache: ResponseCache) -> None:
 
 
 def test_entries_survive_reopening(tmp_path: Path) -> None:
-    with ResponseCache(tmp_path / "c.sqlite") as first:
+    run = CacheRun("one-run")
+    with ResponseCache(tmp_path / "c.sqlite", run=run) as first:
         first.put("k", Reply(text="kept", prompt_tokens=None))
-    with ResponseCache(tmp_path / "c.sqlite") as second:
+    with ResponseCache(tmp_path / "c.sqlite", run=run) as second:
         assert second.get("k") == Reply(text="kept", cached=True)
 
 
@@ -133,7 +137,7 @@ def test_eight_writer_processes_lose_nothing_and_corrupt_nothing(tmp_path: Path)
     for process in workers:
         process.join(timeout=60)
     assert [p.exitcode for p in workers] == [0] * 8
-    with ResponseCache(path) as cache:
+    with ResponseCache(path, run=cache_writer.RUN) as cache:
         rows = cache_writer.ROWS
         assert len(cache) == rows + 8 * rows
         for worker in range(8):
@@ -245,8 +249,71 @@ def test_cached_backend_keys_on_the_backends_identity(tmp_path: Path) -> None:
     backend = OpenAIBackend("fake-model", base_url="http://127.0.0.1:9/v1", api_key=KEY)
     with ResponseCache(tmp_path / "c.sqlite") as cache:
         cached = CachedBackend(backend, cache)
-    assert cached.identity == {"backend": "openai", "model": "fake-model", "endpoint": "127.0.0.1:9/v1"}
+    assert cached.cache_identity() == {"backend": "openai", "model": "fake-model", "endpoint": "127.0.0.1:9/v1"}
     assert cached.name == backend.name
+    # what the endpoint serves joins the identity once it is known (models/served.py), before any request
+    backend.served = {"listed": True, "entry": {"id": "fake-model", "root": "/ckpt/a"}}
+    assert cached.cache_identity()["served"] == {"listed": True, "entry": {"id": "fake-model", "root": "/ckpt/a"}}
+
+
+# -- which run's answers a run may use (CacheRun) ------------------------------------------------------------
+
+
+def test_a_run_reads_only_its_own_answers_unless_it_reuses(tmp_path: Path) -> None:
+    path = tmp_path / "c.sqlite"
+    with ResponseCache(path, run=CacheRun("first")) as first:
+        first.put("k", Reply(text="the first run's"))
+    with ResponseCache(path, run=CacheRun("second")) as second:
+        assert second.get("k") is None  # another run's answer: asked again
+    with ResponseCache(path, run=CacheRun("third", "reuse")) as third:
+        hit = third.get("k")
+        assert hit == Reply(text="the first run's", cached=True)
+        assert hit is not None and hit.cached_run == "first" and hit.cached_at is not None
+    with ResponseCache(path, run=CacheRun("first")) as resumed:
+        assert resumed.get("k") == Reply(text="the first run's", cached=True)
+
+
+def test_a_later_runs_answer_replaces_an_earlier_runs_and_the_first_of_a_run_stays(tmp_path: Path) -> None:
+    path = tmp_path / "c.sqlite"
+    with ResponseCache(path, run=CacheRun("old")) as old:
+        old.put("k", Reply(text="old model"))
+    with ResponseCache(path, run=CacheRun("new")) as new:
+        new.put("k", Reply(text="new model"))
+        new.put("k", Reply(text="a second answer of the same run"))
+        assert new.get("k") == Reply(text="new model", cached=True)
+    with ResponseCache(path, run=CacheRun("old")) as old:
+        assert old.get("k") is None
+
+
+def test_an_answer_of_another_system_fingerprint_is_asked_again(tmp_path: Path) -> None:
+    with ResponseCache(tmp_path / "c.sqlite", run=CacheRun("r")) as cache:
+        cache.put("k", Reply(text="made by fp_a", system_fingerprint="fp_a"))
+        assert cache.get("k", fingerprint="fp_b") is None
+        assert cache.get("k", fingerprint="fp_a") == Reply(text="made by fp_a", cached=True,
+                                                           system_fingerprint="fp_a")
+        assert cache.get("k") is not None  # the endpoint gave none now (no probe): nothing to hold it to
+
+
+def test_begin_run_resumes_the_last_unfinished_run_of_the_same_scope(tmp_path: Path) -> None:
+    path = tmp_path / "responses.sqlite"
+    first = begin_run(path, "model-a", "resume")
+    assert first.resumed is None
+    again = begin_run(path, "model-a", "resume")  # the first never finished: this run finishes it
+    assert again.id == first.id and again.resumed is not None
+    assert begin_run(path, "model-b", "resume").id != first.id  # another model at another endpoint
+    end_run(path, again)
+    after = begin_run(path, "model-a", "resume")  # a finished run is not resumed
+    assert after.id != first.id and after.resumed is None
+    assert begin_run(path, "model-a", "fresh").id != after.id  # fresh resumes nothing
+    reuse = begin_run(path, "model-a", "reuse")
+    assert reuse.mode == "reuse" and reuse.id not in (after.id, first.id)
+
+
+def test_begin_run_in_a_folder_that_cannot_be_written_still_gives_a_run(tmp_path: Path) -> None:
+    blocked = tmp_path / "file"
+    blocked.write_text("not a folder")
+    run = begin_run(blocked / "responses.sqlite", "model-a", "resume")
+    assert run.resumed is None and run.mode == "resume"
 
 
 def test_a_corrupt_cache_is_rebuilt_even_when_warnings_are_errors(tmp_path: Path,

@@ -10,7 +10,7 @@ import pytest
 
 from fake_openai import TOOLS_REFUSED, FakeOpenAI, ToolCalls
 from pytest_tooleval.models.base import ChatRequest, InfrastructureError, Reply, ToolCall
-from pytest_tooleval.models.cache import CachedBackend, ResponseCache, cache_key
+from pytest_tooleval.models.cache import KEY_VERSION, CachedBackend, ResponseCache, cache_key
 from pytest_tooleval.models.openai_compat import OpenAIBackend
 
 KEY = "sk-test-tools-0123456789SECRET"
@@ -88,8 +88,8 @@ def test_tools_change_the_cache_key_and_text_requests_keep_theirs() -> None:
     identity = {"backend": "openai", "model": "m", "endpoint": "e"}
     text_only = ChatRequest(ASK.messages)
     assert cache_key(identity, ASK) != cache_key(identity, text_only)
-    # the key of a request without tools is computed as before tools existed (old cache files keep their hits)
-    legacy = {"v": 1, "backend": identity, "messages": [dict(m) for m in text_only.messages], "temperature": None,
+    # the key of a request without tools has no `tools` entry at all
+    legacy = {"v": KEY_VERSION, "backend": identity, "messages": [dict(m) for m in text_only.messages], "temperature": None,
               "top_p": None, "max_tokens": None, "stop": None, "extra": {}}
     canonical = json.dumps(legacy, sort_keys=True, separators=(",", ":"), ensure_ascii=True, allow_nan=False)
     assert cache_key(identity, text_only) == hashlib.sha256(canonical.encode("ascii")).hexdigest()
