@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
 from .errors import InternalError, SampleError
+from .text import plain_data, plain_text
 from .verdict import Verdict
 
 __all__ = ["Answer", "InternalError", "SampleError", "SampleResult"]
@@ -50,6 +52,19 @@ class SampleResult:
     source: str | None = None  # as Answer.source
     cached_at: float | None = None  # as Answer.cached_at
     cached_runs: tuple[str, ...] = ()  # as Answer.cached_runs
+
+    def plain(self) -> SampleResult:
+        """This result with every text of it `plain_text`: what a scorer decoded from the model's words (a call
+        whose string argument spelled a lone surrogate half) must reach the failure message, xdist's pipe and
+        the report whole (docs/reliability.md)."""
+        verdict = self.verdict
+        return dataclasses.replace(
+            self, output=plain_data(self.output), transcript=plain_data(self.transcript),
+            reasoning=None if self.reasoning is None else plain_text(self.reasoning),
+            finish_reason=None if self.finish_reason is None else plain_text(self.finish_reason),
+            verdict=dataclasses.replace(verdict, error_type=plain_text(verdict.error_type),
+                                        error=plain_data(verdict.error), calls=plain_data(verdict.calls),
+                                        details=plain_data(verdict.details)))
 
 
 @dataclass(frozen=True)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+from typing import Any
+
 
 def clip(text: str, limit: int) -> str:
     """`text` cut to `limit` characters, saying how many were left out."""
@@ -33,3 +36,37 @@ def utc_minute(epoch_s: float) -> str:
     import datetime
 
     return datetime.datetime.fromtimestamp(epoch_s, datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def plain_text(text: str) -> str:
+    """`text` as every store and pipe takes it: surrogate halves written in pairs (a model spelling an emoji as
+    '\\ud83d\\ude00') joined into their character, a lone half replaced by U+FFFD. sqlite, UTF-8 files and
+    xdist's pipe between processes all refuse a lone half (docs/reliability.md)."""
+    if not _SURROGATE.search(text):
+        return text
+    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+
+
+TOO_DEEP = "<not kept: nested too deeply to store>"
+
+
+def plain_data(value: Any) -> Any:
+    """JSON-like `value` (dicts, lists, tuples, strings, numbers) with every string, keys too, `plain_text`; a
+    value nested too deeply to walk becomes TOO_DEEP (it could not be stored or sent either)."""
+    try:
+        return _plain(value)
+    except RecursionError:
+        return TOO_DEEP
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, str):
+        return plain_text(value)
+    if isinstance(value, dict):
+        return {_plain(key): _plain(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_plain(item) for item in value)
+    return value

@@ -9,7 +9,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from .outcome import SampleResult
-from .text import clip
+from .text import clip, plain_data
 
 if TYPE_CHECKING:
     from .suites.base import Case
@@ -20,8 +20,24 @@ OUTPUT_LIMIT = 20_000  # characters of raw output kept per sample in reports
 
 
 def json_safe(value: dict[str, Any]) -> dict[str, Any]:
-    """Round-trip through JSON: tuples become lists, odd keys and objects become strings."""
-    safe: dict[str, Any] = json.loads(json.dumps(value, default=str, ensure_ascii=False, skipkeys=False))
+    """Round-trip through JSON: tuples become lists, odd keys and objects become strings, text `plain_text`. A
+    field that cannot make the trip (nested past the JSON encoder's depth) is kept as a note, so that the
+    sample's verdict still travels (docs/reliability.md)."""
+    try:
+        return _round_trip(value)
+    except (RecursionError, ValueError, TypeError):
+        kept = {}
+        for name, item in value.items():
+            try:
+                kept[name] = _round_trip({"v": item})["v"]
+            except (RecursionError, ValueError, TypeError) as exc:
+                kept[name] = f"<not kept: {type(exc).__name__} when written as JSON>"
+        return kept
+
+
+def _round_trip(value: dict[str, Any]) -> dict[str, Any]:
+    safe: dict[str, Any] = plain_data(json.loads(json.dumps(value, default=str, ensure_ascii=False,
+                                                            skipkeys=False)))
     return safe
 
 

@@ -419,6 +419,8 @@ class FakeOpenAI:
         # more of the model's GET /v1/models entry, as real servers list it (vLLM's `root`, llama.cpp's `meta`)
         self.model_entry: dict[str, Any] = {}
         self.system_fingerprint: str | None = "fp_fake_0001"  # in every answer; None leaves it out
+        # changes an answer's body before it is sent (an odd finish_reason, usage past 64 bits, ...)
+        self.edit_completion: Callable[[dict[str, Any]], None] | None = None
         self.reject_over_capacity = reject_over_capacity
         self.batch_polls_to_complete = batch_polls_to_complete
         self.batches_held = False
@@ -1083,9 +1085,11 @@ class _Handler(BaseHTTPRequestHandler):
                 if self._client_gone():
                     with fake._lock:
                         fake.stats.abandoned += 1
-                self._send_json(200, _completion(fake.model, body, answer, reasoning=fake.reasoning_content,
-                                                 fingerprint=fake.system_fingerprint,
-                                                 max_tokens=fake.max_answer_tokens))
+                completion = _completion(fake.model, body, answer, reasoning=fake.reasoning_content,
+                                         fingerprint=fake.system_fingerprint, max_tokens=fake.max_answer_tokens)
+                if fake.edit_completion is not None:
+                    fake.edit_completion(completion)
+                self._send_json(200, completion)
         finally:
             if slots is not None:
                 slots.release()

@@ -28,7 +28,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-from ..models.storage import BOARD, STORAGE_ERRORS, StorageLog, unwritable
+from ..models.storage import BOARD, StorageLog, unwritable
+from ..text import plain_data
 
 try:
     import fcntl
@@ -83,11 +84,13 @@ class RunBoard:
         self._conn.execute("CREATE TABLE IF NOT EXISTS state (name TEXT PRIMARY KEY, value TEXT NOT NULL)")
 
     def _do(self, action: Callable[[sqlite3.Connection], T], instead: T) -> T:
-        """`action` on the connection; `instead` when the file fails (logged, never raised)."""
+        """`action` on the connection; `instead` when the file fails (logged, never raised). Whatever the store
+        raises is a storage fault (an odd value sqlite refuses, a full disk): a raise here would keep a result
+        from the processes waiting for it, and the run would hang."""
         try:
             with self._lock:
                 return action(self._conn)
-        except STORAGE_ERRORS as exc:
+        except Exception as exc:  # every failure of the store, not only sqlite's own
             self.failing = True
             self.log.failed(BOARD, self.path.parent, exc)
             return instead
@@ -130,9 +133,17 @@ class RunBoard:
         return None if row is None else dict(json.loads(row[0]))
 
     def store(self, key: str, result: dict[str, Any]) -> None:
-        text = json.dumps(result, ensure_ascii=False, default=str)
-        stored = self._do(lambda conn: conn.execute("UPDATE claims SET done = 1, result = ? WHERE key = ?",
-                                                    (text, key)) is not None, False)
+        safe = plain_data(result)
+        try:
+            if not isinstance(safe, dict):
+                raise ValueError("the result is nested too deeply to store")
+            text: str | None = json.dumps(safe, ensure_ascii=False, default=str)
+        except (RecursionError, ValueError, TypeError) as exc:  # cannot be written as JSON: a storage fault
+            self.failing = True
+            self.log.failed(BOARD, self.path.parent, exc)
+            text = None
+        stored = text is not None and self._do(lambda conn: conn.execute(
+            "UPDATE claims SET done = 1, result = ? WHERE key = ?", (text, key)) is not None, False)
         if not stored:  # the others will not see it: let this process's claims go stale, so they stop waiting
             if not self.broken:
                 self.broken = True

@@ -155,7 +155,7 @@ def answer_case(session: ToolevalSession, case: Case) -> CaseHandle:
     else:
         if isinstance(result, Skipped):
             pytest.skip(result.reason)  # the one place a suite's decision becomes a pytest skip
-        return CaseHandle(case, result, session.settings.scorer)
+        return CaseHandle(case, result.plain(), session.settings.scorer)
     # outside the except block: pytest would print the caught exception too, as "During handling of ..."
     pytest.fail(reason, pytrace=False)
 

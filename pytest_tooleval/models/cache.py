@@ -24,6 +24,7 @@ import contextlib
 import dataclasses
 import hashlib
 import json
+import math
 import os
 import queue
 import sqlite3
@@ -37,6 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
+from ..text import plain_data, plain_text
 from .base import ChatRequest, ModelBackend, Reply, ToolCall
 from .storage import CACHE, STORAGE_ERRORS, StorageLog
 
@@ -300,10 +302,13 @@ class ResponseCache:
             "latency_s = excluded.latency_s, created = excluded.created, reasoning = excluded.reasoning, "
             "reasoning_tokens = excluded.reasoning_tokens, tool_calls = excluded.tool_calls, run = excluded.run, "
             f"fingerprint = excluded.fingerprint WHERE {_TABLE}.run IS NOT excluded.run",
-            (key, reply.text, reply.prompt_tokens, reply.completion_tokens, reply.finish_reason, reply.latency_s,
-             time.time(), reply.reasoning, reply.reasoning_tokens,
-             json.dumps([call.to_json() for call in reply.tool_calls]) if reply.tool_calls else None,
-             run_id, reply.system_fingerprint),
+            # what an endpoint sent is stored as sqlite takes it: a count past its 64-bit integers (2**64-1, a
+            # common server bug) as unknown, text with no lone surrogate half
+            (key, plain_text(reply.text), _integer(reply.prompt_tokens), _integer(reply.completion_tokens),
+             _text(reply.finish_reason), _real(reply.latency_s), time.time(), _text(reply.reasoning),
+             _integer(reply.reasoning_tokens),
+             json.dumps([plain_data(call.to_json()) for call in reply.tool_calls]) if reply.tool_calls else None,
+             run_id, _text(reply.system_fingerprint)),
         )
 
     # -- during a run: never in the way of an answer ---------------------------------------------------
@@ -383,6 +388,8 @@ class ResponseCache:
                     self._stop_writing(exc, len(batch))
             except STORAGE_ERRORS as exc:
                 self._stop_writing(exc, len(batch))
+            except Exception as exc:  # anything else is this batch's fault, never the writer's end: it goes on
+                self.log.lost(CACHE, self.path.parent, f"{type(exc).__name__}: {exc}", len(batch))
         if conn is not None:
             with contextlib.suppress(*STORAGE_ERRORS):
                 conn.close()
@@ -471,6 +478,18 @@ class CachedBackend:
         aclose = getattr(self.backend, "aclose", None)
         if aclose is not None:
             await aclose()
+
+
+def _integer(value: int | None) -> int | None:
+    return value if isinstance(value, int) and -(2**63) <= value < 2**63 else None
+
+
+def _real(value: float) -> float:
+    return value if isinstance(value, (int, float)) and math.isfinite(value) else 0.0
+
+
+def _text(value: str | None) -> str | None:
+    return None if value is None else plain_text(value)
 
 
 def worth_keeping(reply: Reply) -> bool:

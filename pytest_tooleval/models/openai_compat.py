@@ -26,6 +26,7 @@ import openai
 
 from ..errors import ContextOverflowError, NotAsked
 from ..settings.credentials import MASK, MIN_SECRET_CHARS, redact, redact_all, url_credentials
+from ..text import plain_text
 from .base import ChatRequest, InfrastructureError, Reply, ToolCall
 from .breaker import Breaker
 from .limits import SLOW_START_FROM, AdaptiveLimit, Resting, SharedRateLimiter, estimate_tokens
@@ -47,7 +48,6 @@ DEFAULT_BASE_URL = "https://api.openai.com/v1"
 _NO_KEY = "EMPTY"
 RATE_LIMIT_RETRY_FACTOR = 4  # 429s may be retried this many times --tooleval-max-retries
 _DETAIL_CHARS = 300  # server error bodies can be megabytes; the message keeps their start
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 @dataclass(frozen=True)
@@ -410,27 +410,31 @@ class OpenAIBackend:
         return adapted
 
     def _reply(self, outcome: _Answer, latency_s: float) -> Reply:
-        """An answer as the plugin keeps it: every text of it through `_reply_text`."""
+        """An answer as the plugin keeps it: every text of it, down to a tool call's name and id and the finish
+        reason, through `_reply_text` (the edge where the endpoint's words enter the run)."""
         return Reply(
             text=self._reply_text(outcome.text),
             latency_s=latency_s,
             prompt_tokens=outcome.prompt_tokens,
             completion_tokens=outcome.completion_tokens,
-            finish_reason=outcome.finish_reason,
-            reasoning=None if outcome.reasoning is None else self._reply_text(outcome.reasoning),
+            finish_reason=self._optional_text(outcome.finish_reason),
+            reasoning=self._optional_text(outcome.reasoning),
             reasoning_tokens=outcome.reasoning_tokens,
-            served_by=outcome.served_by,
-            system_fingerprint=outcome.system_fingerprint,
-            tool_calls=tuple(ToolCall(call.id, call.name, self._reply_text(call.arguments))
-                             for call in outcome.tool_calls),
+            served_by=self._optional_text(outcome.served_by),
+            system_fingerprint=self._optional_text(outcome.system_fingerprint),
+            tool_calls=tuple(ToolCall(self._reply_text(call.id), self._reply_text(call.name),
+                                      self._reply_text(call.arguments)) for call in outcome.tool_calls),
         )
+
+    def _optional_text(self, text: str | None) -> str | None:
+        return None if text is None else self._reply_text(text)
 
     def _reply_text(self, text: str) -> str:
         """The answer as data every later step can keep: what JSON may carry but Unicode may not (a lone
         surrogate, which sqlite and UTF-8 files refuse) becomes U+FFFD, and the configured key, should the
         endpoint echo it as the answer, becomes ***. A short key is a placeholder (EMPTY, none), not a secret,
         and may well be a word of a real answer: it is left alone."""
-        text = _LONE_SURROGATE.sub("\ufffd", text)
+        text = plain_text(text)
         for secret in self._secrets if self._key_given else self._secrets[1:]:
             if len(secret) >= MIN_SECRET_CHARS:
                 text = text.replace(secret, MASK)
