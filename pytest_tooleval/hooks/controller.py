@@ -62,6 +62,7 @@ class Controller:
         self.comparison: Comparison | None = None
         self.signalled: str | None = None  # the first SIGINT/SIGTERM this process received (`_on_signal`)
         self.interrupted: str | None = None  # the signal that ended the run before it finished (`_finish`)
+        self._signalled_at = 0.0  # when the first signal came (time.monotonic)
         self._finishing = False  # the run is over: a first signal lets the summary and reports finish
         self._previous_handlers: dict[int, Any] = {}
         settings = session.settings
@@ -180,9 +181,13 @@ class Controller:
         and reports of what finished); once the run is over, it lets them finish. A second one stops at once."""
         name = signal.Signals(signum).name
         if self.signalled is not None:
+            # GNU timeout, and CI runners, send one kill to the process and to its group: the same signal twice
+            # within moments is one request to stop, never the second that discards the reports
+            if time.monotonic() - self._signalled_at < SECOND_SIGNAL_AFTER_S:
+                return
             os.write(2, f"\ntooleval: {name} again: stopped at once, nothing more written\n".encode())
             os._exit(128 + signum)
-        self.signalled = name
+        self.signalled, self._signalled_at = name, time.monotonic()
         if not self._finishing:
             raise KeyboardInterrupt(f"{name}: the run stops; its summary and reports are written from what "
                                     "finished (a second signal stops at once)")
@@ -438,6 +443,7 @@ class Controller:
 
 
 INTERRUPTING = (signal.SIGINT, signal.SIGTERM)  # what a user's Ctrl-C and a CI time limit send
+SECOND_SIGNAL_AFTER_S = 1.0  # a second signal stops at once only this long after the first
 
 
 def check_batch(settings: Settings) -> None:

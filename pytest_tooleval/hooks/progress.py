@@ -10,6 +10,7 @@ rows of dots, never inside one (a row still open when the line is due gets it wh
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 import shutil
@@ -148,16 +149,27 @@ def start_progress(config: pytest.Config, session: ToolevalSession) -> None:
     capturing = getattr(config.pluginmanager.getplugin("capturemanager"), "_global_capturing", None)
     saved = getattr(getattr(capturing, "out", None), "targetfd_save", None)
     fd = os.dup(saved) if isinstance(saved, int) else None
+    closed = threading.Event()
 
     def write(text: str) -> None:
-        if fd is not None:
-            os.write(fd, text.encode("utf-8", "replace"))
-        else:
-            reporter.write(text, flush=True)
+        # a status line never ends a run: once closed it writes nothing, and a write the pipe or file refuses
+        # (a reader gone, a descriptor closed while a signal ended the run) is dropped
+        if closed.is_set():
+            return
+        try:
+            if fd is not None:
+                os.write(fd, text.encode("utf-8", "replace"))
+            else:
+                reporter.write(text, flush=True)
+        except (OSError, ValueError):  # ValueError: a file object already closed
+            closed.set()
 
     def close() -> None:
-        if fd is not None:
-            os.close(fd)
+        if not closed.is_set() and fd is not None:
+            closed.set()
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        closed.set()
 
     verbose = config.option.verbose > 0
 

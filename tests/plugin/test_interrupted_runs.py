@@ -23,6 +23,7 @@ import pytest
 
 from fake_openai import FakeOpenAI, Fault, last_user_message
 from mini_acebench import RIGHT, SAMPLES, live_mini_run
+from pytest_tooleval.hooks.controller import SECOND_SIGNAL_AFTER_S
 from pytest_tooleval.report.merge import GateOptions, merge
 
 HANG_GUARD_S = 60.0
@@ -174,7 +175,28 @@ def test_a_second_signal_stops_at_once(pytester: pytest.Pytester, server: FakeOp
     runs.append(run)
     run.wait_for(lambda: run.received() >= 1, "a test received by the controller")
     run.signal(signal.SIGTERM)
+    first = time.monotonic()
     run.wait_for(lambda: (pytester.path / "finishing").exists(), "the session's end (held there)")
+    time.sleep(max(0.0, SECOND_SIGNAL_AFTER_S + 0.2 - (time.monotonic() - first)))  # a second one, not an echo
     run.signal(signal.SIGINT)
     assert run.wait() == 128 + signal.SIGINT  # not the minute the session's end would have taken
     assert "tooleval: SIGINT again: stopped at once, nothing more written" in run.text()
+
+
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["one-process", "xdist"])
+def test_one_kill_sent_twice_at_once_ends_the_run_with_its_reports(pytester: pytest.Pytester, server: FakeOpenAI,
+                                                                    runs: list[Run], workers: list[str]) -> None:
+    """GNU timeout, and CI runners, send their one kill to the process and to its group: it arrives twice within
+    moments. That is one request to stop: exit status 2 and every report, never the second signal's hard stop."""
+    args = live_mini_run(pytester, server.base_url, "fake-model", "sk-interrupt-0123456789")
+    run = Run(pytester, [*args, "--tooleval-concurrency=1", "--tooleval-markdown=summary.md", *workers])
+    runs.append(run)
+    run.wait_for(lambda: run.received() >= 2, "two tests received by the controller")
+    run.signal(signal.SIGTERM)
+    time.sleep(0.1)  # apart enough for the handler to have run for the first (two at once would be merged)
+    run.signal(signal.SIGTERM)
+    assert run.wait() == pytest.ExitCode.INTERRUPTED, run.text()[-3000:]
+    report = json.loads((pytester.path / "report.json").read_text())
+    assert report["run"]["interrupted"] is True and len(report["samples"]) >= 2
+    assert (pytester.path / "summary.md").exists()
+    assert "stopped at once" not in run.text() and "Traceback" not in run.text()
