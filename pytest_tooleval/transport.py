@@ -41,6 +41,25 @@ def _round_trip(value: dict[str, Any]) -> dict[str, Any]:
     return safe
 
 
+def as_property(payload: dict[str, Any]) -> str:
+    """The payload as it rides on a report: JSON text. xdist's pipe (execnet) refuses values JSON takes (an
+    integer below -2**31 a model wrote in a call, say, crashed the whole run); a string always travels."""
+    return json.dumps(payload, ensure_ascii=False, allow_nan=True)
+
+
+def from_property(value: object) -> dict[str, Any] | None:
+    """A payload from a report's property (`as_property`'s text), or None for anything else."""
+    if isinstance(value, dict):  # a payload attached in this process before it was encoded
+        return value
+    if not isinstance(value, str):
+        return None
+    try:
+        payload = json.loads(value)
+    except (ValueError, RecursionError):
+        return None
+    return payload if isinstance(payload, dict) else None
+
+
 def case_fields(case: Case, category_size: int) -> dict[str, Any]:
     fields = {
         "v": PAYLOAD_VERSION,

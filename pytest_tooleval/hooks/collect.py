@@ -19,7 +19,7 @@ from ..run.session import ToolevalSession
 from ..suites import plugin, selected_by_marks
 from ..suites.base import Case
 from ..text import clip
-from ..transport import PROPERTY, error_payload, result_payload
+from ..transport import PROPERTY, as_property, error_payload, result_payload
 
 NO_MODEL = "no model to evaluate: pass --tooleval-model NAME (or 'oracle', or 'replay:PATH')"
 NO_DATA = "no model and no local data: pass --tooleval-model NAME (data is downloaded on first use)"
@@ -186,7 +186,7 @@ def attach_payload(session: ToolevalSession, item: pytest.Item, call: pytest.Cal
         return
     if (why := session.run.quarantined(case)) is not None:
         payload["quarantined"] = why
-    report.user_properties.append((PROPERTY, payload))
+    report.user_properties.append((PROPERTY, as_property(payload)))
     item.stash[PAYLOAD_KEY] = payload
 
 
@@ -205,7 +205,8 @@ def junit_properties(payload: dict[str, Any], scorer: str) -> list[tuple[str, ob
     ]
     if payload.get("revision"):  # the benchmark revision the sample was scored against
         properties.insert(1, ("tooleval.revision", payload["revision"]))
-    return properties
+    # as text, which JUnit writes anyway: xdist's pipe refuses some numbers an endpoint may report (below -2**31)
+    return [(name, str(value)) for name, value in properties]
 
 
 def skip_reason(report: pytest.TestReport) -> str:

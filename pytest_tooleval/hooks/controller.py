@@ -15,7 +15,7 @@ import threading
 import time
 from collections.abc import Generator, Mapping
 from types import FrameType
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -35,7 +35,7 @@ from ..report.terminal import (
 )
 from ..run.session import ToolevalSession
 from ..suites import figure_names, plugin, registered, selected_by_marks, selection_hints
-from ..transport import PROPERTY, error_payload, row_key, row_key_or_none
+from ..transport import PROPERTY, error_payload, from_property, row_key, row_key_or_none
 from .progress import start_progress, stop_progress
 
 if TYPE_CHECKING:
@@ -194,8 +194,9 @@ class Controller:
 
     @pytest.hookimpl
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        # pytest types user_properties as (str, object): ours are the payload dicts of transport.py
-        payloads = [cast(dict[str, Any], value) for name, value in report.user_properties if name == PROPERTY]
+        # pytest types user_properties as (str, object): ours are the payloads of transport.py, as JSON text
+        payloads = [payload for name, value in report.user_properties
+                    if name == PROPERTY and (payload := from_property(value)) is not None]
         if report.skipped and report.when == "setup" and _skipped_for_no_model(report):
             from ..suites.yamlsuite.collect import is_case_test
 

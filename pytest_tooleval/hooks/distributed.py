@@ -3,6 +3,7 @@ for a live model, answers their samples itself (the hub, see ToolevalSession.sta
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from collections.abc import Sequence
@@ -72,7 +73,8 @@ class XdistHooks:
     def pytest_configure_node(self, node: Any) -> None:
         node.workerinput["tooleval_run_id"] = self.session.run_id
         node.workerinput["tooleval_hub"] = self.hub
-        node.workerinput["tooleval_cache"] = self.session.told_workers()  # whose cached answers, what is served
+        # whose cached answers, what is served: as JSON text, which xdist's pipe takes whatever a server listed
+        node.workerinput["tooleval_cache"] = json.dumps(self.session.told_workers())
 
     @pytest.hookimpl
     def pytest_xdist_node_collection_finished(self, node: Any, ids: Sequence[str]) -> None:

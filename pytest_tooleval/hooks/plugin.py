@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import atexit
 import gc
+import json
 from collections.abc import Generator
 from typing import Any
 
@@ -50,7 +51,8 @@ def pytest_configure(config: pytest.Config) -> None:
     session = ToolevalSession(resolve(config), workerinput.get("tooleval_run_id") if workerinput else None,
                               config.option.markexpr or "",
                               hub_client=bool(workerinput.get("tooleval_hub")) if workerinput else False,
-                              told=workerinput.get("tooleval_cache") if workerinput else None)
+                              told=json.loads(workerinput["tooleval_cache"]) if workerinput and
+                              "tooleval_cache" in workerinput else None)
     config.stash[SESSION_KEY] = session
     if session.active:
         # at exit, leave the run's objects out of the interpreter's final garbage collections: on a worker
