@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .errors import InternalError, SampleError
+from .errors import InternalError, MalformedReply, SampleError
 from .verdict import Verdict
 
-__all__ = ["Answer", "InternalError", "SampleError", "SampleResult"]
+__all__ = ["Answer", "InternalError", "SampleError", "SampleResult", "malformed_result"]
 
 
 @dataclass(frozen=True)
@@ -28,6 +28,9 @@ class Answer:
     finish_reason: str | None = None
     cut: dict[str, int] = field(default_factory=dict)
     tool_answers: dict[str, int] = field(default_factory=dict)
+    # set by the session, never by a suite: what was wrong with the model's reply, malformed every time it was
+    # asked (errors.MalformedReply); the sample then fails without being scored (`malformed_result`)
+    malformed: str | None = None
 
 
 @dataclass(frozen=True)
@@ -42,6 +45,14 @@ class SampleResult:
     finish_reason: str | None = None  # as Answer.finish_reason
     cut: dict[str, int] = field(default_factory=dict)  # as Answer.cut
     tool_answers: dict[str, int] = field(default_factory=dict)  # as Answer.tool_answers
+
+
+def malformed_result(answer: Answer) -> SampleResult:
+    """The failing result of an answer whose reply was malformed (`Answer.malformed`): the same in every suite,
+    which never scores it; the sample's tokens, latency and what the session learnt of its replies are kept."""
+    verdict = Verdict(False, MalformedReply.error_type, f"malformed reply: {answer.malformed}")
+    return SampleResult(verdict, answer.output, answer.latency_s, answer.tokens, answer.transcript, answer.reasoning,
+                        answer.cached_tokens, answer.finish_reason, answer.cut, answer.tool_answers)
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ import pytest
 import pytest_asyncio
 from fake_openai import FakeOpenAI, Fault
 
+from pytest_tooleval.errors import MalformedReply
 from pytest_tooleval.models.base import ChatRequest, InfrastructureError
 from pytest_tooleval.models.limits import Resting
 from pytest_tooleval.models.openai_compat import (
@@ -214,7 +215,8 @@ async def test_503_retry_after_is_honoured(
 @pytest.mark.asyncio
 @pytest.mark.parametrize(
     "fault",
-    [Fault.reset(), Fault.malformed_json(), Fault.empty_choices(), Fault.invalid_utf8()],
+    [Fault.reset(), Fault.malformed_json(), Fault.empty_choices(), Fault.invalid_utf8(), Fault.nameless_call(),
+     Fault.content_not_text(), Fault.tool_calls_object(), Fault.error_in_body()],
     ids=lambda f: f.kind,
 )
 async def test_broken_responses_are_retried(fake_openai: FakeOpenAI, make_backend: MakeBackend, fault: Fault) -> None:
@@ -231,8 +233,9 @@ async def test_broken_responses_are_retried(fake_openai: FakeOpenAI, make_backen
         (Fault.http(503), "gave up after 3 attempts; last error: HTTP 503: Simulated HTTP 503"),
         (Fault.reset(), "gave up after 3 attempts; last error: connection error (ReadError)"),
         (Fault.malformed_json(), "last error: malformed response body (JSONDecodeError"),
-        (Fault.empty_choices(), "last error: malformed response: the response has no choices"),
         (Fault.invalid_utf8(), "last error: malformed response body (UnicodeDecodeError"),
+        (Fault.error_in_body("Provider returned error", 502),
+         "last error: HTTP 200 with an error instead of an answer: Provider returned error (code 502)"),
     ],
     ids=lambda v: v.kind if isinstance(v, Fault) else "",
 )
@@ -245,6 +248,48 @@ async def test_persistent_faults_end_as_infrastructure_errors(
     assert str(error).startswith(f"model 'fake-model' at 127.0.0.1:{fake_openai.port}/v1: ")
     assert fake_openai.stats.requests == 3
     assert len(sleeps.delays) == 2
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(
+    ("fault", "problem"),
+    [
+        (Fault.empty_choices(), "the response has no choices"),
+        (Fault.nameless_call(), "tool_calls[0] has no function name"),
+        (Fault.content_not_text(), "the message content is a list, not text"),
+        (Fault.content_not_text("42"), "the message content is a int, not text"),
+        (Fault.tool_calls_object(), "tool_calls is a dict, not a list"),
+    ],
+    ids=["empty-choices", "nameless-call", "content-list", "content-number", "tool-calls-object"],
+)
+async def test_a_reply_malformed_every_time_is_the_models_answer(
+    fake_openai: FakeOpenAI, make_backend: MakeBackend, sleeps: SleepRecorder, fault: Fault, problem: str
+) -> None:
+    """Whole JSON that is no completion, on every attempt: retried as a glitch, then `MalformedReply` (the
+    sample fails), never an infrastructure error; the usage the reply reported is kept."""
+    fake_openai.fault_rate, fake_openai.fault = 1.0, fault
+    with pytest.raises(MalformedReply) as info:
+        await make_backend(max_retries=2).complete(ASK)
+    assert not isinstance(info.value, InfrastructureError)
+    assert info.value.problem == problem
+    assert str(info.value) == (f"model 'fake-model' at 127.0.0.1:{fake_openai.port}/v1: malformed reply: {problem} "
+                               "(asked 3 times)")
+    assert info.value.tokens == {"prompt": 6, "completion": 0}  # the usage the malformed reply reported
+    assert fake_openai.stats.requests == 3 and len(sleeps.delays) == 2
+
+
+@pytest.mark.asyncio
+async def test_only_a_malformed_last_attempt_makes_a_malformed_reply(
+    fake_openai: FakeOpenAI, make_backend: MakeBackend
+) -> None:
+    """The last failure decides: malformed replies then a reset is the transport's fault; a reset then
+    malformed replies is the model's answer."""
+    fake_openai.enqueue(Fault.nameless_call(), Fault.nameless_call(), Fault.reset())
+    error = await infrastructure_error(make_backend(max_retries=2))
+    assert "last error: connection error" in str(error)
+    fake_openai.enqueue(Fault.reset(), Fault.nameless_call(), Fault.nameless_call())
+    with pytest.raises(MalformedReply, match="no function name"):
+        await make_backend(max_retries=2).complete(ASK)
 
 
 @pytest.mark.asyncio
@@ -444,6 +489,7 @@ def test_classify(exc: BaseException, kind: str, retry_after: float | None) -> N
     decision = classify(exc)
     assert (decision.kind, decision.retry_after) == (kind, retry_after)
     assert decision.retryable is (kind != "permanent")
+
 
 
 @pytest.mark.parametrize(
