@@ -29,7 +29,7 @@ import openai
 from ..errors import ContextOverflowError, MalformedReply, NotAsked
 from ..settings.credentials import MASK, MIN_SECRET_CHARS, redact, redact_all, url_credentials
 from .base import ChatRequest, InfrastructureError, Reply, ToolCall
-from .breaker import Breaker
+from .breaker import DEAD, NO_QUOTA, Breaker
 from .limits import SLOW_START_FROM, AdaptiveLimit, Resting, SharedRateLimiter, estimate_tokens
 
 __all__ = [
@@ -39,6 +39,7 @@ __all__ = [
     "RetryDecision",
     "classify",
     "endpoint_label",
+    "no_quota",
     "parse_retry_after",
     "redact",
 ]
@@ -90,10 +91,14 @@ class ErrorInBody(Exception):
 def classify(exc: BaseException, *, now: Callable[[], float] = time.time) -> RetryDecision:
     """The one retry table: 408, 409, 429, 5xx, timeouts, connection errors and garbage bodies are retried.
 
-    Any other 4xx is permanent: asking again with the same key and body cannot change the answer.
+    Any other 4xx is permanent: asking again with the same key and body cannot change the answer. So is an
+    account out of quota (`no_quota`), whatever its status, 429 included: its reason stops the run
+    (models/breaker.py).
     """
     if isinstance(exc, openai.APIStatusError):
         status = exc.status_code
+        if no_quota(exc):
+            return RetryDecision.permanent(NO_QUOTA)
         retry_after = parse_retry_after(exc.response.headers, now=now)
         if status == 429:
             return RetryDecision.rate_limit(f"HTTP {status}", retry_after)
@@ -114,6 +119,35 @@ def classify(exc: BaseException, *, now: Callable[[], float] = time.time) -> Ret
     if isinstance(exc, ErrorInBody):
         return RetryDecision.transient("error in a 200 body")
     return RetryDecision.permanent(type(exc).__name__)
+
+
+# error codes (or types) that say the key's account has run out: OpenAI's 429s insufficient_quota and
+# billing_not_active, and the like of other providers
+_QUOTA_CODES = frozenset({"insufficient_quota", "billing_not_active", "billing_hard_limit_reached",
+                          "insufficient_credits", "insufficient_balance", "insufficient_funds"})
+# what a 403 says of an account without quota, credits or billing
+_QUOTA_WORDS = re.compile(r"insufficient[ _]?(?:quota|credits?|balance|funds)|exceeded your current quota|"
+                          r"credit balance is too low|out of credits|billing", re.IGNORECASE)
+# what a 400 says of it (Anthropic's): only these words, as a 400 may quote the request, whose tools or
+# messages can speak of balances and billing
+_CREDIT_TOO_LOW = re.compile(r"credit balance is too low", re.IGNORECASE)
+
+
+def no_quota(exc: BaseException) -> bool:
+    """Whether an error status says the key's account has no quota, credits or billing left: any 402 (Payment
+    Required: OpenRouter's "Insufficient credits", DeepSeek's "Insufficient Balance"), a 4xx whose error code or
+    type says so (OpenAI's 429 insufficient_quota), a 403 whose message does, or a 400 saying the credit balance
+    is too low (Anthropic's). A 429's words alone are not enough: Gemini's per-minute limits also say "You
+    exceeded your current quota", and pass."""
+    if not isinstance(exc, openai.APIStatusError) or not 400 <= exc.status_code < 500:
+        return False
+    if exc.status_code == 402:
+        return True
+    said = {str(value).lower() for value in (exc.code, getattr(exc, "type", None)) if value}
+    if said & _QUOTA_CODES:
+        return True
+    words = {403: _QUOTA_WORDS, 400: _CREDIT_TOO_LOW}.get(exc.status_code)
+    return words is not None and bool(words.search(_error_message(exc)))
 
 
 def parse_retry_after(headers: Mapping[str, str], *, now: Callable[[], float] = time.time) -> float | None:
@@ -477,6 +511,8 @@ class OpenAIBackend:
         decision = failure.decision
         if decision.retryable:
             text = f"{where}: gave up after {attempts} attempts; last error: {failure.detail}"
+        elif decision.reason == NO_QUOTA:
+            text = f"{where}: {failure.detail} (not retried: {DEAD[NO_QUOTA]})"
         else:
             text = (
                 f"{where}: {failure.detail} (not retried: only 408, 409, 429, 5xx, timeouts, "

@@ -20,6 +20,7 @@ from fake_openai import FakeOpenAI, Fault
 
 from pytest_tooleval.errors import MalformedReply
 from pytest_tooleval.models.base import ChatRequest, InfrastructureError
+from pytest_tooleval.models.breaker import STOPPED, Breaker
 from pytest_tooleval.models.limits import Resting
 from pytest_tooleval.models.openai_compat import (
     MalformedResponse,
@@ -328,6 +329,45 @@ async def test_other_4xx_are_not_retried(
 
 
 @pytest.mark.asyncio
+@pytest.mark.parametrize(
+    "fault",
+    [Fault.insufficient_quota(), Fault.no_credits(),
+     Fault.http(403, message="Your credit balance is too low to access the API."),
+     Fault.http(400, code="insufficient_balance", message="Insufficient Balance")],
+    ids=["429-insufficient-quota", "402-openrouter", "403-credit-balance", "400-insufficient-balance"],
+)
+async def test_an_account_out_of_quota_trips_the_breaker_at_its_first_refusal(
+    fake_openai: FakeOpenAI, make_backend: MakeBackend, sleeps: SleepRecorder, fault: Fault
+) -> None:
+    """No retry heals it, and quota runs out mid-run: the first refusal stops the run, answered before or not."""
+    breaker = Breaker()
+    trips: list[str] = []
+    breaker.on_trip = trips.append
+    backend = make_backend(breaker=breaker)
+    fake_openai.enqueue("[f()]", fault)
+    assert (await backend.complete(ASK)).text == "[f()]"  # it answered: only connection failures would wait
+    error = await infrastructure_error(backend)
+    assert fake_openai.stats.requests == 2 and sleeps.delays == []
+    [trip] = trips
+    assert str(error) == trip and trip.startswith(f"{STOPPED}model 'fake-model' at 127.0.0.1:{fake_openai.port}/v1 "
+                                                  f"refused a request (HTTP {fault.status}: ")
+    assert trip.endswith("): the account has no quota left: check the plan and billing of the key's account, or "
+                         "use a key that has quota (--tooleval-api-key or OPENAI_API_KEY)")
+
+
+@pytest.mark.asyncio
+async def test_a_rate_limit_that_names_a_quota_is_still_a_rate_limit(
+    fake_openai: FakeOpenAI, make_backend: MakeBackend
+) -> None:
+    """Gemini's per-minute limits say "You exceeded your current quota" too, without OpenAI's code: retried."""
+    fake_openai.default = "ok"
+    fake_openai.fail_first(1, Fault.http(429, message="You exceeded your current quota, please check your plan and "
+                                                      "billing details.", code=429))
+    assert (await make_backend(breaker=Breaker()).complete(ASK)).text == "ok"
+    assert fake_openai.stats.requests == 2
+
+
+@pytest.mark.asyncio
 async def test_unknown_path_is_a_permanent_404(fake_openai: FakeOpenAI, make_backend: MakeBackend) -> None:
     error = await infrastructure_error(make_backend(base_url=fake_openai.url + "/wrong"))
     assert "HTTP 404" in str(error)
@@ -457,10 +497,10 @@ def test_a_loop_closed_without_aclose_does_not_break_the_next(fake_openai: FakeO
 # -- pure parts ----------------------------------------------------------------------------------------------
 
 
-def _status_error(status: int, headers: dict[str, str] | None = None) -> openai.APIStatusError:
+def _status_error(status: int, headers: dict[str, str] | None = None, body: object = None) -> openai.APIStatusError:
     request = httpx2.Request("POST", "http://127.0.0.1/v1/chat/completions")
     response = httpx2.Response(status, headers=headers, request=request)
-    return openai.APIStatusError(f"Error code: {status}", response=response, body=None)
+    return openai.APIStatusError(f"Error code: {status}", response=response, body=body)
 
 
 @pytest.mark.parametrize(
@@ -479,6 +519,9 @@ def _status_error(status: int, headers: dict[str, str] | None = None) -> openai.
         (_status_error(403), "permanent", None),
         (_status_error(404), "permanent", None),
         (_status_error(422), "permanent", None),
+        (_status_error(402), "permanent", None),
+        (_status_error(429, body={"code": "insufficient_quota", "type": "insufficient_quota"}), "permanent", None),
+        (_status_error(429, body={"code": "429", "message": "You exceeded your current quota"}), "rate_limit", None),
         (openai.APITimeoutError(request=httpx2.Request("POST", "http://x")), "transient", None),
         (openai.APIConnectionError(request=httpx2.Request("POST", "http://x")), "transient", None),
         (MalformedResponse("no choices"), "transient", None),
@@ -490,6 +533,30 @@ def test_classify(exc: BaseException, kind: str, retry_after: float | None) -> N
     assert (decision.kind, decision.retry_after) == (kind, retry_after)
     assert decision.retryable is (kind != "permanent")
 
+
+@pytest.mark.parametrize(
+    ("status", "body", "no_quota"),
+    [
+        (402, None, True),
+        (402, {"code": 402, "message": "Insufficient credits. Add more using https://openrouter.ai/credits"}, True),
+        (429, {"code": "insufficient_quota", "type": "insufficient_quota", "message": "You exceeded ..."}, True),
+        (429, {"code": None, "type": "insufficient_quota", "message": "..."}, True),
+        (429, {"code": "billing_not_active", "message": "Your account is not active"}, True),
+        (429, {"code": "rate_limit_exceeded", "message": "You exceeded your current quota"}, False),
+        (403, {"message": "Your credit balance is too low to access the Anthropic API."}, True),
+        (403, {"message": "Country, region, or territory not supported"}, False),
+        (403, {"message": "This API method requires billing to be enabled."}, True),
+        (400, {"message": "Your credit balance is too low to access the Anthropic API."}, True),
+        (400, {"code": "insufficient_balance", "message": "Insufficient Balance"}, True),
+        # a 400 may quote the request: its words about balances are no refusal of the account
+        (400, {"message": "Invalid schema for function 'pay_bill': billing: insufficient balance is no type"}, False),
+        (400, {"message": "Invalid 'messages': empty array"}, False),
+        (500, {"code": "insufficient_quota"}, False),
+    ],
+)
+def test_no_quota(status: int, body: object, no_quota: bool) -> None:
+    decision = classify(_status_error(status, body=body))
+    assert (decision.reason == "no quota") is no_quota
 
 
 @pytest.mark.parametrize(
