@@ -13,7 +13,7 @@ import pytest
 
 from benchmark_modules import benchmark_source
 from fake_openai import FakeOpenAI, Fault
-from mini_acebench import CATEGORIES, RIGHT, UNVERIFIED, write_mini_acebench
+from mini_acebench import CATEGORIES, UNVERIFIED, write_mini_acebench
 
 REFUSALS = {"429-insufficient-quota": Fault.insufficient_quota(), "402-insufficient-credits": Fault.no_credits()}
 SAID = {"429-insufficient-quota": "HTTP 429: You exceeded your current quota, please check your plan and billing "
