@@ -1,7 +1,7 @@
 """The plugin's errors, one hierarchy: each prints as one line, without a traceback.
 
-A usage error stops the run (exit status 4); the others end one sample as an error of its test, never as a
-score.
+A usage error stops the run (exit status 4); a malformed reply is the model's answer, a failure of its test; the
+others end one sample as an error of its test, never as a score.
 """
 
 from __future__ import annotations
@@ -34,6 +34,28 @@ class ContextOverflowError(SampleError):
     counted apart from other errors, by this error_type in the report)."""
 
     error_type = "context_overflow"
+
+
+class MalformedReply(ToolevalError):
+    """The model under test answered 200 with JSON that is no usable chat completion (no choices, a tool call
+    without a name, content that is not text, ...), on every attempt: that is what came back, and upstream's
+    evaluators score what came back. Not an `InfrastructureError`: the sample fails (run/session.py), and stays
+    in its figures' denominators. A suite's `answer` lets it pass through untouched.
+
+    Attributes:
+        problem: what was wrong with the reply, as a failure message shows it after "malformed reply: ".
+        latency_s: the last attempt's wall time; tokens: the usage the reply reported, if it could be read.
+    """
+
+    error_type = "malformed_reply"  # the failing verdict's, in the report
+
+    def __init__(self, where: str, problem: str, attempts: int, *, latency_s: float = 0.0,
+                 tokens: dict[str, int] | None = None) -> None:
+        times = "once" if attempts == 1 else f"{attempts} times"
+        super().__init__(f"{where}: malformed reply: {problem} (asked {times})")
+        self.problem = problem
+        self.latency_s = latency_s
+        self.tokens = dict(tokens or {})
 
 
 class InternalError(ToolevalError):

@@ -6,11 +6,11 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
-from .errors import InternalError, SampleError
+from .errors import InternalError, MalformedReply, SampleError
 from .text import plain_data, plain_text
 from .verdict import Verdict
 
-__all__ = ["Answer", "InternalError", "SampleError", "SampleResult"]
+__all__ = ["Answer", "InternalError", "SampleError", "SampleResult", "malformed_result"]
 
 
 @dataclass(frozen=True)
@@ -35,6 +35,9 @@ class Answer:
     source: str | None = None
     cached_at: float | None = None
     cached_runs: tuple[str, ...] = ()
+    # set by the session, never by a suite: what was wrong with the model's reply, malformed every time it was
+    # asked (errors.MalformedReply); the sample then fails without being scored (`malformed_result`)
+    malformed: str | None = None
 
 
 @dataclass(frozen=True)
@@ -65,6 +68,15 @@ class SampleResult:
             verdict=dataclasses.replace(verdict, error_type=plain_text(verdict.error_type),
                                         error=plain_data(verdict.error), calls=plain_data(verdict.calls),
                                         details=plain_data(verdict.details)))
+
+
+def malformed_result(answer: Answer) -> SampleResult:
+    """The failing result of an answer whose reply was malformed (`Answer.malformed`): the same in every suite,
+    which never scores it; the sample's tokens, latency and what the session learnt of its replies are kept."""
+    verdict = Verdict(False, MalformedReply.error_type, f"malformed reply: {answer.malformed}")
+    return SampleResult(verdict, answer.output, answer.latency_s, answer.tokens, answer.transcript, answer.reasoning,
+                        answer.cached_tokens, answer.finish_reason, answer.cut, answer.tool_answers,
+                        source=answer.source, cached_at=answer.cached_at, cached_runs=tuple(answer.cached_runs))
 
 
 @dataclass(frozen=True)

@@ -62,6 +62,10 @@ FaultKind = Literal[
     "delay",  # a valid answer, but only after `delay_s` (beyond the client's timeout)
     "malformed_json",  # 200, application/json, a body cut off mid-object
     "empty_choices",  # 200, valid JSON, "choices": []
+    "nameless_call",  # 200, valid JSON, a tool call whose function name is ""
+    "content_not_text",  # 200, valid JSON, "content" not a string (`value`, JSON: a list of parts, a number)
+    "tool_calls_object",  # 200, valid JSON, "tool_calls" an object, not a list
+    "error_in_body",  # 200, valid JSON, an OpenAI-style error object and no choices (OpenRouter's way)
     "null_content",  # 200, valid JSON, "message": {"content": null}
     "huge",  # 200, a valid answer whose text is `size` characters long
     "invalid_utf8",  # 200, application/json, bytes in the content that are not UTF-8
@@ -80,12 +84,27 @@ class Fault:
     delay_s: float = 0.0
     size: int = 0
     message: str = ""
-    code: str | None = None
+    code: str | int | None = None  # the error body's `code` (OpenRouter sends the status as a number)
+    error_type: str | None = None  # the error body's `type`; None: the usual one for the status
+    value: str = ""  # JSON text: what `content_not_text` sends as the content
 
     @classmethod
     def http(cls, status: int, *, retry_after: float | str | None = None, message: str = "",
-             code: str | None = None) -> Fault:
-        return cls("status", status=status, retry_after=_header_value(retry_after), message=message, code=code)
+             code: str | int | None = None, error_type: str | None = None) -> Fault:
+        return cls("status", status=status, retry_after=_header_value(retry_after), message=message, code=code,
+                   error_type=error_type)
+
+    @classmethod
+    def insufficient_quota(cls) -> Fault:
+        """OpenAI's 429 for an account out of quota, with its code and type (not a rate limit: no retry heals it)."""
+        return cls.http(429, code="insufficient_quota", error_type="insufficient_quota", message=(
+            "You exceeded your current quota, please check your plan and billing details. For more information on "
+            "this error, read the docs: https://platform.openai.com/docs/guides/error-codes/api-errors."))
+
+    @classmethod
+    def no_credits(cls) -> Fault:
+        """OpenRouter's 402 for an account out of credits (its code is the status, as a number)."""
+        return cls.http(402, code=402, message="Insufficient credits. Add more using https://openrouter.ai/credits")
 
     @classmethod
     def context_overflow(cls, dialect: str = "openai") -> Fault:
@@ -117,6 +136,22 @@ class Fault:
     @classmethod
     def empty_choices(cls) -> Fault:
         return cls("empty_choices")
+
+    @classmethod
+    def nameless_call(cls) -> Fault:
+        return cls("nameless_call")
+
+    @classmethod
+    def content_not_text(cls, value: str = '[{"type": "text", "text": "[f()]"}]') -> Fault:
+        return cls("content_not_text", value=value)
+
+    @classmethod
+    def tool_calls_object(cls) -> Fault:
+        return cls("tool_calls_object")
+
+    @classmethod
+    def error_in_body(cls, message: str = "Provider returned error", code: int = 502) -> Fault:
+        return cls("error_in_body", message=message, code=code)
 
     @classmethod
     def trickle(cls, seconds_per_byte: float) -> Fault:
@@ -1110,7 +1145,10 @@ class _Handler(BaseHTTPRequestHandler):
         if kind == "status":
             headers = {"Retry-After": fault.retry_after} if fault.retry_after is not None else {}
             message = fault.message or f"Simulated HTTP {fault.status}"
-            self._send_error(fault.status, message, _error_type(fault.status), headers=headers, code=fault.code)
+            self._send_error(fault.status, message, fault.error_type or _error_type(fault.status), headers=headers,
+                             code=fault.code)
+        elif kind in _MALFORMED_REPLIES:
+            self._send_json(200, _malformed_reply(fake.model, body, fault))
         elif kind == "reset":
             self._send_reset(json.dumps(_completion(fake.model, body, "this answer never arrives")).encode())
         elif kind == "delay":
@@ -1174,7 +1212,7 @@ class _Handler(BaseHTTPRequestHandler):
         message: str,
         error_type: str,
         *,
-        code: str | None = None,
+        code: str | int | None = None,
         param: str | None = None,
         headers: Mapping[str, str] | None = None,
     ) -> None:
@@ -1213,7 +1251,7 @@ def _json_object(raw: bytes) -> dict[str, Any]:
     return parsed
 
 
-def _error_body(message: str, error_type: str, *, code: str | None = None,
+def _error_body(message: str, error_type: str, *, code: str | int | None = None,
                 param: str | None = None) -> dict[str, Any]:
     return {"error": {"message": message, "type": error_type, "param": param, "code": code}}
 
@@ -1299,7 +1337,9 @@ def _batch_fault(fake: FakeOpenAI, batch: _StoredBatch, body: dict[str, Any],
     answer whose bytes are not UTF-8, a 401 quoting the Authorization header the batch was created with)."""
     if fault.kind == "status":
         message = fault.message or f"Simulated HTTP {fault.status}"
-        return fault.status, _error_body(message, _error_type(fault.status), code=fault.code)
+        return fault.status, _error_body(message, fault.error_type or _error_type(fault.status), code=fault.code)
+    if fault.kind in _MALFORMED_REPLIES:
+        return 200, _malformed_reply(fake.model, body, fault)
     if fault.kind == "invalid_utf8":
         return 200, _completion(fake.model, body, _NOT_UTF8_MARKER)
     if fault.kind == "echo_auth":
@@ -1316,6 +1356,26 @@ def _batch_fault(fake: FakeOpenAI, batch: _StoredBatch, body: dict[str, Any],
         return 200, payload
     # a transport fault (reset, broken or slow bytes, echoed credentials) has no form in a file
     return 500, _error_body(f"Simulated {fault.kind} fault in a batch", "server_error")
+
+
+_MALFORMED_REPLIES = ("nameless_call", "content_not_text", "tool_calls_object", "error_in_body")
+
+
+def _malformed_reply(model: str, body: Mapping[str, Any], fault: Fault) -> dict[str, Any]:
+    """The 200 body of a fault whose JSON is whole but no usable completion."""
+    if fault.kind == "error_in_body":
+        return {"error": {"message": fault.message, "code": fault.code}}
+    if fault.kind == "content_not_text":
+        payload = _completion(model, body, "")
+        payload["choices"][0]["message"]["content"] = json.loads(fault.value)
+        return payload
+    payload = _completion(model, body, ToolCalls.of(("get_weather", {"city": "Paris"})))
+    message = payload["choices"][0]["message"]
+    if fault.kind == "nameless_call":
+        message["tool_calls"][0]["function"]["name"] = ""
+    else:  # tool_calls_object: the one call, not in a list
+        message["tool_calls"] = message["tool_calls"][0]
+    return payload
 
 
 def _refused_by_a_reasoning_model(body: Mapping[str, Any]) -> dict[str, Any] | None:
@@ -1411,6 +1471,9 @@ _CLI_FAULTS: dict[str, Callable[[], Fault]] = {
     "empty_choices": Fault.empty_choices,
     "null_content": Fault.null_content,
     "invalid_utf8": Fault.invalid_utf8,
+    "nameless_call": Fault.nameless_call,
+    "insufficient_quota": Fault.insufficient_quota,
+    "402": Fault.no_credits,
 }
 
 

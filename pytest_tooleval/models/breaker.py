@@ -4,7 +4,8 @@ Connection refused, a DNS failure, 401, 403 and 404 do not heal by asking again,
 samples would otherwise spend minutes erroring them one by one. Transient faults (429, 5xx, timeouts) never
 count. An endpoint that has answered is given longer: the run stops only after `LOST_AFTER` connection
 failures in a row with no answer between them (a local server that died mid-run; each remaining sample
-would otherwise cost seven attempts before it errored).
+would otherwise cost seven attempts before it errored). An account out of quota stops the run at its first such
+refusal, answered before or not: quota runs out mid-run, and no retry brings it back.
 """
 
 from __future__ import annotations
@@ -17,13 +18,18 @@ TRIP_AFTER = 5  # attempts failing the same dead way, with nothing answered, bef
 LOST_AFTER = 10  # connection failures in a row, after the endpoint had answered, before the run stops
 STOPPED = "tooleval stopped the run: "  # how every trip message begins (the probe's error leaves it out)
 
+NO_QUOTA = "no quota"  # classify's reason for an account out of quota or credits (openai_compat.no_quota)
+
 # the decision reasons (openai_compat.classify) that mean the endpoint cannot answer, and what to do about them
 DEAD = {
     "connection error": "is the server running? check --tooleval-base-url (or OPENAI_BASE_URL)",
     "HTTP 401": "check --tooleval-api-key (or OPENAI_API_KEY)",
     "HTTP 403": "check --tooleval-api-key (or OPENAI_API_KEY) and what the key may use",
     "HTTP 404": "check --tooleval-model (the endpoint knows no such model) and --tooleval-base-url",
+    NO_QUOTA: ("the account has no quota left: check the plan and billing of the key's account, or use a key "
+               "that has quota (--tooleval-api-key or OPENAI_API_KEY)"),
 }
+AT_ONCE = frozenset({NO_QUOTA})  # dead at the first such refusal, even from an endpoint that had answered
 
 
 class Breaker:
@@ -59,7 +65,9 @@ class Breaker:
         with self._lock:
             if endpoint in self._tripped:
                 return None
-            if endpoint in self._answered:
+            if reason in AT_ONCE:
+                message = f"{STOPPED}{endpoint} refused a request ({detail}): {DEAD[reason]}"
+            elif endpoint in self._answered:
                 if reason != "connection error":  # a key or model that worked before: not a dead server
                     return None
                 streak = self._streak[endpoint] = self._streak.get(endpoint, 0) + 1

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import InfrastructureError
+from ..errors import InfrastructureError, MalformedReply
 from ..settings.options import Settings
 from ..text import split_think_block
 from .access import ChatFn, ModelAccess, Role, access_kind, role_option
@@ -112,6 +112,11 @@ async def probe_endpoints(probes: Sequence[Probe]) -> dict[str, dict[str, Any]]:
                 if stopped != str(exc):  # the breaker's line: what failed and what to check, said already
                     raise ToolevalUsageError(f"tooleval: the endpoint probe failed for the {probe.role} role: "
                                              f"{stopped}") from None
+                if isinstance(exc, MalformedReply):  # it answers, but with no chat completion
+                    raise ToolevalUsageError(
+                        f"tooleval: the endpoint probe failed for the {probe.role} role: {exc}: check what serves "
+                        "the model (its chat template, its tool-call parser), or skip the probe "
+                        "(--tooleval-no-probe)") from None
                 option = "--tooleval-model" if probe.role == "model" else f"--tooleval-{probe.role}-model"
                 tools = ("; it offered a tool, as --tooleval-mode fc asks: serve the model with tool calling "
                          "(vLLM: --enable-auto-tool-choice --tool-call-parser NAME) or use --tooleval-mode prompt"
@@ -302,7 +307,13 @@ def _chat_function(settings: Settings, engine: Engine, model: str, base_url: str
                                   top_p=run_top_p if top_p is None else top_p,
                                   max_tokens=run_max_tokens if max_tokens is None else max_tokens, stop=stop,
                                   extra=dict(extra or {}), tools=sent_tools, repeat=repeat)
-        reply: Reply = await backend.complete(request)
+        try:
+            reply: Reply = await backend.complete(request)
+        except MalformedReply as exc:
+            if role == "model":
+                raise  # the answer under test: its sample fails (run/session.py)
+            # a helper's (the user's, the simulator's, the judge's) is no answer of the model under test
+            raise InfrastructureError(f"{exc}; the {role} model's reply, so the sample cannot be scored") from None
         note_served_from_cache(role, reply)  # the cost ceiling and the cost line count only what was asked
         note_reply(role, reply, offered_tools=sent_tools is not None)  # cut answers, tool calls (the report)
         return reply

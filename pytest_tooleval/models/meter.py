@@ -44,10 +44,20 @@ class SampleReplies:
     finish_reasons: dict[str, list[str | None]] = field(default_factory=dict)  # role -> each reply's, in order
     with_tools: int = 0  # replies to requests that offered `tools`
     tool_called: int = 0  # of those, the replies with a tool call
+    # every role's tokens (keys as a sample's: `token_prefix`) and latency: what a sample whose suite never
+    # returned an answer (a malformed reply, errors.MalformedReply) still cost
+    tokens: dict[str, int] = field(default_factory=dict)
+    latency_s: float = 0.0
     asked: int = 0  # replies the endpoint gave in this run
     cached: int = 0  # replies the response cache served
     oldest_cached: float | None = None  # when the oldest of those was made
     cached_runs: set[str] = field(default_factory=set)  # the tags of the runs that asked them (models/cache.py)
+
+    def count(self, role: str, tokens: Mapping[str, int], latency_s: float) -> None:
+        """Add one reply's tokens and latency."""
+        for key, value in tokens.items():
+            self.tokens[token_prefix(role) + key] = self.tokens.get(token_prefix(role) + key, 0) + value
+        self.latency_s += latency_s
 
     def source(self) -> str | None:
         """Where the sample's answer came from: "asked" when any reply was asked in this run, "cache" when the
@@ -87,6 +97,7 @@ def note_reply(role: str, reply: Reply, *, offered_tools: bool) -> None:
             replies.cached_runs.add(reply.cached_run)
     else:
         replies.asked += 1
+    replies.count(role, reply_tokens(reply), reply.latency_s)
     if offered_tools:
         replies.with_tools += 1
         replies.tool_called += bool(reply.tool_calls)

@@ -2,7 +2,9 @@
 
 We own the retries (the client gets `max_retries=0`): one `classify(exc)` table decides whether a failure is
 transient, a rate limit, or permanent, and `OpenAIBackend.complete` backs off with full jitter, honouring
-`Retry-After`. Whatever cannot be answered ends as `InfrastructureError`, whose message never carries the API key.
+`Retry-After`. Whatever cannot be answered ends as `InfrastructureError`, whose message never carries the API key;
+a reply that came back, every time, as JSON that is no usable completion ends as `MalformedReply`: the model's
+answer, which its sample fails.
 """
 
 from __future__ import annotations
@@ -24,11 +26,11 @@ from urllib.parse import urlsplit
 
 import openai
 
-from ..errors import ContextOverflowError, NotAsked
+from ..errors import ContextOverflowError, MalformedReply, NotAsked
 from ..settings.credentials import MASK, MIN_SECRET_CHARS, redact, redact_all, url_credentials
 from ..text import plain_text
 from .base import ChatRequest, InfrastructureError, Reply, ToolCall
-from .breaker import Breaker
+from .breaker import DEAD, NO_QUOTA, Breaker
 from .limits import SLOW_START_FROM, AdaptiveLimit, Resting, SharedRateLimiter, estimate_tokens
 
 __all__ = [
@@ -38,6 +40,7 @@ __all__ = [
     "RetryDecision",
     "classify",
     "endpoint_label",
+    "no_quota",
     "parse_retry_after",
     "redact",
 ]
@@ -76,16 +79,26 @@ class RetryDecision:
 
 
 class MalformedResponse(Exception):
-    """The endpoint answered 2xx with something that is not a usable chat completion (no choices, bad shape)."""
+    """The endpoint answered 2xx with JSON that is not a usable chat completion (no choices, bad shape): retried,
+    and, when it stays so, the model's answer (`MalformedReply`)."""
+
+
+class ErrorInBody(Exception):
+    """The endpoint answered 200 with an `error` object and no choices: a server's failure sent with the wrong
+    status (OpenRouter sends a provider's failure so, once it has sent its 200), not an answer."""
 
 
 def classify(exc: BaseException, *, now: Callable[[], float] = time.time) -> RetryDecision:
     """The one retry table: 408, 409, 429, 5xx, timeouts, connection errors and garbage bodies are retried.
 
-    Any other 4xx is permanent: asking again with the same key and body cannot change the answer.
+    Any other 4xx is permanent: asking again with the same key and body cannot change the answer. So is an
+    account out of quota (`no_quota`), whatever its status, 429 included: its reason stops the run
+    (models/breaker.py).
     """
     if isinstance(exc, openai.APIStatusError):
         status = exc.status_code
+        if no_quota(exc):
+            return RetryDecision.permanent(NO_QUOTA)
         retry_after = parse_retry_after(exc.response.headers, now=now)
         if status == 429:
             return RetryDecision.rate_limit(f"HTTP {status}", retry_after)
@@ -96,13 +109,45 @@ def classify(exc: BaseException, *, now: Callable[[], float] = time.time) -> Ret
         return RetryDecision.transient("timed out")
     if isinstance(exc, openai.APIConnectionError):
         return RetryDecision.transient("connection error")
-    # A 200 whose body is cut off, not UTF-8, or not a completion: the server sent garbage, which is
-    # infrastructure (retried, then an error), never a model answer.
+    # A 200 whose JSON is no completion is retried (a passing glitch heals); `complete` makes one that stays so
+    # the model's answer. A body cut off or not UTF-8 never arrived whole: the transport's fault, as is an error
+    # sent with a 200; retried, then an error, never an answer.
     if isinstance(exc, (MalformedResponse, openai.APIResponseValidationError)):
         return RetryDecision.transient("malformed response")
     if isinstance(exc, (json.JSONDecodeError, UnicodeDecodeError)):
         return RetryDecision.transient("malformed response body")
+    if isinstance(exc, ErrorInBody):
+        return RetryDecision.transient("error in a 200 body")
     return RetryDecision.permanent(type(exc).__name__)
+
+
+# error codes (or types) that say the key's account has run out: OpenAI's 429s insufficient_quota and
+# billing_not_active, and the like of other providers
+_QUOTA_CODES = frozenset({"insufficient_quota", "billing_not_active", "billing_hard_limit_reached",
+                          "insufficient_credits", "insufficient_balance", "insufficient_funds"})
+# what a 403 says of an account without quota, credits or billing
+_QUOTA_WORDS = re.compile(r"insufficient[ _]?(?:quota|credits?|balance|funds)|exceeded your current quota|"
+                          r"credit balance is too low|out of credits|billing", re.IGNORECASE)
+# what a 400 says of it (Anthropic's): only these words, as a 400 may quote the request, whose tools or
+# messages can speak of balances and billing
+_CREDIT_TOO_LOW = re.compile(r"credit balance is too low", re.IGNORECASE)
+
+
+def no_quota(exc: BaseException) -> bool:
+    """Whether an error status says the key's account has no quota, credits or billing left: any 402 (Payment
+    Required: OpenRouter's "Insufficient credits", DeepSeek's "Insufficient Balance"), a 4xx whose error code or
+    type says so (OpenAI's 429 insufficient_quota), a 403 whose message does, or a 400 saying the credit balance
+    is too low (Anthropic's). A 429's words alone are not enough: Gemini's per-minute limits also say "You
+    exceeded your current quota", and pass."""
+    if not isinstance(exc, openai.APIStatusError) or not 400 <= exc.status_code < 500:
+        return False
+    if exc.status_code == 402:
+        return True
+    said = {str(value).lower() for value in (exc.code, getattr(exc, "type", None)) if value}
+    if said & _QUOTA_CODES:
+        return True
+    words = {403: _QUOTA_WORDS, 400: _CREDIT_TOO_LOW}.get(exc.status_code)
+    return words is not None and bool(words.search(_error_message(exc)))
 
 
 def parse_retry_after(headers: Mapping[str, str], *, now: Callable[[], float] = time.time) -> float | None:
@@ -155,6 +200,8 @@ class _Failure:
     detail: str
     unsupported: str | None = None  # a sampling parameter the model refused (a 400 naming it)
     overflow: bool = False  # the prompt does not fit the model's context
+    malformed: str | None = None  # what was wrong with a 200 whose JSON is no usable completion
+    tokens: dict[str, int] | None = None  # the usage such a reply reported, if it could be read
 
 
 @dataclass
@@ -267,6 +314,7 @@ class OpenAIBackend:
         failure: _Failure | None = None
         retries = {"transient": 0, "rate_limit": 0}
         attempts = 0
+        latency_s = 0.0
         while True:
             if self.breaker is not None and (stopped := self.breaker.tripped(self.label)):
                 # the run is stopping: no more requests to a dead endpoint; one never sent is not an error
@@ -326,6 +374,9 @@ class OpenAIBackend:
                 break
         assert failure is not None
         # Raised outside any except block: no __context__ chain can carry the client's exception text.
+        if failure.malformed is not None:  # the last attempt too came back so: that is the model's answer
+            raise MalformedReply(self.label, failure.malformed, attempts, latency_s=latency_s,
+                                 tokens=failure.tokens)
         if failure.overflow:
             size = estimate_tokens(request.messages, request.tools)
             raise ContextOverflowError(
@@ -379,16 +430,23 @@ class OpenAIBackend:
         return self._rng.uniform(0.0, ceiling)
 
     async def _attempt(self, client: openai.AsyncOpenAI, params: dict[str, Any]) -> _Answer | _Failure:
+        body: Any = None
         try:
             # the raw body, read as JSON: building the SDK's typed objects cost a fifth of each request's CPU.
             # The client's timeout bounds each read; this deadline bounds the whole request, so that a body
             # trickling in a byte at a time is a timeout too.
             response = await asyncio.wait_for(client.chat.completions.with_raw_response.create(**params),
                                               self.timeout)
-            return _extract(json.loads(response.content))
+            body = json.loads(response.content)
+            return _extract(body)
         except asyncio.TimeoutError:
             return _Failure(RetryDecision.transient("timed out"), "the request timed out")
-        except (openai.OpenAIError, MalformedResponse, json.JSONDecodeError, UnicodeDecodeError) as exc:
+        except MalformedResponse as exc:  # whole JSON, yet no answer: retried, then the model's answer
+            problem = str(exc)  # our own words, naming types and positions: nothing of the reply's text
+            usage = body.get("usage") if isinstance(body, dict) else None
+            return _Failure(classify(exc), f"malformed response: {problem}", malformed=problem,
+                            tokens=_usage_tokens(usage))
+        except (openai.OpenAIError, ErrorInBody, json.JSONDecodeError, UnicodeDecodeError) as exc:
             detail = " ".join(describe(exc).split())  # HTML error pages from proxies arrive multi-line
             return _Failure(classify(exc), redact_all(detail, self._secrets)[:_DETAIL_CHARS],
                             unsupported_parameter(exc), context_overflow(exc))
@@ -464,6 +522,8 @@ class OpenAIBackend:
         decision = failure.decision
         if decision.retryable:
             text = f"{where}: gave up after {attempts} attempts; last error: {failure.detail}"
+        elif decision.reason == NO_QUOTA:
+            text = f"{where}: {failure.detail} (not retried: {DEAD[NO_QUOTA]})"
         else:
             text = (
                 f"{where}: {failure.detail} (not retried: only 408, 409, 429, 5xx, timeouts, "
@@ -511,6 +571,12 @@ def _extract(completion: Any) -> _Answer:
         raise MalformedResponse(f"the response is a JSON {type(completion).__name__}, not an object")
     choices = completion.get("choices")
     if not isinstance(choices, list) or not choices:
+        error = completion.get("error")
+        if isinstance(error, dict):
+            message = error.get("message")
+            said = message if isinstance(message, str) and message else json.dumps(error)[:_DETAIL_CHARS]
+            code = error.get("code")
+            raise ErrorInBody(f"{said} (code {code})" if isinstance(code, (str, int)) and code != "" else said)
         raise MalformedResponse("the response has no choices")
     message = choices[0].get("message") if isinstance(choices[0], dict) else None
     if not isinstance(message, dict):
@@ -562,6 +628,14 @@ def _tool_calls(value: object) -> tuple[ToolCall, ...]:
         call_id = item.get("id") if isinstance(item, dict) else None
         calls.append(ToolCall(call_id if isinstance(call_id, str) and call_id else f"call_{index}", name, arguments))
     return tuple(calls)
+
+
+def _usage_tokens(usage: object) -> dict[str, int] | None:
+    """A malformed reply's `usage`, as a sample's tokens ({"prompt": n, "completion": m}); None if unreadable."""
+    if not isinstance(usage, dict):
+        return None
+    counts = {key: _count(usage.get(f"{key}_tokens")) for key in ("prompt", "completion")}
+    return {key: value for key, value in counts.items() if value is not None} or None
 
 
 def _text_or_none(value: object) -> str | None:
@@ -621,6 +695,8 @@ def describe(exc: BaseException) -> str:
         return f"connection error ({type(cause).__name__})" if cause is not None else "connection error"
     if isinstance(exc, MalformedResponse):
         return f"malformed response: {exc}"
+    if isinstance(exc, ErrorInBody):
+        return f"HTTP 200 with an error instead of an answer: {exc}"
     if isinstance(exc, (json.JSONDecodeError, UnicodeDecodeError)):
         return f"malformed response body ({type(exc).__name__}: {exc})"
     return f"{type(exc).__name__}: {exc}"

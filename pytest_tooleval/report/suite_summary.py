@@ -8,7 +8,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import ContextOverflowError
+from ..errors import ContextOverflowError, MalformedReply
 
 
 @dataclass(frozen=True)
@@ -41,7 +41,8 @@ class SuiteSummary:
 
 
 def outcome_counts(rows: list[dict[str, Any]]) -> dict[str, int]:
-    counts = {"total": len(rows), "scored": 0, "passed": 0, "failed": 0, "errors": 0, "context_overflows": 0}
+    counts = {"total": len(rows), "scored": 0, "passed": 0, "failed": 0, "errors": 0, "context_overflows": 0,
+              "malformed_replies": 0}
     for row in rows:
         if row["outcome"] == "error":
             counts["errors"] += 1
@@ -49,6 +50,7 @@ def outcome_counts(rows: list[dict[str, Any]]) -> dict[str, int]:
         else:
             counts["scored"] += 1
             counts["passed" if row["outcome"] == "passed" else "failed"] += 1
+            counts["malformed_replies"] += row.get("error_type") == MalformedReply.error_type
     return counts
 
 

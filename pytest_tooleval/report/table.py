@@ -26,7 +26,9 @@ def render_summary(summary: RunSummary) -> str:
         counts = suite.counts
         blocks.append(
             f"{suite.suite}: {counts['scored']}/{counts['total']} scored, {counts['passed']} passed, "
-            f"{counts['failed']} failed, {counts['errors']} errors"
+            f"{counts['failed']} failed"
+            + (f" ({counts['malformed_replies']} of them malformed replies)" if counts.get("malformed_replies") else "")
+            + f", {counts['errors']} errors"
             + (f" ({counts['context_overflows']} of them prompts too long for the model's context)"
                if counts.get("context_overflows") else "")
             + (" (partial run: figures renormalised over what ran)" if suite.partial else "")

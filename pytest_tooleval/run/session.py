@@ -19,13 +19,13 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from ..errors import NOT_ASKED, NotAsked
+from ..errors import NOT_ASKED, MalformedReply, NotAsked
 from ..models.access import ModelAccess, access_kind
 from ..models.cache import CacheRun
 from ..models.engine import Engine
 from ..models.meter import SAMPLE_REPLIES, SERVED_FROM_CACHE, SampleReplies
 from ..models.storage import STORAGE_ERRORS, StorageLog
-from ..outcome import Answer, SampleResult, Skipped
+from ..outcome import Answer, SampleResult, Skipped, malformed_result
 from ..settings.options import Settings
 from ..text import utc_minute
 from .batch_round import BatchRound
@@ -218,6 +218,8 @@ class ToolevalSession:
         answer = self._source.get(case)
         if isinstance(answer, Skipped):
             return answer
+        if answer.malformed is not None:  # what came back was no answer: a failure in every suite, never scored
+            return malformed_result(answer)
         result = self.run.suite(case.suite).score(original(case), answer)
         # the reasoning, and what the cache served, are carried to the report, whatever the suite did with the answer
         if isinstance(result, SampleResult) and answer.reasoning is not None and result.reasoning is None:
@@ -242,6 +244,11 @@ class ToolevalSession:
             cached = SERVED_FROM_CACHE.get() or {}
         except NotAsked as exc:  # the run stopped before this sample's request left: it did not run
             return Skipped(f"{NOT_ASKED}{exc}")
+        except MalformedReply as exc:  # the model's reply, malformed every time it was asked: its answer
+            replies.count("model", exc.tokens, exc.latency_s)
+            replies.asked += 1  # asked in this run: a malformed reply is never cached
+            answer = Answer(None, latency_s=replies.latency_s, tokens=replies.tokens, malformed=exc.problem)
+            cached = SERVED_FROM_CACHE.get() or {}
         finally:
             REPEAT.reset(token)
             SERVED_FROM_CACHE.reset(served)

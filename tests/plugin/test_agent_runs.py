@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from benchmark_modules import benchmark_source
-from fake_openai import FakeOpenAI
+from fake_openai import FakeOpenAI, Fault
 
 THIN_TEST = benchmark_source("acebench")
 
@@ -112,6 +112,44 @@ def test_agent_that_never_calls_an_api_fails(pytester: pytest.Pytester, fake_ope
     assert sample["error_type"] == "wrong number of class"
     assert sample["process"] == 0.0
     result.stdout.fnmatch_lines(["*acebench en/agent_multi_step_6: wrong number of class*"])
+
+
+def test_a_malformed_reply_mid_rollout_fails_the_sample_and_a_users_errors_it(
+        pytester: pytest.Pytester, fake_openai: FakeOpenAI, base_args: list[str], gold: dict[str, Any]) -> None:
+    """The agent's second reply is malformed every time it is asked: that is its answer, and the sample fails
+    (the rollout never ended: process 0). The user model's malformed reply is no answer of the model under
+    test: the sample errors."""
+    first_call = gold["en"]["agent_multi_turn_0"]["calls"][0]
+    args = [*base_args, *live_args(fake_openai, "--tooleval-user-model", "user-m", "--tooleval-max-retries", "1"),
+            "--tooleval-no-cache", "-k", "en-agent_multi_turn_0", "-rE"]
+    served: dict[str, int] = defaultdict(int)
+
+    def agent_breaks(body: dict[str, Any]) -> Any:
+        served[body["model"]] += 1
+        if body["model"] == "user-m":
+            return "Please message Frank for me."
+        return Fault.content_not_text() if served["agent-m"] > 1 else first_call
+
+    fake_openai.responder = agent_breaks
+    result = pytester.runpytest(*args)
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*acebench en/agent_multi_turn_0: malformed_reply (scorer: official)",
+                                 "*  error:    malformed reply: the message content is a list, not text"])
+    failed = report_sample(pytester)
+    assert (failed["outcome"], failed["error_type"], failed["process"]) == ("failed", "malformed_reply", None)
+    assert failed["tokens"]["prompt"] > 0 and failed["tokens"]["user_prompt"] > 0  # the rollout's replies so far
+    assert served["agent-m"] == 3  # the first call, then the malformed reply and its retry
+    category = json.loads((pytester.path / "report.json").read_text())["summary"]["acebench"]["en"]["categories"][
+        "agent_multi_turn"]
+    assert (category["scored"], category["errors"], category["accuracy"], category["process_acc"]) == (1, 0, 0.0, 0.0)
+
+    fake_openai.responder = lambda body: Fault.nameless_call() if body["model"] == "user-m" else first_call
+    result = pytester.runpytest(*args)
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(["*InfrastructureError: model 'user-m' at *: malformed reply: tool_calls[[]0] has no "
+                                 "function name (asked 2 times); the user model's reply, so the sample cannot be "
+                                 "scored*"])
+    assert (report_sample(pytester)["outcome"], report_sample(pytester)["valid"]) == ("error", None)
 
 
 def test_replayed_trajectory_is_graded(pytester: pytest.Pytester, base_args: list[str], gold: dict[str, Any]) -> None:

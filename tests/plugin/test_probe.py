@@ -87,3 +87,19 @@ def test_under_xdist_every_role_of_the_collected_suites_is_probed(pytester: pyte
     result.assert_outcomes(failed=1)  # scored (the scripted agent does nothing), not an error
     profile = json.loads((pytester.path / "report.json").read_text())["fingerprint"]["endpoint_profile"]
     assert {role: entry["model"] for role, entry in profile.items()} == {"model": "agent-m", "user": "user-m"}
+
+
+def test_a_probe_answered_with_no_usable_completion_stops_the_run_naming_it(
+        pytester: pytest.Pytester, fake_openai: FakeOpenAI, probed: list[str]) -> None:
+    """A server whose every reply is malformed (whole JSON, no completion): the probe says so, and points at what
+    serves the model rather than at the key."""
+    fake_openai.replies.clear()
+    fake_openai.default = Fault.empty_choices()  # type: ignore[assignment]
+    result = pytester.runpytest_subprocess(*probed, "--tooleval-max-retries=1")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    errors = [line for line in result.stderr.lines if line.strip()]
+    assert errors == [f"ERROR: tooleval: the endpoint probe failed for the model role: model 'gpt-x' at "
+                      f"127.0.0.1:{fake_openai.port}/v1: malformed reply: the response has no choices (asked 2 "
+                      "times): check what serves the model (its chat template, its tool-call parser), or skip the "
+                      "probe (--tooleval-no-probe)"], result.stderr.str()
+    assert fake_openai.stats.requests == 2  # the probe and its retry: no sample was asked

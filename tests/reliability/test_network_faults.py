@@ -1,5 +1,6 @@
 """Network faults through the whole plugin: retried faults end scored, permanent ones end as errors naming
-the cause, and neither is ever counted as a model answer (infra tests cover the backend's classify table)."""
+the cause, and neither is ever counted as a model answer (infra tests cover the backend's classify table). A
+reply whose JSON is whole but no completion, every time, is the model's answer: test_malformed_replies.py."""
 
 from __future__ import annotations
 
@@ -25,6 +26,10 @@ TRANSIENT = {
     "malformed-json": Fault.malformed_json(),
     "empty-choices": Fault.empty_choices(),
     "invalid-utf8": Fault.invalid_utf8(),
+    "nameless-call": Fault.nameless_call(),
+    "content-not-text": Fault.content_not_text(),
+    "tool-calls-an-object": Fault.tool_calls_object(),
+    "error-in-a-200-body": Fault.error_in_body(),
 }
 
 NOT_RETRIED = ("(not retried: only 408, 409, 429, 5xx, timeouts, connection errors and malformed responses "
@@ -47,8 +52,13 @@ PERMANENT = {
     "timeout-forever": (Fault.delay(2), f"{GAVE_UP}the request timed out (timeout 0.5 s per attempt)", 2),
     "trickling-body-forever": (Fault.trickle(0.2), f"{GAVE_UP}the request timed out (timeout 0.5 s per attempt)",
                                2),
+    # a body cut off, or not UTF-8, never arrived whole: the transport's fault, not an answer
     "malformed-forever": (Fault.malformed_json(), f"{GAVE_UP}malformed response body (JSONDecodeError: *", 2),
-    "empty-choices-forever": (Fault.empty_choices(), f"{GAVE_UP}malformed response: the response has no choices", 2),
+    "invalid-utf8-forever": (Fault.invalid_utf8(), f"{GAVE_UP}malformed response body (UnicodeDecodeError: *", 2),
+    # an error sent with a 200 (OpenRouter's way with a provider's failure) is the server's, not an answer
+    "error-in-a-200-body-forever": (Fault.error_in_body("Provider returned error", 502),
+                                    f"{GAVE_UP}HTTP 200 with an error instead of an answer: Provider returned error "
+                                    "(code 502)", 2),
 }
 FAULTED_PROMPT = "weather in Oslo"
 FAULTED_ID = "normal_single_turn_single_function_0"

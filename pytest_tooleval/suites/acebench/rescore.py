@@ -24,10 +24,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ...errors import ToolevalError, ToolevalUsageError
+from ...errors import MalformedReply, ToolevalError, ToolevalUsageError
 from ...models.base import REPEAT
 from ...models.factory import NotCached
-from ...outcome import Answer, SampleResult
+from ...outcome import Answer, SampleResult, malformed_result
 from ...report.rescoring import RescoreContext, RowRescore, SuiteRescore
 from ...text import clip
 from ...transport import OUTPUT_LIMIT, error_payload, result_payload
@@ -143,7 +143,8 @@ class _Rescorer:
             return _carry(row, f"no such sample in ACEBench {missing}'s data", changed)
         if changed and self.context.ask:
             return await self._asked(row, new_case)
-        if row.get("outcome") not in ("passed", "failed"):  # an error has no answer to score: it stays one
+        # an error has no answer to score: it stays one; nor has a malformed reply, which stays a failure
+        if row.get("outcome") not in ("passed", "failed") or row.get("error_type") == MalformedReply.error_type:
             kept = {**row, "revision": new_case.revision}
             kept.pop("data_unverified", None)
             return RowRescore(row, _marked(kept, changed, prompt_case.revision, self._run_revision),
@@ -249,6 +250,9 @@ class _Rescorer:
                 if answer.reasoning is not None and result.reasoning is None:
                     result = replace(result, reasoning=answer.reasoning)
                 after = result_payload(case, size, result, self.context.scorer)
+            except MalformedReply as exc:  # what came back is the model's answer: a failure, as in a run
+                failed = malformed_result(Answer(None, exc.latency_s, exc.tokens, malformed=exc.problem))
+                after = result_payload(case, size, failed, self.context.scorer)
             except ToolevalError as exc:
                 after = error_payload(case, size, f"{type(exc).__name__}: {exc}")
             finally:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from ...errors import MalformedReply
 from ...report.summary import SuiteSummary, Table, outcome_counts
 from .metrics import ItemMetrics, MetricMeans, aggregate
 
@@ -21,10 +22,13 @@ def summarize_gpt4tools(rows: list[dict[str, Any]]) -> SuiteSummary:
     """Plain means of the per-item metrics the tests computed, as upstream's EvalTools reports them.
 
     N is the number of scored items (upstream: the predictions matched to test items); an errored item has
-    no metrics and is left out of N, and the table shows it under errors. Means run in test-set order.
+    no metrics and is left out of N, and the table shows it under errors. An item whose reply was malformed
+    has no metrics either, yet is in N, with every metric 0: what upstream gives an empty prediction. Means
+    run in test-set order.
     """
     ordered = sorted(rows, key=lambda row: row["index"])
-    scored = [row for row in ordered if row["outcome"] in ("passed", "failed") and _has_metrics(row)]
+    scored = [row for row in ordered
+              if row["outcome"] in ("passed", "failed") and (_has_metrics(row) or _malformed(row))]
     summary = aggregate(_item(row) for row in scored)
     means = dict(zip(("all", "tool", "no_tool"), (summary.overall, summary.tool, summary.no_tool), strict=True))
     sizes = {row["category"]: row["category_size"] for row in rows}
@@ -32,7 +36,8 @@ def summarize_gpt4tools(rows: list[dict[str, Any]]) -> SuiteSummary:
               for key, _, category in SUBSETS}
     totals = {key: sizes.get(category) if category else sum(sizes.values()) for key, _, category in SUBSETS}
     partial = any(means[key].n < (totals[key] or 0) for key in means)
-    variants = sorted({row["details"].get("variant", "upstream") for row in scored})
+    variants = sorted({(row.get("details") or {}).get("variant", "upstream") for row in scored
+                       if not _malformed(row)})
 
     body = [[label, f"{means[key].n}/{_show_total(totals[key])}", errors[key],
              *(_finite(getattr(means[key], metric)) for metric in METRICS)]
@@ -60,7 +65,13 @@ def _has_metrics(row: dict[str, Any]) -> bool:
     return all(key in details for key in (*METRICS, "uses_tool"))
 
 
+def _malformed(row: dict[str, Any]) -> bool:
+    return row.get("error_type") == MalformedReply.error_type and not _has_metrics(row)
+
+
 def _item(row: dict[str, Any]) -> ItemMetrics:
+    if _malformed(row):  # nothing came back to score: an empty prediction's metrics, all 0
+        return ItemMetrics(0.0, 0.0, 0.0, 0.0, 0.0, uses_tool=row["category"] == "tool")
     details = row["details"]
 
     def metric(name: str) -> float:

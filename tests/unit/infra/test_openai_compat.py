@@ -18,7 +18,9 @@ import pytest
 import pytest_asyncio
 from fake_openai import FakeOpenAI, Fault
 
+from pytest_tooleval.errors import MalformedReply
 from pytest_tooleval.models.base import ChatRequest, InfrastructureError
+from pytest_tooleval.models.breaker import STOPPED, Breaker
 from pytest_tooleval.models.limits import Resting
 from pytest_tooleval.models.openai_compat import (
     MalformedResponse,
@@ -214,7 +216,8 @@ async def test_503_retry_after_is_honoured(
 @pytest.mark.asyncio
 @pytest.mark.parametrize(
     "fault",
-    [Fault.reset(), Fault.malformed_json(), Fault.empty_choices(), Fault.invalid_utf8()],
+    [Fault.reset(), Fault.malformed_json(), Fault.empty_choices(), Fault.invalid_utf8(), Fault.nameless_call(),
+     Fault.content_not_text(), Fault.tool_calls_object(), Fault.error_in_body()],
     ids=lambda f: f.kind,
 )
 async def test_broken_responses_are_retried(fake_openai: FakeOpenAI, make_backend: MakeBackend, fault: Fault) -> None:
@@ -231,8 +234,9 @@ async def test_broken_responses_are_retried(fake_openai: FakeOpenAI, make_backen
         (Fault.http(503), "gave up after 3 attempts; last error: HTTP 503: Simulated HTTP 503"),
         (Fault.reset(), "gave up after 3 attempts; last error: connection error (ReadError)"),
         (Fault.malformed_json(), "last error: malformed response body (JSONDecodeError"),
-        (Fault.empty_choices(), "last error: malformed response: the response has no choices"),
         (Fault.invalid_utf8(), "last error: malformed response body (UnicodeDecodeError"),
+        (Fault.error_in_body("Provider returned error", 502),
+         "last error: HTTP 200 with an error instead of an answer: Provider returned error (code 502)"),
     ],
     ids=lambda v: v.kind if isinstance(v, Fault) else "",
 )
@@ -245,6 +249,48 @@ async def test_persistent_faults_end_as_infrastructure_errors(
     assert str(error).startswith(f"model 'fake-model' at 127.0.0.1:{fake_openai.port}/v1: ")
     assert fake_openai.stats.requests == 3
     assert len(sleeps.delays) == 2
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(
+    ("fault", "problem"),
+    [
+        (Fault.empty_choices(), "the response has no choices"),
+        (Fault.nameless_call(), "tool_calls[0] has no function name"),
+        (Fault.content_not_text(), "the message content is a list, not text"),
+        (Fault.content_not_text("42"), "the message content is a int, not text"),
+        (Fault.tool_calls_object(), "tool_calls is a dict, not a list"),
+    ],
+    ids=["empty-choices", "nameless-call", "content-list", "content-number", "tool-calls-object"],
+)
+async def test_a_reply_malformed_every_time_is_the_models_answer(
+    fake_openai: FakeOpenAI, make_backend: MakeBackend, sleeps: SleepRecorder, fault: Fault, problem: str
+) -> None:
+    """Whole JSON that is no completion, on every attempt: retried as a glitch, then `MalformedReply` (the
+    sample fails), never an infrastructure error; the usage the reply reported is kept."""
+    fake_openai.fault_rate, fake_openai.fault = 1.0, fault
+    with pytest.raises(MalformedReply) as info:
+        await make_backend(max_retries=2).complete(ASK)
+    assert not isinstance(info.value, InfrastructureError)
+    assert info.value.problem == problem
+    assert str(info.value) == (f"model 'fake-model' at 127.0.0.1:{fake_openai.port}/v1: malformed reply: {problem} "
+                               "(asked 3 times)")
+    assert info.value.tokens == {"prompt": 6, "completion": 0}  # the usage the malformed reply reported
+    assert fake_openai.stats.requests == 3 and len(sleeps.delays) == 2
+
+
+@pytest.mark.asyncio
+async def test_only_a_malformed_last_attempt_makes_a_malformed_reply(
+    fake_openai: FakeOpenAI, make_backend: MakeBackend
+) -> None:
+    """The last failure decides: malformed replies then a reset is the transport's fault; a reset then
+    malformed replies is the model's answer."""
+    fake_openai.enqueue(Fault.nameless_call(), Fault.nameless_call(), Fault.reset())
+    error = await infrastructure_error(make_backend(max_retries=2))
+    assert "last error: connection error" in str(error)
+    fake_openai.enqueue(Fault.reset(), Fault.nameless_call(), Fault.nameless_call())
+    with pytest.raises(MalformedReply, match="no function name"):
+        await make_backend(max_retries=2).complete(ASK)
 
 
 @pytest.mark.asyncio
@@ -280,6 +326,45 @@ async def test_other_4xx_are_not_retried(
     assert fake_openai.stats.requests == 1
     assert sleeps.delays == []
     assert f"HTTP {status}: nope (not retried" in str(error)
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(
+    "fault",
+    [Fault.insufficient_quota(), Fault.no_credits(),
+     Fault.http(403, message="Your credit balance is too low to access the API."),
+     Fault.http(400, code="insufficient_balance", message="Insufficient Balance")],
+    ids=["429-insufficient-quota", "402-openrouter", "403-credit-balance", "400-insufficient-balance"],
+)
+async def test_an_account_out_of_quota_trips_the_breaker_at_its_first_refusal(
+    fake_openai: FakeOpenAI, make_backend: MakeBackend, sleeps: SleepRecorder, fault: Fault
+) -> None:
+    """No retry heals it, and quota runs out mid-run: the first refusal stops the run, answered before or not."""
+    breaker = Breaker()
+    trips: list[str] = []
+    breaker.on_trip = trips.append
+    backend = make_backend(breaker=breaker)
+    fake_openai.enqueue("[f()]", fault)
+    assert (await backend.complete(ASK)).text == "[f()]"  # it answered: only connection failures would wait
+    error = await infrastructure_error(backend)
+    assert fake_openai.stats.requests == 2 and sleeps.delays == []
+    [trip] = trips
+    assert str(error) == trip and trip.startswith(f"{STOPPED}model 'fake-model' at 127.0.0.1:{fake_openai.port}/v1 "
+                                                  f"refused a request (HTTP {fault.status}: ")
+    assert trip.endswith("): the account has no quota left: check the plan and billing of the key's account, or "
+                         "use a key that has quota (--tooleval-api-key or OPENAI_API_KEY)")
+
+
+@pytest.mark.asyncio
+async def test_a_rate_limit_that_names_a_quota_is_still_a_rate_limit(
+    fake_openai: FakeOpenAI, make_backend: MakeBackend
+) -> None:
+    """Gemini's per-minute limits say "You exceeded your current quota" too, without OpenAI's code: retried."""
+    fake_openai.default = "ok"
+    fake_openai.fail_first(1, Fault.http(429, message="You exceeded your current quota, please check your plan and "
+                                                      "billing details.", code=429))
+    assert (await make_backend(breaker=Breaker()).complete(ASK)).text == "ok"
+    assert fake_openai.stats.requests == 2
 
 
 @pytest.mark.asyncio
@@ -412,10 +497,10 @@ def test_a_loop_closed_without_aclose_does_not_break_the_next(fake_openai: FakeO
 # -- pure parts ----------------------------------------------------------------------------------------------
 
 
-def _status_error(status: int, headers: dict[str, str] | None = None) -> openai.APIStatusError:
+def _status_error(status: int, headers: dict[str, str] | None = None, body: object = None) -> openai.APIStatusError:
     request = httpx2.Request("POST", "http://127.0.0.1/v1/chat/completions")
     response = httpx2.Response(status, headers=headers, request=request)
-    return openai.APIStatusError(f"Error code: {status}", response=response, body=None)
+    return openai.APIStatusError(f"Error code: {status}", response=response, body=body)
 
 
 @pytest.mark.parametrize(
@@ -434,6 +519,9 @@ def _status_error(status: int, headers: dict[str, str] | None = None) -> openai.
         (_status_error(403), "permanent", None),
         (_status_error(404), "permanent", None),
         (_status_error(422), "permanent", None),
+        (_status_error(402), "permanent", None),
+        (_status_error(429, body={"code": "insufficient_quota", "type": "insufficient_quota"}), "permanent", None),
+        (_status_error(429, body={"code": "429", "message": "You exceeded your current quota"}), "rate_limit", None),
         (openai.APITimeoutError(request=httpx2.Request("POST", "http://x")), "transient", None),
         (openai.APIConnectionError(request=httpx2.Request("POST", "http://x")), "transient", None),
         (MalformedResponse("no choices"), "transient", None),
@@ -444,6 +532,31 @@ def test_classify(exc: BaseException, kind: str, retry_after: float | None) -> N
     decision = classify(exc)
     assert (decision.kind, decision.retry_after) == (kind, retry_after)
     assert decision.retryable is (kind != "permanent")
+
+
+@pytest.mark.parametrize(
+    ("status", "body", "no_quota"),
+    [
+        (402, None, True),
+        (402, {"code": 402, "message": "Insufficient credits. Add more using https://openrouter.ai/credits"}, True),
+        (429, {"code": "insufficient_quota", "type": "insufficient_quota", "message": "You exceeded ..."}, True),
+        (429, {"code": None, "type": "insufficient_quota", "message": "..."}, True),
+        (429, {"code": "billing_not_active", "message": "Your account is not active"}, True),
+        (429, {"code": "rate_limit_exceeded", "message": "You exceeded your current quota"}, False),
+        (403, {"message": "Your credit balance is too low to access the Anthropic API."}, True),
+        (403, {"message": "Country, region, or territory not supported"}, False),
+        (403, {"message": "This API method requires billing to be enabled."}, True),
+        (400, {"message": "Your credit balance is too low to access the Anthropic API."}, True),
+        (400, {"code": "insufficient_balance", "message": "Insufficient Balance"}, True),
+        # a 400 may quote the request: its words about balances are no refusal of the account
+        (400, {"message": "Invalid schema for function 'pay_bill': billing: insufficient balance is no type"}, False),
+        (400, {"message": "Invalid 'messages': empty array"}, False),
+        (500, {"code": "insufficient_quota"}, False),
+    ],
+)
+def test_no_quota(status: int, body: object, no_quota: bool) -> None:
+    decision = classify(_status_error(status, body=body))
+    assert (decision.reason == "no quota") is no_quota
 
 
 @pytest.mark.parametrize(
