@@ -363,7 +363,7 @@ class OpenAIBackend:
                     params, failure = adapted, None  # the same request again, as the model takes it: not a retry
                     continue
             if self.breaker is not None and self.breaker.failed(self.label, failure.decision.reason,
-                                                                failure.detail[:160]):
+                                                                failure.detail[:160], self.retry_budget_s):
                 continue  # tripped: the check at the top of the loop ends this request too
             if failure.decision.kind == "rate_limit":
                 state.slots.on_rate_limited(slot)  # fewer requests in flight from this process for a while
@@ -421,6 +421,11 @@ class OpenAIBackend:
     def redact(self, text: str) -> str:
         """`text` without the key or the URL's credentials (an error message of the files endpoints, say)."""
         return redact_all(text, self._secrets)
+
+    @property
+    def retry_budget_s(self) -> float:
+        """The longest a transient failure's retries may wait in all: the backoff ceilings of max_retries retries."""
+        return sum(min(self.backoff_cap_s, self.backoff_base_s * 2.0 ** retry) for retry in range(self.max_retries))
 
     def retry_delay(self, retry: int, decision: RetryDecision) -> float:
         """Seconds before retry number `retry` (0-based): the server's Retry-After (capped), else full jitter."""
