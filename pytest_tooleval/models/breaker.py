@@ -6,8 +6,8 @@ count. An endpoint that has answered is given longer: the run stops only after `
 failures with no answer between them that also span a request's whole retry budget (`patience_s`: the backoff
 the request that fails last would still wait through), so a server that comes back within that budget loses
 nothing (a half-second blip failed ten requests in 82 ms, and stopped a 500-sample run); a local server that
-died mid-run stops the run once no request could still be answered. An account out of quota stops the run at its first such
-refusal, answered before or not: quota runs out mid-run, and no retry brings it back.
+died mid-run stops the run once no request could still be answered. An account out of quota stops the run at
+its first such refusal, answered before or not: quota runs out mid-run, and no retry brings it back.
 """
 
 from __future__ import annotations
