@@ -35,7 +35,7 @@ class JavaNode:
 
 _TOKEN = re.compile(
     r"""
-    (?P<space>\s+|//[^\n]*|/\*.*?\*/)
+    (?P<space>\s+|//[^\n]*)
   | (?P<float>(?:\d[\d_]*\.(?:\d[\d_]*)?(?:[eE][+-]?\d+)?[fFdD]?
               |\.\d[\d_]*(?:[eE][+-]?\d+)?[fFdD]?
               |\d[\d_]*[eE][+-]?\d+[fFdD]?

@@ -32,7 +32,7 @@ class JsNode:
 
 _TOKEN = re.compile(
     r"""
-    (?P<space>[^\S\n]+|//[^\n]*|/\*.*?\*/)
+    (?P<space>[^\S\n]+|//[^\n]*)
   | (?P<newline>\n)
   | (?P<number>0[xX][0-9a-fA-F_]+n?|0[bB][01_]+n?|0[oO][0-7_]+n?
               |(?:\d[\d_]*\.?[\d_]*|\.\d[\d_]*)(?:[eE][+-]?\d+)?n?)

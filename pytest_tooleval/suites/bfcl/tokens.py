@@ -3,6 +3,16 @@
 Each parser brings its own token pattern, node class and grammar; what they share is how a source text becomes a
 list of tokens and how a recursive-descent parser steps through that list. Errors are `DecodeError`s naming the
 language, as bfcl's tree-sitter decoders fail on text outside the language.
+
+Tokenizing is linear in the text. Block comments, which both languages write ``/* ... */``, are read here rather
+than by the languages' patterns: the closing ``*/`` is looked for once, and a comment without one ends the
+tokenizing with a `DecodeError` (an unclosed comment is a syntax error for tree-sitter too, bfcl §3.2). A pattern
+that tried the comment at each ``/*`` scanned to the end of the text every time it failed and then read the ``/``
+as an operator, so that a text of many unclosed openers took time quadratic in its length. The languages'
+patterns keep to a rule that makes every other scan pay for itself: a group that fails after reading far either
+leaves the same characters to a group that takes them (a digit run that is no float is an integer), or opens
+with a character no other group starts with (a string's or character literal's quote, a template's backtick), so
+that nothing matches there and the tokenizing ends.
 """
 
 from __future__ import annotations
@@ -38,17 +48,26 @@ class Token:
 def tokenize(source: str, pattern: re.Pattern[str], language: str, *, track_newlines: bool = False) -> list[Token]:
     """The tokens of `source`, by the named groups of `pattern`, ending with an "end" token.
 
-    Matches of the group "space" are dropped. With `track_newlines`, so are those of the group "newline" (and a
-    "space" match holding a line break), and the next token is marked `after_newline`; the end token is marked
-    too, since the end of the text ends a statement as a line break does.
+    Block comments (``/* ... */``) and matches of the group "space" are dropped. With `track_newlines`, so are
+    those of the group "newline" (and a comment or "space" match holding a line break), and the next token is marked
+    `after_newline`; the end token is marked too, since the end of the text ends a statement as a line break does.
 
     Raises:
-        DecodeError: a character no group of `pattern` matches.
+        DecodeError: a ``/*`` without its ``*/``, or a character no group of `pattern` matches.
     """
     tokens = []
     position = 0
     newline = False
     while position < len(source):
+        if source.startswith("/*", position):
+            # the first "*/" after the opener closes the comment ("/*/" does not); it is looked for once
+            closing = source.find("*/", position + 2)
+            if closing < 0:
+                raise DecodeError(f"not {language}: the comment opened at {position} is never closed")
+            if track_newlines and source.find("\n", position, closing) >= 0:
+                newline = True
+            position = closing + 2
+            continue
         match = pattern.match(source, position)
         if match is None or match.end() == position:
             raise DecodeError(f"not {language}: unexpected character {source[position]!r} at {position}")
