@@ -12,12 +12,13 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
-import re
 import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
 import openai
+
+from ..text import plain_text
 
 __all__ = ["identify_served", "served_identity", "stable_entry"]
 
@@ -25,7 +26,6 @@ CLOCK_SKEW_S = 600  # a `created` this close to now is the server's clock (vLLM,
 NOT_THE_MODEL = ("object", "permission")  # the entry's kind; vLLM's permission carries fresh ids and times
 ENTRY_CHARS = 4_000  # a larger entry is kept as its sha256 (keys, reports and xdist's messages stay small)
 ATTEMPTS = 3  # a listing that fails to connect, or with a 5xx, is asked again (a passing fault would re-ask all)
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def stable_entry(entry: dict[str, Any], now: float) -> dict[str, Any]:
@@ -48,7 +48,7 @@ def served_identity(listing: Any, model: str, now: float,
     if entry is None:
         return {"listed": False, "why": f"not among the {len(data)} models the endpoint lists"}
     text = json.dumps(stable_entry(entry, now), sort_keys=True, ensure_ascii=False, default=str)
-    text = redact(_LONE_SURROGATE.sub("\ufffd", text))
+    text = redact(plain_text(text))
     if len(text) > ENTRY_CHARS:
         return {"listed": True, "entry_sha256": hashlib.sha256(text.encode("utf-8")).hexdigest()}
     kept: dict[str, Any] = json.loads(text)
