@@ -67,6 +67,7 @@ FaultKind = Literal[
     "invalid_utf8",  # 200, application/json, bytes in the content that are not UTF-8
     "echo_auth",  # 401 whose error message repeats the Authorization header verbatim
     "trickle",  # 200 and headers at once, then the body one byte every `delay_s` (each read is quick)
+    "raw",  # 200, application/json, exactly the bytes `body`
 ]
 
 
@@ -81,6 +82,7 @@ class Fault:
     size: int = 0
     message: str = ""
     code: str | None = None
+    body: bytes = b""
 
     @classmethod
     def http(cls, status: int, *, retry_after: float | str | None = None, message: str = "",
@@ -137,6 +139,11 @@ class Fault:
     @classmethod
     def echo_auth(cls) -> Fault:
         return cls("echo_auth", status=401)
+
+    @classmethod
+    def raw(cls, body: bytes) -> Fault:
+        """A 200 whose body is exactly `body` (JSON the client's decoder cannot read, say)."""
+        return cls("raw", body=body)
 
     @staticmethod
     def huge_text(size: int) -> str:
@@ -1142,6 +1149,8 @@ class _Handler(BaseHTTPRequestHandler):
                     self.wfile.flush()
                 except OSError:  # the client gave up
                     return
+        elif kind == "raw":
+            self._send_bytes(200, fault.body)
         elif kind == "echo_auth":
             echoed = self.headers.get("Authorization", "")
             message = f"Incorrect API key provided: {echoed}. You can find your API key in your account settings."

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import re
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +34,8 @@ def parse_json(text: str, path: Path) -> Any:
         return json.loads(text)
     except json.JSONDecodeError as exc:
         raise DataError(f"{path}:{exc.lineno}:{exc.colno}: malformed JSON ({exc.msg})") from None
+    except (RecursionError, ValueError) as exc:
+        raise DataError(f"{path}:{_unreadable_line(text, exc)}: {unreadable_json(exc)}") from None
 
 
 def json_lines(text: str, path: Path) -> list[tuple[int, Any]]:
@@ -44,7 +48,47 @@ def json_lines(text: str, path: Path) -> list[tuple[int, Any]]:
             values.append((number, json.loads(line)))
         except json.JSONDecodeError as exc:
             raise DataError(f"{path}:{number}:{exc.colno}: malformed JSON ({exc.msg})") from None
+        except (RecursionError, ValueError) as exc:
+            raise DataError(f"{path}:{number}: {unreadable_json(exc)}") from None
     return values
+
+
+def unreadable_json(exc: BaseException) -> str:
+    """What JSON that the decoder gave up on holds, from the error it raised besides a JSONDecodeError: lists and
+    objects nested deeper than the decoder's recursion reaches, or an integer longer than Python converts."""
+    if isinstance(exc, RecursionError):
+        return "lists and objects nested too deeply to read"
+    if "integer string conversion" in str(exc):
+        return f"an integer of more than {sys.get_int_max_str_digits():,} digits, longer than Python reads"
+    return f"malformed JSON ({exc})"
+
+
+# the decoder's recursion runs out some hundreds of levels down (where depends on the stack it starts from):
+# a document's line named is where its nesting first passes this
+_DEEP = 500
+_STRING = r'"[^"\\]*(?:\\.[^"\\]*)*"'
+_STRING_OR_BRACKET = re.compile(_STRING + r"|[\[\]{}]")
+_STRING_OR_NUMBER = re.compile(_STRING + r"|-?(\d+)(\.\d+)?([eE][-+]?\d+)?")
+
+
+def _unreadable_line(text: str, exc: BaseException) -> int:
+    """The line of a JSON document where the decoder gave up (`unreadable_json`): where the nesting first passes
+    `_DEEP` levels, or the first integer longer than Python converts. Everything before it was read, so the scan
+    never meets an unterminated string before it stops."""
+    depth = 0
+    if isinstance(exc, RecursionError):
+        for match in _STRING_OR_BRACKET.finditer(text):
+            token = match.group()
+            depth += 1 if token in "[{" else -1 if token in "]}" else 0
+            if depth > _DEEP:
+                return text.count("\n", 0, match.start()) + 1
+    else:
+        digits = sys.get_int_max_str_digits()
+        for match in _STRING_OR_NUMBER.finditer(text):
+            whole, fraction, exponent = match.groups()
+            if whole is not None and fraction is None and exponent is None and len(whole) > digits > 0:
+                return text.count("\n", 0, match.start()) + 1
+    return 1
 
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:

@@ -24,6 +24,7 @@ from urllib.parse import urlsplit
 
 import openai
 
+from ..data.files import unreadable_json
 from ..errors import ContextOverflowError, NotAsked
 from ..settings.credentials import MASK, MIN_SECRET_CHARS, redact, redact_all, url_credentials
 from .base import ChatRequest, InfrastructureError, Reply, ToolCall
@@ -385,7 +386,13 @@ class OpenAIBackend:
             # trickling in a byte at a time is a timeout too.
             response = await asyncio.wait_for(client.chat.completions.with_raw_response.create(**params),
                                               self.timeout)
-            return _extract(json.loads(response.content))
+            try:
+                completion = json.loads(response.content)
+            except (json.JSONDecodeError, UnicodeDecodeError):
+                raise
+            except (RecursionError, ValueError) as exc:  # nested too deeply, an integer too long: garbage too
+                raise MalformedResponse(f"the body holds {unreadable_json(exc)}") from None
+            return _extract(completion)
         except asyncio.TimeoutError:
             return _Failure(RetryDecision.transient("timed out"), "the request timed out")
         except (openai.OpenAIError, MalformedResponse, json.JSONDecodeError, UnicodeDecodeError) as exc:

@@ -49,6 +49,15 @@ PERMANENT = {
                                2),
     "malformed-forever": (Fault.malformed_json(), f"{GAVE_UP}malformed response body (JSONDecodeError: *", 2),
     "empty-choices-forever": (Fault.empty_choices(), f"{GAVE_UP}malformed response: the response has no choices", 2),
+    # issue 40: JSON the decoder gives up on is a malformed response, not an internal error
+    "nested-too-deeply-forever": (Fault.raw(b'{"choices": [{"message": {"content": "x"}}], "x": ' + b"[" * 100_000
+                                            + b"]" * 100_000 + b"}"),
+                                  f"{GAVE_UP}malformed response: the body holds lists and objects nested too deeply "
+                                  "to read", 2),
+    "integer-too-long-forever": (Fault.raw(b'{"choices": [{"message": {"content": "x"}}], "usage": {"prompt_tokens": '
+                                           + b"1" * 5_000 + b"}}"),
+                                 f"{GAVE_UP}malformed response: the body holds an integer of more than 4,300 digits, "
+                                 "longer than Python reads", 2),
 }
 FAULTED_PROMPT = "weather in Oslo"
 FAULTED_ID = "normal_single_turn_single_function_0"

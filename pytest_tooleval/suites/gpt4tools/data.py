@@ -16,6 +16,7 @@ from typing import Annotated, Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, ValidationError
 
+from ...data.files import unreadable_json
 from .metrics import uses_tool
 
 __all__ = [
@@ -152,6 +153,8 @@ def _read_json_list(path: Path, what: str) -> list[Any]:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise DataFileError(path, f"not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}") from exc
+    except (RecursionError, ValueError) as exc:  # nested too deeply, an integer too long
+        raise DataFileError(path, unreadable_json(exc)) from None
     if not isinstance(data, list):
         raise DataFileError(path, f"expected a JSON list of {what} records, found a JSON {_type_name(data)}")
     return data
