@@ -35,17 +35,19 @@ def load_replay(path_text: str, readers: Sequence[ReplayReader] = ()) -> ReplayS
     path = Path(path_text).expanduser()
     if not path.exists():
         raise ToolevalUsageError(f"--tooleval-model replay:{path_text}: no such file or folder")
-    document = _json_document(path) if path.is_file() else None
+    folder = path.is_dir()  # anything else is read as a file: a FIFO or a device is refused, unopened
+    document = None if folder else _json_document(path)
     for reader in readers:
         rows = reader(path, document)
         if rows is not None:
             return ReplayStore(str(path), _index(path, enumerate(rows, start=1), None))
     store: dict[tuple[str | None, str], dict[str, Any]] = {}
-    if path.is_file():
+    if not folder:
         store.update(_index(path, _numbered(path, document), None))
     else:
         for file in sorted(path.rglob("*.json*")):
-            store.update(_index(file, _numbered(file, _json_document(file)), None))
+            if not file.is_dir():
+                store.update(_index(file, _numbered(file, _json_document(file)), None))
         if not store:
             raise ToolevalUsageError(f"--tooleval-model replay:{path_text}: no recorded rows in that folder")
     return ReplayStore(str(path), store)

@@ -16,7 +16,7 @@ from typing import Annotated, Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, ValidationError
 
-from ...data.files import unreadable_json
+from ...data.files import FileRefused, read_bytes, unreadable_json
 from .metrics import uses_tool
 
 __all__ = [
@@ -144,7 +144,9 @@ def _describe_errors(exc: ValidationError, raw: Any, expected: Mapping[str, str]
 
 def _read_json_list(path: Path, what: str) -> list[Any]:
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_bytes(path).decode("utf-8")
+    except FileRefused as exc:
+        raise DataFileError(path, str(exc)) from None
     except OSError as exc:
         raise DataFileError(path, f"cannot read the {what} file ({exc.strerror or exc})") from exc
     except UnicodeDecodeError as exc:
