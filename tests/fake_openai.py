@@ -366,6 +366,7 @@ class FakeOpenAI:
             `max_tokens` (they take `max_completion_tokens`) and for a temperature or top_p other than 1.
         reasoning_content: sent beside every answer as `message.reasoning_content` (DeepSeek, vLLM's
             reasoning parsers), with its token count in `usage.completion_tokens_details.reasoning_tokens`.
+        usage: sent as every answer's `usage` instead of the counted one (counts no server should send).
         tools_supported: False answers a request carrying `tools` with the 400 vLLM gives when started without
             a tool-call parser.
         tools_need_choice: llama-cpp-python's dialect: `tools` sent without `tool_choice` never reach the model,
@@ -418,6 +419,7 @@ class FakeOpenAI:
         self.require_api_key = require_api_key
         self.reasoning_model = reasoning_model
         self.reasoning_content: str | None = None
+        self.usage: dict[str, Any] | None = None
         self.tools_supported = tools_supported
         self.tools_need_choice = tools_need_choice
         self.refuse_null_content = refuse_null_content
@@ -1090,9 +1092,11 @@ class _Handler(BaseHTTPRequestHandler):
                 if self._client_gone():
                     with fake._lock:
                         fake.stats.abandoned += 1
-                self._send_json(200, _completion(fake.model, body, answer, reasoning=fake.reasoning_content,
-                                                 fingerprint=fake.system_fingerprint,
-                                                 max_tokens=fake.max_answer_tokens))
+                payload = _completion(fake.model, body, answer, reasoning=fake.reasoning_content,
+                                      fingerprint=fake.system_fingerprint, max_tokens=fake.max_answer_tokens)
+                if fake.usage is not None:
+                    payload["usage"] = fake.usage
+                self._send_json(200, payload)
         finally:
             if slots is not None:
                 slots.release()

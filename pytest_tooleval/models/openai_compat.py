@@ -571,8 +571,12 @@ def _text_or_none(value: object) -> str | None:
     return value[:200] if isinstance(value, str) and value else None
 
 
+# a token count at or past this (or below 0) is no count: the usage says nothing (JSON numbers above it lose digits)
+_MOST_TOKENS = 2**53
+
+
 def _count(value: object) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
+    return value if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < _MOST_TOKENS else None
 
 
 # sampling parameters a model may refuse, and what is sent instead (OpenAI's reasoning models take

@@ -125,6 +125,29 @@ def test_null_content_is_the_model_answering_nothing(pytester: pytest.Pytester, 
     assert fake_openai.stats.requests == MINI_SAMPLES
 
 
+TOKEN_CEILING = 2**53  # a count at or past it is no count (past it, a JSON number loses digits)
+
+
+@pytest.mark.parametrize(("usage", "kept"), [
+    ({"prompt_tokens": -5, "completion_tokens": int("9" * 4_000),  # 4,000 digits: under Python's reading limit
+      "completion_tokens_details": {"reasoning_tokens": -1}}, {}),
+    ({"prompt_tokens": TOKEN_CEILING - 1, "completion_tokens": TOKEN_CEILING,
+      "completion_tokens_details": {"reasoning_tokens": True}}, {"prompt": TOKEN_CEILING - 1}),
+], ids=["negative-and-4000-digits", "at-the-ceiling"])
+def test_token_counts_that_are_no_counts_are_left_out(pytester: pytest.Pytester, fake_openai: FakeOpenAI,
+                                                       live: list[str], usage: dict[str, object],
+                                                       kept: dict[str, int]) -> None:
+    """Issue 40: a usage whose counts are negative, or past 2**53, is read as saying nothing of them (as a usage
+    without them): the answers are scored, and no report or total shows or adds those counts."""
+    fake_openai.usage = usage
+    result = pytester.runpytest(*live, "--tooleval-report=report.json")
+    result.assert_outcomes(passed=MINI_SAMPLES)
+    samples = read_report(pytester.path / "report.json")["samples"]
+    assert [sample["tokens"] for sample in samples] == [kept] * MINI_SAMPLES
+    prompt = kept.get("prompt", 0) * MINI_SAMPLES
+    result.stdout.fnmatch_lines([f"tooleval totals: * {prompt:,} prompt + 0 completion tokens*"])
+
+
 # Why the answer (hex digits, no bracket) cannot be decoded: e6db74b's official decoder reads it whole, and stops at
 # the length bound before parsing; 56dd66c's looks for its first outermost [...] first, and finds none
 UNDECODABLE = {"56dd66c": "*no [[]...[]] in the answer*", "e6db74b": "*output longer than 100000 characters*"}
