@@ -14,6 +14,7 @@ from .errors import DataError, InfrastructureError, ToolevalUsageError
 from .models.access import ModelAccess
 from .models.base import Reply, ToolCall
 from .models.meter import Meter, reply_tokens, role_tokens
+from .models.replay import Recorded, unique_rows
 from .outcome import Answer, SampleError, SampleResult
 from .report.rescoring import RescoreContext, RowRescore, SuiteRescore
 from .report.sections import (
@@ -58,6 +59,7 @@ __all__ = [
     "Option",
     "Paragraph",
     "Pin",
+    "Recorded",
     "Reply",
     "ReportSection",
     "RescoreContext",
@@ -95,4 +97,5 @@ __all__ = [
     "read_text",
     "reply_tokens",
     "role_tokens",
+    "unique_rows",
 ]

@@ -71,6 +71,7 @@ FaultKind = Literal[
     "invalid_utf8",  # 200, application/json, bytes in the content that are not UTF-8
     "echo_auth",  # 401 whose error message repeats the Authorization header verbatim
     "trickle",  # 200 and headers at once, then the body one byte every `delay_s` (each read is quick)
+    "raw",  # 200, application/json, exactly the bytes `body`
 ]
 
 
@@ -87,6 +88,7 @@ class Fault:
     code: str | int | None = None  # the error body's `code` (OpenRouter sends the status as a number)
     error_type: str | None = None  # the error body's `type`; None: the usual one for the status
     value: str = ""  # JSON text: what `content_not_text` sends as the content
+    body: bytes = b""  # what `raw` sends as the whole body
 
     @classmethod
     def http(cls, status: int, *, retry_after: float | str | None = None, message: str = "",
@@ -172,6 +174,11 @@ class Fault:
     @classmethod
     def echo_auth(cls) -> Fault:
         return cls("echo_auth", status=401)
+
+    @classmethod
+    def raw(cls, body: bytes) -> Fault:
+        """A 200 whose body is exactly `body` (JSON the client's decoder cannot read, say)."""
+        return cls("raw", body=body)
 
     @staticmethod
     def huge_text(size: int) -> str:
@@ -394,6 +401,7 @@ class FakeOpenAI:
             `max_tokens` (they take `max_completion_tokens`) and for a temperature or top_p other than 1.
         reasoning_content: sent beside every answer as `message.reasoning_content` (DeepSeek, vLLM's
             reasoning parsers), with its token count in `usage.completion_tokens_details.reasoning_tokens`.
+        usage: sent as every answer's `usage` instead of the counted one (counts no server should send).
         tools_supported: False answers a request carrying `tools` with the 400 vLLM gives when started without
             a tool-call parser.
         tools_need_choice: llama-cpp-python's dialect: `tools` sent without `tool_choice` never reach the model,
@@ -446,6 +454,7 @@ class FakeOpenAI:
         self.require_api_key = require_api_key
         self.reasoning_model = reasoning_model
         self.reasoning_content: str | None = None
+        self.usage: dict[str, Any] | None = None
         self.tools_supported = tools_supported
         self.tools_need_choice = tools_need_choice
         self.refuse_null_content = refuse_null_content
@@ -1122,6 +1131,8 @@ class _Handler(BaseHTTPRequestHandler):
                         fake.stats.abandoned += 1
                 completion = _completion(fake.model, body, answer, reasoning=fake.reasoning_content,
                                          fingerprint=fake.system_fingerprint, max_tokens=fake.max_answer_tokens)
+                if fake.usage is not None:
+                    completion["usage"] = fake.usage
                 if fake.edit_completion is not None:
                     fake.edit_completion(completion)
                 self._send_json(200, completion)
@@ -1184,6 +1195,8 @@ class _Handler(BaseHTTPRequestHandler):
                     self.wfile.flush()
                 except OSError:  # the client gave up
                     return
+        elif kind == "raw":
+            self._send_bytes(200, fault.body)
         elif kind == "echo_auth":
             echoed = self.headers.get("Authorization", "")
             message = f"Incorrect API key provided: {echoed}. You can find your API key in your account settings."

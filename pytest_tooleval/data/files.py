@@ -1,19 +1,87 @@
-"""Reading a data file: every failure is a DataError naming the file, and the line and column where there is one."""
+"""Reading a data file: every failure is a DataError naming the file, and the line and column where there is one.
+
+Every file the plugin reads whole (data, replay files, reports, YAML files, the bfcl-eval wheel) is read through
+`read_bytes`: a regular file only, with a bound on its size. A FIFO, a device or a socket named where a file is
+expected would make a plain read wait forever (a FIFO nobody writes) or never end (/dev/zero); they are refused
+before they are opened, in one line.
+"""
 
 from __future__ import annotations
 
 import json
+import os
+import re
+import stat
+import sys
 from pathlib import Path
 from typing import Any
 
 from ..errors import DataError
 
+#: The most bytes read from one JSON, JSON Lines or text file (data, replay files, reports): a replay of every
+#: sample of a benchmark with its transcripts is tens of megabytes.
+FILE_LIMIT = 256 << 20
+#: The most bytes read from one YAML file (tooleval.yaml, a quarantine file, a suite file), which pyyaml parses
+#: in Python at a few megabytes a second.
+YAML_FILE_LIMIT = 16 << 20
+_CHUNK = 1 << 16  # read past the size a stat gave: a file that grows, or one whose size reads as 0 (/proc)
 
-def read_text(path: Path) -> str:
+
+class FileRefused(OSError):
+    """A path the plugin was to read whole that is no regular file, or holds more than it reads. The text says
+    which, without the path (the caller's line names it). An OSError, so that a caller reporting files it cannot
+    read reports this one too."""
+
+
+def read_bytes(path: Path, limit: int = FILE_LIMIT) -> bytes:
+    """The bytes of the regular file at `path`, at most `limit` of them, else `FileRefused`: a folder, a FIFO, a
+    device or a socket is refused before it is opened, a file larger than `limit` before it is read (and one that
+    grows past it while it is read, after). FileNotFoundError and other OSErrors as opening and reading raise
+    them."""
+    _check_regular(os.stat(path), limit)
+    # O_NONBLOCK: should the path have become a FIFO since the stat, opening it does not wait for a writer
+    descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    with os.fdopen(descriptor, "rb", buffering=0) as handle:
+        status = os.fstat(handle.fileno())
+        _check_regular(status, limit)  # what was opened is what was checked
+        parts: list[bytes] = []
+        total = 0
+        while chunk := handle.read(min(max(status.st_size - total, _CHUNK), limit + 1 - total)):
+            parts.append(chunk)  # the size the stat gave at once, then a chunk more until the end
+            total += len(chunk)
+            if total > limit:
+                raise FileRefused(f"more than {_size(limit)}, the most the plugin reads from one file")
+    return b"".join(parts)
+
+
+def _check_regular(status: os.stat_result, limit: int) -> None:
+    mode = status.st_mode
+    if stat.S_ISDIR(mode):
+        raise FileRefused("a folder, not a file")
+    if not stat.S_ISREG(mode):
+        kind = ("a named pipe (FIFO)" if stat.S_ISFIFO(mode) else "a character device" if stat.S_ISCHR(mode)
+                else "a block device" if stat.S_ISBLK(mode) else "a socket" if stat.S_ISSOCK(mode)
+                else "a special file")
+        raise FileRefused(f"{kind}, not a regular file")
+    if status.st_size > limit:
+        raise FileRefused(f"{status.st_size:,} bytes, more than {_size(limit)}, the most the plugin reads from "
+                          "one file")
+
+
+def _size(limit: int) -> str:
+    return f"{limit >> 20} MiB" if limit >= 1 << 20 else f"{limit:,} bytes"
+
+
+def read_text(path: Path, limit: int = FILE_LIMIT) -> str:
+    """The UTF-8 text of the file at `path` (`read_bytes`, at most `limit` bytes), with universal newlines."""
     try:
-        data = path.read_bytes()
+        data = read_bytes(path, limit)
     except FileNotFoundError:
         raise DataError(f"{path}: file is missing") from None
+    except FileRefused as exc:
+        raise DataError(f"{path}: {exc}") from None
+    except OSError as exc:
+        raise DataError(f"{path}: cannot be read ({exc.strerror or exc})") from None
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -32,6 +100,8 @@ def parse_json(text: str, path: Path) -> Any:
         return json.loads(text)
     except json.JSONDecodeError as exc:
         raise DataError(f"{path}:{exc.lineno}:{exc.colno}: malformed JSON ({exc.msg})") from None
+    except (RecursionError, ValueError) as exc:
+        raise DataError(f"{path}:{_unreadable_line(text, exc)}: {unreadable_json(exc)}") from None
 
 
 def json_lines(text: str, path: Path) -> list[tuple[int, Any]]:
@@ -44,7 +114,47 @@ def json_lines(text: str, path: Path) -> list[tuple[int, Any]]:
             values.append((number, json.loads(line)))
         except json.JSONDecodeError as exc:
             raise DataError(f"{path}:{number}:{exc.colno}: malformed JSON ({exc.msg})") from None
+        except (RecursionError, ValueError) as exc:
+            raise DataError(f"{path}:{number}: {unreadable_json(exc)}") from None
     return values
+
+
+def unreadable_json(exc: BaseException) -> str:
+    """What JSON that the decoder gave up on holds, from the error it raised besides a JSONDecodeError: lists and
+    objects nested deeper than the decoder's recursion reaches, or an integer longer than Python converts."""
+    if isinstance(exc, RecursionError):
+        return "lists and objects nested too deeply to read"
+    if "integer string conversion" in str(exc):
+        return f"an integer of more than {sys.get_int_max_str_digits():,} digits, longer than Python reads"
+    return f"malformed JSON ({exc})"
+
+
+# the decoder's recursion runs out some hundreds of levels down (where depends on the stack it starts from):
+# a document's line named is where its nesting first passes this
+_DEEP = 500
+_STRING = r'"[^"\\]*(?:\\.[^"\\]*)*"'
+_STRING_OR_BRACKET = re.compile(_STRING + r"|[\[\]{}]")
+_STRING_OR_NUMBER = re.compile(_STRING + r"|-?(\d+)(\.\d+)?([eE][-+]?\d+)?")
+
+
+def _unreadable_line(text: str, exc: BaseException) -> int:
+    """The line of a JSON document where the decoder gave up (`unreadable_json`): where the nesting first passes
+    `_DEEP` levels, or the first integer longer than Python converts. Everything before it was read, so the scan
+    never meets an unterminated string before it stops."""
+    depth = 0
+    if isinstance(exc, RecursionError):
+        for match in _STRING_OR_BRACKET.finditer(text):
+            token = match.group()
+            depth += 1 if token in "[{" else -1 if token in "]}" else 0
+            if depth > _DEEP:
+                return text.count("\n", 0, match.start()) + 1
+    else:
+        digits = sys.get_int_max_str_digits()
+        for match in _STRING_OR_NUMBER.finditer(text):
+            whole, fraction, exponent = match.groups()
+            if whole is not None and fraction is None and exponent is None and len(whole) > digits > 0:
+                return text.count("\n", 0, match.start()) + 1
+    return 1
 
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:
@@ -129,13 +239,15 @@ def read_yaml(path: Path, where: str) -> Any:
     from ..errors import ToolevalUsageError
 
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_bytes(path, YAML_FILE_LIMIT).decode("utf-8")
         bounds = yaml_bounds_problem(text)
         if bounds is not None:
             raise ToolevalUsageError(f"{where} (line {bounds[0]}): {bounds[1]}")
         return yaml.load(text, Loader=_unique_keys_loader())  # a SafeLoader: plain values only
     except FileNotFoundError:
         raise ToolevalUsageError(f"{where}: no such file") from None
+    except FileRefused as exc:
+        raise ToolevalUsageError(f"{where}: {exc}") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ToolevalUsageError(f"{where}: cannot be read ({exc})") from None
     except yaml.YAMLError as exc:

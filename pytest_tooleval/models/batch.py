@@ -438,7 +438,7 @@ class BatchLane:
                     text, garbled = raw.decode("utf-8", "replace"), True
                 try:
                     entry = json.loads(text)
-                except ValueError:
+                except (ValueError, RecursionError):  # not JSON, an integer too long, nested too deeply
                     entry = None
                 key = entry.get("custom_id") if isinstance(entry, dict) else None
                 if not isinstance(key, str) or not isinstance(entry, dict):
@@ -526,7 +526,7 @@ class BatchLane:
         data = bytes(raw.content)
         try:
             return json.loads(data)
-        except ValueError:  # UnicodeDecodeError included
+        except (ValueError, RecursionError):  # UnicodeDecodeError included; nested too deeply
             shown = self._clean(data[:60].decode("utf-8", "replace"), 60)
             raise _Invalid(f"the answer is not JSON (HTTP {raw.status_code}, {len(data)} bytes: {shown!r})") from None
 

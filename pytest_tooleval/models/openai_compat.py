@@ -26,6 +26,7 @@ from urllib.parse import urlsplit
 
 import openai
 
+from ..data.files import unreadable_json
 from ..errors import ContextOverflowError, MalformedReply, NotAsked
 from ..settings.credentials import MASK, MIN_SECRET_CHARS, redact, redact_all, url_credentials
 from ..text import plain_text
@@ -83,6 +84,11 @@ class MalformedResponse(Exception):
     and, when it stays so, the model's answer (`MalformedReply`)."""
 
 
+class UnreadableBody(Exception):
+    """The body is JSON Python's decoder will not read (nested too deeply, an integer too long): like a body cut
+    off, the transport's fault, retried and then an error, never an answer."""
+
+
 class ErrorInBody(Exception):
     """The endpoint answered 200 with an `error` object and no choices: a server's failure sent with the wrong
     status (OpenRouter sends a provider's failure so, once it has sent its 200), not an answer."""
@@ -114,7 +120,7 @@ def classify(exc: BaseException, *, now: Callable[[], float] = time.time) -> Ret
     # sent with a 200; retried, then an error, never an answer.
     if isinstance(exc, (MalformedResponse, openai.APIResponseValidationError)):
         return RetryDecision.transient("malformed response")
-    if isinstance(exc, (json.JSONDecodeError, UnicodeDecodeError)):
+    if isinstance(exc, (json.JSONDecodeError, UnicodeDecodeError, UnreadableBody)):
         return RetryDecision.transient("malformed response body")
     if isinstance(exc, ErrorInBody):
         return RetryDecision.transient("error in a 200 body")
@@ -442,7 +448,12 @@ class OpenAIBackend:
             # trickling in a byte at a time is a timeout too.
             response = await asyncio.wait_for(client.chat.completions.with_raw_response.create(**params),
                                               self.timeout)
-            body = json.loads(response.content)
+            try:
+                body = json.loads(response.content)
+            except (json.JSONDecodeError, UnicodeDecodeError):
+                raise
+            except (RecursionError, ValueError) as exc:  # nested too deeply, an integer too long: garbage too
+                raise UnreadableBody(f"the body holds {unreadable_json(exc)}") from None
             return _extract(body)
         except asyncio.TimeoutError:
             return _Failure(RetryDecision.transient("timed out"), "the request timed out")
@@ -451,7 +462,7 @@ class OpenAIBackend:
             usage = body.get("usage") if isinstance(body, dict) else None
             return _Failure(classify(exc), f"malformed response: {problem}", malformed=problem,
                             tokens=_usage_tokens(usage))
-        except (openai.OpenAIError, ErrorInBody, json.JSONDecodeError, UnicodeDecodeError) as exc:
+        except (openai.OpenAIError, ErrorInBody, UnreadableBody, json.JSONDecodeError, UnicodeDecodeError) as exc:
             detail = " ".join(describe(exc).split())  # HTML error pages from proxies arrive multi-line
             return _Failure(classify(exc), redact_all(detail, self._secrets)[:_DETAIL_CHARS],
                             unsupported_parameter(exc), context_overflow(exc))
@@ -647,8 +658,12 @@ def _text_or_none(value: object) -> str | None:
     return value[:200] if isinstance(value, str) and value else None
 
 
+# a token count at or past this (or below 0) is no count: the usage says nothing (JSON numbers above it lose digits)
+_MOST_TOKENS = 2**53
+
+
 def _count(value: object) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
+    return value if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < _MOST_TOKENS else None
 
 
 # sampling parameters a model may refuse, and what is sent instead (OpenAI's reasoning models take
@@ -702,6 +717,8 @@ def describe(exc: BaseException) -> str:
         return f"malformed response: {exc}"
     if isinstance(exc, ErrorInBody):
         return f"HTTP 200 with an error instead of an answer: {exc}"
+    if isinstance(exc, UnreadableBody):
+        return f"malformed response body ({exc})"
     if isinstance(exc, (json.JSONDecodeError, UnicodeDecodeError)):
         return f"malformed response body ({type(exc).__name__}: {exc})"
     return f"{type(exc).__name__}: {exc}"

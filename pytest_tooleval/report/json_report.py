@@ -127,14 +127,19 @@ def read_report(path: str, what: str = "--tooleval-baseline",
                 hint: str = "name a file a previous run wrote with --tooleval-report") -> dict[str, Any]:
     """A report another run wrote (the baseline, a shard): a usage error of one line when it is not one.
     `what` starts each message (the option or the command), `hint` says which file was meant."""
+    from ..data.files import FileRefused, read_bytes, unreadable_json
     from ..errors import ToolevalUsageError
 
     try:
-        document = json.loads(Path(path).read_text(encoding="utf-8"))
+        document = json.loads(read_bytes(Path(path)).decode("utf-8"))
     except FileNotFoundError:
         raise ToolevalUsageError(f"{what}: no such file {path}: {hint}") from None
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
+    except FileRefused as exc:
+        raise ToolevalUsageError(f"{what}: {path}: {exc}") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ToolevalUsageError(f"{what}: {path} is not a JSON report ({exc})") from None
+    except (RecursionError, ValueError) as exc:  # nested too deeply, an integer too long
+        raise ToolevalUsageError(f"{what}: {path} is not a JSON report ({unreadable_json(exc)})") from None
     if not isinstance(document, dict) or document.get("schema") != SCHEMA or not isinstance(document.get("samples"),
                                                                                               list):
         raise ToolevalUsageError(f"{what}: {path} is not a pytest-tooleval report (schema {SCHEMA!r} with samples): "

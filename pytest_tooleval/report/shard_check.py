@@ -21,6 +21,7 @@ from typing import Any, cast
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError, best_match
 
+from ..data.files import FileRefused, read_bytes
 from ..errors import ToolevalUsageError
 from .document import ReportDocument
 
@@ -58,9 +59,11 @@ def read_strict(path: str, what: str, hint: str) -> Any:
     """The JSON value of the report at `path` (`loads_strict`), or a usage error of one line: no such file (with
     `hint`, what to name instead), a file that cannot be read or is not UTF-8."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        text = read_bytes(Path(path)).decode("utf-8")
     except FileNotFoundError:
         raise ToolevalUsageError(f"{what}: no such file {path}: {hint}") from None
+    except FileRefused as exc:
+        raise ToolevalUsageError(f"{what}: {path}: {exc}") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ToolevalUsageError(f"{what}: {path} is not a JSON report ({exc})") from None
     return loads_strict(path, text, what)

@@ -45,7 +45,7 @@ def schema(options: Sequence[Any]) -> dict[str, Any]:
 def read_config_file(folder: Path, options: Sequence[Any]) -> tuple[dict[str, str], Path | None]:
     """The options `folder/tooleval.yaml` sets, as the text their parsers take, and the file (None: no file)."""
     path = folder / FILE_NAME
-    if not path.is_file():
+    if not path.exists():
         return {}, None
     import jsonschema  # only a run with the file pays for it
 

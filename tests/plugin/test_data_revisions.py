@@ -1,8 +1,9 @@
 """ACEBench revisions end to end (issue 25): a run names the revision it scores against (the header line, the
 report's fingerprint and rows); a data folder is checked against that revision's pin before anything is asked
 (another revision's folder, or a folder with a file changed, is one line and exit status 4, unless
---tooleval-data-unverified); each file's sha256 is remembered by size and mtime in the cache folder
-(pytest_tooleval/data/hashes.py), and a file whose content and mtime changed is read again and caught."""
+--tooleval-data-unverified); each file's sha256 is remembered in the cache folder with what a stat says of the
+file (size, mtime, ctime, inode, device: pytest_tooleval/data/hashes.py), and a file whose content changed is
+read again and caught, even when its mtime was set back (issue 40)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ import hashlib
 import json
 import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -17,12 +20,14 @@ import pytest
 
 from benchmark_modules import benchmark_source
 from fake_openai import FakeOpenAI
-from pytest_tooleval.data.hashes import RECORD_NAME, sha256_of
+from pytest_tooleval.data.hashes import RECORD_NAME, sha256_of, stamp
 from pytest_tooleval.suites.acebench.revisions import DEFAULT, revision
 
 CATEGORY = "special_irrelevant"  # 50 samples, one request each; the oracle passes them all at either revision
 SAMPLES = 50
 CHANGED = f"data_all/data_en/data_{CATEGORY}.json"  # the file the tests change: a prompt file the run reads
+ANSWERS = f"data_all/data_en/possible_answer/data_{CATEGORY}.json"  # its possible answers
+GUARD_S = 60.0  # a hang guard, never a bound the test asserts
 
 
 @pytest.fixture
@@ -161,8 +166,9 @@ def test_after_a_first_run_every_pinned_file_is_in_the_record(project: pytest.Py
     record = json.loads((project.path / "cache" / RECORD_NAME).read_text(encoding="utf-8"))
     folder = data_root / revision(DEFAULT).folder
     for relative, pinned in revision(DEFAULT).files.items():
-        size, _, digest = record[str(folder / relative)]
-        assert (size, digest) == ((folder / relative).stat().st_size, pinned), relative
+        status = (folder / relative).stat()
+        assert record[str(folder / relative)] == [status.st_size, status.st_mtime_ns, status.st_ctime_ns,
+                                                  status.st_ino, status.st_dev, pinned], relative
 
 
 def test_a_file_changed_with_a_new_mtime_is_read_again_and_caught(project: pytest.Pytester,
@@ -171,7 +177,7 @@ def test_a_file_changed_with_a_new_mtime_is_read_again_and_caught(project: pytes
     run(project, copy).assert_outcomes(passed=SAMPLES)  # checked, and every file's digest recorded
     record = project.path / "cache" / RECORD_NAME
     key = str(copy / CHANGED)
-    assert json.loads(record.read_text(encoding="utf-8"))[key][2] == revision(DEFAULT).files[CHANGED]
+    assert json.loads(record.read_text(encoding="utf-8"))[key][-1] == revision(DEFAULT).files[CHANGED]
 
     later_mtime(copy / CHANGED)  # touched, the same content: read again, and still the pinned file
     run(project, copy).assert_outcomes(passed=SAMPLES)
@@ -181,7 +187,29 @@ def test_a_file_changed_with_a_new_mtime_is_read_again_and_caught(project: pytes
     line = one_line(run(project, copy))
     assert f"1 file differs from 56dd66c's pin, first {CHANGED} (sha256 " in line, line
     now = hashlib.sha256((copy / CHANGED).read_bytes()).hexdigest()
-    assert json.loads(record.read_text(encoding="utf-8"))[key][2] == now  # the new digest is remembered
+    assert json.loads(record.read_text(encoding="utf-8"))[key][-1] == now  # the new digest is remembered
+
+
+def test_an_answer_edited_with_its_mtime_set_back_is_read_again_and_caught(project: pytest.Pytester,
+                                                                           acebench_56dd66c_dir: Path) -> None:
+    """Issue 40: a possible answer edited in place, its size kept and its mtime set back with os.utime, was
+    taken for the pinned file (the record's size and mtime held) and scored. Its inode change time moved with
+    the edit, and that cannot be set back: the file is read again and the run refused, as for any changed
+    pinned file."""
+    copy = copy_of(acebench_56dd66c_dir, project.path / "mine")
+    run(project, copy).assert_outcomes(passed=SAMPLES)  # checked, and every file's digest recorded
+    (project.path / "report.json").unlink()
+    answers = copy / ANSWERS
+    before = answers.stat()
+    content = answers.read_bytes()
+    answers.write_bytes(content.replace(b'"ground_truth": "Due', b'"ground_truth": "due', 1))
+    os.utime(answers, ns=(before.st_atime_ns, before.st_mtime_ns))
+    after = answers.stat()
+    assert answers.read_bytes() != content
+    assert (after.st_size, after.st_mtime_ns) == (before.st_size, before.st_mtime_ns)  # all the old record saw
+    line = one_line(run(project, copy))
+    assert f"1 file differs from 56dd66c's pin, first {ANSWERS} (sha256 " in line, line
+    assert not (project.path / "report.json").exists()  # nothing scored
 
 
 # -- filehashes.py on its own --------------------------------------------------------------------------------
@@ -200,22 +228,68 @@ def test_without_a_record_each_file_is_hashed_and_the_record_written(files: dict
     missing = tmp_path / "gone.json"
     assert sha256_of([*files, missing], tmp_path / "cache") == {**files, missing: None}
     record = json.loads((tmp_path / "cache" / RECORD_NAME).read_text(encoding="utf-8"))
-    assert {key: value[2] for key, value in record.items()} == {str(path): digest for path, digest in files.items()}
-    assert all(value[:2] == [Path(key).stat().st_size, Path(key).stat().st_mtime_ns] for key, value in record.items())
+    assert {key: value[-1] for key, value in record.items()} == {str(path): digest for path, digest in files.items()}
+    assert all(value[:-1] == stamp(Path(key).stat()) for key, value in record.items())
     assert sha256_of(files, None) == files  # no record folder: hashed all the same
 
 
 def test_the_record_is_what_a_second_call_reads(files: dict[Path, str], tmp_path: Path) -> None:
-    """A file whose size and mtime the record saw is not read again (the record's digest is the answer); one
-    whose mtime changed is."""
+    """A file whose stamp the record saw is not read again (the record's digest is the answer); one whose mtime
+    changed is."""
     first, second = files
     sha256_of(files, tmp_path)
     record_path = tmp_path / RECORD_NAME
     record = json.loads(record_path.read_text(encoding="utf-8"))
-    record[str(first)][2] = record[str(second)][2] = "0" * 64
+    record[str(first)][-1] = record[str(second)][-1] = "0" * 64
     record_path.write_text(json.dumps(record), encoding="utf-8")
     later_mtime(second)
     assert sha256_of(files, tmp_path) == {first: "0" * 64, second: files[second]}
+
+
+def test_an_edit_with_the_mtime_set_back_is_read_again(files: dict[Path, str], tmp_path: Path) -> None:
+    """The same size, the same mtime (os.utime), new content: the inode change time the edit moved tells."""
+    first, second = files
+    sha256_of(files, tmp_path / "cache")
+    before = first.stat()
+    first.write_bytes(b'{"b": 1}\n')  # as long as before
+    os.utime(first, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert (first.stat().st_size, first.stat().st_mtime_ns) == (before.st_size, before.st_mtime_ns)
+    assert sha256_of(files, tmp_path / "cache") == {first: hashlib.sha256(b'{"b": 1}\n').hexdigest(),
+                                                    second: files[second]}
+
+
+def test_a_file_replaced_by_a_copy_is_read_again(files: dict[Path, str], tmp_path: Path) -> None:
+    """A file swapped for another one with the same size and times (a copy renamed over it) has a new inode."""
+    first, second = files
+    sha256_of(files, tmp_path / "cache")
+    before = first.stat()
+    swapped = tmp_path / "swapped"
+    swapped.write_bytes(b'{"c": 1}\n')
+    os.utime(swapped, ns=(before.st_atime_ns, before.st_mtime_ns))
+    os.replace(swapped, first)
+    assert sha256_of(files, tmp_path / "cache")[first] == hashlib.sha256(b'{"c": 1}\n').hexdigest()
+
+
+FIFO_PROBE = """
+import json, sys
+from pathlib import Path
+from pytest_tooleval.data.hashes import sha256_of
+paths = [Path(arg) for arg in sys.argv[2:]]
+print(json.dumps({str(path): digest for path, digest in sha256_of(paths, Path(sys.argv[1])).items()}))
+"""
+
+
+def test_a_fifo_among_the_pinned_files_is_not_opened(files: dict[Path, str], tmp_path: Path) -> None:
+    """A named pipe where a data file should be has no digest (it differs from the pin): opening it for reading
+    would wait for a writer forever. In a process of its own, with a hang guard."""
+    fifo = tmp_path / "fifo.json"
+    os.mkfifo(fifo)
+    try:
+        done = subprocess.run([sys.executable, "-c", FIFO_PROBE, str(tmp_path / "cache"), *map(str, files), str(fifo)],
+                              capture_output=True, text=True, timeout=GUARD_S, check=True)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"hashing hung on the FIFO for the {GUARD_S:.0f} s hang guard")
+    assert json.loads(done.stdout) == {**{str(path): digest for path, digest in files.items()}, str(fifo): None}
 
 
 @pytest.mark.parametrize("damage", ["not json {", "[1, 2]", '{"%s": "abc"}', '{"%s": [1, 2]}', ""],
@@ -225,7 +299,7 @@ def test_a_damaged_record_is_ignored_and_replaced(files: dict[Path, str], tmp_pa
     record_path.write_text(damage.replace("%s", str(next(iter(files)))), encoding="utf-8")
     assert sha256_of(files, tmp_path) == files
     record = json.loads(record_path.read_text(encoding="utf-8"))
-    assert {key: value[2] for key, value in record.items()} == {str(path): digest for path, digest in files.items()}
+    assert {key: value[-1] for key, value in record.items()} == {str(path): digest for path, digest in files.items()}
 
 
 def test_a_record_folder_that_cannot_be_written_still_hashes(files: dict[Path, str], tmp_path: Path) -> None:

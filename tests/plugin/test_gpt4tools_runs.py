@@ -257,14 +257,29 @@ def test_replay_of_chunked_prediction_files(pytester: pytest.Pytester, base_args
     chunks: list[list[dict[str, object]]] = [[] for _ in range(11)]
     chunks[0] = [{"id": 1, "output": GOLD["1"]}]
     chunks[1] = [{"id": 2, "output": GOLD["2"]}]
-    chunks[2] = [{"id": 3, "output": "Thought: Do I need to use a tool? Yes"}]
+    chunks[2] = [{"id": 3, "output": GOLD["3"]}]
     chunks[3] = [{"id": "q-4", "output": GOLD["q-4"]}]
-    chunks[10] = [{"id": 3, "output": GOLD["3"]}]  # a later chunk: its record of id 3 wins, as upstream
+    chunks[10] = [{"id": 3, "output": GOLD["3"]}]  # chunk 10 is read too; a record repeated exactly is read once
     for number, rows in enumerate(chunks):
         write_json(folder / f"run_{number}.json", rows)
     result = pytester.runpytest(f"--tooleval-model=replay:{folder}", f"--tooleval-gpt4tools-path={test_set}",
                                 *base_args)
     result.assert_outcomes(passed=4)
+
+
+def test_chunks_recording_an_item_differently_are_one_line(pytester: pytest.Pytester, base_args: list[str],
+                                                           test_set: Path) -> None:
+    """Upstream's gather keeps the last record of an id; which of two different outputs is the answer is not the
+    plugin's to guess (issue 40): the run stops, naming both."""
+    folder = pytester.path / "save" / "run"
+    first = write_json(folder / "run_0.json", [{"id": 3, "output": "Thought: Do I need to use a tool? Yes"}])
+    second = write_json(folder / "run_10.json", [{"id": 1, "output": GOLD["1"]}, {"id": 3, "output": GOLD["3"]}])
+    result = pytester.runpytest(f"--tooleval-model=replay:{folder}", f"--tooleval-gpt4tools-path={test_set}",
+                                *base_args)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert [line for line in result.stderr.lines if line.strip()] == [
+        f"ERROR: --tooleval-model replay:{folder}: id '3' is recorded twice with different contents ({first} item "
+        f"[0], {second} item [1]): keep one row per id (a row repeated exactly is read once)"]
 
 
 def test_replay_of_json_lines_result_rows(pytester: pytest.Pytester, base_args: list[str], test_set: Path) -> None:

@@ -219,6 +219,17 @@ DAMAGED_REPLAY = {
                   "ERROR: {path}:2:30: malformed JSON (Unterminated string starting at)"),
     "not-rows": (b'{"id": "normal_atom_bool_0", "result": "[f()]"}\n[1, 2]\n',
                  "ERROR: {path}:2: expected an object with an \"id\""),
+    # issue 40: what the JSON decoder gives up on, and one sample recorded twice
+    "nested-100000-deep": (b'{"id": "normal_atom_bool_0", "result": "[f()]"}\n{"id": "x", "result": '
+                           + b"[" * 100_000 + b"]" * 100_000 + b"}\n",
+                           "ERROR: {path}:2: lists and objects nested too deeply to read"),
+    "integer-of-5000-digits": (b'{"id": "normal_atom_bool_0", "result": "[f()]"}\n{"id": "x", "result": '
+                               + b"7" * 5_000 + b"}\n",
+                               "ERROR: {path}:2: an integer of more than 4,300 digits, longer than Python reads"),
+    "an-id-twice": (b'{"id": "normal_atom_bool_0", "result": "[f()]"}\n{"id": "normal_atom_bool_1", "result": '
+                    b'"[f()]"}\n{"id": "normal_atom_bool_0", "result": "[g()]"}\n',
+                    "ERROR: --tooleval-model replay:{path}: id 'normal_atom_bool_0' is recorded twice with different "
+                    "contents ({path} lines 1 and 3): keep one row per id (a row repeated exactly is read once)"),
 }
 
 

@@ -350,7 +350,10 @@ KEPT = "batch_1 stays in the ledger, and a rerun resumes it (or drop --tooleval-
     ("poll", {"id": "batch_1", "status": "completed", "output_file_id": 7}, "poll batch_1",
      "the answer has no valid output_file_id (7)", KEPT),
     ("poll", [], "poll batch_1", "the answer is a JSON list, not a batch", KEPT),
-], ids=["upload-not-json", "upload-no-id", "poll-not-json", "poll-file-id-a-number", "poll-a-list"])
+    ("poll", b"[" * 100_000 + b"]" * 100_000, "poll batch_1",  # deeper than the decoder reads (issue 40)
+     f"the answer is not JSON (HTTP 200, 200000 bytes: '{'[' * 60}')", KEPT),
+], ids=["upload-not-json", "upload-no-id", "poll-not-json", "poll-file-id-a-number", "poll-a-list",
+        "poll-nested-too-deeply"])
 def test_a_batch_api_answer_that_is_not_json_or_not_its_shape_is_one_line(
         pytester: pytest.Pytester, fake_openai: FakeOpenAI, default_data: Path, scripted: dict[str, str],
         route: Any, answer: Any, what: str, detail: str, then: str) -> None:

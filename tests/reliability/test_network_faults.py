@@ -59,6 +59,15 @@ PERMANENT = {
     "error-in-a-200-body-forever": (Fault.error_in_body("Provider returned error", 502),
                                     f"{GAVE_UP}HTTP 200 with an error instead of an answer: Provider returned error "
                                     "(code 502)", 2),
+    # issue 40: JSON the decoder gives up on never arrived readable: the transport's fault, as a body cut off
+    "nested-too-deeply-forever": (Fault.raw(b'{"choices": [{"message": {"content": "x"}}], "x": ' + b"[" * 100_000
+                                            + b"]" * 100_000 + b"}"),
+                                  f"{GAVE_UP}malformed response body (the body holds lists and objects nested too "
+                                  "deeply to read)", 2),
+    "integer-too-long-forever": (Fault.raw(b'{"choices": [{"message": {"content": "x"}}], "usage": {"prompt_tokens": '
+                                           + b"1" * 5_000 + b"}}"),
+                                 f"{GAVE_UP}malformed response body (the body holds an integer of more than 4,300 "
+                                 "digits, longer than Python reads)", 2),
 }
 FAULTED_PROMPT = "weather in Oslo"
 FAULTED_ID = "normal_single_turn_single_function_0"
@@ -124,6 +133,29 @@ def test_null_content_is_the_model_answering_nothing(pytester: pytest.Pytester, 
     [sample] = [s for s in read_report(pytester.path / "report.json")["samples"] if s["outcome"] != "passed"]
     assert (sample["outcome"], sample["valid"], sample["output"]) == ("failed", False, "")
     assert fake_openai.stats.requests == MINI_SAMPLES
+
+
+TOKEN_CEILING = 2**53  # a count at or past it is no count (past it, a JSON number loses digits)
+
+
+@pytest.mark.parametrize(("usage", "kept"), [
+    ({"prompt_tokens": -5, "completion_tokens": int("9" * 4_000),  # 4,000 digits: under Python's reading limit
+      "completion_tokens_details": {"reasoning_tokens": -1}}, {}),
+    ({"prompt_tokens": TOKEN_CEILING - 1, "completion_tokens": TOKEN_CEILING,
+      "completion_tokens_details": {"reasoning_tokens": True}}, {"prompt": TOKEN_CEILING - 1}),
+], ids=["negative-and-4000-digits", "at-the-ceiling"])
+def test_token_counts_that_are_no_counts_are_left_out(pytester: pytest.Pytester, fake_openai: FakeOpenAI,
+                                                       live: list[str], usage: dict[str, object],
+                                                       kept: dict[str, int]) -> None:
+    """Issue 40: a usage whose counts are negative, or past 2**53, is read as saying nothing of them (as a usage
+    without them): the answers are scored, and no report or total shows or adds those counts."""
+    fake_openai.usage = usage
+    result = pytester.runpytest(*live, "--tooleval-report=report.json")
+    result.assert_outcomes(passed=MINI_SAMPLES)
+    samples = read_report(pytester.path / "report.json")["samples"]
+    assert [sample["tokens"] for sample in samples] == [kept] * MINI_SAMPLES
+    prompt = kept.get("prompt", 0) * MINI_SAMPLES
+    result.stdout.fnmatch_lines([f"tooleval totals: * {prompt:,} prompt + 0 completion tokens*"])
 
 
 # Why the answer (hex digits, no bracket) cannot be decoded: e6db74b's official decoder reads it whole, and stops at

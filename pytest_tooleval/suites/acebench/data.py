@@ -15,7 +15,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from ...data.download import Pin, cached_or_downloaded, canonical_sha256
-from ...data.files import read_json, read_jsonl
+from ...data.files import read_bytes, read_json, read_jsonl
 from ...data.hashes import sha256_of
 from ...errors import DataError, ToolevalUsageError
 from ..base import CaseBase
@@ -192,8 +192,8 @@ def _check_folder(folder: Path, wanted: Revision, record_folder: Path | None) ->
 
 def _prompts_sha256(path: Path) -> str | None:
     try:
-        return canonical_sha256(json.loads(path.read_text(encoding="utf-8")))
-    except (OSError, ValueError):
+        return canonical_sha256(json.loads(read_bytes(path).decode("utf-8")))
+    except (OSError, ValueError, RecursionError):
         return None
 
 

@@ -164,14 +164,14 @@ class AceBenchPlugin(SuitePlugin["AceCase"]):
     def replay_rows(self, path: Path, document: Any) -> list[dict[str, Any]] | None:
         """An upstream result folder, `result_all/result_<lang>/<model>/data_<category>_result.json` (the model
         folder, a result_<lang> folder holding one model, or result_all itself): rows take the folder's language."""
-        from ...models.replay import read_rows
+        from ...models.replay import read_recorded, unique_rows
 
         files = sorted(path.rglob("data_*_result.json")) if path.is_dir() else []
-        rows = []
+        recorded = []
         for file in files:
             language = next((part[len("result_"):] for part in file.parts if part in ("result_en", "result_zh")), None)
-            rows.extend(read_rows(file, language))
-        return rows or None
+            recorded.extend(read_recorded(file, language))
+        return unique_rows(recorded, f"--tooleval-model replay:{path}") or None
 
     def figure_names(self, settings: Settings) -> list[str]:
         """Every figure a run of these languages and categories can give (summary.py names them)."""

@@ -13,6 +13,7 @@ from ..base import SuitePlugin
 from .data import CATEGORIES
 
 if TYPE_CHECKING:
+    from ...models.replay import Recorded
     from ...report.sections import FigureBlock, ReportSection
     from ...report.suite_summary import SuiteSummary, Unit
     from .suite import BfclCase, BfclSuite
@@ -131,10 +132,10 @@ class BfclPlugin(SuitePlugin["BfclCase"]):
 
             raise DataError(f"--tooleval-model replay:{path}: the results of several models "
                             f"({', '.join(model.name for model in models)}); give the folder of one")
-        rows: list[dict[str, Any]] = []
-        for file in files:
-            rows.extend(_result_rows(file))
-        return rows or None
+        from ...models.replay import unique_rows
+
+        recorded = [item for file in files for item in _result_rows(file)]
+        return unique_rows(recorded, f"--tooleval-model replay:{path}") or None
 
     def figure_names(self, settings: Settings) -> list[str]:
         """Every figure a run of these categories can give (summary.py names them)."""
@@ -180,13 +181,16 @@ def _templates(settings: Settings) -> Templates:
     return load_templates(settings.cache_path, settings.offline, wheel=wheel)
 
 
-def _result_rows(file: Path) -> list[dict[str, Any]]:
-    """One bfcl result file's rows, `{"id", "result"}`; a broken file stops the run naming it and the line."""
+def _result_rows(file: Path) -> list[Recorded]:
+    """One bfcl result file's rows, `{"id", "result"}`, with their lines; a broken file stops the run naming it and
+    the line."""
     from ...errors import DataError
+    from ...models.replay import Recorded
     from .data import id_rows
 
     try:
-        return [{"id": str(row["id"]), "result": row.get("result")} for _, row in id_rows(file)]
+        return [Recorded({"id": str(row["id"]), "result": row.get("result")}, file, "line", number)
+                for number, row in id_rows(file)]
     except DataError as exc:
         raise DataError(f"--tooleval-model replay:{exc}") from None
 

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from ...data.download import canonical_sha256, move_into_place
+from ...data.files import FileRefused, read_bytes
 from ...data.hashes import sha256_of
 from ...errors import DataError, ToolevalUsageError
 from .templates import SOURCE_FILES, Templates, lift_templates
@@ -218,8 +219,11 @@ def _write_templates(templates: Templates, pin: WheelPin, cache_dir: Path) -> No
 
 
 def _read_wheel(path: Path, pin: WheelPin) -> bytes:
+    """The local copy of the wheel, whole and verified: a regular file of at most `_DOWNLOAD_LIMIT` bytes."""
     try:
-        archive = path.read_bytes()
+        archive = read_bytes(path, _DOWNLOAD_LIMIT)
+    except FileRefused as exc:
+        raise DataError(f"{path}: {exc}: point --tooleval-bfcl-wheel (or {WHEEL_ENV}) at {pin.wheel}") from None
     except OSError as exc:
         raise DataError(f"{path}: cannot read the bfcl-eval wheel ({exc.strerror or exc}): point "
                         f"--tooleval-bfcl-wheel (or {WHEEL_ENV}) at {pin.wheel}") from None

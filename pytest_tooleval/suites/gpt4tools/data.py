@@ -16,6 +16,7 @@ from typing import Annotated, Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, ValidationError
 
+from ...data.files import FileRefused, read_bytes, unreadable_json
 from .metrics import uses_tool
 
 __all__ = [
@@ -23,9 +24,11 @@ __all__ = [
     "DataFileError",
     "Dataset",
     "Prediction",
+    "chunk_records",
     "load_dataset",
     "load_prediction_chunks",
     "load_predictions",
+    "prediction_records",
 ]
 
 ItemId = StrictInt | StrictStr
@@ -143,7 +146,9 @@ def _describe_errors(exc: ValidationError, raw: Any, expected: Mapping[str, str]
 
 def _read_json_list(path: Path, what: str) -> list[Any]:
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_bytes(path).decode("utf-8")
+    except FileRefused as exc:
+        raise DataFileError(path, str(exc)) from None
     except OSError as exc:
         raise DataFileError(path, f"cannot read the {what} file ({exc.strerror or exc})") from exc
     except UnicodeDecodeError as exc:
@@ -152,6 +157,8 @@ def _read_json_list(path: Path, what: str) -> list[Any]:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise DataFileError(path, f"not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}") from exc
+    except (RecursionError, ValueError) as exc:  # nested too deeply, an integer too long
+        raise DataFileError(path, unreadable_json(exc)) from None
     if not isinstance(data, list):
         raise DataFileError(path, f"expected a JSON list of {what} records, found a JSON {_type_name(data)}")
     return data
@@ -199,11 +206,11 @@ def load_predictions(path: Path | str) -> tuple[Prediction, ...]:
     return _dedupe(_load_prediction_records(Path(path)))
 
 
-def predictions_from(path: Path, items: Sequence[Any]) -> tuple[Prediction, ...]:
-    """The records of a prediction file already parsed (the replay reader's), validated and de-duplicated as
-    `load_predictions` does."""
+def prediction_records(path: Path, items: Sequence[Any]) -> list[Prediction]:
+    """The records of a prediction file already parsed (the replay reader's), validated, in file order (the
+    replay reader refuses an id recorded twice with different outputs, where upstream keeps the last)."""
     expected = {"id": _EXPECTED["id"], "output": _EXPECTED_PREDICTION_OUTPUT}
-    return _dedupe(_validate_all(path, items, Prediction, expected))
+    return _validate_all(path, items, Prediction, expected)
 
 
 def load_prediction_chunks(folder: Path | str, name: str, num_chunks: int | None = None) -> tuple[Prediction, ...]:
@@ -217,6 +224,11 @@ def load_prediction_chunks(folder: Path | str, name: str, num_chunks: int | None
 
     Records are de-duplicated by id as upstream's gather step does: the last record of an id wins.
     """
+    return _dedupe([record for _, records in chunk_records(folder, name, num_chunks) for record in records])
+
+
+def chunk_records(folder: Path | str, name: str, num_chunks: int | None = None) -> list[tuple[Path, list[Prediction]]]:
+    """Each chunk file of `load_prediction_chunks` with its validated records, in order of k, none dropped."""
     folder = Path(folder)
     # GPT4Tools bug not reproduced: upstream's glob `_[0-(K-1)].json` misses chunks 10 and up
     # (toolalpaca-gpt4tools §5.3, §6.2); every chunk is read here.
@@ -237,7 +249,4 @@ def load_prediction_chunks(folder: Path | str, name: str, num_chunks: int | None
         missing = [p.name for p in paths if not p.is_file()]
         if missing:
             raise DataFileError(folder, f"missing prediction chunks: {', '.join(missing)}")
-    records: list[Prediction] = []
-    for path in paths:
-        records.extend(_load_prediction_records(path))
-    return _dedupe(records)
+    return [(path, _load_prediction_records(path)) for path in paths]

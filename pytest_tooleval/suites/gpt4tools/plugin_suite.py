@@ -107,8 +107,10 @@ class GPT4ToolsPlugin(SuitePlugin["GPT4ToolsCase"]):
         if not own.gpt4tools_path:
             return None
         path = Path(own.gpt4tools_path).expanduser()
+        from ...data.files import read_bytes
+
         try:
-            sha256: str | None = hashlib.sha256(path.read_bytes()).hexdigest()
+            sha256: str | None = hashlib.sha256(read_bytes(path)).hexdigest()
         except OSError:
             sha256 = None
         return {

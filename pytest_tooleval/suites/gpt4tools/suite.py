@@ -16,6 +16,7 @@ from typing import Any
 from ...errors import DataError
 from ...models.access import ModelAccess
 from ...models.meter import reply_tokens
+from ...models.replay import Recorded, unique_rows
 from ...outcome import Answer, SampleError, SampleResult
 from ..base import CaseBase
 from .constants import MAX_NEW_TOKENS, STOP
@@ -23,9 +24,9 @@ from .data import (
     Case,
     DataFileError,
     Dataset,
+    chunk_records,
     load_dataset,
-    load_prediction_chunks,
-    predictions_from,
+    prediction_records,
 )
 from .metrics import GroundTruthError
 from .scoring import prediction_text, score_item
@@ -154,12 +155,15 @@ def recorded_rows(path: Path, document: Any) -> list[dict[str, Any]] | None:
             if path.name not in names and len(names) > 1:
                 raise DataError(f"--tooleval-model replay:{path}: several prediction sets in one "
                                          f"folder ({', '.join(names)}); give the folder of one")
-            predictions = load_prediction_chunks(path, path.name if path.name in names else names[0])
+            files = chunk_records(path, path.name if path.name in names else names[0])
         elif isinstance(document, list) and not any(isinstance(item, dict) and "Instances" in item
                                                     for item in document):
-            predictions = predictions_from(path, document)
+            files = [(path, prediction_records(path, document))]
         else:
             return None
     except DataFileError as exc:
         raise DataError(f"--tooleval-model replay:{path}: {exc}") from None
-    return [{"id": str(prediction.id), "output": prediction.output} for prediction in predictions]
+    # upstream's gather keeps the last record of an id; two different outputs for one item are refused here
+    recorded = [Recorded({"id": str(prediction.id), "output": prediction.output}, file, "item", index)
+                for file, predictions in files for index, prediction in enumerate(predictions)]
+    return unique_rows(recorded, f"--tooleval-model replay:{path}")

@@ -112,8 +112,12 @@ class ToolAlpacaPlugin(SuitePlugin["ToolAlpacaCase"]):
                 isinstance(item, dict) and isinstance(item.get("Name"), str) and isinstance(item.get("Instances"), list)
                 for item in document)):
             return None
-        return [{"id": f"{item['Name']}/{index}", "episode": instance}
-                for item in document for index, instance in enumerate(item["Instances"])]
+        from ...models.replay import Recorded, unique_rows
+
+        # an API named twice gives its ids twice: refused when their episodes differ (models/replay.py)
+        return unique_rows([Recorded({"id": f"{item['Name']}/{index}", "episode": instance}, path, "item", number)
+                            for number, item in enumerate(document)
+                            for index, instance in enumerate(item["Instances"])], f"--tooleval-model replay:{path}")
 
     def figure_names(self, settings: Settings) -> list[str]:
         """Upstream's three rates for each subset of the run, and for its `-documented` view where one exists."""

@@ -74,10 +74,12 @@ class YamlSuitePlugin(SuitePlugin["YamlCase"]):
 
     def fingerprint(self, settings: Settings) -> dict[str, Any] | None:
         """The files (by content) and the protocols they ran in."""
+        from ...data.files import YAML_FILE_LIMIT, read_bytes
+
         files: dict[str, str | None] = {}
         for path in discovery.suite_files():
             try:
-                files[_shown(path)] = hashlib.sha256(path.read_bytes()).hexdigest()
+                files[_shown(path)] = hashlib.sha256(read_bytes(path, YAML_FILE_LIMIT)).hexdigest()
             except OSError:
                 files[_shown(path)] = None
         return {"files": files, "mode": _mode(settings) or "as each file says"}

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Literal, NoReturn
 
 import yaml
 
-from ...data.files import read_text, yaml_bounds_problem
+from ...data.files import YAML_FILE_LIMIT, read_text, yaml_bounds_problem
 from ...errors import DataError
 from . import patterns, toolschema
 
@@ -136,7 +136,7 @@ def file_stem(path: Path) -> str:
 
 def load_file(path: Path) -> SuiteFile:
     """The suite file at `path`, read and checked; a DataError (one line) on the first problem found."""
-    source = _Source(path, _parse(read_text(path), path))
+    source = _Source(path, _parse(read_text(path, YAML_FILE_LIMIT), path))
     source.check_keys()
     source.check_schema()
     return _suite_file(source)
