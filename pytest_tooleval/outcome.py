@@ -10,7 +10,13 @@ from .errors import InternalError, MalformedReply, SampleError
 from .text import plain_data, plain_text
 from .verdict import Verdict
 
-__all__ = ["Answer", "InternalError", "SampleError", "SampleResult", "malformed_result"]
+__all__ = ["SCORING_TIME_LIMIT", "UNSCORED", "Answer", "InternalError", "SampleError", "SampleResult",
+           "malformed_result", "over_time_result"]
+
+# the error_type of a sample whose scoring passed --tooleval-score-timeout (run/deadline.py)
+SCORING_TIME_LIMIT = "scoring_time_limit"
+# failures no suite scored (a malformed reply, scoring over its time): a suite's own metrics are absent
+UNSCORED = frozenset({MalformedReply.error_type, SCORING_TIME_LIMIT})
 
 
 @dataclass(frozen=True)
@@ -74,6 +80,16 @@ def malformed_result(answer: Answer) -> SampleResult:
     """The failing result of an answer whose reply was malformed (`Answer.malformed`): the same in every suite,
     which never scores it; the sample's tokens, latency and what the session learnt of its replies are kept."""
     verdict = Verdict(False, MalformedReply.error_type, f"malformed reply: {answer.malformed}")
+    return SampleResult(verdict, answer.output, answer.latency_s, answer.tokens, answer.transcript, answer.reasoning,
+                        answer.cached_tokens, answer.finish_reason, answer.cut, answer.tool_answers,
+                        source=answer.source, cached_at=answer.cached_at, cached_runs=tuple(answer.cached_runs))
+
+
+def over_time_result(answer: Answer, seconds: float) -> SampleResult:
+    """The failing result of an answer whose scoring took longer than `seconds`: the same in every suite, and
+    in the denominator as any wrong answer; what the session learnt of its replies is kept."""
+    verdict = Verdict(False, SCORING_TIME_LIMIT,
+                      f"scoring stopped at the {seconds:g} s limit (--tooleval-score-timeout): counted as wrong")
     return SampleResult(verdict, answer.output, answer.latency_s, answer.tokens, answer.transcript, answer.reasoning,
                         answer.cached_tokens, answer.finish_reason, answer.cut, answer.tool_answers,
                         source=answer.source, cached_at=answer.cached_at, cached_runs=tuple(answer.cached_runs))

@@ -258,7 +258,7 @@ def rescore(path: str, options: RescoreOptions, *, output: str | None = None,
                                  _Access(settings, engine, fingerprint, [plugin(name) for name in plan],
                                          _served(document)),
                                  {name: _run_revision(document, name, source) for name, (_, _, source, _) in
-                                  plan.items()})
+                                  plan.items()}, score_timeout=settings.score_timeout)
         results = {name: rescorer(_rows_of(rows, name), block, target, context)
                    for name, (rescorer, block, _, target) in plan.items()}
         engine.flush()

@@ -69,3 +69,4 @@ class RescoreContext:
     # rescore says so itself)
     answered: Mapping[str, str] = field(default_factory=dict)
     concurrency: int = 8
+    score_timeout: float = 60.0  # --tooleval-score-timeout: seconds one sample's scoring may take

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import ContextOverflowError, MalformedReply
+from ..outcome import SCORING_TIME_LIMIT
 
 
 @dataclass(frozen=True)
@@ -42,7 +43,7 @@ class SuiteSummary:
 
 def outcome_counts(rows: list[dict[str, Any]]) -> dict[str, int]:
     counts = {"total": len(rows), "scored": 0, "passed": 0, "failed": 0, "errors": 0, "context_overflows": 0,
-              "malformed_replies": 0}
+              "malformed_replies": 0, "over_time": 0}
     for row in rows:
         if row["outcome"] == "error":
             counts["errors"] += 1
@@ -51,6 +52,7 @@ def outcome_counts(rows: list[dict[str, Any]]) -> dict[str, int]:
             counts["scored"] += 1
             counts["passed" if row["outcome"] == "passed" else "failed"] += 1
             counts["malformed_replies"] += row.get("error_type") == MalformedReply.error_type
+            counts["over_time"] += row.get("error_type") == SCORING_TIME_LIMIT
     return counts
 
 

@@ -27,13 +27,19 @@ def render_summary(summary: RunSummary) -> str:
         blocks.append(
             f"{suite.suite}: {counts['scored']}/{counts['total']} scored, {counts['passed']} passed, "
             f"{counts['failed']} failed"
-            + (f" ({counts['malformed_replies']} of them malformed replies)" if counts.get("malformed_replies") else "")
+            + _unscored(counts)
             + f", {counts['errors']} errors"
             + (f" ({counts['context_overflows']} of them prompts too long for the model's context)"
                if counts.get("context_overflows") else "")
             + (" (partial run: figures renormalised over what ran)" if suite.partial else "")
         )
     return "\n\n".join(blocks)
+
+
+def _unscored(counts: dict[str, int]) -> str:
+    """How many of the failures no scorer scored, and why (outcome.UNSCORED)."""
+    return ((f" ({counts['malformed_replies']} of them malformed replies)" if counts.get("malformed_replies") else "")
+            + (f" ({counts['over_time']} of them past the scoring time limit)" if counts.get("over_time") else ""))
 
 
 def render_totals(totals: dict[str, Any]) -> str:

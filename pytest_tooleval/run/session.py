@@ -25,9 +25,10 @@ from ..models.cache import CacheRun
 from ..models.engine import Engine
 from ..models.meter import SAMPLE_REPLIES, SERVED_FROM_CACHE, SampleReplies
 from ..models.storage import STORAGE_ERRORS, StorageLog
-from ..outcome import Answer, SampleResult, Skipped, malformed_result
+from ..outcome import Answer, SampleResult, Skipped, malformed_result, over_time_result
 from ..settings.options import Settings
 from ..text import utc_minute
+from . import deadline
 from .batch_round import BatchRound
 from .budget import CostBudget
 from .memory import FrozenHeap
@@ -220,7 +221,11 @@ class ToolevalSession:
             return answer
         if answer.malformed is not None:  # what came back was no answer: a failure in every suite, never scored
             return malformed_result(answer)
-        result = self.run.suite(case.suite).score(original(case), answer)
+        suite, limit = self.run.suite(case.suite), self.settings.score_timeout
+        try:
+            result = deadline.within(limit, lambda: suite.score(original(case), answer))
+        except deadline.ScoringTimeLimit:  # an answer made to be slow to score: its verdict says so
+            return over_time_result(answer, limit)
         # the reasoning, and what the cache served, are carried to the report, whatever the suite did with the answer
         if isinstance(result, SampleResult) and answer.reasoning is not None and result.reasoning is None:
             result = dataclasses.replace(result, reasoning=answer.reasoning)

@@ -201,6 +201,8 @@ CORE_OPTIONS: tuple[Option, ...] = (
     Option("reasoning-effort", "reasoning_effort sent to the model under test (reasoning models; unset: not sent)",
            None, REASONING_EFFORT),
     Option("timeout", "seconds one request attempt may take, to the last byte of the answer", 120.0, parse_positive),
+    Option("score-timeout", "seconds one sample's scoring may take; past it the sample fails with a verdict naming "
+           "the limit (0: no limit)", 60.0, parse_non_negative),
     Option("max-retries", "retries of a transient failure (429, 5xx, timeout, connection)", 6, parse_int),
     Option("concurrency", "samples answered at once ahead of their tests, and requests in flight per model, "
            "per process (with xdist: per worker, asked by the controller) (0: ask only when a sample's test runs)",
@@ -331,6 +333,7 @@ class Settings(BaseModel):
     reasoning: Literal["keep", "strip"]
     reasoning_effort: Literal["minimal", "low", "medium", "high"] | None
     timeout: float
+    score_timeout: float
     max_retries: int
     concurrency: int
     slow_start: Literal["auto", "on", "off"]

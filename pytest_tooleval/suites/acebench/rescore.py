@@ -27,8 +27,9 @@ from typing import Any
 from ...errors import MalformedReply, ToolevalError, ToolevalUsageError
 from ...models.base import REPEAT
 from ...models.factory import NotCached
-from ...outcome import Answer, SampleResult, malformed_result
+from ...outcome import UNSCORED, Answer, SampleResult, malformed_result, over_time_result
 from ...report.rescoring import RescoreContext, RowRescore, SuiteRescore
+from ...run import deadline
 from ...text import clip
 from ...transport import OUTPUT_LIMIT, error_payload, result_payload
 from ...verdict import Verdict
@@ -143,8 +144,9 @@ class _Rescorer:
             return _carry(row, f"no such sample in ACEBench {missing}'s data", changed)
         if changed and self.context.ask:
             return await self._asked(row, new_case)
-        # an error has no answer to score: it stays one; nor has a malformed reply, which stays a failure
-        if row.get("outcome") not in ("passed", "failed") or row.get("error_type") == MalformedReply.error_type:
+        # an error has no answer to score: it stays one; nor has a malformed reply, which stays a failure, as does
+        # an answer whose scoring passed its time limit
+        if row.get("outcome") not in ("passed", "failed") or row.get("error_type") in UNSCORED:
             kept = {**row, "revision": new_case.revision}
             kept.pop("data_unverified", None)
             return RowRescore(row, _marked(kept, changed, prompt_case.revision, self._run_revision),
@@ -172,10 +174,13 @@ class _Rescorer:
                           answered=prompt_case.revision)
 
     def _score(self, side: _Side, case: data.AceCase, answer: Answer) -> Verdict:
+        limit = self.context.score_timeout
         try:
-            result = side.suite.score(case, answer)
+            result = deadline.within(limit, lambda: side.suite.score(case, answer))
         except (ToolevalError, KeyError, TypeError, ValueError) as exc:
             raise _Carried(f"its answer cannot be scored again ({type(exc).__name__}: {exc})") from None
+        except deadline.ScoringTimeLimit:
+            raise _Carried(f"its scoring again passed the {limit:g} s limit (--tooleval-score-timeout)") from None
         assert isinstance(result, SampleResult)
         return result.verdict
 
@@ -245,7 +250,10 @@ class _Rescorer:
             token = REPEAT.set(int(row.get("repeat", 1)))
             try:
                 answer = await self.new.suite.answer(case, access)
-                result = self.new.suite.score(case, answer)
+                try:
+                    result = deadline.within(self.context.score_timeout, lambda: self.new.suite.score(case, answer))
+                except deadline.ScoringTimeLimit:
+                    result = over_time_result(answer, self.context.score_timeout)
                 assert isinstance(result, SampleResult)
                 if answer.reasoning is not None and result.reasoning is None:
                     result = replace(result, reasoning=answer.reasoning)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ...errors import MalformedReply
+from ...outcome import UNSCORED
 from ...report.summary import SuiteSummary, Table, outcome_counts
 from .metrics import ItemMetrics, MetricMeans, aggregate
 
@@ -66,7 +66,8 @@ def _has_metrics(row: dict[str, Any]) -> bool:
 
 
 def _malformed(row: dict[str, Any]) -> bool:
-    return row.get("error_type") == MalformedReply.error_type and not _has_metrics(row)
+    """A failure no scorer scored (a malformed reply, scoring past its time limit)."""
+    return row.get("error_type") in UNSCORED and not _has_metrics(row)
 
 
 def _item(row: dict[str, Any]) -> ItemMetrics:

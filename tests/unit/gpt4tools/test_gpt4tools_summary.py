@@ -59,23 +59,24 @@ def test_the_three_way_table_and_its_figures() -> None:
     assert len(summary.figures) == 15
     assert not summary.partial
     assert summary.counts == {"total": 4, "scored": 4, "passed": 2, "failed": 2, "errors": 0,
-                              "context_overflows": 0, "malformed_replies": 0}
+                              "context_overflows": 0, "malformed_replies": 0, "over_time": 0}
     assert summary.data["subsets"]["no_tool"] == {"n": 2, "total": 2, "errors": 0, "thought": 0.5, "action": 0.5,
                                                    "args": 0.5, "sr": 0.5, "iou": 1.0}
 
 
 def test_a_malformed_reply_is_scored_as_an_empty_prediction() -> None:
-    """Nothing usable came back (errors.MalformedReply): no metrics, yet in N, with what upstream gives an empty
-    prediction, 0 everywhere; an errored item stays out of N."""
+    """Nothing usable came back (errors.MalformedReply), or scoring passed its time limit: no metrics, yet in N,
+    with what upstream gives an empty prediction, 0 everywhere; an errored item stays out of N."""
     malformed = {**row(0, TOOL_GT, ""), "outcome": "failed", "details": {}, "error_type": "malformed_reply"}
     rows = [malformed, row(1, TOOL_GT, TOOL_GT), row(2, NO_TOOL_GT, NO_TOOL_GT),
-            {**row(3, NO_TOOL_GT, ""), "outcome": "failed", "details": {}, "error_type": "malformed_reply"}]
+            {**row(3, NO_TOOL_GT, ""), "outcome": "failed", "details": {}, "error_type": "scoring_time_limit"}]
     empty = summarize_gpt4tools([row(0, TOOL_GT, ""), row(1, TOOL_GT, TOOL_GT), row(2, NO_TOOL_GT, NO_TOOL_GT),
                                  row(3, NO_TOOL_GT, "")])
     summary = summarize_gpt4tools(rows)
     assert summary.tables[0].rows == empty.tables[0].rows
     assert summary.figures == empty.figures and summary.figures["sr"] == 0.5
-    assert summary.counts["scored"] == 4 and summary.counts["malformed_replies"] == 2 and not summary.partial
+    assert summary.counts["scored"] == 4 and not summary.partial
+    assert summary.counts["malformed_replies"] == 1 and summary.counts["over_time"] == 1
     assert summarize_gpt4tools([*rows[1:], row(0, TOOL_GT, None)]).tables[0].rows[0][:3] == ["all", "3/4", 1]
 
 
