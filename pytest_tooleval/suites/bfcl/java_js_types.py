@@ -157,17 +157,16 @@ def js_value(text: str, type_name: str, item_type: str | None = None) -> Any:
     return text  # any
 
 
-_JS_2D_ARRAY = re.compile(r"\[\s*\[.*?\]\s*(,\s*\[.*?\]\s*)*\]|\bnew\s+Array\(\s*\[.*?\]\s*(,\s*\[.*?\]\s*)*\)")
 _JS_ARRAY = re.compile(r"\[(.*?)\]|\bnew\s+Array\((.*?)\)")
 
 
 def _js_array(text: str, item_type: str | None) -> Any:
     code = text.strip()
     try:
-        nested = _JS_2D_ARRAY.match(code)
-        if nested:
+        nested = _js_2d_array_end(code)
+        if nested is not None:
             rows = []
-            for index, inner in enumerate(re.findall(r"\[(.*?)\]", nested.group(0))):
+            for index, inner in enumerate(re.findall(r"\[(.*?)\]", code[:nested])):
                 inner = inner.strip()
                 if index == 0 and inner.startswith("["):
                     inner = inner[1:]
@@ -199,7 +198,7 @@ def _js_object(text: str) -> Any:
         return code
     entries: dict[str, Any] = {}
     try:
-        for key, value in re.findall(r"([^:]+):\s*(.*?)(?:,\s*(?=[^,]+:)|$)", match.group(1)):
+        for key, value in _js_object_entries(match.group(1)):
             key = key.strip().strip("'\"")
             value = value.strip()
             if value.startswith("[") and value.endswith("]"):
@@ -210,6 +209,127 @@ def _js_object(text: str) -> Any:
                 entries[key] = _js_untyped(value.strip("'\""))
     except Exception:
         return code  # as bfcl does
+    return entries
+
+
+# bfcl reads a two-dimensional array and an object's entries with two patterns that backtrack: the first
+# exponentially in the rows of an array that never closes, the second quadratically in a text without a colon.
+# The two functions below find what those patterns find (the same match, by the same leftmost-first rules) in
+# one pass each; tests/unit/bfcl/test_js_patterns.py holds them to `re` on generated texts (docs/bfcl.md,
+# "Scoring time").
+
+
+def _js_2d_array_end(code: str) -> int | None:
+    r"""Where bfcl's two-dimensional array pattern, matched at the start of `code`, ends (None: no match).
+
+    The pattern: `[`, whitespace, then rows, each `[`, the shortest run of anything but a newline, `]`,
+    whitespace, the rows after the first each led by `,` and whitespace, as many as can be, then `]`; or the
+    same rows in `new Array(` ... `)`. Whitespace is `\s` (any Unicode space): greedy runs that nothing after
+    them can begin with, so they never give back. Which `]` ends a row is the one backtracking would settle on:
+    the first after which the rest matches."""
+    if code.startswith("["):
+        opening, close = _skip_space(code, 1), "]"
+    elif code.startswith("new"):
+        after_new = _skip_space(code, 3)
+        if after_new == 3 or not code.startswith("Array(", after_new):
+            return None
+        opening, close = _skip_space(code, after_new + 6), ")"
+    else:
+        return None
+    if opening >= len(code) or code[opening] != "[":
+        return None
+    ends = _row_ends(code, close)
+    return ends.first_row[opening + 1]
+
+
+class _RowEnds:
+    """For every position of a text, right to left (`_js_2d_array_end`): `rows_then_close[p]`, where the rows
+    that may follow at p, then the closing character, end; `first_row[x]`, where the match ends when a row's
+    text starts at x and its `]` is the first one after which the rest matches (None: nowhere)."""
+
+    def __init__(self, size: int) -> None:
+        self.rows_then_close: list[int | None] = [None] * (size + 1)
+        self.first_row: list[int | None] = [None] * (size + 2)
+
+
+def _row_ends(code: str, close: str) -> _RowEnds:
+    size = len(code)
+    ends = _RowEnds(size)
+    space_end = _space_ends(code)
+    for at in range(size - 1, -1, -1):
+        char = code[at]
+        # a row's text may not cross a newline; it ends at the first `]` after which the rows and the close match
+        if char == "\n":
+            ends.first_row[at] = None
+        elif char == "]" and (after := ends.rows_then_close[space_end[at + 1]]) is not None:
+            ends.first_row[at] = after
+        else:
+            ends.first_row[at] = ends.first_row[at + 1]
+        # one more row first (the repeat is greedy), else the close right here
+        found: int | None = None
+        if char == ",":
+            row = space_end[at + 1]
+            if row < size and code[row] == "[":
+                found = ends.first_row[row + 1]
+        if found is None and char == close:
+            found = at + 1
+        ends.rows_then_close[at] = found
+    return ends
+
+
+def _space_ends(code: str) -> list[int]:
+    r"""For each position, the first at or after it that is not whitespace (`\s`, which is `str.isspace`)."""
+    ends = list(range(len(code) + 1))
+    for at in range(len(code) - 1, -1, -1):
+        if code[at].isspace():
+            ends[at] = ends[at + 1]
+    return ends
+
+
+def _skip_space(code: str, at: int) -> int:
+    while at < len(code) and code[at].isspace():
+        at += 1
+    return at
+
+
+def _js_object_entries(body: str) -> list[tuple[str, str]]:
+    """The (key, value) texts bfcl's entry pattern finds in an object's body, as `re.findall` finds them.
+
+    The pattern: a key of one or more characters up to a colon, the colon, whitespace, then the value, as short
+    as can be: it ends at a comma that has, after it (and any whitespace), more characters and a colon before
+    the next comma; else at the end of the body. The body never holds a newline (it lies between `{` and the
+    first `}` on its line). The search goes on after each match's end: the comma and the whitespace after it,
+    all but the last space when the next key would otherwise begin with its colon."""
+    size = len(body)
+    next_colon, next_comma, last_colon = [size] * (size + 2), [size] * (size + 2), [-1] * (size + 1)
+    for at in range(size - 1, -1, -1):
+        next_colon[at] = at if body[at] == ":" else next_colon[at + 1]
+        next_comma[at] = at if body[at] == "," else next_comma[at + 1]
+    for at in range(1, size + 1):
+        last_colon[at] = at - 1 if body[at - 1] == ":" else last_colon[at - 1]
+    space_end = _space_ends(body)
+    entries: list[tuple[str, str]] = []
+    start = 0
+    while start < size:
+        colon = next_colon[start]
+        if colon == size:
+            break  # no colon left: no key can begin here or later
+        if colon == start:
+            start += 1  # a key needs a character before its colon
+            continue
+        value = space_end[colon + 1]
+        end = value
+        while end < size:
+            if body[end] == ",":
+                following = next_comma[end + 1]
+                if end + 2 <= size and next_colon[end + 2] < following:
+                    break
+            end += 1
+        entries.append((body[start:colon], body[value:end]))
+        if end == size:
+            break
+        # after the comma, the whitespace the next key need not begin with
+        start = min(space_end[end + 1], last_colon[next_comma[end + 1]] - 1)
     return entries
 
 

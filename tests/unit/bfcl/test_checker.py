@@ -6,11 +6,11 @@ No data is needed: the function docs and possible answers are written here, in b
 from __future__ import annotations
 
 import json
-import threading
 from typing import Any
 
 import pytest
 
+from hang_guard import within_30_seconds
 from pytest_tooleval.suites.bfcl.ast_rules import UNSUPPORTED, normalize_string
 from pytest_tooleval.suites.bfcl.checker import BfclVerdict, check_answer, error_message, language_of
 from pytest_tooleval.suites.bfcl.decode import DecodeError, decode_function_calls, decode_prompting
@@ -123,16 +123,6 @@ def test_values_that_fail_decoding(value: str) -> None:
 
 
 # --- hostile answers end as verdicts ------------------------------------------------------------------------------
-
-
-def within_30_seconds(work: Any) -> Any:
-    """Run `work` in a thread, failing if it does not finish in 30 s (a guard against hangs only)."""
-    results: list[Any] = []
-    thread = threading.Thread(target=lambda: results.append(work()), daemon=True)
-    thread.start()
-    thread.join(30)
-    assert not thread.is_alive(), "did not finish in 30 s"
-    return results[0]
 
 
 HOSTILE = [

@@ -11,14 +11,14 @@ only guards against a hang; it is no timing test.
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from pytest_tooleval.suites.bfcl.checker import BfclVerdict, check_answer
+from hang_guard import within_30_seconds
+from pytest_tooleval.suites.bfcl.checker import check_answer
 from pytest_tooleval.suites.bfcl.decode import MAX_ANSWER_CHARS
 
 SIZES = {"192KB": 192 * 1024, "1MB": MAX_ANSWER_CHARS}
@@ -86,15 +86,6 @@ def _entry(path: Path, sample_id: str) -> dict[str, Any]:
                 return entry
     raise LookupError(f"{sample_id} is not in {path}")
 
-
-def within_30_seconds(work: Callable[[], BfclVerdict]) -> BfclVerdict:
-    """Run `work` in a thread, failing if it does not finish in 30 s (a guard against hangs only)."""
-    results: list[BfclVerdict] = []
-    thread = threading.Thread(target=lambda: results.append(work()), daemon=True)
-    thread.start()
-    thread.join(30)
-    assert not thread.is_alive(), "did not finish in 30 s"
-    return results[0]
 
 
 @pytest.mark.parametrize("category", SAMPLES)
