@@ -462,6 +462,7 @@ class FakeOpenAI:
         self.model = model
         # more of the model's GET /v1/models entry, as real servers list it (vLLM's `root`, llama.cpp's `meta`)
         self.model_entry: dict[str, Any] = {}
+        self.models_body: bytes | None = None  # sent whole as GET /v1/models's body instead of the list
         self.system_fingerprint: str | None = "fp_fake_0001"  # in every answer; None leaves it out
         # changes an answer's body before it is sent (an odd finish_reason, usage past 64 bits, ...)
         self.edit_completion: Callable[[dict[str, Any]], None] | None = None
@@ -990,7 +991,10 @@ class _Handler(BaseHTTPRequestHandler):
             model = {"id": self.server.fake.model, "object": "model", "owned_by": "fake",
                      **self.server.fake.model_entry}
             self.server.fake.stats.model_listings += 1
-            self._send_json(200, {"object": "list", "data": [model]})
+            if self.server.fake.models_body is not None:
+                self._send_bytes(200, self.server.fake.models_body)
+            else:
+                self._send_json(200, {"object": "list", "data": [model]})
         else:
             self._send_error(404, f"Unknown path {self.path}", "invalid_request_error")
 

@@ -73,7 +73,7 @@ async def _identify(backend: Any) -> dict[str, Any]:
             await asyncio.sleep(0.5 * (attempt + 1))
         except openai.APIStatusError as exc:  # 404: a server without the route; 401: the probe says it
             return {"listed": False, "why": f"HTTP {exc.status_code}"}
-        except (openai.OpenAIError, ValueError, UnicodeDecodeError) as exc:
+        except (openai.OpenAIError, ValueError, UnicodeDecodeError, RecursionError) as exc:  # nested too deeply
             return {"listed": False, "why": type(exc).__name__}
     return {"listed": False, "why": why}
 
@@ -81,9 +81,11 @@ async def _identify(backend: Any) -> dict[str, Any]:
 async def identify_served(backends: Iterable[Any]) -> dict[str, dict[str, Any]]:
     """Ask each distinct backend's endpoint what it serves under its model's name, and set `backend.served`;
     by label (`model 'x' at host/v1`), as a worker is told it."""
-    found: dict[str, dict[str, Any]] = {}
-    for backend in backends:
-        if backend.label not in found:
-            found[backend.label] = await _identify(backend)
+    every = list(backends)
+    distinct = list({backend.label: backend for backend in every}.values())
+    # at once: a run with a user model, a simulator and a judge at other endpoints waits for the slowest alone
+    found = dict(zip([backend.label for backend in distinct],
+                     await asyncio.gather(*(_identify(backend) for backend in distinct)), strict=True))
+    for backend in every:
         backend.served = found[backend.label]
     return found

@@ -171,8 +171,8 @@ class ToolevalSession:
             self._source = HubClientSource(self._run_board(), self._own_pool)
             return
         _ = self.access  # a bad model setting (a replay file that is not there) stops the run here, once
+        self.probe()  # first: a dead endpoint stops the run before its model list is asked (and asked again)
         self.know_served()
-        self.probe()
         self.batch.send(cases, self.access, self.engine)
         if not self.works_ahead:
             return

@@ -6,8 +6,9 @@ from __future__ import annotations
 import asyncio
 import time
 
-from fake_openai import FakeOpenAI
+import pytest
 
+from fake_openai import FakeOpenAI
 from pytest_tooleval.models.openai_compat import OpenAIBackend
 from pytest_tooleval.models.served import ENTRY_CHARS, identify_served, served_identity, stable_entry
 
@@ -75,3 +76,22 @@ def test_an_endpoint_without_the_route_or_gone_is_said_unlisted() -> None:
 
     asyncio.run(look())
     assert backend.served == {"listed": False, "why": "connection error"}
+
+
+@pytest.mark.parametrize("body", [b'{"object": "list", "data": ' + b"[" * 100_000 + b"]" * 100_000 + b"}",
+                                  b'{"object": "list", "data": [{"id": "m", "n": ' + b"7" * 5_000 + b"}]}",
+                                  b"\xff\xfe not JSON"], ids=["nested-too-deeply", "integer-too-long", "not-utf8"])
+def test_a_listing_python_cannot_read_is_said_unlisted(body: bytes) -> None:
+    with FakeOpenAI(model="m") as server:
+        server.models_body = body
+        backend = OpenAIBackend("m", base_url=server.base_url, api_key="sk-x", timeout=5)
+
+        async def look() -> None:
+            try:
+                await identify_served([backend])
+            finally:
+                await backend.aclose()
+
+        asyncio.run(look())
+    assert backend.served is not None and backend.served["listed"] is False
+    assert backend.served["why"] in ("RecursionError", "ValueError", "UnicodeDecodeError")
