@@ -8,7 +8,8 @@
 
 It needs the upstream data (TOOLEVAL_DATA_DIR or --data-dir). Each run uses a fresh response cache, so
 every sample is asked for real. Output fields:
-- samples, outcomes, wall_s (the pytest subprocess), ideal_s (requests that waited the latency x latency / total
+- samples, outcomes, wall_s (the pytest subprocess), cpu_s (its user and system time, its workers' included),
+  ideal_s (requests that waited the latency x latency / total
   concurrency), efficiency (ideal / wall), samples_per_s, requests, peak_in_flight (seen by the server);
 - abandoned: answers the server generated for a request the client had given up on (a one-slot server with
   --server-concurrency 1 spends its slot on them);
@@ -211,8 +212,12 @@ def main() -> None:
         env.pop("PYTHONDONTWRITEBYTECODE", None)
         with busy(args.hog):
             started, started_mono = time.time(), time.monotonic()
+            children = resource.getrusage(resource.RUSAGE_CHILDREN)
             completed = subprocess.run(command, cwd=tmp, env=env, capture_output=True, text=True)
             wall = time.time() - started
+            # the pytest process and every process it waited for (xdist's workers), user and system time
+            ended = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpu_s = (ended.ru_utime - children.ru_utime) + (ended.ru_stime - children.ru_stime)
         if args.keep_output:
             args.keep_output.write_text(completed.stdout)
         if completed.returncode not in (0, 1):
@@ -221,6 +226,7 @@ def main() -> None:
         report = json.loads((Path(tmp) / "report.json").read_text())
         timings = [json.loads(path.read_text()) for path in Path(tmp).glob("timing.*")]
         figures = summarise(args, report, timings, server, wall, started, started_mono, completed.stdout.count("\n"))
+        figures["cpu_s"] = round(cpu_s, 2)
         if args.arrivals:
             args.arrivals.write_text(json.dumps([round(r.at - started_mono, 3) for r in server.stats.received]))
         # what the next run's processes each spend checking the data against its pins (the record is warm now)
