@@ -1,9 +1,9 @@
-"""Repository-level conftest: keep a bare `pytest` in this checkout to the benchmarks.
+"""Repository-level conftest: keep a bare `pytest` in this checkout to the benchmark tests the package ships.
 
 pytest looks for its ini file before plugins declare their options, so an option value that is a path
 outside this folder (`--tooleval-data-dir ../data`) can make it miss pyproject.toml and its `testpaths`.
-Then a bare `pytest` would also collect the project's own tests and the packaged copy of the benchmarks;
-this hook restores what `testpaths = ["benchmarks"]` says. Explicit paths (`pytest tests`) are untouched.
+Then a bare `pytest` would also collect the project's own tests and the tooling beside them; this hook
+restores what `testpaths = ["pytest_tooleval/benchmarks"]` says. Explicit paths (`pytest tests`) are untouched.
 """
 
 from __future__ import annotations
@@ -13,16 +13,16 @@ from pathlib import Path
 import pytest
 
 HERE = Path(__file__).parent
-BENCHMARKS_ONLY = (HERE / "tests", HERE / "pytest_tooleval")
+BENCHMARKS = HERE / "pytest_tooleval" / "benchmarks"
 
 
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
     if config.inipath is not None or config.invocation_params.dir != HERE:
         return None  # the ini was found, or pytest runs elsewhere (e.g. --pyargs from another folder)
     given = [Path(arg.split("::")[0]).resolve() for arg in config.args]
-    for folder in BENCHMARKS_ONLY:
-        inside = collection_path == folder or folder in collection_path.parents
-        asked_for = any(path == folder or folder in path.parents for path in given)
-        if inside and not asked_for:
-            return True
-    return None
+    if any(path != HERE for path in given):
+        return None  # named paths are collected as named
+    # the benchmarks, and the folders on the way to them
+    if collection_path == BENCHMARKS or BENCHMARKS in collection_path.parents or collection_path in BENCHMARKS.parents:
+        return None
+    return True

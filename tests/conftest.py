@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Generator
+from collections.abc import Generator, Iterator
 from pathlib import Path
 
 import pytest
+
+from fake_openai import FakeOpenAI
 
 _NO_DATA = (
     "needs the upstream {suite} data: set TOOLEVAL_DATA_DIR to a folder holding {suite}/ "
@@ -14,10 +16,37 @@ _NO_DATA = (
 )
 
 
-# The README's test command gives the data folder as a relative path, and pytester runs change the working
-# directory: the path is made absolute once, before any test (inner pytest runs inherit it so).
-if os.environ.get("TOOLEVAL_DATA_DIR"):
-    os.environ["TOOLEVAL_DATA_DIR"] = str(Path(os.environ["TOOLEVAL_DATA_DIR"]).resolve())
+TESTS = Path(__file__).parent
+
+
+def _runs_our_tests(config: pytest.Config) -> bool:
+    """Whether this run collects the project's own tests. pytest also loads this file in a benchmark run started
+    in the clone with arguments that are no paths (`--pyargs pytest_tooleval.benchmarks`): it then reads the
+    conftest of every `test*` folder where it starts. Such a run is a user's, and nothing here may change it."""
+    for arg in config.args:
+        path = (config.invocation_params.dir / arg.split("::")[0]).resolve()
+        if path == TESTS or TESTS in path.parents:
+            return True
+    return False
+
+
+@pytest.hookimpl(tryfirst=True)  # before the plugin reads its settings from the environment
+def pytest_configure(config: pytest.Config) -> None:
+    if not _runs_our_tests(config):
+        return
+    config.stash[_OURS] = True
+    # The README's test command gives the data folder as a relative path, and pytester runs change the working
+    # directory: the path is made absolute once, before any test (inner pytest runs inherit it so).
+    if os.environ.get("TOOLEVAL_DATA_DIR"):
+        os.environ["TOOLEVAL_DATA_DIR"] = str(Path(os.environ["TOOLEVAL_DATA_DIR"]).resolve())
+    _import_the_http_stack()
+    # The endpoint probe (one request per model role before a run) would add a request to every run the tests
+    # count requests of; its own tests (tests/plugin/test_probe.py) turn it back on.
+    os.environ["TOOLEVAL_NO_PROBE"] = "1"
+
+
+_OURS = pytest.StashKey[bool]()
+
 
 # In-process pytester runs drop every module first imported during the run. The HTTP stack imports its
 # transport module lazily, on the first client, and its transport keeps a lazily built table of that module's
@@ -28,12 +57,6 @@ def _import_the_http_stack() -> None:
 
     openai.AsyncOpenAI(api_key="unused", base_url="http://127.0.0.1:9/v1")
 
-
-_import_the_http_stack()
-
-# The endpoint probe (one request per model role before a run) would add a request to every run the tests
-# count requests of; its own tests (tests/plugin/test_probe.py) turn it back on.
-os.environ["TOOLEVAL_NO_PROBE"] = "1"
 
 _skipped_for_data: list[str] = []
 _skipped_for_wheel: list[str] = []
@@ -53,6 +76,8 @@ def pytest_sessionfinish(session: pytest.Session) -> Generator[None, None, None]
         yield
     finally:
         reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+        if not session.config.stash.get(_OURS, False):
+            reporter = None
         if _skipped_for_data and reporter is not None and not hasattr(session.config, "workerinput"):
             reporter.write_line(f"conformance: {len(_skipped_for_data)} tests skipped: they need the upstream data "
                                 "(TOOLEVAL_DATA_DIR=../shared/data, as in the README's test command)", yellow=True)
@@ -120,4 +145,11 @@ def bfcl_dir() -> Path:
     return _suite_dir("bfcl", "MANIFEST.json")
 
 
-pytest_plugins = ["fake_openai_plugin"]
+@pytest.fixture
+def fake_openai() -> Iterator[FakeOpenAI]:
+    """A fake chat-completions server on 127.0.0.1 (see tests/fake_openai.py); script it through its attributes.
+
+    Point a client at `fake_openai.base_url`; read `fake_openai.stats` afterwards.
+    """
+    with FakeOpenAI() as server:
+        yield server

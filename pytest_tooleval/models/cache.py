@@ -318,7 +318,7 @@ class ResponseCache:
 
         It reads on the event loop, through a connection of its own that gives up on a busy file after
         READ_BUSY_S: a read in WAL mode does not wait for writers, and a thread hop per request cost one
-        process with no latency a tenth of its throughput (benchmarks/perf)."""
+        process with no latency a tenth of its throughput (perf/run.py)."""
         unwritten = self._unwritten.get(key)
         if unwritten is not None:  # this run's own answer, on its way to the file
             return dataclasses.replace(unwritten, cached=True, cached_at=time.time(), cached_run=self.run.id)

@@ -4,7 +4,7 @@
 shows it. For each failed test, pytest's FAILURES section looks for the test's teardown report by scanning every
 passed report of the run (pytest-dev/pytest#13360): with most samples failing, as with a weak model, that is
 failures x tests comparisons, which cost a 973-sample run half a second on the controller after the last
-answer (benchmarks/perf, `--replies fixed`). The lookup is answered from an index instead; what is printed
+answer (perf/run.py, `--replies fixed`). The lookup is answered from an index instead; what is printed
 does not change.
 """
 

@@ -229,7 +229,7 @@ def test_a_yaml_file_named_like_a_bfcl_category_keeps_its_cases(pytester: pytest
                                                                base_args: list[str]) -> None:
     """Under xdist the controller finds a test id's case by the suites' id prefixes: a yaml file whose name starts
     like a BFCL category's ids (`simple_python_`) is matched by both, and each is asked in turn."""
-    example = Path(__file__).resolve().parents[2] / "benchmarks" / "examples" / "assistant.tooleval.yaml"
+    example = Path(__file__).resolve().parents[2] / "examples" / "assistant.tooleval.yaml"
     text = example.read_text(encoding="utf-8")
     (pytester.path / "simple_python_extra.tooleval.yaml").write_text(text, encoding="utf-8")
     pytester.makeconftest(OWNERS_CONFTEST)

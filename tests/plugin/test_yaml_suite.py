@@ -18,7 +18,7 @@ import pytest
 from fake_openai import FakeOpenAI, ToolCalls
 
 ROOT = Path(__file__).resolve().parents[2]
-EXAMPLE = ROOT / "benchmarks" / "examples" / "assistant.tooleval.yaml"
+EXAMPLE = ROOT / "examples" / "assistant.tooleval.yaml"
 KEY = "sk-yaml-suite-3Jq8TnB5yC1dF7Hq2ZpX"
 
 # the right answer to each request, by a phrase of its last message: the text protocol, then native calls
@@ -391,8 +391,8 @@ def _collect_in_the_clone(*args: str) -> str:
 
 def test_a_bare_pytest_of_the_clone_leaves_the_examples_out_unless_they_are_named() -> None:
     bare = _collect_in_the_clone()
-    assert "benchmarks/test_acebench.py::" in bare  # the benchmarks, from testpaths
+    assert "pytest_tooleval/benchmarks/test_acebench.py::" in bare  # the benchmarks, from testpaths
     assert "tooleval.yaml" not in bare
-    named = _collect_in_the_clone("benchmarks/examples")
-    assert {f"benchmarks/examples/assistant.tooleval.yaml::test_case[{case}]" for case in CASE_IDS} <= set(
+    named = _collect_in_the_clone("examples")
+    assert {f"examples/assistant.tooleval.yaml::test_case[{case}]" for case in CASE_IDS} <= set(
         named.splitlines())

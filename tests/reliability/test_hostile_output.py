@@ -309,7 +309,7 @@ def test_the_toolalpaca_parser_and_judge_reader_give_an_outcome_for_any_text(san
 
 # -- your own cases (*.tooleval.yaml) ---------------------------------------------------------------------------
 
-EXAMPLE = load_file(Path(__file__).resolve().parents[2] / "benchmarks" / "examples" / "assistant.tooleval.yaml")
+EXAMPLE = load_file(Path(__file__).resolve().parents[2] / "examples" / "assistant.tooleval.yaml")
 YAML_CASES = {mode: YamlSuite([EXAMPLE], {EXAMPLE.path: (mode,)}).cases() for mode in ("prompt", "fc")}
 
 

@@ -18,7 +18,8 @@ SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
 
 
 def documents() -> list[Path]:
-    return [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md")), *sorted((ROOT / "benchmarks").rglob("*.md"))]
+    return [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md")),
+            *(path for folder in ("real_server", "perf") for path in sorted((ROOT / folder).rglob("*.md")))]
 
 
 def anchor(heading: str) -> str:

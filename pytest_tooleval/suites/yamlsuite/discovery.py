@@ -70,7 +70,7 @@ def _walk(roots: Roots) -> tuple[Path, ...]:
 
 def _skipped(folder: Path, patterns: Sequence[str]) -> bool:
     """Whether pytest would not recurse into `folder`: a pattern matches its name, or, when the pattern holds a
-    separator (`benchmarks/examples`), the end of its path (pytest's own fnmatch_ex)."""
+    separator (`examples`), the end of its path (pytest's own fnmatch_ex)."""
     if folder.name == "__pycache__":
         return True
     for pattern in patterns:

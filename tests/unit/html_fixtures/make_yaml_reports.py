@@ -1,4 +1,4 @@
-"""Writes the report fixtures of your own cases: real runs of benchmarks/examples/assistant.tooleval.yaml against
+"""Writes the report fixtures of your own cases: real runs of examples/assistant.tooleval.yaml against
 tests/fake_openai.py, answered from the phrase tables of tests/plugin/test_yaml_suite.py.
 
     /work/venv/bin/python tests/unit/html_fixtures/make_yaml_reports.py

@@ -23,6 +23,6 @@ def test_the_readme_example_loads(tmp_path: Path) -> None:
 
 
 def test_the_worked_example_loads() -> None:
-    loaded = load_file(ROOT / "benchmarks" / "examples" / "assistant.tooleval.yaml")
+    loaded = load_file(ROOT / "examples" / "assistant.tooleval.yaml")
     assert len(loaded.cases) == 5 and {case.category for case in loaded.cases} == {"weather", "calendar"}
     assert [len(case.turns) for case in loaded.cases] == [1, 1, 1, 1, 2]

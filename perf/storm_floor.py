@@ -1,7 +1,7 @@
 """The fastest a 429 storm can go: an ideal client simulated, for comparison with `run.py --fault-rate`.
 
-    python benchmarks/perf/storm_floor.py --samples 973 --slots 64 --fault-rate 0.5 --retry-after 1
-    python benchmarks/perf/storm_floor.py ... --fault-on-arrival
+    python perf/storm_floor.py --samples 973 --slots 64 --fault-rate 0.5 --retry-after 1
+    python perf/storm_floor.py ... --fault-on-arrival
 
 The ideal client has no start-up, no CPU cost and no queueing of its own: `slots` requests in flight at all
 times while samples remain, each answered after `latency` seconds; a rejected request is retried exactly

@@ -4,7 +4,7 @@
 # in both ACEBench protocols (prompt: calls written as text; fc: native function calling), each to its own
 # JSON report, then one Markdown table of the reports (table.py). Not part of CI: see README.md here.
 #
-#   bash benchmarks/real_server/run.sh [extra pytest args...]
+#   bash real_server/run.sh [extra pytest args...]
 #
 # Extra arguments go to both pytest runs, after the script's own (a later -k replaces the selection).
 # Environment (all optional):
@@ -29,7 +29,7 @@
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-ROOT=$(cd "$HERE/../.." && pwd)
+ROOT=$(cd "$HERE/.." && pwd)
 VENV=${REAL_SERVER_VENV:-/tmp/llama-venv}
 LLAMA_VERSION=${REAL_SERVER_LLAMA_VERSION:-0.3.36}
 MODES=${REAL_SERVER_MODES:-prompt fc}
@@ -110,7 +110,7 @@ start_server() {  # $1: label, $2: chat format ("" for the GGUF's own template)
 }
 
 # 2. The fixed selection: ten normal single-function samples, one of each special category, and the worked
-# YAML suite (benchmarks/examples). The fc copies of ACEBench samples have test ids ending in -fc.
+# YAML suite (examples). The fc copies of ACEBench samples have test ids ending in -fc.
 # Left out on purpose: samples whose functions carry a regex `pattern` with a backslash (\d, \s, \w), such as
 # normal_single_turn_single_function_9 and special_error_param_0. When the model calls such a function, the
 # chatml-function-calling format turns the schema into a grammar llama.cpp cannot parse, and the server process
@@ -133,7 +133,7 @@ for mode in $MODES; do
     started=$(date +%s.%N)
     set +e
     (cd "$ROOT" && timeout --kill-after=60 "$RUN_TIMEOUT" "$PYTHON" -m pytest \
-        benchmarks/test_acebench.py benchmarks/examples -p no:cacheprovider \
+        pytest_tooleval/benchmarks/test_acebench.py examples -p no:cacheprovider \
         --tooleval-model "$ALIAS" --tooleval-base-url "$BASE_URL" --tooleval-api-key sk-local-no-key \
         --tooleval-mode "$mode" --tooleval-cache-dir="$OUT/cache-$mode" --tooleval-report="$OUT/$mode.json" \
         --tooleval-progress-interval 30 -k "$(selection "$mode")" --tb=line -rN "$@") 2>&1 | tee "$OUT/$mode.log"

@@ -1,6 +1,6 @@
 """Probe a llama-cpp-python server for the behaviours that matter to pytest-tooleval, and print what was seen.
 
-    python benchmarks/real_server/quirks.py BASE_URL MODEL [LABEL]
+    python real_server/quirks.py BASE_URL MODEL [LABEL]
 
 BASE_URL ends in /v1. Standard library only; a few small requests, each bounded by a 180 s timeout. Each check
 prints one Markdown line with the numbers it saw, so the conclusion can be checked against them. The last

@@ -1,7 +1,7 @@
 """CPU cost of BFCL's 3,641 single-turn samples at zero latency: collection plus scoring, one JSON line out.
 
-    python benchmarks/perf/bfcl_cpu.py                 # TOOLEVAL_DATA_DIR, or --data-dir
-    python benchmarks/perf/bfcl_cpu.py --repeat 5
+    python perf/bfcl_cpu.py                 # TOOLEVAL_DATA_DIR, or --data-dir
+    python perf/bfcl_cpu.py --repeat 5
 
 Three measurements, each the median of --repeat fresh processes:
 - `suite_cpu_s`: the suite's own work in one process, no pytest: load the data, build the 3,641 cases, and score

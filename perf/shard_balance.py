@@ -1,6 +1,6 @@
 """How evenly --tooleval-shard splits the benchmark, and how much moves when samples come and go.
 
-    python benchmarks/perf/shard_balance.py --shards 2 3 4 8
+    python perf/shard_balance.py --shards 2 3 4 8
 
 For each shard count it prints one JSON line per method: `weighted` (the plugin's: each category cut into
 arcs of equal weight, shards.py) and `hash` (the sample's hash modulo the count, which the plugin used before,

@@ -1,10 +1,10 @@
 """Throughput benchmark: the plugin against the fake OpenAI server at a fixed latency, one JSON line out.
 
-    python benchmarks/perf/run.py --latency 1.0 -n 4 --concurrency 16 --categories normal,special
-    python benchmarks/perf/run.py --latency 0 -n 0 --concurrency 8           # per-sample overhead
-    python benchmarks/perf/run.py --latency 1.0 -n 4 --concurrency 16 --fault-rate 0.5 --retry-after 1 \
+    python perf/run.py --latency 1.0 -n 4 --concurrency 16 --categories normal,special
+    python perf/run.py --latency 0 -n 0 --concurrency 8           # per-sample overhead
+    python perf/run.py --latency 1.0 -n 4 --concurrency 16 --fault-rate 0.5 --retry-after 1 \
         --fault-on-arrival                                                    # a 429 storm from a rate limiter
-    python benchmarks/perf/run.py --design-card [--hog 1] [--beside-bfcl]     # pytest -n 8 against a hosted API
+    python perf/run.py --design-card [--hog 1] [--beside-bfcl]     # pytest -n 8 against a hosted API
 
 It needs the upstream data (TOOLEVAL_DATA_DIR or --data-dir). Each run uses a fresh response cache, so
 every sample is asked for real. Output fields:
@@ -45,7 +45,7 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
-REPO = HERE.parents[1]
+REPO = HERE.parent
 sys.path.insert(0, str(REPO / "tests"))
 sys.path.insert(0, str(HERE))
 
@@ -157,7 +157,7 @@ def main() -> None:
     parser.add_argument("--beside-bfcl", action="store_true",
                         help="then run bfcl-eval's own generator (`bfcl generate`, 64 threads, 1,000 BFCL samples) "
                         "against the same fake, with the same hogs, and report it under `bfcl` "
-                        "(benchmarks/perf/bfcl_side.py says how to build its venv)")
+                        "(perf/bfcl_side.py says how to build its venv)")
     parser.add_argument("--design-card", action="store_true",
                         help="the design card's command against a hosted API: -n 8, the default concurrency (8), "
                         "every answer wrong, --slow-start off")
@@ -254,7 +254,7 @@ def busy(processes: int) -> Iterator[None]:
 
 
 def data_check_ms(data_dir: str, cache: Path, revision: str) -> float:
-    """`data.locate` alone, timed in a fresh process with the run's cache folder (benchmarks/perf/data_check.py)."""
+    """`data.locate` alone, timed in a fresh process with the run's cache folder (perf/data_check.py)."""
     from data_check import PROBE
 
     done = subprocess.run([sys.executable, "-c", PROBE, str(Path(data_dir).resolve()), str(cache), revision, "0"],

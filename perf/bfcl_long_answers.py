@@ -1,7 +1,7 @@
 """How long BFCL's Java and JavaScript decoders take on long answers that never close what they open: JSON lines.
 
-    python benchmarks/perf/bfcl_long_answers.py                        # 192 KB and 1,000,000 characters
-    python benchmarks/perf/bfcl_long_answers.py --chars 196608 --shape comment-openers --cap 900
+    python perf/bfcl_long_answers.py                        # 192 KB and 1,000,000 characters
+    python perf/bfcl_long_answers.py --chars 196608 --shape comment-openers --cap 900
 
 Each measurement is one fresh process decoding one answer with `decode_prompting`, the decoder the checker calls,
 stopped after --cap seconds (then `seconds` is null). The package is imported from the checkout this script sits
@@ -21,7 +21,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 
 CALLS = {"java": "Cache.put(key=k1, size=5L)", "javascript": "fetchData(url='a.com', retries=3)"}
 SHAPES = ("comment-openers", "comment-unclosed", "string-unclosed", "template-unclosed")

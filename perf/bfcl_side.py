@@ -1,6 +1,6 @@
 """bfcl-eval's own generator against the fake OpenAI server: its throughput, for comparison with `run.py`.
 
-    python benchmarks/perf/bfcl_side.py --latency 1.0 --threads 64
+    python perf/bfcl_side.py --latency 1.0 --threads 64
 
 Runs `bfcl generate --model gpt-4o-2024-11-20 --test-category simple_python,multiple,parallel,parallel_multiple
 --num-threads 64` (prompting mode, one request per sample) as a subprocess in a fresh BFCL_PROJECT_ROOT and
@@ -196,7 +196,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--categories", default=CATEGORIES)
     parser.add_argument("--venv", default="/tmp/bfcl-gen")
     args = parser.parse_args(argv)
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests"))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
     from fake_openai import FakeOpenAI
 
     with FakeOpenAI(latency_s=args.latency, default="[turn_on_wifi()]") as server:

@@ -1,7 +1,7 @@
 """What checking the ACEBench data against its revision's pin costs a process, one JSON line per case.
 
-    python benchmarks/perf/data_check.py                  # TOOLEVAL_DATA_DIR, or --data-dir
-    python benchmarks/perf/data_check.py --processes 10 --revision e6db74b
+    python perf/data_check.py                  # TOOLEVAL_DATA_DIR, or --data-dir
+    python perf/data_check.py --processes 10 --revision e6db74b
 
 Each measurement is a fresh Python process (as each xdist worker is) timing `data.locate` alone, the plugin's
 import excluded:

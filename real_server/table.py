@@ -1,6 +1,6 @@
-"""Markdown tables from the JSON reports of benchmarks/real_server/run.sh.
+"""Markdown tables from the JSON reports of real_server/run.sh.
 
-    python benchmarks/real_server/table.py prompt=OUT/prompt.json fc=OUT/fc.json
+    python real_server/table.py prompt=OUT/prompt.json fc=OUT/fc.json
 
 Each argument is LABEL=PATH, a report written by --tooleval-report. Everything shown is read from the report
 (`samples`, `totals`, `run`), except two columns run.sh adds from a file beside the report, PATH with
