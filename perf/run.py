@@ -36,6 +36,7 @@ import contextlib
 import json
 import math
 import os
+import resource
 import subprocess
 import sys
 import tempfile
