@@ -186,7 +186,7 @@ def main() -> None:
         command = [
             sys.executable,
             *(["-m", "cProfile", "-o", os.environ["PERF_PROFILE"]] if os.environ.get("PERF_PROFILE") else []),
-            "-m", "pytest", str(REPO / "benchmarks" / "test_acebench.py"), "-q", "-p", "perf_timing",
+            "-m", "pytest", "--pyargs", "pytest_tooleval.benchmarks.test_acebench", "-q", "-p", "perf_timing",
             # hypothesis (a test dependency of this project, not of an evaluation) costs 0.2 s per process
             "-p", "no:cacheprovider", "-p", "no:hypothesispytest", "-m", marker, "--tooleval-model", "perf-model",
             f"--tooleval-base-url={server.base_url}", "--tooleval-api-key=sk-perf",
