@@ -463,6 +463,7 @@ class Received:
     """One request as a stand-in API received it."""
 
     scheme: str
+    api: str  # the host whose stand-in received it
     host: str  # the Host header
     method: str
     target: str  # the request line's target: path and query, exactly as sent
@@ -479,8 +480,9 @@ class _ApiHandler(BaseHTTPRequestHandler):
         length = int(self.headers.get("Content-Length") or 0)
         body = self.rfile.read(length) if length else b""
         reply = recorded_answer(self.server.host, self.path)
-        self.server.log(Received(self.server.scheme, self.headers.get("Host", ""), self.command, self.path,
-                                 {name.lower(): value for name, value in self.headers.items()}, body, reply))
+        headers = {name.lower(): value for name, value in self.headers.items()}
+        self.server.log(Received(self.server.scheme, self.server.host, headers.get("host", ""), self.command,
+                                 self.path, headers, body, reply))
         self.send_response(reply.status)
         if reply.content_type:
             self.send_header("Content-Type", reply.content_type)

@@ -340,6 +340,7 @@ def test_the_real_subset_runs_end_to_end_against_the_stand_ins(pytester: pytest.
                     ] == 3
     assert collections.Counter((request.host, request.target) for request in internet.received) == expected
     for request in internet.received:
+        assert request.host == request.api  # the proxy took it to the stand-in of the host it named
         assert request.method == "GET" and request.body == b"" and "content-length" not in request.headers
         assert request.headers["content-type"] == "application/json"  # upstream's tool sets it on every call
         assert request.headers["user-agent"] == "python-requests/2.28.2"
