@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Generator, Iterator
+import tempfile
+from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
 
 import pytest
@@ -36,9 +37,13 @@ def pytest_configure(config: pytest.Config) -> None:
         return
     config.stash[_OURS] = True
     # The README's test command gives the data folder as a relative path, and pytester runs change the working
-    # directory: the path is made absolute once, before any test (inner pytest runs inherit it so).
-    if os.environ.get("TOOLEVAL_DATA_DIR"):
-        os.environ["TOOLEVAL_DATA_DIR"] = str(Path(os.environ["TOOLEVAL_DATA_DIR"]).resolve())
+    # directory: the path is made absolute once, before any test (inner pytest runs inherit it so). A clone
+    # without that folder uses what the plugin has downloaded, and the tests that need more skip, named.
+    root = _data_root(os.environ.get("TOOLEVAL_DATA_DIR"))
+    if root is None:
+        os.environ.pop("TOOLEVAL_DATA_DIR", None)
+    else:
+        os.environ["TOOLEVAL_DATA_DIR"] = str(root)
     _import_the_http_stack()
     # The endpoint probe (one request per model role before a run) would add a request to every run the tests
     # count requests of; its own tests (tests/plugin/test_probe.py) turn it back on.
@@ -46,6 +51,45 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 _OURS = pytest.StashKey[bool]()
+# a folder in the layout of ../shared/data holds this of the default ACEBench revision
+_DATA_MARKER = Path("acebench-56dd66c") / "MANIFEST.json"
+
+
+def _data_root(given: str | None) -> Path | None:
+    """The upstream data the tests read: TOOLEVAL_DATA_DIR when it holds the data, else a folder made of what the
+    plugin has downloaded into its cache (TOOLEVAL_CACHE_DIR, else ~/.cache/pytest-tooleval), else None."""
+    if given and (Path(given) / _DATA_MARKER).exists():
+        return Path(given).resolve()
+    cache = Path(os.environ.get("TOOLEVAL_CACHE_DIR") or "~/.cache/pytest-tooleval").expanduser()
+    downloaded = _downloaded(cache)
+    if "acebench-56dd66c" not in downloaded:
+        return None
+    root = Path(tempfile.mkdtemp(prefix="tooleval-tests-data-"))
+    for name, folder in downloaded.items():
+        (root / name).symlink_to(folder, target_is_directory=True)
+    return root
+
+
+def _downloaded(cache: Path) -> dict[str, Path]:
+    """The data folders the plugin's download cache holds, by their names in ../shared/data's layout."""
+    from pytest_tooleval.errors import ToolevalError
+    from pytest_tooleval.suites.acebench import data as acebench
+    from pytest_tooleval.suites.bfcl import upstream as bfcl
+    from pytest_tooleval.suites.toolalpaca import data as toolalpaca
+
+    finders: dict[str, Callable[[], Path]] = {
+        "acebench-56dd66c": lambda: acebench.locate(None, cache, True, "56dd66c").root,
+        "acebench": lambda: acebench.locate(None, cache, True, "e6db74b").root,
+        "bfcl": lambda: bfcl.ensure_data(None, cache, True),
+        "toolalpaca": lambda: toolalpaca.locate(None, cache, True),
+    }
+    found: dict[str, Path] = {}
+    for name, find in finders.items():
+        try:
+            found[name] = find()
+        except ToolevalError:  # not downloaded (or not whole): its tests skip
+            continue
+    return found
 
 
 # In-process pytester runs drop every module first imported during the run. The HTTP stack imports its
