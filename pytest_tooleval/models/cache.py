@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
+from ..settings.credentials import sealed, unsealed
 from ..text import plain_data, plain_text
 from .base import ChatRequest, ModelBackend, Reply, ToolCall
 from .storage import CACHE, STORAGE_ERRORS, StorageLog
@@ -468,16 +469,25 @@ class CachedBackend:
         key = cache_key(self.cache_identity(), request)
         hit = await self.cache.get_soon(key, self._fingerprint())
         if hit is not None:
-            return hit
+            return _with_secrets(hit, unsealed)
         reply = await self.backend.complete(request)
         if worth_keeping(reply):
-            self.cache.put_soon(key, reply)
+            self.cache.put_soon(key, _with_secrets(reply, sealed))
         return reply
 
     async def aclose(self) -> None:
         aclose = getattr(self.backend, "aclose", None)
         if aclose is not None:
             await aclose()
+
+
+def _with_secrets(reply: Reply, change: Callable[[str], str]) -> Reply:
+    """`reply` with `change` applied to its text, reasoning and tool calls: `sealed` before it is stored (a
+    third-party key the model copied from its prompt becomes a placeholder), `unsealed` once it is read."""
+    return dataclasses.replace(
+        reply, text=change(reply.text), reasoning=None if reply.reasoning is None else change(reply.reasoning),
+        tool_calls=tuple(ToolCall(change(call.id), change(call.name), change(call.arguments))
+                         for call in reply.tool_calls))
 
 
 def _integer(value: int | None) -> int | None:

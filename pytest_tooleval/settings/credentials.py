@@ -9,6 +9,7 @@ Bearer and Basic credentials and key-like query parameters are masked in any tex
 from __future__ import annotations
 
 import base64
+import os
 import re
 from collections.abc import Iterable
 from urllib.parse import unquote, urlsplit, urlunsplit
@@ -78,3 +79,43 @@ def redact_all(text: str, secrets: Iterable[str]) -> str:
         text = redact(text, secret)
     text = _AUTH_SCHEME.sub(lambda match: match.group(1) + match.group(2) + MASK, text)
     return _KEY_PARAMETER.sub(lambda match: match.group(1) + MASK, text)
+
+
+# Secrets a stored reply may hold that a later run needs back as they were: a third-party API's key, which the
+# prompt gives the agent and the agent copies into its calls (ToolAlpaca's real APIs). The response cache keeps
+# each as a placeholder naming where its value comes from, and puts the value back when it reads the reply
+# (models/cache.py); the value itself never reaches the file. Values shorter than MIN_SECRET_CHARS are left alone.
+_STORED_AS: dict[str, str] = {}  # value -> its placeholder
+_VALUES: dict[str, str] = {}  # name -> value
+_PLACEHOLDER = re.compile(r"\u27e6tooleval-secret:([A-Za-z0-9_]+)\u27e7")
+
+
+def keep_out_of_storage(name: str, value: str) -> None:
+    """Store `value` (of the environment variable `name`) as a placeholder wherever a reply is stored."""
+    if len(value) >= MIN_SECRET_CHARS:
+        _STORED_AS[value] = f"\u27e6tooleval-secret:{name}\u27e7"
+        _VALUES[name] = value
+
+
+def sealed(text: str) -> str:
+    """`text` with each secret `keep_out_of_storage` was told of as its placeholder (the longest first)."""
+    if not _STORED_AS:
+        return text
+    for value in sorted(_STORED_AS, key=len, reverse=True):
+        if value in text:
+            text = text.replace(value, _STORED_AS[value])
+    return text
+
+
+def unsealed(text: str) -> str:
+    """`text` with every placeholder `sealed` made back as its value: the one this process was told of, else the
+    environment's now (one unset now stays a placeholder: the request that led to the reply held no such key,
+    since a request holding one is another key of the cache)."""
+    if "\u27e6" not in text:
+        return text
+
+    def value(match: re.Match[str]) -> str:
+        name = match.group(1)
+        return _VALUES.get(name) or os.environ.get(name) or match.group(0)
+
+    return _PLACEHOLDER.sub(value, text)

@@ -421,3 +421,27 @@ def test_a_certificate_the_system_does_not_trust_ends_the_episode(
     result.stdout.fnmatch_lines(["*real-Nager.Date-3: episode_error*", "*CERTIFICATE_VERIFY_FAILED*"])
     assert internet.received == [] and internet.connects == ["date.nager.at:443"]
     assert len(internet.handshake_failures) == 1
+
+
+def test_keys_never_reach_the_cache_file_and_come_back_when_an_answer_is_read_from_it(
+        pytester: pytest.Pytester, fake_openai: FakeOpenAI, internet: Internet, real_data: Path,
+        toolalpaca_dir: Path) -> None:
+    """The agent copies a key from its prompt into its calls: the response cache stores a placeholder naming the
+    key's variable, and a run answered from the cache sends the same requests, keys included, asking no model."""
+    cases = real_cases(toolalpaca_dir)
+    fake_openai.responder = RealCast(cases)
+    keyed = "-k", "CurrencyBeacon or weatherstack"
+    first = pytester.runpytest_subprocess(*run_args(pytester, fake_openai, real_data), *keyed)
+    asked = [request.target for request in internet.received]
+    assert any(CB in target for target in asked) and any(WS in target for target in asked)
+    stored = b"".join(path.read_bytes() for path in (pytester.path / "cache").glob("responses.sqlite*"))
+    assert stored and CB.encode() not in stored and WS.encode() not in stored
+    assert b"tooleval-secret:TOOLEVAL_CURRENCYBEACON_API_KEY" in stored
+
+    internet.received.clear()
+    fake_openai.reset_stats()
+    again = pytester.runpytest_subprocess(*run_args(pytester, fake_openai, real_data), *keyed,
+                                          "--tooleval-cache=reuse")
+    assert again.parseoutcomes() == first.parseoutcomes()
+    assert [body["model"] for body in fake_openai.stats.bodies if body].count("agent-m") == 0
+    assert collections.Counter(request.target for request in internet.received) == collections.Counter(asked)

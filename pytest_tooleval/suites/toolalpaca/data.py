@@ -23,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictStr, ValidationError
 from ...data.download import Pin, lift_member_constants, locate_data
 from ...data.files import read_json, read_text
 from ...errors import DataError, ToolevalUsageError
+from ...settings.credentials import keep_out_of_storage
 from ..base import CaseBase
 from .constants import SUBSET_FILES, SUBSETS
 from .texts import AgentPromptParts, Prompts
@@ -359,7 +360,11 @@ def credentials_for(case: ToolAlpacaCase, environ: Mapping[str, str] | None = No
     if reason:
         raise ToolevalUsageError(reason)
     env = os.environ if environ is None else environ
-    return {name: env[credential_env_var(case.api_name, name)] for name in case.api.record.Authentication}
+    found = {name: (credential_env_var(case.api_name, name), env[credential_env_var(case.api_name, name)])
+             for name in case.api.record.Authentication}
+    for variable, value in found.values():  # the agent copies keys into its calls: never into the cache's file
+        keep_out_of_storage(variable, value)
+    return {name: value for name, (_, value) in found.items()}
 
 
 # ---------------------------------------------------------------------------------------------- prompts
