@@ -111,7 +111,11 @@ def merge(paths: Sequence[str], gate: GateOptions) -> Merged:
     everything = [row.plain() for row in joined if row.outcome != "skipped"]
     kept = [row for row in everything if not row.get("quarantined")]  # the rows every figure is made of
     if not kept:
-        raise ToolevalUsageError("merge: the shards hold no scored sample: nothing to merge")
+        # a run stopped before any answer (a dead endpoint) is incomplete, which says more than "nothing"
+        stopped = _incomplete_line(missing_shards, sorted({str(test_id) for part in parts
+                                                           for test_id in part.run.not_run}), 0)
+        raise ToolevalUsageError("merge: the shards hold no scored sample: "
+                                 + (f"INCOMPLETE: {stopped}" if stopped else "nothing to merge"))
     summary = _summary(parts, kept)
     first = parts[0].run
     totals = run_totals(kept, max(float(part.totals.wall_s or 0.0) for part in parts),
