@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from ..text import THINK_START
+from ..text import THINK_START, counted, did_you_mean
 
 if TYPE_CHECKING:
     from .compare import Comparison
@@ -110,7 +110,7 @@ def show_run(reporter: Any, shown: RunShown) -> None:
         reporter.write_line(line, yellow=True)
     if (no_calls := render_no_tool_calls(shown.totals)) is not None:
         reporter.write_line(no_calls, red=True)
-    _show_quarantine(reporter, shown.quarantine, shown.quarantined)
+    _show_quarantine(reporter, shown.quarantine, shown.quarantined, shown.rows)
     if shown.batch is not None:
         reporter.write_line(shown.batch)
     for number, line in enumerate(shown.incomplete, 1):
@@ -157,7 +157,8 @@ def show_run(reporter: Any, shown: RunShown) -> None:
         reporter.write_line(stopped, red=True)
 
 
-def _show_quarantine(reporter: Any, quarantine: Mapping[str, str], quarantined: Sequence[Mapping[str, Any]]) -> None:
+def _show_quarantine(reporter: Any, quarantine: Mapping[str, str], quarantined: Sequence[Mapping[str, Any]],
+                     rows: Sequence[Mapping[str, Any]]) -> None:
     if not quarantine:
         return
     if quarantined:
@@ -168,8 +169,12 @@ def _show_quarantine(reporter: Any, quarantine: Mapping[str, str], quarantined: 
     ran = {row["test_id"] for row in quarantined if int(row.get("repeat", 1)) == 1}  # original ids
     unmatched = [test_id for test_id in quarantine if test_id not in ran]
     if unmatched:
-        reporter.write_line(f"tooleval quarantine: {len(unmatched)} ids matched no sample of this run: "
-                            f"{', '.join(unmatched[:20])}", yellow=True)
+        # a misspelt id: the closest test id of the run beside it
+        ids = [str(row.get("test_id")) for row in rows if int(row.get("repeat", 1)) == 1]
+        listed = ", ".join(test_id + (f" ({hint})" if (hint := did_you_mean(test_id, ids)) else "")
+                           for test_id in unmatched[:20])
+        reporter.write_line(f"tooleval quarantine: {counted(len(unmatched), 'id')} matched no sample of this run: "
+                            f"{listed}", yellow=True)
 
 
 def interrupted_line(signal: str, run: Mapping[str, Any]) -> str:

@@ -15,6 +15,7 @@ from typing import Any
 
 from ..data.files import read_yaml
 from ..errors import ToolevalUsageError
+from ..text import did_you_mean
 
 FILE_NAME = "tooleval.yaml"
 # the schema of the file for the suites this package ships, for an editor's `# yaml-language-server: $schema=`;
@@ -69,8 +70,11 @@ def _describe(error: Any, options: Sequence[Any]) -> str:
     if error.validator == "additionalProperties" and isinstance(error.instance, dict):
         known = {option.name for option in options} | {option.name.replace("-", "_") for option in options}
         unknown = sorted(str(key) for key in error.instance if key not in known)
-        return (f"unknown key {unknown[0]!r}: the keys are the options without --tooleval- (e.g. model, "
-                "fail-under, categories)") if unknown else error.message
+        if not unknown:
+            return str(error.message)
+        hint = did_you_mean(unknown[0], sorted(known))
+        return (f"unknown key {unknown[0]!r}{f' ({hint})' if hint else ''}: the keys are the options without "
+                "--tooleval- (e.g. model, fail-under, categories)")
     where = ".".join(str(part) for part in error.absolute_path)
     return f"{where}: {error.message}" if where else str(error.message)
 

@@ -19,6 +19,7 @@ import pytest
 from pydantic import BaseModel, ConfigDict, create_model
 
 from ..errors import ToolevalUsageError
+from ..text import did_you_mean
 from .credentials import safe_url
 
 DEFAULT_CACHE_DIR = Path("~/.cache/pytest-tooleval")
@@ -149,8 +150,10 @@ def parse_thresholds(name: str, text: str) -> dict[str, float]:
 def choice(*allowed: str) -> Callable[[str, str], str]:
     def parse(name: str, text: str) -> str:
         if text not in allowed:
+            hint = did_you_mean(text, allowed)
             raise ToolevalUsageError(
                 f"--tooleval-{name}: {text!r} is not valid; choose one of {', '.join(allowed)}"
+                + (f" ({hint})" if hint else "")
             )
         return text
 

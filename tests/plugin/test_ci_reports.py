@@ -58,14 +58,16 @@ def test_an_unwritable_markdown_path_is_one_line_before_any_sample(pytester: pyt
 def test_quarantined_samples_run_apart_out_of_every_figure(pytester: pytest.Pytester, oracle_args: list[str]) -> None:
     (pytester.path / "quarantine.yaml").write_text(
         "# known to be broken\nen-normal_atom_bool_0: its ground truth is wrong\n"
-        "en-special_irrelevant_0: 'asks the impossible'\nen-nothing_like_this_9: not in this run\n")
+        "en-special_irrelevant_0: 'asks the impossible'\nen-nothing_like_this_9: not in this run\n"
+        "en-normal_atom_bool_01: a typo\n")
     args = [*oracle_args, "--tooleval-quarantine=quarantine.yaml", "--tooleval-report=report.json",
             "--tooleval-fail-under=en.normal_atom_bool=1.0", "-rxX"]
     result = pytester.runpytest_subprocess(*args)
     result.assert_outcomes(passed=SAMPLES - 2, xpassed=2)  # the oracle passes them: XPASS, never a failure
     result.stdout.fnmatch_lines(["tooleval quarantine: 2 samples ran apart, in no figure and not gated: "
                                  "en-normal_atom_bool_0 passed, en-special_irrelevant_0 passed",
-                                 "tooleval quarantine: 1 ids matched no sample of this run: en-nothing_like_this_9"])
+                                 "tooleval quarantine: 2 ids matched no sample of this run: en-nothing_like_this_9, "
+                                 "en-normal_atom_bool_01 (did you mean 'en-normal_atom_bool_1'?)"])
     report = json.loads((pytester.path / "report.json").read_text())
     quarantined = {row["id"]: row["quarantined"] for row in report["samples"] if row.get("quarantined")}
     assert quarantined == {"normal_atom_bool_0": "its ground truth is wrong",

@@ -38,8 +38,10 @@ def test_the_file_sets_options_between_the_environment_and_the_ini_file(project:
 
 
 @pytest.mark.parametrize(("text", "message"), [
-    ("model: oracle\nfail_undr: 3\n", "*tooleval.yaml: unknown key 'fail_undr': the keys are the options without "
-                                      "--tooleval- (e.g. model, fail-under, categories)"),
+    ("model: oracle\nfail_undr: 3\n", "*tooleval.yaml: unknown key 'fail_undr' (did you mean 'fail_under'?): the "
+                                      "keys are the options without --tooleval- (e.g. model, fail-under, categories)"),
+    ("model: oracle\nflavour: x\n", "*tooleval.yaml: unknown key 'flavour': the keys are the options without "
+                                    "--tooleval- (e.g. model, fail-under, categories)"),
     ("model: oracle\ncategories: {a: 1}\n", "*tooleval.yaml: categories: {'a': 1} is not of type 'array', 'string'"),
     ("model: oracle\nmax-error-rate: lots\n", "ERROR: max-error-rate: lots in */tooleval.yaml: 'lots' is not a "
                                               "number*"),

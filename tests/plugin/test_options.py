@@ -52,6 +52,10 @@ def test_bad_choice_names_option_value_and_choices(pytester: pytest.Pytester, mi
     result = pytester.runpytest("--tooleval-model", "oracle", "--tooleval-scorer", "lenient", *mini)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["ERROR: --tooleval-scorer: 'lenient' is not valid; choose one of official, fixed"])
+    result = pytester.runpytest("--tooleval-model", "oracle", "--tooleval-scorer", "offical", *mini)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: --tooleval-scorer: 'offical' is not valid; choose one of official, fixed "
+                                 "(did you mean 'official'?)"])
 
 
 def test_an_unused_plugin_imports_nothing_heavy(pytester: pytest.Pytester) -> None:

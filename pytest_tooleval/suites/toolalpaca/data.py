@@ -23,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictStr, ValidationError
 from ...data.download import Pin, lift_member_constants, locate_data
 from ...data.files import read_json, read_text
 from ...errors import DataError, ToolevalUsageError
+from ...text import did_you_mean
 from ..base import CaseBase
 from .constants import SUBSET_FILES, SUBSETS
 from .texts import AgentPromptParts, Prompts
@@ -234,7 +235,9 @@ def load_subset(root: Path, subset: str) -> tuple[ToolAlpacaCase, ...]:
 def select(root: Path, subsets: tuple[str, ...] = SUBSETS) -> list[ToolAlpacaCase]:
     unknown = [name for name in subsets if name not in SUBSETS]
     if unknown:
-        raise ToolevalUsageError(f"unknown ToolAlpaca subset {unknown[0]!r}; known: {', '.join(SUBSETS)}")
+        hint = did_you_mean(unknown[0], SUBSETS)
+        raise ToolevalUsageError(f"unknown ToolAlpaca subset {unknown[0]!r}{f' ({hint})' if hint else ''}; known: "
+                                 f"{', '.join(SUBSETS)}")
     return [case for subset in subsets for case in load_subset(root, subset)]
 
 

@@ -1,0 +1,41 @@
+"""Text as messages show it (pytest_tooleval/text.py): the closest name to a misspelt one, and counted nouns."""
+
+from __future__ import annotations
+
+import pytest
+
+from pytest_tooleval.report.gate import figure_hint
+from pytest_tooleval.text import counted, did_you_mean
+
+
+@pytest.mark.parametrize(("name", "known", "hint"), [
+    ("overal", ["overall", "normal"], "did you mean 'overall'?"),
+    ("spcial_irrelevant", ["special_irrelevant", "special_incomplete"], "did you mean 'special_irrelevant'?"),
+    ("weather", ["overall", "normal"], ""),  # nothing close: no guess
+    ("x", [], ""),
+])
+def test_did_you_mean_names_the_closest_known_name(name: str, known: list[str], hint: str) -> None:
+    assert did_you_mean(name, known) == hint
+
+
+FIGURES = ["acebench.en.normal_atom_bool", "acebench.en.normal", "acebench.en.special", "acebench.en.overall",
+           "bfcl.live.ast", "bfcl.live_simple.accuracy"]
+
+
+@pytest.mark.parametrize(("name", "hint"), [
+    ("acebench.overal", " (did you mean 'acebench.en.overall'?)"),  # the issue's: no such short form, the full one
+    ("overal", " (did you mean 'overall'?)"),  # a short name is offered as short
+    ("en.specal", " (did you mean 'en.special'?)"),
+    ("live.asst", " (did you mean 'live.ast'?)"),
+    ("throughput", ""),
+])
+def test_a_gate_name_is_offered_the_closest_figure_in_the_form_it_was_written(name: str, hint: str) -> None:
+    assert figure_hint(name, FIGURES) == hint
+
+
+@pytest.mark.parametrize(("n", "noun", "plural", "text"), [
+    (0, "sample", None, "0 samples"), (1, "sample", None, "1 sample"), (2, "sample", None, "2 samples"),
+    (1, "category", "categories", "1 category"), (1024, "category", "categories", "1,024 categories"),
+])
+def test_counted(n: int, noun: str, plural: str | None, text: str) -> None:
+    assert counted(n, noun, plural) == text
