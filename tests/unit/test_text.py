@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from pytest_tooleval.report.gate import figure_hint
@@ -39,3 +41,16 @@ def test_a_gate_name_is_offered_the_closest_figure_in_the_form_it_was_written(na
 ])
 def test_counted(n: int, noun: str, plural: str | None, text: str) -> None:
     assert counted(n, noun, plural) == text
+
+
+def test_a_misspelt_category_names_the_closest_one(tmp_path: Path) -> None:
+    from pytest_tooleval.errors import DataError, ToolevalUsageError
+    from pytest_tooleval.suites.acebench.data import select
+    from pytest_tooleval.suites.bfcl.data import load_samples
+
+    with pytest.raises(ToolevalUsageError, match=r"^--tooleval-categories: unknown category 'normal_atom_bol' "
+                                                 r"\(did you mean 'normal_atom_bool'\?\); known: "):
+        select(tmp_path, ("en",), ("normal_atom_bol",))
+    with pytest.raises(DataError, match=r"^--tooleval-bfcl-categories: unknown live_simpel \(did you mean "
+                                        r"'live_simple'\?\); the single-turn categories are "):
+        load_samples(tmp_path, ["live_simpel"])
