@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import ToolevalUsageError
 from ..settings.options import shard_parts
+from ..text import counted
 from ..transport import row_key, row_key_or_none
 from .compare import fingerprint_differences
 from .document import ReportDocument, Run, SampleRow, Totals
@@ -277,11 +278,14 @@ def _incomplete_line(missing_shards: list[str], not_run: list[str], cut_by_cost:
     reasons.extend(without_rows)  # a report cut short: rows gone that the shard says it collected
     if not_run:
         more = f" and {len(not_run) - LISTED} more" if len(not_run) > LISTED else ""
-        reasons.append(f"{len(not_run)} samples a shard collected never ran: {', '.join(not_run[:LISTED])}{more}")
+        reasons.append(f"{counted(len(not_run), 'sample')} a shard collected never ran: "
+                       f"{', '.join(not_run[:LISTED])}{more}")
     if cut_by_cost:
-        reasons.append(f"{cut_by_cost} samples were not run for the cost ceiling")
+        reasons.append(f"{counted(cut_by_cost, 'sample')} {'was' if cut_by_cost == 1 else 'were'} not run for the "
+                       "cost ceiling")
     if left_in_batch:
-        reasons.append(f"{left_in_batch} samples were not run: their batch was still running")
+        reasons.append(f"{counted(left_in_batch, 'sample')} {'was' if left_in_batch == 1 else 'were'} not run: "
+                       "their batch was still running")
     return "; ".join(reasons) or None
 
 

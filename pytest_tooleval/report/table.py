@@ -28,7 +28,7 @@ def render_summary(summary: RunSummary) -> str:
             f"{suite.suite}: {counts['scored']}/{counts['total']} scored, {counts['passed']} passed, "
             f"{counts['failed']} failed"
             + _unscored(counts)
-            + f", {counts['errors']} errors"
+            + f", {counted(counts['errors'], 'error')}"
             + (f" ({counts['context_overflows']} of them prompts too long for the model's context)"
                if counts.get("context_overflows") else "")
             + (" (partial run: figures renormalised over what ran)" if suite.partial else "")

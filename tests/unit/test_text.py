@@ -54,3 +54,35 @@ def test_a_misspelt_category_names_the_closest_one(tmp_path: Path) -> None:
     with pytest.raises(DataError, match=r"^--tooleval-bfcl-categories: unknown live_simpel \(did you mean "
                                         r"'live_simple'\?\); the single-turn categories are "):
         load_samples(tmp_path, ["live_simpel"])
+
+
+def _one_of_everything() -> list[tuple[str, str]]:
+    """(what a renderer wrote with a count of 1, the words it must hold): issue 41's "1 samples"."""
+    from pytest_tooleval.report.markdown import _costs
+    from pytest_tooleval.report.document import Totals
+    from pytest_tooleval.report.merge import _incomplete_line
+    from pytest_tooleval.report.summary import RunSummary, SuiteSummary
+    from pytest_tooleval.report.table import render_summary
+    from pytest_tooleval.report.terminal import batch_line, cost_line
+    from pytest_tooleval.suites.acebench.aggregate import SampleScore, summarize
+
+    one = SuiteSummary("acebench", [], {}, False, {"total": 2, "scored": 1, "passed": 1, "failed": 0, "errors": 1})
+    costs = "; ".join(_costs(Totals.model_validate({"requests": 1, "retries": 1, "samples_from_cache": 1,
+                                                     "cut": {"model": 1}})))
+    acebench = summarize([SampleScore("normal_atom_bool", "normal_atom_bool_0", None)])
+    return [
+        (render_summary(RunSummary({"acebench": one})).splitlines()[-1], "1 error"),
+        (batch_line(1), "1 sample was not run"),
+        (cost_line(1.0, 1.5, 1), "1 sample was not run"),
+        (str(_incomplete_line([], ["en-x"], 1, 1)), "1 sample a shard collected never ran: en-x; 1 sample was not "
+                                                   "run for the cost ceiling; 1 sample was not run: their batch"),
+        (costs, "1 request (1 retry); 1 answer cut at max_tokens (model 1); 1 sample answered from the cache"),
+        ("; ".join(acebench.reasons), "1 sample or dialogue has no verdict"),
+    ]
+
+
+def test_a_count_of_one_takes_the_singular() -> None:
+    for text, words in _one_of_everything():
+        assert words in text, text
+        assert not any(plural in text for plural in ("1 samples", "1 errors", "1 requests", "1 retries",
+                                                      "1 answers")), text

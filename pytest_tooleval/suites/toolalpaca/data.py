@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictStr, ValidationError
 from ...data.download import Pin, lift_member_constants, locate_data
 from ...data.files import read_json, read_text
 from ...errors import DataError, ToolevalUsageError
-from ...text import did_you_mean
+from ...text import counted, did_you_mean
 from ..base import CaseBase
 from .constants import SUBSET_FILES, SUBSETS
 from .texts import AgentPromptParts, Prompts
@@ -265,7 +265,7 @@ def _load_api(path: Path, subset: str, index: int, item: Any) -> Api:
         raise DataError(f"{where}: {location}: {first['msg']}") from None
     if len(record.Golden_Answers) != len(record.Instructions):
         raise DataError(
-            f"{where}: Golden_Answers: {len(record.Golden_Answers)} entries for "
+            f"{where}: Golden_Answers: {counted(len(record.Golden_Answers), 'entry', 'entries')} for "
             f"{len(record.Instructions)} Instructions (they are aligned by index)"
         )
     try:
