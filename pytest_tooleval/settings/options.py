@@ -311,6 +311,10 @@ def add_options(parser: pytest.Parser) -> None:
         parser.addini(option.dest, option.help, default=None)
 
 
+#: options the header names even at their defaults: what the figures are scored against
+HEADER_ALWAYS = ("scorer", "acebench-revision")
+
+
 class Settings(BaseModel):
     """The effective configuration of one run: one typed, frozen field per option of the table (the core
     options and every registered suite's), validated by pydantic; `sources` tells where each value came from.
@@ -410,11 +414,13 @@ class Settings(BaseModel):
                 if option.secret and self.sources.get(option.name) == "cli"]
 
     def header(self) -> str:
-        """One line for the pytest header; secrets show only whether they are set."""
+        """One line for the pytest header: the values that differ from the defaults, and the scorer and ACEBench
+        revision even at theirs (the figures depend on them: a reader of a log should not have to know the
+        defaults); secrets show only whether they are set."""
         shown = []
         for option in all_options():
             source = self.sources[option.name]
-            if source == "default" and option.name not in ("model", "scorer", "language", "acebench-revision"):
+            if source == "default" and option.name not in HEADER_ALWAYS:
                 continue
             value = getattr(self, option.name.replace("-", "_"))
             text = "set" if option.secret else _show(value)
