@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import difflib
+import os
 import re
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
 
@@ -38,6 +40,16 @@ def did_you_mean(name: str, known: Iterable[str]) -> str:
     none is close (difflib's ratio of at least 0.6)."""
     close = difflib.get_close_matches(name, list(dict.fromkeys(known)), n=1)
     return f"did you mean {close[0]!r}?" if close else ""
+
+
+def tidy_path(path: str) -> str:
+    """`path` without its `.` and `..` steps and doubled separators (`proj/../gate/cur.json` -> `gate/cur.json`),
+    relative or absolute as it was given; as given when tidying would name another file (a `..` after a symbolic
+    link leads out of the link's target, not back to its folder)."""
+    tidy = os.path.normpath(path)
+    if tidy == path or ".." not in path.replace("\\", "/").split("/"):
+        return tidy
+    return tidy if Path(tidy).resolve() == Path(path).resolve() else path
 
 
 def utc_minute(epoch_s: float) -> str:

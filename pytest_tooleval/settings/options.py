@@ -19,7 +19,7 @@ import pytest
 from pydantic import BaseModel, ConfigDict, create_model
 
 from ..errors import ToolevalUsageError
-from ..text import did_you_mean
+from ..text import did_you_mean, tidy_path
 from .credentials import safe_url
 
 DEFAULT_CACHE_DIR = Path("~/.cache/pytest-tooleval")
@@ -541,7 +541,7 @@ def _absolute(path: str, source: str, config: pytest.Config) -> str:
     the folder pytest was started in. Resolved once, so a test that changes the working directory (pytester)
     cannot move it."""
     base = _config_folder(config) if source in ("ini", "file") else config.invocation_params.dir
-    return str(base / Path(path).expanduser())
+    return tidy_path(str(base / Path(path).expanduser()))
 
 
 def _from_source(message: str, option: Option, source: str, raw: object, config: pytest.Config,

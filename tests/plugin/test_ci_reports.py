@@ -205,3 +205,26 @@ def test_a_cost_ceiling_needs_prices(pytester: pytest.Pytester, oracle_args: lis
     assert [line for line in result.stderr.lines if line.strip()] == [
         "ERROR: --tooleval-max-cost needs prices to estimate with: pass --tooleval-prices MODEL=INPUT/OUTPUT (USD "
         "per million tokens)"]
+
+
+def test_the_paths_a_run_and_the_merge_print_are_tidy(pytester: pytest.Pytester, oracle_args: list[str]) -> None:
+    """Issue 41: `proj/../gate/cur.json` was printed as given, after the folder pytest started in."""
+    import sys
+
+    (pytester.path / "proj").mkdir()
+    (pytester.path / "gate").mkdir()
+    pytester.runpytest_subprocess(*oracle_args, "--tooleval-report=proj/../gate/base.json")
+    result = pytester.runpytest_subprocess(*oracle_args, "--tooleval-report=proj/../gate/cur.json",
+                                           "--tooleval-baseline=./proj/../gate/base.json",
+                                           "--tooleval-html=proj//../gate/./cur.html")
+    result.stdout.fnmatch_lines([f"Compared with {pytester.path / 'gate' / 'base.json'} (model oracle), paired by "
+                                 "sample"])
+    written = [line for line in result.stdout.lines if line.startswith("tooleval report: ")]
+    assert written == [f"tooleval report: {pytester.path / 'gate' / name}" for name in ("cur.json", "cur.html")]
+    merged = pytester.run(sys.executable, "-m", "pytest_tooleval", "merge", "proj/../gate/cur.json", "--baseline",
+                          "proj/../gate/base.json", "-o", "proj/../gate/./full.json")
+    assert merged.ret == 0, merged.stderr.str()
+    # a path given relative is said back relative, as given but tidy; the baseline as a run names it
+    merged.stdout.fnmatch_lines([f"Compared with {pytester.path / 'gate' / 'base.json'} (model oracle), paired by "
+                                 "sample"])
+    assert merged.stdout.lines[-1] == "tooleval report: gate/full.json"

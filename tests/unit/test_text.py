@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from pytest_tooleval.report.gate import figure_hint
-from pytest_tooleval.text import counted, did_you_mean
+from pytest_tooleval.text import counted, did_you_mean, tidy_path
 
 
 @pytest.mark.parametrize(("name", "known", "hint"), [
@@ -86,3 +86,24 @@ def test_a_count_of_one_takes_the_singular() -> None:
         assert words in text, text
         assert not any(plural in text for plural in ("1 samples", "1 errors", "1 requests", "1 retries",
                                                       "1 answers")), text
+
+
+@pytest.mark.parametrize(("given", "tidy"), [
+    ("proj/../gate/cur.json", "gate/cur.json"),  # relative stays relative
+    ("./gate//cur.json", "gate/cur.json"),
+    ("/work/proj/../gate/cur.json", "/work/gate/cur.json"),
+    ("gate/cur.json", "gate/cur.json"),
+])
+def test_tidy_path(given: str, tidy: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "proj").mkdir()
+    assert tidy_path(given) == tidy
+
+
+def test_tidy_path_never_names_another_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`link/..` is the folder above the link's target: dropping the two steps would name another file."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "far" / "away").mkdir(parents=True)
+    (tmp_path / "link").symlink_to(tmp_path / "far" / "away")
+    assert tidy_path("link/../cur.json") == "link/../cur.json"
+    assert tidy_path(str(tmp_path / "link" / ".." / "cur.json")) == str(tmp_path / "link" / ".." / "cur.json")
