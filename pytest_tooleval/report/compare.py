@@ -62,6 +62,14 @@ class Flip:
     key: str
     samples: tuple[str, ...]
     direction: str  # "pass_to_fail" or "fail_to_pass"
+    # the unit's tests as their parametrize ids (`en-special_irrelevant_0`, a dialogue's steps), what `-k` selects;
+    # the unit's key (`en.special_irrelevant/special_irrelevant_0`) names it in the figures, not among the tests
+    test_ids: tuple[str, ...] = ()
+
+    @property
+    def shown(self) -> str:
+        """The flip as the terminal lists it: its test ids, or its key where the rows named none."""
+        return ", ".join(self.test_ids) or self.key
 
 
 @dataclass(frozen=True)
@@ -93,8 +101,8 @@ class Comparison:
                                         for key, base, current in self.fingerprint_differences],
             "figures": [entry.as_dict() for entry in self.figures],
             "flips": {direction: [{"suite": flip.suite, "figure": flip.figure, "unit": flip.key,
-                                   "samples": list(flip.samples)} for flip in self.flips
-                                  if flip.direction == direction]
+                                   "samples": list(flip.samples), "test_ids": list(flip.test_ids)}
+                                  for flip in self.flips if flip.direction == direction]
                       for direction in ("pass_to_fail", "fail_to_pass")},
             **({"own_answers": self.own_answers} if self.own_answers else {}),
             "only_current": self.only_current,
@@ -132,7 +140,9 @@ def compare(rows: list[dict[str, Any]], baseline: Mapping[str, Any], baseline_pa
             not_compared.append(suite)
             continue
         units_of, combine = hooks
-        current = _shares(units_of, [row for row in rows if row["suite"] == suite])
+        mine = [row for row in rows if row["suite"] == suite]
+        current = _shares(units_of, mine)
+        tests = _test_ids(units_of, mine)
         before = _shares(units_of, [row for row in base_rows if row.get("suite") == suite])
         only_current += [f"{suite}:{key}" for key in current if key not in before]
         only_baseline += [f"{suite}:{key}" for key in before if key not in current]
@@ -148,7 +158,7 @@ def compare(rows: list[dict[str, Any]], baseline: Mapping[str, Any], baseline_pa
             pairs.setdefault(unit.figure, []).append((old[1], share))
             if old[1] != share:
                 flips.append(Flip(suite, unit.figure, key, unit.samples,
-                                  "pass_to_fail" if share < old[1] else "fail_to_pass"))
+                                  "pass_to_fail" if share < old[1] else "fail_to_pass", tests.get(key, ())))
         binary = all(value in (0.0, 1.0) for units in pairs.values() for pair in units for value in pair)
         if binary:  # one ask of each sample in both runs: the exact test on the flips
             figures += _proportions(suite, {name: [(old == 1.0, new == 1.0) for old, new in units]
@@ -222,6 +232,18 @@ def _smoothed(successes: float, n: int) -> float:
     """The baseline accuracy for a detectable-difference figure, kept off 0 and 1 ((k + ½) / (n + 1)), where
     the binomial variance, and so the formula, would say any change is detectable."""
     return (successes + 0.5) / (n + 1)
+
+
+def _test_ids(units_of: UnitsFn, rows: list[dict[str, Any]]) -> dict[str, tuple[str, ...]]:
+    """Each unit's test ids (the first ask's: a repeat's id ends in -r2), by unit key: the suite's own `units` asked
+    of one row at a time, so a suite need declare nothing more (a dialogue's steps each give the dialogue's key)."""
+    found: dict[str, list[str]] = {}
+    for row in rows:
+        if int(row.get("repeat", 1)) != 1 or not isinstance(row.get("test_id"), str):
+            continue
+        for unit in units_of([row]):
+            found.setdefault(unit.key, []).append(row["test_id"])
+    return {key: tuple(sorted(ids, key=_natural)) for key, ids in found.items()}
 
 
 def _shares(units_of: UnitsFn, rows: list[dict[str, Any]]) -> dict[str, tuple[Unit, float | None]]:

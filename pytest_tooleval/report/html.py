@@ -614,7 +614,8 @@ def _flip_rows(flip: Flip, index: SampleIndex, block_of: BlockOf) -> str:
         else:
             cells = (f"<td>{esc(row.outcome)}</td><td><pre>{esc(_clip(_shown(row.output)))}</pre></td>"
                      f"<td><pre>{esc(_clip(_shown(row.error, lines=True), ERROR_LIMIT))}</pre></td>")
-        out.append(f"<tr>{unit}<td>{esc(sample)}</td>{cells}</tr>")
+        shown = row.test_id if row is not None and row.test_id else sample  # the test id: what -k selects
+        out.append(f"<tr>{unit}<td>{esc(shown)}</td>{cells}</tr>")
     return f'<tbody class="flip">{"".join(out)}</tbody>'
 
 

@@ -309,6 +309,10 @@ def _flips(flips: Flips) -> list[str]:
         body += [*([""] if body else []), f"**{label}** ({len(items)})", ""]
         for flip in items:
             unit = str(_given(flip.unit))
+            if flip.test_ids:  # as -k selects them; a report from before they were kept has its units' keys only
+                body.append(f"- {escape(_given(flip.suite))}: {', '.join(escape(test_id) for test_id in flip.test_ids)}"
+                            f" ({escape(unit)})")
+                continue
             samples = [str(sample) for sample in flip.samples]
             named = samples and samples != [unit.rpartition("/")[2]]  # a dialogue: its steps' sample ids
             steps = f" ({', '.join(escape(sample) for sample in samples)})" if named else ""

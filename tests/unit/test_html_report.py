@@ -294,6 +294,17 @@ def test_every_flip_is_listed_with_its_output(compared: dict[str, Any], page_com
     assert "not among this report's samples" not in page.text  # every flipped sample was matched
 
 
+def test_a_flipped_sample_is_named_by_its_test_id_where_its_row_has_one(compared: dict[str, Any]) -> None:
+    """What -k selects (issue 41); rows from before test ids were written keep their sample ids (above)."""
+    report = copy.deepcopy(compared)
+    for row in report["samples"]:
+        if row["id"].startswith("normal_multi_turn_user_switch_2_") and not row.get("variant"):
+            row["test_id"] = f"en-{row['id']}"
+    text = section(render_html(report), "flips")
+    assert "<td>en-normal_multi_turn_user_switch_2_0</td>" in text
+    assert "<td>en-normal_multi_turn_user_switch_2_1</td>" in text
+
+
 def test_hostile_output_is_inert_text_and_clipped(page_compared: tuple[str, Page]) -> None:
     text, page = page_compared
     assert HOSTILE in page.text  # shown, as text
