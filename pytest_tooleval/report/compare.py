@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from .suite_summary import CombineFn, Unit, UnitsFn
@@ -213,19 +213,31 @@ def rescore_sentence(note: Mapping[str, Any]) -> str:
 
 
 def _proportions(suite: str, pairs: Mapping[str, Sequence[tuple[bool, bool]]]) -> list[FigureComparison]:
-    out = []
-    for figure, units in pairs.items():
-        both = sum(1 for old, new in units if old and new)
-        lost = sum(1 for old, new in units if old and not new)
-        gained = sum(1 for old, new in units if new and not old)
-        neither = len(units) - both - lost - gained
-        n = len(units)
-        before, after = (both + lost) / n, (both + gained) / n
-        out.append(FigureComparison(
-            f"{suite}.{figure}", "proportion", before, after, after - before,
-            stats.paired_difference_interval(both, lost, gained, neither), stats.mcnemar_exact(lost, gained), n,
-            lost, gained, stats.mde_two_proportions(_smoothed(both + lost, n), n)))
-    return out
+    return [_proportion(f"{suite}.{figure}", units) for figure, units in pairs.items()]
+
+
+def _proportion(name: str, units: Sequence[tuple[float, float]]) -> FigureComparison:
+    """One proportion's pass/fail pairs: exact McNemar on the discordant pairs, Newcombe's paired interval."""
+    both = sum(1 for old, new in units if old and new)
+    lost = sum(1 for old, new in units if old and not new)
+    gained = sum(1 for old, new in units if new and not old)
+    neither = len(units) - both - lost - gained
+    n = len(units)
+    before, after = (both + lost) / n, (both + gained) / n
+    return FigureComparison(name, "proportion", before, after, after - before,
+                            stats.paired_difference_interval(both, lost, gained, neither),
+                            stats.mcnemar_exact(lost, gained), n, lost, gained,
+                            stats.mde_two_proportions(_smoothed(both + lost, n), n))
+
+
+def _alone(weights: Mapping[str, Mapping[str, float]], combine: CombineFn,
+           categories: Mapping[str, Sequence[Any]]) -> dict[str, str]:
+    """The combined figures that are one category's accuracy and nothing else (weight 1, no constant part: a
+    group of a partial run that ran one of its categories, BFCL's `live.ast` over live_simple alone or its
+    `hallucination.relevance`), each with that category: the same samples must show the same interval."""
+    base = combine({category: 0.0 for category, units in categories.items() if units})
+    return {name: next(iter(read)) for name, read in weights.items()
+            if len(read) == 1 and abs(next(iter(read.values())) - 1.0) < 1e-12 and abs(base.get(name, 0.0)) < 1e-12}
 
 
 def _smoothed(successes: float, n: int) -> float:
@@ -283,8 +295,16 @@ def _combined(suite: str, pairs: Mapping[str, Sequence[tuple[float, float]]], co
         pairs, lambda sample: _differences(figures_of(sample), names), seed=seed, replicates=replicates)
     weights = _weights(pairs, combine, names)
     detectable = _detectable(pairs, weights)
+    alone = _alone(weights, combine, pairs)
     out = []
     for name in names:
+        if name in alone and not proportions_too:
+            # one category's accuracy under another name (a partial run's group, `hallucination.relevance`):
+            # the same pairs, so the same test and interval as the category's row (McNemar, Newcombe)
+            entry = _proportion(f"{suite}.{name}", pairs[alone[name]])
+            out.append(replace(entry, kind="combined", baseline=before[name], current=after[name],
+                               difference=after[name] - before[name]))
+            continue
         # a proportion with repeats is its own category, at weight 1
         read = {name: 1.0} if name in pairs else weights[name]
         test, interval, p = _paired_test(pairs, read, results[name])
@@ -389,7 +409,11 @@ def run_spreads(units: Sequence[Unit], combine: CombineFn, *, seed: int = BOOTST
     paired = {figure: [(float(outcome), float(outcome)) for outcome in outcomes] for figure, outcomes in strata.items()}
     weights = _weights(paired, combine, list(combined))
     detectable = _detectable(paired, weights)
+    alone = _alone(weights, combine, strata)
     for name, value in combined.items():
+        if name in alone:  # one category under another name: its own Wilson interval, not a bootstrap's
+            spreads[name] = Spread(value, spreads[alone[name]].interval, spreads[alone[name]].detectable)
+            continue
         if name not in results:
             continue
         interval = results[name].interval
