@@ -67,6 +67,7 @@ def _merged(args: argparse.Namespace) -> int:
         render_summary,
         render_totals,
     )
+    from .text import tidy_path
 
     def say(text: str, to: Any = sys.stdout) -> None:
         print(safe_text(text), file=to)
@@ -78,7 +79,7 @@ def _merged(args: argparse.Namespace) -> int:
     gate = GateOptions(_option("fail-under", args.fail_under), _option("max-error-rate", args.max_error_rate),
                        _option("max-regression", args.max_regression), _option("alpha", args.alpha),
                        # as the plugin reads a path option: from the folder the command started in
-                       None if args.baseline is None else str(Path.cwd() / Path(args.baseline).expanduser()))
+                       None if args.baseline is None else tidy_path(str(Path.cwd() / Path(args.baseline).expanduser())))
     merged = merge(args.files, gate)
     say(render_summary(merged.summary))
     say(render_totals(merged.totals))
@@ -206,8 +207,20 @@ def _schema(args: argparse.Namespace) -> int:
     return 0
 
 
+#: the commands' arguments that name files or folders: said back as given, less `.` and `..` steps (text.tidy_path)
+PATH_ARGUMENTS = ("files", "output", "markdown", "html", "baseline", "report", "data_dir", "cache_dir")
+
+
 def main(argv: list[str] | None = None) -> int:
+    from .text import tidy_path
+
     args = build_parser().parse_args(argv)
+    for name in PATH_ARGUMENTS:
+        value = getattr(args, name, None)
+        if isinstance(value, str) and value:
+            setattr(args, name, tidy_path(value))
+        elif isinstance(value, list):
+            setattr(args, name, [tidy_path(item) for item in value])
     try:
         return int(args.run(args))
     except ToolevalUsageError as exc:

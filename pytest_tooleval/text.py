@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import difflib
+import os
 import re
+from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
 
@@ -29,6 +33,23 @@ def split_think_block(text: str) -> tuple[str | None, str]:
 def counted(n: int, noun: str, plural: str | None = None) -> str:
     """'1 request', '2 requests', '1,024 categories' (`plural` where adding an s is wrong)."""
     return f"{n:,} {noun if n == 1 else plural or noun + 's'}"
+
+
+def did_you_mean(name: str, known: Iterable[str]) -> str:
+    """The known name closest to a misspelt one, as a message ends with it: "did you mean 'overall'?"; "" when
+    none is close (difflib's ratio of at least 0.6)."""
+    close = difflib.get_close_matches(name, list(dict.fromkeys(known)), n=1)
+    return f"did you mean {close[0]!r}?" if close else ""
+
+
+def tidy_path(path: str) -> str:
+    """`path` without its `.` and `..` steps and doubled separators (`proj/../gate/cur.json` -> `gate/cur.json`),
+    relative or absolute as it was given; as given when tidying would name another file (a `..` after a symbolic
+    link leads out of the link's target, not back to its folder)."""
+    tidy = os.path.normpath(path)
+    if tidy == path or ".." not in path.replace("\\", "/").split("/"):
+        return tidy
+    return tidy if Path(tidy).resolve() == Path(path).resolve() else path
 
 
 def utc_minute(epoch_s: float) -> str:

@@ -18,7 +18,7 @@ from ..run.plan import DATA_ERROR, PLACEHOLDERS
 from ..run.session import ToolevalSession
 from ..suites import plugin, selected_by_marks
 from ..suites.base import Case
-from ..text import clip
+from ..text import clip, counted
 from ..transport import PROPERTY, as_property, error_payload, result_payload
 
 NO_MODEL = "no model to evaluate: pass --tooleval-model NAME (or 'oracle', or 'replay:PATH')"
@@ -240,14 +240,14 @@ def describe_failure(case: Case, result: SampleResult, scorer: str) -> str:
     lines.append(f"  output:   {_trim(_show(result.output))}")
     asked, called = result.tool_answers.get("asked", 0), result.tool_answers.get("called", 0)
     if asked and not called:  # fc mode: the words were decoded as a text call list, which reads oddly unexplained
-        lines.append(f"  tool calls: none in {asked} {'answer' if asked == 1 else 'answers'} to requests that offered "
+        lines.append(f"  tool calls: none in {counted(asked, 'answer')} to requests that offered "
                      "the functions as tools: the words were scored as the text protocol scores an answer")
     if result.finish_reason == "length":  # a wrong answer may only be an unfinished one
         lines.append("  finish_reason: length (the answer stopped at max_tokens; scored as it is, as upstream does)")
     elif result.cut:
         counts = ", ".join(f"{role} {count}" for role, count in result.cut.items())
-        lines.append(f"  finish_reason: length in {sum(result.cut.values())} answers ({counts}): they stopped at "
-                     "max_tokens; scored as they are, as upstream does")
+        lines.append(f"  finish_reason: length in {counted(sum(result.cut.values()), 'answer')} ({counts}): they "
+                     "stopped at max_tokens; scored as they are, as upstream does")
     other = verdict.valid if scorer == "fixed" else verdict.fixed_valid
     if other is not None and other != (verdict.fixed_valid if scorer == "fixed" else verdict.valid):
         other_name = "official" if scorer == "fixed" else "fixed"

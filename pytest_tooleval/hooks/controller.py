@@ -22,7 +22,14 @@ import pytest
 from ..errors import NOT_ASKED, ToolevalUsageError
 from ..models.access import access_kind
 from ..models.storage import check_cache_dir
-from ..report.gate import GateResult, evaluate_gate, evaluate_regressions, self_compared_line, sort_thresholds
+from ..report.gate import (
+    GateResult,
+    evaluate_gate,
+    evaluate_regressions,
+    self_compared_line,
+    sort_thresholds,
+    unknown_name_line,
+)
 from ..report.json_report import check_report_path, report_document, write_report
 from ..report.summary import RunSummary, run_totals, summarize
 from ..report.terminal import (
@@ -94,7 +101,7 @@ class Controller:
                 check_report_path(settings.markdown, "--tooleval-markdown", "summary.md")
             if settings.html:
                 check_report_path(settings.html, "--tooleval-html", "report.html")
-            if settings.fail_under:
+            if settings.fail_under or settings.max_regression:
                 self._check_gate_names()
             if settings.baseline:
                 self._read_baseline(settings.baseline)
@@ -222,18 +229,19 @@ class Controller:
         return None
 
     def _check_gate_names(self) -> None:
-        """A misspelt threshold stops the run now, before anything is asked, with the names it could use."""
-        run = self.session.run
-        names = figure_names(self.session.settings)
+        """A misspelt threshold or margin stops the run now, before anything is asked, with the closest name and
+        the names it could use."""
+        run, settings = self.session.run, self.session.settings
+        names = figure_names(settings)
         in_run = {name: figures for name, figures in names.items()
                   if run.unavailable(name) is None and selected_by_marks(name, run.markexpr)}
         elsewhere = {name: figures for name, figures in names.items() if name not in in_run}
-        unknown, _ = sort_thresholds(self.session.settings.fail_under, in_run, elsewhere)
-        if unknown:
-            valid = [f"{suite}.{figure}" for suite, figures in in_run.items() for figure in figures or []]
-            raise ToolevalUsageError(f"--tooleval-fail-under: no figure {unknown[0]!r} in this run; its figures are "
-                                     f"{', '.join(valid) or 'none'} (a name may leave out its prefix: overall, "
-                                     "en.overall)")
+        valid = [f"{suite}.{figure}" for suite, figures in in_run.items() for figure in figures or []]
+        for option, gated in (("--tooleval-fail-under", settings.fail_under),
+                              ("--tooleval-max-regression", settings.max_regression)):
+            unknown, _ = sort_thresholds(dict(gated), in_run, elsewhere)
+            if unknown:
+                raise ToolevalUsageError(unknown_name_line(option, unknown[0], "this run", valid))
 
     def _thresholds_of_suites_that_ran(self) -> tuple[dict[str, float], tuple[str, ...]]:
         """The thresholds to check, and a note for each one only a suite that did not run could meet."""

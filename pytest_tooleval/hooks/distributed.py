@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from ..run.session import ToolevalSession
+from ..text import counted
 
 # CPU one xdist worker spends before its first test (imports, data, collection), measured on a 2-core runner: 0.6 s
 WORKER_START_CPU_S = 0.6
@@ -113,7 +114,8 @@ class XdistHooks:
         asked = self._restrict_hub(collected)
         self.session.say(f"tooleval: warning: worker {node.gateway.id} collected other tests than the controller "
                          f"({len(collected)} against {len(self._ahead)}): the hub asks for the worker's only"
-                         + (f"; {asked} sample(s) it had already asked for are not in the run" if asked else ""))
+                         + (f"; {counted(asked, 'sample')} it had already asked for "
+                            f"{'is' if asked == 1 else 'are'} not in the run" if asked else ""))
 
     def _restrict_hub(self, test_ids: list[str]) -> int:
         """The hub asks only for the samples of these tests from now on; returns how many it had already asked for

@@ -19,6 +19,7 @@ from ..suites import registered
 from .collect import CaseHandle
 
 RESULT_KEY = pytest.StashKey[CaseHandle]()
+COLLECTED_KEY = pytest.StashKey[bool]()  # the collection ended whole: pytest_collection_modifyitems returned
 
 TOOLEVAL_MARKER = "tooleval(suite): parametrize this test with one case per sample of the named benchmark suite"
 
@@ -87,8 +88,18 @@ def _terminal_line(config: pytest.Config) -> Any:
     return say
 
 
+@pytest.hookimpl(wrapper=True)
+def pytest_collection_modifyitems(config: pytest.Config) -> Generator[None, None, None]:
+    yield  # a usage error raised within (a suite's data, a broken case file, a bad -k) passes through
+    config.stash[COLLECTED_KEY] = True
+
+
 def pytest_collection_finish(session: pytest.Session) -> None:
     tooleval = session.config.stash[SESSION_KEY]
+    # pytest calls this hook in a `finally`, after a usage error in pytest_collection_modifyitems too: a run that
+    # ends with exit status 4 asks nothing
+    if not session.config.stash.get(COLLECTED_KEY, False):
+        return
     if tooleval.active and not session.config.option.collectonly:  # listing tests must not spend requests
         from .collect import collected_cases
 

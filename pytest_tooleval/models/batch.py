@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from ..errors import ToolevalUsageError
+from ..text import counted
 from .base import ChatRequest, InfrastructureError, Reply
 from .cache import cache_key, worth_keeping
 
@@ -133,15 +134,17 @@ class BatchSummary:
             tail += (f"; {self.duplicated} came back more than once (duplicate_custom_id): errors of their samples, "
                      "naming every copy")
         if self.unknown:
-            tail += f"; {self.unknown} entries for requests not sent in the batch were ignored"
+            tail += (f"; {counted(self.unknown, 'entry', 'entries')} for requests not sent in the batch "
+                     f"{'was' if self.unknown == 1 else 'were'} ignored")
         if self.unreadable:
-            tail += f"; {self.unreadable} lines naming no request were ignored"
+            tail += (f"; {counted(self.unreadable, 'line')} naming no request "
+                     f"{'was' if self.unreadable == 1 else 'were'} ignored")
         if self.pending:
             tail += (f"; {self.pending} still in progress when --tooleval-batch-wait ran out: their samples are not "
                      "run, and a rerun picks the batch up")
-        return (f"tooleval batch: {self.answered} answers from {len(self.batches)} batch"
-                f"{'es' if len(self.batches) != 1 else ''} ({self.submitted} requests submitted, {self.resumed} "
-                f"resumed) in {self.wait_s:.0f} s{tail}")
+        return (f"tooleval batch: {counted(self.answered, 'answer')} from "
+                f"{counted(len(self.batches), 'batch', 'batches')} ({counted(self.submitted, 'request')} submitted, "
+                f"{self.resumed} resumed) in {self.wait_s:.0f} s{tail}")
 
 
 @dataclass(frozen=True)
@@ -269,7 +272,7 @@ class BatchLane:
                     _unlink(entry.path)
                     self.say(f"tooleval batch: an earlier run stopped while creating a batch from "
                              f"{entry.input_file_id}, and {self.backend.endpoint} holds none made from it: this run "
-                             f"submits its {len(entry.keys & wanted.keys())} requests again{deleted}")
+                             f"submits its {counted(len(entry.keys & wanted.keys()), 'request')} again{deleted}")
                     continue
                 batch_id = str(found["id"])
                 self.ledger.remember(batch_id, entry.keys)
@@ -286,7 +289,7 @@ class BatchLane:
                 summary.dropped += 1
                 self.say(f"tooleval batch: {batch_id}, submitted by an earlier run, is unknown to "
                          f"{self.backend.endpoint} ({exc}): dropped from the ledger; this run submits its "
-                         f"{len(entry.keys & wanted.keys())} requests again")
+                         f"{counted(len(entry.keys & wanted.keys()), 'request')} again")
                 continue
             pending[batch_id] = set(entry.keys)
         return pending, first
@@ -334,7 +337,8 @@ class BatchLane:
         batch_id = str(batch["id"])
         self.ledger.remember(batch_id, bodies)  # before anything else can fail: a rerun then resumes it
         _unlink(creating)
-        self.say(f"tooleval batch: submitted {batch_id} ({len(bodies)} requests, window {WINDOW}); a run stopped now "
+        self.say(f"tooleval batch: submitted {batch_id} ({counted(len(bodies), 'request')}, window {WINDOW}); a run "
+                 "stopped now "
                  "picks it up when started again")
         return batch_id
 

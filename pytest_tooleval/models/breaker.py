@@ -17,6 +17,8 @@ import time
 from collections import Counter
 from collections.abc import Callable
 
+from ..text import counted
+
 TRIP_AFTER = 5  # attempts failing the same dead way, with nothing answered, before the run stops
 LOST_AFTER = 10  # connection failures in a row, after the endpoint had answered, before the run stops
 STOPPED = "tooleval stopped the run: "  # how every trip message begins (the probe's error leaves it out)
@@ -81,7 +83,8 @@ class Breaker:
                 lasted = time.monotonic() - since
                 if streak < self.lost_after or lasted < patience_s:
                     return None
-                message = (f"{STOPPED}{endpoint} stopped answering: {streak} requests failed over {lasted:.0f} s "
+                message = (f"{STOPPED}{endpoint} stopped answering: {counted(streak, 'request')} failed over "
+                           f"{lasted:.0f} s "
                            f"({detail}) after it had answered: is the server still running? (answers so far are "
                            "in the response cache: a rerun asks only for the rest)")
             else:
@@ -89,7 +92,7 @@ class Breaker:
                 counts[reason] += 1
                 if counts[reason] < self.trip_after:
                     return None
-                message = (f"{STOPPED}{counts[reason]} requests to {endpoint} failed ({detail}) and "
+                message = (f"{STOPPED}{counted(counts[reason], 'request')} to {endpoint} failed ({detail}) and "
                            f"none was answered: {DEAD[reason]}")
             self._tripped[endpoint] = message
             notify = self.on_trip

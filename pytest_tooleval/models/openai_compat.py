@@ -29,7 +29,7 @@ import openai
 from ..data.files import unreadable_json
 from ..errors import ContextOverflowError, MalformedReply, NotAsked
 from ..settings.credentials import MASK, MIN_SECRET_CHARS, redact, redact_all, url_credentials
-from ..text import plain_text
+from ..text import counted, plain_text
 from .base import ChatRequest, InfrastructureError, Reply, ToolCall
 from .breaker import DEAD, NO_QUOTA, Breaker
 from .limits import SLOW_START_FROM, AdaptiveLimit, Resting, SharedRateLimiter, estimate_tokens
@@ -537,7 +537,7 @@ class OpenAIBackend:
         where = f"model {self.model!r} at {self.endpoint}"
         decision = failure.decision
         if decision.retryable:
-            text = f"{where}: gave up after {attempts} attempts; last error: {failure.detail}"
+            text = f"{where}: gave up after {counted(attempts, 'attempt')}; last error: {failure.detail}"
         elif decision.reason == NO_QUOTA:
             text = f"{where}: {failure.detail} (not retried: {DEAD[NO_QUOTA]})"
         else:

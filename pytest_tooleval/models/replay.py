@@ -21,6 +21,7 @@ from typing import Any
 
 from ..data.files import json_lines, parse_json, read_text
 from ..errors import DataError, ToolevalUsageError
+from ..text import counted
 
 # (path, parsed JSON document or None) -> rows in the suite's own format, or None when it is not one
 ReplayReader = Callable[[Path, Any], "list[dict[str, Any]] | None"]
@@ -128,7 +129,8 @@ def _conflict_line(where: str, conflicts: dict[Key, list[Recorded]]) -> str:
     else:
         named = [f"{_shown_id(key)} ({_places(found)})" for key, found in list(conflicts.items())[:3]]
         more = f", and {len(conflicts) - 3} more" if len(conflicts) > 3 else ""
-        head = f"{len(conflicts)} ids are recorded more than once with different contents: {', '.join(named)}{more}"
+        head = (f"{counted(len(conflicts), 'id')} are recorded more than once with different contents: "
+                f"{', '.join(named)}{more}")
     return f"{where}: {head}: keep one row per id (a row repeated exactly is read once)"
 
 

@@ -18,7 +18,7 @@ from typing import Any
 
 import openai
 
-from ..text import plain_text
+from ..text import counted, plain_text
 
 __all__ = ["identify_served", "served_identity", "stable_entry"]
 
@@ -46,7 +46,7 @@ def served_identity(listing: Any, model: str, now: float,
         return {"listed": False, "why": "the endpoint's model list is not an OpenAI list"}
     entry = next((item for item in data if isinstance(item, dict) and item.get("id") == model), None)
     if entry is None:
-        return {"listed": False, "why": f"not among the {len(data)} models the endpoint lists"}
+        return {"listed": False, "why": f"not among the {counted(len(data), 'model')} the endpoint lists"}
     text = json.dumps(stable_entry(entry, now), sort_keys=True, ensure_ascii=False, default=str)
     text = redact(plain_text(text))
     if len(text) > ENTRY_CHARS:

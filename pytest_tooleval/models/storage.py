@@ -21,6 +21,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..text import counted
+
 if TYPE_CHECKING:
     from ..settings.options import Settings
 
@@ -85,15 +87,17 @@ class StorageLog:
                              "were not cached (each was asked and scored): point --tooleval-cache-dir (or "
                              "TOOLEVAL_CACHE_DIR) at a writable folder to keep them")
             elif fault["store"] == CACHE:
-                kept = (f"{fault['lost']} answers were not cached (writing it was turned off for the rest of the "
-                        "run)" if fault["lost"] else "nothing was lost")
+                kept = (f"{counted(fault['lost'], 'answer')} {'was' if fault['lost'] == 1 else 'were'} not cached "
+                        "(writing it was turned off for the rest of the run)" if fault["lost"] else "nothing was lost")
                 if fault["skipped_locked"]:
-                    kept += (f"; {fault['skipped_locked']} writes were skipped while another process held its "
-                             "write lock")
+                    kept += (f"; {counted(fault['skipped_locked'], 'write')} "
+                             f"{'was' if fault['skipped_locked'] == 1 else 'were'} skipped while another process held "
+                             "its write lock")
                 lines.append(f"tooleval: response cache in {fault['folder']}: {fault['error']}; {kept}; every "
                              "answer was scored, and a rerun asks again for what is missing")
             else:
-                lines.append(f"tooleval: run board in {fault['folder']}: {fault['error']}; {fault['lost']} results "
+                lines.append(f"tooleval: run board in {fault['folder']}: {fault['error']}; "
+                             f"{counted(fault['lost'], 'result')} "
                              "could not be shared between processes (the processes that needed them asked "
                              "again); every answer was scored")
         return lines

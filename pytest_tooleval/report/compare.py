@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from .suite_summary import CombineFn, Unit, UnitsFn
@@ -62,6 +62,14 @@ class Flip:
     key: str
     samples: tuple[str, ...]
     direction: str  # "pass_to_fail" or "fail_to_pass"
+    # the unit's tests as their parametrize ids (`en-special_irrelevant_0`, a dialogue's steps), what `-k` selects;
+    # the unit's key (`en.special_irrelevant/special_irrelevant_0`) names it in the figures, not among the tests
+    test_ids: tuple[str, ...] = ()
+
+    @property
+    def shown(self) -> str:
+        """The flip as the terminal lists it: its test ids, or its key where the rows named none."""
+        return ", ".join(self.test_ids) or self.key
 
 
 @dataclass(frozen=True)
@@ -93,8 +101,8 @@ class Comparison:
                                         for key, base, current in self.fingerprint_differences],
             "figures": [entry.as_dict() for entry in self.figures],
             "flips": {direction: [{"suite": flip.suite, "figure": flip.figure, "unit": flip.key,
-                                   "samples": list(flip.samples)} for flip in self.flips
-                                  if flip.direction == direction]
+                                   "samples": list(flip.samples), "test_ids": list(flip.test_ids)}
+                                  for flip in self.flips if flip.direction == direction]
                       for direction in ("pass_to_fail", "fail_to_pass")},
             **({"own_answers": self.own_answers} if self.own_answers else {}),
             "only_current": self.only_current,
@@ -132,7 +140,9 @@ def compare(rows: list[dict[str, Any]], baseline: Mapping[str, Any], baseline_pa
             not_compared.append(suite)
             continue
         units_of, combine = hooks
-        current = _shares(units_of, [row for row in rows if row["suite"] == suite])
+        mine = [row for row in rows if row["suite"] == suite]
+        current = _shares(units_of, mine)
+        tests = _test_ids(units_of, mine)
         before = _shares(units_of, [row for row in base_rows if row.get("suite") == suite])
         only_current += [f"{suite}:{key}" for key in current if key not in before]
         only_baseline += [f"{suite}:{key}" for key in before if key not in current]
@@ -148,7 +158,7 @@ def compare(rows: list[dict[str, Any]], baseline: Mapping[str, Any], baseline_pa
             pairs.setdefault(unit.figure, []).append((old[1], share))
             if old[1] != share:
                 flips.append(Flip(suite, unit.figure, key, unit.samples,
-                                  "pass_to_fail" if share < old[1] else "fail_to_pass"))
+                                  "pass_to_fail" if share < old[1] else "fail_to_pass", tests.get(key, ())))
         binary = all(value in (0.0, 1.0) for units in pairs.values() for pair in units for value in pair)
         if binary:  # one ask of each sample in both runs: the exact test on the flips
             figures += _proportions(suite, {name: [(old == 1.0, new == 1.0) for old, new in units]
@@ -203,25 +213,49 @@ def rescore_sentence(note: Mapping[str, Any]) -> str:
 
 
 def _proportions(suite: str, pairs: Mapping[str, Sequence[tuple[bool, bool]]]) -> list[FigureComparison]:
-    out = []
-    for figure, units in pairs.items():
-        both = sum(1 for old, new in units if old and new)
-        lost = sum(1 for old, new in units if old and not new)
-        gained = sum(1 for old, new in units if new and not old)
-        neither = len(units) - both - lost - gained
-        n = len(units)
-        before, after = (both + lost) / n, (both + gained) / n
-        out.append(FigureComparison(
-            f"{suite}.{figure}", "proportion", before, after, after - before,
-            stats.paired_difference_interval(both, lost, gained, neither), stats.mcnemar_exact(lost, gained), n,
-            lost, gained, stats.mde_two_proportions(_smoothed(both + lost, n), n)))
-    return out
+    return [_proportion(f"{suite}.{figure}", units) for figure, units in pairs.items()]
+
+
+def _proportion(name: str, units: Sequence[tuple[float, float]]) -> FigureComparison:
+    """One proportion's pass/fail pairs: exact McNemar on the discordant pairs, Newcombe's paired interval."""
+    both = sum(1 for old, new in units if old and new)
+    lost = sum(1 for old, new in units if old and not new)
+    gained = sum(1 for old, new in units if new and not old)
+    neither = len(units) - both - lost - gained
+    n = len(units)
+    before, after = (both + lost) / n, (both + gained) / n
+    return FigureComparison(name, "proportion", before, after, after - before,
+                            stats.paired_difference_interval(both, lost, gained, neither),
+                            stats.mcnemar_exact(lost, gained), n, lost, gained,
+                            stats.mde_two_proportions(_smoothed(both + lost, n), n))
+
+
+def _alone(weights: Mapping[str, Mapping[str, float]], combine: CombineFn,
+           categories: Mapping[str, Sequence[Any]]) -> dict[str, str]:
+    """The combined figures that are one category's accuracy and nothing else (weight 1, no constant part: a
+    group of a partial run that ran one of its categories, BFCL's `live.ast` over live_simple alone or its
+    `hallucination.relevance`), each with that category: the same samples must show the same interval."""
+    base = combine({category: 0.0 for category, units in categories.items() if units})
+    return {name: next(iter(read)) for name, read in weights.items()
+            if len(read) == 1 and abs(next(iter(read.values())) - 1.0) < 1e-12 and abs(base.get(name, 0.0)) < 1e-12}
 
 
 def _smoothed(successes: float, n: int) -> float:
     """The baseline accuracy for a detectable-difference figure, kept off 0 and 1 ((k + ½) / (n + 1)), where
     the binomial variance, and so the formula, would say any change is detectable."""
     return (successes + 0.5) / (n + 1)
+
+
+def _test_ids(units_of: UnitsFn, rows: list[dict[str, Any]]) -> dict[str, tuple[str, ...]]:
+    """Each unit's test ids (the first ask's: a repeat's id ends in -r2), by unit key: the suite's own `units` asked
+    of one row at a time, so a suite need declare nothing more (a dialogue's steps each give the dialogue's key)."""
+    found: dict[str, list[str]] = {}
+    for row in rows:
+        if int(row.get("repeat", 1)) != 1 or not isinstance(row.get("test_id"), str):
+            continue
+        for unit in units_of([row]):
+            found.setdefault(unit.key, []).append(row["test_id"])
+    return {key: tuple(sorted(ids, key=_natural)) for key, ids in found.items()}
 
 
 def _shares(units_of: UnitsFn, rows: list[dict[str, Any]]) -> dict[str, tuple[Unit, float | None]]:
@@ -261,8 +295,16 @@ def _combined(suite: str, pairs: Mapping[str, Sequence[tuple[float, float]]], co
         pairs, lambda sample: _differences(figures_of(sample), names), seed=seed, replicates=replicates)
     weights = _weights(pairs, combine, names)
     detectable = _detectable(pairs, weights)
+    alone = _alone(weights, combine, pairs)
     out = []
     for name in names:
+        if name in alone and not proportions_too:
+            # one category's accuracy under another name (a partial run's group, `hallucination.relevance`):
+            # the same pairs, so the same test and interval as the category's row (McNemar, Newcombe)
+            entry = _proportion(f"{suite}.{name}", pairs[alone[name]])
+            out.append(replace(entry, kind="combined", baseline=before[name], current=after[name],
+                               difference=after[name] - before[name]))
+            continue
         # a proportion with repeats is its own category, at weight 1
         read = {name: 1.0} if name in pairs else weights[name]
         test, interval, p = _paired_test(pairs, read, results[name])
@@ -367,7 +409,11 @@ def run_spreads(units: Sequence[Unit], combine: CombineFn, *, seed: int = BOOTST
     paired = {figure: [(float(outcome), float(outcome)) for outcome in outcomes] for figure, outcomes in strata.items()}
     weights = _weights(paired, combine, list(combined))
     detectable = _detectable(paired, weights)
+    alone = _alone(weights, combine, strata)
     for name, value in combined.items():
+        if name in alone:  # one category under another name: its own Wilson interval, not a bootstrap's
+            spreads[name] = Spread(value, spreads[alone[name]].interval, spreads[alone[name]].detectable)
+            continue
         if name not in results:
             continue
         interval = results[name].interval

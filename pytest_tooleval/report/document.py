@@ -270,6 +270,7 @@ class Flip(Part):
     figure: Json = None
     unit: Json = None
     samples: Annotated[list[Json], BeforeValidator(_items)] = []
+    test_ids: Annotated[list[Json], BeforeValidator(_items)] = []  # what -k selects; absent in older reports
 
 
 class Flips(Part):

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..text import counted
+from ..text import counted, did_you_mean
 from . import stats
 from .summary import RunSummary
 
@@ -189,6 +189,22 @@ class GateResult:
 def matches(threshold: str, figure: str) -> bool:
     """Whether a threshold name applies to a figure's full name (`<suite>.<figure>`)."""
     return figure == threshold or figure.endswith("." + threshold)
+
+
+def figure_hint(name: str, figures: Sequence[str]) -> str:
+    """" (did you mean 'en.overall'?)" for a gate name that matches no figure, from every name a threshold may
+    use for `figures` (full names, `<suite>.<figure>`): each with its leading parts left out too; "" when none
+    is close."""
+    names = [".".join(parts[start:]) for figure in figures if (parts := figure.split("."))
+             for start in range(len(parts))]
+    hint = did_you_mean(name, names)
+    return f" ({hint})" if hint else ""
+
+
+def unknown_name_line(option: str, name: str, where: str, figures: Sequence[str]) -> str:
+    """The one line of a gate name no suite can give: the name, the closest figure, the run's figures."""
+    return (f"{option}: no figure {name!r} in {where}{figure_hint(name, figures)}; its figures are "
+            f"{', '.join(figures) or 'none'} (a name may leave out its prefix: overall, en.overall)")
 
 
 def sort_thresholds(thresholds: dict[str, float], in_run: dict[str, list[str] | None],

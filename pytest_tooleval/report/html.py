@@ -398,6 +398,8 @@ def _bars(row: Row, y: float, compared: bool) -> str:
     height = 10 if compared else 14
     parts = []
     if row.current is not None:
+        # the bar's whole extent, 0 to 1, drawn empty first: a figure of 0 is an empty bar, not a bar that is gone
+        parts.append(f'<rect class="track" x="{ACC_X}" y="{y + 4:.1f}" width="{ACC_W}" height="{height}"/>')
         parts.append(_bar(row, "current", row.current, y + 4, height))
         if row.interval is not None:
             parts.append(_whisker(_x(row.interval[0]), _x(row.interval[1]), y + 4 + height / 2, "whisker"))
@@ -614,7 +616,8 @@ def _flip_rows(flip: Flip, index: SampleIndex, block_of: BlockOf) -> str:
         else:
             cells = (f"<td>{esc(row.outcome)}</td><td><pre>{esc(_clip(_shown(row.output)))}</pre></td>"
                      f"<td><pre>{esc(_clip(_shown(row.error, lines=True), ERROR_LIMIT))}</pre></td>")
-        out.append(f"<tr>{unit}<td>{esc(sample)}</td>{cells}</tr>")
+        shown = row.test_id if row is not None and row.test_id else sample  # the test id: what -k selects
+        out.append(f"<tr>{unit}<td>{esc(shown)}</td>{cells}</tr>")
     return f'<tbody class="flip">{"".join(out)}</tbody>'
 
 
@@ -801,7 +804,7 @@ def _faults(report: ReportDocument) -> str:
 
 STYLE = """
 :root{--current:#2563eb;--baseline:#9ca3af;--ink:#111827;--muted:#4b5563;--line:#e5e7eb;--bad:#dc2626;
---good:#16a34a;--warn:#d97706}
+--good:#16a34a;--warn:#d97706;--track:#f3f4f6}
 *{box-sizing:border-box}
 body{margin:0;padding:24px 32px;font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"Noto Sans",
 "Liberation Sans",Arial,sans-serif;color:var(--ink);background:#fff}
@@ -829,6 +832,7 @@ svg text{font:12px system-ui,"Liberation Sans",Arial,sans-serif;fill:var(--ink)}
 svg .tick,svg .axis-title{fill:var(--muted);font-size:11px}
 svg .group .label,svg .overall .label,svg .overall .value{font-weight:700}
 svg .grid{stroke:var(--line)}svg .zero{stroke:var(--muted)}
+svg .track{fill:var(--track);stroke:var(--line);stroke-width:.5}
 svg .bar.current{fill:var(--current)}svg .bar.baseline{fill:var(--baseline)}
 svg .overall .bar.current{fill:#1e3a8a}
 svg .whisker{stroke:var(--ink);stroke-width:1.5;fill:none}
@@ -849,12 +853,13 @@ table{border-collapse:collapse;margin:8px 0;font-size:12px}caption{text-align:le
 th,td{border-bottom:1px solid var(--line);padding:3px 8px;text-align:right;vertical-align:top;white-space:nowrap}
 th[scope=col]{white-space:normal;vertical-align:bottom}
 table.flips{table-layout:fixed;width:100%}table.flips th,table.flips td{white-space:normal;overflow-wrap:anywhere}
+table.flips thead th{overflow-wrap:normal}
 th[scope=row],th[scope=rowgroup],table.flips th,table.flips td,table.quarantine td,table.failed td,
 table.failed th{text-align:left}
 tr.group th,tr.overall th,tr.overall td{font-weight:700}tr.regressed td,tr.regressed th{color:var(--bad)}
 tbody.flip{border-top:2px solid var(--line)}
-.flips .unit{width:17%}.flips .sample{width:15%}.flips .outcome{width:6%}.flips .output{width:34%}
-.flips .error{width:28%}td.missing{color:var(--muted)}
+.flips .unit{width:16%}.flips .sample{width:15%}.flips .outcome{width:6em}.flips .output{width:30%}
+.flips .error{width:24%}td.missing{color:var(--muted)}
 dl.definitions{display:grid;grid-template-columns:max-content 1fr;gap:2px 16px}
 dl.definitions div{display:contents}dl.definitions dt{font-weight:600}dl.definitions dd{margin:0}
 footer{margin-top:32px;color:var(--muted);font-size:12px}

@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from ..text import counted
 from .document import (
     ComparedFigure,
     Comparison,
@@ -278,7 +279,7 @@ def _comparison(comparison: Comparison) -> list[str]:
             named += [*([""] if named else []), f"**{label}** ({len(keys)})", "", *(f"- {escape(key)}" for key in keys)]
     if named:
         count = sum(len(keys) for _, keys in unpaired)
-        lines += ["", *_details(f"{count} unit{'s' if count != 1 else ''} not paired", named)]
+        lines += ["", *_details(f"{counted(count, 'unit')} not paired", named)]
     not_compared = [escape(suite) for suite in comparison.not_compared]
     if not_compared:
         lines += ["", f"Not compared (no units to pair): {', '.join(not_compared)}"]
@@ -308,11 +309,15 @@ def _flips(flips: Flips) -> list[str]:
         body += [*([""] if body else []), f"**{label}** ({len(items)})", ""]
         for flip in items:
             unit = str(_given(flip.unit))
+            if flip.test_ids:  # as -k selects them; a report from before they were kept has its units' keys only
+                body.append(f"- {escape(_given(flip.suite))}: {', '.join(escape(test_id) for test_id in flip.test_ids)}"
+                            f" ({escape(unit)})")
+                continue
             samples = [str(sample) for sample in flip.samples]
             named = samples and samples != [unit.rpartition("/")[2]]  # a dialogue: its steps' sample ids
             steps = f" ({', '.join(escape(sample) for sample in samples)})" if named else ""
             body.append(f"- {escape(_given(flip.suite))}:{escape(unit)}{steps}")
-    summary = f"{total} flipped sample{'s' if total != 1 else ''}"
+    summary = counted(total, "flipped sample")
     counts = ", ".join(f"{len(items)} {label}" for label, items in groups if items)
     return [f"Flipped: {counts}", "", *_details(summary, body)]
 
@@ -335,8 +340,8 @@ def _costs(totals: Totals) -> list[str]:
     parts = []
     if isinstance(totals.requests, int):
         retries = totals.retries
-        parts.append(f"{_count(totals.requests)} request{'' if totals.requests == 1 else 's'} "
-                     f"({_count(retries)} {'retry' if retries == 1 else 'retries'})")
+        parts.append(f"{counted(totals.requests, 'request')} "
+                     f"({counted(retries, 'retry', 'retries') if isinstance(retries, int) else '- retries'})")
     p50, p95 = _number(totals.latency_p50_s), _number(totals.latency_p95_s)
     if p50 and p95 is not None:
         parts.append(f"sample latency p50 {p50:.2f} s, p95 {p95:.2f} s")
@@ -347,12 +352,12 @@ def _costs(totals: Totals) -> list[str]:
     cut = {role: count for role, count in totals.cut.items() if isinstance(count, int) and count > 0}
     if cut:  # answers that stopped at max_tokens, per role
         total = sum(cut.values())
-        parts.append(f"{total:,} answer{'' if total == 1 else 's'} cut at max_tokens ("
+        parts.append(f"{counted(total, 'answer')} cut at max_tokens ("
                      + ", ".join(f"{escape(role)} {count:,}" for role, count in cut.items()) + ")")
     from_cache = totals.samples_from_cache
     if isinstance(from_cache, int) and from_cache:
         cached = _number(totals.cached_cost_usd)
-        parts.append(f"{from_cache:,} sample{'' if from_cache == 1 else 's'} answered from the cache"
+        parts.append(f"{counted(from_cache, 'sample')} answered from the cache"
                      + (f" (${cached:,.2f} at those prices)" if cached is not None else "") + ", not counted")
     lines = ["", "; ".join(parts)] if parts else []
     categories = [entry for entry in totals.categories if entry is not None]
@@ -376,7 +381,7 @@ def _storage(faults: list[StorageFault | None]) -> list[str]:
         fault = given or StorageFault()
         lost, locked = _number(fault.lost) or 0, _number(fault.skipped_locked) or 0
         lines.append(f"- {escape(_given(fault.store))} in {escape(_given(fault.folder))}: "
-                     f"{escape(_given(fault.error))}; {_count(lost)} lost, {_count(locked)} writes skipped "
+                     f"{escape(_given(fault.error))}; {_count(lost)} lost, {counted(int(locked), 'write')} skipped "
                      "(locked)")
     return ["**Storage faults** (every answer was scored):", "", *lines] if lines else []
 
@@ -391,7 +396,7 @@ def _errored(samples: list[SampleRow | None]) -> list[str]:
     body = _table(["suite", "language", "sample", "error type", "error"], rows)
     if len(errored) > ERRORS_SHOWN:
         body += ["", f"and {len(errored) - ERRORS_SHOWN} more (the JSON report lists them all)"]
-    return _details(f"{len(errored)} errored sample{'s' if len(errored) != 1 else ''}", body)
+    return _details(counted(len(errored), "errored sample"), body)
 
 
 # --- writing ----------------------------------------------------------------------------------------------------

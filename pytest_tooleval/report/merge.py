@@ -20,10 +20,11 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import ToolevalUsageError
 from ..settings.options import shard_parts
+from ..text import counted
 from ..transport import row_key, row_key_or_none
 from .compare import fingerprint_differences
 from .document import ReportDocument, Run, SampleRow, Totals
-from .gate import GateResult, evaluate_gate, evaluate_regressions, sort_thresholds
+from .gate import GateResult, evaluate_gate, evaluate_regressions, sort_thresholds, unknown_name_line
 from .json_report import SCHEMA, assemble, read_report
 from .shard_check import DAMAGED, Shard, check_category_sizes, read_shard, read_strict
 from .summary import RunSummary, run_totals, summarize
@@ -281,11 +282,14 @@ def _incomplete_line(missing_shards: list[str], not_run: list[str], cut_by_cost:
     reasons.extend(without_rows)  # a report cut short: rows gone that the shard says it collected
     if not_run:
         more = f" and {len(not_run) - LISTED} more" if len(not_run) > LISTED else ""
-        reasons.append(f"{len(not_run)} samples a shard collected never ran: {', '.join(not_run[:LISTED])}{more}")
+        reasons.append(f"{counted(len(not_run), 'sample')} a shard collected never ran: "
+                       f"{', '.join(not_run[:LISTED])}{more}")
     if cut_by_cost:
-        reasons.append(f"{cut_by_cost} samples were not run for the cost ceiling")
+        reasons.append(f"{counted(cut_by_cost, 'sample')} {'was' if cut_by_cost == 1 else 'were'} not run for the "
+                       "cost ceiling")
     if left_in_batch:
-        reasons.append(f"{left_in_batch} samples were not run: their batch was still running")
+        reasons.append(f"{counted(left_in_batch, 'sample')} {'was' if left_in_batch == 1 else 'were'} not run: "
+                       "their batch was still running")
     return "; ".join(reasons) or None
 
 
@@ -322,11 +326,12 @@ def _gate(summary: RunSummary, options: GateOptions, comparison: Comparison | No
             declared = suite.figure_names(defaults)
             elsewhere[name] = None if declared is None else list(declared)
     thresholds = dict(options.fail_under)
-    unknown, outside = sort_thresholds(thresholds, ran, elsewhere)
-    if unknown:
-        valid = ", ".join(f"{suite}.{figure}" for suite, figures in ran.items() for figure in figures or [])
-        raise ToolevalUsageError(f"merge: --fail-under: no figure {unknown[0]!r} in the merged run; its figures are "
-                                 f"{valid}")
+    valid = [f"{suite}.{figure}" for suite, figures in ran.items() for figure in figures or []]
+    for option, gated in (("--fail-under", thresholds), ("--max-regression", dict(options.max_regression))):
+        unknown, _ = sort_thresholds(gated, ran, elsewhere)
+        if unknown:
+            raise ToolevalUsageError(unknown_name_line(f"merge: {option}", unknown[0], "the merged run", valid))
+    _, outside = sort_thresholds(thresholds, ran, elsewhere)
     notes = tuple(f"{name}: not checked (its suite did not run)" for name in outside)
     regressions = () if comparison is None else tuple(
         evaluate_regressions(comparison, options.max_regression, options.alpha))

@@ -24,6 +24,7 @@ from tabulate import tabulate
 
 from .. import __version__
 from ..errors import ToolevalUsageError
+from ..text import counted
 from ..transport import row_key
 from .json_report import SCHEMA, assemble
 from .rescoring import RescoreContext, RowRescore, SuiteRescore
@@ -100,7 +101,7 @@ class Rescored:
             title = self.titles.get(name, name)
             rescored = sum(1 for row in result.rows if row.carried is None)
             lines.append(f"tooleval rescore: {self.path}: {title} {result.source} -> {result.target}, "
-                         f"{rescored} of {len(result.rows)} samples rescored, {_counted(self.requests, 'request')}")
+                         f"{rescored} of {len(result.rows)} samples rescored, {counted(self.requests, 'request')}")
             lines += _figure_table(title, result, self.before.suites.get(name), self.after.suites.get(name))
             lines += _flip_lines(result)
             lines += _prompt_lines(result)
@@ -109,7 +110,8 @@ class Rescored:
             if differently:
                 shown = ", ".join(differently[:10]) + (f" and {len(differently) - 10} more"
                                                        if len(differently) > 10 else "")
-                lines.append(f"scored differently: {len(differently)} samples: this plugin ({__version__}) scores "
+                lines.append(f"scored differently: {counted(len(differently), 'sample')}: this plugin "
+                             f"({__version__}) scores "
                              f"the report's answer under {result.source} otherwise than the report did; the "
                              f"{result.source} column is this plugin's: {shown}")
         for test_id, reason in self.carried:
@@ -117,10 +119,6 @@ class Rescored:
         for test_id in self.asked_errors:
             lines.append(f"asked again: {test_id} ended in an error (see its row)")
         return lines
-
-
-def _counted(n: int, noun: str) -> str:
-    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 def _figure_table(title: str, result: SuiteRescore, before: Any, after: Any) -> list[str]:
@@ -145,7 +143,7 @@ def _flip_lines(result: SuiteRescore) -> list[str]:
     if not flips:
         return ["flipped: none (every sample has the outcome it had)"]
     ups = sum(1 for row in flips if row.after.get("outcome") == "passed")
-    lines = [f"flipped: {len(flips)} samples: {ups} fail -> pass, {len(flips) - ups} pass -> fail"]
+    lines = [f"flipped: {counted(len(flips), 'sample')}: {ups} fail -> pass, {len(flips) - ups} pass -> fail"]
     for row in flips[:LISTED]:
         lines.append(f"  {row.after.get('test_id')}: {row.before.get('outcome')} -> {row.after.get('outcome')} "
                      f"({'; '.join(_reason_texts(row, result))})")
@@ -170,9 +168,11 @@ def _prompt_lines(result: SuiteRescore) -> list[str]:
     ids = ", ".join(str(row.after.get("test_id")) for row in changed)
     asked = [row for row in changed if row.asked]
     if asked:
-        return [f"prompt changed: {len(changed)} samples, asked again under {result.target}'s prompts: {ids}"]
+        return [f"prompt changed: {counted(len(changed), 'sample')}, asked again under {result.target}'s prompts: "
+                f"{ids}"]
     answered = ", ".join(sorted({row.answered or result.source for row in changed if not row.asked}))
-    return [f"prompt changed: {len(changed)} samples, scored on their answers to {answered}'s prompts (--ask "
+    return [f"prompt changed: {counted(len(changed), 'sample')}, scored on their answers to {answered}'s prompts "
+            "(--ask "
             f"asks them again): {ids}"]
 
 

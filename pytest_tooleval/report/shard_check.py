@@ -23,6 +23,7 @@ from jsonschema.exceptions import ValidationError, best_match
 
 from ..data.files import FileRefused, read_bytes
 from ..errors import ToolevalUsageError
+from ..text import counted
 from .document import ReportDocument
 
 # levels of nesting a report may have: the plugin's own have about ten, unless a model's output decoded to values
@@ -311,7 +312,7 @@ class Shard:
         if not self.missing:
             return None
         named = self.path + (f" (shard {self.shard})" if self.shard else "")
-        return f"{named} has no row for {self.missing} of the {self.collected} samples it collected"
+        return f"{named} has no row for {self.missing} of the {counted(self.collected, 'sample')} it collected"
 
 
 def check_counts(path: str, document: dict[str, Any]) -> None:
@@ -319,8 +320,9 @@ def check_counts(path: str, document: dict[str, Any]) -> None:
     run = document["run"]
     collected, rows, not_run = int(run["collected"]), len(document["samples"]), len(run.get("not_run") or ())
     if rows + not_run > collected:
-        raise ToolevalUsageError(f"merge: {path} holds {rows} sample rows and {not_run} samples not run, more than "
-                                 f"the {collected} samples it collected ({DAMAGED})")
+        raise ToolevalUsageError(f"merge: {path} holds {counted(rows, 'sample row')} and "
+                                 f"{counted(not_run, 'sample')} not run, more than the {counted(collected, 'sample')} "
+                                 f"it collected ({DAMAGED})")
 
 
 def check_shard(path: str, document: dict[str, Any]) -> Shard:
@@ -353,9 +355,9 @@ def check_shard(path: str, document: dict[str, Any]) -> Shard:
     if "skipped" in run:
         accounted = len(rows) + len(not_run) + int(run["skipped"])
         if accounted > collected:
-            raise ToolevalUsageError(f"merge: {path} holds {len(rows)} sample rows, {len(not_run)} samples not run "
-                                     f"and {run['skipped']} skipped, more than the {collected} samples it collected "
-                                     f"({DAMAGED})")
+            raise ToolevalUsageError(f"merge: {path} holds {counted(len(rows), 'sample row')}, "
+                                     f"{counted(len(not_run), 'sample')} not run and {run['skipped']} skipped, more "
+                                     f"than the {counted(collected, 'sample')} it collected ({DAMAGED})")
     else:  # a report that does not count its skipped samples: those it knows of are the ones cut short
         totals = document.get("totals") or {}
         cut = sum(int((totals.get(block) or {}).get("not_run") or 0) for block in ("cost_ceiling", "batch"))
@@ -387,7 +389,8 @@ def check_category_sizes(shards: list[tuple[str, list[dict[str, Any]]]]) -> None
     for category, ids in members.items():
         if len(ids) > sizes[category][0]:
             held = shards[0][0] if len(shards) == 1 else "the shards"
-            raise ToolevalUsageError(f"merge: {held} hold{'s' if len(shards) == 1 else ''} {len(ids)} samples of "
+            raise ToolevalUsageError(f"merge: {held} hold{'s' if len(shards) == 1 else ''} "
+                                     f"{counted(len(ids), 'sample')} of "
                                      f"{_category(category)}, a category of {sizes[category][0]} (its category_size) "
                                      f"({DAMAGED})")
 

@@ -28,7 +28,7 @@ def render_summary(summary: RunSummary) -> str:
             f"{suite.suite}: {counts['scored']}/{counts['total']} scored, {counts['passed']} passed, "
             f"{counts['failed']} failed"
             + _unscored(counts)
-            + f", {counts['errors']} errors"
+            + f", {counted(counts['errors'], 'error')}"
             + (f" ({counts['context_overflows']} of them prompts too long for the model's context)"
                if counts.get("context_overflows") else "")
             + (" (partial run: figures renormalised over what ran)" if suite.partial else "")
@@ -180,7 +180,7 @@ def render_comparison(comparison: Comparison) -> str:
     for direction, label in (("pass_to_fail", "pass -> fail"), ("fail_to_pass", "fail -> pass")):
         flipped = [flip for flip in comparison.flips if flip.direction == direction]
         if flipped:
-            shown = ", ".join(flip.key for flip in flipped[:FLIPS_SHOWN])
+            shown = ", ".join(flip.shown for flip in flipped[:FLIPS_SHOWN])  # as -k takes them
             more = f" and {len(flipped) - FLIPS_SHOWN} more" if len(flipped) > FLIPS_SHOWN else ""
             lines.append(f"flipped {label}: {len(flipped)}: {shown}{more}")
     if not comparison.flips:

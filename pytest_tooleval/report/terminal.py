@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from ..text import THINK_START
+from ..text import THINK_START, counted, did_you_mean
 
 if TYPE_CHECKING:
     from .compare import Comparison
@@ -85,8 +85,7 @@ def show_run(reporter: Any, shown: RunShown) -> None:
         reporter.write_line(f"tooleval: {hint}", yellow=True)
     if shown.summary is None:
         if not shown.active and any(shown.not_evaluated.values()):
-            skipped = " and ".join(f"{count} {kind}{'s' if count != 1 else ''}"
-                                   for kind, count in shown.not_evaluated.items() if count)
+            skipped = " and ".join(counted(count, kind) for kind, count in shown.not_evaluated.items() if count)
             reporter.write_line(f"tooleval: nothing was evaluated: no --tooleval-model "
                                 f"({skipped} skipped)", yellow=True)
         if stopped is not None:
@@ -110,7 +109,7 @@ def show_run(reporter: Any, shown: RunShown) -> None:
         reporter.write_line(line, yellow=True)
     if (no_calls := render_no_tool_calls(shown.totals)) is not None:
         reporter.write_line(no_calls, red=True)
-    _show_quarantine(reporter, shown.quarantine, shown.quarantined)
+    _show_quarantine(reporter, shown.quarantine, shown.quarantined, shown.rows)
     if shown.batch is not None:
         reporter.write_line(shown.batch)
     for number, line in enumerate(shown.incomplete, 1):
@@ -120,7 +119,7 @@ def show_run(reporter: Any, shown: RunShown) -> None:
         flaky = (suite.data.get("repeats") or {}).get("flaky") or []
         if flaky:
             more = f" and {len(flaky) - 20} more" if len(flaky) > 20 else ""
-            reporter.write_line(f"tooleval repeats: {len(flaky)} {name} units flaky (passed some asks, "
+            reporter.write_line(f"tooleval repeats: {counted(len(flaky), f'{name} unit')} flaky (passed some asks, "
                                 f"failed others): {', '.join(flaky[:20])}{more}", yellow=True)
     if shown.comparison is not None:
         from .table import made_differently, render_comparison
@@ -157,19 +156,24 @@ def show_run(reporter: Any, shown: RunShown) -> None:
         reporter.write_line(stopped, red=True)
 
 
-def _show_quarantine(reporter: Any, quarantine: Mapping[str, str], quarantined: Sequence[Mapping[str, Any]]) -> None:
+def _show_quarantine(reporter: Any, quarantine: Mapping[str, str], quarantined: Sequence[Mapping[str, Any]],
+                     rows: Sequence[Mapping[str, Any]]) -> None:
     if not quarantine:
         return
     if quarantined:
         listed = ", ".join(f"{row['test_id']} {row['outcome']}" for row in quarantined[:20])
         more = f" and {len(quarantined) - 20} more" if len(quarantined) > 20 else ""
-        reporter.write_line(f"tooleval quarantine: {len(quarantined)} samples ran apart, in no "
+        reporter.write_line(f"tooleval quarantine: {counted(len(quarantined), 'sample')} ran apart, in no "
                             f"figure and not gated: {listed}{more}", yellow=True)
     ran = {row["test_id"] for row in quarantined if int(row.get("repeat", 1)) == 1}  # original ids
     unmatched = [test_id for test_id in quarantine if test_id not in ran]
     if unmatched:
-        reporter.write_line(f"tooleval quarantine: {len(unmatched)} ids matched no sample of this run: "
-                            f"{', '.join(unmatched[:20])}", yellow=True)
+        # a misspelt id: the closest test id of the run beside it
+        ids = [str(row.get("test_id")) for row in rows if int(row.get("repeat", 1)) == 1]
+        listed = ", ".join(test_id + (f" ({hint})" if (hint := did_you_mean(test_id, ids)) else "")
+                           for test_id in unmatched[:20])
+        reporter.write_line(f"tooleval quarantine: {counted(len(unmatched), 'id')} matched no sample of this run: "
+                            f"{listed}", yellow=True)
 
 
 def interrupted_line(signal: str, run: Mapping[str, Any]) -> str:
@@ -178,11 +182,15 @@ def interrupted_line(signal: str, run: Mapping[str, Any]) -> str:
             "samples it collected did not run; the figures are of those that finished")
 
 
+def _were(n: int) -> str:
+    return "was" if n == 1 else "were"
+
+
 def batch_line(not_run: int) -> str:
-    return (f"{not_run} samples were not run: their batch was still running when "
+    return (f"{counted(not_run, 'sample')} {_were(not_run)} not run: their batch was still running when "
             "--tooleval-batch-wait ran out (run again to collect it)")
 
 
 def cost_line(ceiling: float, spent_usd: float, not_run: int) -> str:
     return (f"the cost ceiling --tooleval-max-cost {ceiling:g} was reached (estimated "
-            f"${spent_usd:.4f}): {not_run} samples were not run")
+            f"${spent_usd:.4f}): {counted(not_run, 'sample')} {_were(not_run)} not run")

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..outcome import Skipped
+from ..text import counted
 from .repeats import REPEAT, original, repeat_of
 
 if TYPE_CHECKING:
@@ -75,7 +76,7 @@ class BatchRound:
 
         helpers = [(case, role) for role, cases in by_role.items() if role != "model" for case in cases]
         if helpers:
-            self.say(f"tooleval batch: playing {len(helpers)} episodes to collect their "
+            self.say(f"tooleval batch: playing {counted(len(helpers), 'episode')} to collect their "
                      f"{', '.join(sorted(role for role in by_role if role != 'model'))} requests")
         for case in by_role.get("model", []):
             await collect(case, "model")  # at once: the first request is the one collected

@@ -15,8 +15,10 @@ from typing import Any
 
 from ..data.files import read_yaml
 from ..errors import ToolevalUsageError
+from ..text import did_you_mean
 
 FILE_NAME = "tooleval.yaml"
+FILE_NAMES = (FILE_NAME, "tooleval.yml")  # YAML's two spellings: a tooleval.yml is meant alike
 # the schema of the file for the suites this package ships, for an editor's `# yaml-language-server: $schema=`;
 # `python -m pytest_tooleval schema` prints the one of the suites installed (a test keeps the two equal)
 PUBLISHED_SCHEMA = Path(__file__).parents[1] / "tooleval.schema.json"  # beside the package face, for editors
@@ -43,10 +45,15 @@ def schema(options: Sequence[Any]) -> dict[str, Any]:
 
 
 def read_config_file(folder: Path, options: Sequence[Any]) -> tuple[dict[str, str], Path | None]:
-    """The options `folder/tooleval.yaml` sets, as the text their parsers take, and the file (None: no file)."""
-    path = folder / FILE_NAME
-    if not path.exists():
+    """The options `folder/tooleval.yaml` (or `tooleval.yml`) sets, as the text their parsers take, and the file
+    (None: no file). Both at once is refused: which one was meant?"""
+    found = [folder / name for name in FILE_NAMES if (folder / name).exists()]
+    if not found:
         return {}, None
+    if len(found) > 1:
+        raise ToolevalUsageError(f"{found[0]} and {found[1]} are both there: keep one (the options file is read from "
+                                 "one place)")
+    path = found[0]
     import jsonschema  # only a run with the file pays for it
 
     document = read_yaml(path, str(path))
@@ -69,8 +76,11 @@ def _describe(error: Any, options: Sequence[Any]) -> str:
     if error.validator == "additionalProperties" and isinstance(error.instance, dict):
         known = {option.name for option in options} | {option.name.replace("-", "_") for option in options}
         unknown = sorted(str(key) for key in error.instance if key not in known)
-        return (f"unknown key {unknown[0]!r}: the keys are the options without --tooleval- (e.g. model, "
-                "fail-under, categories)") if unknown else error.message
+        if not unknown:
+            return str(error.message)
+        hint = did_you_mean(unknown[0], sorted(known))
+        return (f"unknown key {unknown[0]!r}{f' ({hint})' if hint else ''}: the keys are the options without "
+                "--tooleval- (e.g. model, fail-under, categories)")
     where = ".".join(str(part) for part in error.absolute_path)
     return f"{where}: {error.message}" if where else str(error.message)
 

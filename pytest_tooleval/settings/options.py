@@ -19,6 +19,7 @@ import pytest
 from pydantic import BaseModel, ConfigDict, create_model
 
 from ..errors import ToolevalUsageError
+from ..text import did_you_mean, tidy_path
 from .credentials import safe_url
 
 DEFAULT_CACHE_DIR = Path("~/.cache/pytest-tooleval")
@@ -149,8 +150,10 @@ def parse_thresholds(name: str, text: str) -> dict[str, float]:
 def choice(*allowed: str) -> Callable[[str, str], str]:
     def parse(name: str, text: str) -> str:
         if text not in allowed:
+            hint = did_you_mean(text, allowed)
             raise ToolevalUsageError(
                 f"--tooleval-{name}: {text!r} is not valid; choose one of {', '.join(allowed)}"
+                + (f" ({hint})" if hint else "")
             )
         return text
 
@@ -308,6 +311,10 @@ def add_options(parser: pytest.Parser) -> None:
         parser.addini(option.dest, option.help, default=None)
 
 
+#: options the header names even at their defaults: what the figures are scored against
+HEADER_ALWAYS = ("scorer", "acebench-revision")
+
+
 class Settings(BaseModel):
     """The effective configuration of one run: one typed, frozen field per option of the table (the core
     options and every registered suite's), validated by pydantic; `sources` tells where each value came from.
@@ -407,11 +414,13 @@ class Settings(BaseModel):
                 if option.secret and self.sources.get(option.name) == "cli"]
 
     def header(self) -> str:
-        """One line for the pytest header; secrets show only whether they are set."""
+        """One line for the pytest header: the values that differ from the defaults, and the scorer and ACEBench
+        revision even at theirs (the figures depend on them: a reader of a log should not have to know the
+        defaults); secrets show only whether they are set."""
         shown = []
         for option in all_options():
             source = self.sources[option.name]
-            if source == "default" and option.name not in ("model", "scorer", "language", "acebench-revision"):
+            if source == "default" and option.name not in HEADER_ALWAYS:
                 continue
             value = getattr(self, option.name.replace("-", "_"))
             text = "set" if option.secret else _show(value)
@@ -532,7 +541,7 @@ def _absolute(path: str, source: str, config: pytest.Config) -> str:
     the folder pytest was started in. Resolved once, so a test that changes the working directory (pytester)
     cannot move it."""
     base = _config_folder(config) if source in ("ini", "file") else config.invocation_params.dir
-    return str(base / Path(path).expanduser())
+    return tidy_path(str(base / Path(path).expanduser()))
 
 
 def _from_source(message: str, option: Option, source: str, raw: object, config: pytest.Config,

@@ -14,6 +14,7 @@ from importlib.metadata import EntryPoint
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ToolevalUsageError
+from ..text import did_you_mean
 from .base import ENTRY_POINT_GROUP, SuitePlugin
 
 if TYPE_CHECKING:
@@ -55,7 +56,9 @@ def registered() -> dict[str, SuitePlugin[Any]]:
 def plugin(name: str) -> SuitePlugin[Any]:
     suites = registered()
     if name not in suites:
-        raise ToolevalUsageError(f"@pytest.mark.tooleval({name!r}): unknown suite; known: {', '.join(suites)} "
+        hint = did_you_mean(name, suites)
+        raise ToolevalUsageError(f"@pytest.mark.tooleval({name!r}): unknown suite{f' ({hint})' if hint else ''}; "
+                                 f"known: {', '.join(suites)} "
                                  f"(a suite registers under the entry-point group {ENTRY_POINT_GROUP})")
     return suites[name]
 

@@ -207,6 +207,11 @@ def test_a_baseline_pairs_bfcl_samples_and_gates_a_combined_figure(pytester: pyt
     comparison = json.loads((pytester.path / "current.json").read_text())["comparison"]
     flipped = {flip["unit"] for flip in comparison["flips"]["pass_to_fail"]}
     assert flipped == {f"live_simple.accuracy/{sample_id}" for sample_id in broken}
+    # each printed as its test id (bfcl's own sample id), what -k selects (issue 41)
+    assert {tuple(flip["test_ids"]) for flip in comparison["flips"]["pass_to_fail"]} == {(sample_id,)
+                                                                                          for sample_id in broken}
+    first = min(broken, key=lambda sample_id: [int(part) for part in sample_id.split("_")[-1].split("-")])
+    result.stdout.fnmatch_lines([f"flipped pass -> fail: 20: {first}, *"])
     result.stdout.fnmatch_lines(["tooleval gate: bfcl.live.ast: 0.992 -> 0.915, *significant: REGRESSION"])
 
 

@@ -58,14 +58,16 @@ def test_an_unwritable_markdown_path_is_one_line_before_any_sample(pytester: pyt
 def test_quarantined_samples_run_apart_out_of_every_figure(pytester: pytest.Pytester, oracle_args: list[str]) -> None:
     (pytester.path / "quarantine.yaml").write_text(
         "# known to be broken\nen-normal_atom_bool_0: its ground truth is wrong\n"
-        "en-special_irrelevant_0: 'asks the impossible'\nen-nothing_like_this_9: not in this run\n")
+        "en-special_irrelevant_0: 'asks the impossible'\nen-nothing_like_this_9: not in this run\n"
+        "en-normal_atom_bool_01: a typo\n")
     args = [*oracle_args, "--tooleval-quarantine=quarantine.yaml", "--tooleval-report=report.json",
             "--tooleval-fail-under=en.normal_atom_bool=1.0", "-rxX"]
     result = pytester.runpytest_subprocess(*args)
     result.assert_outcomes(passed=SAMPLES - 2, xpassed=2)  # the oracle passes them: XPASS, never a failure
     result.stdout.fnmatch_lines(["tooleval quarantine: 2 samples ran apart, in no figure and not gated: "
                                  "en-normal_atom_bool_0 passed, en-special_irrelevant_0 passed",
-                                 "tooleval quarantine: 1 ids matched no sample of this run: en-nothing_like_this_9"])
+                                 "tooleval quarantine: 2 ids matched no sample of this run: en-nothing_like_this_9, "
+                                 "en-normal_atom_bool_01 (did you mean 'en-normal_atom_bool_1'?)"])
     report = json.loads((pytester.path / "report.json").read_text())
     quarantined = {row["id"]: row["quarantined"] for row in report["samples"] if row.get("quarantined")}
     assert quarantined == {"normal_atom_bool_0": "its ground truth is wrong",
@@ -203,3 +205,26 @@ def test_a_cost_ceiling_needs_prices(pytester: pytest.Pytester, oracle_args: lis
     assert [line for line in result.stderr.lines if line.strip()] == [
         "ERROR: --tooleval-max-cost needs prices to estimate with: pass --tooleval-prices MODEL=INPUT/OUTPUT (USD "
         "per million tokens)"]
+
+
+def test_the_paths_a_run_and_the_merge_print_are_tidy(pytester: pytest.Pytester, oracle_args: list[str]) -> None:
+    """Issue 41: `proj/../gate/cur.json` was printed as given, after the folder pytest started in."""
+    import sys
+
+    (pytester.path / "proj").mkdir()
+    (pytester.path / "gate").mkdir()
+    pytester.runpytest_subprocess(*oracle_args, "--tooleval-report=proj/../gate/base.json")
+    result = pytester.runpytest_subprocess(*oracle_args, "--tooleval-report=proj/../gate/cur.json",
+                                           "--tooleval-baseline=./proj/../gate/base.json",
+                                           "--tooleval-html=proj//../gate/./cur.html")
+    result.stdout.fnmatch_lines([f"Compared with {pytester.path / 'gate' / 'base.json'} (model oracle), paired by "
+                                 "sample"])
+    written = [line for line in result.stdout.lines if line.startswith("tooleval report: ")]
+    assert written == [f"tooleval report: {pytester.path / 'gate' / name}" for name in ("cur.json", "cur.html")]
+    merged = pytester.run(sys.executable, "-m", "pytest_tooleval", "merge", "proj/../gate/cur.json", "--baseline",
+                          "proj/../gate/base.json", "-o", "proj/../gate/./full.json")
+    assert merged.ret == 0, merged.stderr.str()
+    # a path given relative is said back relative, as given but tidy; the baseline as a run names it
+    merged.stdout.fnmatch_lines([f"Compared with {pytester.path / 'gate' / 'base.json'} (model oracle), paired by "
+                                 "sample"])
+    assert merged.stdout.lines[-1] == "tooleval report: gate/full.json"

@@ -37,9 +37,25 @@ def test_the_file_sets_options_between_the_environment_and_the_ini_file(project:
     result.stdout.fnmatch_lines(["tooleval gate: acebench.en.overall = 1.000 >= 0.900 ok"])
 
 
+def test_the_file_may_be_spelt_tooleval_yml(project: pytest.Pytester) -> None:
+    (project.path / "tooleval.yml").write_text(f"model: oracle\ndata-dir: data\ndata-unverified: true\n"
+                                               f"categories: [{CATEGORIES}]\ncache-dir: cache\n")
+    result = project.runpytest_subprocess("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=SAMPLES)
+    result.stdout.fnmatch_lines(["tooleval: model=oracle (file)*"])
+    (project.path / "tooleval.yaml").write_text("model: oracle\n")  # which one is meant? neither is guessed
+    result = project.runpytest_subprocess("-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert [line for line in result.stderr.lines if line.strip()] == [
+        f"ERROR: {project.path / 'tooleval.yaml'} and {project.path / 'tooleval.yml'} are both there: keep one (the "
+        "options file is read from one place)"]
+
+
 @pytest.mark.parametrize(("text", "message"), [
-    ("model: oracle\nfail_undr: 3\n", "*tooleval.yaml: unknown key 'fail_undr': the keys are the options without "
-                                      "--tooleval- (e.g. model, fail-under, categories)"),
+    ("model: oracle\nfail_undr: 3\n", "*tooleval.yaml: unknown key 'fail_undr' (did you mean 'fail_under'?): the "
+                                      "keys are the options without --tooleval- (e.g. model, fail-under, categories)"),
+    ("model: oracle\nflavour: x\n", "*tooleval.yaml: unknown key 'flavour': the keys are the options without "
+                                    "--tooleval- (e.g. model, fail-under, categories)"),
     ("model: oracle\ncategories: {a: 1}\n", "*tooleval.yaml: categories: {'a': 1} is not of type 'array', 'string'"),
     ("model: oracle\nmax-error-rate: lots\n", "ERROR: max-error-rate: lots in */tooleval.yaml: 'lots' is not a "
                                               "number*"),

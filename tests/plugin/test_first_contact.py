@@ -87,6 +87,26 @@ def test_a_misspelt_gate_figure_stops_the_run_before_any_request(pytester: pytes
     assert fake_openai.stats.requests == 0
 
 
+@pytest.mark.parametrize(("option", "expected"), [
+    ("--tooleval-fail-under=acebench.overal=0.8",
+     "ERROR: --tooleval-fail-under: no figure 'acebench.overal' in this run (did you mean 'acebench.en.overall'?); "
+     "its figures are acebench.en.normal_atom_bool, "),
+    ("--tooleval-fail-under=overal=0.8",
+     "ERROR: --tooleval-fail-under: no figure 'overal' in this run (did you mean 'overall'?); its figures are "),
+    ("--tooleval-max-regression=en.specal=0.05",
+     "ERROR: --tooleval-max-regression: no figure 'en.specal' in this run (did you mean 'en.special'?); its "
+     "figures are "),
+], ids=["fail-under", "a-short-name", "max-regression"])
+def test_a_misspelt_gate_figure_names_the_closest_one(pytester: pytest.Pytester, fake_openai: FakeOpenAI,
+                                                      live: list[str], option: str, expected: str) -> None:
+    (pytester.path / "baseline.json").write_text("{}")
+    result = pytester.runpytest(*live, option, "--tooleval-baseline=baseline.json")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    [error] = [line for line in result.stderr.lines if line.strip()]
+    assert error.startswith(expected), error
+    assert fake_openai.stats.requests == 0
+
+
 def test_a_threshold_for_a_suite_that_did_not_run_is_a_note_not_a_miss(
         pytester: pytest.Pytester, fake_openai: FakeOpenAI, live: list[str]) -> None:
     fake_openai.replies.update(RIGHT)

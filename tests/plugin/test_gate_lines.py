@@ -53,7 +53,7 @@ def test_one_flip_in_categories_of_one_case_is_not_a_regression(pytester: pytest
     # before: yaml.overall: 1.000 -> 0.667, -0.333 [-0.333, -0.333], p=0.001 (Holm 0.001): ... REGRESSION, exit 1
     assert result.ret == pytest.ExitCode.OK, result.stdout.str()[-2000:]
     result.stdout.fnmatch_lines(["yaml.overall * 1.000 * 0.667 * -0.333 * [[]-0.7*, +0.*[]] * 1 * exact, 3 *",
-                                 "flipped pass -> fail: 1: third.accuracy/mine-gamma"])
+                                 "flipped pass -> fail: 1: mine-gamma"])
     assert result.stdout.lines[-4:] == [
         "tooleval gate: yaml.overall: 1.000 -> 0.667, -0.333 [-0.707, +0.196], p=1 (Holm 1): drop > margin 0.000, "
         "not significant at 0.05 ok", "tooleval gate: error rate 0.000 <= 0.020 ok", "tooleval gate: PASSED",
@@ -62,6 +62,10 @@ def test_one_flip_in_categories_of_one_case_is_not_a_regression(pytester: pytest
     overall = next(entry for entry in report["comparison"]["figures"] if entry["figure"] == "yaml.overall")
     assert (overall["test"], overall["units"], overall["pass_to_fail"], overall["p"]) == ("exact", 3, 1, 1.0)
     assert report["gate"]["passed"] is True and report["gate"]["partial"] is None
+    # the flip is named as -k selects it (issue 41: `third.accuracy/mine-gamma` selected nothing)
+    assert [flip["test_ids"] for flip in report["comparison"]["flips"]["pass_to_fail"]] == [["mine-gamma"]]
+    selected = pytester.runpytest_subprocess(*small, "--collect-only", "-q", "-k", "mine-gamma")
+    assert [line for line in selected.outlines if "::" in line] == ["mine.tooleval.yaml::test_case[mine-gamma]"]
 
 
 def test_a_run_of_part_of_the_cases_says_partial_in_its_verdict(pytester: pytest.Pytester, fake_openai: FakeOpenAI,

@@ -128,3 +128,10 @@ def test_shards_of_different_runs_or_overlapping_shards_are_refused(acebench: py
                                                    "each shard's report once)")
         else:
             assert result.stderr.lines == [line]
+    # a misspelt gate name is refused before anything is written, with the closest figure
+    for option, name, hint in (("--fail-under", "acebench.overal=0.5", "acebench.en.overall"),
+                               ("--max-regression", "en.specal=0.05", "en.special")):
+        result = merge(acebench, "a1.json", "--baseline", "whole.json", option, name, "-o", "out.json")
+        assert result.ret == 2 and not (acebench.path / "out.json").exists()
+        assert [line.split(";")[0] for line in result.stderr.lines] == [
+            f"error: merge: {option}: no figure {name.split('=')[0]!r} in the merged run (did you mean {hint!r}?)"]

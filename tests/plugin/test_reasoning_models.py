@@ -85,7 +85,7 @@ def test_a_prompt_too_long_for_the_model_is_an_error_counted_apart(pytester: pyt
     result.stdout.fnmatch_lines([
         "ContextOverflowError: model 'gpt-5-like' at *: the prompt (about * tokens) does not fit the model's "
         "context: HTTP 400: This model's maximum context length is *",
-        f"acebench: {SAMPLES - 1}/{SAMPLES} scored, * 1 errors (1 of them prompts too long for the model's context)*",
+        f"acebench: {SAMPLES - 1}/{SAMPLES} scored, * 1 error (1 of them prompts too long for the model's context)*",
     ])
     [error] = [s for s in json.loads((pytester.path / "report.json").read_text())["samples"] if s["outcome"] == "error"]
     assert error["error_type"] == "context_overflow"

@@ -50,7 +50,7 @@ def test_each_repeat_is_asked_and_reported(pytester: pytest.Pytester, repeats: A
     assert any("[en-normal_atom_bool_0]" in line and "PASSED" in line for line in lines)
     result.stdout.fnmatch_lines(["repeats: 3 asks of each sample (mean = pass@1; pass^3: passed all 3)",
                                  "en.normal_atom_bool * 2 * 0.667 * 0.500 * 1*",
-                                 "tooleval repeats: 1 acebench units flaky (passed some asks, failed others): "
+                                 "tooleval repeats: 1 acebench unit flaky (passed some asks, failed others): "
                                  "en.normal_atom_bool/normal_atom_bool_0",
                                  "tooleval gate: acebench.en.normal_atom_bool.pass_k = 0.500 >= 0.400 ok"])
     report = json.loads((pytester.path / "report.json").read_text())

@@ -111,3 +111,32 @@ def test_a_subsampled_run_is_marked_partial(pytester: pytest.Pytester, monkeypat
     result.assert_outcomes(passed=10)
     result.stdout.fnmatch_lines([f"ACEBench en ({DEFAULT}): partial run (*1 category ran only part of its samples)",
                                  "normal_atom_bool * 10/10 * 0 * 1.000 * [0.722, 1.000]*"])
+
+
+def test_a_subsampled_run_shows_every_suites_scored_of_what_ran(pytester: pytest.Pytester,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 41: with --tooleval-sample, BFCL's table said `26/258` (of the category) where ACEBench's said
+    `10/10` (of what ran). Every suite's scored/total is now of the samples that ran; the title says the run took
+    part of a category, and BFCL's report keeps the category's size as `benchmark_total`."""
+    if not (ACEBENCH.is_dir() and (DATA / "bfcl").is_dir()):
+        pytest.skip("needs the upstream data")
+    monkeypatch.setenv("TOOLEVAL_DATA_DIR", str(DATA))
+    pytester.makepyfile(test_acebench=benchmark_source("acebench"), test_bfcl=benchmark_source("bfcl"))
+    (pytester.path / "mine.tooleval.yaml").write_text(
+        "tools:\n  - {name: noop, description: Does nothing., parameters: {type: object, properties: {}}}\ncases:\n"
+        + "".join(f"  - {{name: c{index}, category: words, user: Say {index}., expect: {{no_call: true}}}}\n"
+                  for index in range(6)), encoding="utf-8")
+    result = pytester.runpytest_subprocess("--tooleval-model=oracle", "--tooleval-categories=normal_atom_bool",
+                                           "--tooleval-bfcl-categories=live_simple", "--tooleval-sample=0.1",
+                                           "--tooleval-seed=7", "--tooleval-offline", "-p", "no:cacheprovider",
+                                           "--tooleval-report=report.json")
+    summary = json.loads((pytester.path / "report.json").read_text())["summary"]
+    ran = summary["bfcl"]["prompt"]["categories"]["live_simple"]
+    assert (ran["scored"], ran["n"], ran["benchmark_total"]) == (26, 26, 258)
+    assert summary["yaml"]["blocks"][0]["categories"]["words"]["n"] == 1
+    result.stdout.fnmatch_lines(["ACEBench en (*): partial run (*1 category ran only part of its samples)",
+                                 "normal_atom_bool * 5/5 * 0 *",
+                                 "BFCL v4 single-turn (prompt): partial run (not run: *; ran only part of: live_simple)",
+                                 "live_simple * 26/26 * 0 *",
+                                 "your cases (*.tooleval.yaml)",
+                                 "words * 1/1 * 0 *"])

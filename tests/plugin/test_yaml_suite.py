@@ -187,6 +187,34 @@ def test_a_file_that_breaks_the_schema_stops_collection_with_one_line(pytester: 
                                     "cases[0].expect.calls[0].arguments.date: unknown matcher 'any_off'")
 
 
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["one-process", "xdist"])
+def test_a_file_spelt_tooleval_yml_is_a_suite_file_too(pytester: pytest.Pytester, cases: list[str],
+                                                        workers: list[str]) -> None:
+    """YAML's other spelling: `assistant.tooleval.yml` runs as `assistant.tooleval.yaml` does, with the same ids."""
+    (pytester.path / EXAMPLE.name).rename(pytester.path / "assistant.tooleval.yml")
+    offline = [option for option in cases if not option.startswith(("--tooleval-model", "--tooleval-base-url"))]
+    result = pytester.runpytest_subprocess(*offline, "--tooleval-model=oracle", "--tooleval-report=oracle.json",
+                                           "--tooleval-fail-under=yaml.overall=0.5", *workers)
+    assert result.ret == pytest.ExitCode.OK, result.stdout.str()[-3000:]
+    assert set(outcomes(read(pytester, "oracle.json"))) == {
+        "assistant-weather_today", "assistant-two_cities_at_once", "assistant-meeting_needs_a_time",
+        "assistant-book_a_flight_is_out_of_scope", "assistant-weather_then_event"}
+    result.stdout.fnmatch_lines(["your cases (*.tooleval.yaml)", "calendar * 3/3 *", "weather * 2/2 *",
+                                 "tooleval gate: PASSED"])
+
+
+def test_two_files_of_one_stem_with_a_case_of_one_name_are_refused(pytester: pytest.Pytester,
+                                                                    cases: list[str]) -> None:
+    """`assistant.tooleval.yaml` beside `assistant.tooleval.yml`: both would give `assistant-weather_today`."""
+    shutil.copy(EXAMPLE, pytester.path / "assistant.tooleval.yml")
+    result = pytester.runpytest_subprocess(*cases)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    errors = [text for text in result.stderr.lines if text.strip()]
+    assert errors == [f"ERROR: {pytester.path / 'assistant.tooleval.yml'}: case 'weather_today' has the test id "
+                      f"'assistant-weather_today' of a case in {pytester.path / EXAMPLE.name}: rename one of the "
+                      "files or cases"]
+
+
 def test_replayed_answers_and_repeats_score_as_live_ones(pytester: pytest.Pytester, cases: list[str]) -> None:
     rows = [{"id": "assistant-weather_today", "output": RIGHT_TEXT["weather like in Paris"]},
             {"id": "assistant-two_cities_at_once", "output": WRONG_TEXT["Rome and in Oslo"]},

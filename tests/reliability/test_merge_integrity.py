@@ -142,7 +142,7 @@ def test_more_samples_of_a_category_than_it_has_are_refused(shards: Path) -> Non
     row = first_row(document)
     assert row["category_size"] < 10
     assert_refused(shards, merge(shards, *GATE),
-                   f"error: merge: shard1.json holds 2001 samples of acebench en {row['category']}, a category of "
+                   f"error: merge: shard1.json holds 2,001 samples of acebench en {row['category']}, a category of "
                    f"{row['category_size']} (its category_size) {DAMAGED}")
 
 
@@ -382,7 +382,7 @@ def test_control_and_bidi_characters_of_a_shard_reach_the_terminal_and_the_pages
         assert not [char for char in RAW if char in shown]
     assert "the endpoint\\\\u202e said\\\\x00 no" in markdown  # the escape's backslash escaped: it shows as \\u202e
     assert "the endpoint\\u202e said\\x00 no" in page
-    assert result.stderr.splitlines() == ["tooleval merge: INCOMPLETE: 1 samples a shard collected never ran: "
+    assert result.stderr.splitlines() == ["tooleval merge: INCOMPLETE: 1 sample a shard collected never ran: "
                                           "en-\\u2066evil\\x1b[31m"]
     errors = sum(row["outcome"] == "error" for row in document["samples"])
     assert errors == 1

@@ -95,7 +95,7 @@ def test_a_permanent_fault_errors_its_test_naming_the_cause(pytester: pytest.Pyt
     result.assert_outcomes(passed=MINI_SAMPLES - 1, errors=1)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines([
-        f"*acebench: {MINI_SAMPLES - 1}/{MINI_SAMPLES} scored, {MINI_SAMPLES - 1} passed, 0 failed, 1 errors*",
+        f"*acebench: {MINI_SAMPLES - 1}/{MINI_SAMPLES} scored, {MINI_SAMPLES - 1} passed, 0 failed, 1 error*",
     ])
     [line] = error_section(result.stdout.str(), FAULTED_ID)  # one line, no traceback, no exception chain
     where = f"model 'fake-model' at 127.0.0.1:{fake_openai.port}/v1"

@@ -294,6 +294,17 @@ def test_every_flip_is_listed_with_its_output(compared: dict[str, Any], page_com
     assert "not among this report's samples" not in page.text  # every flipped sample was matched
 
 
+def test_a_flipped_sample_is_named_by_its_test_id_where_its_row_has_one(compared: dict[str, Any]) -> None:
+    """What -k selects (issue 41); rows from before test ids were written keep their sample ids (above)."""
+    report = copy.deepcopy(compared)
+    for row in report["samples"]:
+        if row["id"].startswith("normal_multi_turn_user_switch_2_") and not row.get("variant"):
+            row["test_id"] = f"en-{row['id']}"
+    text = section(render_html(report), "flips")
+    assert "<td>en-normal_multi_turn_user_switch_2_0</td>" in text
+    assert "<td>en-normal_multi_turn_user_switch_2_1</td>" in text
+
+
 def test_hostile_output_is_inert_text_and_clipped(page_compared: tuple[str, Page]) -> None:
     text, page = page_compared
     assert HOSTILE in page.text  # shown, as text
@@ -599,3 +610,92 @@ def test_chromium_renders_a_page_of_your_cases(tmp_path: Path, request: pytest.F
                      r'\(\*\.tooleval\.yaml\)</div><div class="big">0\.500</div>', dom)
     assert dom.count('class="bar current"') == 3
     assert "<td>assistant-weather_today</td><td>weather</td><td>city: exact, unit: absent, schema</td>" in dom
+
+
+def _measured(text: str, script: str) -> str:
+    """The page with its policy taken out (it forbids scripts) and `script` run at its end: how a test reads the
+    layout the browser made, written by the script into `data-measured` on <body>."""
+    policy = f'<meta http-equiv="Content-Security-Policy" content="{html_report.esc(html_report.POLICY)}">'
+    assert policy in text
+    return text.replace(policy, "").replace("</body>", f"<script>{script}</script></body>")
+
+
+# each word of a column header that the browser broke across lines: one client rect per line it stands on
+BROKEN_WORDS = """
+const broken = [];
+for (const th of document.querySelectorAll('thead th')) {
+  for (const node of th.childNodes) {
+    if (node.nodeType !== 3) continue;
+    let at = 0;
+    for (const part of node.textContent.split(/(\\s+)/)) {
+      if (part.trim()) {
+        const range = document.createRange();
+        range.setStart(node, at);
+        range.setEnd(node, at + part.length);
+        if (range.getClientRects().length > 1) broken.push(th.textContent + ': ' + part);
+      }
+      at += part.length;
+    }
+  }
+}
+document.body.setAttribute('data-measured', JSON.stringify(broken));
+"""
+
+
+def _measure(binary: str, tmp_path: Path, text: str, script: str, width: int) -> Any:
+    page = tmp_path / f"measured-{width}.html"
+    page.write_text(_measured(text, script), encoding="utf-8")
+    dom = _chromium(binary, tmp_path / "profile", page.resolve().as_uri(), f"--window-size={width},2000",
+                    "--dump-dom").stdout.decode("utf-8")
+    found = re.search(r'data-measured="([^"]*)"', dom)
+    assert found is not None, dom[-2000:]
+    return json.loads(found.group(1).replace("&quot;", '"').replace("&amp;", "&"))
+
+
+@pytest.mark.parametrize("width", [800, 1280])
+def test_chromium_breaks_no_column_header_inside_a_word(tmp_path: Path, width: int) -> None:
+    """Issue 41: the flip table's header read `outcom` / `e now` (a fixed-layout column of 6%, where a cell may
+    break anywhere). A header may wrap between its words, never inside one."""
+    binary = _browser()
+    assert _measure(binary, tmp_path, render_html(load("comparison")), BROKEN_WORDS, width) == []
+
+
+def _all_zero(report: dict[str, Any]) -> dict[str, Any]:
+    """The run's ACEBench en block with every figure 0 (a model that answered nothing right)."""
+    zero = copy.deepcopy(report)
+    block = zero["summary"]["acebench"]["en"]
+    zero["summary"] = {"acebench": {"en": block}}
+    for entry in block["categories"].values():
+        entry.update(accuracy=0.0, correct=0, interval=[0.0, 0.0])
+    for entry in block["groups"].values():
+        entry.update(value=0.0, interval=[0.0, 0.0])
+    block.update(overall=0.0, overall_interval=[0.0, 0.0])
+    return zero
+
+
+@pytest.mark.filterwarnings("ignore:record_property is incompatible with junit_family:pytest.PytestWarning")
+def test_chromium_draws_a_bar_of_zero_as_an_empty_bar(tmp_path: Path, request: pytest.FixtureRequest,
+                                                      record_property: Callable[[str, object], None]) -> None:
+    """Issue 41: a figure of 0 drew a bar 0 pixels wide, so a chart of zeros was its labels and nothing else.
+    Every bar now stands on its empty track, 0 to 1: a 0 is an empty bar beside its label and value."""
+    binary = _browser()
+    report = _all_zero(load("run"))
+    text = render_html(report)
+    rows = len(Page(text).find("rect", **{"class": "current"}))
+    assert rows == len(Page(text).find("rect", **{"class": "track"})) > 20
+    url = write_html(report, tmp_path / "zero.html").resolve().as_uri()
+    shot = tmp_path / "zero.png"
+    _chromium(binary, tmp_path / "profile", url, f"--screenshot={shot}", "--window-size=1280,2000")
+    artifacts = request.config.rootpath / "test-artifacts"
+    artifacts.mkdir(exist_ok=True)
+    shutil.copyfile(shot, artifacts / "html-report-zero.png")
+    record_property("screenshot", str(artifacts / "html-report-zero.png"))
+    _, _, colours = png_pixels(shot.read_bytes())
+    track = html_report.ACC_W * 12  # one bar's track, its border aside
+    visible = [rect for rect in Page(text).find("rect", **{"class": "track"})]
+    on_screen = min(len(visible), 2000 // html_report.ROW_H)  # the rows a 2,000-pixel window shows at most
+    assert colours[_colour("track")] > 0.5 * track * min(on_screen, 20), "the empty bars are not drawn"
+    assert colours[_colour("current")] < 1_000  # and no bar is filled: every figure is 0
+    dom = _chromium(binary, tmp_path / "profile", url, "--dump-dom").stdout.decode("utf-8")
+    assert re.search(r'<text class="label"[^>]*>OVERALL</text><rect class="track"', dom)
+    assert ">0.000<" in dom

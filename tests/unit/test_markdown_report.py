@@ -106,6 +106,19 @@ def test_the_comparison_lists_every_flip_and_unpaired_unit() -> None:
     assert "- scorer: \"official\" -> \"fixed\"" in markdown
 
 
+def test_a_flip_with_its_test_ids_is_listed_by_them() -> None:
+    """A report that keeps each flip's test ids lists them, as -k selects them (issue 41); older reports, their
+    units' keys (above)."""
+    document = copy.deepcopy(load("comparison_gate"))
+    for flips in document["comparison"]["flips"].values():
+        for flip in flips:
+            flip["test_ids"] = [f"en-{sample}" for sample in flip["samples"]]
+    markdown = render_markdown(document)
+    assert "- acebench: en-normal_atom_bool_3 (en.normal_atom_bool/normal_atom_bool_3)" in markdown
+    assert ("- acebench: en-normal_multi_turn_user_adjust_5_0, en-normal_multi_turn_user_adjust_5_1 "
+            "(en.normal_multi_turn_user_adjust/5)") in markdown
+
+
 def test_intervals_are_optional_column_by_column() -> None:
     with_intervals = render_markdown(load("comparison_gate"))
     assert "| category | scored/total | errors | accuracy | 95% interval | process acc |" in with_intervals

@@ -331,3 +331,41 @@ def test_the_verdict_of_a_partial_run_says_what_it_left_out() -> None:
                          "max_error_rate": 0.02, "partial": "yaml: not every sample was scored"}}
     assert "**Gate: PASSED** (partial run: yaml: not every sample was scored)" in render_markdown(document)
     assert GateResult([], 0.0, 0.02, partial="x").lines()[-1] == "tooleval gate: PASSED (partial run: x)"
+
+
+# --- a combined figure that is one category ----------------------------------------------------------------
+
+
+def bfcl_rows(category: str, size: int, failed: set[int]) -> list[dict[str, Any]]:
+    return [{"suite": "bfcl", "id": f"{category}_{index}-0-0", "test_id": f"{category}_{index}-0-0",
+             "category": category, "language": "", "index": index, "category_size": size,
+             "outcome": "failed" if index in failed else "passed"} for index in range(size)]
+
+
+def test_a_combined_figure_of_one_category_has_that_categorys_interval() -> None:
+    """Issue 41: a run of live_simple alone showed `live_simple [0.001, 0.022]` beside `Live AST summary [0.000,
+    0.012]`: the same 258 samples, a Wilson interval beside a bootstrap percentile one. The figure that is one
+    category's accuracy (weight 1, nothing else) now has the category's interval, in the run's table and in the
+    comparison with a baseline."""
+    from pytest_tooleval.suites.bfcl.plugin_suite import SUITE as BFCL
+    from pytest_tooleval.suites.bfcl.summary import summarize_bfcl
+
+    rows = bfcl_rows("live_simple", 258, set(range(1, 258)))  # one of 258 passed
+    block = summarize_bfcl(rows).data["prompt"]
+    category, live = block["categories"]["live_simple"], block["groups"]["live.ast"]
+    assert live["value"] == category["accuracy"]
+    assert live["interval"] == category["interval"] == pytest.approx(list(wilson_interval(1, 258)))
+    assert live["detectable"] == category["detectable"]
+    # a group that reads several categories keeps its bootstrap
+    both = summarize_bfcl(rows + bfcl_rows("live_multiple", 40, {0})).data["prompt"]
+    assert both["groups"]["live.ast"]["interval"] != both["categories"]["live_simple"]["interval"]
+
+    members = {"bfcl": suite_members(BFCL)}
+    before = bfcl_rows("live_simple", 258, set())
+    now = bfcl_rows("live_simple", 258, set(range(20)))  # 20 flips: enough for the bootstrap, were it used
+    comparison = compare(now, {"samples": before, "fingerprint": {}}, "baseline.json", {}, members)
+    proportion, combined = comparison.figure("bfcl.live_simple.accuracy"), comparison.figure("bfcl.live.ast")
+    assert proportion is not None and combined is not None and combined.kind == "combined"
+    assert (combined.interval, combined.p, combined.test, combined.units, combined.pass_to_fail) == (
+        proportion.interval, proportion.p, "McNemar", 258, 20)
+    assert combined.p == mcnemar_exact(20, 0)

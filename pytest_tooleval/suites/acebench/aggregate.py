@@ -185,7 +185,8 @@ def summarize(rows: Iterable[SampleScore], *, expected: Mapping[str, int] | None
         reasons.append(f"{len(missing)} of {len(ALL_CATEGORIES)} categories did not run")
     unscored = sum(score.n - score.scored for score in categories.values())
     if unscored:
-        reasons.append(f"{unscored} samples or dialogues have no verdict")
+        reasons.append(f"{counted(unscored, 'sample or dialogue', 'samples or dialogues')} "
+                       f"{'has' if unscored == 1 else 'have'} no verdict")
     if expected is not None:
         counts = {name: sum(1 for row in rows if row.category == name) for name in present}
         short = [name for name in present if name in expected and counts[name] < expected[name]]

@@ -18,6 +18,7 @@ from ...data.download import Pin, cached_or_downloaded, canonical_sha256
 from ...data.files import read_bytes, read_json, read_jsonl
 from ...data.hashes import sha256_of
 from ...errors import DataError, ToolevalUsageError
+from ...text import did_you_mean
 from ..base import CaseBase
 from .categories import COLLECTION_ORDER
 from .revisions import DEFAULT, REVISIONS, Revision, revision
@@ -268,9 +269,9 @@ def select(root: Path, languages: tuple[str, ...], categories: tuple[str, ...], 
            revision_name: str = "", *, unverified: bool = False) -> list[AceCase]:
     unknown = [name for name in categories if name not in COLLECTION_ORDER]
     if unknown:
-        raise ToolevalUsageError(
-            f"--tooleval-categories: unknown category {unknown[0]!r}; known: {', '.join(COLLECTION_ORDER)}"
-        )
+        hint = did_you_mean(unknown[0], COLLECTION_ORDER)
+        raise ToolevalUsageError(f"--tooleval-categories: unknown category {unknown[0]!r}"
+                                 f"{f' ({hint})' if hint else ''}; known: {', '.join(COLLECTION_ORDER)}")
     # Collection order (categories.py), not upstream's: the order test ids have always had.
     chosen = categories or COLLECTION_ORDER
     cases = [case for language in languages for category in chosen for case in load_category(root, language, category)]

@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, cast
 
+from ...text import counted
 from . import java_js_types
 
 __all__ = ["UNSUPPORTED", "CheckOutcome", "check_calls", "normalize_string", "safe_repr"]
@@ -121,7 +122,8 @@ class _Checker:
         self, functions: list[dict[str, Any]], calls: list[Any], possible: list[dict[str, Any]]
     ) -> CheckOutcome:
         if len(calls) != len(possible):
-            return _fail("multiple_function_checker:wrong_count", f"expected {len(possible)} call(s), got {len(calls)}")
+            return _fail("multiple_function_checker:wrong_count",
+                         f"expected {counted(len(possible), 'call')}, got {len(calls)}")
         expected_name = next(iter(possible[0]))
         return self.function(_find_function(functions, expected_name), calls[0], possible[0])
 
@@ -130,7 +132,8 @@ class _Checker:
     ) -> CheckOutcome:
         if len(calls) != len(possible):
             return _fail(
-                "parallel_function_checker_no_order:wrong_count", f"expected {len(possible)} calls, got {len(calls)}"
+                "parallel_function_checker_no_order:wrong_count",
+                f"expected {counted(len(possible), 'call')}, got {len(calls)}"
             )
         # (bfcl §4.7) each expected call, in order, takes the first unmatched call that passes
         matched: set[int] = set()
@@ -352,7 +355,8 @@ def _list_of_dicts_check(name: str, value: list[Any], answers: list[Any]) -> Che
     for answer in answers:
         if len(value) != len(answer):
             outcome = _fail(
-                "value_error:list_dict_count", f"parameter {name!r}: {len(value)} dicts, expected {len(answer)}"
+                "value_error:list_dict_count",
+                f"parameter {name!r}: {counted(len(value), 'dict')}, expected {len(answer)}",
             )
             continue
         all_fit = True

@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 from ...data.files import json_lines, read_text
 from ...errors import DataError
+from ...text import did_you_mean
 
 #: category -> its leaderboard group, in the leaderboard's column order (bfcl §6)
 CATEGORIES: dict[str, str] = {
@@ -98,8 +99,9 @@ def load_samples(root: Path, categories: Sequence[str] = ()) -> list[Sample]:
     chosen = list(categories) or list(CATEGORIES)
     unknown = [name for name in chosen if name not in CATEGORIES]
     if unknown:
-        raise DataError(f"--tooleval-bfcl-categories: unknown {', '.join(unknown)}; the single-turn categories are "
-                        f"{', '.join(CATEGORIES)}")
+        hint = did_you_mean(unknown[0], CATEGORIES)
+        raise DataError(f"--tooleval-bfcl-categories: unknown {', '.join(unknown)}{f' ({hint})' if hint else ''}; "
+                        f"the single-turn categories are {', '.join(CATEGORIES)}")
     samples: list[Sample] = []
     for category in CATEGORIES:
         if category not in chosen:

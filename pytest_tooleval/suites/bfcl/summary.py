@@ -138,11 +138,13 @@ def _block(rows: list[dict[str, Any]], prefix: str, spreads: Mapping[str, Spread
             continue
         scored = [row for row in mine if row["outcome"] in ("passed", "failed")]
         passed = sum(1 for row in scored if row["outcome"] == "passed")
-        total = int(mine[0].get("category_size") or len(mine))
         spread = spreads.get(f"{prefix}{category}.accuracy")
         categories[category] = {
             "accuracy": passed / len(scored) if scored else None, "passed": passed, "scored": len(scored),
-            "n": total, "errors": len(mine) - len(scored),
+            # as every suite's scored/total: of the samples that ran (-k, -m, --tooleval-sample choose them);
+            # the category's size in the benchmark beside it
+            "n": len(mine), "benchmark_total": int(mine[0].get("category_size") or len(mine)),
+            "errors": len(mine) - len(scored),
             "interval": None if spread is None else list(spread.interval),
             "detectable": None if spread is None else spread.detectable,
         }
@@ -158,8 +160,10 @@ def _block(rows: list[dict[str, Any]], prefix: str, spreads: Mapping[str, Spread
     reasons = []
     if missing := [category for category in CATEGORIES if category not in categories]:
         reasons.append(f"not run: {', '.join(missing)}")
-    if short := [category for category, entry in categories.items() if entry["scored"] < SIZES[category]]:
-        reasons.append(f"not every sample scored: {', '.join(short)}")
+    if part := [category for category, entry in categories.items() if entry["n"] < SIZES[category]]:
+        reasons.append(f"ran only part of: {', '.join(part)}")
+    if unscored := [category for category, entry in categories.items() if entry["scored"] < entry["n"]]:
+        reasons.append(f"not every sample scored: {', '.join(unscored)}")
     return {"protocol": prefix.rstrip(".") or "prompt", "categories": categories, "groups": groups,
             "partial": not full, "partial_reasons": reasons,
             "overall_note": "the single-turn part of bfcl's Overall Acc: multi-turn and agentic are not run"}

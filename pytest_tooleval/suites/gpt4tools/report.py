@@ -36,7 +36,8 @@ def _subsets(title: str, block: Mapping[str, Any]) -> ReportSection:
     rows: list[tuple[Cell, ...]] = []
     for key, label in keys:
         subset = mapping(subsets[key])
-        rows.append((Data(label), f"{count(subset.get('n'))}/{count(subset.get('total'))}",
+        # of the items that ran; a report from before it kept them: of the test set
+        rows.append((Data(label), f"{count(subset.get('n'))}/{count(subset.get('ran', subset.get('total')))}",
                      count(subset.get("errors")), *(fixed(subset.get(metric)) for metric, _ in METRICS)))
     variants = block.get("variant")
     names = joined(variants if isinstance(variants, list) else [variants or "upstream"])

@@ -35,11 +35,13 @@ def summarize_gpt4tools(rows: list[dict[str, Any]]) -> SuiteSummary:
     errors = {key: sum(1 for row in rows if row["outcome"] == "error" and category in (None, row["category"]))
               for key, _, category in SUBSETS}
     totals = {key: sizes.get(category) if category else sum(sizes.values()) for key, _, category in SUBSETS}
+    # the items that ran (-k, -m, --tooleval-sample choose them): the table's scored/total, as every suite's
+    ran = {key: sum(1 for row in rows if category in (None, row["category"])) for key, _, category in SUBSETS}
     partial = any(means[key].n < (totals[key] or 0) for key in means)
     variants = sorted({(row.get("details") or {}).get("variant", "upstream") for row in scored
                        if not _malformed(row)})
 
-    body = [[label, f"{means[key].n}/{_show_total(totals[key])}", errors[key],
+    body = [[label, f"{means[key].n}/{ran[key]}", errors[key],
              *(_finite(getattr(means[key], metric)) for metric in METRICS)]
             for key, label, _ in SUBSETS]
     title = "GPT4Tools (" + "; ".join(VARIANT_TITLES.get(v, v) for v in variants or ["upstream"]) + ")"
@@ -55,7 +57,7 @@ def summarize_gpt4tools(rows: list[dict[str, Any]]) -> SuiteSummary:
         "variant": variants[0] if len(variants) == 1 else variants,
         "upstream_compatible": variants in ([], ["upstream"]),
         "partial": partial,
-        "subsets": {key: _json(means[key], totals[key], errors[key]) for key in means},
+        "subsets": {key: _json(means[key], totals[key], errors[key], ran[key]) for key in means},
     }
     return SuiteSummary("gpt4tools", [Table(title, HEADERS, body)], figures, partial, outcome_counts(rows), data)
 
@@ -87,10 +89,6 @@ def _finite(value: float) -> float | None:
     return None if math.isnan(value) else value
 
 
-def _show_total(total: int | None) -> str:
-    return "?" if total is None else str(total)
-
-
-def _json(means: MetricMeans, total: int | None, errors: int) -> dict[str, Any]:
-    return {"n": means.n, "total": total, "errors": errors,
+def _json(means: MetricMeans, total: int | None, errors: int, ran: int) -> dict[str, Any]:
+    return {"n": means.n, "total": total, "ran": ran, "errors": errors,
             **{metric: _finite(getattr(means, metric)) for metric in METRICS}}

@@ -24,6 +24,7 @@ from ...data.download import Pin, lift_member_constants, locate_data
 from ...data.files import read_json, read_text
 from ...errors import DataError, ToolevalUsageError
 from ...settings.credentials import keep_out_of_storage
+from ...text import counted, did_you_mean
 from ..base import CaseBase
 from .constants import SUBSET_FILES, SUBSETS
 from .texts import AgentPromptParts, Prompts
@@ -235,7 +236,9 @@ def load_subset(root: Path, subset: str) -> tuple[ToolAlpacaCase, ...]:
 def select(root: Path, subsets: tuple[str, ...] = SUBSETS) -> list[ToolAlpacaCase]:
     unknown = [name for name in subsets if name not in SUBSETS]
     if unknown:
-        raise ToolevalUsageError(f"unknown ToolAlpaca subset {unknown[0]!r}; known: {', '.join(SUBSETS)}")
+        hint = did_you_mean(unknown[0], SUBSETS)
+        raise ToolevalUsageError(f"unknown ToolAlpaca subset {unknown[0]!r}{f' ({hint})' if hint else ''}; known: "
+                                 f"{', '.join(SUBSETS)}")
     return [case for subset in subsets for case in load_subset(root, subset)]
 
 
@@ -263,7 +266,7 @@ def _load_api(path: Path, subset: str, index: int, item: Any) -> Api:
         raise DataError(f"{where}: {location}: {first['msg']}") from None
     if len(record.Golden_Answers) != len(record.Instructions):
         raise DataError(
-            f"{where}: Golden_Answers: {len(record.Golden_Answers)} entries for "
+            f"{where}: Golden_Answers: {counted(len(record.Golden_Answers), 'entry', 'entries')} for "
             f"{len(record.Instructions)} Instructions (they are aligned by index)"
         )
     try:

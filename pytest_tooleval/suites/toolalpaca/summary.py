@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ...report.summary import SuiteSummary, Table, outcome_counts
+from ...text import counted
 from .data import SUBSETS, UNDOCUMENTED_GOLD, make_test_id
 from .importer import load_judged
 from .judge import Judgement
@@ -114,6 +115,7 @@ def render_judged(path: Path | str) -> str:
     disagree = sum(1 for entry in judged.entries if entry.reparsed not in (None, (entry.judgement.process,
                                                                                entry.judgement.response)))
     line = (f"{name}: Procedure {_percent(summary.procedure_rate)}, Response {_percent(summary.response_rate)}, "
-            f"Overall {_percent(summary.overall_rate)} ({summary.num} instructions, {summary.error_num} unjudged; "
-            f"{check}; our parser re-reads {disagree} stored verdicts differently)")
+            f"Overall {_percent(summary.overall_rate)} ({counted(summary.num, 'instruction')}, "
+            f"{summary.error_num} unjudged; "
+            f"{check}; our parser re-reads {counted(disagree, 'stored verdict')} differently)")
     return f"ToolAlpaca judge file {name} (upstream format)\n{table}\n\n{line}"

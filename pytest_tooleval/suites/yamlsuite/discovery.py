@@ -16,7 +16,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-SUFFIX = ".tooleval.yaml"
+#: a suite file's name ends with one of these: `.yml` is YAML's other spelling, and a file named so is meant alike
+SUFFIXES = (".tooleval.yaml", ".tooleval.yml")
 
 
 @dataclass(frozen=True)
@@ -42,7 +43,7 @@ def configure(invocation_dir: Path, args: Sequence[str], norecursedirs: Sequence
 
 
 def suite_files() -> tuple[Path, ...]:
-    """Every `*.tooleval.yaml` under the roots, sorted (the first call walks; later ones are free)."""
+    """Every `*.tooleval.yaml` (or `.yml`) under the roots, sorted (the first call walks; later ones are free)."""
     global _found
     if _roots is None:
         return ()
@@ -52,7 +53,7 @@ def suite_files() -> tuple[Path, ...]:
 
 
 def is_suite_file(path: Path) -> bool:
-    return path.name.endswith(SUFFIX) and len(path.name) > len(SUFFIX)
+    return any(path.name.endswith(suffix) and len(path.name) > len(suffix) for suffix in SUFFIXES)
 
 
 def _walk(roots: Roots) -> tuple[Path, ...]:

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from pytest_tooleval.suites.acebench.decode import MAX_SOURCE_CHARS, DecodeError, decode_fixed
 
+from ...text import counted
 from . import patterns
 
 if TYPE_CHECKING:
@@ -173,7 +174,7 @@ def _text_problems(expect: Expectation, text: str) -> list[Problem]:
 
 def _call_problems(expect: Expectation, calls: list[Call] | None, text: str) -> list[Problem]:
     expected = expect.calls
-    wanted = _count(len(expected), "call") + (f" ({_names(call.name for call in expected)})" if expected else "")
+    wanted = counted(len(expected), "call") + (f" ({_names(call.name for call in expected)})" if expected else "")
     if calls is None:
         return [Problem(f"expected {wanted}, got an answer in words: {_show(text)}", "calls")] if expected else []
     if len(calls) != len(expected):
@@ -602,10 +603,6 @@ def _names(names: Iterator[str] | Mapping[str, Any]) -> str:
     return ", ".join(listed[:_NAMES_LISTED]) + f", ...{total}"
 
 
-def _count(number: int, noun: str) -> str:
-    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
-
-
 def _calls_shown(calls: list[Call] | None) -> str:
     """"2 calls: a(x=1), b()", as many calls as fit in `_CALLS_SHOWN` characters."""
     calls = calls or []
@@ -617,7 +614,7 @@ def _calls_shown(calls: list[Call] | None) -> str:
             break
         shown.append(_call_shown(call))
         used += len(shown[-1]) + 2
-    return _count(len(calls), "call") + (": " + ", ".join(shown) if shown else "")
+    return counted(len(calls), "call") + (": " + ", ".join(shown) if shown else "")
 
 
 def _call_shown(call: Call) -> str:

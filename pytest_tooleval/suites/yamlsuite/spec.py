@@ -25,13 +25,13 @@ import yaml
 from ...data.files import YAML_FILE_LIMIT, read_text, yaml_bounds_problem
 from ...errors import DataError
 from . import patterns, toolschema
+from .discovery import SUFFIXES
 
 if TYPE_CHECKING:
     from jsonschema.exceptions import ValidationError
     from jsonschema.protocols import Validator
 
 SCHEMA_PATH = Path(__file__).with_name("schema.json")
-SUFFIX = ".tooleval.yaml"
 # Every tool the format takes is an OpenAI function definition (flat, or wrapped in {type: function}), so the
 # file's tools can always be offered natively: a file is asked in function calling unless it says `mode: prompt`.
 DEFAULT_MODE: Literal["prompt", "fc"] = "fc"
@@ -128,10 +128,11 @@ class SuiteFile:
 
 
 def file_stem(path: Path) -> str:
-    """The file's name without `.tooleval.yaml` ("weather" for weather.tooleval.yaml); any other name loses its
-    last suffix only."""
+    """The file's name without `.tooleval.yaml` or `.tooleval.yml` ("weather" for weather.tooleval.yaml); any other
+    name loses its last suffix only."""
     name = path.name
-    return name[: -len(SUFFIX)] if name.endswith(SUFFIX) and name != SUFFIX else path.stem
+    suffix = next((suffix for suffix in SUFFIXES if name.endswith(suffix) and name != suffix), None)
+    return name[: -len(suffix)] if suffix else path.stem
 
 
 def load_file(path: Path) -> SuiteFile:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ...errors import DataError
 from ...models.access import ModelAccess
 from ...models.base import Reply
 from ...models.meter import reply_tokens
@@ -72,10 +73,24 @@ class YamlCase(CaseBase):
         return " | ".join(_expected(turn) for turn in self.spec.turns)
 
 
+def _check_unique_ids(files: Sequence[SuiteFile]) -> None:
+    """A test id is `<file stem>-<case name>`: two files of one stem (`a.tooleval.yaml` beside `a.tooleval.yml`, or
+    in two folders) holding a case of one name would give two tests one id, and a sample would answer for both."""
+    seen: dict[str, Path] = {}
+    for file in files:
+        for spec in file.cases:
+            test_id = f"{file.stem}-{spec.name}"
+            first = seen.setdefault(test_id, file.path)
+            if first != file.path:
+                raise DataError(f"{file.path}: case {spec.name!r} has the test id {test_id!r} of a case in {first}: "
+                                "rename one of the files or cases")
+
+
 class YamlSuite:
     def __init__(self, files: Sequence[SuiteFile], modes: dict[Path, tuple[str, ...]]) -> None:
         self.files = tuple(files)
         self.modes = modes  # per file: the protocols its cases run in
+        _check_unique_ids(self.files)
 
     def cases(self) -> list[YamlCase]:
         cases = []

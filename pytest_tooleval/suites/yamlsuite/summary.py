@@ -71,9 +71,11 @@ def summarize_yaml(rows: list[dict[str, Any]]) -> SuiteSummary:
             accuracy = passed / len(scored) if scored else None
             if accuracy is not None:
                 figures[name] = accuracy
-            body.append([category, f"{len(scored)}/{total}", len(members) - len(scored), _number(accuracy),
+            # scored/total of the cases that ran, as every suite's table (-k may run part of a category)
+            body.append([category, f"{len(scored)}/{len(members)}", len(members) - len(scored), _number(accuracy),
                          _interval(spread), _number(spread.detectable if spread else None)])
-            categories[category] = {"category": category, "figure": name, "n": total, "scored": len(scored),
+            categories[category] = {"category": category, "figure": name, "n": len(members), "benchmark_total": total,
+                                    "scored": len(scored),
                                     "passed": passed, "errors": len(members) - len(scored), "accuracy": accuracy,
                                     **_spread_fields(spread)}
         overall_name = f"{prefix(variant)}overall"

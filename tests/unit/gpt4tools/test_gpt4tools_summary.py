@@ -60,8 +60,8 @@ def test_the_three_way_table_and_its_figures() -> None:
     assert not summary.partial
     assert summary.counts == {"total": 4, "scored": 4, "passed": 2, "failed": 2, "errors": 0,
                               "context_overflows": 0, "malformed_replies": 0, "over_time": 0}
-    assert summary.data["subsets"]["no_tool"] == {"n": 2, "total": 2, "errors": 0, "thought": 0.5, "action": 0.5,
-                                                   "args": 0.5, "sr": 0.5, "iou": 1.0}
+    assert summary.data["subsets"]["no_tool"] == {"n": 2, "total": 2, "ran": 2, "errors": 0, "thought": 0.5,
+                                                   "action": 0.5, "args": 0.5, "sr": 0.5, "iou": 1.0}
 
 
 def test_a_malformed_reply_is_scored_as_an_empty_prediction() -> None:
@@ -90,7 +90,7 @@ def test_an_empty_subset_renders_as_dashes_and_gives_no_figure() -> None:
         "--------  --------------  --------  ------------  --------  ---------  -----  -----",
         "all       1/1                    0         1.000     1.000      1.000  1.000  1.000",
         "tool-use  1/1                    0         1.000     1.000      1.000  1.000  1.000",
-        "no-tool   0/?                    0         -         -          -      -      -",
+        "no-tool   0/0                    0         -         -          -      -      -",  # none ran
     ]
     assert not any(name.startswith("no_tool") for name in summary.figures)
     assert summary.data["subsets"]["no_tool"]["sr"] is None
@@ -119,6 +119,17 @@ def test_errors_count_per_subset_and_make_the_run_partial() -> None:
     assert table.title == "GPT4Tools (upstream-compatible): partial run (not every item was scored)"
     assert summary.partial and summary.counts["errors"] == 1
     assert summary.figures["sr"] == 1.0  # N counts scored items only, as upstream's matched predictions
+
+
+def test_a_run_of_part_of_the_test_set_counts_scored_of_what_ran() -> None:
+    """-k or --tooleval-sample: scored/total is of the items that ran, as every suite's table (issue 41); the run is
+    partial, and the report keeps the test set's size as `total`."""
+    summary = summarize_gpt4tools([row(0, TOOL_GT, TOOL_GT), row(2, NO_TOOL_GT, NO_TOOL_GT, sizes=(2, 3))])
+    (table,) = summary.tables
+    assert [cells[:3] for cells in table.rows] == [["all", "2/2", 0], ["tool-use", "1/1", 0], ["no-tool", "1/1", 0]]
+    assert summary.partial
+    assert {key: (value["n"], value["ran"], value["total"]) for key, value in summary.data["subsets"].items()} == {
+        "all": (2, 2, 5), "tool": (1, 1, 2), "no_tool": (1, 1, 3)}
 
 
 def test_the_stop_variant_is_labelled() -> None:

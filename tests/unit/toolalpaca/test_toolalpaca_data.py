@@ -96,7 +96,7 @@ def _broken(**overrides: Any) -> str:
         (_broken(Golden_Answers=[[{"Action": "getForecast"}], []]),
          ": API [1] 'Toy Weather': Golden_Answers.0.0.Action_Input: Field required"),
         (_broken(Golden_Answers=[[]]),
-         ": API [1] 'Toy Weather': Golden_Answers: 1 entries for 2 Instructions (they are aligned by index)"),
+         ": API [1] 'Toy Weather': Golden_Answers: 1 entry for 2 Instructions (they are aligned by index)"),
         (_broken(Instructions=["ok", 7]), ": API [1] 'Toy Weather': Instructions.1: Input should be a valid string"),
         (_broken(Documentation="{not json"), ": API [1] 'Toy Weather': Documentation: not a JSON document"),
         (_broken(Documentation='{"paths": {}}'), ": API [1] 'Toy Weather': Documentation: no servers[0].url"),

@@ -9,6 +9,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from pytest_tooleval.text import counted
 from pytest_tooleval.verdict import Verdict
 
 WRONG_CLASS_COUNT = "wrong number of class"
@@ -123,7 +124,8 @@ def state_diff(end_state: Sequence[Mapping[str, Any]], ground_truth: Any) -> lis
     lines: list[str] = []
     by_class = {name: attrs for entry in state for name, attrs in entry.items()}
     if len(gt) != len(state):
-        lines.append(f"recorded {len(state)} classes {sorted(by_class)}, ground truth has {len(gt)}")
+        lines.append(f"recorded {counted(len(state), 'class', 'classes')} {sorted(by_class)}, ground truth has "
+                     f"{len(gt)}")
     for gt_entry in gt:
         for name, expected in gt_entry.items():
             if name not in by_class:
