@@ -200,9 +200,12 @@ def test_an_endpoint_with_tool_calling_passes_the_probe(pytester: pytest.Pyteste
     monkeypatch.delenv("TOOLEVAL_NO_PROBE", raising=False)
     result = pytester.runpytest_subprocess(*args, "--tooleval-mode=fc")
     result.assert_outcomes(passed=SAMPLES)
-    probe = server.stats.bodies[0]
+    probe, twin = server.stats.bodies[:2]
     assert probe is not None and len(probe["tools"]) == 1 and probe["tools"][0]["function"]["name"] == "echo"
-    assert server.stats.requests == SAMPLES + 1
+    # ACEBench asks with its system prompt: so does the probe; its twin, without the tool, shows the tool was seen
+    assert [message["role"] for message in probe["messages"]] == ["system", "user"]
+    assert twin is not None and "tools" not in twin and twin["messages"] == probe["messages"]
+    assert server.stats.requests == SAMPLES + 2
 
 
 @pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["one-process", "xdist"])

@@ -200,6 +200,10 @@ class AceBenchPlugin(SuitePlugin["AceCase"]):
         """--tooleval-mode fc or both: the model is offered the functions as `tools` (the probe checks it can)."""
         return settings.mode != "prompt"
 
+    def tools_without_system(self, settings: Settings) -> bool:
+        """Every request with tools starts with the sample's system prompt (fc.py, agent/fc_rollout.py)."""
+        return False
+
     def units(self, rows: list[dict[str, Any]]) -> list[Unit]:
         from .summary import units
 
