@@ -380,3 +380,37 @@ def test_recorded_agent_tool_calls_are_replayed(pytester: pytest.Pytester) -> No
                                            "--tooleval-language=all", "-m", "agent", "-n", "2",
                                            "-p", "no:cacheprovider", f"--tooleval-cache-dir={pytester.path / 'c'}")
     result.assert_outcomes(passed=100)
+
+
+# -- schemas a grammar-based server cannot compile (issue 41) -------------------------------------------------
+
+
+def test_the_grammar_unsafe_rule_reads_the_parameter_schemas_only() -> None:
+    from pytest_tooleval.suites.acebench.data import grammar_unsafe
+
+    def function(**schema: Any) -> list[dict[str, Any]]:
+        return [{"name": "f", "parameters": {"type": "dict", "properties": {"x": {"type": "string", **schema}}}}]
+
+    assert grammar_unsafe(function(pattern="^\\d{4}-\\d{2}$"))
+    assert grammar_unsafe(function(maxLength=4500))
+    assert not grammar_unsafe(function(pattern="^[0-9]{4}$", maxLength=1000))
+    # an atom category's schema under `arguments` counts; its return schema (`results`) is never sent
+    assert grammar_unsafe([{"name": "f", "arguments": function(pattern="^\\w+$")[0]["parameters"]}])
+    assert not grammar_unsafe([{"name": "f", "arguments": {"type": "dict"},
+                                "results": {"type": "dict", "properties": {"d": {"pattern": "^\\d+$"}}}}])
+
+
+@needs_data
+def test_fc_samples_a_grammar_server_cannot_take_carry_a_mark(pytester: pytest.Pytester,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """`-m "not grammar_unsafe"` runs around llama-cpp-python's grammar crash; the text protocol is never marked."""
+    monkeypatch.delenv("TOOLEVAL_DATA_DIR", raising=False)
+    pytester.makepyfile(test_acebench=benchmark_source("acebench"))
+    common = ("--collect-only", "-q", "--tooleval-model=oracle", f"--tooleval-data-dir={Path(DATA or '').resolve()}",
+              "-p", "no:cacheprovider", "-m", "grammar_unsafe")
+    marked = [line for line in pytester.runpytest(*common, "--tooleval-mode=both").outlines if "::" in line]
+    assert len(marked) == 166 and all(line.endswith("-fc]") for line in marked)
+    assert "test_acebench.py::test_acebench[en-normal_single_turn_single_function_9-fc]" in marked  # `\d` dates
+    assert "test_acebench.py::test_acebench[en-special_error_param_0-fc]" in marked
+    unmarked = pytester.runpytest(*common[:-1], "not grammar_unsafe", "--tooleval-mode=fc")
+    unmarked.stdout.fnmatch_lines(["857/1023 tests collected (166 deselected)*"])
