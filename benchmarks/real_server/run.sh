@@ -110,9 +110,8 @@ start_server() {  # $1: label, $2: chat format ("" for the GGUF's own template)
     echo "real-server: the server did not answer /v1/models within 120 s"; exit 1
 }
 
-# 2. The fixed selection: 20 ACEBench samples (17 normal single-function, one of each special category) with the
-# worked YAML suite (benchmarks/examples, which has a system message), and 20 BFCL samples (non-live simple,
-# multiple, parallel, irrelevance). The fc copies have test ids ending in -fc. Each benchmark is a run of its own:
+# 2. The fixed selection: 20 ACEBench samples (17 normal single-function, one of each special category) and 20
+# BFCL samples (non-live simple, multiple, parallel, irrelevance). The fc copies have test ids ending in -fc. Each benchmark is a run of its own:
 # the probe asks as the run's requests with tools do, so BFCL's (no system message) would stop ACEBench's too.
 # The fc runs also pass -m "not grammar_unsafe" (docs/models.md): fc samples whose functions carry a regex
 # `pattern` with a backslash (\d, \s, \w), or a length bound over 1,000, take the chatml-function-calling server
@@ -128,14 +127,13 @@ selection() {  # $1: benchmark, $2: mode
     if [ "$2" = fc ]; then suffix="-fc]"; fi
     if [ "$1" = acebench ]; then
         for id in "${ACEBENCH_IDS[@]}"; do expression+="en-$id$suffix or "; done
-        echo "${expression}examples"
     else
         for id in "${BFCL_IDS[@]}"; do expression+="$id$suffix or "; done
-        echo "${expression% or }"
     fi
+    echo "${expression% or }"
 }
 test_paths() {  # $1: benchmark
-    if [ "$1" = acebench ]; then echo "benchmarks/test_acebench.py benchmarks/examples"
+    if [ "$1" = acebench ]; then echo "benchmarks/test_acebench.py"
     else echo "pytest_tooleval/benchmarks/test_bfcl.py"; fi
 }
 
