@@ -17,7 +17,10 @@
 #   REAL_SERVER_BENCHMARKS     benchmarks to run in each, in order (default "acebench bfcl"), each a run of its own
 #   REAL_SERVER_RUN_TIMEOUT    seconds one pytest run may take before it gets SIGTERM (default 900): the plugin
 #                              then writes the report of what finished, marked interrupted
-#   REAL_SERVER_CTX            the server's --n_ctx (default 8192: BFCL's longest prompt is 7,968 tokens)
+#   REAL_SERVER_CTX            the prompt server's --n_ctx (default 8192: BFCL's longest prompt is 7,968 tokens)
+#   REAL_SERVER_FC_CTX         the fc server's --n_ctx (default 4096: ACEBench's longest fc prompt is 3,325 tokens;
+#                              this server ignores max_tokens under tool_choice auto, so the context is what bounds
+#                              an answer, and at 8192 one ran past the 600 s timeout on a loaded machine)
 #   REAL_SERVER_THREADS        the server's --n_threads (default: the number of CPUs)
 #   REAL_SERVER_PROMPT_FORMAT  --chat_format for the prompt run (default empty: the chat template inside the
 #                              GGUF, which renders messages as written)
@@ -36,6 +39,7 @@ LLAMA_VERSION=${REAL_SERVER_LLAMA_VERSION:-0.3.36}
 MODES=${REAL_SERVER_MODES:-prompt fc}
 RUN_TIMEOUT=${REAL_SERVER_RUN_TIMEOUT:-900}
 N_CTX=${REAL_SERVER_CTX:-8192}
+FC_CTX=${REAL_SERVER_FC_CTX:-4096}
 N_THREADS=${REAL_SERVER_THREADS:-$(nproc)}
 PROMPT_FORMAT=${REAL_SERVER_PROMPT_FORMAT:-}
 FC_FORMAT=${REAL_SERVER_FC_FORMAT:-chatml-function-calling}
@@ -88,10 +92,11 @@ free_port() {
 
 # A server of its own for each protocol: the chat format is a server option, and the fc run needs a different one.
 start_server() {  # $1: label, $2: chat format ("" for the GGUF's own template)
-    local label=$1 chat_format=$2 port
+    local label=$1 chat_format=$2 port n_ctx=$N_CTX
+    if [ "$label" = fc ]; then n_ctx=$FC_CTX; fi
     port=$(free_port)
     local args=(--model "$GGUF" --model_alias "$ALIAS" --host 127.0.0.1 --port "$port"
-                --n_ctx "$N_CTX" --n_threads "$N_THREADS" --n_threads_batch "$N_THREADS")
+                --n_ctx "$n_ctx" --n_threads "$N_THREADS" --n_threads_batch "$N_THREADS")
     if [ -n "$chat_format" ]; then args+=(--chat_format "$chat_format"); fi
     echo "real-server: starting llama_cpp.server for $label: ${args[*]}"
     "$VENV/bin/python" -m llama_cpp.server "${args[@]}" >"$OUT/server-$label.log" 2>&1 &
@@ -128,7 +133,8 @@ selection() {  # $1: benchmark, $2: mode
     if [ "$1" = acebench ]; then
         for id in "${ACEBENCH_IDS[@]}"; do expression+="en-$id$suffix or "; done
     else
-        for id in "${BFCL_IDS[@]}"; do expression+="$id$suffix or "; done
+        # the whole test name: "multiple_0]" alone also matches parallel_multiple_0
+        for id in "${BFCL_IDS[@]}"; do expression+="test_bfcl[$id$suffix or "; done
     fi
     echo "${expression% or }"
 }
@@ -167,7 +173,7 @@ for mode in $MODES; do
     if [ "$QUIRKS" = 1 ]; then
         if kill -0 "$SERVER_PID" 2>/dev/null; then
             python3 "$HERE/quirks.py" "$BASE_URL" "$ALIAS" "$mode server (chat format: ${FORMATS[$mode]:-the GGUF template})" \
-                "$N_CTX" | tee "$OUT/quirks-$mode.md"
+                "$([ "$mode" = fc ] && echo "$FC_CTX" || echo "$N_CTX")" | tee "$OUT/quirks-$mode.md"
         else
             echo "real-server: the $mode server is no longer running; no quirk checks" | tee "$OUT/quirks-$mode.md"
         fi
@@ -177,7 +183,7 @@ done
 
 # 3. The table.
 echo
-echo "llama-cpp-python $LLAMA_INSTALLED, $(basename "$GGUF"), n_ctx $N_CTX, $N_THREADS threads, $(date -u +%Y-%m-%d)"
+echo "llama-cpp-python $LLAMA_INSTALLED, $(basename "$GGUF"), n_ctx $N_CTX (fc: $FC_CTX), $N_THREADS threads, $(date -u +%Y-%m-%d)"
 echo
 python3 "$HERE/table.py" "${REPORTS[@]}" | tee "$OUT/table.md"
 if [ "$QUIRKS" = 1 ]; then echo; cat "$OUT"/quirks-*.md; fi

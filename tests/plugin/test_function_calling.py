@@ -227,8 +227,10 @@ def test_the_probe_stops_an_fc_run_whose_endpoint_answers_without_a_tool_call(
                                 "127.0.0.1:")
     assert "asked to call the one function offered, it answered 'ok'; --tooleval-mode fc needs tool calls" in errors[0]
     assert "--enable-auto-tool-choice" in errors[0] and "or use --tooleval-mode prompt" in errors[0]
-    [probe] = [body for body in server.stats.bodies if body]  # the probe only: no sample was asked
+    # the probe and its twin without the tool (the tool did reach the prompt: words all the same): no sample asked
+    probe, twin = [body for body in server.stats.bodies if body]
     assert last_user_message(probe) == PROBE_TOOL_PROMPT and probe["tool_choice"] == "auto"
+    assert "tools" not in twin and twin["messages"] == probe["messages"]
 
 
 def test_recorded_tool_calls_are_replayed_in_either_shape(pytester: pytest.Pytester, mini: Any) -> None:
