@@ -407,6 +407,11 @@ class FakeOpenAI:
         tools_need_choice: llama-cpp-python's dialect: `tools` sent without `tool_choice` never reach the model,
             so the answering rules see the body without them and a `ToolCalls` answer goes out as its text only
             (`content`, or "" when it has none): no tool call.
+        tools_need_system: llama-cpp-python's chatml-function-calling: `tools` reach the prompt only when the
+            request has a system message. Without one they add nothing to `usage.prompt_tokens` (but one token
+            per call answered, as that server counts the `functions.<name>:` it puts before a call's arguments),
+            and the answering rules still see them (its grammar lets the model name a function it never saw).
+            Elsewhere, tools that reach the model count into the prompt tokens as their JSON's words.
         refuse_null_content: llama-cpp-python's dialect: a request with an assistant message whose `content` is
             null gets HTTP 500 (`NULL_CONTENT_REFUSED`), as its chat templates fail on it.
         max_answer_tokens: an answer text longer than this many tokens (whitespace words) is cut there and ends
@@ -437,6 +442,7 @@ class FakeOpenAI:
         reasoning_model: bool = False,
         tools_supported: bool = True,
         tools_need_choice: bool = False,
+        tools_need_system: bool = False,
         refuse_null_content: bool = False,
         max_answer_tokens: int | None = None,
         model: str = "fake-model",
@@ -457,6 +463,7 @@ class FakeOpenAI:
         self.usage: dict[str, Any] | None = None
         self.tools_supported = tools_supported
         self.tools_need_choice = tools_need_choice
+        self.tools_need_system = tools_need_system
         self.refuse_null_content = refuse_null_content
         self.max_answer_tokens = max_answer_tokens
         self.model = model
@@ -1133,8 +1140,11 @@ class _Handler(BaseHTTPRequestHandler):
                 if self._client_gone():
                     with fake._lock:
                         fake.stats.abandoned += 1
+                unseen = fake.tools_need_system and not any(isinstance(message, dict) and message.get("role") == "system"
+                                                            for message in body.get("messages") or [])
                 completion = _completion(fake.model, body, answer, reasoning=fake.reasoning_content,
-                                         fingerprint=fake.system_fingerprint, max_tokens=fake.max_answer_tokens)
+                                         fingerprint=fake.system_fingerprint, max_tokens=fake.max_answer_tokens,
+                                         tools_seen=not unseen)
                 if fake.usage is not None:
                     completion["usage"] = fake.usage
                 if fake.edit_completion is not None:
@@ -1433,11 +1443,16 @@ NULL_CONTENT_REFUSED = 'can only concatenate str (not "NoneType") to str'
 
 def _completion(model: str, body: Mapping[str, Any], answer: str | ToolCalls, *,
                 reasoning: str | None = None, max_tokens: int | None = None,
-                fingerprint: str | None = "fp_fake_0001") -> dict[str, Any]:
+                fingerprint: str | None = "fp_fake_0001", tools_seen: bool = True) -> dict[str, Any]:
     if isinstance(answer, ToolCalls):
-        completion = _completion(model, body, answer.content or "", reasoning=reasoning, fingerprint=fingerprint)
+        completion = _completion(model, body, answer.content or "", reasoning=reasoning, fingerprint=fingerprint,
+                                 tools_seen=tools_seen)
         completion["choices"][0]["message"] = {**completion["choices"][0]["message"], **answer.message()}
         completion["choices"][0]["finish_reason"] = "tool_calls"
+        if not tools_seen:  # llama-cpp-python counts each call's `functions.<name>:` into the prompt
+            usage = completion["usage"]
+            usage["prompt_tokens"] += len(answer.calls)
+            usage["total_tokens"] += len(answer.calls)
         return completion
     text = answer
     finish_reason = "stop"
@@ -1450,6 +1465,8 @@ def _completion(model: str, body: Mapping[str, Any], answer: str | ToolCalls, *,
         text = " ".join(text.split()[:max_tokens])
         finish_reason = "length"
     prompt = "\n".join(_text(m.get("content")) for m in body.get("messages") or [] if isinstance(m, dict))
+    if tools_seen and body.get("tools"):  # rendered into the prompt, as chat templates do
+        prompt += "\n" + json.dumps(body["tools"])
     prompt_tokens, completion_tokens = _count_tokens(prompt), _count_tokens(text)
     reasoning_tokens = _count_tokens(reasoning) if reasoning else 0
     message: dict[str, Any] = {"role": "assistant", "content": text}

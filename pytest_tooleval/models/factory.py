@@ -27,12 +27,13 @@ if TYPE_CHECKING:
 
 def build_access(settings: Settings, cache_dir: Path, engine: Engine, board_path: Callable[[], Path],
                  roles: Sequence[Role] = (), replay_readers: Sequence[ReplayReader] = (), *,
-                 probe_tools: bool = False, say: Callable[[str], None] = print,
+                 probe_tools: bool = False, probe_system: bool = False, say: Callable[[str], None] = print,
                  cache_only: bool = False, cache_run: CacheRun | None = None,
                  served: Mapping[str, dict[str, Any]] | None = None) -> ModelAccess:
     """The run's model access; `board_path` gives the run board's file (asked only for the rpm/tpm limits file
     beside it); `roles` are the helper models of the suites in the run, `replay_readers` their recorded-output
     formats (suites/base.py); `probe_tools`: a suite offers the model `tools`, so its probe offers one too;
+    `probe_system`: every request with tools has a system message, so the probe's has one too;
     `say` writes the batch lane's lines (--tooleval-batch); `cache_only`: live models answer from the response
     cache alone, a request it does not hold is an error and never sent (`python -m pytest_tooleval rescore`);
     `cache_run`: which cached answers the run may use (models/cache.py); `served`: what each endpoint serves, by
@@ -61,7 +62,7 @@ def build_access(settings: Settings, cache_dir: Path, engine: Engine, board_path
     # --tooleval-batch: every role's batch lane, appended as its chat function is built (models/batch.py)
     lanes: list[Any] | None = [] if settings.batch else None
     chat = live.chat(model, settings.base_url, settings.api_key, settings.temperature, settings.max_tokens, limiter,
-                     extra=reasoning, probe_tools=probe_tools, lanes=lanes, say=say)
+                     extra=reasoning, probe_tools=probe_tools, probe_system=probe_system, lanes=lanes, say=say)
     if settings.reasoning == "strip":
         chat = _without_think_blocks(chat)
     helpers = live.roles(roles, limiter, lanes, say)
@@ -80,6 +81,13 @@ PROBE_TOOL = {"type": "function", "function": {
     "parameters": {"type": "object", "properties": {"word": {"type": "string"}}}}}
 PROBE_TOOL_PROMPT = "Call the echo function with the word: ok"
 PROBE_TOOL_MAX_TOKENS = 64  # a call's JSON takes more tokens than a word
+# the probe's system message, when every request with tools has one (ACEBench's, YAML files with `system:`)
+PROBE_SYSTEM = "You are a helpful assistant."
+# Tools that reach the prompt add their names, descriptions and schemas: the echo tool is some 40 tokens as JSON,
+# and every chat template adds words around it. Fewer than this many added tokens means they were left out: a
+# server may still count what it appends after the prompt (llama-cpp-python's `functions.echo:` before the
+# arguments it generates, or `message:`), a few tokens.
+TOOLS_SEEN_MIN_TOKENS = 10
 NO_TOOL_CALL_HINT = ("serve the model with tool calling (vLLM: --enable-auto-tool-choice --tool-call-parser NAME; "
                      "llama.cpp: --jinja; llama-cpp-python: a chat format with function calling), or use "
                      "--tooleval-mode prompt (or skip the probe: --tooleval-no-probe)")
@@ -124,6 +132,8 @@ async def probe_endpoints(probes: Sequence[Probe]) -> dict[str, dict[str, Any]]:
                 raise ToolevalUsageError(
                     f"tooleval: the endpoint probe failed for the {probe.role} role: {exc}. Check {option}, its "
                     f"base URL and API key (or skip the probe: --tooleval-no-probe){tools}") from None
+            if probe.request.tools and reply.prompt_tokens is not None:
+                await _check_tools_seen(probe, reply.prompt_tokens)
             # the tools were ignored: fc answers would have no call. (An answer cut at the probe's few tokens, a
             # reasoning model's, proves nothing.)
             if probe.request.tools and not reply.tool_calls and reply.finish_reason != "length":
@@ -140,6 +150,34 @@ async def probe_endpoints(probes: Sequence[Probe]) -> dict[str, dict[str, Any]]:
         backend.fingerprint = seen[key]["system_fingerprint"]  # a cached answer made under another is asked again
         profile.setdefault(probe.role, seen[key])
     return profile
+
+
+async def _check_tools_seen(probe: Probe, with_tools: int) -> None:
+    """Whether the probe's tool reached the model's prompt: the same request without it is asked too (one token),
+    after it, so a server's prompt cache can only make the tool look bigger. When the tool adds (almost) no prompt
+    tokens, the model would be scored without the functions it is offered: stop the run with one line. A twin
+    that fails, or reports no usage, proves nothing."""
+    from ..errors import ToolevalError, ToolevalUsageError
+
+    backend = probe.backend
+    try:
+        twin = await backend.complete(dataclasses.replace(probe.request, tools=None, max_tokens=1))
+    except ToolevalError:
+        return
+    if twin.prompt_tokens is None or not 0 <= with_tools - twin.prompt_tokens < TOOLS_SEEN_MIN_TOKENS:
+        return
+    system = any(message.get("role") == "system" for message in probe.request.messages)
+    shape = ("with a system message, as every request with tools here has" if system else
+             "without a system message, as BFCL's questions and YAML files without `system:` ask")
+    fixes = ("serve the model with a chat template that renders tools" if system else
+             "serve the model with a chat template that renders tools without one (llama-cpp-python's "
+             "chatml-function-calling renders them only into a system message: another --chat_format, or "
+             "llama.cpp's llama-server --jinja), or run only samples with one (ACEBench; a YAML file's `system:`)")
+    raise ToolevalUsageError(
+        f"tooleval: the endpoint probe found that the tools never reach model {backend.model!r} at "
+        f"{backend.endpoint}: a request offering one tool ({shape}) used {with_tools} prompt tokens, the same "
+        f"request without it {twin.prompt_tokens}, so every sample would be scored without its functions; "
+        f"{fixes}, or use --tooleval-mode prompt (or skip the probe: --tooleval-no-probe)")
 
 
 def _without_think_blocks(chat: ChatFn) -> ChatFn:
@@ -237,10 +275,12 @@ class _Live:
     def chat(self, model: str, base_url: str | None, api_key: str | None, temperature: float | None,
              max_tokens: int | None, limiter: Any = None, *, top_p: float | None = None,
              extra: dict[str, Any] | None = None, role: str = "model", probe_tools: bool = False,
-             lanes: list[Any] | None = None, say: Callable[[str], None] = print) -> ChatFn:
+             probe_system: bool = False, lanes: list[Any] | None = None,
+             say: Callable[[str], None] = print) -> ChatFn:
         return _chat_function(self.settings, self.engine, model, base_url, api_key, temperature, max_tokens,
                               limiter, self.cache, top_p=self.settings.top_p if top_p is None else top_p,
-                              extra=extra or {}, role=role, probe_tools=probe_tools, lanes=lanes, say=say,
+                              extra=extra or {}, role=role, probe_tools=probe_tools, probe_system=probe_system,
+                              lanes=lanes, say=say,
                               cache_only=self.cache_only, served=self.served)
 
 
@@ -248,7 +288,7 @@ def _chat_function(settings: Settings, engine: Engine, model: str, base_url: str
                    api_key: str | None, temperature: float | None, max_tokens: int | None,
                    limiter: Any = None, cache: ResponseCache | None = None, *, top_p: float | None = None,
                    extra: dict[str, Any] | None = None, role: str = "model", probe_tools: bool = False,
-                   lanes: list[Any] | None = None, say: Callable[[str], None] = print,
+                   probe_system: bool = False, lanes: list[Any] | None = None, say: Callable[[str], None] = print,
                    cache_only: bool = False, served: Mapping[str, dict[str, Any]] | None = None) -> ChatFn:
     from .cache import CachedBackend
     from .limits import starts_slow
@@ -271,10 +311,12 @@ def _chat_function(settings: Settings, engine: Engine, model: str, base_url: str
         backend.served = served[backend.label]
     asked = backend
     # the endpoint probe asks the backend itself (never the cache) once, with this role's parameters
-    # with tools (--tooleval-mode fc) it asks for a call of the one it offers
+    # with tools (--tooleval-mode fc) it asks for a call of the one it offers, shaped as the samples ask: with a
+    # system message only when every request with tools has one (a server may render tools only into one)
     prompt, limit = (PROBE_TOOL_PROMPT, PROBE_TOOL_MAX_TOKENS) if probe_tools else (PROBE_PROMPT, PROBE_MAX_TOKENS)
+    system = ({"role": "system", "content": PROBE_SYSTEM},) if probe_tools and probe_system else ()
     engine.probes.append(Probe(role, backend, ChatRequest(
-        ({"role": "user", "content": prompt},), temperature=temperature, top_p=top_p,
+        (*system, {"role": "user", "content": prompt}), temperature=temperature, top_p=top_p,
         max_tokens=None if max_tokens is None else min(max_tokens, limit), extra=dict(extra or {}),
         tools=(PROBE_TOOL,) if probe_tools else None)))
     if lanes is not None:  # --tooleval-batch: between the cache and the endpoint (models/batch.py)

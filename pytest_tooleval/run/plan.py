@@ -118,6 +118,11 @@ class Run:
         """Whether a suite loaded in this run offers the model native `tools` (the probe then offers one too)."""
         return any(plugin(name).asks_with_tools(self.settings) for name in self._suites)
 
+    def tools_without_system(self) -> bool:
+        """Whether a suite loaded in this run offers `tools` in a request without a system message (the probe's
+        request with tools then has none either)."""
+        return any(plugin(name).tools_without_system(self.settings) for name in self._suites)
+
     def helper_roles(self) -> tuple[Role, ...]:
         """The helper models of the suites loaded in this run: no client for a role no collected test uses."""
         return tuple(role for name in self._suites for role in plugin(name).roles)

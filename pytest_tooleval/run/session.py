@@ -101,7 +101,8 @@ class ToolevalSession:
                 settings = self.settings.replace(concurrency=self._slots)
                 self._access = build_access(settings, settings.cache_path, self.engine, lambda: self.board_path,
                                             self.run.helper_roles(), self.run.replay_readers(),
-                                            probe_tools=self.run.asks_with_tools(), say=self.say,
+                                            probe_tools=self.run.asks_with_tools(),
+                                            probe_system=not self.run.tools_without_system(), say=self.say,
                                             cache_run=self.cache_run, served=self.served)
             return self._access
 

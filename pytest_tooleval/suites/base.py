@@ -282,6 +282,12 @@ class SuitePlugin(ABC, Generic[CaseT]):
         too, so an endpoint without tool calling stops the run before any sample). False by default."""
         return False
 
+    def tools_without_system(self, settings: Settings) -> bool:
+        """Whether some request that offers `tools` has no system message (BFCL's questions, a YAML file without
+        `system:`): the probe's request with tools then has none either, since a server may render tools only into
+        a system message (llama-cpp-python's chatml-function-calling). By default, whenever the suite offers tools."""
+        return self.asks_with_tools(settings)
+
     def revision_of(self, block: Mapping[str, Any] | None, settings: Settings | None = None) -> str | None:
         """The benchmark revision a report's fingerprint block names (block None: this run's, from `settings`): a
         baseline of another revision is refused (hooks/controller.py), and `rescore` moves a report between two.

@@ -200,9 +200,12 @@ def test_an_endpoint_with_tool_calling_passes_the_probe(pytester: pytest.Pyteste
     monkeypatch.delenv("TOOLEVAL_NO_PROBE", raising=False)
     result = pytester.runpytest_subprocess(*args, "--tooleval-mode=fc")
     result.assert_outcomes(passed=SAMPLES)
-    probe = server.stats.bodies[0]
+    probe, twin = server.stats.bodies[:2]
     assert probe is not None and len(probe["tools"]) == 1 and probe["tools"][0]["function"]["name"] == "echo"
-    assert server.stats.requests == SAMPLES + 1
+    # ACEBench asks with its system prompt: so does the probe; its twin, without the tool, shows the tool was seen
+    assert [message["role"] for message in probe["messages"]] == ["system", "user"]
+    assert twin is not None and "tools" not in twin and twin["messages"] == probe["messages"]
+    assert server.stats.requests == SAMPLES + 2
 
 
 @pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["one-process", "xdist"])
@@ -224,8 +227,10 @@ def test_the_probe_stops_an_fc_run_whose_endpoint_answers_without_a_tool_call(
                                 "127.0.0.1:")
     assert "asked to call the one function offered, it answered 'ok'; --tooleval-mode fc needs tool calls" in errors[0]
     assert "--enable-auto-tool-choice" in errors[0] and "or use --tooleval-mode prompt" in errors[0]
-    [probe] = [body for body in server.stats.bodies if body]  # the probe only: no sample was asked
+    # the probe and its twin without the tool (the tool did reach the prompt: words all the same): no sample asked
+    probe, twin = [body for body in server.stats.bodies if body]
     assert last_user_message(probe) == PROBE_TOOL_PROMPT and probe["tool_choice"] == "auto"
+    assert "tools" not in twin and twin["messages"] == probe["messages"]
 
 
 def test_recorded_tool_calls_are_replayed_in_either_shape(pytester: pytest.Pytester, mini: Any) -> None:
@@ -377,3 +382,37 @@ def test_recorded_agent_tool_calls_are_replayed(pytester: pytest.Pytester) -> No
                                            "--tooleval-language=all", "-m", "agent", "-n", "2",
                                            "-p", "no:cacheprovider", f"--tooleval-cache-dir={pytester.path / 'c'}")
     result.assert_outcomes(passed=100)
+
+
+# -- schemas a grammar-based server cannot compile (issue 41) -------------------------------------------------
+
+
+def test_the_grammar_unsafe_rule_reads_the_parameter_schemas_only() -> None:
+    from pytest_tooleval.suites.acebench.data import grammar_unsafe
+
+    def function(**schema: Any) -> list[dict[str, Any]]:
+        return [{"name": "f", "parameters": {"type": "dict", "properties": {"x": {"type": "string", **schema}}}}]
+
+    assert grammar_unsafe(function(pattern="^\\d{4}-\\d{2}$"))
+    assert grammar_unsafe(function(maxLength=4500))
+    assert not grammar_unsafe(function(pattern="^[0-9]{4}$", maxLength=1000))
+    # an atom category's schema under `arguments` counts; its return schema (`results`) is never sent
+    assert grammar_unsafe([{"name": "f", "arguments": function(pattern="^\\w+$")[0]["parameters"]}])
+    assert not grammar_unsafe([{"name": "f", "arguments": {"type": "dict"},
+                                "results": {"type": "dict", "properties": {"d": {"pattern": "^\\d+$"}}}}])
+
+
+@needs_data
+def test_fc_samples_a_grammar_server_cannot_take_carry_a_mark(pytester: pytest.Pytester,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """`-m "not grammar_unsafe"` runs around llama-cpp-python's grammar crash; the text protocol is never marked."""
+    monkeypatch.delenv("TOOLEVAL_DATA_DIR", raising=False)
+    pytester.makepyfile(test_acebench=benchmark_source("acebench"))
+    common = ("--collect-only", "-q", "--tooleval-model=oracle", f"--tooleval-data-dir={Path(DATA or '').resolve()}",
+              "-p", "no:cacheprovider", "-m", "grammar_unsafe")
+    marked = [line for line in pytester.runpytest(*common, "--tooleval-mode=both").outlines if "::" in line]
+    assert len(marked) == 166 and all(line.endswith("-fc]") for line in marked)
+    assert "test_acebench.py::test_acebench[en-normal_single_turn_single_function_9-fc]" in marked  # `\d` dates
+    assert "test_acebench.py::test_acebench[en-special_error_param_0-fc]" in marked
+    unmarked = pytester.runpytest(*common[:-1], "not grammar_unsafe", "--tooleval-mode=fc")
+    unmarked.stdout.fnmatch_lines(["857/1023 tests collected (166 deselected)*"])

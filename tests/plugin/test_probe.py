@@ -4,13 +4,14 @@ once with one line; what the probe learns (a reasoning model's refused parameter
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 
 import pytest
 
 from benchmark_modules import benchmark_source
-from fake_openai import FakeOpenAI, Fault
+from fake_openai import FakeOpenAI, Fault, ToolCalls
 from mini_acebench import CATEGORIES, RIGHT, SAMPLES, UNVERIFIED, write_mini_acebench
 
 
@@ -103,3 +104,136 @@ def test_a_probe_answered_with_no_usable_completion_stops_the_run_naming_it(
                       "times): check what serves the model (its chat template, its tool-call parser), or skip the "
                       "probe (--tooleval-no-probe)"], result.stderr.str()
     assert fake_openai.stats.requests == 2  # the probe and its retry: no sample was asked
+
+
+# -- tools that never reach the model (issue 41) -------------------------------------------------------------
+
+TOOL_FILE = """\
+category: desk
+{system}tools:
+  - name: get_weather
+    description: The weather forecast for a city.
+    parameters:
+      type: object
+      properties:
+        city: {{type: string, description: "The city, e.g. Paris"}}
+      required: [city]
+cases:
+  - name: weather
+    user: What is the weather in Paris?
+    expect:
+      calls:
+        - name: get_weather
+          arguments: {{city: Paris}}
+  - name: chat
+    user: Thank you, that is all.
+    expect:
+      no_call: true
+"""
+
+
+def a_call_or_words(body: dict[str, object]) -> object:
+    """What a tool-calling model answers: a call of the function offered, or words where none fits."""
+    text = json.dumps(body["messages"])
+    if "tools" in body and "echo function" in text:
+        return ToolCalls.of(("echo", {"word": "ok"}))
+    if "tools" in body and "weather in Paris" in text:
+        return ToolCalls.of(("get_weather", {"city": "Paris"}))
+    return "You are welcome." if "Thank you" in text else "ok"
+
+
+@pytest.fixture
+def desk(pytester: pytest.Pytester, fake_openai: FakeOpenAI, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """A YAML file of two cases without `system:` (as BFCL's questions have none), against a server that renders
+    tools only into a system message, as llama-cpp-python's chatml-function-calling does."""
+    for name in ("TOOLEVAL_DATA_DIR", "OPENAI_API_KEY", "TOOLEVAL_NO_PROBE"):
+        monkeypatch.delenv(name, raising=False)
+    fake_openai.responder = a_call_or_words
+    fake_openai.tools_need_system = True
+    pytester.path.joinpath("desk.tooleval.yaml").write_text(TOOL_FILE.format(system=""), encoding="utf-8")
+    return ["--tooleval-model=local", f"--tooleval-base-url={fake_openai.base_url}",
+            "--tooleval-api-key=sk-probe-12345678", f"--tooleval-cache-dir={pytester.path / 'cache'}", "-p",
+            "no:cacheprovider", "--tooleval-report=report.json"]
+
+
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["one-process", "xdist"])
+def test_tools_that_never_reach_the_prompt_stop_an_fc_run_with_one_line(
+        pytester: pytest.Pytester, fake_openai: FakeOpenAI, desk: list[str], workers: list[str]) -> None:
+    """The model calls the probe's function all the same (that server's grammar lets it name one it never saw):
+    only the prompt tokens show the tool was not there."""
+    result = pytester.runpytest_subprocess(*desk, "--tooleval-mode=fc", *workers)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert not re.search(r"\d+ (passed|failed|errors?)\b", result.stdout.str()), result.stdout.str()
+    errors = [line for line in result.stderr.lines if line.strip()]
+    assert len(errors) == 1, result.stderr.str()
+    assert errors[0].startswith("ERROR: tooleval: the endpoint probe found that the tools never reach model "
+                                f"'local' at 127.0.0.1:{fake_openai.port}/v1: a request offering one tool (without a "
+                                "system message, as BFCL's questions and YAML files without `system:` ask) used 9 "
+                                "prompt tokens, the same request without it 8, so every sample would be scored "
+                                "without its functions; "), errors[0]
+    for fix in ("another --chat_format", "llama-server --jinja", "a YAML file's `system:`",
+                "or use --tooleval-mode prompt (or skip the probe: --tooleval-no-probe)"):
+        assert fix in errors[0]
+    probe, twin = [body for body in fake_openai.stats.bodies if body]  # the probe and its twin: no sample asked
+    assert [message["role"] for message in probe["messages"]] == ["user"] and probe["tools"]
+    assert twin["messages"] == probe["messages"] and "tools" not in twin and twin["max_tokens"] == 1
+
+
+def test_the_text_protocol_is_not_held_up_by_a_server_that_drops_tools(
+        pytester: pytest.Pytester, fake_openai: FakeOpenAI, desk: list[str]) -> None:
+    result = pytester.runpytest_subprocess(*desk, "--tooleval-mode=prompt")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED  # words where calls were asked for: scored, not stopped
+    result.assert_outcomes(passed=1, failed=1)
+    probe = fake_openai.stats.bodies[0]
+    assert probe is not None and "tools" not in probe
+    assert fake_openai.stats.requests == 1 + 2  # the probe offers no tool, so it has no twin
+
+
+def test_a_system_message_brings_the_tools_to_the_prompt_and_the_run_goes_on(
+        pytester: pytest.Pytester, fake_openai: FakeOpenAI, desk: list[str]) -> None:
+    """Every request with tools has a system message (the file's `system:`, as ACEBench's prompts): the probe
+    asks with one too, and there the tools reach the prompt."""
+    pytester.path.joinpath("desk.tooleval.yaml").write_text(
+        TOOL_FILE.format(system="system: You help with the weather.\n"), encoding="utf-8")
+    result = pytester.runpytest_subprocess(*desk, "--tooleval-mode=fc")
+    result.assert_outcomes(passed=2)
+    probe, twin = fake_openai.stats.bodies[:2]
+    assert probe is not None and [message["role"] for message in probe["messages"]] == ["system", "user"]
+    assert twin is not None and "tools" not in twin
+    assert fake_openai.stats.requests == 2 + 2
+
+
+def test_a_server_that_renders_tools_passes_the_probe(pytester: pytest.Pytester, fake_openai: FakeOpenAI,
+                                                      desk: list[str]) -> None:
+    fake_openai.tools_need_system = False
+    result = pytester.runpytest_subprocess(*desk, "--tooleval-mode=fc")
+    result.assert_outcomes(passed=2)
+    assert fake_openai.stats.requests == 2 + 2  # the probe, its twin and the two cases
+    assert json.loads((pytester.path / "report.json").read_text())["fingerprint"]["endpoint_profile"]["model"]
+
+
+def test_without_usage_the_check_is_not_made(pytester: pytest.Pytester, fake_openai: FakeOpenAI,
+                                             desk: list[str]) -> None:
+    """A server that reports no prompt tokens: nothing to compare, nothing said, no twin asked."""
+    fake_openai.usage = {}
+    result = pytester.runpytest_subprocess(*desk, "--tooleval-mode=fc")
+    result.assert_outcomes(passed=2)  # the calls the model names without seeing the tools pass all the same
+    assert fake_openai.stats.requests == 1 + 2
+
+
+def test_bfcl_in_fc_mode_is_probed_without_a_system_message(pytester: pytest.Pytester, fake_openai: FakeOpenAI,
+                                                            desk: list[str], bfcl_dir: Path) -> None:
+    """BFCL's questions have no system message, and upstream sends none: the probe asks the same way and stops
+    the run, rather than adding one to the samples."""
+    wheel = os.environ.get("TOOLEVAL_BFCL_WHEEL")
+    if not wheel:
+        pytest.skip("needs the upstream bfcl-eval 2026.3.23 wheel for its request texts: set TOOLEVAL_BFCL_WHEEL "
+                    "(pip download --no-deps bfcl-eval==2026.3.23)")
+    pytester.path.joinpath("desk.tooleval.yaml").unlink()
+    pytester.makepyfile(test_bfcl=benchmark_source("bfcl"))
+    result = pytester.runpytest_subprocess(*desk, f"--tooleval-data-dir={bfcl_dir}", f"--tooleval-bfcl-wheel={wheel}",
+                                           "--tooleval-offline", "--tooleval-mode=fc", "-k", "simple_python_0")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    [line] = [line for line in result.stderr.lines if line.strip()]
+    assert "the tools never reach model 'local'" in line and "--tooleval-mode prompt" in line
+    assert fake_openai.stats.requests == 2

@@ -24,6 +24,28 @@ from .categories import COLLECTION_ORDER
 from .revisions import DEFAULT, REVISIONS, Revision, revision
 
 LANGUAGES = ("en", "zh")
+# the mark of an fc case whose functions a grammar-based server may fail to compile (docs/models.md)
+GRAMMAR_UNSAFE = "grammar_unsafe"
+_BOUNDS = frozenset({"maxLength", "minLength", "maxItems", "minItems"})
+
+
+def grammar_unsafe(functions: Any) -> bool:
+    """Whether a record's functions have a parameter schema (what fc.py sends: `parameters`, or the atom
+    categories' `arguments`) that llama-cpp-python 0.3.36 turns into a grammar llama.cpp cannot parse, which
+    takes its server down: a regex `pattern` with a backslash (`\\d`, `\\w`, `\\.`, ...: its converter copies them
+    into the grammar, whose parser knows few escapes), or a length or item bound over 1,000 (the repetition it
+    spells out is refused). A superset by a few samples: `\\-` and `\\{` parse."""
+    return isinstance(functions, list) and any(
+        isinstance(function, dict) and _unsafe_schema(function.get("parameters", function.get("arguments")))
+        for function in functions)
+
+
+def _unsafe_schema(node: Any) -> bool:
+    if isinstance(node, dict):
+        return any((key == "pattern" and isinstance(value, str) and "\\" in value)
+                   or (key in _BOUNDS and isinstance(value, int) and value > 1000) or _unsafe_schema(value)
+                   for key, value in node.items())
+    return isinstance(node, list) and any(_unsafe_schema(item) for item in node)
 
 
 def family_of(category: str) -> str:
@@ -69,7 +91,9 @@ class AceCase(CaseBase):
 
     @property
     def marks(self) -> tuple[str, ...]:
-        return (self.suite, self.family, self.language)
+        marks = (self.suite, self.family, self.language)
+        # fc only: the text protocol sends no schema to compile
+        return (*marks, GRAMMAR_UNSAFE) if self.mode == "fc" and grammar_unsafe(self.record.get("function")) else marks
 
     @property
     def cluster(self) -> str:

@@ -87,11 +87,15 @@ class AceBenchPlugin(SuitePlugin["AceCase"]):
         "agent": "an ACEBench agent-family sample",
         "en": "an English sample",
         "zh": "a Chinese sample",
+        "grammar_unsafe": "an fc sample with a function schema a grammar-based server may fail to compile (a regex "
+                          "pattern with a backslash, a length bound over 1,000): llama-cpp-python's "
+                          "chatml-function-calling crashes on it (docs/models.md)",
     }
     options: tuple[Option, ...] = OPTIONS
     options_model = AceBenchSettings
     roles = (Role("user", "user"),)  # plays the user in agent_multi_turn
-    mark_profiles = tuple(frozenset({"acebench", family, language}) for family in FAMILIES for language in LANGUAGES)
+    mark_profiles = tuple(frozenset({"acebench", family, language, *unsafe}) for family in FAMILIES
+                          for language in LANGUAGES for unsafe in ((), ("grammar_unsafe",)))
     id_prefixes = tuple(f"{language}-" for language in LANGUAGES)
 
     def report_sections(self, block: Any) -> list[ReportSection]:
@@ -199,6 +203,10 @@ class AceBenchPlugin(SuitePlugin["AceCase"]):
     def asks_with_tools(self, settings: Settings) -> bool:
         """--tooleval-mode fc or both: the model is offered the functions as `tools` (the probe checks it can)."""
         return settings.mode != "prompt"
+
+    def tools_without_system(self, settings: Settings) -> bool:
+        """Every request with tools starts with the sample's system prompt (fc.py, agent/fc_rollout.py)."""
+        return False
 
     def units(self, rows: list[dict[str, Any]]) -> list[Unit]:
         from .summary import units

@@ -100,6 +100,13 @@ class YamlSuitePlugin(SuitePlugin["YamlCase"]):
             return chosen != "prompt"
         return any(file.mode == "fc" for file in suite_files())
 
+    def tools_without_system(self, settings: Settings) -> bool:
+        """A file run in fc mode without `system:` whose cases start without a system message of their own."""
+        return any("fc" in modes(file.mode, settings) and file.tools and not file.system
+                   and any(not case.turns[0].messages or case.turns[0].messages[0].get("role") != "system"
+                           for case in file.cases)
+                   for file in suite_files())
+
     def figure_names(self, settings: Settings) -> list[str]:
         """`<category>.accuracy` of every file's categories and `overall`, whichever protocol one mode asks in;
         under --tooleval-mode both, the other protocol's too, prefixed with its name (YamlCase.variant)."""

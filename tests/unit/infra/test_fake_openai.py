@@ -322,6 +322,29 @@ def test_tools_need_choice_answers_without_a_call_unless_tool_choice_is_sent(fak
     assert plain.choices[0].message.tool_calls is not None  # off: OpenAI's dialect, "auto" by default
 
 
+def test_tools_count_into_the_prompt_tokens_unless_they_need_a_system_message(fake_openai: FakeOpenAI) -> None:
+    """Tools that reach the model cost prompt tokens; under tools_need_system (llama-cpp-python's
+    chatml-function-calling) they reach it only beside a system message, and the model calls them anyway."""
+    fake_openai.responder = lambda body: ToolCalls.of(("echo", {})) if "tools" in body else "words"
+    client = openai_client(fake_openai)
+    bare: Any = [{"role": "user", "content": "call echo"}]
+    framed: Any = [{"role": "system", "content": "be brief"}, *bare]
+
+    def prompt_tokens(messages: Any, tools: Any = None) -> int:
+        extra: Any = {"tools": tools, "tool_choice": "auto"} if tools else {}
+        completion = client.chat.completions.create(model="m", messages=messages, **extra)
+        assert completion.usage is not None
+        return completion.usage.prompt_tokens
+
+    tool_words = len(json.dumps([ECHO_TOOL]).split())
+    assert prompt_tokens(bare, [ECHO_TOOL]) == prompt_tokens(bare) + tool_words
+    fake_openai.tools_need_system = True
+    called = client.chat.completions.create(model="m", messages=bare, tools=[ECHO_TOOL], tool_choice="auto")
+    assert [call.function.name for call in called.choices[0].message.tool_calls or []] == ["echo"]
+    assert called.usage is not None and called.usage.prompt_tokens == prompt_tokens(bare) + 1  # `functions.echo:`
+    assert prompt_tokens(framed, [ECHO_TOOL]) == prompt_tokens(framed) + tool_words
+
+
 def test_refuse_null_content_gives_500_for_an_assistant_message_with_null_content(fake_openai: FakeOpenAI) -> None:
     fake_openai.refuse_null_content = True
     fake_openai.default = "done"
