@@ -21,6 +21,9 @@
 #   REAL_SERVER_FC_CTX         the fc server's --n_ctx (default 4096: ACEBench's longest fc prompt is 3,325 tokens;
 #                              this server ignores max_tokens under tool_choice auto, so the context is what bounds
 #                              an answer, and at 8192 one ran past the 600 s timeout on a loaded machine)
+#   REAL_SERVER_FC_TOOLS_SYSTEM  --tooleval-tools-system of the fc runs (default empty: chatml-function-calling
+#                              renders tools only into a system message, and BFCL's questions have none; as-is
+#                              sends them as upstream does, and the probe then stops the BFCL run)
 #   REAL_SERVER_THREADS        the server's --n_threads (default: the number of CPUs)
 #   REAL_SERVER_PROMPT_FORMAT  --chat_format for the prompt run (default empty: the chat template inside the
 #                              GGUF, which renders messages as written)
@@ -43,6 +46,7 @@ FC_CTX=${REAL_SERVER_FC_CTX:-4096}
 N_THREADS=${REAL_SERVER_THREADS:-$(nproc)}
 PROMPT_FORMAT=${REAL_SERVER_PROMPT_FORMAT:-}
 FC_FORMAT=${REAL_SERVER_FC_FORMAT:-chatml-function-calling}
+FC_TOOLS_SYSTEM=${REAL_SERVER_FC_TOOLS_SYSTEM:-empty}
 QUIRKS=${REAL_SERVER_QUIRKS:-1}
 PYTHON=${PYTHON:-python3}
 ALIAS=smollm2-135m-instruct
@@ -149,7 +153,7 @@ for mode in $MODES; do
     if [ -z "${FORMATS[$mode]+set}" ]; then echo "real-server: unknown mode $mode (prompt or fc)"; exit 2; fi
     start_server "$mode" "${FORMATS[$mode]}"
     marks=()
-    if [ "$mode" = fc ]; then marks=(-m "not grammar_unsafe"); fi
+    if [ "$mode" = fc ]; then marks=(-m "not grammar_unsafe" --tooleval-tools-system "$FC_TOOLS_SYSTEM"); fi
     for benchmark in $BENCHMARKS; do
         label="$mode-$benchmark"
         if ! kill -0 "$SERVER_PID" 2>/dev/null; then start_server "$mode" "${FORMATS[$mode]}"; fi

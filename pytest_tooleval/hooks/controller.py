@@ -436,6 +436,7 @@ class Controller:
             batch=None if session.batch.summary is None else session.batch.summary.line(),
             incomplete=self._incomplete(),
             comparison=self.comparison, storage=session.storage.lines(), reasoning=settings.reasoning,
+            tools_system=settings.tools_system,
             adaptations=session.tally.adaptations, gate=self.gate, report_errors=self.report_errors,
             written=[path for path in (settings.report, settings.markdown, settings.html) if path])
 

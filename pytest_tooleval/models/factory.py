@@ -83,6 +83,8 @@ PROBE_TOOL_PROMPT = "Call the echo function with the word: ok"
 PROBE_TOOL_MAX_TOKENS = 64  # a call's JSON takes more tokens than a word
 # the probe's system message, when every request with tools has one (ACEBench's, YAML files with `system:`)
 PROBE_SYSTEM = "You are a helpful assistant."
+# --tooleval-tools-system empty: put before the messages of a request that offers tools and has no system message
+EMPTY_SYSTEM: dict[str, Any] = {"role": "system", "content": ""}
 # Tools that reach the prompt add their names, descriptions and schemas: the echo tool is some 40 tokens as JSON,
 # and every chat template adds words around it. Fewer than this many added tokens means they were left out: a
 # server may still count what it appends after the prompt (llama-cpp-python's `functions.echo:` before the
@@ -166,13 +168,17 @@ async def _check_tools_seen(probe: Probe, with_tools: int) -> None:
         return
     if twin.prompt_tokens is None or not 0 <= with_tools - twin.prompt_tokens < TOOLS_SEEN_MIN_TOKENS:
         return
-    system = any(message.get("role") == "system" for message in probe.request.messages)
-    shape = ("with a system message, as every request with tools here has" if system else
-             "without a system message, as BFCL's questions and YAML files without `system:` ask")
-    fixes = ("serve the model with a chat template that renders tools" if system else
-             "serve the model with a chat template that renders tools without one (llama-cpp-python's "
-             "chatml-function-calling renders them only into a system message: another --chat_format, or "
-             "llama.cpp's llama-server --jinja), or run only samples with one (ACEBench; a YAML file's `system:`)")
+    system = next((message for message in probe.request.messages if message.get("role") == "system"), None)
+    if system is None:
+        shape = "without a system message, as BFCL's questions and YAML files without `system:` ask"
+        fixes = ("give such requests an empty system message (--tooleval-tools-system empty, a deviation recorded "
+                 "in the report: llama-cpp-python's chatml-function-calling renders tools only into one), serve the "
+                 "model with a chat template that renders tools without one (another --chat_format, llama.cpp's "
+                 "llama-server --jinja), run only samples with one (ACEBench; a YAML file's `system:`)")
+    else:
+        shape = ("with an empty system message (--tooleval-tools-system empty)" if system == EMPTY_SYSTEM else
+                 "with a system message, as every request with tools here has")
+        fixes = "serve the model with a chat template that renders tools"
     raise ToolevalUsageError(
         f"tooleval: the endpoint probe found that the tools never reach model {backend.model!r} at "
         f"{backend.endpoint}: a request offering one tool ({shape}) used {with_tools} prompt tokens, the same "
@@ -314,7 +320,11 @@ def _chat_function(settings: Settings, engine: Engine, model: str, base_url: str
     # with tools (--tooleval-mode fc) it asks for a call of the one it offers, shaped as the samples ask: with a
     # system message only when every request with tools has one (a server may render tools only into one)
     prompt, limit = (PROBE_TOOL_PROMPT, PROBE_TOOL_MAX_TOKENS) if probe_tools else (PROBE_PROMPT, PROBE_MAX_TOKENS)
-    system = ({"role": "system", "content": PROBE_SYSTEM},) if probe_tools and probe_system else ()
+    system: tuple[dict[str, Any], ...] = ()
+    if probe_tools and probe_system:
+        system = ({"role": "system", "content": PROBE_SYSTEM},)
+    elif probe_tools and role == "model" and settings.tools_system == "empty":
+        system = (EMPTY_SYSTEM,)  # as the samples without one will be sent
     engine.probes.append(Probe(role, backend, ChatRequest(
         (*system, {"role": "user", "content": prompt}), temperature=temperature, top_p=top_p,
         max_tokens=None if max_tokens is None else min(max_tokens, limit), extra=dict(extra or {}),
@@ -332,6 +342,7 @@ def _chat_function(settings: Settings, engine: Engine, model: str, base_url: str
         backend = CachedBackend(backend, cache, fingerprint=lambda: asked.fingerprint)
 
     run_max_tokens, run_temperature, run_top_p = max_tokens, temperature, top_p
+    empty_system = role == "model" and settings.tools_system == "empty"
 
     async def chat(messages: list[dict[str, Any]], *, max_tokens: int | None = None,
                    stop: tuple[str, ...] | None = None, sampling: bool = True, temperature: float | None = None,
@@ -340,6 +351,8 @@ def _chat_function(settings: Settings, engine: Engine, model: str, base_url: str
         # max_tokens, add stop strings for its own protocol (GPT4Tools: 512 tokens), and offer `tools`
         # (ACEBench's function-calling mode)
         sent_tools = None if tools is None else tuple(tools)
+        if sent_tools and empty_system and not any(message.get("role") == "system" for message in messages):
+            messages = [EMPTY_SYSTEM, *messages]  # --tooleval-tools-system empty (docs/models.md#local-models)
         repeat = REPEAT.get()  # --tooleval-repeats: each repeat of a sample is asked, and cached, apart
         if not sampling:
             request = ChatRequest(tuple(messages), stop=stop, extra=dict(extra or {}), tools=sent_tools,

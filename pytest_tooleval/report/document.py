@@ -201,6 +201,7 @@ class Fingerprint(Part):
     reasoning: Json = None
     sampling: Json = None
     scorer: Maybe[Text] = None
+    tools_system: Maybe[Text] = None  # --tooleval-tools-system, when not as-is
     endpoint_adaptations: Json = None
     endpoint_profile: Json = None
 

@@ -257,6 +257,8 @@ def _meta(report: ReportDocument) -> str:
     items: list[tuple[str, object]] = [
         ("model", fingerprint.model), ("scorer", fingerprint.scorer), ("plugin version", fingerprint.plugin_version),
         ("mode", _modes(fingerprint)), ("sampling", fingerprint.sampling), ("reasoning", fingerprint.reasoning)]
+    if fingerprint.tools_system is not None:  # a deviation from the benchmarks' requests
+        items.append(("tools system message", fingerprint.tools_system))
     for name, block in fingerprint.objects():  # the benchmark revision a suite scored against
         if block.get("revision") is not None:
             unchecked = " (data unverified)" if block.get("data_verified") is False else ""

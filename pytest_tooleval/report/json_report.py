@@ -35,6 +35,9 @@ def fingerprint(settings: Settings, suites: list[str] | None = None) -> dict[str
         "reasoning": settings.reasoning,
         "sampling": settings.sampling,  # upstream: each suite's own (its block says what was sent)
         "scorer": settings.scorer,
+        # empty: requests with tools and no system message got an empty one (absent: sent as the benchmark makes
+        # them; kept out then, so reports from before the option compare equal)
+        **({"tools_system": settings.tools_system} if settings.tools_system != "as-is" else {}),
         **{name: block for name, block in blocks.items() if block is not None},
     }
 

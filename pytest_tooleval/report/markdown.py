@@ -124,6 +124,8 @@ def _header(fingerprint: Fingerprint) -> list[str]:
     modes = list(dict.fromkeys(str(block["mode"]) for block in blocks.values() if block.get("mode") is not None))
     if modes:
         context.append("mode " + escape(", ".join(modes)))
+    if fingerprint.tools_system is not None:  # a deviation from the benchmarks' requests
+        context.append(f"tools system message {escape(fingerprint.tools_system)}")
     if fingerprint.plugin_version is not None:
         context.append(f"pytest-tooleval {escape(fingerprint.plugin_version)}")
     context += _revisions(blocks)

@@ -310,7 +310,7 @@ def _model_settings(path: str, fingerprint: dict[str, Any], options: RescoreOpti
         "api_key": options.api_key or os.environ.get("TOOLEVAL_API_KEY") or None,
         **{name: parameters[name] for name in ("temperature", "top_p", "max_tokens", "reasoning_effort")
            if name in parameters},
-        **{name: fingerprint[name] for name in ("reasoning", "sampling", "scorer")
+        **{name: fingerprint[name] for name in ("reasoning", "sampling", "scorer", "tools_system")
            if fingerprint.get(name) is not None},
         "data_dir": options.data_dir or os.environ.get("TOOLEVAL_DATA_DIR") or None,
         "cache_dir": options.cache_dir or os.environ.get("TOOLEVAL_CACHE_DIR") or None,

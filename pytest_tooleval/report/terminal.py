@@ -71,6 +71,7 @@ class RunShown:
     comparison: Comparison | None
     storage: Sequence[str]  # what the cache and the board failed to keep
     reasoning: str  # --tooleval-reasoning
+    tools_system: str  # --tooleval-tools-system
     adaptations: Mapping[str, Mapping[str, str]]  # sampling parameters the endpoints refused
     gate: GateResult | None
     report_errors: Sequence[str]
@@ -133,6 +134,9 @@ def show_run(reporter: Any, shown: RunShown) -> None:
         reporter.write_line("tooleval: --tooleval-reasoning strip: each answer's leading <think> block "
                             "was taken off before scoring (upstream scores it with the answer)",
                             yellow=True)
+    if shown.tools_system == "empty":
+        reporter.write_line("tooleval: --tooleval-tools-system empty: requests that offer tools without a system "
+                            "message were sent with an empty one (not the benchmark's request)", yellow=True)
     thinking = sum(1 for row in shown.rows if isinstance(row.get("output"), str)
                    and row["output"].lstrip().startswith(THINK_START))
     if shown.reasoning == "keep" and thinking and thinking >= THINK_HINT_SHARE * len(shown.rows):

@@ -201,6 +201,10 @@ CORE_OPTIONS: tuple[Option, ...] = (
            choice("prompt", "fc", "both")),
     Option("reasoning", "keep: an answer's leading <think> block is scored with it, as upstream scores it; strip: "
            "it is taken off before scoring, and kept as the answer's reasoning", "keep", choice("keep", "strip")),
+    Option("tools-system", "as-is: requests that offer tools are sent as the benchmark makes them; empty: one "
+           "without a system message gets an empty one first, for servers that render tools only into a system "
+           "message (llama-cpp-python's chatml-function-calling); a deviation, recorded in the report", "as-is",
+           choice("as-is", "empty")),
     Option("reasoning-effort", "reasoning_effort sent to the model under test (reasoning models; unset: not sent)",
            None, REASONING_EFFORT),
     Option("timeout", "seconds one request attempt may take, to the last byte of the answer", 120.0, parse_positive),
@@ -338,6 +342,7 @@ class Settings(BaseModel):
     sampling: Literal["plugin", "upstream"]
     mode: Literal["prompt", "fc", "both"]
     reasoning: Literal["keep", "strip"]
+    tools_system: Literal["as-is", "empty"]
     reasoning_effort: Literal["minimal", "low", "medium", "high"] | None
     timeout: float
     score_timeout: float

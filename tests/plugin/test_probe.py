@@ -171,7 +171,8 @@ def test_tools_that_never_reach_the_prompt_stop_an_fc_run_with_one_line(
                                 "system message, as BFCL's questions and YAML files without `system:` ask) used 9 "
                                 "prompt tokens, the same request without it 8, so every sample would be scored "
                                 "without its functions; "), errors[0]
-    for fix in ("another --chat_format", "llama-server --jinja", "a YAML file's `system:`",
+    for fix in ("--tooleval-tools-system empty", "another --chat_format", "llama-server --jinja",
+                "a YAML file's `system:`",
                 "or use --tooleval-mode prompt (or skip the probe: --tooleval-no-probe)"):
         assert fix in errors[0]
     probe, twin = [body for body in fake_openai.stats.bodies if body]  # the probe and its twin: no sample asked
@@ -201,6 +202,46 @@ def test_a_system_message_brings_the_tools_to_the_prompt_and_the_run_goes_on(
     assert probe is not None and [message["role"] for message in probe["messages"]] == ["system", "user"]
     assert twin is not None and "tools" not in twin
     assert fake_openai.stats.requests == 2 + 2
+
+
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["one-process", "xdist"])
+def test_an_empty_system_message_on_request_brings_the_tools_and_is_recorded(
+        pytester: pytest.Pytester, fake_openai: FakeOpenAI, desk: list[str], workers: list[str]) -> None:
+    """--tooleval-tools-system empty: the probe and every request that offers tools without a system message
+    get an empty one first; nothing else changes, and every output says the requests were not the benchmark's."""
+    result = pytester.runpytest_subprocess(*desk, "--tooleval-mode=both", "--tooleval-tools-system=empty",
+                                           "--tooleval-markdown=report.md", "--tooleval-html=report.html", *workers)
+    result.assert_outcomes(passed=3, failed=1)  # fc: both pass; prompt: words where a call was asked for
+    bodies = [body for body in fake_openai.stats.bodies if body]
+    assert len(bodies) == 2 + 4  # the probe, its twin and the four samples
+    probe, twin = bodies[:2]
+    assert probe["messages"][0] == {"role": "system", "content": ""} and probe["tools"]
+    assert twin["messages"] == probe["messages"] and "tools" not in twin
+    empty = {"role": "system", "content": ""}
+    offered = [body for body in bodies[2:] if "tools" in body]
+    assert len(offered) == 2, bodies
+    for body in offered:
+        assert body["messages"][0] == empty and [message["role"] for message in body["messages"]] == ["system", "user"]
+    # only requests that offer tools get it: the prompt protocol's (functions in a system message of their own)
+    # are sent as the file makes them
+    assert all(empty not in body["messages"] for body in bodies[2:] if "tools" not in body)
+    result.stdout.fnmatch_lines(["*tooleval: --tooleval-tools-system empty: requests that offer tools without a "
+                                 "system message were sent with an empty one (not the benchmark's request)*"])
+    fingerprint = json.loads((pytester.path / "report.json").read_text())["fingerprint"]
+    assert fingerprint["tools_system"] == "empty"
+    assert "tools system message empty" in (pytester.path / "report.md").read_text()
+    assert "tools system message" in (pytester.path / "report.html").read_text()
+
+
+def test_the_default_sends_no_system_message_and_records_none(
+        pytester: pytest.Pytester, fake_openai: FakeOpenAI, desk: list[str]) -> None:
+    fake_openai.tools_need_system = False
+    result = pytester.runpytest_subprocess(*desk, "--tooleval-mode=fc")
+    result.assert_outcomes(passed=2)
+    assert all(message["role"] != "system" for body in fake_openai.stats.bodies if body
+               for message in body["messages"])
+    assert "tools_system" not in json.loads((pytester.path / "report.json").read_text())["fingerprint"]
+    assert "--tooleval-tools-system" not in result.stdout.str()
 
 
 def test_a_server_that_renders_tools_passes_the_probe(pytester: pytest.Pytester, fake_openai: FakeOpenAI,
