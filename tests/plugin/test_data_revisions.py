@@ -22,6 +22,7 @@ from benchmark_modules import benchmark_source
 from fake_openai import FakeOpenAI
 from pytest_tooleval.data.hashes import RECORD_NAME, sha256_of, stamp
 from pytest_tooleval.suites.acebench.revisions import DEFAULT, revision
+from refused_runs import refused_line
 
 CATEGORY = "special_irrelevant"  # 50 samples, one request each; the oracle passes them all at either revision
 SAMPLES = 50
@@ -54,16 +55,6 @@ def report(pytester: pytest.Pytester) -> dict[str, Any]:
 
 def header(result: pytest.RunResult) -> str:
     return next(line for line in result.stdout.lines if line.startswith("tooleval: "))
-
-
-def one_line(result: pytest.RunResult) -> str:
-    """The one line of a run refused at start: exit status 4, nothing run."""
-    assert result.ret == pytest.ExitCode.USAGE_ERROR, result.stdout.str() + result.stderr.str()
-    result.assert_outcomes()
-    lines = [line for line in result.stderr.lines if line.strip()]
-    assert len(lines) == 1, lines
-    assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()
-    return lines[0]
 
 
 def copy_of(folder: Path, to: Path) -> Path:
@@ -119,7 +110,7 @@ def test_the_e6db74b_folder_under_the_default_revision_is_one_line_naming_it_and
         "--tooleval-model=m", f"--tooleval-base-url={fake_openai.base_url}", "--tooleval-api-key=sk-revisions-1",
         f"--tooleval-data-dir={acebench_dir}", f"--tooleval-categories={CATEGORY}",
         f"--tooleval-cache-dir={project.path / 'cache'}", "-p", "no:cacheprovider")
-    assert one_line(result) == (
+    assert refused_line(result) == (
         f"ERROR: {acebench_dir} holds ACEBench e6db74b, not 56dd66c (the default): pass "
         "--tooleval-acebench-revision e6db74b to score against it, or point --tooleval-data-dir at ACEBench "
         "56dd66c's data")
@@ -140,7 +131,7 @@ def test_a_copy_with_one_file_changed_is_one_line_naming_the_file(project: pytes
                                                                    acebench_56dd66c_dir: Path) -> None:
     copy = copy_of(acebench_56dd66c_dir, project.path / "mine")
     change_one_letter(copy / CHANGED)
-    line = one_line(run(project, copy))
+    line = refused_line(run(project, copy))
     assert line.startswith(f"ERROR: {copy} matches no pinned ACEBench revision: 1 file differs from 56dd66c's pin, "
                            f"first {CHANGED} (sha256 "), line
     assert line.endswith("; pass --tooleval-data-unverified to run on it anyway"), line
@@ -184,7 +175,7 @@ def test_a_file_changed_with_a_new_mtime_is_read_again_and_caught(project: pytes
 
     change_one_letter(copy / CHANGED)  # the same size: only the new mtime says the record no longer holds
     later_mtime(copy / CHANGED)
-    line = one_line(run(project, copy))
+    line = refused_line(run(project, copy))
     assert f"1 file differs from 56dd66c's pin, first {CHANGED} (sha256 " in line, line
     now = hashlib.sha256((copy / CHANGED).read_bytes()).hexdigest()
     assert json.loads(record.read_text(encoding="utf-8"))[key][-1] == now  # the new digest is remembered
@@ -207,7 +198,7 @@ def test_an_answer_edited_with_its_mtime_set_back_is_read_again_and_caught(proje
     after = answers.stat()
     assert answers.read_bytes() != content
     assert (after.st_size, after.st_mtime_ns) == (before.st_size, before.st_mtime_ns)  # all the old record saw
-    line = one_line(run(project, copy))
+    line = refused_line(run(project, copy))
     assert f"1 file differs from 56dd66c's pin, first {ANSWERS} (sha256 " in line, line
     assert not (project.path / "report.json").exists()  # nothing scored
 

@@ -17,6 +17,7 @@ from fake_openai import TOOLS_REFUSED, FakeOpenAI, ToolCalls, last_user_message
 from mini_acebench import RIGHT, RIGHT_CALLS, SAMPLES, SCHEMA, live_mini_run
 from pytest_tooleval.models.factory import PROBE_TOOL_PROMPT
 from pytest_tooleval.suites.acebench.revisions import DEFAULT, revision
+from refused_runs import refused_line
 
 FC_TITLE = "function calling (--tooleval-mode fc: not the leaderboard protocol)"
 NO_TOOL_CALL = "tooleval: no tool call in"
@@ -217,16 +218,11 @@ def test_the_probe_stops_an_fc_run_whose_endpoint_answers_without_a_tool_call(
     monkeypatch.delenv("TOOLEVAL_NO_PROBE", raising=False)
     server.responder = None
     server.default = "ok"  # words, whatever is asked
-    result = pytester.runpytest_subprocess(*args, "--tooleval-mode=fc", *workers)
-    assert result.ret == pytest.ExitCode.USAGE_ERROR
-    # stopped before any test ran (under xdist, before any worker started: pytest prints no summary line then)
-    assert not re.search(r"\d+ (passed|failed|errors?)\b", result.stdout.str()), result.stdout.str()
-    errors = [line for line in result.stderr.lines if line.strip()]
-    assert len(errors) == 1, result.stderr.str()
-    assert errors[0].startswith("ERROR: tooleval: the endpoint probe got no tool call from model 'fake-model' at "
-                                "127.0.0.1:")
-    assert "asked to call the one function offered, it answered 'ok'; --tooleval-mode fc needs tool calls" in errors[0]
-    assert "--enable-auto-tool-choice" in errors[0] and "or use --tooleval-mode prompt" in errors[0]
+    line = refused_line(pytester.runpytest_subprocess(*args, "--tooleval-mode=fc", *workers))
+    assert line.startswith("ERROR: tooleval: the endpoint probe got no tool call from model 'fake-model' at "
+                           "127.0.0.1:")
+    assert "asked to call the one function offered, it answered 'ok'; --tooleval-mode fc needs tool calls" in line
+    assert "--enable-auto-tool-choice" in line and "or use --tooleval-mode prompt" in line
     # the probe and its twin without the tool (the tool did reach the prompt: words all the same): no sample asked
     probe, twin = [body for body in server.stats.bodies if body]
     assert last_user_message(probe) == PROBE_TOOL_PROMPT and probe["tool_choice"] == "auto"

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from pathlib import Path
 
 import pytest
@@ -13,6 +12,7 @@ import pytest
 from benchmark_modules import benchmark_source
 from fake_openai import FakeOpenAI, Fault, ToolCalls
 from mini_acebench import CATEGORIES, RIGHT, SAMPLES, UNVERIFIED, write_mini_acebench
+from refused_runs import refused_line
 
 
 @pytest.fixture
@@ -35,17 +35,12 @@ def test_a_wrong_model_name_stops_the_run_with_one_line(pytester: pytest.Pyteste
     fake_openai.replies.clear()
     fake_openai.default = Fault.http(404, message="The model `gpt-x` does not exist or you do not have access to "
                                                   "it.")  # type: ignore[assignment]
-    result = pytester.runpytest_subprocess(*probed, *workers)
-    assert result.ret == pytest.ExitCode.USAGE_ERROR
-    # stopped before any test ran (under xdist, before any worker started: pytest prints no summary line then)
-    assert not re.search(r"\d+ (passed|failed|errors?)\b", result.stdout.str()), result.stdout.str()
-    errors = [line for line in result.stderr.lines if line.strip()]
-    assert len(errors) == 1, result.stderr.str()
-    assert errors[0].startswith("ERROR: tooleval: the endpoint probe failed for the model role: model 'gpt-x' at "
-                                "127.0.0.1:")
-    assert "HTTP 404: The model `gpt-x` does not exist" in errors[0]
-    assert errors[0].endswith("Check --tooleval-model, its base URL and API key (or skip the probe: "
-                              "--tooleval-no-probe)")
+    line = refused_line(pytester.runpytest_subprocess(*probed, *workers))
+    assert line.startswith("ERROR: tooleval: the endpoint probe failed for the model role: model 'gpt-x' at "
+                           "127.0.0.1:")
+    assert "HTTP 404: The model `gpt-x` does not exist" in line
+    assert line.endswith("Check --tooleval-model, its base URL and API key (or skip the probe: "
+                         "--tooleval-no-probe)")
     assert fake_openai.stats.requests == 1  # the probe only: no sample was asked
 
 
@@ -161,20 +156,15 @@ def test_tools_that_never_reach_the_prompt_stop_an_fc_run_with_one_line(
         pytester: pytest.Pytester, fake_openai: FakeOpenAI, desk: list[str], workers: list[str]) -> None:
     """The model calls the probe's function all the same (that server's grammar lets it name one it never saw):
     only the prompt tokens show the tool was not there."""
-    result = pytester.runpytest_subprocess(*desk, "--tooleval-mode=fc", *workers)
-    assert result.ret == pytest.ExitCode.USAGE_ERROR
-    assert not re.search(r"\d+ (passed|failed|errors?)\b", result.stdout.str()), result.stdout.str()
-    errors = [line for line in result.stderr.lines if line.strip()]
-    assert len(errors) == 1, result.stderr.str()
-    assert errors[0].startswith("ERROR: tooleval: the endpoint probe found that the tools never reach model "
-                                f"'local' at 127.0.0.1:{fake_openai.port}/v1: a request offering one tool (without a "
-                                "system message, as BFCL's questions and YAML files without `system:` ask) used 9 "
-                                "prompt tokens, the same request without it 8, so every sample would be scored "
-                                "without its functions; "), errors[0]
+    line = refused_line(pytester.runpytest_subprocess(*desk, "--tooleval-mode=fc", *workers))
+    assert line.startswith("ERROR: tooleval: the endpoint probe found that the tools never reach model "
+                           f"'local' at 127.0.0.1:{fake_openai.port}/v1: a request offering one tool (without a "
+                           "system message, as BFCL's questions and YAML files without `system:` ask) used 9 "
+                           "prompt tokens, the same request without it 8, so every sample would be scored "
+                           "without its functions; "), line
     for fix in ("--tooleval-tools-system empty", "another --chat_format", "llama-server --jinja",
-                "a YAML file's `system:`",
-                "or use --tooleval-mode prompt (or skip the probe: --tooleval-no-probe)"):
-        assert fix in errors[0]
+                "a YAML file's `system:`", "or use --tooleval-mode prompt (or skip the probe: --tooleval-no-probe)"):
+        assert fix in line
     probe, twin = [body for body in fake_openai.stats.bodies if body]  # the probe and its twin: no sample asked
     assert [message["role"] for message in probe["messages"]] == ["user"] and probe["tools"]
     assert twin["messages"] == probe["messages"] and "tools" not in twin and twin["max_tokens"] == 1

@@ -2,9 +2,9 @@
 explodes or nests without end is refused at load, with one line naming the file (and the line) and exit status 4,
 at once; it never hangs the run, exhausts its memory or stack, or makes the plugin talk to the network.
 
-Each run has a hang guard (`GUARD_S`) and the test asserts its outcome, not how long it took: a refusal "at once"
-is one that comes before any request is made, well inside the guard (a billion laughs took 35-48 s before, then
-died of MemoryError).
+Each run has a hang guard (`refused_runs.GUARD_S`) and the test asserts its outcome, not how long it took: a
+refusal "at once" is one that comes before any request is made, well inside the guard (a billion laughs took
+35-48 s before, then died of MemoryError).
 """
 
 from __future__ import annotations
@@ -19,27 +19,10 @@ import pytest
 from benchmark_modules import benchmark_source
 from fake_openai import FakeOpenAI, ToolCalls
 from mini_acebench import CATEGORIES, SAMPLES, write_mini_acebench
+from refused_runs import refused_line, run_guarded
 
-GUARD_S = 120.0  # a hang guard for each pytest run, never a bound the test asserts
 KEY = "sk-hostile-files-4Rk8TnB5yC1dF7Hq2ZpX"
 WORKERS = pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["one-process", "xdist"])
-
-
-def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
-    try:
-        return pytester.runpytest_subprocess(*args, timeout=GUARD_S)
-    except pytester.TimeoutExpired:
-        pytest.fail(f"the run did not end within the {GUARD_S:.0f} s hang guard")
-
-
-def one_line(result: pytest.RunResult) -> str:
-    """The one error line of a run refused at start (exit status 4)."""
-    output = result.stdout.str()[-3000:] + result.stderr.str()[-3000:]
-    assert result.ret == pytest.ExitCode.USAGE_ERROR, output
-    lines = [line for line in result.stderr.lines if line.strip()]
-    assert len(lines) == 1, output
-    assert "Traceback" not in output and "INTERNALERROR" not in output
-    return lines[0]
 
 
 # -- suite files ---------------------------------------------------------------------------------------------
@@ -84,7 +67,7 @@ def test_a_sound_schema_with_references_is_scored(pytester: pytest.Pytester, sui
     text = note_tool("{$ref: '#/$defs/words'}", "      $defs:\n        words: {type: string}\n"
                      "        tree: {type: object, properties: {kids: {type: array, items: {$ref: '#/$defs/tree'}}}}\n")
     write(pytester, text)
-    result = run(pytester, *suite)
+    result = run_guarded(pytester, *suite)
     assert result.ret == pytest.ExitCode.OK, result.stdout.str()[-3000:]
     result.assert_outcomes(passed=1)
 
@@ -110,7 +93,7 @@ def test_a_ref_loop_is_a_load_error_naming_its_line(pytester: pytest.Pytester, s
     text_schema, extra, needle, message = loop
     text = note_tool(text_schema, extra)
     path = write(pytester, text)
-    line = one_line(run(pytester, *suite, *workers))
+    line = refused_line(run_guarded(pytester, *suite, *workers))
     assert line.startswith(f"ERROR: {path}:{line_of(text, needle)}: {message}"), line
     assert fake_openai.stats.requests == 0
 
@@ -171,7 +154,7 @@ def test_a_remote_ref_is_a_load_error_and_never_fetched(pytester: pytest.Pyteste
     url = f"http://127.0.0.1:{schema_server.port}/text.json"
     text = note_tool(f"{{$ref: '{url}'}}")
     path = write(pytester, text)
-    line = one_line(run(pytester, *suite, *workers))
+    line = refused_line(run_guarded(pytester, *suite, *workers))
     assert line == (f"ERROR: {path}:{line_of(text, '$ref')}: tools[0].parameters.properties.text['$ref']: $ref "
                     f"'{url}' is not in the tool's schema: references are resolved within the file and never "
                     "fetched (copy the schema under $defs and refer to it as #/$defs/NAME)")
@@ -185,7 +168,7 @@ def test_a_ref_relative_to_a_remote_id_is_not_fetched_either(pytester: pytest.Py
             f"      $id: 'http://127.0.0.1:{schema_server.port}/tools/note.json'\n      type: object\n"
             "      properties:\n        text: {$ref: 'text.json'}\n" + NOTE_CASE)
     path = write(pytester, text)
-    line = one_line(run(pytester, *suite))
+    line = refused_line(run_guarded(pytester, *suite))
     assert line.startswith(f"ERROR: {path}:{line_of(text, 'text.json')}: tools[0].parameters.properties.text['$ref']: "
                            "$ref 'text.json' is not in the tool's schema")
     assert schema_server.connections == 0
@@ -207,7 +190,7 @@ def test_a_billion_laughs_suite_file_is_refused_at_once(pytester: pytest.Pyteste
             f"          arguments:\n            text:\n              exact: {laughs('              ')}\n")
     assert len(text.encode()) < 1_200
     path = write(pytester, text)
-    line = one_line(run(pytester, *suite))
+    line = refused_line(run_guarded(pytester, *suite))
     assert line == (f"ERROR: {path}:{line_of(text, '&l4')}: its aliases bring in more than 100,000 values (an alias "
                     "bomb?): write the values out, or use fewer aliases")
     assert fake_openai.stats.requests == 0
@@ -234,14 +217,14 @@ def write_config(project: pytest.Pytester, extra: str) -> str:
 def test_the_project_runs_with_its_config_file(project: pytest.Pytester) -> None:
     """The control of the tooleval.yaml tests below: the file as they write it, without their hostile part."""
     write_config(project, "fail-under: {overall: 0.9}\n")
-    result = run(project, "-p", "no:cacheprovider")
+    result = run_guarded(project, "-p", "no:cacheprovider")
     result.assert_outcomes(passed=SAMPLES)
     result.stdout.fnmatch_lines(["tooleval gate: acebench.en.overall = 1.000 >= 0.900 ok"])
 
 
 def test_a_billion_laughs_in_the_config_file_is_refused_at_start_up(project: pytest.Pytester) -> None:
     text = write_config(project, f"categories: {laughs('')}\n")
-    line = one_line(run(project, "-p", "no:cacheprovider"))
+    line = refused_line(run_guarded(project, "-p", "no:cacheprovider"))
     assert line == (f"ERROR: {project.path / 'tooleval.yaml'} (line {line_of(text, '&l4')}): its aliases bring in more "
                     "than 100,000 values (an alias bomb?): write the values out, or use fewer aliases")
 
@@ -250,7 +233,7 @@ def test_a_billion_laughs_quarantine_file_is_refused(project: pytest.Pytester) -
     write_config(project, "")
     text = f"en-normal_atom_bool_0: {laughs('')}\n"
     (project.path / "quarantine.yaml").write_text(text, encoding="utf-8")
-    line = one_line(run(project, "-p", "no:cacheprovider", "--tooleval-quarantine=quarantine.yaml"))
+    line = refused_line(run_guarded(project, "-p", "no:cacheprovider", "--tooleval-quarantine=quarantine.yaml"))
     assert line == (f"ERROR: --tooleval-quarantine: {project.path / 'quarantine.yaml'} (line {line_of(text, '&l4')}): "
                     "its aliases bring in more than 100,000 values (an alias bomb?): write the values out, or use "
                     "fewer aliases")
@@ -258,7 +241,7 @@ def test_a_billion_laughs_quarantine_file_is_refused(project: pytest.Pytester) -
 
 def test_an_alias_inside_itself_in_the_config_file_is_one_line(project: pytest.Pytester) -> None:
     text = write_config(project, "fail-under: &gate {overall: *gate}\n")
-    line = one_line(run(project, "-p", "no:cacheprovider"))
+    line = refused_line(run_guarded(project, "-p", "no:cacheprovider"))
     assert line == (f"ERROR: {project.path / 'tooleval.yaml'} (line {line_of(text, '*gate')}): the alias *gate is "
                     "inside its own anchor: the value would contain itself")
 
@@ -272,7 +255,7 @@ def test_a_deeply_nested_suite_file_is_one_line(pytester: pytest.Pytester, suite
     nested = "[" * DEEP + "]" * DEEP
     text = note_tool("{}").replace("arguments: {text: hi}", f"arguments: {{text: {{exact: {nested}}}}}")
     path = write(pytester, text)
-    line = one_line(run(pytester, *suite))
+    line = refused_line(run_guarded(pytester, *suite))
     assert line == f"ERROR: {path}:{line_of(text, nested)}: lists and mappings are nested more than 100 levels deep"
 
 
@@ -288,13 +271,13 @@ def test_a_suite_file_nested_in_blocks_is_one_line(pytester: pytest.Pytester, su
                 {nested}
 """)
     path = write(pytester, text)
-    line = one_line(run(pytester, *suite))
+    line = refused_line(run_guarded(pytester, *suite))
     assert line == f"ERROR: {path}:{line_of(text, nested)}: lists and mappings are nested more than 100 levels deep"
 
 
 def test_a_deeply_nested_config_file_is_one_line(project: pytest.Pytester) -> None:
     text = write_config(project, f"categories: {'[' * DEEP}{']' * DEEP}\n")
-    line = one_line(run(project, "-p", "no:cacheprovider"))
+    line = refused_line(run_guarded(project, "-p", "no:cacheprovider"))
     assert line == (f"ERROR: {project.path / 'tooleval.yaml'} (line {line_of(text, 'categories')}): lists and "
                     "mappings are nested more than 100 levels deep")
 
@@ -321,12 +304,12 @@ INJECTIONS = {
 def test_a_separator_inside_a_config_key_or_value_is_refused(project: pytest.Pytester, extra: str,
                                                              message: str) -> None:
     write_config(project, extra)
-    line = one_line(run(project, "-p", "no:cacheprovider"))
+    line = refused_line(run_guarded(project, "-p", "no:cacheprovider"))
     assert line == f"ERROR: {project.path / 'tooleval.yaml'}: {message}"
 
 
 def test_the_config_file_keeps_refusing_a_repeated_key(project: pytest.Pytester) -> None:
     text = write_config(project, "fail-under: {overall: 0.9}\nmodel: gpt-4o\n")
-    line = one_line(run(project, "-p", "no:cacheprovider"))
+    line = refused_line(run_guarded(project, "-p", "no:cacheprovider"))
     assert line == (f"ERROR: {project.path / 'tooleval.yaml'} (line {line_of(text, 'gpt-4o')}): the key 'model' is "
                     "given twice: keep one")

@@ -20,26 +20,14 @@ import pytest
 
 from benchmark_modules import benchmark_source
 from pytest_tooleval.suites.bfcl.upstream import load_pin
+from refused_runs import refused_line, run_guarded
 
-GUARD_S = 60.0  # a hang guard for each run, never a bound the test asserts
+GUARD_S = 60.0  # a hang guard for each merge and memory-bounded run, never a bound the test asserts
 FIFO = "a named pipe (FIFO), not a regular file"
 
 
 def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
-    try:
-        return pytester.runpytest_subprocess(*args, timeout=GUARD_S)
-    except pytester.TimeoutExpired:
-        pytest.fail(f"the run did not end within the {GUARD_S:.0f} s hang guard (a named file was read unbounded?)")
-
-
-def one_line(result: pytest.RunResult) -> str:
-    """The one error line of a run refused at start (exit status 4)."""
-    output = result.stdout.str()[-3000:] + result.stderr.str()[-3000:]
-    assert result.ret == pytest.ExitCode.USAGE_ERROR, output
-    lines = [line for line in result.stderr.lines if line.strip()]
-    assert len(lines) == 1, output
-    assert "Traceback" not in output and "INTERNALERROR" not in output
-    return lines[0]
+    return run_guarded(pytester, *args, why="a named file was read unbounded?")
 
 
 def fifo(path: Path) -> Path:
@@ -132,7 +120,7 @@ CASES: dict[str, Case] = {"replay-file": replay_file, "replay-folder": replay_fo
 def test_a_fifo_named_as_a_file_is_one_line(pytester: pytest.Pytester, mini: list[str],
                                             monkeypatch: pytest.MonkeyPatch, case: Case) -> None:
     args, expected = case(pytester, mini, monkeypatch)
-    assert one_line(run(pytester, *args)) == expected
+    assert refused_line(run(pytester, *args)) == expected
 
 
 def test_a_fifo_given_to_the_merge_is_one_line(tmp_path: Path) -> None:
@@ -149,7 +137,7 @@ def test_a_fifo_given_to_the_merge_is_one_line(tmp_path: Path) -> None:
 
 def test_a_device_as_the_wheel_is_one_line(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
     """/dev/null reads as an empty file; it is refused as the device it is."""
-    line = one_line(run(pytester, *wheel_run(pytester, monkeypatch, Path("/dev/null"))))
+    line = refused_line(run(pytester, *wheel_run(pytester, monkeypatch, Path("/dev/null"))))
     assert line == f"ERROR: /dev/null: a character device, not a regular file: {wheel_hint()}"
 
 
@@ -184,13 +172,13 @@ def sparse(path: Path, size: int) -> Path:
 def test_a_wheel_past_the_download_limit_is_refused_unread(pytester: pytest.Pytester,
                                                            monkeypatch: pytest.MonkeyPatch) -> None:
     path = sparse(pytester.path / "bfcl_eval.whl", (64 << 20) + 1)
-    line = one_line(run(pytester, *wheel_run(pytester, monkeypatch, path)))
+    line = refused_line(run(pytester, *wheel_run(pytester, monkeypatch, path)))
     assert line == (f"ERROR: {path}: 67,108,865 bytes, more than 64 MiB, the most the plugin reads from one file: "
                     f"{wheel_hint()}")
 
 
 def test_a_yaml_file_past_its_limit_is_refused_unread(pytester: pytest.Pytester, mini: list[str]) -> None:
     path = sparse(pytester.path / "quarantine.yaml", (16 << 20) + 1)
-    line = one_line(run(pytester, *oracle(mini), f"--tooleval-quarantine={path}"))
+    line = refused_line(run(pytester, *oracle(mini), f"--tooleval-quarantine={path}"))
     assert line == (f"ERROR: --tooleval-quarantine: {path}: 16,777,217 bytes, more than 16 MiB, the most the plugin "
                     "reads from one file")
