@@ -145,7 +145,7 @@ def _rescore(args: argparse.Namespace) -> int:
 
 def _option(name: str, text: str | None) -> Any:
     """A gate option of the merge as the plugin's option of that name reads it (its parser and its default)."""
-    from .settings.options import all_options
+    from .suites import all_options
 
     option = next(option for option in all_options() if option.name == name)
     if text is None:
@@ -201,7 +201,7 @@ def _schema(args: argparse.Namespace) -> int:
     import json
 
     from .settings.file import schema
-    from .settings.options import all_options
+    from .suites import all_options
 
     print(json.dumps(schema(all_options()), indent=2, ensure_ascii=False))
     return 0

@@ -15,7 +15,7 @@ import pytest
 
 from ..run.session import SESSION_KEY, ToolevalSession
 from ..settings.options import add_options, paths_after_a_space, resolve
-from ..suites import registered
+from ..suites import all_options, registered
 from .collect import CaseHandle
 
 RESULT_KEY = pytest.StashKey[CaseHandle]()
@@ -26,7 +26,7 @@ TOOLEVAL_MARKER = "tooleval(suite): parametrize this test with one case per samp
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     registered.cache_clear()  # suites installed since the last run in this process (pytester, an embedding program)
-    add_options(parser)
+    add_options(parser, all_options())
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -49,7 +49,8 @@ def pytest_configure(config: pytest.Config) -> None:
     for name, description in markers.items():
         config.addinivalue_line("markers", f"{name}: {description}")
     workerinput = getattr(config, "workerinput", None)
-    session = ToolevalSession(resolve(config), workerinput.get("tooleval_run_id") if workerinput else None,
+    settings = resolve(config, all_options())
+    session = ToolevalSession(settings, workerinput.get("tooleval_run_id") if workerinput else None,
                               config.option.markexpr or "",
                               hub_client=bool(workerinput.get("tooleval_hub")) if workerinput else False,
                               told=json.loads(workerinput["tooleval_cache"]) if workerinput and
@@ -128,7 +129,7 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 def pytest_report_header(config: pytest.Config) -> list[str]:
     session = config.stash[SESSION_KEY]
     lines = [session.settings.header()] if session.active else []
-    for flag, value in paths_after_a_space(config.invocation_params.args):
+    for flag, value in paths_after_a_space(config.invocation_params.args, session.settings.options):
         lines.append(f"tooleval: warning: pytest took {value} for a test path when it chose its rootdir "
                      f"({config.rootpath}) and ini file (it does so before it knows plugin options): "
                      f"write {flag}={value}")

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..suites import figure_blocks_of, title_of
 from .document import (
     ComparedFigure,
     Difference,
@@ -33,7 +34,7 @@ from .document import (
 )
 from .gate import ErrorCause, GateResult, RegressionCheck
 from .safe_text import safe_text
-from .sections import CellTable, FigureBlock, FigureRow, Marks, figure_blocks_of, title_of
+from .sections import CellTable, FigureBlock, FigureRow, Marks
 from .sections import number as _num
 from .sections import pair as _pair
 

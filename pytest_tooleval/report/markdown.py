@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from ..suites import sections_of, title_of
 from ..text import counted
 from .document import (
     ComparedFigure,
@@ -34,7 +35,7 @@ from .document import (
     as_document,
 )
 from .safe_text import safe_text
-from .sections import TEXT_LIMIT, CellTable, Marks, Paragraph, ReportSection, sections_of, title_of
+from .sections import TEXT_LIMIT, CellTable, Marks, Paragraph, ReportSection
 from .sections import count as _count
 from .sections import fixed as _fmt
 from .sections import interval as _interval

@@ -316,10 +316,10 @@ def _gate(summary: RunSummary, options: GateOptions, comparison: Comparison | No
     """The gate of the merged run, as the controller's: thresholds by figure name, the error rate, regressions
     against the baseline; incomplete when a shard or sample is missing."""
     from ..settings.options import build_settings
-    from ..suites import registered
+    from ..suites import all_options, registered
 
     ran: dict[str, list[str] | None] = {name: list(suite.figures) for name, suite in summary.suites.items()}
-    defaults = build_settings({}, {})
+    defaults = build_settings({}, {}, all_options())
     elsewhere: dict[str, list[str] | None] = {}
     for name, suite in registered().items():
         if name not in ran:

@@ -302,6 +302,7 @@ def _model_settings(path: str, fingerprint: dict[str, Any], options: RescoreOpti
     from pydantic import ValidationError
 
     from ..settings.options import build_settings
+    from ..suites import all_options
 
     parameters: dict[str, Any] = fingerprint["parameters"] if isinstance(fingerprint.get("parameters"), dict) else {}
     values: dict[str, Any] = {
@@ -324,7 +325,8 @@ def _model_settings(path: str, fingerprint: dict[str, Any], options: RescoreOpti
         raise ToolevalUsageError(f"rescore: {path}: fingerprint.model is {values['model']!r}, not a model name "
                                  "(a damaged report: run it again)")
     try:
-        return build_settings({key: value for key, value in values.items() if value is not None}, {})
+        return build_settings({key: value for key, value in values.items() if value is not None}, {},
+                              all_options())
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(part) for part in first["loc"])

@@ -17,10 +17,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeAlias
-
-if TYPE_CHECKING:
-    from ..suites.base import SuitePlugin
+from typing import Any, TypeAlias
 
 __all__ = ["TEXT_LIMIT", "Cell", "CellTable", "Data", "FigureBlock", "FigureRow", "Inline", "Marks", "Paragraph",
            "ReportSection", "Run", "Strong", "count", "figure_row", "fixed", "generic_figure_blocks",
@@ -275,35 +272,3 @@ def figure_row(figure: str, label: str, kind: str, entry: Mapping[str, Any], cur
     return FigureRow(figure, label, kind, number(current), pair(entry.get("interval")), text,
                      errors if isinstance(errors, int) and not isinstance(errors, bool) else None,
                      number(entry.get("process_acc")), number(entry.get("detectable")))
-
-
-# --- who says what ----------------------------------------------------------------------------------------------
-
-
-def _plugin(suite: str) -> SuitePlugin[Any] | None:
-    """The installed suite of that name, or None (a report of a suite not installed here)."""
-    from ..errors import ToolevalUsageError
-    from ..suites import registered
-
-    try:
-        return registered().get(suite)
-    except ToolevalUsageError:  # a broken third-party suite: its blocks are shown as any other's
-        return None
-
-
-def title_of(suite: str) -> str:
-    """The suite's title (`SuitePlugin.title`), or its name."""
-    plugin = _plugin(suite)
-    return suite if plugin is None else plugin.title
-
-
-def sections_of(suite: str, block: object) -> list[ReportSection]:
-    """The suite's summary block as the suite shows it (`report_sections`), or the generic view."""
-    plugin = _plugin(suite)
-    return generic_sections(suite, block) if plugin is None else plugin.report_sections(block)
-
-
-def figure_blocks_of(suite: str, block: object) -> list[FigureBlock]:
-    """The suite's summary block as figure blocks (`figure_blocks`), or the generic view."""
-    plugin = _plugin(suite)
-    return generic_figure_blocks(suite, block) if plugin is None else plugin.figure_blocks(block)

@@ -13,7 +13,7 @@ import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Any, ClassVar, Literal, TypeVar
 
 import pytest
 from pydantic import BaseModel, ConfigDict, create_model
@@ -285,25 +285,10 @@ CORE_OPTIONS: tuple[Option, ...] = (
 )
 
 
-def all_options() -> tuple[Option, ...]:
-    """The core options, then each registered suite's own (suites/base.py): one table for every use."""
-    from ..suites import registered
-
-    options = list(CORE_OPTIONS)
-    seen = {option.name: "the core" for option in options}
-    for suite in registered().values():
-        for option in suite.options:
-            if option.name in seen:
-                raise ToolevalUsageError(f"tooleval suite {suite.name!r} declares --tooleval-{option.name}, "
-                                         f"which {seen[option.name]} already declares")
-            seen[option.name] = f"suite {suite.name!r}"
-            options.append(option)
-    return tuple(options)
-
-
-def add_options(parser: pytest.Parser) -> None:
+def add_options(parser: pytest.Parser, options: Sequence[Option]) -> None:
+    """Every option of the table (suites.all_options) as a command-line option and an ini key."""
     group = parser.getgroup("tooleval", "tool-use evaluation (pytest-tooleval)")
-    for option in all_options():
+    for option in options:
         shown_default = "" if option.default in (None, (), {}) or option.secret else f" (default: {option.default})"
         text = option.help.replace("%", "%%")  # argparse formats help with %: a suite's "95%" is text
         if option.flag:
@@ -330,6 +315,8 @@ class Settings(BaseModel):
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
+    #: the options table the class was made from (settings_model): what the header and the secret check go over
+    options: ClassVar[tuple[Option, ...]] = ()
 
     sources: dict[str, str]
 
@@ -415,7 +402,7 @@ class Settings(BaseModel):
 
     def secrets_on_command_line(self) -> list[str]:
         """The secret options given as command-line arguments (which pytest's --debug log records)."""
-        return [f"--tooleval-{option.name}" for option in all_options()
+        return [f"--tooleval-{option.name}" for option in self.options
                 if option.secret and self.sources.get(option.name) == "cli"]
 
     def header(self) -> str:
@@ -423,7 +410,7 @@ class Settings(BaseModel):
         revision even at theirs (the figures depend on them: a reader of a log should not have to know the
         defaults); secrets show only whether they are set."""
         shown = []
-        for option in all_options():
+        for option in self.options:
             source = self.sources[option.name]
             if source == "default" and option.name not in HEADER_ALWAYS:
                 continue
@@ -453,11 +440,11 @@ class SuiteSettings(BaseModel):
         return cls.model_validate({name: getattr(settings, name) for name in cls.model_fields})
 
 
-def paths_after_a_space(args: Sequence[str]) -> list[tuple[str, str]]:
+def paths_after_a_space(args: Sequence[str], options: Sequence[Option]) -> list[tuple[str, str]]:
     """`--tooleval-<option> VALUE` pairs whose VALUE is an existing file or folder. pytest chooses its rootdir and
     ini file before it knows a plugin's options, and takes such a VALUE for a test path there: the rootdir moves to
     a folder above both, and the project's ini file may go unread. `--tooleval-<option>=VALUE` is read right."""
-    valued = {f"--tooleval-{option.name}" for option in all_options() if not option.flag}
+    valued = {f"--tooleval-{option.name}" for option in options if not option.flag}
     return [(flag, value) for flag, value in itertools.pairwise(args)
             if flag in valued and not value.startswith("-") and Path(value).exists()]
 
@@ -472,13 +459,13 @@ def settings_model(options: tuple[Option, ...]) -> type[Settings]:
         fields: dict[str, Any] = {option.name.replace("-", "_"): (_value_type(option), option.default)
                                   for option in options}
         _MODELS[key] = create_model("ToolevalSettings", __base__=Settings, **fields)
+        _MODELS[key].options = tuple(options)
     return _MODELS[key]
 
 
-def build_settings(values: dict[str, Any], sources: dict[str, str],
-                   options: tuple[Option, ...] | None = None) -> Settings:
+def build_settings(values: dict[str, Any], sources: dict[str, str], options: tuple[Option, ...]) -> Settings:
     """Validated Settings from values by attribute name (an option's default where one is missing)."""
-    return settings_model(options or all_options())(**values, sources=sources)
+    return settings_model(options)(**values, sources=sources)
 
 
 def _value_type(option: Option) -> Any:
@@ -503,7 +490,7 @@ def _show(value: object) -> str:
     return str(value)
 
 
-def resolve(config: pytest.Config, environ: dict[str, str] | None = None) -> Settings:
+def resolve(config: pytest.Config, options: tuple[Option, ...], environ: dict[str, str] | None = None) -> Settings:
     """CLI > TOOLEVAL_* env > tooleval.yaml > ini > default; every value validated, errors name the option and an
     example (and the file or variable it was written in)."""
     from .file import read_config_file
@@ -511,7 +498,6 @@ def resolve(config: pytest.Config, environ: dict[str, str] | None = None) -> Set
     environ = dict(os.environ if environ is None else environ)
     values: dict[str, Any] = {}
     sources: dict[str, str] = {}
-    options = all_options()
     from_file, file_path = read_config_file(_config_folder(config), options)
     for option in options:
         raw, source = config.getoption(option.dest), "cli"

@@ -18,7 +18,8 @@ from ..text import did_you_mean
 from .base import ENTRY_POINT_GROUP, SuitePlugin
 
 if TYPE_CHECKING:
-    from ..settings.options import Settings
+    from ..report.sections import FigureBlock, ReportSection
+    from ..settings.options import Option, Settings
 
 #: what every plugin declares (suites/base.py); its other members have defaults
 REQUIRED = ("name", "markers", "options", "options_model", "roles", "mark_profiles", "id_prefixes")
@@ -51,6 +52,22 @@ def registered() -> dict[str, SuitePlugin[Any]]:
                                      f"called {plugin.name!r}; the two must agree")
         found[entry.name] = plugin
     return found
+
+
+def all_options() -> tuple[Option, ...]:
+    """The core options, then each registered suite's own (suites/base.py): one table for every use."""
+    from ..settings.options import CORE_OPTIONS
+
+    options = list(CORE_OPTIONS)
+    seen = {option.name: "the core" for option in options}
+    for suite in registered().values():
+        for option in suite.options:
+            if option.name in seen:
+                raise ToolevalUsageError(f"tooleval suite {suite.name!r} declares --tooleval-{option.name}, "
+                                         f"which {seen[option.name]} already declares")
+            seen[option.name] = f"suite {suite.name!r}"
+            options.append(option)
+    return tuple(options)
 
 
 def plugin(name: str) -> SuitePlugin[Any]:
@@ -102,6 +119,36 @@ def selection_hints(settings: Settings, markexpr: str) -> list[str]:
     if not markexpr:
         return []
     return [text for suite in registered().values() if (text := suite.selection_hint(settings, markexpr))]
+
+
+def _installed(suite: str) -> SuitePlugin[Any] | None:
+    """The installed suite of that name, or None (a report of a suite not installed here)."""
+    try:
+        return registered().get(suite)
+    except ToolevalUsageError:  # a broken third-party suite: its blocks are shown as any other's
+        return None
+
+
+def title_of(suite: str) -> str:
+    """The suite's title (`SuitePlugin.title`), or its name."""
+    found = _installed(suite)
+    return suite if found is None else found.title
+
+
+def sections_of(suite: str, block: object) -> list[ReportSection]:
+    """The suite's summary block as the suite shows it (`report_sections`), or the generic view."""
+    from ..report.sections import generic_sections
+
+    found = _installed(suite)
+    return generic_sections(suite, block) if found is None else found.report_sections(block)
+
+
+def figure_blocks_of(suite: str, block: object) -> list[FigureBlock]:
+    """The suite's summary block as figure blocks (`figure_blocks`), or the generic view."""
+    from ..report.sections import generic_figure_blocks
+
+    found = _installed(suite)
+    return generic_figure_blocks(suite, block) if found is None else found.figure_blocks(block)
 
 
 def _has_mark(profile: frozenset[str]) -> Callable[..., bool]:

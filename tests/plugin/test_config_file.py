@@ -86,7 +86,7 @@ def test_the_published_schema_is_the_option_table_and_takes_the_readme_example()
     import yaml
 
     from pytest_tooleval.settings.file import PUBLISHED_SCHEMA, schema
-    from pytest_tooleval.settings.options import all_options
+    from pytest_tooleval.suites import all_options
 
     published = json.loads(PUBLISHED_SCHEMA.read_text(encoding="utf-8"))
     assert published == schema(all_options()), "regenerate: python -m pytest_tooleval schema > " + str(PUBLISHED_SCHEMA)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import yaml
 
-from pytest_tooleval.settings.options import all_options
+from pytest_tooleval.suites import all_options
 
 README = Path(__file__).resolve().parents[2] / "docs" / "ci.md"
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from pytest_tooleval.settings.options import all_options
+from pytest_tooleval.suites import all_options
 
 README = Path(__file__).parents[2] / "docs" / "options.md"
 

@@ -11,15 +11,8 @@ from typing import Any
 from pytest_tooleval.report.document import read_document
 from pytest_tooleval.report.html import render_html
 from pytest_tooleval.report.markdown import render_markdown
-from pytest_tooleval.report.sections import (
-    Data,
-    figure_blocks_of,
-    generic_figure_blocks,
-    generic_sections,
-    sections_of,
-    title_of,
-)
-from pytest_tooleval.suites import registered
+from pytest_tooleval.report.sections import Data, generic_figure_blocks, generic_sections
+from pytest_tooleval.suites import figure_blocks_of, registered, sections_of, title_of
 from toy_suite.toyecho import SUITE as TOY
 
 EXPECTED = Path(__file__).parent / "markdown_expected"

@@ -7,7 +7,8 @@ from typing import Literal, get_args
 import pydantic
 import pytest
 
-from pytest_tooleval.settings.options import all_options, build_settings, settings_model
+from pytest_tooleval.settings.options import build_settings, settings_model
+from pytest_tooleval.suites import all_options
 
 
 def defaults() -> tuple[dict[str, object], dict[str, str]]:
@@ -28,12 +29,12 @@ def test_every_option_of_the_table_is_a_typed_field() -> None:
 
 def test_a_value_of_the_wrong_type_is_refused_and_settings_are_frozen() -> None:
     values, sources = defaults()
-    settings = build_settings(values, sources)
+    settings = build_settings(values, sources, all_options())
     assert (settings.concurrency, settings.language, settings.fail_under) == (8, "en", {})
     with pytest.raises(pydantic.ValidationError):
-        build_settings({**values, "concurrency": "eight"}, sources)
+        build_settings({**values, "concurrency": "eight"}, sources, all_options())
     with pytest.raises(pydantic.ValidationError):
-        build_settings({**values, "language": "fr"}, sources)
+        build_settings({**values, "language": "fr"}, sources, all_options())
     with pytest.raises(pydantic.ValidationError):
         settings.concurrency = 2  # type: ignore[misc]  # frozen: the assignment is what is tested
     changed = settings.replace(concurrency=64)

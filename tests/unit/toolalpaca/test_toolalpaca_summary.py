@@ -7,7 +7,8 @@ from typing import Any
 
 from pytest_tooleval.report.summary import RunSummary
 from pytest_tooleval.report.table import render_summary
-from pytest_tooleval.settings.options import Settings, all_options, build_settings
+from pytest_tooleval.settings.options import Settings, build_settings
+from pytest_tooleval.suites import all_options
 from pytest_tooleval.suites.toolalpaca.runner import RunSetup
 from pytest_tooleval.suites.toolalpaca.summary import summarize_toolalpaca
 
@@ -78,7 +79,7 @@ def settings(**changed: Any) -> Settings:
     for name, value in changed.items():
         values[name] = value
         sources[name.replace("_", "-")] = "cli"
-    return build_settings(values, sources)
+    return build_settings(values, sources, all_options())
 
 
 def test_a_run_with_upstream_models_is_labelled_upstream_compatible() -> None:
