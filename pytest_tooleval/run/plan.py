@@ -59,6 +59,7 @@ class Run:
             if odd is not None:  # the optional Case members are read without probing: their defaults are CaseBase's
                 raise ToolevalUsageError(f"tooleval suite {name!r}: its case {type(odd).__name__} is not a CaseBase: "
                                          "subclass pytest_tooleval.suite.CaseBase (docs/writing-a-suite.md)")
+            _check_cases(name, cases)
             # samples per category in the benchmark: the payloads carry it, so a summary knows a partial category
             self.category_sizes.update(Counter(_size_key(case) for case in cases))
             if self.settings.shard:  # over the whole benchmark, so that -k, -m and --tooleval-sample move nothing
@@ -131,6 +132,26 @@ class Run:
         """Token-key prefix -> the model of that role ("" is the model under test), for pricing."""
         return {"": self.settings.model, **{f"{role.name}_": role_option(role, self.settings, "model", str)
                                             for role in self.helper_roles()}}
+
+
+def _check_cases(name: str, cases: list[Case]) -> None:
+    """A suite's cases as the core relies on them: each names the suite, and its test id is its own and starts
+    with one of the suite's id_prefixes (pytest would run two cases of one id as `id0` and `id1`, and the xdist
+    controller and the reports find a test's suite by its prefix). One line, at load, before anything is asked."""
+    prefixes = tuple(plugin(name).id_prefixes)
+    seen: dict[str, Case] = {}
+    for case in cases:
+        if case.suite != name:
+            raise ToolevalUsageError(f"tooleval suite {name!r}: its case {case.id!r} names the suite {case.suite!r}: "
+                                     f"a case's suite is the SuitePlugin's name")
+        if not case.test_id.startswith(prefixes):
+            raise ToolevalUsageError(
+                f"tooleval suite {name!r}: its case {case.id!r} has the test id {case.test_id!r}, which starts with "
+                f"none of the suite's id_prefixes ({', '.join(map(repr, prefixes)) or 'none declared'})")
+        if (first := seen.setdefault(case.test_id, case)) is not case:
+            raise ToolevalUsageError(
+                f"tooleval suite {name!r}: its cases {first.id!r} and {case.id!r} have the same test id "
+                f"{case.test_id!r}: give each case a test id of its own (a variant's must differ too)")
 
 
 def _size_key(case: Case) -> tuple[str, str, str, str]:

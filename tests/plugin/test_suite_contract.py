@@ -14,6 +14,7 @@ from benchmark_modules import benchmark_source
 from fake_openai import FakeOpenAI
 from mini_gpt4tools import ITEMS, write_test_set
 from mini_toolalpaca import write_mini_toolalpaca
+from refused_runs import refused_line
 from toy_suite.install import install_toy_suite
 
 TOY_TEST = """
@@ -167,3 +168,25 @@ def test_a_collected_suite_without_its_data_is_one_line_and_exit_4(pytester: pyt
                 f"{empty}/acebench-56dd66c)")
     assert [line for line in result.stderr.lines if line.strip()] == [expected]
     assert "Traceback" not in result.stdout.str() and "INTERNALERROR" not in result.stdout.str()
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    (('"short": ("cat", "dog")', '"short": ("cat", "cat")'),
+     "tooleval suite 'toyecho': its cases 'echo_cat' and 'echo_cat' have the same test id 'toyecho-cat': give each "
+     "case a test id of its own (a variant's must differ too)"),
+    (('return f"toyecho-{self.word}"', 'return f"echo-{self.word}"'),
+     "tooleval suite 'toyecho': its case 'echo_cat' has the test id 'echo-cat', which starts with none of the "
+     "suite's id_prefixes ('toyecho-')"),
+    (('suite = "toyecho"', 'suite = "echo"'),
+     "tooleval suite 'toyecho': its case 'echo_cat' names the suite 'echo': a case's suite is the SuitePlugin's "
+     "name"),
+], ids=["same-test-id", "undeclared-prefix", "other-suite"])
+def test_cases_the_core_cannot_rely_on_stop_the_run_at_load(pytester: pytest.Pytester, toy: list[str],
+                                                            change: tuple[str, str], message: str) -> None:
+    """pytest would run two cases of one id as `id0` and `id1`, and the xdist controller finds a test's suite
+    by its prefix: such cases are refused in one line before anything is asked."""
+    module = pytester.path / "site" / "toyecho_suite" / "__init__.py"
+    text = module.read_text(encoding="utf-8")
+    assert change[0] in text
+    module.write_text(text.replace(change[0], change[1]), encoding="utf-8")
+    assert refused_line(pytester.runpytest_subprocess(*toy, "--tooleval-model=oracle")) == f"ERROR: {message}"
