@@ -10,6 +10,8 @@ from __future__ import annotations
 import itertools
 import math
 import os
+import types
+import typing
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -93,10 +95,12 @@ def parse_token_limit(name: str, text: str) -> int | None:
     return value
 
 
-def reasoning_effort_option(role: str) -> Option:
-    """`--tooleval-<role>-reasoning-effort`: a helper model's reasoning_effort (unset: not sent)."""
-    return Option(f"{role}-reasoning-effort", f"reasoning_effort sent to the {role} model (unset: not sent)", None,
-                  REASONING_EFFORT)
+ReasoningEffort = Literal["minimal", "low", "medium", "high"]  # what --tooleval-*reasoning-effort may say
+
+
+def reasoning_effort_help(role: str) -> str:
+    """The help of `--tooleval-<role>-reasoning-effort`: a helper model's reasoning_effort (unset: not sent)."""
+    return f"reasoning_effort sent to the {role} model (unset: not sent)"
 
 
 def parse_bool(name: str, text: str) -> bool:
@@ -423,10 +427,33 @@ class Settings(BaseModel):
 _S = TypeVar("_S", bound="SuiteSettings")
 
 
+@dataclass(frozen=True)
+class _Declared:
+    """What `option_field` records of a suite option; the rest comes from the field (settings_of_fields)."""
+
+    help: str
+    default: Any
+    parse: Callable[[str, str], Any] | None
+    secret: bool
+    path: bool
+
+
+def option_field(help: str, default: Any = None, parse: Callable[[str, str], Any] | None = None, *,
+                 secret: bool = False, path: bool = False) -> Any:
+    """A suite option, declared once, as a field of the suite's SuiteSettings:
+
+        language: Literal["en", "zh", "all"] = option_field("ACEBench language: en, zh or all", "en")
+
+    The option is `--tooleval-language` (the field's name, `-` for `_`); its value is parsed as the field's type
+    says (bool: a switch; int, float; a Literal: one of its values; tuple[str, ...]: a comma list; str) unless
+    `parse` is given; `secret` is never printed, `path` is resolved against where it was given."""
+    return _Declared(help, default, parse, secret, path)
+
+
 class SuiteSettings(BaseModel):
-    """A suite's own options, typed: a subclass declares one field per row of the suite's `options` table (the
-    option's attribute name, its parsed value's type, no default: the table's applies) and the suite names it
-    as its `options_model` (suites/base.py). A suite without options names this class itself.
+    """A suite's own options, typed and declared once: a subclass declares one field per option, each with
+    `option_field` (its help and default), and the suite names it as its `options_model` (suites/base.py), from
+    which its options table is read (`declared_options`). A suite without options names this class itself.
 
     Read one with `AceBenchSettings.of(settings).language`: mypy checks the field's name and type.
     """
@@ -438,6 +465,48 @@ class SuiteSettings(BaseModel):
     def of(cls: type[_S], settings: Settings) -> _S:
         """The suite's options as this run resolved them (the values of `settings`' own fields)."""
         return cls.model_validate({name: getattr(settings, name) for name in cls.model_fields})
+
+    @classmethod
+    def declared_options(cls) -> tuple[Option, ...]:
+        """The options table of the fields, in their order (read once per class)."""
+        if cls not in _DECLARED:
+            _DECLARED[cls] = tuple(_option_of(cls.__name__, name, field.annotation, field.default)
+                                   for name, field in cls.model_fields.items())
+        return _DECLARED[cls]
+
+
+_DECLARED: dict[type[SuiteSettings], tuple[Option, ...]] = {}
+
+
+def _option_of(owner: str, name: str, annotation: Any, declared: object) -> Option:
+    if not isinstance(declared, _Declared):
+        raise ToolevalUsageError(f"{owner}.{name}: declare the option with "
+                                 "pytest_tooleval.suite.option_field(help, default) (docs/writing-a-suite.md)")
+    kind = _without_none(annotation)
+    parse = declared.parse or _parser_of(owner, name, kind)
+    return Option(name.replace("_", "-"), declared.help, declared.default, parse, flag=kind is bool,
+                  secret=declared.secret, path=declared.path)
+
+
+def _without_none(annotation: Any) -> Any:
+    """`X | None` -> X; anything else as it is."""
+    if typing.get_origin(annotation) in (typing.Union, types.UnionType):
+        inner = [arg for arg in typing.get_args(annotation) if arg is not type(None)]
+        if len(inner) == 1:
+            return inner[0]
+    return annotation
+
+
+def _parser_of(owner: str, name: str, kind: Any) -> Callable[[str, str], Any] | None:
+    """How an option's text becomes the value its field's type holds (None: the text itself)."""
+    if typing.get_origin(kind) is Literal:
+        return choice(*typing.get_args(kind))
+    parsers: dict[Any, Callable[[str, str], Any] | None] = {
+        bool: parse_bool, int: parse_int, float: parse_float, tuple[str, ...]: parse_list, str: None}
+    if kind not in parsers:
+        raise ToolevalUsageError(f"{owner}.{name}: no parser for a field of type {kind!r}: give "
+                                 "option_field(..., parse=...)")
+    return parsers[kind]
 
 
 def paths_after_a_space(args: Sequence[str], options: Sequence[Option]) -> list[tuple[str, str]]:

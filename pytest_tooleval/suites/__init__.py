@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from ..settings.options import Option, Settings
 
 #: what every plugin declares (suites/base.py); its other members have defaults
-REQUIRED = ("name", "markers", "options", "options_model", "roles", "mark_profiles", "id_prefixes")
+REQUIRED = ("name", "markers", "options_model", "roles", "mark_profiles", "id_prefixes")
 
 
 @lru_cache(maxsize=1)

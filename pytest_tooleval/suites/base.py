@@ -158,9 +158,8 @@ class SuitePlugin(ABC, Generic[CaseT]):
     Attributes:
         name: the suite name (`@pytest.mark.tooleval(name)`, report keys, the gate namespace `<name>.<figure>`).
         markers: marker name -> description, registered at start-up; every case's marks come from here.
-        options: the suite's own options (shown in `--help` in the tooleval group, with env and ini twins).
-        options_model: the same options typed, one field each (settings/options.py SuiteSettings); the suite
-            reads them as `MySettings.of(settings).my_option`.
+        options_model: the suite's own options, one typed field each, declared with `option_field`
+            (settings/options.py SuiteSettings); the suite reads them as `MySettings.of(settings).my_option`.
         roles: its helper models; a chat function is built for a role only when this suite is in the run.
         mark_profiles: the mark sets its cases can carry, so `-m` can rule the suite out unloaded.
         id_prefixes: every test id of the suite starts with one of these (the xdist controller maps the ids
@@ -185,9 +184,6 @@ class SuitePlugin(ABC, Generic[CaseT]):
         def markers(self) -> Mapping[str, str]: ...
 
         @property
-        def options(self) -> Sequence[Option]: ...
-
-        @property
         def options_model(self) -> type[SuiteSettings]: ...
 
         @property
@@ -203,6 +199,11 @@ class SuitePlugin(ABC, Generic[CaseT]):
     units: UnitsFn | None = None
     combine: CombineFn | None = None
     rescore: RescoreFn | None = None
+
+    @property
+    def options(self) -> tuple[Option, ...]:
+        """The suite's own options (in `--help`'s tooleval group, with env and ini twins): `options_model`'s."""
+        return self.options_model.declared_options()
 
     @abstractmethod
     def unavailable(self, settings: Settings) -> str | None:

@@ -80,7 +80,6 @@ class SlowSuite:
 class SlowPlugin(SuitePlugin[SlowCase]):
     name = "slowscore"
     markers = {"slowscore": "a slowscore sample"}
-    options = ()
     options_model = SuiteSettings
     roles = ()
     mark_profiles = (frozenset({"slowscore"}),)

@@ -14,7 +14,6 @@ from pytest_tooleval.suite import (
     Answer,
     CaseBase,
     ModelAccess,
-    Option,
     SampleError,
     SampleResult,
     Settings,
@@ -24,8 +23,8 @@ from pytest_tooleval.suite import (
     SuiteSummary,
     Table,
     Verdict,
+    option_field,
     outcome_counts,
-    parse_bool,
 )
 
 WORDS = {"short": ("cat", "dog"), "long": ("elephant", "kangaroo", "hippopotamus")}
@@ -92,15 +91,14 @@ class EchoSuite:
 
 
 class EchoSettings(SuiteSettings):
-    """The suite's options, typed: one field per row of `EchoPlugin.options`."""
+    """The suite's options, one typed field each: --tooleval-toyecho-shout is a switch, as a bool field is."""
 
-    toyecho_shout: bool
+    toyecho_shout: bool = option_field("toyecho: expect the word in capitals", False)
 
 
 class EchoPlugin(SuitePlugin[EchoCase]):
     name = "toyecho"
     markers = {"toyecho": "a toyecho sample", "toyecho_short": "a short word", "toyecho_long": "a long word"}
-    options = (Option("toyecho-shout", "toyecho: expect the word in capitals", False, parse_bool, flag=True),)
     options_model = EchoSettings
     roles = ()
     mark_profiles = (frozenset({"toyecho", "toyecho_short"}), frozenset({"toyecho", "toyecho_long"}))

@@ -1,16 +1,27 @@
 """Settings are typed: the core options are declared fields of `Settings`, each suite's options a model of its own
-(`options_model`), both the same set of the same types as the options table, so mypy --strict checks every read."""
+(`options_model`, whose fields are the suite's options table), both the same set of the same types as the table,
+so mypy --strict checks every read."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
 from pathlib import Path
+from typing import Literal
 
 import pytest
 from pydantic import BaseModel
 
-from pytest_tooleval.settings.options import CORE_OPTIONS, Option, Settings, _value_type
+from pytest_tooleval.errors import ToolevalUsageError
+from pytest_tooleval.settings.options import (
+    CORE_OPTIONS,
+    Option,
+    Settings,
+    SuiteSettings,
+    _value_type,
+    option_field,
+    parse_positive,
+)
 from pytest_tooleval.suites import registered
 from toy_suite.toyecho import SUITE as TOYECHO
 
@@ -31,6 +42,38 @@ def test_the_declared_core_fields_are_the_core_options_of_the_table() -> None:
 def test_a_suites_options_model_declares_its_options(suite: object) -> None:
     declared, parsed = declared_and_parsed(suite.options_model, tuple(suite.options))  # type: ignore[attr-defined]
     assert declared == parsed
+
+
+def test_a_suites_options_table_is_read_from_its_fields() -> None:
+    class Mine(SuiteSettings):
+        mine_switch: bool = option_field("a switch", False)
+        mine_mode: Literal["a", "b"] = option_field("a or b", "a")
+        mine_list: tuple[str, ...] = option_field("a comma list", ())
+        mine_key: str | None = option_field("a key", secret=True)
+        mine_folder: str | None = option_field("a folder", path=True)
+        mine_rate: float = option_field("more than 0", 1.5, parse_positive)
+
+    switch, mode, words, key, folder, rate = Mine.declared_options()
+    assert (switch.name, switch.flag, switch.parse("mine-switch", "true")) == ("mine-switch", True, True)
+    with pytest.raises(ToolevalUsageError, match="choose one of a, b"):
+        mode.parse("mine-mode", "c")  # type: ignore[misc]  # a Literal field's parser is a choice
+    assert words.parse("mine-list", "x, y") == ("x", "y")  # type: ignore[misc]
+    assert (key.secret, key.parse, folder.path, rate.default) == (True, None, True, 1.5)
+    with pytest.raises(ToolevalUsageError, match="more than 0|positive"):
+        rate.parse("mine-rate", "0")  # type: ignore[misc]
+
+
+def test_a_field_declared_without_option_field_or_of_an_unparsed_type_is_refused() -> None:
+    class Bare(SuiteSettings):
+        bare_count: int
+
+    class Odd(SuiteSettings):
+        odd_prices: dict[str, float] = option_field("prices", {})
+
+    with pytest.raises(ToolevalUsageError, match=r"Bare.bare_count: declare the option with .*option_field"):
+        Bare.declared_options()
+    with pytest.raises(ToolevalUsageError, match=r"Odd.odd_prices: no parser for a field of type .*parse="):
+        Odd.declared_options()
 
 
 def test_mypy_reports_a_misspelt_setting_and_passes_the_right_names(tmp_path: Path) -> None:

@@ -8,17 +8,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
-from ...settings.options import (
-    Option,
-    Settings,
-    SuiteSettings,
-    choice,
-    parse_bool,
-    parse_float,
-    parse_int,
-    parse_list,
-    reasoning_effort_option,
-)
+from ...settings.options import ReasoningEffort, Settings, SuiteSettings, option_field, reasoning_effort_help
 from ..base import Role, SuitePlugin
 from .revisions import DEFAULT, REVISIONS, parse_revision
 
@@ -30,42 +20,27 @@ if TYPE_CHECKING:
     from .data import AceCase
     from .suite import AceBenchSuite
 
-OPTIONS = (
-    Option("acebench-revision", "the ACEBench revision to score against: "
-           + ", ".join(f"{known.name} ({known.upstream}, {known.date})" for known in REVISIONS)
-           + f"; default {DEFAULT}, what upstream runs today", DEFAULT, parse_revision),
-    Option("data-unverified", "run on ACEBench data that matches no pinned revision (the summary and the "
-           "fingerprint say so)", False, parse_bool, flag=True),
-    Option("language", "ACEBench language: en, zh or all", "en", choice("en", "zh", "all")),
-    Option("categories", "comma list of categories to collect (default: all)", (), parse_list),
-    Option("user-model", "model playing the user in agent_multi_turn"),
-    Option("user-base-url", "endpoint of the user model (default: the agent's)"),
-    Option("user-api-key", "API key of the user model (default: the agent's)", secret=True),
-    Option("user-temperature", "temperature of the user model (ACEBench uses 0.001)", 0.001, parse_float),
-    Option("user-max-tokens", "max_tokens of the user model (ACEBench uses 1000)", 1000, parse_int),
-    reasoning_effort_option("user"),
-    Option("max-dialog-turns", "turn limit of an agent rollout", 40, parse_int),
-    Option("agent-step-prompts", "agent_multi_step prompt language: upstream (zh prompts on every language, "
-           "as ACEBench's API runner does) or data (the sample's language)", "upstream", choice("upstream", "data")),
-)
-
-
-
 class AceBenchSettings(SuiteSettings):
-    """OPTIONS, typed (settings/options.py): `AceBenchSettings.of(settings).language`."""
+    """ACEBench's options, typed: `AceBenchSettings.of(settings).language`."""
 
-    acebench_revision: str
-    data_unverified: bool
-    language: Literal["en", "zh", "all"]
-    categories: tuple[str, ...]
-    user_model: str | None
-    user_base_url: str | None
-    user_api_key: str | None
-    user_temperature: float
-    user_max_tokens: int
-    user_reasoning_effort: Literal["minimal", "low", "medium", "high"] | None
-    max_dialog_turns: int
-    agent_step_prompts: Literal["upstream", "data"]
+    acebench_revision: str = option_field(
+        "the ACEBench revision to score against: "
+        + ", ".join(f"{known.name} ({known.upstream}, {known.date})" for known in REVISIONS)
+        + f"; default {DEFAULT}, what upstream runs today", DEFAULT, parse_revision)
+    data_unverified: bool = option_field("run on ACEBench data that matches no pinned revision (the summary and the "
+                                         "fingerprint say so)", False)
+    language: Literal["en", "zh", "all"] = option_field("ACEBench language: en, zh or all", "en")
+    categories: tuple[str, ...] = option_field("comma list of categories to collect (default: all)", ())
+    user_model: str | None = option_field("model playing the user in agent_multi_turn")
+    user_base_url: str | None = option_field("endpoint of the user model (default: the agent's)")
+    user_api_key: str | None = option_field("API key of the user model (default: the agent's)", secret=True)
+    user_temperature: float = option_field("temperature of the user model (ACEBench uses 0.001)", 0.001)
+    user_max_tokens: int = option_field("max_tokens of the user model (ACEBench uses 1000)", 1000)
+    user_reasoning_effort: ReasoningEffort | None = option_field(reasoning_effort_help("user"))
+    max_dialog_turns: int = option_field("turn limit of an agent rollout", 40)
+    agent_step_prompts: Literal["upstream", "data"] = option_field(
+        "agent_multi_step prompt language: upstream (zh prompts on every language, as ACEBench's API runner does) "
+        "or data (the sample's language)", "upstream")
 
 
 LANGUAGES = ("en", "zh")
@@ -91,7 +66,6 @@ class AceBenchPlugin(SuitePlugin["AceCase"]):
                           "pattern with a backslash, a length bound over 1,000): llama-cpp-python's "
                           "chatml-function-calling crashes on it (docs/models.md)",
     }
-    options: tuple[Option, ...] = OPTIONS
     options_model = AceBenchSettings
     roles = (Role("user", "user"),)  # plays the user in agent_multi_turn
     mark_profiles = tuple(frozenset({"acebench", family, language, *unsafe}) for family in FAMILIES

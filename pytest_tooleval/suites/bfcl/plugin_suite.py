@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from ...settings.options import Option, Settings, SuiteSettings, parse_list
+from ...settings.options import Settings, SuiteSettings, option_field
 from ..base import SuitePlugin
 from .data import CATEGORIES
 
@@ -21,20 +21,15 @@ if TYPE_CHECKING:
 
 VERSION = "2026.3.23"  # the bfcl-eval release whose data and checker the suite reproduces
 
-OPTIONS = (
-    Option("bfcl-categories", "BFCL: comma list of single-turn categories to collect (default: all 13)", (),
-           parse_list),
-    Option("bfcl-wheel", f"BFCL: a local copy of bfcl_eval-{VERSION}-py3-none-any.whl (pip download --no-deps "
-           f"bfcl-eval=={VERSION}), checked against its pinned sha256: the data and the request texts come from it "
-           "instead of a download", path=True),
-)
-
-
 class BfclSettings(SuiteSettings):
-    """OPTIONS, typed (settings/options.py): `BfclSettings.of(settings).bfcl_categories`."""
+    """BFCL's options, typed: `BfclSettings.of(settings).bfcl_categories`."""
 
-    bfcl_categories: tuple[str, ...]
-    bfcl_wheel: str | None
+    bfcl_categories: tuple[str, ...] = option_field(
+        "BFCL: comma list of single-turn categories to collect (default: all 13)", ())
+    bfcl_wheel: str | None = option_field(
+        f"BFCL: a local copy of bfcl_eval-{VERSION}-py3-none-any.whl (pip download --no-deps bfcl-eval=={VERSION}), "
+        "checked against its pinned sha256: the data and the request texts come from it instead of a download",
+        path=True)
 
 
 class BfclPlugin(SuitePlugin["BfclCase"]):
@@ -46,7 +41,6 @@ class BfclPlugin(SuitePlugin["BfclCase"]):
         "live": "a BFCL sample of the live (user-contributed) categories",
         **{category: f"a BFCL {category} sample" for category in CATEGORIES},
     }
-    options: tuple[Option, ...] = OPTIONS
     options_model = BfclSettings
     roles = ()
     mark_profiles = tuple(frozenset({"bfcl", group, category}) for category, group in CATEGORIES.items())

@@ -6,7 +6,7 @@ import hashlib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
-from ...settings.options import Option, Settings, SuiteSettings, choice, parse_bool
+from ...settings.options import Settings, SuiteSettings, option_field
 from ..base import SuitePlugin
 from .constants import MAX_NEW_TOKENS, STOP
 
@@ -15,23 +15,17 @@ if TYPE_CHECKING:
     from ...report.summary import SuiteSummary
     from .suite import GPT4ToolsCase, GPT4ToolsSuite
 
-OPTIONS = (
-    Option("gpt4tools-path", "the GPT4Tools test-set file (gpt4tools_test_unseen.json; downloaded by hand, see the "
-           "README)", path=True),
-    Option("gpt4tools-stop", "GPT4Tools: stop generation at the next 'Observation:' (a labelled variant; upstream "
-           "uses no stop)", False, parse_bool, flag=True),
-    Option("gpt4tools-prompt-in-output", "GPT4Tools replay: do recorded outputs start with the prompt? yes (cut "
-           "len(instruction) characters, as upstream's evaluate), no (as evaluate_gpt) or auto (cut when the "
-           "output begins with the instruction)", "auto", choice("auto", "yes", "no")),
-)
-
-
 class GPT4ToolsSettings(SuiteSettings):
-    """OPTIONS, typed (settings/options.py): `GPT4ToolsSettings.of(settings).gpt4tools_path`."""
+    """GPT4Tools' options, typed: `GPT4ToolsSettings.of(settings).gpt4tools_path`."""
 
-    gpt4tools_path: str | None
-    gpt4tools_stop: bool
-    gpt4tools_prompt_in_output: Literal["auto", "yes", "no"]
+    gpt4tools_path: str | None = option_field(
+        "the GPT4Tools test-set file (gpt4tools_test_unseen.json; downloaded by hand, see the README)", path=True)
+    gpt4tools_stop: bool = option_field("GPT4Tools: stop generation at the next 'Observation:' (a labelled variant; "
+                                        "upstream uses no stop)", False)
+    gpt4tools_prompt_in_output: Literal["auto", "yes", "no"] = option_field(
+        "GPT4Tools replay: do recorded outputs start with the prompt? yes (cut len(instruction) characters, as "
+        "upstream's evaluate), no (as evaluate_gpt) or auto (cut when the output begins with the instruction)",
+        "auto")
 
 
 WHERE_TO_GET = (
@@ -58,7 +52,6 @@ class GPT4ToolsPlugin(SuitePlugin["GPT4ToolsCase"]):
         "gpt4tools_no_tool": "a GPT4Tools item whose gold answer uses no tool",
         "en": "an English sample",
     }
-    options: tuple[Option, ...] = OPTIONS
     options_model = GPT4ToolsSettings
     roles = ()
     mark_profiles = tuple(frozenset({"gpt4tools", f"gpt4tools_{kind}", "en"}) for kind in ("tool", "no_tool"))

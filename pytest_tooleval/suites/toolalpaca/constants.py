@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from ...settings.options import SuiteSettings
+from ...settings.options import ReasoningEffort, SuiteSettings, option_field, reasoning_effort_help
 
 SUBSETS = ("simulated", "real")
 SUBSET_FILES = {"simulated": "data/eval_simulated.json", "real": "data/eval_real.json"}
@@ -20,22 +20,32 @@ NO_ORACLE = (
 
 
 class ToolAlpacaSettings(SuiteSettings):
-    """OPTIONS, typed (settings/options.py): `ToolAlpacaSettings.of(settings).toolalpaca_subset`."""
+    """ToolAlpaca's options, typed: `ToolAlpacaSettings.of(settings).toolalpaca_subset`."""
 
-    toolalpaca_subset: Literal["simulated", "real", "all"]
-    toolalpaca_real: bool
-    simulator_model: str | None
-    simulator_base_url: str | None
-    simulator_api_key: str | None
-    simulator_temperature: float
-    simulator_reasoning_effort: Literal["minimal", "low", "medium", "high"] | None
-    toolalpaca_user_model: str | None
-    toolalpaca_user_base_url: str | None
-    toolalpaca_user_api_key: str | None
-    toolalpaca_user_temperature: float
-    toolalpaca_user_reasoning_effort: Literal["minimal", "low", "medium", "high"] | None
-    judge_model: str
-    judge_base_url: str | None
-    judge_api_key: str | None
-    judge_temperature: float
-    judge_reasoning_effort: Literal["minimal", "low", "medium", "high"] | None
+    toolalpaca_subset: Literal["simulated", "real", "all"] = option_field(
+        "ToolAlpaca subset: simulated, real or all", "simulated")
+    toolalpaca_real: bool = option_field(
+        "let real-API ToolAlpaca samples send live HTTP requests (keys: see the README)", False)
+    simulator_model: str | None = option_field(
+        "model playing the simulated APIs of ToolAlpaca (upstream: gpt-3.5-turbo)")
+    simulator_base_url: str | None = option_field("endpoint of the simulator model (default: the agent's)")
+    simulator_api_key: str | None = option_field("API key of the simulator model (default: the agent's)",
+                                                 secret=True)
+    simulator_temperature: float = option_field("temperature of the simulator model (ToolAlpaca uses 0.5)", 0.5)
+    simulator_reasoning_effort: ReasoningEffort | None = option_field(reasoning_effort_help("simulator"))
+    toolalpaca_user_model: str | None = option_field(
+        "model answering ToolAlpaca's getDetails questions and retrievalDataFromFile queries (upstream: "
+        "gpt-3.5-turbo)")
+    toolalpaca_user_base_url: str | None = option_field(
+        "endpoint of the ToolAlpaca user model (default: the agent's)")
+    toolalpaca_user_api_key: str | None = option_field(
+        "API key of the ToolAlpaca user model (default: the agent's)", secret=True)
+    toolalpaca_user_temperature: float = option_field(
+        "temperature of the ToolAlpaca user model (upstream: 1)", 1.0)
+    toolalpaca_user_reasoning_effort: ReasoningEffort | None = option_field(
+        reasoning_effort_help("toolalpaca-user"))
+    judge_model: str = option_field("judge of ToolAlpaca episodes (upstream: gpt-4-0613)", "gpt-4-0613")
+    judge_base_url: str | None = option_field("endpoint of the judge model (default: the agent's)")
+    judge_api_key: str | None = option_field("API key of the judge model (default: the agent's)", secret=True)
+    judge_temperature: float = option_field("temperature of the judge model (ToolAlpaca uses 0.2)", 0.2)
+    judge_reasoning_effort: ReasoningEffort | None = option_field(reasoning_effort_help("judge"))

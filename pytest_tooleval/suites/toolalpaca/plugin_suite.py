@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ...models.access import access_kind
-from ...settings.options import Option, Settings, choice, parse_bool, parse_float, reasoning_effort_option
+from ...settings.options import Settings
 from ..base import Role, SuitePlugin
 from .constants import NO_ORACLE, NOT_CONFIGURED, SUBSET_FILES, SUBSETS, ToolAlpacaSettings
 
@@ -16,32 +16,6 @@ if TYPE_CHECKING:
     from .data import ToolAlpacaCase
     from .runner import ToolAlpacaRunner
 
-OPTIONS = (
-    Option("toolalpaca-subset", "ToolAlpaca subset: simulated, real or all", "simulated",
-           choice("simulated", "real", "all")),
-    Option("toolalpaca-real", "let real-API ToolAlpaca samples send live HTTP requests (keys: see the README)",
-           False, parse_bool, flag=True),
-    Option("simulator-model", "model playing the simulated APIs of ToolAlpaca (upstream: gpt-3.5-turbo)"),
-    Option("simulator-base-url", "endpoint of the simulator model (default: the agent's)"),
-    Option("simulator-api-key", "API key of the simulator model (default: the agent's)", secret=True),
-    Option("simulator-temperature", "temperature of the simulator model (ToolAlpaca uses 0.5)", 0.5, parse_float),
-    reasoning_effort_option("simulator"),
-    Option("toolalpaca-user-model", "model answering ToolAlpaca's getDetails questions and retrievalDataFromFile "
-           "queries (upstream: gpt-3.5-turbo)"),
-    Option("toolalpaca-user-base-url", "endpoint of the ToolAlpaca user model (default: the agent's)"),
-    Option("toolalpaca-user-api-key", "API key of the ToolAlpaca user model (default: the agent's)", secret=True),
-    Option("toolalpaca-user-temperature", "temperature of the ToolAlpaca user model (upstream: 1)", 1.0,
-           parse_float),
-    reasoning_effort_option("toolalpaca-user"),
-    Option("judge-model", "judge of ToolAlpaca episodes (upstream: gpt-4-0613)", "gpt-4-0613"),
-    Option("judge-base-url", "endpoint of the judge model (default: the agent's)"),
-    Option("judge-api-key", "API key of the judge model (default: the agent's)", secret=True),
-    Option("judge-temperature", "temperature of the judge model (ToolAlpaca uses 0.2)", 0.2, parse_float),
-    reasoning_effort_option("judge"),
-)
-
-
-
 class ToolAlpacaPlugin(SuitePlugin["ToolAlpacaCase"]):
     name = "toolalpaca"
     title = "ToolAlpaca"
@@ -50,7 +24,6 @@ class ToolAlpacaPlugin(SuitePlugin["ToolAlpacaCase"]):
         "simulated": "a ToolAlpaca instruction on a simulated API",
         "real": "a ToolAlpaca instruction on a real API (needs --tooleval-toolalpaca-real)",
     }
-    options: tuple[Option, ...] = OPTIONS
     options_model = ToolAlpacaSettings
     # the simulator plays the simulated APIs; the user answers getDetails and retrievalDataFromFile; the judge
     # ToolAlpaca quirk: its helper calls send top_p=1 and n=1 explicitly, which matters on endpoints whose

@@ -30,7 +30,7 @@ class YamlSuitePlugin(SuitePlugin["YamlCase"]):
     name = "yaml"
     # the files' tags are registered as the files are read (collect.py)
     markers: ClassVar[dict[str, str]] = {"yaml": "a case of your own *.tooleval.yaml files"}
-    options = ()  # --tooleval-mode (a core option) overrides a file's own protocol (see `modes`)
+    # no options of its own: --tooleval-mode (a core option) overrides a file's own protocol (see `modes`)
     options_model = SuiteSettings
     roles = ()
     mark_profiles = ()  # the tags are the files': any -m may select a case
