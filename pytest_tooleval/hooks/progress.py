@@ -184,8 +184,9 @@ def start_progress(config: pytest.Config, session: ToolevalSession) -> None:
     def broke_row() -> None:
         reporter.currentfspath = None  # so the next dot starts a new row with its file's name, as a row should
 
-    line = _line_of(session, write, tty=bool(reporter.isatty()), interval_s=float(settings.progress_interval),
-                    close=close, row_state=row_state, broke_row=broke_row)
+    isatty = reporter.isatty  # a bool up to pytest 8; since pytest 9, one that can also be called, as a method
+    line = _line_of(session, write, tty=bool(isatty() if callable(isatty) else isatty),
+                    interval_s=float(settings.progress_interval), close=close, row_state=row_state, broke_row=broke_row)
     if line is None:
         return
     config.stash[LINE_KEY] = line

@@ -30,7 +30,9 @@ THINK_HINT_SHARE = 0.1  # answers beginning with a think block, from which the s
 def index_teardown_reports(reporter: Any) -> bool:
     """Give pytest's own terminal reporter an indexed teardown lookup; False where it has none to replace
     (another plugin's reporter, or a pytest that no longer scans)."""
-    if type(reporter) is not pytest.TerminalReporter or not callable(getattr(reporter, "_get_teardown_reports", None)):
+    from _pytest.terminal import TerminalReporter  # pytest.TerminalReporter only from pytest 8.4 on: the same class
+
+    if type(reporter) is not TerminalReporter or not callable(getattr(reporter, "_get_teardown_reports", None)):
         return False
     # pytest 9 matches reports by `id`, earlier ones by `nodeid`: the key of whichever this pytest passes
     key = "id" if isinstance(getattr(pytest.TestReport, "id", None), property) else "nodeid"

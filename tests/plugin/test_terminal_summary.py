@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 
 import pytest
+from _pytest.terminal import TerminalReporter  # pytest.TerminalReporter only from pytest 8.4 on
 
 from pytest_tooleval.report.terminal import index_teardown_reports
 
@@ -63,5 +64,5 @@ def test_it_reads_the_same_under_xdist(pytester: pytest.Pytester) -> None:
 
 def test_pytests_own_reporter_gets_the_index(pytestconfig: pytest.Config) -> None:
     # fails the day pytest renames what it scans: then report/terminal.py needs a look
-    assert index_teardown_reports(pytest.TerminalReporter(pytestconfig, io.StringIO())) is True
+    assert index_teardown_reports(TerminalReporter(pytestconfig, io.StringIO())) is True
     assert index_teardown_reports(object()) is False

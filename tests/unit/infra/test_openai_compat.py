@@ -12,7 +12,10 @@ import warnings
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
-import httpx2
+try:
+    import httpx2  # what openai's client speaks now
+except ImportError:  # an older openai speaks httpx (the oldest supported: .ci/oldest-constraints.txt)
+    import httpx as httpx2
 import openai
 import pytest
 import pytest_asyncio
