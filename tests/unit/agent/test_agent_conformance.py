@@ -29,6 +29,7 @@ from pytest_tooleval.suites.acebench.agent import (
     score_rollout,
 )
 from pytest_tooleval.suites.acebench.revisions import REVISIONS
+from upstream_data import recorded
 
 pytestmark = pytest.mark.needs_data
 
@@ -41,6 +42,8 @@ def root(request: pytest.FixtureRequest) -> str:
     """The data folder of one revision, checked to be that revision's by its manifest."""
     known = next(known for known in REVISIONS if known.name == request.param)
     folder: Path = request.getfixturevalue(DATA_FIXTURES[known.name])
+    for name in ("agent_gold_sequences.json", "conformance/official_agent_traces.jsonl"):  # what the tests read
+        recorded(folder, name)
     assert json.loads((folder / "MANIFEST.json").read_text(encoding="utf-8"))["commit"] == known.commit
     return str(folder)
 
