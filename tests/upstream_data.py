@@ -8,7 +8,9 @@ official verdicts (conformance/). A test that reads one of them skips, named, wh
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -29,3 +31,13 @@ def recorded(folder: Path, name: str) -> Path:
         pytest.skip(f"needs the upstream {folder.name} data with its recorded {name}, which the plugin's download "
                     "does not hold: set TOOLEVAL_DATA_DIR (CI uses ../shared/data)")
     return path
+
+
+def prepared_manifest(folder: Path) -> dict[str, Any]:
+    """The MANIFEST.json of `folder` as ../shared/data prepared it, naming the upstream commit; a download writes its
+    own from the package's pin (the archive's URL and files), which a test of the pin against the data cannot use."""
+    manifest: dict[str, Any] = json.loads((folder / "MANIFEST.json").read_text(encoding="utf-8"))
+    if "commit" not in manifest:
+        pytest.skip(f"needs the upstream {folder.name} data as prepared with its MANIFEST.json naming the commit, "
+                    "not the plugin's download: set TOOLEVAL_DATA_DIR (CI uses ../shared/data)")
+    return manifest
