@@ -123,8 +123,9 @@ def pytest_sessionfinish(session: pytest.Session) -> Generator[None, None, None]
         if not session.config.stash.get(_OURS, False):
             reporter = None
         if _skipped_for_data and reporter is not None and not hasattr(session.config, "workerinput"):
-            reporter.write_line(f"conformance: {len(_skipped_for_data)} tests skipped: they need the upstream data "
-                                "(TOOLEVAL_DATA_DIR=../shared/data, as in the README's test command)", yellow=True)
+            reporter.write_line(f"conformance: {len(_skipped_for_data)} tests skipped: they need the upstream data: "
+                                "TOOLEVAL_DATA_DIR=../shared/data as in the README's test command, or what the plugin "
+                                "downloads into its cache (the README says how)", yellow=True)
         if _skipped_for_wheel and reporter is not None and not hasattr(session.config, "workerinput"):
             reporter.write_line(f"conformance: {len(_skipped_for_wheel)} tests skipped: they need the bfcl-eval wheel "
                                 "(TOOLEVAL_BFCL_WHEEL, see docs/development.md)", yellow=True)

@@ -11,6 +11,7 @@ import pytest
 
 from benchmark_modules import benchmark_source
 from fake_openai import FakeOpenAI, Fault
+from upstream_data import recorded
 
 THIN_TEST = benchmark_source("acebench")
 
@@ -18,7 +19,7 @@ THIN_TEST = benchmark_source("acebench")
 @pytest.fixture
 def gold(acebench_56dd66c_dir: Path) -> dict[str, Any]:
     """The gold sequences of the default revision, which the runs below read (the data root's acebench-56dd66c/)."""
-    return json.loads((acebench_56dd66c_dir / "agent_gold_sequences.json").read_text(encoding="utf-8"))
+    return json.loads(recorded(acebench_56dd66c_dir, "agent_gold_sequences.json").read_text(encoding="utf-8"))
 
 
 @pytest.fixture
@@ -162,6 +163,7 @@ def test_replayed_trajectory_is_graded(pytester: pytest.Pytester, base_args: lis
     result.assert_outcomes(passed=1, failed=1)
 
 
+@pytest.mark.usefixtures("gold")  # the oracle plays the gold sequences the run reads from the data folder
 def test_oracle_passes_every_agent_sample(pytester: pytest.Pytester, base_args: list[str]) -> None:
     result = pytester.runpytest_subprocess(*base_args, "--tooleval-model", "oracle", "--tooleval-language", "all",
                                            "-m", "agent", "-n", "2")

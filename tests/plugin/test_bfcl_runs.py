@@ -16,6 +16,7 @@ import pytest
 
 from benchmark_modules import benchmark_source
 from fake_openai import FakeOpenAI, ToolCalls
+from upstream_data import recorded
 
 THIN_TEST = benchmark_source("bfcl")
 EXPECTED = json.loads((Path(__file__).parents[1] / "unit" / "bfcl" / "leaderboard_expected.json").read_text())
@@ -36,7 +37,7 @@ def picked_rows(bfcl_dir: Path, mode: str = "prompt") -> dict[str, list[dict[str
     """One conformance row per sample, by category: the one whose variant is crc32(id) modulo the sample's rows
     (as tests/unit/bfcl/leaderboard_expected.json was made)."""
     rows: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
-    with (bfcl_dir / "conformance" / "official_verdicts.jsonl").open(encoding="utf-8") as handle:
+    with recorded(bfcl_dir, "conformance/official_verdicts.jsonl").open(encoding="utf-8") as handle:
         for line in handle:
             row = json.loads(line)
             if row["mode"] == mode:
@@ -253,7 +254,7 @@ def test_live_answers_in_both_protocols_get_bfcls_verdicts(pytester: pytest.Pyte
     (as the API sends them) in function calling. Each test's outcome is the verdict bfcl-eval gave that output."""
     wanted = {row["id"] for row in DIGESTS["samples"]}
     rows: dict[tuple[str, str], dict[str, Any]] = {}
-    with (bfcl_dir / "conformance" / "official_verdicts.jsonl").open(encoding="utf-8") as handle:
+    with recorded(bfcl_dir, "conformance/official_verdicts.jsonl").open(encoding="utf-8") as handle:
         for line in handle:
             row = json.loads(line)
             if row["id"] in wanted and row["variant"] == 2 - (zlib.crc32(row["id"].encode()) % 2):

@@ -23,6 +23,7 @@ from fake_openai import FakeOpenAI
 from pytest_tooleval.data.hashes import RECORD_NAME, sha256_of, stamp
 from pytest_tooleval.suites.acebench.revisions import DEFAULT, revision
 from refused_runs import refused_line
+from upstream_data import acebench_at
 
 CATEGORY = "special_irrelevant"  # 50 samples, one request each; the oracle passes them all at either revision
 SAMPLES = 50
@@ -89,8 +90,10 @@ def later_mtime(path: Path) -> None:
     ("e6db74b", ["--tooleval-acebench-revision=e6db74b"], "cli"),
 ], ids=["default-56dd66c", "e6db74b"])
 def test_a_run_on_the_data_root_names_its_revision_in_the_header_and_the_fingerprint(
-        project: pytest.Pytester, data_root: Path, name: str, chosen: list[str], source: str) -> None:
+        project: pytest.Pytester, data_root: Path, name: str, chosen: list[str], source: str,
+        request: pytest.FixtureRequest) -> None:
     """The data root holds both revisions' folders: the run reads the one its revision names, and says which."""
+    acebench_at(request, name)  # that revision's folder is under the data root (the test skips without it)
     result = run(project, data_root, *chosen)
     result.assert_outcomes(passed=SAMPLES)
     assert f"acebench-revision={name} ({source})" in header(result), header(result)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import ast
 import json
-import os
 import re
 from pathlib import Path
 from typing import Any
@@ -18,6 +17,7 @@ from mini_acebench import RIGHT, RIGHT_CALLS, SAMPLES, SCHEMA, live_mini_run
 from pytest_tooleval.models.factory import PROBE_TOOL_PROMPT
 from pytest_tooleval.suites.acebench.revisions import DEFAULT, revision
 from refused_runs import refused_line
+from upstream_data import recorded
 
 FC_TITLE = "function calling (--tooleval-mode fc: not the leaderboard protocol)"
 NO_TOOL_CALL = "tooleval: no tool call in"
@@ -259,17 +259,15 @@ def _sample_id(needle: str) -> str:
 
 # -- the real data: agents, the oracle ------------------------------------------------------------------------
 
-DATA = os.environ.get("TOOLEVAL_DATA_DIR")
-needs_data = pytest.mark.skipif(not DATA, reason="needs the upstream data (TOOLEVAL_DATA_DIR)")
-
-
 def _default_revision(data: Path) -> Path:
     """The folder of the default ACEBench revision under the data root: what a run given the root reads."""
     return data / revision(DEFAULT).folder
 
 
-def _gold(data: Path) -> dict[str, Any]:
-    found: dict[str, Any] = json.loads((_default_revision(data) / "agent_gold_sequences.json").read_text())
+@pytest.fixture
+def gold(data_root: Path) -> dict[str, Any]:
+    """The default revision's agent gold sequences, by language and sample (the oracle plays them too)."""
+    found: dict[str, Any] = json.loads(recorded(_default_revision(data_root), "agent_gold_sequences.json").read_text())
     return found
 
 
@@ -281,11 +279,11 @@ def _as_tool_calls(message: str) -> ToolCalls:
                            for call in calls if isinstance(call, ast.Call)))
 
 
-@needs_data
 def test_live_fc_agents_carry_the_conversation_as_tool_messages(pytester: pytest.Pytester,
-                                                               monkeypatch: pytest.MonkeyPatch) -> None:
-    data = Path(DATA or "").resolve()
-    gold = _gold(data)["en"]
+                                                               monkeypatch: pytest.MonkeyPatch, data_root: Path,
+                                                               gold: dict[str, Any]) -> None:
+    data = data_root.resolve()
+    en_gold = gold["en"]
     records = [json.loads(line) for category in ("agent_multi_step", "agent_multi_turn")
                for line in (_default_revision(data) / "data_all" / "data_en" / f"data_{category}.json").open()]
     # the scripted model knows a sample by its question: many samples share theirs (with other start states)
@@ -300,7 +298,7 @@ def test_live_fc_agents_carry_the_conversation_as_tool_messages(pytester: pytest
         first_user = next(m["content"] for m in messages if m["role"] == "user")
         sample = questions.get(first_user)
         done = sum(1 for m in messages if m["role"] == "assistant" and m.get("tool_calls"))
-        calls = gold[sample]["calls"] if sample else []
+        calls = en_gold[sample]["calls"] if sample else []
         return _as_tool_calls(calls[done]) if done < len(calls) else "finish conversation"
 
     # llama-cpp-python's 500 for an assistant message with null content (issue 26): none is sent
@@ -329,7 +327,7 @@ def test_live_fc_agents_carry_the_conversation_as_tool_messages(pytester: pytest
         assert sent == answered
 
 
-@needs_data
+@pytest.mark.usefixtures("gold")  # the run reads TOOLEVAL_DATA_DIR's default revision; the oracle plays its gold
 def test_the_oracle_in_fc_mode(pytester: pytest.Pytester) -> None:
     """Agents 100/100 in both languages; the normal and special categories lose only the samples whose data
     no answer can pass (docs/function-calling.md, "The oracle"): none to the text protocol's whitespace quirk."""
@@ -360,12 +358,10 @@ EXPECTED_ORACLE_MISSES = sorted([
 ])
 
 
-@needs_data
-def test_recorded_agent_tool_calls_are_replayed(pytester: pytest.Pytester) -> None:
+def test_recorded_agent_tool_calls_are_replayed(pytester: pytest.Pytester, gold: dict[str, Any]) -> None:
     """Agent rows whose messages are {"content", "tool_calls"}: the gold sequences written as recorded tool calls."""
-    data = Path(DATA or "").resolve()
     rows = []
-    for language, samples in _gold(data).items():
+    for language, samples in gold.items():
         for sample, entry in samples.items():
             messages = [{"content": None, "tool_calls": [
                 {"id": f"c{turn}_{n}", "type": "function", "function": {"name": name, "arguments": json.dumps(args)}}
@@ -398,13 +394,12 @@ def test_the_grammar_unsafe_rule_reads_the_parameter_schemas_only() -> None:
                                 "results": {"type": "dict", "properties": {"d": {"pattern": "^\\d+$"}}}}])
 
 
-@needs_data
-def test_fc_samples_a_grammar_server_cannot_take_carry_a_mark(pytester: pytest.Pytester,
+def test_fc_samples_a_grammar_server_cannot_take_carry_a_mark(pytester: pytest.Pytester, data_root: Path,
                                                                monkeypatch: pytest.MonkeyPatch) -> None:
     """`-m "not grammar_unsafe"` runs around llama-cpp-python's grammar crash; the text protocol is never marked."""
     monkeypatch.delenv("TOOLEVAL_DATA_DIR", raising=False)
     pytester.makepyfile(test_acebench=benchmark_source("acebench"))
-    common = ("--collect-only", "-q", "--tooleval-model=oracle", f"--tooleval-data-dir={Path(DATA or '').resolve()}",
+    common = ("--collect-only", "-q", "--tooleval-model=oracle", f"--tooleval-data-dir={data_root.resolve()}",
               "-p", "no:cacheprovider", "-m", "grammar_unsafe")
     marked = [line for line in pytester.runpytest(*common, "--tooleval-mode=both").outlines if "::" in line]
     assert len(marked) == 166 and all(line.endswith("-fc]") for line in marked)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -13,17 +12,18 @@ from benchmark_modules import benchmark_source
 
 from pytest_tooleval.report.html import render_html
 from pytest_tooleval.report.markdown import render_markdown
+from upstream_data import recorded
 
-DATA = Path(os.environ.get("TOOLEVAL_DATA_DIR") or "/nonexistent").resolve()
 CATEGORIES = "normal_atom_bool,normal_multi_turn_user_adjust,special_irrelevant,agent_multi_step"
 GATE = ("--tooleval-fail-under=overall=0.95,special=0.99", "--tooleval-max-regression=overall=0.05")
 
-pytestmark = pytest.mark.skipif(not (DATA / "acebench").is_dir(), reason="needs the upstream data")
-
 
 @pytest.fixture
-def acebench(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
-    monkeypatch.setenv("TOOLEVAL_DATA_DIR", str(DATA))
+def acebench(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, data_root: Path,
+             acebench_56dd66c_dir: Path) -> pytest.Pytester:
+    """The runs read the data root's default revision (56dd66c); the oracle plays its agent gold sequences."""
+    recorded(acebench_56dd66c_dir, "agent_gold_sequences.json")
+    monkeypatch.setenv("TOOLEVAL_DATA_DIR", str(data_root.resolve()))
     monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
     pytester.makepyfile(test_acebench=benchmark_source("acebench"))
     return pytester

@@ -21,10 +21,9 @@ from pathlib import Path
 import pytest
 
 from benchmark_modules import benchmark_source
+from upstream_data import acebench_at, recorded
 
 THIN_TEST = benchmark_source("acebench")
-#: Each revision's folder under the data root (revisions.py: Revision.folder).
-FOLDERS = {"e6db74b": "acebench", "56dd66c": "acebench-56dd66c"}
 
 # acebench-scoring §4.8: what echoing the ground truth scores under the official scorer at e6db74b (passed
 # samples/steps); at 56dd66c the whitespace shortfalls of the single-turn categories are gone. Both tables are the
@@ -62,6 +61,12 @@ REAL_VALID = {"e6db74b": 753, "56dd66c": 792}
 BOTH = pytest.mark.parametrize("revision", ["56dd66c", "e6db74b"])
 
 
+@pytest.fixture
+def folder(request: pytest.FixtureRequest, revision: str) -> Path:
+    """The revision's folder under the data root, which the runs are given: the test skips where it is missing."""
+    return acebench_at(request, revision)
+
+
 def run_plugin(pytester: pytest.Pytester, data_root: Path, revision: str, *args: str) -> dict:
     pytester.makepyfile(test_acebench=THIN_TEST)
     pytester.runpytest_subprocess(
@@ -75,6 +80,7 @@ def run_plugin(pytester: pytest.Pytester, data_root: Path, revision: str, *args:
 
 
 @BOTH
+@pytest.mark.usefixtures("folder")
 def test_oracle_reproduces_the_official_ceilings(pytester: pytest.Pytester, data_root: Path, revision: str) -> None:
     report = run_plugin(pytester, data_root, revision, "--tooleval-model", "oracle", "--tooleval-language", "all")
     samples = report["samples"]
@@ -89,15 +95,15 @@ def test_oracle_reproduces_the_official_ceilings(pytester: pytest.Pytester, data
         assert report["summary"]["acebench"][lang]["categories"][category]["accuracy"] == accuracy
 
 
-def _official_rows(data_root: Path, revision: str) -> list[dict]:
-    path = data_root / FOLDERS[revision] / "conformance" / "official_verdicts.jsonl"
+def _official_rows(folder: Path) -> list[dict]:
+    path = recorded(folder, "conformance/official_verdicts.jsonl")
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
 @pytest.mark.parametrize(("revision", "variant"), [("56dd66c", 0), ("56dd66c", 1), ("56dd66c", 2), ("e6db74b", 0)])
-def test_replayed_outputs_get_the_official_verdicts(pytester: pytest.Pytester, data_root: Path, revision: str,
-                                                    variant: int) -> None:
-    rows = [row for row in _official_rows(data_root, revision) if row["variant"] == variant]
+def test_replayed_outputs_get_the_official_verdicts(pytester: pytest.Pytester, data_root: Path, folder: Path,
+                                                    revision: str, variant: int) -> None:
+    rows = [row for row in _official_rows(folder) if row["variant"] == variant]
     replay = pytester.path / "outputs.jsonl"
     replay.write_text("\n".join(json.dumps({"lang": r["lang"], "id": r["id"], "result": r["output"]}) for r in rows))
     report = run_plugin(pytester, data_root, revision, "--tooleval-model", f"replay:{replay}",
@@ -110,9 +116,9 @@ def test_replayed_outputs_get_the_official_verdicts(pytester: pytest.Pytester, d
 
 
 @BOTH
-def test_real_model_outputs_in_the_upstream_result_layout(pytester: pytest.Pytester, data_root: Path,
+def test_real_model_outputs_in_the_upstream_result_layout(pytester: pytest.Pytester, data_root: Path, folder: Path,
                                                           revision: str) -> None:
-    real = data_root / FOLDERS[revision] / "conformance" / "real"
+    real = recorded(folder, "conformance/real")
     official = {}
     for line in (real / "official_verdicts_deepseek-chat.jsonl").read_text(encoding="utf-8").splitlines():
         row = json.loads(line)

@@ -19,6 +19,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from upstream_data import recorded
+
 REPO = Path(__file__).resolve().parents[2]
 README = REPO / "README.md"
 CI_PAGE = REPO / "docs" / "ci.md"  # the gating commands and the worked workflow
@@ -85,15 +87,16 @@ def installed(venv: Path) -> set[str]:
     return {line.split("==")[0].lower() for line in listed.splitlines() if "==" in line}
 
 
-def needs_data() -> None:
-    if not os.environ.get("TOOLEVAL_DATA_DIR"):
-        pytest.skip("needs the upstream acebench data: set TOOLEVAL_DATA_DIR (CI uses ../shared/data)")
+@pytest.fixture(scope="module")
+def oracle_data(acebench_56dd66c_dir: Path, bfcl_dir: Path) -> None:
+    """What the oracle runs below read from TOOLEVAL_DATA_DIR: ACEBench at the default revision, with the agent gold
+    sequences the oracle plays, and BFCL."""
+    recorded(acebench_56dd66c_dir, "agent_gold_sequences.json")
 
 
 @pytest.fixture(scope="module")
-def clone(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Path]]:
+def clone(tmp_path_factory: pytest.TempPathFactory, oracle_data: None) -> Iterator[tuple[Path, Path]]:
     """A copy of this checkout's files (what a clone holds) and a fresh venv with `pip install -e .` in it."""
-    needs_data()
     root = tmp_path_factory.mktemp("clone")
     copy = root / "pytest-tooleval"
     listed = subprocess.run(["git", "ls-files", "-co", "--exclude-standard"], cwd=REPO, capture_output=True,
@@ -156,9 +159,8 @@ def test_every_readme_command_that_runs_all_of_acebench_has_a_user_model() -> No
 
 
 @pytest.fixture(scope="module")
-def wheel_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def wheel_venv(tmp_path_factory: pytest.TempPathFactory, oracle_data: None) -> Path:
     """The built wheel installed into a fresh venv, the way the README says to install it before a release."""
-    needs_data()
     root = tmp_path_factory.mktemp("wheel")
     built = subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(root / "dist"),
                             str(REPO)], capture_output=True, text=True, timeout=HANG_GUARD_S, check=False)

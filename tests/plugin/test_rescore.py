@@ -14,6 +14,7 @@ import pytest
 
 from benchmark_modules import benchmark_source
 from fake_openai import FakeOpenAI, ToolCalls, last_user_message
+from upstream_data import recorded
 
 # the two en samples whose prompt changed at 56dd66c (../shared/docs/DATA.md)
 CHANGED = {"en-normal_atom_list_38", "en-normal_single_turn_single_function_0"}
@@ -25,7 +26,9 @@ KEY = "sk-rescore-secret-0123456789"
 
 
 @pytest.fixture
-def acebench(pytester: pytest.Pytester, data_root: Path, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
+def acebench(pytester: pytest.Pytester, data_root: Path, acebench_dir: Path,
+             monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
+    """The thin ACEBench module; every test here starts from a run of e6db74b (acebench_dir) on the data root."""
     for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "TOOLEVAL_API_KEY", "TOOLEVAL_BASE_URL", "GITHUB_STEP_SUMMARY"):
         monkeypatch.delenv(name, raising=False)
     pytester.makepyfile(test_acebench=benchmark_source("acebench"))
@@ -52,14 +55,15 @@ def rows(document: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return {row["test_id"]: row for row in document["samples"]}
 
 
-def official(data_root: Path, folder: str) -> dict[tuple[str, str], bool]:
-    path = data_root / folder / "conformance" / "real" / "official_verdicts_deepseek-chat.jsonl"
+def official(folder: Path) -> dict[tuple[str, str], bool]:
+    path = recorded(folder, "conformance/real/official_verdicts_deepseek-chat.jsonl")
     return {(row["lang"], row["id"]): row["valid"] for row in map(json.loads, path.read_text().splitlines())}
 
 
 def test_deepseek_chats_e6db74b_report_rescored_to_56dd66c_gets_that_revisions_official_verdicts(
-        acebench: pytest.Pytester, data_root: Path) -> None:
-    replay = f"--tooleval-model=replay:{data_root / 'acebench' / 'conformance' / 'real' / 'deepseek-chat'}"
+        acebench: pytest.Pytester, data_root: Path, acebench_dir: Path, acebench_56dd66c_dir: Path) -> None:
+    replay = f"--tooleval-model=replay:{recorded(acebench_dir, 'conformance/real/deepseek-chat')}"
+    verdicts = official(acebench_56dd66c_dir)
     old = run(acebench, data_root, replay, "--tooleval-acebench-revision=e6db74b", "-m", "not agent", "-n", "2",
               "--tooleval-report=old.json")
     assert old.ret == 1  # failed samples
@@ -70,7 +74,6 @@ def test_deepseek_chats_e6db74b_report_rescored_to_56dd66c_gets_that_revisions_o
     assert result.ret == 0, result.stderr.str()
     document = read(acebench, "new.json")
     ours = {(row["language"], row["id"]): row["valid"] for row in document["samples"]}
-    verdicts = official(data_root, "acebench-56dd66c")
     assert len(ours) == len(verdicts) == 973
     assert sorted(key for key in verdicts if ours.get(key) != verdicts[key]) == []
     assert sum(ours.values()) == 792
@@ -328,7 +331,9 @@ def test_what_cannot_be_rescored_is_one_line_and_exit_status_2(acebench: pytest.
 
 
 def test_agent_rollouts_are_played_again_from_their_transcripts_and_graded_anew(
-        acebench: pytest.Pytester, data_root: Path) -> None:
+        acebench: pytest.Pytester, data_root: Path, acebench_dir: Path, acebench_56dd66c_dir: Path) -> None:
+    for folder in (acebench_dir, acebench_56dd66c_dir):  # the oracle's rollouts play each revision's gold
+        recorded(folder, "agent_gold_sequences.json")
     assert run(acebench, data_root, "--tooleval-model=oracle", "--tooleval-acebench-revision=e6db74b",
                "--tooleval-categories=agent_multi_step", "--tooleval-mode=both", "--tooleval-report=old.json").ret == 0
     result = rescore(acebench, data_root, "old.json", "56dd66c", "-o", "new.json")

@@ -16,11 +16,14 @@ from benchmark_modules import benchmark_source
 from fake_openai import FakeOpenAI
 
 DATA = os.environ.get("TOOLEVAL_DATA_DIR")
-pytestmark = pytest.mark.skipif(not DATA or not (Path(DATA) / "acebench-56dd66c").is_dir(),
-                                reason="needs the upstream data of both ACEBench revisions (TOOLEVAL_DATA_DIR)")
 # normal_atom_list: one sample (normal_atom_list_38) has another question at 56dd66c, the other 49 the same prompt
 CATEGORY = "normal_atom_list"
 CHANGED_QUESTION = "normal_atom_list_38"
+
+
+@pytest.fixture(autouse=True)
+def both_revisions(data_root: Path, acebench_dir: Path, acebench_56dd66c_dir: Path) -> None:
+    """Every test here runs both revisions off the data root (DATA): each one's fixture skips, named, without it."""
 
 
 def _run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:

@@ -12,6 +12,7 @@ from benchmark_modules import benchmark_source
 from pytest_tooleval.run.shards import assign_shards, cluster_key
 from pytest_tooleval.suites.acebench.data import select
 from pytest_tooleval.suites.acebench.revisions import DEFAULT, revision
+from upstream_data import recorded
 
 DATA = Path(os.environ.get("TOOLEVAL_DATA_DIR") or "/nonexistent").resolve()
 #: the folder of the default ACEBench revision under the data root: what the runs below read
@@ -22,6 +23,7 @@ ACEBENCH = DATA / revision(DEFAULT).folder
 @pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["one-process", "xdist"])
 def test_three_shards_cover_every_sample_exactly_once(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch,
                                                       workers: list[str]) -> None:
+    recorded(ACEBENCH, "agent_gold_sequences.json")  # the oracle plays them in the agent_multi_step samples
     monkeypatch.setenv("TOOLEVAL_DATA_DIR", str(DATA))
     pytester.makepyfile(test_acebench=benchmark_source("acebench"))
     categories = "normal_atom_bool,normal_multi_turn_user_adjust,special_irrelevant,agent_multi_step"

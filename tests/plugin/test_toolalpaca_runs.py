@@ -15,6 +15,7 @@ import pytest
 from benchmark_modules import benchmark_source
 from fake_openai import FakeOpenAI, last_user_message
 from mini_toolalpaca import write_mini_toolalpaca
+from upstream_data import recorded
 
 THIN_TEST = benchmark_source("toolalpaca")
 
@@ -566,7 +567,7 @@ def test_a_missing_recorded_episode_is_an_error(pytester: pytest.Pytester, fake_
 
 def test_import_of_the_published_7b_judgments(pytester: pytest.Pytester, toolalpaca_dir: Path) -> None:
     result = pytester.run(sys.executable, "-m", "pytest_tooleval", "import-judged",
-                          str(toolalpaca_dir / "judged" / "ToolAlpaca7b.json"))
+                          str(recorded(toolalpaca_dir, "judged/ToolAlpaca7b.json")))
     assert result.ret == 0
     result.stdout.fnmatch_lines([
         "*ToolAlpaca7b*100/100*0*1*0*63.0%*68.0%*60.0%*",

@@ -205,7 +205,9 @@ def test_pinned_toolalpaca_archive_carries_the_helper_descriptions(archive_serve
     pinned = json.loads(data.PIN_FILE.read_text())
     files = {relative: (toolalpaca_dir / relative).read_bytes() for relative in pinned["files"]}
     prompts = json.loads((toolalpaca_dir / "prompts.json").read_text())
-    files.update({path: python_constants(constants) for path, constants in prompts.items()})
+    # the upstream files the prompt constants were lifted from (a download's prompts.json also holds the helper
+    # descriptions lifted from agent/tools.py, which is among the pinned files already)
+    files.update({path: python_constants(prompts[path]) for path in pinned["prompt_constants"]})
     archive_server.routes["/toolalpaca.tar.gz"] = build_archive(files, top="ToolAlpaca-1890699")
     monkeypatch.setenv("TOOLEVAL_TOOLALPACA_URL", archive_server.url("/toolalpaca.tar.gz"))
     folder = data.locate(None, tmp_path / "cache", offline=False)

@@ -37,6 +37,7 @@ from pytest_tooleval.suites.acebench.scoring import (
     score_special,
 )
 from pytest_tooleval.verdict import Verdict
+from upstream_data import recorded
 
 CATEGORIES = NORMAL_CATEGORIES + SPECIAL_CATEGORIES
 LANG_CATEGORIES = [(lang, category) for lang in LANGUAGES for category in CATEGORIES]
@@ -56,6 +57,7 @@ class AceData:
 def ace(request: pytest.FixtureRequest) -> AceData:
     known = next(known for known in REVISIONS if known.name == request.param)
     root: Path = request.getfixturevalue(DATA_FIXTURES[known.name])
+    recorded(root, "conformance")  # every test here reads the official verdicts recorded there
     # The folder's manifest names the commit its files and verdicts were made at.
     assert json.loads((root / "MANIFEST.json").read_text(encoding="utf-8"))["commit"] == known.commit
     return AceData(known, root)

@@ -29,6 +29,7 @@ from pytest_tooleval.suites.acebench.agent import (
     score_rollout,
 )
 from pytest_tooleval.suites.acebench.revisions import REVISIONS
+from upstream_data import recorded
 
 pytestmark = pytest.mark.needs_data
 
@@ -41,6 +42,8 @@ def root(request: pytest.FixtureRequest) -> str:
     """The data folder of one revision, checked to be that revision's by its manifest."""
     known = next(known for known in REVISIONS if known.name == request.param)
     folder: Path = request.getfixturevalue(DATA_FIXTURES[known.name])
+    for name in ("agent_gold_sequences.json", "conformance/official_agent_traces.jsonl"):  # what the tests read
+        recorded(folder, name)
     assert json.loads((folder / "MANIFEST.json").read_text(encoding="utf-8"))["commit"] == known.commit
     return str(folder)
 
@@ -150,6 +153,8 @@ def test_rollout_replay_matches_direct_execution(root: str, group: tuple[str, st
 def test_the_revisions_differ_in_four_answers(acebench_dir: Path, acebench_56dd66c_dir: Path) -> None:
     """56dd66c's en agent_multi_step_14-17 answers want the message ending in a full stop (acebench-revisions §3):
     each revision's gold passes its own answers only, and every other gold sequence is the same in both."""
+    for folder in (acebench_dir, acebench_56dd66c_dir):
+        recorded(folder, "agent_gold_sequences.json")
     old, new = str(acebench_dir), str(acebench_56dd66c_dir)
     changed = sorted((lang, sample_id) for lang in gold(old) for sample_id in gold(old)[lang]
                      if gold(old)[lang][sample_id] != gold(new)[lang][sample_id])

@@ -8,7 +8,6 @@ breaks) to the 13 single-turn categories, in prompting and function-calling form
 from __future__ import annotations
 
 import json
-import os
 from collections import Counter
 from functools import cache
 from pathlib import Path
@@ -17,15 +16,16 @@ from typing import Any
 import pytest
 
 from pytest_tooleval.suites.bfcl.checker import CATEGORIES, RELEVANCE_CATEGORIES, check_answer
+from upstream_data import recorded
 
 EXPECTED_ROWS = 21_396
 
 
-def bfcl_dir() -> Path:
-    root = os.environ.get("TOOLEVAL_DATA_DIR")
-    if not root:
-        pytest.skip("needs the upstream bfcl data: set TOOLEVAL_DATA_DIR to a folder holding bfcl/")
-    return Path(root) / "bfcl"
+@pytest.fixture
+def folder(bfcl_dir: Path) -> Path:
+    """The data root's bfcl/, with the verdicts recorded from bfcl-eval's checker (the test skips without them)."""
+    recorded(bfcl_dir, "conformance/official_verdicts.jsonl")
+    return bfcl_dir
 
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:
@@ -48,16 +48,15 @@ def samples(folder: Path, category: str) -> tuple[dict[str, Any], dict[str, Any]
     return questions, answers
 
 
-def test_the_conformance_file_covers_every_category() -> None:
-    rows = conformance_rows(bfcl_dir())
+def test_the_conformance_file_covers_every_category(folder: Path) -> None:
+    rows = conformance_rows(folder)
     assert len(rows) == EXPECTED_ROWS
     assert set(Counter(row["category"] for row in rows)) == set(CATEGORIES)
     assert {row["mode"] for row in rows} == {"prompt", "fc"}
 
 
 @pytest.mark.parametrize("category", CATEGORIES)
-def test_every_verdict_agrees(category: str) -> None:
-    folder = bfcl_dir()
+def test_every_verdict_agrees(folder: Path, category: str) -> None:
     questions, answers = samples(folder, category)
     rows = [row for row in conformance_rows(folder) if row["category"] == category]
     assert rows, f"no conformance rows for {category}"

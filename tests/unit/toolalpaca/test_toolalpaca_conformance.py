@@ -19,6 +19,7 @@ from pytest_tooleval.suites.toolalpaca.importer import JudgedEntry, load_judged,
 from pytest_tooleval.suites.toolalpaca.judge import judge_messages
 from pytest_tooleval.suites.toolalpaca.prompts import Prompts, render_judge_prompt
 from pytest_tooleval.suites.toolalpaca.tools import ERROR_ADVICE
+from upstream_data import recorded
 
 # Two rows of the published run were judged against instructions that differ from the released eval file:
 # Apache Superset #0 was judged with the text of instruction #1, and #1 with an instruction the file no longer
@@ -29,7 +30,7 @@ INSTRUCTION_DRIFT = {("Apache Superset", 0), ("Apache Superset", 1)}
 
 @pytest.fixture(scope="module")
 def judged_path(toolalpaca_dir: Path) -> Path:
-    return toolalpaca_dir / "judged" / "ToolAlpaca7b.json"
+    return recorded(toolalpaca_dir, "judged/ToolAlpaca7b.json")
 
 
 def judged_solutions(judged_path: Path, template: str) -> Iterator[tuple[JudgedEntry, list[Step], str]]:

@@ -13,6 +13,7 @@ from pytest_tooleval.data.download import canonical_sha256
 from pytest_tooleval.errors import DataError, ToolevalUsageError
 from pytest_tooleval.suites.toolalpaca import data
 from pytest_tooleval.suites.toolalpaca.agent import agent_input
+from upstream_data import prepared_manifest
 
 
 def test_subsets_have_upstream_counts_and_stable_ids(toolalpaca_dir: Path) -> None:
@@ -44,7 +45,7 @@ def test_specs_are_resolved_and_tools_listed_in_file_order(toolalpaca_dir: Path)
 
 def test_pin_matches_the_prepared_data(toolalpaca_dir: Path) -> None:
     pinned = json.loads(data.PIN_FILE.read_text(encoding="utf-8"))
-    manifest = json.loads((toolalpaca_dir / "MANIFEST.json").read_text(encoding="utf-8"))
+    manifest = prepared_manifest(toolalpaca_dir)
     assert pinned["commit"] == manifest["commit"] == "189069998d64a7baf1b4a1c3c4b2e75eb9d05532"
     assert pinned["files"] == manifest["files"]
     assert pinned["commit"] in pinned["url"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -51,6 +52,10 @@ def test_retrieval_follows_getdetails_and_getdetails_can_be_left_out() -> None:
 def test_missing_helper_description_says_where_it_lives(toolalpaca_dir: Path, tmp_path: Path) -> None:
     without_tools = tmp_path / "toolalpaca"  # the data folder as a hand-made copy without agent/tools.py has it
     shutil.copytree(toolalpaca_dir, without_tools, ignore=shutil.ignore_patterns("agent"))
+    # nor the descriptions the download lifts from it into prompts.json (the prepared copy's has none)
+    prompts = json.loads((without_tools / "prompts.json").read_text(encoding="utf-8"))
+    prompts.pop("agent/tools.py", None)
+    (without_tools / "prompts.json").write_text(json.dumps(prompts, ensure_ascii=False), encoding="utf-8")
     expected = "getDetails tool is not in the data folder: it lives in upstream agent/tools.py"
     with pytest.raises(MissingPromptError, match=expected):
         agent_tools(toy_api(), data.load_prompts(without_tools))
