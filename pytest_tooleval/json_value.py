@@ -1,0 +1,11 @@
+"""The type of a parsed JSON value, for data that stays JSON-shaped: upstream files, model answers, report rows.
+
+A value typed `JSONValue` must be narrowed (`isinstance`) before use, where `Any` would let any use through.
+"""
+
+from __future__ import annotations
+
+from typing import TypeAlias
+
+JSONValue: TypeAlias = "None | bool | int | float | str | list[JSONValue] | dict[str, JSONValue]"
+JSONObject: TypeAlias = "dict[str, JSONValue]"
