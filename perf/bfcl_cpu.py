@@ -55,18 +55,41 @@ print(json.dumps({"cpu_s": time.process_time() - started, "samples": len(cases),
 
 
 def suite_once(data_dir: str, cache: Path) -> dict[str, float]:
-    done = subprocess.run([sys.executable, "-c", PROBE, data_dir, str(cache)], capture_output=True, text=True,
-                          check=True)
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, data_dir, str(cache)], capture_output=True, text=True, check=True
+    )
     return json.loads(done.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
 
 
 def pytest_once(data_dir: str, cache: Path, *extra: str) -> tuple[float, float]:
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "pytest", "--pyargs", "pytest_tooleval.benchmarks", "-m", "bfcl",
-                    "--tooleval-model", "oracle", f"--tooleval-data-dir={data_dir}", f"--tooleval-cache-dir={cache}",
-                    "--tooleval-offline", "-q", "-p", "no:cacheprovider", "-p", "no:xdist", *extra],
-                   capture_output=True, text=True, check=False, cwd=cache)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "--pyargs",
+            "pytest_tooleval.benchmarks",
+            "-m",
+            "bfcl",
+            "--tooleval-model",
+            "oracle",
+            f"--tooleval-data-dir={data_dir}",
+            f"--tooleval-cache-dir={cache}",
+            "--tooleval-offline",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "no:xdist",
+            *extra,
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=cache,
+    )
     wall = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), wall
@@ -88,13 +111,21 @@ def main() -> None:
     samples = int(suites[0]["samples"])
     suite_cpu = statistics.median(run["cpu_s"] for run in suites)
     pytest_cpu = statistics.median(cpu for cpu, _ in runs)
-    print(json.dumps({
-        "samples": samples, "passed": int(suites[0]["passed"]),
-        "suite_cpu_s": round(suite_cpu, 3), "suite_cpu_per_sample_ms": round(1000 * suite_cpu / samples, 3),
-        "collect_cpu_s": round(statistics.median(cpu for cpu, _ in collects), 3),
-        "pytest_cpu_s": round(pytest_cpu, 3), "pytest_wall_s": round(statistics.median(wall for _, wall in runs), 3),
-        "pytest_cpu_per_sample_ms": round(1000 * pytest_cpu / samples, 3), "repeat": args.repeat,
-    }))
+    print(
+        json.dumps(
+            {
+                "samples": samples,
+                "passed": int(suites[0]["passed"]),
+                "suite_cpu_s": round(suite_cpu, 3),
+                "suite_cpu_per_sample_ms": round(1000 * suite_cpu / samples, 3),
+                "collect_cpu_s": round(statistics.median(cpu for cpu, _ in collects), 3),
+                "pytest_cpu_s": round(pytest_cpu, 3),
+                "pytest_wall_s": round(statistics.median(wall for _, wall in runs), 3),
+                "pytest_cpu_per_sample_ms": round(1000 * pytest_cpu / samples, 3),
+                "repeat": args.repeat,
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -57,8 +57,14 @@ def measure(language: str, shape: str, chars: int, cap: float) -> dict[str, obje
     text = answer(language, shape, chars)
     row: dict[str, object] = {"language": language, "shape": shape, "chars": len(text)}
     try:
-        done = subprocess.run([sys.executable, "-c", PROBE, str(ROOT), language], input=text, capture_output=True,
-                              text=True, check=True, timeout=cap)
+        done = subprocess.run(
+            [sys.executable, "-c", PROBE, str(ROOT), language],
+            input=text,
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=cap,
+        )
     except subprocess.TimeoutExpired:
         return {**row, "seconds": None, "error": f"stopped after {cap:g} s"}
     return {**row, **json.loads(done.stdout)}

@@ -53,8 +53,9 @@ class BfclMissing(RuntimeError):
     pass
 
 
-def run_bfcl_generate(base_url: str, *, threads: int = 64, categories: str = CATEGORIES,
-                      venv: str = "/tmp/bfcl-gen", latency_s: float) -> dict[str, Any]:
+def run_bfcl_generate(
+    base_url: str, *, threads: int = 64, categories: str = CATEGORIES, venv: str = "/tmp/bfcl-gen", latency_s: float
+) -> dict[str, Any]:
     """Run `bfcl generate` against the chat-completions server at `base_url` (…/v1); its measures as a dict."""
     bfcl = Path(venv) / "bin" / "bfcl"
     installed = sorted(Path(venv).glob("lib/python*/site-packages/bfcl_eval-*.dist-info"))
@@ -62,11 +63,27 @@ def run_bfcl_generate(base_url: str, *, threads: int = 64, categories: str = CAT
         raise BfclMissing(f"no bfcl-eval in {venv}; build it: {BUILD}")
     version = installed[-1].name.removeprefix("bfcl_eval-").removesuffix(".dist-info")
     with _Bridge(base_url) as bridge, tempfile.TemporaryDirectory(prefix="bfcl-gen-") as root:
-        env = {**os.environ, "BFCL_PROJECT_ROOT": root, "OPENAI_BASE_URL": bridge.base_url,
-               "OPENAI_API_KEY": "sk-fake", "NO_PROXY": "127.0.0.1,localhost", "no_proxy": "127.0.0.1,localhost",
-               "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"}
-        command = [str(bfcl), "generate", "--model", MODEL, "--test-category", categories,
-                   "--num-threads", str(threads)]
+        env = {
+            **os.environ,
+            "BFCL_PROJECT_ROOT": root,
+            "OPENAI_BASE_URL": bridge.base_url,
+            "OPENAI_API_KEY": "sk-fake",
+            "NO_PROXY": "127.0.0.1,localhost",
+            "no_proxy": "127.0.0.1,localhost",
+            "HF_HUB_OFFLINE": "1",
+            "TRANSFORMERS_OFFLINE": "1",
+            "HF_DATASETS_OFFLINE": "1",
+        }
+        command = [
+            str(bfcl),
+            "generate",
+            "--model",
+            MODEL,
+            "--test-category",
+            categories,
+            "--num-threads",
+            str(threads),
+        ]
         with open(Path(root) / "bfcl.log", "w+") as log:
             started = time.monotonic()
             code = subprocess.run(command, cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT).returncode
@@ -74,12 +91,21 @@ def run_bfcl_generate(base_url: str, *, threads: int = 64, categories: str = CAT
             log.seek(0)
             if code:
                 raise RuntimeError(f"bfcl generate exited with {code}:\n{log.read()[-3000:]}")
-        samples = sum(1 for path in Path(root, "result").rglob("*_result.json")
-                      for line in path.read_text().splitlines() if line.strip())
+        samples = sum(
+            1
+            for path in Path(root, "result").rglob("*_result.json")
+            for line in path.read_text().splitlines()
+            if line.strip()
+        )
     ideal = samples * latency_s / threads
     return {
-        "tool": "bfcl generate", "version": version, "threads": threads, "samples": samples,
-        "requests": len(bridge.arrivals), "wall_s": round(wall, 2), "ideal_s": round(ideal, 2),
+        "tool": "bfcl generate",
+        "version": version,
+        "threads": threads,
+        "samples": samples,
+        "requests": len(bridge.arrivals),
+        "wall_s": round(wall, 2),
+        "ideal_s": round(ideal, 2),
         "efficiency": round(ideal / wall, 3),
         "first_request_s": round(min(bridge.arrivals) - started, 2) if bridge.arrivals else None,
         "after_last_answer_s": round(started + wall - max(bridge.answered), 2) if bridge.answered else None,
@@ -133,8 +159,11 @@ class _BridgeHandler(BaseHTTPRequestHandler):
             bridge.peak_in_flight = max(bridge.peak_in_flight, bridge.in_flight)
         try:
             request = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)))
-            status, body = self._ask(_chat_request(request)) if self.path.rstrip("/") == "/v1/responses" else (
-                404, {"error": {"message": f"Unknown path {self.path}", "type": "invalid_request_error"}})
+            status, body = (
+                self._ask(_chat_request(request))
+                if self.path.rstrip("/") == "/v1/responses"
+                else (404, {"error": {"message": f"Unknown path {self.path}", "type": "invalid_request_error"}})
+            )
             data = json.dumps(_response(body) if status == 200 else body).encode()
             self.send_response(status)
             self.send_header("Content-Type", "application/json")
@@ -151,8 +180,9 @@ class _BridgeHandler(BaseHTTPRequestHandler):
         host, port, path = self.server.upstream
         if self._upstream is None:
             self._upstream = http.client.HTTPConnection(host, port, timeout=600)
-        self._upstream.request("POST", path, json.dumps(chat), {"Content-Type": "application/json",
-                                                                "Authorization": "Bearer sk-fake"})
+        self._upstream.request(
+            "POST", path, json.dumps(chat), {"Content-Type": "application/json", "Authorization": "Bearer sk-fake"}
+        )
         answer = self._upstream.getresponse()
         return answer.status, json.loads(answer.read())
 
@@ -162,10 +192,16 @@ def _chat_request(request: dict[str, Any]) -> dict[str, Any]:
     items = request.get("input") or []
     if isinstance(items, str):
         items = [{"role": "user", "content": items}]
-    messages = [{"role": "system" if item.get("role") == "developer" else item.get("role", "user"),
-                 "content": item["content"] if isinstance(item.get("content"), str)
-                 else "".join(part.get("text", "") for part in item.get("content") or [])}
-                for item in items if isinstance(item, dict)]
+    messages = [
+        {
+            "role": "system" if item.get("role") == "developer" else item.get("role", "user"),
+            "content": item["content"]
+            if isinstance(item.get("content"), str)
+            else "".join(part.get("text", "") for part in item.get("content") or []),
+        }
+        for item in items
+        if isinstance(item, dict)
+    ]
     chat = {"model": request.get("model"), "messages": messages}
     if "temperature" in request:
         chat["temperature"] = request["temperature"]
@@ -178,14 +214,36 @@ def _response(completion: dict[str, Any]) -> dict[str, Any]:
     usage = completion.get("usage") or {}
     tokens_in, tokens_out = usage.get("prompt_tokens", 0), usage.get("completion_tokens", 0)
     return {
-        "id": "resp_" + completion.get("id", "fake"), "object": "response", "created_at": completion.get("created"),
-        "model": completion.get("model"), "status": "completed", "error": None, "incomplete_details": None,
-        "instructions": None, "metadata": {}, "parallel_tool_calls": True, "tool_choice": "auto", "tools": [],
-        "temperature": None, "top_p": None,
-        "output": [{"type": "message", "id": "msg_fake", "role": "assistant", "status": "completed",
-                    "content": [{"type": "output_text", "text": text, "annotations": []}]}],
-        "usage": {"input_tokens": tokens_in, "output_tokens": tokens_out, "total_tokens": tokens_in + tokens_out,
-                  "input_tokens_details": {"cached_tokens": 0}, "output_tokens_details": {"reasoning_tokens": 0}},
+        "id": "resp_" + completion.get("id", "fake"),
+        "object": "response",
+        "created_at": completion.get("created"),
+        "model": completion.get("model"),
+        "status": "completed",
+        "error": None,
+        "incomplete_details": None,
+        "instructions": None,
+        "metadata": {},
+        "parallel_tool_calls": True,
+        "tool_choice": "auto",
+        "tools": [],
+        "temperature": None,
+        "top_p": None,
+        "output": [
+            {
+                "type": "message",
+                "id": "msg_fake",
+                "role": "assistant",
+                "status": "completed",
+                "content": [{"type": "output_text", "text": text, "annotations": []}],
+            }
+        ],
+        "usage": {
+            "input_tokens": tokens_in,
+            "output_tokens": tokens_out,
+            "total_tokens": tokens_in + tokens_out,
+            "input_tokens_details": {"cached_tokens": 0},
+            "output_tokens_details": {"reasoning_tokens": 0},
+        },
     }
 
 
@@ -201,8 +259,13 @@ def main(argv: list[str] | None = None) -> None:
 
     with FakeOpenAI(latency_s=args.latency, default="[turn_on_wifi()]") as server:
         try:
-            result = run_bfcl_generate(server.base_url, threads=args.threads, categories=args.categories,
-                                       venv=args.venv, latency_s=args.latency)
+            result = run_bfcl_generate(
+                server.base_url,
+                threads=args.threads,
+                categories=args.categories,
+                venv=args.venv,
+                latency_s=args.latency,
+            )
         except BfclMissing as missing:
             sys.exit(str(missing))
         result.update(server_requests=server.stats.requests, server_peak_in_flight=server.stats.peak_in_flight)

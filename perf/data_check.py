@@ -35,8 +35,12 @@ print((time.perf_counter() - started) * 1000)
 
 
 def _time_once(data_dir: str, cache: Path, revision: str, unverified: bool) -> float:
-    done = subprocess.run([sys.executable, "-c", PROBE, data_dir, str(cache), revision, "1" if unverified else "0"],
-                          capture_output=True, text=True, check=True)
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, data_dir, str(cache), revision, "1" if unverified else "0"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return float(done.stdout.strip())
 
 
@@ -57,8 +61,17 @@ def main() -> None:
             cases["first"].append(_time_once(data_dir, cache, args.revision, False))
             cases["after_first"].append(_time_once(data_dir, cache, args.revision, False))
         for name, times in cases.items():
-            print(json.dumps({"case": name, "revision": args.revision, "processes": len(times),
-                              "median_ms": round(statistics.median(times), 2), "max_ms": round(max(times), 2)}))
+            print(
+                json.dumps(
+                    {
+                        "case": name,
+                        "revision": args.revision,
+                        "processes": len(times),
+                        "median_ms": round(statistics.median(times), 2),
+                        "max_ms": round(max(times), 2),
+                    }
+                )
+            )
 
 
 if __name__ == "__main__":

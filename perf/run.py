@@ -52,7 +52,7 @@ sys.path.insert(0, str(HERE))
 
 from fake_openai import FakeOpenAI, Fault  # noqa: E402 - importable only after the sys.path insert above
 
-TIMING_PLUGIN = '''
+TIMING_PLUGIN = """
 import json, os, resource, time
 import pytest
 
@@ -95,7 +95,7 @@ def pytest_unconfigure(config):
     with open(path, "w") as handle:
         json.dump({"worker": worker, "events": _events, "max_rss_mb": rss,
                    "collected_rss_mb": _rss.get("collected"), "written_at": time.time()}, handle)
-'''
+"""
 
 
 def make_responder(args: argparse.Namespace) -> Any:
@@ -132,36 +132,66 @@ def main() -> None:
     parser.add_argument("--server-concurrency", type=int, default=None)
     parser.add_argument("--fault-rate", type=float, default=0.0, help="share of requests answered 429")
     parser.add_argument("--retry-after", type=float, default=1.0)
-    parser.add_argument("--fault-on-arrival", action="store_true",
-                        help="answer the 429s at once, as a rate limiter in front of the model does "
-                        "(default: after the latency, as a model server that gives up on the request)")
+    parser.add_argument(
+        "--fault-on-arrival",
+        action="store_true",
+        help="answer the 429s at once, as a rate limiter in front of the model does "
+        "(default: after the latency, as a model server that gives up on the request)",
+    )
     parser.add_argument("--seed", type=int, default=1, help="the fake server's random faults")
     parser.add_argument("--agent-turns", type=int, default=10)
     parser.add_argument("--rpm", type=int, default=None)
-    parser.add_argument("--replies", choices=("gold", "fixed"), default="gold",
-                        help="gold: the ground truth of each sample (a strong model: most tests pass); "
-                        "fixed: one harmless call for everything (every single-call sample fails)")
-    parser.add_argument("--pytest-arg", action="append", default=[], dest="pytest_args",
-                        help="one more argument for pytest (repeat it), e.g. --pytest-arg=--tb=no")
-    parser.add_argument("--probe", action="store_true",
-                        help="keep the endpoint probe (one round trip before any sample); off by default, so that "
-                        "the figures are about answering")
+    parser.add_argument(
+        "--replies",
+        choices=("gold", "fixed"),
+        default="gold",
+        help="gold: the ground truth of each sample (a strong model: most tests pass); "
+        "fixed: one harmless call for everything (every single-call sample fails)",
+    )
+    parser.add_argument(
+        "--pytest-arg",
+        action="append",
+        default=[],
+        dest="pytest_args",
+        help="one more argument for pytest (repeat it), e.g. --pytest-arg=--tb=no",
+    )
+    parser.add_argument(
+        "--probe",
+        action="store_true",
+        help="keep the endpoint probe (one round trip before any sample); off by default, so that "
+        "the figures are about answering",
+    )
     parser.add_argument("--revision", default="56dd66c", help="--tooleval-acebench-revision")
     parser.add_argument("--keep-output", type=Path, default=None, help="write pytest's stdout to this file")
-    parser.add_argument("--slow-start", choices=("auto", "on", "off"), default=None,
-                        help="--tooleval-slow-start (the fake is plain http, so auto means on: a hosted API's "
-                        "https endpoint starts at the ceiling, which off stands for)")
-    parser.add_argument("--arrivals", type=Path, default=None,
-                        help="write when each request reached the server (seconds from the process start) to this file")
-    parser.add_argument("--hog", type=int, default=0,
-                        help="busy processes beside the run (a shared CI runner is rarely quiet)")
-    parser.add_argument("--beside-bfcl", action="store_true",
-                        help="then run bfcl-eval's own generator (`bfcl generate`, 64 threads, 1,000 BFCL samples) "
-                        "against the same fake, with the same hogs, and report it under `bfcl` "
-                        "(perf/bfcl_side.py says how to build its venv)")
-    parser.add_argument("--design-card", action="store_true",
-                        help="the design card's command against a hosted API: -n 8, the default concurrency (8), "
-                        "every answer wrong, --slow-start off")
+    parser.add_argument(
+        "--slow-start",
+        choices=("auto", "on", "off"),
+        default=None,
+        help="--tooleval-slow-start (the fake is plain http, so auto means on: a hosted API's "
+        "https endpoint starts at the ceiling, which off stands for)",
+    )
+    parser.add_argument(
+        "--arrivals",
+        type=Path,
+        default=None,
+        help="write when each request reached the server (seconds from the process start) to this file",
+    )
+    parser.add_argument(
+        "--hog", type=int, default=0, help="busy processes beside the run (a shared CI runner is rarely quiet)"
+    )
+    parser.add_argument(
+        "--beside-bfcl",
+        action="store_true",
+        help="then run bfcl-eval's own generator (`bfcl generate`, 64 threads, 1,000 BFCL samples) "
+        "against the same fake, with the same hogs, and report it under `bfcl` "
+        "(perf/bfcl_side.py says how to build its venv)",
+    )
+    parser.add_argument(
+        "--design-card",
+        action="store_true",
+        help="the design card's command against a hosted API: -n 8, the default concurrency (8), "
+        "every answer wrong, --slow-start off",
+    )
     args = parser.parse_args()
     if args.design_card:
         args.workers, args.concurrency, args.replies, args.slow_start = 8, 8, "fixed", args.slow_start or "off"
@@ -171,29 +201,50 @@ def main() -> None:
 
     families = [family.strip() for family in args.categories.split(",")]
     marker = " or ".join(families)
-    with tempfile.TemporaryDirectory() as tmp, FakeOpenAI(
-        responder=make_responder(args),
-        latency_s=args.latency,
-        max_concurrency=args.server_concurrency,
-        fault_rate=args.fault_rate,
-        fault=Fault.rate_limit(retry_after=args.retry_after),
-        fault_on_arrival=args.fault_on_arrival,
-        seed=args.seed,
-    ) as server:
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        FakeOpenAI(
+            responder=make_responder(args),
+            latency_s=args.latency,
+            max_concurrency=args.server_concurrency,
+            fault_rate=args.fault_rate,
+            fault=Fault.rate_limit(retry_after=args.retry_after),
+            fault_on_arrival=args.fault_on_arrival,
+            seed=args.seed,
+        ) as server,
+    ):
         plugin = Path(tmp) / "perf_timing.py"
         plugin.write_text(TIMING_PLUGIN)
         out = Path(tmp) / "timing"
         command = [
             sys.executable,
             *(["-m", "cProfile", "-o", os.environ["PERF_PROFILE"]] if os.environ.get("PERF_PROFILE") else []),
-            "-m", "pytest", "--pyargs", "pytest_tooleval.benchmarks.test_acebench", "-q", "-p", "perf_timing",
+            "-m",
+            "pytest",
+            "--pyargs",
+            "pytest_tooleval.benchmarks.test_acebench",
+            "-q",
+            "-p",
+            "perf_timing",
             # hypothesis (a test dependency of this project, not of an evaluation) costs 0.2 s per process
-            "-p", "no:cacheprovider", "-p", "no:hypothesispytest", "-m", marker, "--tooleval-model", "perf-model",
-            f"--tooleval-base-url={server.base_url}", "--tooleval-api-key=sk-perf",
-            f"--tooleval-data-dir={args.data_dir}", f"--tooleval-cache-dir={Path(tmp) / 'cache'}",
-            f"--tooleval-language={args.language}", f"--tooleval-concurrency={args.concurrency}",
-            "--tooleval-user-model=perf-user", f"--tooleval-report={Path(tmp) / 'report.json'}",
-            f"--tooleval-max-dialog-turns={2 * args.agent_turns}", f"--tooleval-acebench-revision={args.revision}",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "no:hypothesispytest",
+            "-m",
+            marker,
+            "--tooleval-model",
+            "perf-model",
+            f"--tooleval-base-url={server.base_url}",
+            "--tooleval-api-key=sk-perf",
+            f"--tooleval-data-dir={args.data_dir}",
+            f"--tooleval-cache-dir={Path(tmp) / 'cache'}",
+            f"--tooleval-language={args.language}",
+            f"--tooleval-concurrency={args.concurrency}",
+            "--tooleval-user-model=perf-user",
+            f"--tooleval-report={Path(tmp) / 'report.json'}",
+            f"--tooleval-max-dialog-turns={2 * args.agent_turns}",
+            f"--tooleval-acebench-revision={args.revision}",
         ]
         if args.rpm:
             command.append(f"--tooleval-rpm={args.rpm}")
@@ -258,8 +309,12 @@ def data_check_ms(data_dir: str, cache: Path, revision: str) -> float:
     """`data.locate` alone, timed in a fresh process with the run's cache folder (perf/data_check.py)."""
     from data_check import PROBE
 
-    done = subprocess.run([sys.executable, "-c", PROBE, str(Path(data_dir).resolve()), str(cache), revision, "0"],
-                          capture_output=True, text=True, check=True)
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, str(Path(data_dir).resolve()), str(cache), revision, "0"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return float(done.stdout.strip())
 
 
@@ -271,8 +326,16 @@ def _controller_steps(timings: list[dict[str, Any]], run_end: float, exit_at: fl
     return [round(finish - run_end, 2), round(main["written_at"] - finish, 2), round(exit_at - main["written_at"], 2)]
 
 
-def summarise(args: argparse.Namespace, report: dict[str, Any], timings: list[dict[str, Any]], server: FakeOpenAI,
-              wall: float, started: float, started_mono: float, output_lines: int) -> dict[str, Any]:
+def summarise(
+    args: argparse.Namespace,
+    report: dict[str, Any],
+    timings: list[dict[str, Any]],
+    server: FakeOpenAI,
+    wall: float,
+    started: float,
+    started_mono: float,
+    output_lines: int,
+) -> dict[str, Any]:
     samples = len(report["samples"])
     processes = max(1, args.workers)
     requests = server.stats.requests
@@ -317,16 +380,27 @@ def summarise(args: argparse.Namespace, report: dict[str, Any], timings: list[di
         "first_request_s": round(min(arrivals), 2) if arrivals else None,
         "after_last_answer_s": round(wall - max(arrivals) - args.latency, 2) if arrivals else None,
         # how far the last request trails the lockstep of full rounds (every slot busy from the first request on)
-        "answering_lag_s": round(max(arrivals) - min(arrivals)
-                                 - (math.ceil(waited / (processes * args.concurrency)) - 1) * args.latency, 2)
-        if arrivals and args.latency and not args.fault_rate else None,
+        "answering_lag_s": round(
+            max(arrivals) - min(arrivals) - (math.ceil(waited / (processes * args.concurrency)) - 1) * args.latency, 2
+        )
+        if arrivals and args.latency and not args.fault_rate
+        else None,
         # of which: the last test's end after the last answer, and the shut-down after it (summary, reports, exit)
         "shutdown_s": round(started + wall - run_end, 2) if ends else None,
         # the controller's: from the last test's end to its sessionfinish (the workers finishing), to its unconfigure
         # (the summary and reports), to the process's exit (the rest of pytest's shut-down, the interpreter's)
-        "worker_end_s": max((round(next(at for name, at in t["events"] if name == "sessionfinish")
-                                   - max(at for name, at in t["events"] if name == "finish"), 2)
-                             for t in workers if any(name == "finish" for name, _ in t["events"])), default=None),
+        "worker_end_s": max(
+            (
+                round(
+                    next(at for name, at in t["events"] if name == "sessionfinish")
+                    - max(at for name, at in t["events"] if name == "finish"),
+                    2,
+                )
+                for t in workers
+                if any(name == "finish" for name, _ in t["events"])
+            ),
+            default=None,
+        ),
         "shutdown_steps_s": _controller_steps(timings, run_end, started + wall) if args.workers and ends else None,
         "collection_s": round(min(collected) - started, 2) if collected else None,
         "max_rss_mb": round(max((t["max_rss_mb"] for t in workers), default=0), 1),
@@ -334,7 +408,8 @@ def summarise(args: argparse.Namespace, report: dict[str, Any], timings: list[di
         "collected_rss_mb": round(max((t.get("collected_rss_mb") or 0 for t in workers), default=0), 1),
         # with xdist the controller asks the model for all workers (the hub): its memory, separately
         "controller_rss_mb": round(max((t["max_rss_mb"] for t in timings if t["worker"] == "main"), default=0), 1)
-        if args.workers else None,
+        if args.workers
+        else None,
         "busy_s": busy,
         "idle_share": round(idle, 3),
     }

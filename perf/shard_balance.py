@@ -47,17 +47,29 @@ def measure(cases: list[Any], count: int, method: str) -> dict[str, Any]:
         load[shard] += SUITE.weight(case)
         per_category[(case.language, case.category)][shard] += 1
         clusters[(case.language, case.category)].add(cluster_key(case))
-    spreads = [(max(counts[s] for s in range(1, count + 1)) - min(counts[s] for s in range(1, count + 1)))
-               / sum(counts.values()) for key, counts in per_category.items() if len(clusters[key]) >= count]
+    spreads = [
+        (max(counts[s] for s in range(1, count + 1)) - min(counts[s] for s in range(1, count + 1)))
+        / sum(counts.values())
+        for key, counts in per_category.items()
+        if len(clusters[key]) >= count
+    ]
     rng = random.Random(0)
-    kept = [case for key, members in _by_category(cases).items()
-            for case in rng.sample(members, len(members) - max(1, len(members) // 100))]
+    kept = [
+        case
+        for key, members in _by_category(cases).items()
+        for case in rng.sample(members, len(members) - max(1, len(members) // 100))
+    ]
     after = assign_shards(kept, count, SUITE.weight) if method == "weighted" else hash_shards(kept, count)
     moved = sum(1 for case in kept if after[cluster_key(case)] != split[cluster_key(case)])
     mean = sum(load.values()) / count
-    return {"shards": count, "method": method, "samples": len(cases),
-            "max_over_mean": round(max(load.values()) / mean, 4),
-            "category_spread": round(max(spreads), 4), "moved_share": round(moved / len(kept), 4)}
+    return {
+        "shards": count,
+        "method": method,
+        "samples": len(cases),
+        "max_over_mean": round(max(load.values()) / mean, 4),
+        "category_spread": round(max(spreads), 4),
+        "moved_share": round(moved / len(kept), 4),
+    }
 
 
 def _by_category(cases: list[Any]) -> dict[tuple[str, str], list[Any]]:

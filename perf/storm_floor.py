@@ -21,8 +21,15 @@ import statistics
 from collections import deque
 
 
-def simulate(samples: int, slots: int, latency: float, fault_rate: float, retry_after: float,
-             on_arrival: bool, rng: random.Random) -> float:
+def simulate(
+    samples: int,
+    slots: int,
+    latency: float,
+    fault_rate: float,
+    retry_after: float,
+    on_arrival: bool,
+    rng: random.Random,
+) -> float:
     """Seconds until the last sample is answered; fresh samples and retries share the slots in arrival order."""
     free, fresh, ready = slots, samples, deque[int]()
     events: list[tuple[float, int, str]] = []  # (time, tie-breaker, what happens)
@@ -73,16 +80,34 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=200)
     args = parser.parse_args()
 
-    walls = sorted(simulate(args.samples, args.slots, args.latency, args.fault_rate, args.retry_after,
-                            args.fault_on_arrival, random.Random(seed)) for seed in range(args.runs))
+    walls = sorted(
+        simulate(
+            args.samples,
+            args.slots,
+            args.latency,
+            args.fault_rate,
+            args.retry_after,
+            args.fault_on_arrival,
+            random.Random(seed),
+        )
+        for seed in range(args.runs)
+    )
     calm = simulate(args.samples, args.slots, args.latency, 0.0, args.retry_after, False, random.Random(0))
-    print(json.dumps({
-        "samples": args.samples, "slots": args.slots, "fault_rate": args.fault_rate,
-        "fault_on_arrival": args.fault_on_arrival, "calm_s": round(calm, 2),
-        "median_s": round(statistics.median(walls), 2), "p10_s": round(walls[len(walls) // 10], 2),
-        "p90_s": round(walls[len(walls) * 9 // 10], 2),
-        "median_over_calm": round(statistics.median(walls) / calm, 2),
-    }))
+    print(
+        json.dumps(
+            {
+                "samples": args.samples,
+                "slots": args.slots,
+                "fault_rate": args.fault_rate,
+                "fault_on_arrival": args.fault_on_arrival,
+                "calm_s": round(calm, 2),
+                "median_s": round(statistics.median(walls), 2),
+                "p10_s": round(walls[len(walls) // 10], 2),
+                "p90_s": round(walls[len(walls) * 9 // 10], 2),
+                "median_over_calm": round(statistics.median(walls) / calm, 2),
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

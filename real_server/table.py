@@ -86,9 +86,24 @@ def summary_row(label: str, path: Path) -> list[str]:
     ]
 
 
-SUMMARY_HEADER = ["mode", "samples", "passed", "failed", "errors", "errors: timed out", "not run",
-                  "cut at max_tokens", "tool calls / asked with tools", "finish_reason", "requests", "retries",
-                  "sample latency p50 / p95 s", "wall s (report)", "wall s (pytest process)", "exit"]
+SUMMARY_HEADER = [
+    "mode",
+    "samples",
+    "passed",
+    "failed",
+    "errors",
+    "errors: timed out",
+    "not run",
+    "cut at max_tokens",
+    "tool calls / asked with tools",
+    "finish_reason",
+    "requests",
+    "retries",
+    "sample latency p50 / p95 s",
+    "wall s (report)",
+    "wall s (pytest process)",
+    "exit",
+]
 
 
 def suite_rows(label: str, path: Path) -> list[list[str]]:
@@ -99,8 +114,10 @@ def suite_rows(label: str, path: Path) -> list[list[str]]:
     for row in report.get("samples", []):
         if isinstance(row, dict):
             by_suite.setdefault(str(row.get("suite")), Counter())[str(row.get("outcome"))] += 1
-    return [[label, suite, str(sum(counts.values())), str(counts["passed"]), str(counts["failed"]),
-             str(counts["error"])] for suite, counts in sorted(by_suite.items())]
+    return [
+        [label, suite, str(sum(counts.values())), str(counts["passed"]), str(counts["failed"]), str(counts["error"])]
+        for suite, counts in sorted(by_suite.items())
+    ]
 
 
 def error_lines(label: str, path: Path, width: int = 200) -> list[str]:
@@ -136,8 +153,12 @@ def main(argv: list[str]) -> int:
         return 2
     print(markdown(SUMMARY_HEADER, [summary_row(label, path) for label, path in runs]))
     print()
-    print(markdown(["mode", "suite", "samples", "passed", "failed", "errors"],
-                   [row for label, path in runs for row in suite_rows(label, path)]))
+    print(
+        markdown(
+            ["mode", "suite", "samples", "passed", "failed", "errors"],
+            [row for label, path in runs for row in suite_rows(label, path)],
+        )
+    )
     errors = [line for label, path in runs for line in error_lines(label, path)]
     if errors:
         print()

@@ -12,8 +12,7 @@ import pytest
 from fake_openai import FakeOpenAI
 
 _NO_DATA = (
-    "needs the upstream {suite} data: set TOOLEVAL_DATA_DIR to a folder holding {suite}/ "
-    "(CI uses ../shared/data)"
+    "needs the upstream {suite} data: set TOOLEVAL_DATA_DIR to a folder holding {suite}/ (CI uses ../shared/data)"
 )
 
 
@@ -123,12 +122,18 @@ def pytest_sessionfinish(session: pytest.Session) -> Generator[None, None, None]
         if not session.config.stash.get(_OURS, False):
             reporter = None
         if _skipped_for_data and reporter is not None and not hasattr(session.config, "workerinput"):
-            reporter.write_line(f"conformance: {len(_skipped_for_data)} tests skipped: they need the upstream data: "
-                                "TOOLEVAL_DATA_DIR=../shared/data as in the README's test command, or what the plugin "
-                                "downloads into its cache (the README says how)", yellow=True)
+            reporter.write_line(
+                f"conformance: {len(_skipped_for_data)} tests skipped: they need the upstream data: "
+                "TOOLEVAL_DATA_DIR=../shared/data as in the README's test command, or what the plugin "
+                "downloads into its cache (the README says how)",
+                yellow=True,
+            )
         if _skipped_for_wheel and reporter is not None and not hasattr(session.config, "workerinput"):
-            reporter.write_line(f"conformance: {len(_skipped_for_wheel)} tests skipped: they need the bfcl-eval wheel "
-                                "(TOOLEVAL_BFCL_WHEEL, see docs/development.md)", yellow=True)
+            reporter.write_line(
+                f"conformance: {len(_skipped_for_wheel)} tests skipped: they need the bfcl-eval wheel "
+                "(TOOLEVAL_BFCL_WHEEL, see docs/development.md)",
+                yellow=True,
+            )
 
 
 def _suite_dir(suite: str, marker_file: str) -> Path:
@@ -149,7 +154,8 @@ def _inner_runs_configured(request: pytest.FixtureRequest) -> None:
     if "pytester" in request.fixturenames:
         request.getfixturevalue("pytester").makeini(
             "[pytest]\nasyncio_default_fixture_loop_scope = function\n"
-            "filterwarnings =\n    ignore:Benchmarks are automatically disabled because xdist plugin is active\n")
+            "filterwarnings =\n    ignore:Benchmarks are automatically disabled because xdist plugin is active\n"
+        )
 
 
 @pytest.fixture(scope="session")

@@ -91,17 +91,36 @@ class Fault:
     body: bytes = b""  # what `raw` sends as the whole body
 
     @classmethod
-    def http(cls, status: int, *, retry_after: float | str | None = None, message: str = "",
-             code: str | int | None = None, error_type: str | None = None) -> Fault:
-        return cls("status", status=status, retry_after=_header_value(retry_after), message=message, code=code,
-                   error_type=error_type)
+    def http(
+        cls,
+        status: int,
+        *,
+        retry_after: float | str | None = None,
+        message: str = "",
+        code: str | int | None = None,
+        error_type: str | None = None,
+    ) -> Fault:
+        return cls(
+            "status",
+            status=status,
+            retry_after=_header_value(retry_after),
+            message=message,
+            code=code,
+            error_type=error_type,
+        )
 
     @classmethod
     def insufficient_quota(cls) -> Fault:
         """OpenAI's 429 for an account out of quota, with its code and type (not a rate limit: no retry heals it)."""
-        return cls.http(429, code="insufficient_quota", error_type="insufficient_quota", message=(
-            "You exceeded your current quota, please check your plan and billing details. For more information on "
-            "this error, read the docs: https://platform.openai.com/docs/guides/error-codes/api-errors."))
+        return cls.http(
+            429,
+            code="insufficient_quota",
+            error_type="insufficient_quota",
+            message=(
+                "You exceeded your current quota, please check your plan and billing details. For more information on "
+                "this error, read the docs: https://platform.openai.com/docs/guides/error-codes/api-errors."
+            ),
+        )
 
     @classmethod
     def no_credits(cls) -> Fault:
@@ -112,12 +131,22 @@ class Fault:
     def context_overflow(cls, dialect: str = "openai") -> Fault:
         """A prompt longer than the model's context, as OpenAI (with its error code) or vLLM (wording only) say."""
         if dialect == "openai":
-            return cls.http(400, code="context_length_exceeded", message=(
-                "This model's maximum context length is 8192 tokens. However, your messages resulted in 9120 "
-                "tokens. Please reduce the length of the messages."))
-        return cls.http(400, message=("This model's maximum context length is 4096 tokens. However, you requested "
-                                      "5210 tokens (4010 in the messages, 1200 in the completion). Please reduce "
-                                      "the length of the messages or completion."))
+            return cls.http(
+                400,
+                code="context_length_exceeded",
+                message=(
+                    "This model's maximum context length is 8192 tokens. However, your messages resulted in 9120 "
+                    "tokens. Please reduce the length of the messages."
+                ),
+            )
+        return cls.http(
+            400,
+            message=(
+                "This model's maximum context length is 4096 tokens. However, you requested "
+                "5210 tokens (4010 in the messages, 1200 in the completion). Please reduce "
+                "the length of the messages or completion."
+            ),
+        )
 
     @classmethod
     def rate_limit(cls, retry_after: float | str | None = None) -> Fault:
@@ -215,8 +244,9 @@ class ToolCalls:
             sent: Any = arguments
             if isinstance(arguments, dict) and not self.arguments_as_object:
                 sent = json.dumps(arguments, ensure_ascii=False)
-            tool_calls.append({"id": f"call_fake_{index}", "type": "function",
-                               "function": {"name": name, "arguments": sent}})
+            tool_calls.append(
+                {"id": f"call_fake_{index}", "type": "function", "function": {"name": name, "arguments": sent}}
+            )
         return {"role": "assistant", "content": self.content, "tool_calls": tool_calls}
 
 
@@ -298,9 +328,17 @@ class _StoredFile:
     created_at: int
 
     def as_json(self) -> dict[str, Any]:
-        return {"id": self.id, "object": "file", "bytes": len(self.data), "created_at": self.created_at,
-                "filename": self.filename, "purpose": self.purpose, "status": "processed", "expires_at": None,
-                "status_details": None}
+        return {
+            "id": self.id,
+            "object": "file",
+            "bytes": len(self.data),
+            "created_at": self.created_at,
+            "filename": self.filename,
+            "purpose": self.purpose,
+            "status": "processed",
+            "expires_at": None,
+            "status_details": None,
+        }
 
 
 @dataclass(frozen=True)
@@ -353,11 +391,18 @@ class _StoredBatch:
             "expires_at": self.created_at + 24 * 3600,
             **{f"{name}_at": self.at.get(name) for name in stamps},
             # OpenAI counts nothing while validating
-            "request_counts": {"total": len(self.entries) if started else 0, "completed": len(self.outputs),
-                               "failed": len(self.failures)},
-            "usage": {"input_tokens": input_tokens, "input_tokens_details": {"cached_tokens": 0},
-                      "output_tokens": output_tokens, "output_tokens_details": {"reasoning_tokens": reasoning},
-                      "total_tokens": input_tokens + output_tokens},
+            "request_counts": {
+                "total": len(self.entries) if started else 0,
+                "completed": len(self.outputs),
+                "failed": len(self.failures),
+            },
+            "usage": {
+                "input_tokens": input_tokens,
+                "input_tokens_details": {"cached_tokens": 0},
+                "output_tokens": output_tokens,
+                "output_tokens_details": {"reasoning_tokens": reasoning},
+                "total_tokens": input_tokens + output_tokens,
+            },
             "metadata": self.metadata,
         }
 
@@ -492,7 +537,8 @@ class FakeOpenAI:
         self._duplicate_with: Answer | None = None
         self._planted: dict[str, Answer] = {}
         self._batch_api_answers: dict[str, collections.deque[tuple[int, bytes]]] = collections.defaultdict(
-            collections.deque)
+            collections.deque
+        )
         self._creates_go = threading.Event()
         self._creates_go.set()
         self._ids: collections.Counter[str] = collections.Counter()  # prefix → last number: file-1, batch_1
@@ -509,9 +555,7 @@ class FakeOpenAI:
         self._stopping.clear()
         self._httpd = _Server((self._host, self._port), _Handler, self)
         # A short poll interval: shutdown() waits up to one interval, and tests stop a server each.
-        self._thread = threading.Thread(
-            target=self._httpd.serve_forever, args=(0.05,), name="fake-openai", daemon=True
-        )
+        self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.05,), name="fake-openai", daemon=True)
         self._thread.start()
         return self
 
@@ -579,8 +623,14 @@ class FakeOpenAI:
         with self._batch_lock:
             self._batch_expiries.extend([(after, echo_auth)] * times)
 
-    def fail_batches(self, code: str = "batch_failed", message: str = "The batch could not be processed.", *,
-                     times: int = 1, echo_auth: bool = False) -> None:
+    def fail_batches(
+        self,
+        code: str = "batch_failed",
+        message: str = "The batch could not be processed.",
+        *,
+        times: int = 1,
+        echo_auth: bool = False,
+    ) -> None:
         """The next `times` batches to leave in_progress end "failed" with this error (e.g. OpenAI's
         "token_limit_exceeded"), no line answered. Checked before `expire_batches`. `echo_auth`: the message
         (`errors.data[0].message`) quotes the Authorization header the batch was created with."""
@@ -731,11 +781,9 @@ class FakeOpenAI:
         fields = _multipart(content_type, raw)
         purpose = fields.get("purpose", (None, b""))[1].decode("utf-8", "replace")
         if "file" not in fields:
-            raise _ApiError(400, "Missing required parameter: 'file'.", code="missing_required_parameter",
-                            param="file")
+            raise _ApiError(400, "Missing required parameter: 'file'.", code="missing_required_parameter", param="file")
         if purpose not in _FILE_PURPOSES:
-            raise _ApiError(400, f"'{purpose}' is not one of {list(_FILE_PURPOSES)} - 'purpose'",
-                            param="purpose")
+            raise _ApiError(400, f"'{purpose}' is not one of {list(_FILE_PURPOSES)} - 'purpose'", param="purpose")
         filename, data = fields["file"]
         with self._batch_lock:
             stored = self._store_file(filename or "upload", purpose, data)
@@ -761,24 +809,43 @@ class FakeOpenAI:
     def _create_batch(self, body: dict[str, Any], authorization: str = "") -> dict[str, Any]:
         for name in ("input_file_id", "endpoint", "completion_window"):
             if not isinstance(body.get(name), str):
-                raise _ApiError(400, f"Missing required parameter: '{name}'.", code="missing_required_parameter",
-                                param=name)
+                raise _ApiError(
+                    400, f"Missing required parameter: '{name}'.", code="missing_required_parameter", param=name
+                )
         if body["endpoint"] != BATCH_ENDPOINT:
-            raise _ApiError(400, f"fake_openai batches only {BATCH_ENDPOINT}, not {body['endpoint']!r}.",
-                            code="invalid_value", param="endpoint")
+            raise _ApiError(
+                400,
+                f"fake_openai batches only {BATCH_ENDPOINT}, not {body['endpoint']!r}.",
+                code="invalid_value",
+                param="endpoint",
+            )
         if body["completion_window"] != "24h":
-            raise _ApiError(400, f"Invalid value for 'completion_window': {body['completion_window']!r}. "
-                                 "Supported values are: '24h'.", code="invalid_value", param="completion_window")
+            raise _ApiError(
+                400,
+                f"Invalid value for 'completion_window': {body['completion_window']!r}. Supported values are: '24h'.",
+                code="invalid_value",
+                param="completion_window",
+            )
         metadata = body.get("metadata")
         with self._batch_lock:
             source = self._stored_file(body["input_file_id"])
             if source.purpose != "batch":
-                raise _ApiError(400, f"The input file {source.id} must have the purpose 'batch'.",
-                                param="input_file_id")
+                raise _ApiError(
+                    400, f"The input file {source.id} must have the purpose 'batch'.", param="input_file_id"
+                )
             entries, invalid, model = _parse_batch_input(source.data, body["endpoint"])
-            batch = _StoredBatch(self._next_id("batch_"), source.id, body["endpoint"], body["completion_window"],
-                                 metadata if isinstance(metadata, dict) else None, int(time.time()), entries,
-                                 invalid, model, authorization)
+            batch = _StoredBatch(
+                self._next_id("batch_"),
+                source.id,
+                body["endpoint"],
+                body["completion_window"],
+                metadata if isinstance(metadata, dict) else None,
+                int(time.time()),
+                entries,
+                invalid,
+                model,
+                authorization,
+            )
             self._batches[batch.id] = batch
             created = batch.as_json()
         with self._lock:
@@ -810,8 +877,13 @@ class FakeOpenAI:
         with self._batch_lock:
             # newest first, as OpenAI; one page of all of them (`limit` and `after` are not looked at)
             data = [batch.as_json() for batch in reversed(self._batches.values())]
-        return {"object": "list", "data": data, "first_id": data[0]["id"] if data else None,
-                "last_id": data[-1]["id"] if data else None, "has_more": False}
+        return {
+            "object": "list",
+            "data": data,
+            "first_id": data[0]["id"] if data else None,
+            "last_id": data[-1]["id"] if data else None,
+            "has_more": False,
+        }
 
     def _poll_batch(self, batch_id: str) -> dict[str, Any]:
         with self._batch_lock:
@@ -898,9 +970,12 @@ class FakeOpenAI:
                 batch.outputs.append(self._line(batch, custom_id, status, body))
 
     def _line(self, batch: _StoredBatch, custom_id: str, status: int, body: dict[str, Any]) -> dict[str, Any]:
-        return {"id": self._next_id("batch_req_"), "custom_id": custom_id,
-                "response": {"status_code": status, "request_id": self._next_id("req_fake_"), "body": body},
-                "error": None}
+        return {
+            "id": self._next_id("batch_req_"),
+            "custom_id": custom_id,
+            "response": {"status_code": status, "request_id": self._next_id("req_fake_"), "body": body},
+            "error": None,
+        }
 
     def _batch_response(self, batch: _StoredBatch, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
         """One line's status and body, by the rules an interactive request follows (latency and capacity aside)."""
@@ -928,15 +1003,23 @@ class FakeOpenAI:
             message = f"{message} (Authorization: {batch.authorization})"
         for entry in batch.entries:
             if entry.custom_id not in answered:
-                batch.failures.append({"id": self._next_id("batch_req_"), "custom_id": entry.custom_id,
-                                       "response": None, "error": {"code": code, "message": message}})
+                batch.failures.append(
+                    {
+                        "id": self._next_id("batch_req_"),
+                        "custom_id": entry.custom_id,
+                        "response": None,
+                        "error": {"code": code, "message": message},
+                    }
+                )
         # Reversed: the output files do not keep the input's order, and clients must not rely on it.
         if batch.outputs:
-            batch.output_file_id = self._store_file(f"{batch.id}_output.jsonl", "batch_output",
-                                                    _jsonl(reversed(batch.outputs))).id
+            batch.output_file_id = self._store_file(
+                f"{batch.id}_output.jsonl", "batch_output", _jsonl(reversed(batch.outputs))
+            ).id
         if batch.failures:
-            batch.error_file_id = self._store_file(f"{batch.id}_error.jsonl", "batch_output",
-                                                   _jsonl(reversed(batch.failures))).id
+            batch.error_file_id = self._store_file(
+                f"{batch.id}_error.jsonl", "batch_output", _jsonl(reversed(batch.failures))
+            ).id
         self._reach(batch, status)
 
 
@@ -985,7 +1068,7 @@ class _Handler(BaseHTTPRequestHandler):
     disable_nagle_algorithm = True
     server: _Server
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
+    def log_message(self, format: str, *args: Any) -> None:
         pass
 
     # -- routing -----------------------------------------------------------------------------------------
@@ -995,8 +1078,12 @@ class _Handler(BaseHTTPRequestHandler):
         if route is not None:
             self._serve_files_and_batches("GET", route, b"")
         elif self.path.rstrip("/") in ("/v1/models", "/models"):
-            model = {"id": self.server.fake.model, "object": "model", "owned_by": "fake",
-                     **self.server.fake.model_entry}
+            model = {
+                "id": self.server.fake.model,
+                "object": "model",
+                "owned_by": "fake",
+                **self.server.fake.model_entry,
+            }
             self.server.fake.stats.model_listings += 1
             if self.server.fake.models_body is not None:
                 self._send_bytes(200, self.server.fake.models_body)
@@ -1085,8 +1172,7 @@ class _Handler(BaseHTTPRequestHandler):
                 case _:
                     raise _ApiError(404, f"Unknown path {self.path}")
         except _ApiError as error:
-            self._send_error(error.status, error.message, _error_type(error.status), code=error.code,
-                             param=error.param)
+            self._send_error(error.status, error.message, _error_type(error.status), code=error.code, param=error.param)
             return
         self._send_json(200, payload)
 
@@ -1140,11 +1226,19 @@ class _Handler(BaseHTTPRequestHandler):
                 if self._client_gone():
                     with fake._lock:
                         fake.stats.abandoned += 1
-                unseen = fake.tools_need_system and not any(isinstance(message, dict) and message.get("role") == "system"
-                                                            for message in body.get("messages") or [])
-                completion = _completion(fake.model, body, answer, reasoning=fake.reasoning_content,
-                                         fingerprint=fake.system_fingerprint, max_tokens=fake.max_answer_tokens,
-                                         tools_seen=not unseen)
+                unseen = fake.tools_need_system and not any(
+                    isinstance(message, dict) and message.get("role") == "system"
+                    for message in body.get("messages") or []
+                )
+                completion = _completion(
+                    fake.model,
+                    body,
+                    answer,
+                    reasoning=fake.reasoning_content,
+                    fingerprint=fake.system_fingerprint,
+                    max_tokens=fake.max_answer_tokens,
+                    tools_seen=not unseen,
+                )
                 if fake.usage is not None:
                     completion["usage"] = fake.usage
                 if fake.edit_completion is not None:
@@ -1170,8 +1264,9 @@ class _Handler(BaseHTTPRequestHandler):
         if kind == "status":
             headers = {"Retry-After": fault.retry_after} if fault.retry_after is not None else {}
             message = fault.message or f"Simulated HTTP {fault.status}"
-            self._send_error(fault.status, message, fault.error_type or _error_type(fault.status), headers=headers,
-                             code=fault.code)
+            self._send_error(
+                fault.status, message, fault.error_type or _error_type(fault.status), headers=headers, code=fault.code
+            )
         elif kind in _MALFORMED_REPLIES:
             self._send_json(200, _malformed_reply(fake.model, body, fault))
         elif kind == "reset":
@@ -1205,7 +1300,7 @@ class _Handler(BaseHTTPRequestHandler):
                 if not fake._sleep(fault.delay_s):
                     return
                 try:
-                    self.wfile.write(data[index:index + 1])
+                    self.wfile.write(data[index : index + 1])
                     self.wfile.flush()
                 except OSError:  # the client gave up
                     return
@@ -1248,8 +1343,14 @@ class _Handler(BaseHTTPRequestHandler):
     def _send_json(self, status: int, payload: Any, headers: Mapping[str, str] | None = None) -> None:
         self._send_bytes(status, json.dumps(payload).encode(), headers)
 
-    def _send_bytes(self, status: int, data: bytes, headers: Mapping[str, str] | None = None, *,
-                    content_type: str = "application/json") -> None:
+    def _send_bytes(
+        self,
+        status: int,
+        data: bytes,
+        headers: Mapping[str, str] | None = None,
+        *,
+        content_type: str = "application/json",
+    ) -> None:
         self.send_response(status)
         self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(data)))
@@ -1262,9 +1363,16 @@ class _Handler(BaseHTTPRequestHandler):
 
 def _route_name(method: str, route: tuple[str, ...]) -> str | None:
     """The name `answer_batch_api` and `stats.batch_api_calls` give a files or batches call."""
-    names = {("POST", 1, "files"): "upload", ("GET", 2, "files"): "file", ("GET", 3, "files"): "content",
-             ("DELETE", 2, "files"): "delete", ("POST", 1, "batches"): "create", ("GET", 1, "batches"): "list",
-             ("GET", 2, "batches"): "poll", ("POST", 3, "batches"): "cancel"}
+    names = {
+        ("POST", 1, "files"): "upload",
+        ("GET", 2, "files"): "file",
+        ("GET", 3, "files"): "content",
+        ("DELETE", 2, "files"): "delete",
+        ("POST", 1, "batches"): "create",
+        ("GET", 1, "batches"): "list",
+        ("GET", 2, "batches"): "poll",
+        ("POST", 3, "batches"): "cancel",
+    }
     return names.get((method, len(route), route[0]))
 
 
@@ -1278,8 +1386,9 @@ def _json_object(raw: bytes) -> dict[str, Any]:
     return parsed
 
 
-def _error_body(message: str, error_type: str, *, code: str | int | None = None,
-                param: str | None = None) -> dict[str, Any]:
+def _error_body(
+    message: str, error_type: str, *, code: str | int | None = None, param: str | None = None
+) -> dict[str, Any]:
     return {"error": {"message": message, "type": error_type, "param": param, "code": code}}
 
 
@@ -1335,31 +1444,43 @@ def _parse_batch_input(data: bytes, endpoint: str) -> tuple[list[_Entry], list[d
         if not isinstance(custom_id, str) or not custom_id:
             error(number, "missing_required_parameter", "Missing required parameter: 'custom_id'.", "custom_id")
         elif custom_id in seen:
-            error(number, "duplicate_custom_id", f"The custom_id '{custom_id}' is not unique: custom_id values "
-                                                 "must be unique within a batch.", "custom_id")
+            error(
+                number,
+                "duplicate_custom_id",
+                f"The custom_id '{custom_id}' is not unique: custom_id values must be unique within a batch.",
+                "custom_id",
+            )
         elif request.get("method") != "POST":
             error(number, "invalid_method", "The method of every request in a batch must be 'POST'.", "method")
         elif request.get("url") != endpoint:
-            error(number, "invalid_url", f"The url {request.get('url')!r} does not match the batch's endpoint "
-                                         f"'{endpoint}'.", "url")
+            error(
+                number,
+                "invalid_url",
+                f"The url {request.get('url')!r} does not match the batch's endpoint '{endpoint}'.",
+                "url",
+            )
         elif not isinstance(body, dict) or not isinstance(body.get("model"), str):
             error(number, "missing_required_parameter", "Missing required parameter: 'body.model'.", "body.model")
         elif model is not None and body["model"] != model:
-            error(number, "mismatched_model", f"The model '{body['model']}' differs from '{model}' of the lines "
-                                              "before: a batch takes one model.", "body.model")
+            error(
+                number,
+                "mismatched_model",
+                f"The model '{body['model']}' differs from '{model}' of the lines before: a batch takes one model.",
+                "body.model",
+            )
         else:
             model = body["model"]
             entries.append(_Entry(custom_id, body))
         if isinstance(custom_id, str):
             seen.add(custom_id)
     if not entries and not errors:
-        errors.append({"code": "empty_file", "message": "The batch input file is empty.", "param": None,
-                       "line": None})
+        errors.append({"code": "empty_file", "message": "The batch input file is empty.", "param": None, "line": None})
     return entries, errors, model
 
 
-def _batch_fault(fake: FakeOpenAI, batch: _StoredBatch, body: dict[str, Any],
-                 fault: Fault) -> tuple[int, dict[str, Any]]:
+def _batch_fault(
+    fake: FakeOpenAI, batch: _StoredBatch, body: dict[str, Any], fault: Fault
+) -> tuple[int, dict[str, Any]]:
     """What a fault makes of one batch line: its HTTP error, or the same odd 200 body a request would get (an
     answer whose bytes are not UTF-8, a 401 quoting the Authorization header the batch was created with)."""
     if fault.kind == "status":
@@ -1370,8 +1491,9 @@ def _batch_fault(fake: FakeOpenAI, batch: _StoredBatch, body: dict[str, Any],
     if fault.kind == "invalid_utf8":
         return 200, _completion(fake.model, body, _NOT_UTF8_MARKER)
     if fault.kind == "echo_auth":
-        message = (f"Incorrect API key provided: {batch.authorization}. You can find your API key in your account "
-                   "settings.")
+        message = (
+            f"Incorrect API key provided: {batch.authorization}. You can find your API key in your account settings."
+        )
         return 401, _error_body(message, "invalid_request_error", code="invalid_api_key")
     if fault.kind in ("empty_choices", "null_content", "huge", "delay"):
         text = Fault.huge_text(fault.size) if fault.kind == "huge" else "late answer" if fault.kind == "delay" else ""
@@ -1408,14 +1530,22 @@ def _malformed_reply(model: str, body: Mapping[str, Any], fault: Fault) -> dict[
 def _refused_by_a_reasoning_model(body: Mapping[str, Any]) -> dict[str, Any] | None:
     """The error OpenAI's reasoning models give for the first sampling parameter they do not take."""
     if "max_tokens" in body:
-        return {"message": "Unsupported parameter: 'max_tokens' is not supported with this model. Use "
-                           "'max_completion_tokens' instead.", "type": "invalid_request_error",
-                "param": "max_tokens", "code": "unsupported_parameter"}
+        return {
+            "message": "Unsupported parameter: 'max_tokens' is not supported with this model. Use "
+            "'max_completion_tokens' instead.",
+            "type": "invalid_request_error",
+            "param": "max_tokens",
+            "code": "unsupported_parameter",
+        }
     for name in ("temperature", "top_p"):
         if name in body and body[name] != 1:
-            return {"message": f"Unsupported value: '{name}' does not support {body[name]} with this model. Only "
-                               "the default (1) value is supported.", "type": "invalid_request_error",
-                    "param": name, "code": "unsupported_value"}
+            return {
+                "message": f"Unsupported value: '{name}' does not support {body[name]} with this model. Only "
+                "the default (1) value is supported.",
+                "type": "invalid_request_error",
+                "param": name,
+                "code": "unsupported_value",
+            }
     return None
 
 
@@ -1433,20 +1563,33 @@ TOOLS_REFUSED = '"auto" tool choice requires --enable-auto-tool-choice and --too
 
 def _has_null_content(body: Mapping[str, Any]) -> bool:
     """Whether an assistant message of the request has `content: null` (llama-cpp-python refuses it)."""
-    return any(isinstance(message, dict) and message.get("role") == "assistant" and "content" in message
-               and message["content"] is None for message in body.get("messages") or [])
+    return any(
+        isinstance(message, dict)
+        and message.get("role") == "assistant"
+        and "content" in message
+        and message["content"] is None
+        for message in body.get("messages") or []
+    )
 
 
 # llama-cpp-python 0.3's 500 for an assistant message with `content: null` (its chat template adds strings)
 NULL_CONTENT_REFUSED = 'can only concatenate str (not "NoneType") to str'
 
 
-def _completion(model: str, body: Mapping[str, Any], answer: str | ToolCalls, *,
-                reasoning: str | None = None, max_tokens: int | None = None,
-                fingerprint: str | None = "fp_fake_0001", tools_seen: bool = True) -> dict[str, Any]:
+def _completion(
+    model: str,
+    body: Mapping[str, Any],
+    answer: str | ToolCalls,
+    *,
+    reasoning: str | None = None,
+    max_tokens: int | None = None,
+    fingerprint: str | None = "fp_fake_0001",
+    tools_seen: bool = True,
+) -> dict[str, Any]:
     if isinstance(answer, ToolCalls):
-        completion = _completion(model, body, answer.content or "", reasoning=reasoning, fingerprint=fingerprint,
-                                 tools_seen=tools_seen)
+        completion = _completion(
+            model, body, answer.content or "", reasoning=reasoning, fingerprint=fingerprint, tools_seen=tools_seen
+        )
         completion["choices"][0]["message"] = {**completion["choices"][0]["message"], **answer.message()}
         completion["choices"][0]["finish_reason"] = "tool_calls"
         if not tools_seen:  # llama-cpp-python counts each call's `functions.<name>:` into the prompt
@@ -1470,8 +1613,11 @@ def _completion(model: str, body: Mapping[str, Any], answer: str | ToolCalls, *,
     prompt_tokens, completion_tokens = _count_tokens(prompt), _count_tokens(text)
     reasoning_tokens = _count_tokens(reasoning) if reasoning else 0
     message: dict[str, Any] = {"role": "assistant", "content": text}
-    usage: dict[str, Any] = {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens + reasoning_tokens,
-                             "total_tokens": prompt_tokens + completion_tokens + reasoning_tokens}
+    usage: dict[str, Any] = {
+        "prompt_tokens": prompt_tokens,
+        "completion_tokens": completion_tokens + reasoning_tokens,
+        "total_tokens": prompt_tokens + completion_tokens + reasoning_tokens,
+    }
     if reasoning:
         message["reasoning_content"] = reasoning
         usage["completion_tokens_details"] = {"reasoning_tokens": reasoning_tokens}
@@ -1526,8 +1672,9 @@ def _parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--api-key", default=None, help="require this bearer key (401 otherwise)")
     parser.add_argument("--model", default="fake-model")
-    parser.add_argument("--batch-polls", type=int, default=2, metavar="N",
-                        help="a batch shows completed at its N-th poll. Default: 2")
+    parser.add_argument(
+        "--batch-polls", type=int, default=2, metavar="N", help="a batch shows completed at its N-th poll. Default: 2"
+    )
     return parser.parse_args(argv)
 
 

@@ -26,8 +26,10 @@ RECORDS: dict[str, list[tuple[str, object]]] = {
     "normal_single_turn_single_function": [("user: weather in Oslo?", {"get_weather": {"city": "Oslo"}})],
     "normal_multi_turn_user_adjust": [
         ("user: weather in Lima?", {"get_weather": {"city": "Lima"}}),
-        ("user: weather in Lima?\nsystem: [get_weather(city='Lima')]\nuser: and Quito?",
-         {"get_weather": {"city": "Quito"}}),
+        (
+            "user: weather in Lima?\nsystem: [get_weather(city='Lima')]\nuser: and Quito?",
+            {"get_weather": {"city": "Quito"}},
+        ),
     ],
     "special_irrelevant": [
         ("user: book me a flight", "Due to the limitations of the function, I cannot solve this problem."),
@@ -69,8 +71,7 @@ RIGHT_CALLS: dict[str, list[tuple[str, dict[str, object]]] | str] = {
 PROMPTS = {
     "model_inference/prompt_en.py": {
         # the sentence naming the [ApiName(...)] format is what function-calling mode leaves out
-        "SYSTEM_PROMPT_FOR_NORMAL_DATA_EN":
-            "You call APIs. Write calls as [ApiName(k='v')].\n{time}\nAPIs:\n{function}",
+        "SYSTEM_PROMPT_FOR_NORMAL_DATA_EN": "You call APIs. Write calls as [ApiName(k='v')].\n{time}\nAPIs:\n{function}",
         "SYSTEM_PROMPT_FOR_PREFERENCE_DATA_EN": "Profile: {profile}\nAPIs: {function}",
         "SYSTEM_PROMPT_FOR_SPECIAL_DATA_EN": "Say what is wrong.\n{time}\nAPIs:\n{function}",
         "USER_PROMPT_EN": "History:\n{question}",
@@ -106,7 +107,15 @@ def live_mini_run(pytester: pytest.Pytester, base_url: str, model: str, api_key:
 
     data = write_mini_acebench(pytester.path / "data")
     pytester.makepyfile(test_acebench=benchmark_source("acebench"))
-    return [f"--tooleval-model={model}", f"--tooleval-base-url={base_url}", f"--tooleval-api-key={api_key}",
-            f"--tooleval-data-dir={data}", UNVERIFIED, f"--tooleval-categories={CATEGORIES}",
-            f"--tooleval-cache-dir={pytester.path / 'cache'}", "-p", "no:cacheprovider",
-            "--tooleval-report=report.json"]
+    return [
+        f"--tooleval-model={model}",
+        f"--tooleval-base-url={base_url}",
+        f"--tooleval-api-key={api_key}",
+        f"--tooleval-data-dir={data}",
+        UNVERIFIED,
+        f"--tooleval-categories={CATEGORIES}",
+        f"--tooleval-cache-dir={pytester.path / 'cache'}",
+        "-p",
+        "no:cacheprovider",
+        "--tooleval-report=report.json",
+    ]

@@ -30,8 +30,10 @@ def instruction(request: str, image: str | None = None, history: str = "") -> st
     tools = "\n".join(f"> {name}: {description}." for name, description in TOOLS.items())
     seen = ""
     if image:
-        seen = (f"Human: Provide an image named {image}. Description: a dog on a red car. "
-                "Understand the image using tools.\nAI: Received.\n")
+        seen = (
+            f"Human: Provide an image named {image}. Description: a dog on a red car. "
+            "Understand the image using tools.\nAI: Received.\n"
+        )
     return (
         "GPT4Tools can handle various text and visual tasks, such as answering questions and drawing pictures.\n\n"
         f"TOOLS:\n------\n\nGPT4Tools has access to the following tools:\n\n{tools}\n\n"
@@ -49,17 +51,34 @@ def instruction(request: str, image: str | None = None, history: str = "") -> st
 
 
 ITEMS: list[dict[str, object]] = [
-    {"id": 1, "instruction": instruction("REQ-1 cut the dog out of the picture", "image/abcdefgh.png"),
-     "input": "", "output": tool_step("Segment the Image", "image/abcdefgh.png")},
-    {"id": 2, "instruction": instruction("REQ-2 what color is the car?", "image/qwertyui.png"),
-     "input": "", "output": tool_step("Answer Question About The Image", "image/qwertyui.png, what color is the car?")},
-    {"id": 3, "instruction": instruction("REQ-3 what is the capital of France?"),
-     "input": "", "output": final_step("Paris is the capital of France.")},
-    {"id": "q-4", "instruction": instruction(
-        "REQ-4 draw a lighthouse at night",
-        history=f"{THOUGHT}Yes\nAction: Generate Image From User Input Text\nAction Input: a lighthouse at night\n"
-        "Observation: image/zxcvbnml.png\n"),
-     "input": "", "output": final_step("Here it is: image/zxcvbnml.png")},
+    {
+        "id": 1,
+        "instruction": instruction("REQ-1 cut the dog out of the picture", "image/abcdefgh.png"),
+        "input": "",
+        "output": tool_step("Segment the Image", "image/abcdefgh.png"),
+    },
+    {
+        "id": 2,
+        "instruction": instruction("REQ-2 what color is the car?", "image/qwertyui.png"),
+        "input": "",
+        "output": tool_step("Answer Question About The Image", "image/qwertyui.png, what color is the car?"),
+    },
+    {
+        "id": 3,
+        "instruction": instruction("REQ-3 what is the capital of France?"),
+        "input": "",
+        "output": final_step("Paris is the capital of France."),
+    },
+    {
+        "id": "q-4",
+        "instruction": instruction(
+            "REQ-4 draw a lighthouse at night",
+            history=f"{THOUGHT}Yes\nAction: Generate Image From User Input Text\nAction Input: a lighthouse at night\n"
+            "Observation: image/zxcvbnml.png\n",
+        ),
+        "input": "",
+        "output": final_step("Here it is: image/zxcvbnml.png"),
+    },
 ]
 
 # The gold answer of each item, keyed by its tag (what a model that gets everything right says).

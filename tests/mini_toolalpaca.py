@@ -31,7 +31,7 @@ PROMPT_FILES = {
         "## Standard Answer\n${standard}\n\n## AI Assistant's Solution\n${solution}\n\n## Analysis"
     ),
     "Simulator.txt": "Pretend to be the API ${Name}.\nSpec: ${Documentation}\nRequest:\n${Request}\nReply with "
-                     "Status Code, Response and Explanation.",
+    "Status Code, Response and Explanation.",
     "get_details.txt": "You are the user. Answer the assistant's question briefly.",
     "retrieval.txt": "Here is a saved output:\n${output}\nExtract: ${query}",
 }
@@ -41,13 +41,15 @@ WEATHER_SPEC = {
     "info": {"title": "Toy Weather", "version": "1"},
     "servers": [{"url": "https://weather.example.org/v2"}],
     "paths": {
-        "/forecast/{city}": {"get": {
-            "parameters": [
-                {"name": "city", "in": "path", "required": True, "schema": {"type": "string"}},
-                {"name": "days", "in": "query", "schema": {"type": "integer"}},
-            ],
-            "responses": {"200": {"description": "ok"}},
-        }},
+        "/forecast/{city}": {
+            "get": {
+                "parameters": [
+                    {"name": "city", "in": "path", "required": True, "schema": {"type": "string"}},
+                    {"name": "days", "in": "query", "schema": {"type": "integer"}},
+                ],
+                "responses": {"200": {"description": "ok"}},
+            }
+        },
         "/stations": {"get": {"responses": {"200": {"description": "ok"}}}},
     },
 }
@@ -60,8 +62,10 @@ WEATHER_INSTRUCTIONS = [
 WEATHER_GOLD = [
     [{"Action": "getForecast", "Action_Input": '{"city": "Oslo", "days": 3}'}],
     [{"Action": "listStations", "Action_Input": "{}"}],
-    [{"Action": "getDetails", "Action_Input": '{"Question": "Which town?"}'},
-     {"Action": "getForecast", "Action_Input": '{"city": "${town}"}'}],
+    [
+        {"Action": "getDetails", "Action_Input": '{"Question": "Which town?"}'},
+        {"Action": "getForecast", "Action_Input": '{"city": "${town}"}'},
+    ],
 ]
 
 RATES_INSTRUCTIONS = ["What is the EUR exchange rate?", "Show all rates against USD."]
@@ -92,13 +96,17 @@ def rates_record(server_url: str) -> dict[str, Any]:
         "openapi": "3.0.0",
         "info": {"title": "Toy Rates", "version": "1"},
         "servers": [{"url": server_url}],
-        "paths": {"/latest": {"get": {
-            "parameters": [
-                {"name": "base", "in": "query", "required": True, "schema": {"type": "string"}},
-                {"name": "api_key", "in": "query", "required": True, "schema": {"type": "string"}},
-            ],
-            "responses": {"200": {"description": "ok"}},
-        }}},
+        "paths": {
+            "/latest": {
+                "get": {
+                    "parameters": [
+                        {"name": "base", "in": "query", "required": True, "schema": {"type": "string"}},
+                        {"name": "api_key", "in": "query", "required": True, "schema": {"type": "string"}},
+                    ],
+                    "responses": {"200": {"description": "ok"}},
+                }
+            }
+        },
     }
     return {
         "Name": "Toy Rates",
@@ -116,8 +124,9 @@ def rates_record(server_url: str) -> dict[str, Any]:
     }
 
 
-def write_mini_toolalpaca(root: Path, *, real_server_url: str = "http://127.0.0.1:9/v1",
-                          helper_descriptions: bool = True) -> Path:
+def write_mini_toolalpaca(
+    root: Path, *, real_server_url: str = "http://127.0.0.1:9/v1", helper_descriptions: bool = True
+) -> Path:
     """Write root/toolalpaca (only: a ToolAlpaca run needs no other suite's data) and return root."""
     base = root / "toolalpaca"
     (base / "data").mkdir(parents=True)

@@ -93,16 +93,33 @@ _COUNTRIES = {
     "FR": ("France", "French Republic", "Europe", {"BE": "Belgium", "DE": "Germany", "IT": "Italy", "ES": "Spain"}),
     "IT": ("Italy", "Italian Republic", "Europe", {"FR": "France", "CH": "Switzerland", "AT": "Austria"}),
 }
-_NATIONAL_DAYS = {"AU": ("01-26", "Australia Day"), "US": ("07-04", "Independence Day"),
-                  "CA": ("07-01", "Canada Day"), "MX": ("09-16", "Independence Day"),
-                  "GB": ("12-26", "Boxing Day"), "DE": ("10-03", "German Unity Day"), "JP": ("02-11", "Foundation Day")}
+_NATIONAL_DAYS = {
+    "AU": ("01-26", "Australia Day"),
+    "US": ("07-04", "Independence Day"),
+    "CA": ("07-01", "Canada Day"),
+    "MX": ("09-16", "Independence Day"),
+    "GB": ("12-26", "Boxing Day"),
+    "DE": ("10-03", "German Unity Day"),
+    "JP": ("02-11", "Foundation Day"),
+}
 
 
 def _holidays(year: int, code: str) -> list[dict[str, Any]]:
     day, name = _NATIONAL_DAYS.get(code, ("05-01", "Labour Day"))
-    return [{"date": f"{year}-{when}", "localName": label, "name": label, "countryCode": code, "fixed": True,
-             "global": True, "counties": None, "launchYear": None, "types": ["Public"]}
-            for when, label in (("01-01", "New Year's Day"), (day, name))]
+    return [
+        {
+            "date": f"{year}-{when}",
+            "localName": label,
+            "name": label,
+            "countryCode": code,
+            "fixed": True,
+            "global": True,
+            "counties": None,
+            "launchYear": None,
+            "types": ["Public"],
+        }
+        for when, label in (("01-01", "New Year's Day"), (day, name))
+    ]
 
 
 def nager(path: str, query: Query) -> Reply:
@@ -112,27 +129,56 @@ def nager(path: str, query: Query) -> Reply:
             return Reply(204, "", b"")  # 204: today is not a public holiday there
         case ["CountryInfo", code] if code in _COUNTRIES:
             common, official, region, borders = _COUNTRIES[code]
-            return _json({"commonName": common, "officialName": official, "countryCode": code, "region": region,
-                          "borders": [{"commonName": name, "countryCode": border}
-                                      for border, name in borders.items()]})
+            return _json(
+                {
+                    "commonName": common,
+                    "officialName": official,
+                    "countryCode": code,
+                    "region": region,
+                    "borders": [{"commonName": name, "countryCode": border} for border, name in borders.items()],
+                }
+            )
         case ["AvailableCountries"]:
-            return _json([{"countryCode": code, "name": name} for code, name in (
-                ("AU", "Australia"), ("CA", "Canada"), ("CN", "China"), ("DE", "Germany"), ("FR", "France"),
-                ("GB", "United Kingdom"), ("IT", "Italy"), ("JP", "Japan"), ("MX", "Mexico"),
-                ("US", "United States"))])
+            return _json(
+                [
+                    {"countryCode": code, "name": name}
+                    for code, name in (
+                        ("AU", "Australia"),
+                        ("CA", "Canada"),
+                        ("CN", "China"),
+                        ("DE", "Germany"),
+                        ("FR", "France"),
+                        ("GB", "United Kingdom"),
+                        ("IT", "Italy"),
+                        ("JP", "Japan"),
+                        ("MX", "Mexico"),
+                        ("US", "United States"),
+                    )
+                ]
+            )
         case ["Version"]:
             return _json({"name": "Nager.Date", "version": "2.4.2.0"})
         case ["LongWeekend", year, code] if year.isdigit():
-            return _json([{"startDate": f"{year}-05-25", "endDate": f"{year}-05-27", "dayCount": 3,
-                           "needBridgeDay": False, "country": code}])
+            return _json(
+                [
+                    {
+                        "startDate": f"{year}-05-25",
+                        "endDate": f"{year}-05-27",
+                        "dayCount": 3,
+                        "needBridgeDay": False,
+                        "country": code,
+                    }
+                ]
+            )
         case ["PublicHolidays", year, code] if year.isdigit():
             return _json(_holidays(int(year), code))
         case ["NextPublicHolidays", code]:
             return _json(_holidays(2024, code))
         case ["NextPublicHolidaysWorldwide"]:
             return _json(_holidays(2024, "US")[1:] + _holidays(2024, "CA")[1:])
-    return _json({"type": "https://tools.ietf.org/html/rfc7231#section-6.5.4", "title": "Not Found",
-                  "status": 404}, 404)
+    return _json(
+        {"type": "https://tools.ietf.org/html/rfc7231#section-6.5.4", "title": "Not Found", "status": 404}, 404
+    )
 
 
 # airportsapi -------------------------------------------------------------------------------------------------
@@ -147,11 +193,19 @@ _AIRPORTS = {
 
 def airportsapi(path: str, query: Query) -> Reply:
     prefix = "/_ah/api/airportsapi/v1/airports/"
-    code = path[len(prefix):] if path.startswith(prefix) else ""
+    code = path[len(prefix) :] if path.startswith(prefix) else ""
     if code in _AIRPORTS:
         name, url = _AIRPORTS[code]
-        return _json({"ICAO": code, "last_update": "2016-05-17T09:51:39.283430", "name": name, "url": url,
-                      "kind": "airportsapi#resourcesItem", "etag": f'"{code.lower()}-etag"'})
+        return _json(
+            {
+                "ICAO": code,
+                "last_update": "2016-05-17T09:51:39.283430",
+                "name": name,
+                "url": url,
+                "kind": "airportsapi#resourcesItem",
+                "etag": f'"{code.lower()}-etag"',
+            }
+        )
     return _json({"error": {"code": 404, "message": "Airport not found"}}, 404)
 
 
@@ -170,33 +224,82 @@ def aviationapi(path: str, query: Query) -> Reply:
     apt = _one(query, "apt") or ""
     known = _FAA_AIRPORTS.get(apt)
     if path == "/v1/preferred-routes":
-        return _json([{"origin": "ABE", "route": "ABE FJC ARD CYN", "destination": "ACY", "hours1": "",
-                       "type": "TEC", "area": "", "altitude": "5000", "aircraft": "", "direction": ""}])
+        return _json(
+            [
+                {
+                    "origin": "ABE",
+                    "route": "ABE FJC ARD CYN",
+                    "destination": "ACY",
+                    "hours1": "",
+                    "type": "TEC",
+                    "area": "",
+                    "altitude": "5000",
+                    "aircraft": "",
+                    "direction": "",
+                }
+            ]
+        )
     if known is None:
         return _json({"status": "error", "message": "Airport not found"}, 400)
     name, icao, city, state = known
     if path == "/v1/airports":
-        return _json({apt: [{"facility_name": name, "faa_ident": apt.removeprefix("K") if len(apt) == 4 else apt,
-                             "icao_ident": icao, "city": city, "state": state, "type": "AIRPORT"}]})
+        return _json(
+            {
+                apt: [
+                    {
+                        "facility_name": name,
+                        "faa_ident": apt.removeprefix("K") if len(apt) == 4 else apt,
+                        "icao_ident": icao,
+                        "city": city,
+                        "state": state,
+                        "type": "AIRPORT",
+                    }
+                ]
+            }
+        )
     if path == "/v1/charts":
         group = _one(query, "group")
-        return _json({icao: [{"chart_name": "AIRPORT DIAGRAM", "chart_code": "APD", "group": group or "0",
-                              "pdf_path": f"https://aeronav.faa.gov/d-tpp/2306/{icao.lower()}_apd.pdf"}]})
+        return _json(
+            {
+                icao: [
+                    {
+                        "chart_name": "AIRPORT DIAGRAM",
+                        "chart_code": "APD",
+                        "group": group or "0",
+                        "pdf_path": f"https://aeronav.faa.gov/d-tpp/2306/{icao.lower()}_apd.pdf",
+                    }
+                ]
+            }
+        )
     if path == "/v1/charts/changes":
         return _json({icao: [{"chart_name": _one(query, "chart_name"), "change": "no change this cycle"}]})
     if path == "/v1/charts/afd":
-        return _json({icao: [{"pdf_name": "SE_211_15JUN2023.pdf",
-                              "pdf_path": "https://aeronav.faa.gov/afd/15jun2023/se_211_15JUN2023.pdf"}]})
+        return _json(
+            {
+                icao: [
+                    {
+                        "pdf_name": "SE_211_15JUN2023.pdf",
+                        "pdf_path": "https://aeronav.faa.gov/afd/15jun2023/se_211_15JUN2023.pdf",
+                    }
+                ]
+            }
+        )
     return _json({"status": "error", "message": "Not found"}, 404)
 
 
 # chucknorris.io ---------------------------------------------------------------------------------------------
 
+
 def _joke(identifier: str, text: str, categories: list[str]) -> dict[str, Any]:
-    return {"categories": categories, "created_at": "2020-01-05 13:42:19.897976",
-            "icon_url": "https://api.chucknorris.io/img/avatar/chuck-norris.png", "id": identifier,
-            "updated_at": "2020-01-05 13:42:19.897976", "url": f"https://api.chucknorris.io/jokes/{identifier}",
-            "value": text}
+    return {
+        "categories": categories,
+        "created_at": "2020-01-05 13:42:19.897976",
+        "icon_url": "https://api.chucknorris.io/img/avatar/chuck-norris.png",
+        "id": identifier,
+        "updated_at": "2020-01-05 13:42:19.897976",
+        "url": f"https://api.chucknorris.io/jokes/{identifier}",
+        "value": text,
+    }
 
 
 def chucknorris(path: str, query: Query) -> Reply:
@@ -206,8 +309,9 @@ def chucknorris(path: str, query: Query) -> Reply:
         return _json(["animal", "movie", "music", "sport"])
     if path.startswith("/jokes/random/"):
         category = path.rsplit("/", 1)[1]
-        return _json(_joke(f"c-{category}", f"Chuck Norris does not follow {category} trends; they follow him.",
-                           [category]))
+        return _json(
+            _joke(f"c-{category}", f"Chuck Norris does not follow {category} trends; they follow him.", [category])
+        )
     if path == "/jokes/search":
         word = _one(query, "query") or ""
         return _json({"total": 1, "result": [_joke(f"s-{word}", f"Chuck Norris once made {word} blink first.", [])]})
@@ -216,32 +320,63 @@ def chucknorris(path: str, query: Query) -> Reply:
 
 # Random Useless Facts ---------------------------------------------------------------------------------------
 
+
 def uselessfacts(path: str, query: Query) -> Reply:
-    facts = {"/api/v2/facts/random": ("f01", "A group of flamingos is called a flamboyance."),
-             "/api/v2/facts/today": ("f02", "Octopuses have three hearts.")}
+    facts = {
+        "/api/v2/facts/random": ("f01", "A group of flamingos is called a flamboyance."),
+        "/api/v2/facts/today": ("f02", "Octopuses have three hearts."),
+    }
     if path in facts:
         identifier, text = facts[path]
-        return _json({"id": identifier, "text": text, "source": "djtech.net", "source_url": "http://www.djtech.net/",
-                      "language": "en", "permalink": f"https://uselessfacts.jsph.pl/api/v2/facts/{identifier}"})
+        return _json(
+            {
+                "id": identifier,
+                "text": text,
+                "source": "djtech.net",
+                "source_url": "http://www.djtech.net/",
+                "language": "en",
+                "permalink": f"https://uselessfacts.jsph.pl/api/v2/facts/{identifier}",
+            }
+        )
     return _json({"error": "Not found"}, 404)
 
 
 # apilayer weatherstack --------------------------------------------------------------------------------------
 
+
 def weatherstack(path: str, query: Query) -> Reply:
     if _one(query, "access_key") != KEYS["apilayer weatherstack", "access_key"]:
         # the real API answers a bad key with 200 and an error object
-        return _json({"success": False, "error": {"code": 101, "type": "invalid_access_key",
-                                                  "info": "You have not supplied a valid API Access Key."}})
+        return _json(
+            {
+                "success": False,
+                "error": {
+                    "code": 101,
+                    "type": "invalid_access_key",
+                    "info": "You have not supplied a valid API Access Key.",
+                },
+            }
+        )
     if path != "/current" or not _one(query, "query"):
         return _json({"success": False, "error": {"code": 601, "type": "missing_query"}})
     place, unit = _one(query, "query"), _one(query, "units") or "m"
     temperature = {"m": 21, "s": 294, "f": 70}[unit] if unit in ("m", "s", "f") else 21
-    return _json({"request": {"type": "City", "query": place, "language": "en", "unit": unit},
-                  "location": {"name": place, "localtime": "2023-07-21 14:00"},
-                  "current": {"temperature": temperature, "weather_descriptions": ["Sunny"], "wind_speed": 13,
-                              "wind_dir": "WNW", "humidity": 48, "feelslike": temperature, "uv_index": 6,
-                              "visibility": 10}})
+    return _json(
+        {
+            "request": {"type": "City", "query": place, "language": "en", "unit": unit},
+            "location": {"name": place, "localtime": "2023-07-21 14:00"},
+            "current": {
+                "temperature": temperature,
+                "weather_descriptions": ["Sunny"],
+                "wind_speed": 13,
+                "wind_dir": "WNW",
+                "humidity": 48,
+                "feelslike": temperature,
+                "uv_index": 6,
+                "visibility": 10,
+            },
+        }
+    )
 
 
 # Free Dictionary --------------------------------------------------------------------------------------------
@@ -260,12 +395,25 @@ def dictionary(path: str, query: Query) -> Reply:
     word = path.removeprefix("/api/v2/entries/en/")
     if word in _WORDS:
         part, definition, example = _WORDS[word]
-        return _json([{"word": word, "phonetic": f"/{word}/",
-                       "phonetics": [{"text": f"/{word}/", "audio": f"https://api.dictionaryapi.dev/media/{word}.mp3"}],
-                       "meanings": [{"partOfSpeech": part,
-                                     "definitions": [{"definition": definition, "example": example}]}]}])
-    return _json({"title": "No Definitions Found", "message": "Sorry pal, we couldn't find definitions for the word "
-                  "you were looking for."}, 404)
+        return _json(
+            [
+                {
+                    "word": word,
+                    "phonetic": f"/{word}/",
+                    "phonetics": [{"text": f"/{word}/", "audio": f"https://api.dictionaryapi.dev/media/{word}.mp3"}],
+                    "meanings": [
+                        {"partOfSpeech": part, "definitions": [{"definition": definition, "example": example}]}
+                    ],
+                }
+            ]
+        )
+    return _json(
+        {
+            "title": "No Definitions Found",
+            "message": "Sorry pal, we couldn't find definitions for the word you were looking for.",
+        },
+        404,
+    )
 
 
 # WolframAlpha -----------------------------------------------------------------------------------------------
@@ -332,9 +480,20 @@ _FRUITS = [
 
 def _fruit(index: int) -> dict[str, Any]:
     name, family, order, genus, (calories, fat, sugar, carbohydrates, protein) = _FRUITS[index]
-    return {"name": name, "id": index + 1, "family": family, "order": order, "genus": genus,
-            "nutritions": {"calories": calories, "fat": fat, "sugar": sugar, "carbohydrates": carbohydrates,
-                           "protein": protein}}
+    return {
+        "name": name,
+        "id": index + 1,
+        "family": family,
+        "order": order,
+        "genus": genus,
+        "nutritions": {
+            "calories": calories,
+            "fat": fat,
+            "sugar": sugar,
+            "carbohydrates": carbohydrates,
+            "protein": protein,
+        },
+    }
 
 
 def fruityvice(path: str, query: Query) -> Reply:
@@ -356,6 +515,7 @@ def fruityvice(path: str, query: Query) -> Reply:
 
 # Cataas -----------------------------------------------------------------------------------------------------
 
+
 def cataas(path: str, query: Query) -> Reply:
     if path == "/api/tags":
         return _json(["cute", "orange", "sleepy", "tabby", "kitten"])
@@ -365,8 +525,9 @@ def cataas(path: str, query: Query) -> Reply:
         return _json([{"_id": "c4t1", "tags": ["cute"], "mimetype": "image/jpeg"}])
     if path == "/cat" or path.startswith("/cat/"):
         if _one(query, "json") == "true":
-            return _json({"_id": "c4t2", "mimetype": "image/jpeg", "size": len(JPEG), "tags": ["cute"],
-                          "url": "/cat/c4t2"})
+            return _json(
+                {"_id": "c4t2", "mimetype": "image/jpeg", "size": len(JPEG), "tags": ["cute"], "url": "/cat/c4t2"}
+            )
         return Reply(200, "image/jpeg", JPEG)
     return _json({"message": "Not found"}, 404)
 
@@ -379,8 +540,10 @@ _RATES = {"EUR": 0.8987, "GBP": 0.7771, "JPY": 141.73, "CAD": 1.3198, "USD": 1.0
 def currencybeacon(path: str, query: Query) -> Reply:
     meta = {"code": 200, "disclaimer": "Usage subject to terms: https://currencybeacon.com/terms"}
     if _one(query, "api_key") != KEYS["CurrencyBeacon", "api_key"]:
-        return _json({"meta": {"code": 401, "error_type": "Unauthorized", "error_detail": "Invalid API key"},
-                      "response": []}, 401)
+        return _json(
+            {"meta": {"code": 401, "error_type": "Unauthorized", "error_detail": "Invalid API key"}, "response": []},
+            401,
+        )
     base = _one(query, "base") or "USD"
     symbols = (_one(query, "symbols") or "EUR").split(",")
 
@@ -397,16 +560,24 @@ def currencybeacon(path: str, query: Query) -> Reply:
     if path == "/v1/convert":
         source, target, amount = _one(query, "from") or "", _one(query, "to") or "", _one(query, "amount") or "0"
         value = round(float(amount) * _RATES.get(target, 1.0) / _RATES.get(source, 1.0), 2)
-        return _json({"meta": meta, "response": {"from": source, "to": target, "amount": float(amount),
-                                                 "value": value}})
+        return _json(
+            {"meta": meta, "response": {"from": source, "to": target, "amount": float(amount), "value": value}}
+        )
     return _json({"meta": {"code": 404, "error_type": "Not Found"}, "response": []}, 404)
 
 
 ANSWERS: dict[str, Callable[[str, Query], Reply]] = {
-    "date.nager.at": nager, "airport-web.appspot.com": airportsapi, "api.aviationapi.com": aviationapi,
-    "api.chucknorris.io": chucknorris, "uselessfacts.jsph.pl": uselessfacts, "api.weatherstack.com": weatherstack,
-    "api.dictionaryapi.dev": dictionary, "api.wolframalpha.com": wolframalpha, "www.fruityvice.com": fruityvice,
-    "cataas.com": cataas, "api.currencybeacon.com": currencybeacon,
+    "date.nager.at": nager,
+    "airport-web.appspot.com": airportsapi,
+    "api.aviationapi.com": aviationapi,
+    "api.chucknorris.io": chucknorris,
+    "uselessfacts.jsph.pl": uselessfacts,
+    "api.weatherstack.com": weatherstack,
+    "api.dictionaryapi.dev": dictionary,
+    "api.wolframalpha.com": wolframalpha,
+    "www.fruityvice.com": fruityvice,
+    "cataas.com": cataas,
+    "api.currencybeacon.com": currencybeacon,
 }
 
 
@@ -439,18 +610,52 @@ def make_certificates(folder: Path, hosts: list[str]) -> Certificates:
         raise FileNotFoundError("openssl")
     folder.mkdir(parents=True, exist_ok=True)
     curve = ("-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes")
-    _openssl("req", "-x509", *curve, "-keyout", "ca.key", "-out", "ca.pem", "-days", "2",
-             "-subj", "/CN=pytest-tooleval test CA", "-addext", "basicConstraints=critical,CA:TRUE",
-             "-addext", "keyUsage=critical,keyCertSign,cRLSign", cwd=folder)
+    _openssl(
+        "req",
+        "-x509",
+        *curve,
+        "-keyout",
+        "ca.key",
+        "-out",
+        "ca.pem",
+        "-days",
+        "2",
+        "-subj",
+        "/CN=pytest-tooleval test CA",
+        "-addext",
+        "basicConstraints=critical,CA:TRUE",
+        "-addext",
+        "keyUsage=critical,keyCertSign,cRLSign",
+        cwd=folder,
+    )
     issued: dict[str, tuple[Path, Path]] = {}
     for serial, host in enumerate(hosts, start=1):
         (folder / f"{host}.ext").write_text(
             "basicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=serverAuth\n"
-            f"subjectAltName=DNS:{host}\nsubjectKeyIdentifier=hash\nauthorityKeyIdentifier=keyid:always\n")
-        _openssl("req", "-new", *curve, "-keyout", f"{host}.key", "-out", f"{host}.csr", "-subj", f"/CN={host}",
-                 cwd=folder)
-        _openssl("x509", "-req", "-in", f"{host}.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-set_serial",
-                 str(serial), "-days", "2", "-out", f"{host}.pem", "-extfile", f"{host}.ext", cwd=folder)
+            f"subjectAltName=DNS:{host}\nsubjectKeyIdentifier=hash\nauthorityKeyIdentifier=keyid:always\n"
+        )
+        _openssl(
+            "req", "-new", *curve, "-keyout", f"{host}.key", "-out", f"{host}.csr", "-subj", f"/CN={host}", cwd=folder
+        )
+        _openssl(
+            "x509",
+            "-req",
+            "-in",
+            f"{host}.csr",
+            "-CA",
+            "ca.pem",
+            "-CAkey",
+            "ca.key",
+            "-set_serial",
+            str(serial),
+            "-days",
+            "2",
+            "-out",
+            f"{host}.pem",
+            "-extfile",
+            f"{host}.ext",
+            cwd=folder,
+        )
         issued[host] = (folder / f"{host}.pem", folder / f"{host}.key")
     return Certificates(folder / "ca.pem", issued)
 
@@ -481,8 +686,18 @@ class _ApiHandler(BaseHTTPRequestHandler):
         body = self.rfile.read(length) if length else b""
         reply = recorded_answer(self.server.host, self.path)
         headers = {name.lower(): value for name, value in self.headers.items()}
-        self.server.log(Received(self.server.scheme, self.server.host, headers.get("host", ""), self.command,
-                                 self.path, headers, body, reply))
+        self.server.log(
+            Received(
+                self.server.scheme,
+                self.server.host,
+                headers.get("host", ""),
+                self.command,
+                self.path,
+                headers,
+                body,
+                reply,
+            )
+        )
         self.send_response(reply.status)
         if reply.content_type:
             self.send_header("Content-Type", reply.content_type)
@@ -505,8 +720,14 @@ class _StandIn(ThreadingHTTPServer):
 
     daemon_threads = True
 
-    def __init__(self, scheme: str, host: str, tls: ssl.SSLContext | None, log: Callable[[Received], None],
-                 handshake_failures: list[str]) -> None:
+    def __init__(
+        self,
+        scheme: str,
+        host: str,
+        tls: ssl.SSLContext | None,
+        log: Callable[[Received], None],
+        handshake_failures: list[str],
+    ) -> None:
         super().__init__(("127.0.0.1", 0), _ApiHandler)
         self.scheme, self.host, self.tls, self.log = scheme, host, tls, log
         self.handshake_failures = handshake_failures
@@ -574,8 +795,12 @@ class _ProxyHandler(socketserver.StreamRequestHandler):
         body = self.rfile.read(length) if length else b""
         origin_form = split.path + (f"?{split.query}" if split.query else "")
         with socket.create_connection(address, timeout=30) as upstream:
-            upstream.sendall("\r\n".join([f"{method} {origin_form} HTTP/1.1", *headers, "Connection: close", "", ""])
-                             .encode("latin-1") + body)
+            upstream.sendall(
+                "\r\n".join([f"{method} {origin_form} HTTP/1.1", *headers, "Connection: close", "", ""]).encode(
+                    "latin-1"
+                )
+                + body
+            )
             _relay(self.connection, upstream)
 
 
@@ -651,8 +876,12 @@ class Internet:
 
     def environ(self) -> dict[str, str]:
         """The standard variables that send a client's API traffic here and make it trust the test CA."""
-        return {"https_proxy": self.proxy_url, "http_proxy": self.proxy_url, "no_proxy": "127.0.0.1,localhost",
-                "SSL_CERT_FILE": str(self.certificates.ca)}
+        return {
+            "https_proxy": self.proxy_url,
+            "http_proxy": self.proxy_url,
+            "no_proxy": "127.0.0.1,localhost",
+            "SSL_CERT_FILE": str(self.certificates.ca),
+        }
 
 
 @contextlib.contextmanager

@@ -28,8 +28,10 @@ def recorded(folder: Path, name: str) -> Path:
     """`folder / name`, a file recorded from the reference implementation: the test skips where it is missing."""
     path = folder / name
     if not path.exists():
-        pytest.skip(f"needs the upstream {folder.name} data with its recorded {name}, which the plugin's download "
-                    "does not hold: set TOOLEVAL_DATA_DIR (CI uses ../shared/data)")
+        pytest.skip(
+            f"needs the upstream {folder.name} data with its recorded {name}, which the plugin's download "
+            "does not hold: set TOOLEVAL_DATA_DIR (CI uses ../shared/data)"
+        )
     return path
 
 
@@ -38,6 +40,8 @@ def prepared_manifest(folder: Path) -> dict[str, Any]:
     own from the package's pin (the archive's URL and files), which a test of the pin against the data cannot use."""
     manifest: dict[str, Any] = json.loads((folder / "MANIFEST.json").read_text(encoding="utf-8"))
     if "commit" not in manifest:
-        pytest.skip(f"needs the upstream {folder.name} data as prepared with its MANIFEST.json naming the commit, "
-                    "not the plugin's download: set TOOLEVAL_DATA_DIR (CI uses ../shared/data)")
+        pytest.skip(
+            f"needs the upstream {folder.name} data as prepared with its MANIFEST.json naming the commit, "
+            "not the plugin's download: set TOOLEVAL_DATA_DIR (CI uses ../shared/data)"
+        )
     return manifest

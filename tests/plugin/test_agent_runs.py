@@ -26,13 +26,18 @@ def gold(acebench_56dd66c_dir: Path) -> dict[str, Any]:
 def base_args(pytester: pytest.Pytester, data_root: Path, monkeypatch: pytest.MonkeyPatch) -> list[str]:
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     pytester.makepyfile(test_acebench=THIN_TEST)
-    return [f"--tooleval-data-dir={data_root}", f"--tooleval-cache-dir={pytester.path / 'cache'}",
-            "-p", "no:cacheprovider", "--tooleval-report", "report.json"]
+    return [
+        f"--tooleval-data-dir={data_root}",
+        f"--tooleval-cache-dir={pytester.path / 'cache'}",
+        "-p",
+        "no:cacheprovider",
+        "--tooleval-report",
+        "report.json",
+    ]
 
 
 def live_args(server: FakeOpenAI, *extra: str) -> list[str]:
-    return ["--tooleval-model", "agent-m", "--tooleval-base-url", server.base_url, "--tooleval-api-key", "sk-x",
-            *extra]
+    return ["--tooleval-model", "agent-m", "--tooleval-base-url", server.base_url, "--tooleval-api-key", "sk-x", *extra]
 
 
 def scripted_by_model(agent_replies: list[str], user_replies: list[str]) -> Any:
@@ -54,12 +59,14 @@ def report_sample(pytester: pytest.Pytester) -> dict[str, Any]:
     return samples[0]
 
 
-def test_scripted_agent_and_user_complete_multi_turn(pytester: pytest.Pytester, fake_openai: FakeOpenAI,
-                                                     base_args: list[str], gold: dict[str, Any]) -> None:
+def test_scripted_agent_and_user_complete_multi_turn(
+    pytester: pytest.Pytester, fake_openai: FakeOpenAI, base_args: list[str], gold: dict[str, Any]
+) -> None:
     calls = gold["en"]["agent_multi_turn_0"]["calls"]
     fake_openai.responder = scripted_by_model(calls, ["Please message Frank for me."])
-    result = pytester.runpytest(*base_args, *live_args(fake_openai, "--tooleval-user-model", "user-m"),
-                                "-k", "en-agent_multi_turn_0")
+    result = pytester.runpytest(
+        *base_args, *live_args(fake_openai, "--tooleval-user-model", "user-m"), "-k", "en-agent_multi_turn_0"
+    )
     result.assert_outcomes(passed=1)
     sample = report_sample(pytester)
     assert sample["process"] == 1.0
@@ -72,8 +79,9 @@ def test_scripted_agent_and_user_complete_multi_turn(pytester: pytest.Pytester, 
     assert user_system["role"] == "system" and "Grace" in user_system["content"]  # the instruction is filled in
 
 
-def test_rerun_of_a_rollout_is_answered_from_the_cache(pytester: pytest.Pytester, fake_openai: FakeOpenAI,
-                                                       base_args: list[str], gold: dict[str, Any]) -> None:
+def test_rerun_of_a_rollout_is_answered_from_the_cache(
+    pytester: pytest.Pytester, fake_openai: FakeOpenAI, base_args: list[str], gold: dict[str, Any]
+) -> None:
     fake_openai.responder = scripted_by_model(gold["en"]["agent_multi_turn_0"]["calls"], ["Hello."])
     args = [*base_args, *live_args(fake_openai, "--tooleval-user-model", "user-m"), "-k", "en-agent_multi_turn_0"]
     pytester.runpytest(*args).assert_outcomes(passed=1)
@@ -82,8 +90,9 @@ def test_rerun_of_a_rollout_is_answered_from_the_cache(pytester: pytest.Pytester
     assert fake_openai.stats.requests == asked
 
 
-def test_multi_turn_without_a_user_model_is_an_error(pytester: pytest.Pytester, fake_openai: FakeOpenAI,
-                                                     base_args: list[str]) -> None:
+def test_multi_turn_without_a_user_model_is_an_error(
+    pytester: pytest.Pytester, fake_openai: FakeOpenAI, base_args: list[str]
+) -> None:
     result = pytester.runpytest(*base_args, *live_args(fake_openai), "-k", "en-agent_multi_turn_0")
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines(["*agent_multi_turn needs a model to play the user: pass --tooleval-user-model*"])
@@ -91,11 +100,13 @@ def test_multi_turn_without_a_user_model_is_an_error(pytester: pytest.Pytester, 
     assert report_sample(pytester)["outcome"] == "error"
 
 
-def test_turn_limit_ends_the_rollout_cleanly(pytester: pytest.Pytester, fake_openai: FakeOpenAI,
-                                             base_args: list[str]) -> None:
+def test_turn_limit_ends_the_rollout_cleanly(
+    pytester: pytest.Pytester, fake_openai: FakeOpenAI, base_args: list[str]
+) -> None:
     fake_openai.default = "[turn_on_wifi()]"  # a valid call, forever
-    result = pytester.runpytest(*base_args, *live_args(fake_openai, "--tooleval-max-dialog-turns", "6"),
-                                "-k", "en-agent_multi_step_6")
+    result = pytester.runpytest(
+        *base_args, *live_args(fake_openai, "--tooleval-max-dialog-turns", "6"), "-k", "en-agent_multi_step_6"
+    )
     result.assert_outcomes(failed=1)
     sample = report_sample(pytester)
     assert sample["details"]["hit_turn_limit"] is True
@@ -103,11 +114,13 @@ def test_turn_limit_ends_the_rollout_cleanly(pytester: pytest.Pytester, fake_ope
     assert fake_openai.stats.requests == 3  # the turns alternate: agent, execution, agent, ...
 
 
-def test_agent_that_never_calls_an_api_fails(pytester: pytest.Pytester, fake_openai: FakeOpenAI,
-                                             base_args: list[str]) -> None:
+def test_agent_that_never_calls_an_api_fails(
+    pytester: pytest.Pytester, fake_openai: FakeOpenAI, base_args: list[str]
+) -> None:
     fake_openai.default = "I would love to help, but first tell me more."
-    result = pytester.runpytest(*base_args, *live_args(fake_openai, "--tooleval-max-dialog-turns", "4"),
-                                "-k", "en-agent_multi_step_6")
+    result = pytester.runpytest(
+        *base_args, *live_args(fake_openai, "--tooleval-max-dialog-turns", "4"), "-k", "en-agent_multi_step_6"
+    )
     result.assert_outcomes(failed=1)
     sample = report_sample(pytester)
     assert sample["error_type"] == "wrong number of class"
@@ -116,13 +129,20 @@ def test_agent_that_never_calls_an_api_fails(pytester: pytest.Pytester, fake_ope
 
 
 def test_a_malformed_reply_mid_rollout_fails_the_sample_and_a_users_errors_it(
-        pytester: pytest.Pytester, fake_openai: FakeOpenAI, base_args: list[str], gold: dict[str, Any]) -> None:
+    pytester: pytest.Pytester, fake_openai: FakeOpenAI, base_args: list[str], gold: dict[str, Any]
+) -> None:
     """The agent's second reply is malformed every time it is asked: that is its answer, and the sample fails
     (the rollout never ended: process 0). The user model's malformed reply is no answer of the model under
     test: the sample errors."""
     first_call = gold["en"]["agent_multi_turn_0"]["calls"][0]
-    args = [*base_args, *live_args(fake_openai, "--tooleval-user-model", "user-m", "--tooleval-max-retries", "1"),
-            "--tooleval-no-cache", "-k", "en-agent_multi_turn_0", "-rE"]
+    args = [
+        *base_args,
+        *live_args(fake_openai, "--tooleval-user-model", "user-m", "--tooleval-max-retries", "1"),
+        "--tooleval-no-cache",
+        "-k",
+        "en-agent_multi_turn_0",
+        "-rE",
+    ]
     served: dict[str, int] = defaultdict(int)
 
     def agent_breaks(body: dict[str, Any]) -> Any:
@@ -134,39 +154,52 @@ def test_a_malformed_reply_mid_rollout_fails_the_sample_and_a_users_errors_it(
     fake_openai.responder = agent_breaks
     result = pytester.runpytest(*args)
     result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(["*acebench en/agent_multi_turn_0: malformed_reply (scorer: official)",
-                                 "*  error:    malformed reply: the message content is a list, not text"])
+    result.stdout.fnmatch_lines(
+        [
+            "*acebench en/agent_multi_turn_0: malformed_reply (scorer: official)",
+            "*  error:    malformed reply: the message content is a list, not text",
+        ]
+    )
     failed = report_sample(pytester)
     assert (failed["outcome"], failed["error_type"], failed["process"]) == ("failed", "malformed_reply", None)
     assert failed["tokens"]["prompt"] > 0 and failed["tokens"]["user_prompt"] > 0  # the rollout's replies so far
     assert served["agent-m"] == 3  # the first call, then the malformed reply and its retry
     category = json.loads((pytester.path / "report.json").read_text())["summary"]["acebench"]["en"]["categories"][
-        "agent_multi_turn"]
+        "agent_multi_turn"
+    ]
     assert (category["scored"], category["errors"], category["accuracy"], category["process_acc"]) == (1, 0, 0.0, 0.0)
 
     fake_openai.responder = lambda body: Fault.nameless_call() if body["model"] == "user-m" else first_call
     result = pytester.runpytest(*args)
     result.assert_outcomes(errors=1)
-    result.stdout.fnmatch_lines(["*InfrastructureError: model 'user-m' at *: malformed reply: tool_calls[[]0] has no "
-                                 "function name (asked 2 times); the user model's reply, so the sample cannot be "
-                                 "scored*"])
+    result.stdout.fnmatch_lines(
+        [
+            "*InfrastructureError: model 'user-m' at *: malformed reply: tool_calls[[]0] has no "
+            "function name (asked 2 times); the user model's reply, so the sample cannot be "
+            "scored*"
+        ]
+    )
     assert (report_sample(pytester)["outcome"], report_sample(pytester)["valid"]) == ("error", None)
 
 
 def test_replayed_trajectory_is_graded(pytester: pytest.Pytester, base_args: list[str], gold: dict[str, Any]) -> None:
-    rows = [{"lang": "en", "id": "agent_multi_step_6", "messages": gold["en"]["agent_multi_step_6"]["calls"]},
-            {"lang": "en", "id": "agent_multi_step_7", "messages": ["[turn_on_wifi()]"]}]
+    rows = [
+        {"lang": "en", "id": "agent_multi_step_6", "messages": gold["en"]["agent_multi_step_6"]["calls"]},
+        {"lang": "en", "id": "agent_multi_step_7", "messages": ["[turn_on_wifi()]"]},
+    ]
     replay = pytester.path / "trajectories.jsonl"
     replay.write_text("\n".join(json.dumps(row) for row in rows))
-    result = pytester.runpytest(*base_args, "--tooleval-model", f"replay:{replay}",
-                                "-k", "en-agent_multi_step_6 or en-agent_multi_step_7")
+    result = pytester.runpytest(
+        *base_args, "--tooleval-model", f"replay:{replay}", "-k", "en-agent_multi_step_6 or en-agent_multi_step_7"
+    )
     result.assert_outcomes(passed=1, failed=1)
 
 
 @pytest.mark.usefixtures("gold")  # the oracle plays the gold sequences the run reads from the data folder
 def test_oracle_passes_every_agent_sample(pytester: pytest.Pytester, base_args: list[str]) -> None:
-    result = pytester.runpytest_subprocess(*base_args, "--tooleval-model", "oracle", "--tooleval-language", "all",
-                                           "-m", "agent", "-n", "2")
+    result = pytester.runpytest_subprocess(
+        *base_args, "--tooleval-model", "oracle", "--tooleval-language", "all", "-m", "agent", "-n", "2"
+    )
     result.assert_outcomes(passed=100)
     summary = json.loads((pytester.path / "report.json").read_text())["summary"]["acebench"]
     for language in ("en", "zh"):
@@ -175,8 +208,9 @@ def test_oracle_passes_every_agent_sample(pytester: pytest.Pytester, base_args: 
     result.stdout.fnmatch_lines(["*AGENT (partial)*1.000*", "*OVERALL (partial)*1.000*"])
 
 
-def test_an_o1_agent_is_asked_as_upstream_asks_it(pytester: pytest.Pytester, fake_openai: FakeOpenAI,
-                                                  base_args: list[str], gold: dict[str, Any]) -> None:
+def test_an_o1_agent_is_asked_as_upstream_asks_it(
+    pytester: pytest.Pytester, fake_openai: FakeOpenAI, base_args: list[str], gold: dict[str, Any]
+) -> None:
     """acebench-agent §5.4: one user message, system and user prompt joined, no sampling."""
     calls = gold["en"]["agent_multi_turn_0"]["calls"]
     served: dict[str, int] = defaultdict(int)
@@ -188,8 +222,16 @@ def test_an_o1_agent_is_asked_as_upstream_asks_it(pytester: pytest.Pytester, fak
         return replies[index] if index < len(replies) else "finish conversation"
 
     fake_openai.responder = respond
-    args = ["--tooleval-model", "o1-mini", "--tooleval-base-url", fake_openai.base_url, "--tooleval-api-key", "sk-x",
-            "--tooleval-user-model", "user-m"]
+    args = [
+        "--tooleval-model",
+        "o1-mini",
+        "--tooleval-base-url",
+        fake_openai.base_url,
+        "--tooleval-api-key",
+        "sk-x",
+        "--tooleval-user-model",
+        "user-m",
+    ]
     pytester.runpytest(*base_args, *args, "-k", "en-agent_multi_turn_0").assert_outcomes(passed=1)
     agent = [body for body in fake_openai.stats.bodies if body and body["model"] == "o1-mini"]
     user = [body for body in fake_openai.stats.bodies if body and body["model"] == "user-m"]
@@ -201,27 +243,33 @@ def test_an_o1_agent_is_asked_as_upstream_asks_it(pytester: pytest.Pytester, fak
     assert all(body["messages"][0]["role"] == "system" and "temperature" in body for body in user)  # unchanged
 
 
-def test_the_upstream_sampling_preset_gives_the_agent_classes_own(pytester: pytest.Pytester,
-                                                                   fake_openai: FakeOpenAI, base_args: list[str],
-                                                                   gold: dict[str, Any]) -> None:
+def test_the_upstream_sampling_preset_gives_the_agent_classes_own(
+    pytester: pytest.Pytester, fake_openai: FakeOpenAI, base_args: list[str], gold: dict[str, Any]
+) -> None:
     """acebench-agent §5.2: the agent classes sample at temperature 0.001, top_p 1, 1000 tokens."""
     calls = gold["en"]["agent_multi_step_0"]["calls"]
     fake_openai.responder = scripted_by_model(calls, [])
-    result = pytester.runpytest(*base_args, *live_args(fake_openai, "--tooleval-sampling=upstream"),
-                                "-k", "en-agent_multi_step_0")
+    result = pytester.runpytest(
+        *base_args, *live_args(fake_openai, "--tooleval-sampling=upstream"), "-k", "en-agent_multi_step_0"
+    )
     result.assert_outcomes(passed=1)
     agent = [body for body in fake_openai.stats.bodies if body and body["model"] == "agent-m"]
-    assert agent and all((body["temperature"], body["top_p"], body["max_tokens"]) == (0.001, 1.0, 1000)
-                         for body in agent)
+    assert agent and all(
+        (body["temperature"], body["top_p"], body["max_tokens"]) == (0.001, 1.0, 1000) for body in agent
+    )
 
 
-def test_a_helper_role_takes_its_own_reasoning_effort(pytester: pytest.Pytester, fake_openai: FakeOpenAI,
-                                                      base_args: list[str], gold: dict[str, Any]) -> None:
+def test_a_helper_role_takes_its_own_reasoning_effort(
+    pytester: pytest.Pytester, fake_openai: FakeOpenAI, base_args: list[str], gold: dict[str, Any]
+) -> None:
     calls = gold["en"]["agent_multi_turn_0"]["calls"]
     fake_openai.responder = scripted_by_model(calls, ["Please message Frank for me."])
-    result = pytester.runpytest(*base_args, *live_args(fake_openai, "--tooleval-user-model", "user-m",
-                                                       "--tooleval-user-reasoning-effort", "high"),
-                                "-k", "en-agent_multi_turn_0")
+    result = pytester.runpytest(
+        *base_args,
+        *live_args(fake_openai, "--tooleval-user-model", "user-m", "--tooleval-user-reasoning-effort", "high"),
+        "-k",
+        "en-agent_multi_turn_0",
+    )
     result.assert_outcomes(passed=1)
     bodies = [body for body in fake_openai.stats.bodies if body]
     assert {body.get("reasoning_effort") for body in bodies if body["model"] == "user-m"} == {"high"}

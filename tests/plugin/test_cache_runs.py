@@ -40,9 +40,19 @@ class Served:
     def run(self, *args: str, report: str = "report.json", workers: int = 0) -> tuple[pytest.RunResult, dict[str, Any]]:
         before = self.server.stats.requests
         result = self.pytester.runpytest_subprocess(
-            "--tooleval-model=my-model", f"--tooleval-base-url={self.server.base_url}", "--tooleval-api-key=sk-x",
-            f"--tooleval-categories={CATEGORY}", f"--tooleval-cache-dir={self.pytester.path / 'cache'}",
-            "-p", "no:cacheprovider", f"--tooleval-report={report}", "-n", str(workers), *args, timeout=180)
+            "--tooleval-model=my-model",
+            f"--tooleval-base-url={self.server.base_url}",
+            "--tooleval-api-key=sk-x",
+            f"--tooleval-categories={CATEGORY}",
+            f"--tooleval-cache-dir={self.pytester.path / 'cache'}",
+            "-p",
+            "no:cacheprovider",
+            f"--tooleval-report={report}",
+            "-n",
+            str(workers),
+            *args,
+            timeout=180,
+        )
         self.asked = self.server.stats.requests - before  # the probe's request included
         path = self.pytester.path / report
         return result, json.loads(path.read_text()) if path.exists() else {}
@@ -60,7 +70,8 @@ def served(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> Iterat
 
 @pytest.mark.parametrize("workers", [0, 2])
 def test_a_model_served_anew_under_the_same_name_is_asked_again_and_its_regression_fails_the_gate(
-        served: Served, workers: int) -> None:
+    served: Served, workers: int
+) -> None:
     served.serve(RIGHT)
     result, baseline = served.run(report="baseline.json", workers=workers)
     assert result.ret == 0 and served.asked == SAMPLES + 1
@@ -68,12 +79,14 @@ def test_a_model_served_anew_under_the_same_name_is_asked_again_and_its_regressi
     assert baseline["run"]["cache"]["mode"] == "resume" and baseline["run"]["cache"]["resumed"] is None
 
     served.serve(WRONG)  # the same name at the same URL: another checkpoint, every answer wrong
-    result, report = served.run("--tooleval-baseline=baseline.json", "--tooleval-max-regression=overall=0.05",
-                                workers=workers)
+    result, report = served.run(
+        "--tooleval-baseline=baseline.json", "--tooleval-max-regression=overall=0.05", workers=workers
+    )
     assert served.asked == SAMPLES + 1  # nothing of the finished run was reused
     assert result.ret == 1
-    result.stdout.fnmatch_lines(["tooleval gate: acebench.en.overall: 1.000 -> 0.000*REGRESSION",
-                                 "tooleval gate: FAILED*"])
+    result.stdout.fnmatch_lines(
+        ["tooleval gate: acebench.en.overall: 1.000 -> 0.000*REGRESSION", "tooleval gate: FAILED*"]
+    )
     assert report["run"]["cache"]["id"] != baseline["run"]["cache"]["id"]
     assert {row["source"] for row in report["samples"]} == {"asked"}
 
@@ -85,8 +98,12 @@ def test_reuse_takes_the_same_served_models_answers_and_says_so(served: Served) 
     again, report = served.run("--tooleval-cache=reuse", report="again.json")
     assert served.asked == 1  # the probe only: the same served model's answers were reused
     assert again.ret == 0
-    again.stdout.fnmatch_lines([f"tooleval totals: {SAMPLES} samples ({SAMPLES} scored, 0 errors; 0 asked, "
-                                f"{SAMPLES} reused from the cache (oldest made 20*UTC))*"])
+    again.stdout.fnmatch_lines(
+        [
+            f"tooleval totals: {SAMPLES} samples ({SAMPLES} scored, 0 errors; 0 asked, "
+            f"{SAMPLES} reused from the cache (oldest made 20*UTC))*"
+        ]
+    )
     assert {row["source"] for row in report["samples"]} == {"cache"}
     assert report["totals"]["answers"]["cache"] == SAMPLES
 
@@ -113,12 +130,20 @@ def test_a_baseline_made_of_the_runs_own_cached_answers_is_no_comparison(served:
     result, report = served.run("--tooleval-cache=reuse", "--tooleval-baseline=baseline.json")
     assert served.asked == 1
     assert result.ret == 1
-    result.stdout.fnmatch_lines([f"tooleval gate: NOT A COMPARISON: {SAMPLES} of {SAMPLES} samples were answered "
-                                 "from the baseline run's own cached answers*--tooleval-cache fresh",
-                                 "tooleval gate: FAILED*"])
+    result.stdout.fnmatch_lines(
+        [
+            f"tooleval gate: NOT A COMPARISON: {SAMPLES} of {SAMPLES} samples were answered "
+            "from the baseline run's own cached answers*--tooleval-cache fresh",
+            "tooleval gate: FAILED*",
+        ]
+    )
     assert report["comparison"]["own_answers"] == SAMPLES
-    fresh, _ = served.run("--tooleval-cache=fresh", "--tooleval-baseline=baseline.json",
-                          "--tooleval-max-regression=overall=0.05", report="fresh.json")
+    fresh, _ = served.run(
+        "--tooleval-cache=fresh",
+        "--tooleval-baseline=baseline.json",
+        "--tooleval-max-regression=overall=0.05",
+        report="fresh.json",
+    )
     assert served.asked == SAMPLES + 1 and fresh.ret == 1
     fresh.stdout.fnmatch_lines(["tooleval gate: acebench.en.overall: 1.000 -> 0.000*REGRESSION"])
 
@@ -144,10 +169,14 @@ def test_an_unfinished_run_is_resumed_and_asks_only_what_it_lacked(served: Serve
     again, report = served.run()
     assert served.asked == SAMPLES - kept + 1  # only what the first run lacked (and the probe)
     assert again.ret == 0
-    again.stdout.fnmatch_lines(["tooleval: resuming the unfinished run of my-model begun 20* UTC: its cached "
-                                "answers are used (--tooleval-cache fresh asks everything again)",
-                                f"tooleval totals: {SAMPLES} samples ({SAMPLES} scored, 0 errors; {SAMPLES - kept} "
-                                f"asked, {kept} resumed from the cache (oldest made 20*UTC))*"])
+    again.stdout.fnmatch_lines(
+        [
+            "tooleval: resuming the unfinished run of my-model begun 20* UTC: its cached "
+            "answers are used (--tooleval-cache fresh asks everything again)",
+            f"tooleval totals: {SAMPLES} samples ({SAMPLES} scored, 0 errors; {SAMPLES - kept} "
+            f"asked, {kept} resumed from the cache (oldest made 20*UTC))*",
+        ]
+    )
     assert report["run"]["cache"]["resumed"] is not None
 
     finished, _ = served.run(report="finished.json")  # the resumed run finished: the next one asks everything

@@ -18,11 +18,20 @@ SHIPPED = {f"pytest_tooleval/benchmarks/test_{suite}.py" for suite in ("acebench
 def collected(*args: str) -> tuple[list[str], str]:
     """The test ids `pytest --collect-only` lists in the clone itself, and its whole output; the environment
     is a user's: none of the tests' own settings, the data folder kept."""
-    environment = {name: value for name, value in os.environ.items()
-                   if not name.startswith(("OPENAI_", "TOOLEVAL_", "PYTEST_")) or name == "TOOLEVAL_DATA_DIR"}
-    done = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-p", "no:cacheprovider",
-                           "--tooleval-model=oracle", *args],
-                          cwd=ROOT, env=environment, capture_output=True, text=True, timeout=300, check=False)
+    environment = {
+        name: value
+        for name, value in os.environ.items()
+        if not name.startswith(("OPENAI_", "TOOLEVAL_", "PYTEST_")) or name == "TOOLEVAL_DATA_DIR"
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "--collect-only", "-p", "no:cacheprovider", "--tooleval-model=oracle", *args],
+        cwd=ROOT,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     return [line for line in done.stdout.splitlines() if "::" in line], done.stdout
 

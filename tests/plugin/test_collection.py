@@ -11,25 +11,33 @@ from mini_acebench import UNVERIFIED, write_mini_acebench
 THIN_TEST = benchmark_source("acebench")
 
 
-
 @pytest.fixture
 def mini(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch):
     monkeypatch.delenv("TOOLEVAL_DATA_DIR", raising=False)
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     data = write_mini_acebench(pytester.path / "data")
     pytester.makepyfile(test_acebench=THIN_TEST)
-    return [f"--tooleval-data-dir={data}", UNVERIFIED, "--tooleval-categories", MINI_CATEGORIES,
-            f"--tooleval-cache-dir={pytester.path / 'cache'}", "-p", "no:cacheprovider"]
+    return [
+        f"--tooleval-data-dir={data}",
+        UNVERIFIED,
+        "--tooleval-categories",
+        MINI_CATEGORIES,
+        f"--tooleval-cache-dir={pytester.path / 'cache'}",
+        "-p",
+        "no:cacheprovider",
+    ]
 
 
 def test_ids_are_language_and_record_id(pytester: pytest.Pytester, mini: list[str]) -> None:
     result = pytester.runpytest("--collect-only", "-q", *mini)
-    result.stdout.fnmatch_lines([
-        "test_acebench.py::test_acebench[[]en-normal_atom_bool_0[]]",
-        "test_acebench.py::test_acebench[[]en-normal_multi_turn_user_adjust_0_1[]]",
-        "test_acebench.py::test_acebench[[]en-special_irrelevant_0[]]",
-        "7 tests collected*",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "test_acebench.py::test_acebench[[]en-normal_atom_bool_0[]]",
+            "test_acebench.py::test_acebench[[]en-normal_multi_turn_user_adjust_0_1[]]",
+            "test_acebench.py::test_acebench[[]en-special_irrelevant_0[]]",
+            "7 tests collected*",
+        ]
+    )
 
 
 def test_k_selects_one_category(pytester: pytest.Pytester, mini: list[str]) -> None:
@@ -49,8 +57,9 @@ def test_without_a_model_every_sample_is_skipped_with_the_reason(pytester: pytes
     assert "tooleval summary" not in result.stdout.str()
 
 
-def test_without_model_or_data_one_placeholder_skips(pytester: pytest.Pytester,
-                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+def test_without_model_or_data_one_placeholder_skips(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.delenv("TOOLEVAL_DATA_DIR", raising=False)
     pytester.makepyfile(test_acebench=THIN_TEST)
     result = pytester.runpytest("-rs", "--tooleval-offline", f"--tooleval-cache-dir={pytester.path / 'c'}")
@@ -68,10 +77,12 @@ def test_unknown_category_is_a_usage_error(pytester: pytest.Pytester, mini: list
 def test_bad_threshold_is_a_usage_error(pytester: pytest.Pytester, mini: list[str]) -> None:
     result = pytester.runpytest("--tooleval-model", "oracle", "--tooleval-fail-under", "overal:0.8", *mini)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines([
-        "ERROR: --tooleval-fail-under: 'overal:0.8' is not a valid threshold; expected GROUP=FRACTION, "
-        "e.g. overall=0.80"
-    ])
+    result.stderr.fnmatch_lines(
+        [
+            "ERROR: --tooleval-fail-under: 'overal:0.8' is not a valid threshold; expected GROUP=FRACTION, "
+            "e.g. overall=0.80"
+        ]
+    )
 
 
 def test_malformed_data_file_names_file_and_line(pytester: pytest.Pytester, mini: list[str]) -> None:

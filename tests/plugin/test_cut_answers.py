@@ -25,26 +25,31 @@ def server(monkeypatch: pytest.MonkeyPatch) -> Any:
 
 
 @pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["one-process", "xdist"])
-def test_a_cut_answer_is_named_in_its_row_its_failure_and_the_totals(pytester: pytest.Pytester, server: FakeOpenAI,
-                                                                     workers: list[str]) -> None:
+def test_a_cut_answer_is_named_in_its_row_its_failure_and_the_totals(
+    pytester: pytest.Pytester, server: FakeOpenAI, workers: list[str]
+) -> None:
     args = live_mini_run(pytester, server.base_url, "fake-model", "sk-cut-0123456789")
     result = pytester.runpytest_subprocess(*args, "--tooleval-markdown=summary.md", *workers)
     result.assert_outcomes(passed=SAMPLES - len(CUT), failed=len(CUT))
     rows = {row["id"]: row for row in json.loads((pytester.path / "report.json").read_text())["samples"]}
     assert {sample for sample, row in rows.items() if row["finish_reason"] == "length"} == CUT
-    assert all(row["cut"] == {"model": 1} and row["outcome"] == "failed" for sample, row in rows.items()
-               if sample in CUT)
-    assert all(row["finish_reason"] == "stop" and "cut" not in row for sample, row in rows.items()
-               if sample not in CUT)
+    assert all(
+        row["cut"] == {"model": 1} and row["outcome"] == "failed" for sample, row in rows.items() if sample in CUT
+    )
+    assert all(row["finish_reason"] == "stop" and "cut" not in row for sample, row in rows.items() if sample not in CUT)
     assert rows["special_irrelevant_0"]["output"] == "Due to the"  # scored as it came
     # the failure text says the answer was cut; the totals count it, by role, in the terminal and the Markdown
-    result.stdout.fnmatch_lines(["acebench en/special_irrelevant_0: *",
-                                 "  finish_reason: length (the answer stopped at max_tokens; scored as it is, as "
-                                 "upstream does)"])
+    result.stdout.fnmatch_lines(
+        [
+            "acebench en/special_irrelevant_0: *",
+            "  finish_reason: length (the answer stopped at max_tokens; scored as it is, as upstream does)",
+        ]
+    )
     report = json.loads((pytester.path / "report.json").read_text())
     assert report["totals"]["cut"] == {"model": 2}
-    result.stdout.fnmatch_lines([f"tooleval totals: {SAMPLES} samples (*), * completion tokens, 2 answers cut at "
-                                 "max_tokens (model 2), * s"])
+    result.stdout.fnmatch_lines(
+        [f"tooleval totals: {SAMPLES} samples (*), * completion tokens, 2 answers cut at max_tokens (model 2), * s"]
+    )
     assert "2 answers cut at max_tokens (model 2)" in (pytester.path / "summary.md").read_text()
 
 

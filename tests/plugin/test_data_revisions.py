@@ -43,10 +43,16 @@ def project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytes
 
 def run(pytester: pytest.Pytester, data: Path, *more: str) -> pytest.RunResult:
     """The oracle over CATEGORY, its report in report.json and its cache (the hash record) in cache/."""
-    return pytester.runpytest_subprocess("--tooleval-model=oracle", f"--tooleval-data-dir={data}",
-                                         f"--tooleval-categories={CATEGORY}",
-                                         f"--tooleval-cache-dir={pytester.path / 'cache'}", "-p", "no:cacheprovider",
-                                         "--tooleval-report=report.json", *more)
+    return pytester.runpytest_subprocess(
+        "--tooleval-model=oracle",
+        f"--tooleval-data-dir={data}",
+        f"--tooleval-categories={CATEGORY}",
+        f"--tooleval-cache-dir={pytester.path / 'cache'}",
+        "-p",
+        "no:cacheprovider",
+        "--tooleval-report=report.json",
+        *more,
+    )
 
 
 def report(pytester: pytest.Pytester) -> dict[str, Any]:
@@ -71,9 +77,9 @@ def change_one_letter(path: Path) -> None:
     JSON, and the sample's ground truth does not depend on it)."""
     content = path.read_bytes()
     at = content.index(b'"question": "') + len(b'"question": "')
-    while not content[at:at + 1].isalpha():
+    while not content[at : at + 1].isalpha():
         at += 1
-    path.write_bytes(content[:at] + content[at:at + 1].swapcase() + content[at + 1:])
+    path.write_bytes(content[:at] + content[at : at + 1].swapcase() + content[at + 1 :])
 
 
 def later_mtime(path: Path) -> None:
@@ -85,13 +91,17 @@ def later_mtime(path: Path) -> None:
 # -- the revision a run scores against is named --------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("name", "chosen", "source"), [
-    ("56dd66c", [], "default"),
-    ("e6db74b", ["--tooleval-acebench-revision=e6db74b"], "cli"),
-], ids=["default-56dd66c", "e6db74b"])
+@pytest.mark.parametrize(
+    ("name", "chosen", "source"),
+    [
+        ("56dd66c", [], "default"),
+        ("e6db74b", ["--tooleval-acebench-revision=e6db74b"], "cli"),
+    ],
+    ids=["default-56dd66c", "e6db74b"],
+)
 def test_a_run_on_the_data_root_names_its_revision_in_the_header_and_the_fingerprint(
-        project: pytest.Pytester, data_root: Path, name: str, chosen: list[str], source: str,
-        request: pytest.FixtureRequest) -> None:
+    project: pytest.Pytester, data_root: Path, name: str, chosen: list[str], source: str, request: pytest.FixtureRequest
+) -> None:
     """The data root holds both revisions' folders: the run reads the one its revision names, and says which."""
     acebench_at(request, name)  # that revision's folder is under the data root (the test skips without it)
     result = run(project, data_root, *chosen)
@@ -107,21 +117,30 @@ def test_a_run_on_the_data_root_names_its_revision_in_the_header_and_the_fingerp
 
 
 def test_the_e6db74b_folder_under_the_default_revision_is_one_line_naming_it_and_the_option(
-        project: pytest.Pytester, acebench_dir: Path, fake_openai: FakeOpenAI, monkeypatch: pytest.MonkeyPatch) -> None:
+    project: pytest.Pytester, acebench_dir: Path, fake_openai: FakeOpenAI, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.delenv("TOOLEVAL_NO_PROBE", raising=False)  # not even the endpoint probe may be sent
     result = project.runpytest_subprocess(
-        "--tooleval-model=m", f"--tooleval-base-url={fake_openai.base_url}", "--tooleval-api-key=sk-revisions-1",
-        f"--tooleval-data-dir={acebench_dir}", f"--tooleval-categories={CATEGORY}",
-        f"--tooleval-cache-dir={project.path / 'cache'}", "-p", "no:cacheprovider")
+        "--tooleval-model=m",
+        f"--tooleval-base-url={fake_openai.base_url}",
+        "--tooleval-api-key=sk-revisions-1",
+        f"--tooleval-data-dir={acebench_dir}",
+        f"--tooleval-categories={CATEGORY}",
+        f"--tooleval-cache-dir={project.path / 'cache'}",
+        "-p",
+        "no:cacheprovider",
+    )
     assert refused_line(result) == (
         f"ERROR: {acebench_dir} holds ACEBench e6db74b, not 56dd66c (the default): pass "
         "--tooleval-acebench-revision e6db74b to score against it, or point --tooleval-data-dir at ACEBench "
-        "56dd66c's data")
+        "56dd66c's data"
+    )
     assert fake_openai.stats.requests == 0
 
 
-def test_without_a_model_the_skip_names_why_a_given_folder_was_refused(project: pytest.Pytester,
-                                                                      acebench_dir: Path) -> None:
+def test_without_a_model_the_skip_names_why_a_given_folder_was_refused(
+    project: pytest.Pytester, acebench_dir: Path
+) -> None:
     """A bare `pytest` with a data folder of the other revision: the placeholder's skip says so, not that there is
     no data."""
     result = project.runpytest_subprocess("-rs", f"--tooleval-data-dir={acebench_dir}", "-p", "no:cacheprovider")
@@ -130,19 +149,23 @@ def test_without_a_model_the_skip_names_why_a_given_folder_was_refused(project: 
     assert "no local data" not in result.stdout.str()
 
 
-def test_a_copy_with_one_file_changed_is_one_line_naming_the_file(project: pytest.Pytester,
-                                                                   acebench_56dd66c_dir: Path) -> None:
+def test_a_copy_with_one_file_changed_is_one_line_naming_the_file(
+    project: pytest.Pytester, acebench_56dd66c_dir: Path
+) -> None:
     copy = copy_of(acebench_56dd66c_dir, project.path / "mine")
     change_one_letter(copy / CHANGED)
     line = refused_line(run(project, copy))
-    assert line.startswith(f"ERROR: {copy} matches no pinned ACEBench revision: 1 file differs from 56dd66c's pin, "
-                           f"first {CHANGED} (sha256 "), line
+    assert line.startswith(
+        f"ERROR: {copy} matches no pinned ACEBench revision: 1 file differs from 56dd66c's pin, "
+        f"first {CHANGED} (sha256 "
+    ), line
     assert line.endswith("; pass --tooleval-data-unverified to run on it anyway"), line
     assert not (project.path / "report.json").exists()
 
 
-def test_data_unverified_runs_on_the_changed_copy_and_says_so(project: pytest.Pytester,
-                                                              acebench_56dd66c_dir: Path) -> None:
+def test_data_unverified_runs_on_the_changed_copy_and_says_so(
+    project: pytest.Pytester, acebench_56dd66c_dir: Path
+) -> None:
     copy = copy_of(acebench_56dd66c_dir, project.path / "mine")
     change_one_letter(copy / CHANGED)
     result = run(project, copy, "--tooleval-data-unverified")
@@ -161,12 +184,19 @@ def test_after_a_first_run_every_pinned_file_is_in_the_record(project: pytest.Py
     folder = data_root / revision(DEFAULT).folder
     for relative, pinned in revision(DEFAULT).files.items():
         status = (folder / relative).stat()
-        assert record[str(folder / relative)] == [status.st_size, status.st_mtime_ns, status.st_ctime_ns,
-                                                  status.st_ino, status.st_dev, pinned], relative
+        assert record[str(folder / relative)] == [
+            status.st_size,
+            status.st_mtime_ns,
+            status.st_ctime_ns,
+            status.st_ino,
+            status.st_dev,
+            pinned,
+        ], relative
 
 
-def test_a_file_changed_with_a_new_mtime_is_read_again_and_caught(project: pytest.Pytester,
-                                                                  acebench_56dd66c_dir: Path) -> None:
+def test_a_file_changed_with_a_new_mtime_is_read_again_and_caught(
+    project: pytest.Pytester, acebench_56dd66c_dir: Path
+) -> None:
     copy = copy_of(acebench_56dd66c_dir, project.path / "mine")
     run(project, copy).assert_outcomes(passed=SAMPLES)  # checked, and every file's digest recorded
     record = project.path / "cache" / RECORD_NAME
@@ -184,8 +214,9 @@ def test_a_file_changed_with_a_new_mtime_is_read_again_and_caught(project: pytes
     assert json.loads(record.read_text(encoding="utf-8"))[key][-1] == now  # the new digest is remembered
 
 
-def test_an_answer_edited_with_its_mtime_set_back_is_read_again_and_caught(project: pytest.Pytester,
-                                                                           acebench_56dd66c_dir: Path) -> None:
+def test_an_answer_edited_with_its_mtime_set_back_is_read_again_and_caught(
+    project: pytest.Pytester, acebench_56dd66c_dir: Path
+) -> None:
     """Issue 40: a possible answer edited in place, its size kept and its mtime set back with os.utime, was
     taken for the pinned file (the record's size and mtime held) and scored. Its inode change time moved with
     the edit, and that cannot be set back: the file is read again and the run refused, as for any changed
@@ -248,8 +279,10 @@ def test_an_edit_with_the_mtime_set_back_is_read_again(files: dict[Path, str], t
     first.write_bytes(b'{"b": 1}\n')  # as long as before
     os.utime(first, ns=(before.st_atime_ns, before.st_mtime_ns))
     assert (first.stat().st_size, first.stat().st_mtime_ns) == (before.st_size, before.st_mtime_ns)
-    assert sha256_of(files, tmp_path / "cache") == {first: hashlib.sha256(b'{"b": 1}\n').hexdigest(),
-                                                    second: files[second]}
+    assert sha256_of(files, tmp_path / "cache") == {
+        first: hashlib.sha256(b'{"b": 1}\n').hexdigest(),
+        second: files[second],
+    }
 
 
 def test_a_file_replaced_by_a_copy_is_read_again(files: dict[Path, str], tmp_path: Path) -> None:
@@ -279,15 +312,23 @@ def test_a_fifo_among_the_pinned_files_is_not_opened(files: dict[Path, str], tmp
     fifo = tmp_path / "fifo.json"
     os.mkfifo(fifo)
     try:
-        done = subprocess.run([sys.executable, "-c", FIFO_PROBE, str(tmp_path / "cache"), *map(str, files), str(fifo)],
-                              capture_output=True, text=True, timeout=GUARD_S, check=True)
+        done = subprocess.run(
+            [sys.executable, "-c", FIFO_PROBE, str(tmp_path / "cache"), *map(str, files), str(fifo)],
+            capture_output=True,
+            text=True,
+            timeout=GUARD_S,
+            check=True,
+        )
     except subprocess.TimeoutExpired:
         pytest.fail(f"hashing hung on the FIFO for the {GUARD_S:.0f} s hang guard")
     assert json.loads(done.stdout) == {**{str(path): digest for path, digest in files.items()}, str(fifo): None}
 
 
-@pytest.mark.parametrize("damage", ["not json {", "[1, 2]", '{"%s": "abc"}', '{"%s": [1, 2]}', ""],
-                         ids=["not-json", "a-list", "a-string-entry", "a-short-entry", "empty"])
+@pytest.mark.parametrize(
+    "damage",
+    ["not json {", "[1, 2]", '{"%s": "abc"}', '{"%s": [1, 2]}', ""],
+    ids=["not-json", "a-list", "a-string-entry", "a-short-entry", "empty"],
+)
 def test_a_damaged_record_is_ignored_and_replaced(files: dict[Path, str], tmp_path: Path, damage: str) -> None:
     record_path = tmp_path / RECORD_NAME
     record_path.write_text(damage.replace("%s", str(next(iter(files)))), encoding="utf-8")

@@ -36,7 +36,7 @@ def documented() -> list[tuple[int, str]]:
     lines = [line.strip() for line in README.read_text(encoding="utf-8").splitlines()]
     start = lines.index(HEADER)
     rows = []
-    for line in lines[start + 2:]:  # after the header and its |---| line
+    for line in lines[start + 2 :]:  # after the header and its |---| line
         if not line.startswith("|"):
             break
         status, when = (cell.strip() for cell in line.strip("|").split("|", 1))
@@ -155,9 +155,20 @@ def a_signal(runs: Runs) -> list[int]:
         report = runs.pytester.path / f"report-{signum.name}.json"
         env = {name: value for name, value in os.environ.items() if not name.startswith("PYTEST_XDIST_")}
         process = subprocess.Popen(
-            [sys.executable, "-m", "pytest", *runs.args(server.base_url), "--tooleval-concurrency=1",
-             f"--tooleval-report={report}"], cwd=runs.pytester.path, stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL, start_new_session=True, env={**env, "TOOLEVAL_NO_PROBE": "1"})
+            [
+                sys.executable,
+                "-m",
+                "pytest",
+                *runs.args(server.base_url),
+                "--tooleval-concurrency=1",
+                f"--tooleval-report={report}",
+            ],
+            cwd=runs.pytester.path,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+            env={**env, "TOOLEVAL_NO_PROBE": "1"},
+        )
         runs.processes.append(process)
         deadline = time.monotonic() + HANG_GUARD_S
         while server.stats.requests < 2 and process.poll() is None and time.monotonic() < deadline:
@@ -178,8 +189,9 @@ def stopped_answering(runs: Runs) -> list[int]:
     """Two answers, then every connection reset: more failures in a row than the breaker allows an endpoint that
     had answered (the mini tree's 7 samples, each tried 3 times)."""
     server = runs.server(responder=answers_then(Fault.reset(), 2))
-    return [runs.run(server.base_url, "--tooleval-concurrency=1", "--tooleval-max-retries=2",
-                     saying="stopped answering")]
+    return [
+        runs.run(server.base_url, "--tooleval-concurrency=1", "--tooleval-max-retries=2", saying="stopped answering")
+    ]
 
 
 def dead_without_the_probe(runs: Runs) -> list[int]:
@@ -190,19 +202,23 @@ def the_probe_failed(runs: Runs) -> list[int]:
     wrong_model = runs.server(default=Fault.http(404, message="The model `fake-model` does not exist."))  # type: ignore[arg-type]
     no_quota = runs.server(default=Fault.insufficient_quota())  # type: ignore[arg-type]
     failed = "ERROR: tooleval: the endpoint probe failed for the model role"
-    return [runs.run(f"http://127.0.0.1:{closed_port()}/v1", probe=True, saying=failed),
-            runs.run(wrong_model.base_url, probe=True, saying=failed),
-            runs.run(no_quota.base_url, probe=True, saying=failed)]
+    return [
+        runs.run(f"http://127.0.0.1:{closed_port()}/v1", probe=True, saying=failed),
+        runs.run(wrong_model.base_url, probe=True, saying=failed),
+        runs.run(no_quota.base_url, probe=True, saying=failed),
+    ]
 
 
 def bad_input(runs: Runs) -> list[int]:
     server = runs.server(replies=RIGHT)
-    codes = [runs.run(server.base_url, "--tooleval-scorer=lenient", saying="ERROR: --tooleval-scorer"),
-             runs.run(server.base_url, "--tooleval-fail-under=acebench.overal=0.5",
-                      saying="ERROR: --tooleval-fail-under"),
-             runs.run(server.base_url, f"--tooleval-data-dir={runs.pytester.path / 'nowhere'}",
-                      saying="no ACEBench data there"),
-             runs.run(server.base_url, "-k", "normal and", saying="Wrong expression passed to '-k'")]
+    codes = [
+        runs.run(server.base_url, "--tooleval-scorer=lenient", saying="ERROR: --tooleval-scorer"),
+        runs.run(server.base_url, "--tooleval-fail-under=acebench.overal=0.5", saying="ERROR: --tooleval-fail-under"),
+        runs.run(
+            server.base_url, f"--tooleval-data-dir={runs.pytester.path / 'nowhere'}", saying="no ACEBench data there"
+        ),
+        runs.run(server.base_url, "-k", "normal and", saying="Wrong expression passed to '-k'"),
+    ]
     # a broken case file beside the benchmark: its samples were asked all the same before (pytest calls
     # pytest_collection_finish, where answers start, after a usage error in the collection too)
     (runs.pytester.path / "mine.tooleval.yaml").write_text("cases: [{name: a, user: hi, expect: {colls: []}}]\n")
@@ -220,8 +236,7 @@ SCENARIOS: dict[str, Callable[[Runs], list[int]]] = {
     "an account ran out of quota mid-run": quota_ran_out,
     "an endpoint that had answered stopped answering": stopped_answering,
     "an endpoint dead from the start, under `--tooleval-no-probe`": dead_without_the_probe,
-    "the endpoint probe failed: an endpoint dead from the start, a wrong model name or key, no quota (one line)":
-        the_probe_failed,
+    "the endpoint probe failed: an endpoint dead from the start, a wrong model name or key, no quota (one line)": the_probe_failed,
     "a bad option value, data file or case file, or a gate figure no suite of the run has (one line)": bad_input,
 }
 

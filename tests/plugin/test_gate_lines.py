@@ -30,12 +30,19 @@ def small(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, fake_opena
     for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "TOOLEVAL_DATA_DIR"):
         monkeypatch.delenv(name, raising=False)
     (pytester.path / "mine.tooleval.yaml").write_text(CASES, encoding="utf-8")
-    return ["--tooleval-model=fake-model", f"--tooleval-base-url={fake_openai.base_url}", "--tooleval-api-key=sk-x",
-            "--tooleval-no-cache", "-p", "no:cacheprovider"]
+    return [
+        "--tooleval-model=fake-model",
+        f"--tooleval-base-url={fake_openai.base_url}",
+        "--tooleval-api-key=sk-x",
+        "--tooleval-no-cache",
+        "-p",
+        "no:cacheprovider",
+    ]
 
 
 def words(wrong: str = "") -> Any:
     """A responder that says each case's word, but something else for the case whose word is `wrong`."""
+
     def answer(body: dict[str, Any]) -> str:
         word = last_user_message(body).removeprefix("Say ").rstrip(".")
         return "I would rather not." if word == wrong else f"{word.capitalize()}."
@@ -43,21 +50,36 @@ def words(wrong: str = "") -> Any:
     return answer
 
 
-def test_one_flip_in_categories_of_one_case_is_not_a_regression(pytester: pytest.Pytester, fake_openai: FakeOpenAI,
-                                                                small: list[str]) -> None:
+def test_one_flip_in_categories_of_one_case_is_not_a_regression(
+    pytester: pytest.Pytester, fake_openai: FakeOpenAI, small: list[str]
+) -> None:
     fake_openai.responder = words()
     assert pytester.runpytest_subprocess(*small, "--tooleval-report=baseline.json").ret == pytest.ExitCode.OK
     fake_openai.responder = words(wrong="gamma")
-    result = pytester.runpytest_subprocess(*small, "--tooleval-baseline=baseline.json", "--tooleval-report=now.json",
-                                           "--tooleval-max-regression=overall=0.0", "--tb=no", "-rN", "-q")
+    result = pytester.runpytest_subprocess(
+        *small,
+        "--tooleval-baseline=baseline.json",
+        "--tooleval-report=now.json",
+        "--tooleval-max-regression=overall=0.0",
+        "--tb=no",
+        "-rN",
+        "-q",
+    )
     # before: yaml.overall: 1.000 -> 0.667, -0.333 [-0.333, -0.333], p=0.001 (Holm 0.001): ... REGRESSION, exit 1
     assert result.ret == pytest.ExitCode.OK, result.stdout.str()[-2000:]
-    result.stdout.fnmatch_lines(["yaml.overall * 1.000 * 0.667 * -0.333 * [[]-0.7*, +0.*[]] * 1 * exact, 3 *",
-                                 "flipped pass -> fail: 1: mine-gamma"])
+    result.stdout.fnmatch_lines(
+        [
+            "yaml.overall * 1.000 * 0.667 * -0.333 * [[]-0.7*, +0.*[]] * 1 * exact, 3 *",
+            "flipped pass -> fail: 1: mine-gamma",
+        ]
+    )
     assert result.stdout.lines[-4:] == [
         "tooleval gate: yaml.overall: 1.000 -> 0.667, -0.333 [-0.707, +0.196], p=1 (Holm 1): drop > margin 0.000, "
-        "not significant at 0.05 ok", "tooleval gate: error rate 0.000 <= 0.020 ok", "tooleval gate: PASSED",
-        f"tooleval report: {pytester.path / 'now.json'}"]
+        "not significant at 0.05 ok",
+        "tooleval gate: error rate 0.000 <= 0.020 ok",
+        "tooleval gate: PASSED",
+        f"tooleval report: {pytester.path / 'now.json'}",
+    ]
     report = json.loads((pytester.path / "now.json").read_text(encoding="utf-8"))
     overall = next(entry for entry in report["comparison"]["figures"] if entry["figure"] == "yaml.overall")
     assert (overall["test"], overall["units"], overall["pass_to_fail"], overall["p"]) == ("exact", 3, 1, 1.0)
@@ -68,28 +90,33 @@ def test_one_flip_in_categories_of_one_case_is_not_a_regression(pytester: pytest
     assert [line for line in selected.outlines if "::" in line] == ["mine.tooleval.yaml::test_case[mine-gamma]"]
 
 
-def test_a_run_of_part_of_the_cases_says_partial_in_its_verdict(pytester: pytest.Pytester, fake_openai: FakeOpenAI,
-                                                                small: list[str]) -> None:
+def test_a_run_of_part_of_the_cases_says_partial_in_its_verdict(
+    pytester: pytest.Pytester, fake_openai: FakeOpenAI, small: list[str]
+) -> None:
     fake_openai.responder = words()
     # a second case of the first category: -k can run part of a category (a category left out whole is not seen
     # by the YAML suite's summary, which knows only the cases that ran)
     (pytester.path / "mine.tooleval.yaml").write_text(
         CASES + "  - {name: delta, category: first, user: Say delta., expect: {no_call: true, contains: [delta]}}\n",
-        encoding="utf-8")
+        encoding="utf-8",
+    )
     whole = pytester.runpytest_subprocess(*small, "--tooleval-fail-under=overall=0.5", "--tb=no", "-rN", "-q")
     assert whole.ret == pytest.ExitCode.OK
     assert whole.stdout.lines[-1] == "tooleval gate: PASSED"
-    part = pytester.runpytest_subprocess(*small, "--tooleval-fail-under=overall=0.5", "-k", "not delta",
-                                         "--tb=no", "-rN", "-q")
+    part = pytester.runpytest_subprocess(
+        *small, "--tooleval-fail-under=overall=0.5", "-k", "not delta", "--tb=no", "-rN", "-q"
+    )
     assert part.ret == pytest.ExitCode.OK
-    assert part.stdout.lines[-3:] == ["tooleval gate: yaml.overall = 1.000 >= 0.500 ok",
-                                      "tooleval gate: error rate 0.000 <= 0.020 ok",
-                                      "tooleval gate: PASSED (partial run: yaml: not every sample was scored)"]
+    assert part.stdout.lines[-3:] == [
+        "tooleval gate: yaml.overall = 1.000 >= 0.500 ok",
+        "tooleval gate: error rate 0.000 <= 0.020 ok",
+        "tooleval gate: PASSED (partial run: yaml: not every sample was scored)",
+    ]
 
 
-def test_a_missed_error_rate_names_its_largest_cause_in_the_last_lines(pytester: pytest.Pytester,
-                                                                       fake_openai: FakeOpenAI,
-                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_missed_error_rate_names_its_largest_cause_in_the_last_lines(
+    pytester: pytest.Pytester, fake_openai: FakeOpenAI, monkeypatch: pytest.MonkeyPatch
+) -> None:
     for name in ("OPENAI_API_KEY", "TOOLEVAL_DATA_DIR"):
         monkeypatch.delenv(name, raising=False)
 
@@ -103,22 +130,30 @@ def test_a_missed_error_rate_names_its_largest_cause_in_the_last_lines(pytester:
 
     fake_openai.responder = answer
     live = live_mini_run(pytester, fake_openai.base_url, "fake-model", "sk-x")
-    result = pytester.runpytest_subprocess(*live, "--tooleval-fail-under=overall=0.0", "--tooleval-markdown=gate.md",
-                                           "--tb=no", "-rN", "-q")
+    result = pytester.runpytest_subprocess(
+        *live, "--tooleval-fail-under=overall=0.0", "--tooleval-markdown=gate.md", "--tb=no", "-rN", "-q"
+    )
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     tail = result.stdout.lines[-5:]
     assert tail[0].startswith("tooleval gate: acebench.en.overall = ")
-    assert tail[1].startswith("tooleval gate: error rate MISSED: 0.429 > 0.020 (2 normal_atom_bool: "
-                              "InfrastructureError: ")
+    assert tail[1].startswith(
+        "tooleval gate: error rate MISSED: 0.429 > 0.020 (2 normal_atom_bool: InfrastructureError: "
+    )
     assert tail[1].endswith("; and 1 error of 1 other cause)") and "this deployment takes no tools" in tail[1]
-    assert tail[2:] == ["tooleval gate: FAILED (partial run: acebench: 12 of 17 categories did not run, 3 samples "
-                        "or dialogues have no verdict)",
-                        f"tooleval report: {pytester.path / 'report.json'}",
-                        f"tooleval report: {pytester.path / 'gate.md'}"]
+    assert tail[2:] == [
+        "tooleval gate: FAILED (partial run: acebench: 12 of 17 categories did not run, 3 samples "
+        "or dialogues have no verdict)",
+        f"tooleval report: {pytester.path / 'report.json'}",
+        f"tooleval report: {pytester.path / 'gate.md'}",
+    ]
     gate = json.loads((pytester.path / "report.json").read_text(encoding="utf-8"))["gate"]
     cause = gate["largest_cause"]
     assert (cause["category"], cause["count"], cause["other_causes"], cause["other_errors"]) == (
-        "normal_atom_bool", 2, 1, 1)
+        "normal_atom_bool",
+        2,
+        1,
+        1,
+    )
     assert tail[1].endswith(f"({cause['text']})")
     assert gate["partial"] == "acebench: 12 of 17 categories did not run, 3 samples or dialogues have no verdict"
     markdown = (pytester.path / "gate.md").read_text(encoding="utf-8")

@@ -14,7 +14,7 @@ from fake_openai import FakeOpenAI
 
 # a worker's collection waits (at most a minute) until the endpoint has been asked: the hub of a run that waited
 # for a worker's collection before asking would sit out the whole minute, and the file says it never was asked
-WAITING_WORKER = '''
+WAITING_WORKER = """
 import os, time
 from pathlib import Path
 
@@ -30,17 +30,29 @@ def pytest_collection_finish(session):
     while not asked.exists() and time.monotonic() < deadline:
         time.sleep(0.05)
     Path(f"collected-{worker}.json").write_text(str(asked.exists()).lower())
-'''
+"""
 
 
 def run_args(data_root: Path, server: FakeOpenAI, folder: Path) -> list[str]:
-    return ["--tooleval-model", "m", f"--tooleval-base-url={server.base_url}", "--tooleval-api-key=sk-x",
-            f"--tooleval-data-dir={data_root}", f"--tooleval-cache-dir={folder / 'cache'}", "-p", "no:cacheprovider",
-            "--tooleval-report=report.json", "--tooleval-no-probe", "-n", "2"]
+    return [
+        "--tooleval-model",
+        "m",
+        f"--tooleval-base-url={server.base_url}",
+        "--tooleval-api-key=sk-x",
+        f"--tooleval-data-dir={data_root}",
+        f"--tooleval-cache-dir={folder / 'cache'}",
+        "-p",
+        "no:cacheprovider",
+        "--tooleval-report=report.json",
+        "--tooleval-no-probe",
+        "-n",
+        "2",
+    ]
 
 
-def test_the_hub_asks_before_any_worker_has_collected(pytester: pytest.Pytester, data_root: Path,
-                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_hub_asks_before_any_worker_has_collected(
+    pytester: pytest.Pytester, data_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     marker = pytester.path / "asked"
 
     def respond(body: dict[str, Any]) -> str:
@@ -51,8 +63,9 @@ def test_the_hub_asks_before_any_worker_has_collected(pytester: pytest.Pytester,
     pytester.makeconftest(WAITING_WORKER)
     pytester.makepyfile(test_acebench=benchmark_source("acebench"))
     with FakeOpenAI(responder=respond) as server:
-        result = pytester.runpytest_subprocess(*run_args(data_root, server, pytester.path), "-k", "special_incomplete",
-                                               timeout=300)
+        result = pytester.runpytest_subprocess(
+            *run_args(data_root, server, pytester.path), "-k", "special_incomplete", timeout=300
+        )
     result.assert_outcomes(failed=50)
     waited = {path.name: json.loads(path.read_text()) for path in pytester.path.glob("collected-gw*.json")}
     assert waited == {"collected-gw0.json": True, "collected-gw1.json": True}  # each found a request already sent
@@ -60,24 +73,28 @@ def test_the_hub_asks_before_any_worker_has_collected(pytester: pytest.Pytester,
 
 
 # the workers leave out samples the controller keeps (a collection that differs from process to process)
-WORKERS_DESELECT = '''
+WORKERS_DESELECT = """
 def pytest_collection_modifyitems(config, items):
     if hasattr(config, "workerinput"):
         kept = [item for item in items if item.name.endswith(("_0]", "_1]"))]
         config.hook.pytest_deselected(items=[item for item in items if item not in kept])
         items[:] = kept
-'''
+"""
 
 
-def test_a_sample_no_worker_collected_is_dropped_from_the_hubs_list(pytester: pytest.Pytester,
-                                                                     data_root: Path) -> None:
+def test_a_sample_no_worker_collected_is_dropped_from_the_hubs_list(pytester: pytest.Pytester, data_root: Path) -> None:
     pytester.makeconftest(WORKERS_DESELECT)
     pytester.makepyfile(test_acebench=benchmark_source("acebench"))
     # 1 s an answer: the hub's 50 samples outlast the workers' start even on a busy machine (0.2 s did not, beside
     # three CPU hogs)
     with FakeOpenAI(default="[get_weather(city='Paris')]", latency_s=1.0) as server:
-        result = pytester.runpytest_subprocess(*run_args(data_root, server, pytester.path), "-k", "special_incomplete",
-                                               "--tooleval-concurrency=1", timeout=300)
+        result = pytester.runpytest_subprocess(
+            *run_args(data_root, server, pytester.path),
+            "-k",
+            "special_incomplete",
+            "--tooleval-concurrency=1",
+            timeout=300,
+        )
     result.assert_outcomes(failed=2)
     out = result.stdout.str()
     assert "collected other tests than the controller (2 against 50): the hub asks for the worker's only" in out

@@ -76,9 +76,14 @@ class Run:
         # (this test may run in an xdist worker: its variables would make the run's controller look like one)
         inherited = {name: value for name, value in os.environ.items() if not name.startswith("PYTEST_XDIST_")}
         with self.output.open("wb") as out:
-            self.process = subprocess.Popen([sys.executable, "-m", "pytest", *args], cwd=self.folder,
-                                            stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
-                                            env={**inherited, **(env or {})})
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "pytest", *args],
+                cwd=self.folder,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+                env={**inherited, **(env or {})},
+            )
 
     def received(self) -> int:
         log = self.folder / "received.log"
@@ -120,14 +125,25 @@ def runs() -> Iterator[list[Run]]:
         run.close()
 
 
-@pytest.mark.parametrize(("workers", "signum"), [([], signal.SIGTERM), (["-n", "2"], signal.SIGTERM),
-                                                 ([], signal.SIGINT)], ids=["sigterm", "sigterm-xdist", "sigint"])
-def test_a_signal_mid_run_leaves_reports_that_say_interrupted(pytester: pytest.Pytester, server: FakeOpenAI,
-                                                              runs: list[Run], workers: list[str],
-                                                              signum: int) -> None:
+@pytest.mark.parametrize(
+    ("workers", "signum"),
+    [([], signal.SIGTERM), (["-n", "2"], signal.SIGTERM), ([], signal.SIGINT)],
+    ids=["sigterm", "sigterm-xdist", "sigint"],
+)
+def test_a_signal_mid_run_leaves_reports_that_say_interrupted(
+    pytester: pytest.Pytester, server: FakeOpenAI, runs: list[Run], workers: list[str], signum: int
+) -> None:
     args = live_mini_run(pytester, server.base_url, "fake-model", "sk-interrupt-0123456789")
-    run = Run(pytester, [*args, "--tooleval-concurrency=1", "--tooleval-markdown=summary.md",
-                         "--tooleval-fail-under=overall=0.0", *workers])
+    run = Run(
+        pytester,
+        [
+            *args,
+            "--tooleval-concurrency=1",
+            "--tooleval-markdown=summary.md",
+            "--tooleval-fail-under=overall=0.0",
+            *workers,
+        ],
+    )
     runs.append(run)
     run.wait_for(lambda: run.received() >= 2, "two tests received by the controller")
     run.signal(signum)
@@ -141,11 +157,14 @@ def test_a_signal_mid_run_leaves_reports_that_say_interrupted(pytester: pytest.P
     assert len(finished) >= 2 and BLOCKED_TEST in not_run  # what finished is in, what did not is listed
     assert not finished & not_run and len(finished | not_run) == SAMPLES == report["run"]["collected"]
     assert report["gate"]["passed"] is False and report["gate"]["incomplete"].startswith(
-        f"the run was interrupted ({name}): {len(not_run)} of the {SAMPLES} samples it collected did not run")
+        f"the run was interrupted ({name}): {len(not_run)} of the {SAMPLES} samples it collected did not run"
+    )
     text = run.text()
     assert f"tooleval summary (interrupted by {name})" in text
-    assert f"tooleval: the run was interrupted ({name}): {len(not_run)} of the {SAMPLES} samples it collected " \
+    assert (
+        f"tooleval: the run was interrupted ({name}): {len(not_run)} of the {SAMPLES} samples it collected "
         "did not run; the figures are of those that finished" in text
+    )
     assert "tooleval gate: FAILED" in text and "tooleval gate: INCOMPLETE: the run was interrupted" in text
     assert f"**Interrupted** ({name}): {len(not_run)} collected samples" in (pytester.path / "summary.md").read_text()
     # a merge of the report (a shard's, say) reads it as incomplete, and names why
@@ -153,11 +172,17 @@ def test_a_signal_mid_run_leaves_reports_that_say_interrupted(pytester: pytest.P
     assert merged.incomplete is not None and f"report.json was interrupted ({name})" in merged.incomplete
 
 
-def test_a_signal_before_any_test_finished_still_reports(pytester: pytest.Pytester, server: FakeOpenAI,
-                                                         runs: list[Run]) -> None:
+def test_a_signal_before_any_test_finished_still_reports(
+    pytester: pytest.Pytester, server: FakeOpenAI, runs: list[Run]
+) -> None:
     server.responder = lambda body: Fault.delay(HANG_GUARD_S)  # no answer comes: the first test waits
-    run = Run(pytester, [*live_mini_run(pytester, server.base_url, "fake-model", "sk-interrupt-0123456789"),
-                         "--tooleval-concurrency=1"])
+    run = Run(
+        pytester,
+        [
+            *live_mini_run(pytester, server.base_url, "fake-model", "sk-interrupt-0123456789"),
+            "--tooleval-concurrency=1",
+        ],
+    )
     runs.append(run)
     run.wait_for(lambda: server.stats.requests >= 1, "a sample's request")  # (the tests' runs do not probe)
     run.signal(signal.SIGTERM)
@@ -165,8 +190,10 @@ def test_a_signal_before_any_test_finished_still_reports(pytester: pytest.Pytest
     report = json.loads((pytester.path / "report.json").read_text())
     assert report["run"]["interrupted"] is True and report["samples"] == []
     assert len(report["run"]["not_run"]) == SAMPLES == report["run"]["collected"]
-    assert f"tooleval: the run was interrupted (SIGTERM): {SAMPLES} of the {SAMPLES} samples it collected did " \
+    assert (
+        f"tooleval: the run was interrupted (SIGTERM): {SAMPLES} of the {SAMPLES} samples it collected did "
         "not run" in run.text()
+    )
 
 
 def test_a_second_signal_stops_at_once(pytester: pytest.Pytester, server: FakeOpenAI, runs: list[Run]) -> None:
@@ -184,8 +211,9 @@ def test_a_second_signal_stops_at_once(pytester: pytest.Pytester, server: FakeOp
 
 
 @pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["one-process", "xdist"])
-def test_one_kill_sent_twice_at_once_ends_the_run_with_its_reports(pytester: pytest.Pytester, server: FakeOpenAI,
-                                                                    runs: list[Run], workers: list[str]) -> None:
+def test_one_kill_sent_twice_at_once_ends_the_run_with_its_reports(
+    pytester: pytest.Pytester, server: FakeOpenAI, runs: list[Run], workers: list[str]
+) -> None:
     """GNU timeout, and CI runners, send their one kill to the process and to its group: it arrives twice within
     moments. That is one request to stop: exit status 2 and every report, never the second signal's hard stop."""
     args = live_mini_run(pytester, server.base_url, "fake-model", "sk-interrupt-0123456789")

@@ -106,6 +106,7 @@ def test_a_timeout_cuts_to_what_the_endpoint_has_shown_it_serves() -> None:
 def test_a_request_that_timed_out_waits_until_fewer_are_in_flight_than_were_served() -> None:
     """The endpoint answered without queueing with one request in flight, never more: a timed-out request is
     sent again only into an empty server, however high the limit still is."""
+
     async def scenario() -> tuple[bool, bool]:
         limit = AdaptiveLimit(8, start=SLOW_START_FROM)
         for latency in (1.0, 1.0):
@@ -137,21 +138,30 @@ def server(request: pytest.FixtureRequest) -> Iterator[FakeOpenAI]:
 @pytest.fixture
 def one_slot(pytester: pytest.Pytester, data_root: Path, server: FakeOpenAI) -> list[str]:
     pytester.makepyfile(test_acebench=benchmark_source("acebench"))
-    return ["--tooleval-model", "m", f"--tooleval-base-url={server.base_url}", "--tooleval-api-key=sk-x",
-            f"--tooleval-data-dir={data_root}", f"--tooleval-cache-dir={pytester.path / 'cache'}",
-            "-p", "no:cacheprovider", "--tooleval-report=report.json", "--tooleval-no-probe"]
+    return [
+        "--tooleval-model",
+        "m",
+        f"--tooleval-base-url={server.base_url}",
+        "--tooleval-api-key=sk-x",
+        f"--tooleval-data-dir={data_root}",
+        f"--tooleval-cache-dir={pytester.path / 'cache'}",
+        "-p",
+        "no:cacheprovider",
+        "--tooleval-report=report.json",
+        "--tooleval-no-probe",
+    ]
 
 
 @pytest.mark.parametrize("server", [0.6], indirect=True)
 @pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["one-process", "xdist"])
-def test_a_one_slot_server_answers_every_sample_under_the_defaults(pytester: pytest.Pytester, server: FakeOpenAI,
-                                                                   one_slot: list[str], workers: list[str]) -> None:
+def test_a_one_slot_server_answers_every_sample_under_the_defaults(
+    pytester: pytest.Pytester, server: FakeOpenAI, one_slot: list[str], workers: list[str]
+) -> None:
     """The defaults (8 samples at once per process) against one slot, each answer 0.6 s, 3.6 s allowed (the issue's
     1 s and 6 s, scaled: at 0.3 s and 1.8 s a client starved by the full suite beside it stalled past its own
     timeout): before the limit adapted, requests timed out in the server's queue, were sent again, and the server
     generated for the abandoned ones (the issue's replay: 45 of 50 samples errored)."""
-    result = pytester.runpytest_subprocess(*one_slot, *workers, "-k", "special_incomplete",
-                                           "--tooleval-timeout=3.6")
+    result = pytester.runpytest_subprocess(*one_slot, *workers, "-k", "special_incomplete", "--tooleval-timeout=3.6")
     result.assert_outcomes(failed=50)  # a wrong answer each: scored, none an error
     report = json.loads((pytester.path / "report.json").read_text())
     assert report["totals"]["errors"] == 0
@@ -164,8 +174,9 @@ def test_a_one_slot_server_answers_every_sample_under_the_defaults(pytester: pyt
 def test_the_summary_says_when_and_why_the_limit_came_down(pytester: pytest.Pytester, one_slot: list[str]) -> None:
     """A timeout just above two answers' time: the third request in the queue times out, the limit comes down,
     and the retry waits for an empty server, so every sample is still answered."""
-    result = pytester.runpytest_subprocess(*one_slot, "-k", "special_incomplete_1", "--tooleval-timeout=0.75",
-                                           "--tooleval-progress-interval=0.2")
+    result = pytester.runpytest_subprocess(
+        *one_slot, "-k", "special_incomplete_1", "--tooleval-timeout=0.75", "--tooleval-progress-interval=0.2"
+    )
     result.assert_outcomes(failed=11)
     totals = json.loads((pytester.path / "report.json").read_text())["totals"]
     assert totals["errors"] == 0 and totals["timeouts"] >= 1
@@ -186,10 +197,21 @@ def test_a_server_that_dies_mid_run_stops_the_run_with_one_line(pytester: pytest
     try:
         pytester.makepyfile(test_acebench=benchmark_source("acebench"))
         result = pytester.runpytest_subprocess(
-            "--tooleval-model", "m", f"--tooleval-base-url={fake.base_url}", "--tooleval-api-key=sk-x",
-            f"--tooleval-data-dir={data_root}", f"--tooleval-cache-dir={pytester.path / 'cache'}", "-p",
-            "no:cacheprovider", "--tooleval-report=report.json", "--tooleval-no-probe", "-k", "special_incomplete",
-            "--tooleval-concurrency=2", "--tooleval-max-retries=2")
+            "--tooleval-model",
+            "m",
+            f"--tooleval-base-url={fake.base_url}",
+            "--tooleval-api-key=sk-x",
+            f"--tooleval-data-dir={data_root}",
+            f"--tooleval-cache-dir={pytester.path / 'cache'}",
+            "-p",
+            "no:cacheprovider",
+            "--tooleval-report=report.json",
+            "--tooleval-no-probe",
+            "-k",
+            "special_incomplete",
+            "--tooleval-concurrency=2",
+            "--tooleval-max-retries=2",
+        )
     finally:
         fake.stop()
         killer.join(timeout=30)
@@ -201,8 +223,9 @@ def test_a_server_that_dies_mid_run_stops_the_run_with_one_line(pytester: pytest
     # only samples whose requests failed while the breaker waited out their retry budget end as errors (their
     # attempts ran out, or the trip ended them); the samples never sent are listed as not run, not errored
     errors = [row for row in report["samples"] if row["outcome"] == "error"]
-    assert all("gave up after 3 attempts" in row["error"] or "stopped answering" in row["error"]
-               for row in errors), [row["error"] for row in errors]
+    assert all("gave up after 3 attempts" in row["error"] or "stopped answering" in row["error"] for row in errors), [
+        row["error"] for row in errors
+    ]
     assert report["run"]["not_run"], out
     answered = sum(1 for row in report["samples"] if row["outcome"] == "failed")
     # each errored sample's three attempts, and those of the two requests in flight at the trip
@@ -216,22 +239,26 @@ def _wait_for(condition: Callable[[], bool]) -> None:
         time.sleep(0.01)
 
 
-@pytest.mark.parametrize(("base_url", "slow"), [
-    (None, False),  # api.openai.com
-    ("https://api.together.xyz/v1", False),
-    ("https://8.8.8.8/v1", False),
-    ("http://api.example.com/v1", True),  # plain http: a server someone runs
-    ("http://localhost:8080/v1", True),
-    ("https://localhost:8443/v1", True),
-    ("https://127.0.0.1:8000/v1", True),
-    ("https://10.1.2.3/v1", True),
-    ("https://[::1]:8000/v1", True),
-    ("https://gpu-box/v1", True),
-    ("https://vllm.internal/v1", True),
-    ("https://ollama.local/v1", True),
-])
+@pytest.mark.parametrize(
+    ("base_url", "slow"),
+    [
+        (None, False),  # api.openai.com
+        ("https://api.together.xyz/v1", False),
+        ("https://8.8.8.8/v1", False),
+        ("http://api.example.com/v1", True),  # plain http: a server someone runs
+        ("http://localhost:8080/v1", True),
+        ("https://localhost:8443/v1", True),
+        ("https://127.0.0.1:8000/v1", True),
+        ("https://10.1.2.3/v1", True),
+        ("https://[::1]:8000/v1", True),
+        ("https://gpu-box/v1", True),
+        ("https://vllm.internal/v1", True),
+        ("https://ollama.local/v1", True),
+    ],
+)
 def test_auto_starts_slow_for_a_server_you_may_run_and_at_the_ceiling_for_a_hosted_api(
-        base_url: str | None, slow: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    base_url: str | None, slow: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     assert starts_slow("auto", base_url) is slow
     assert starts_slow("on", base_url) is True and starts_slow("off", base_url) is False

@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from benchmark_modules import benchmark_source
 
+from benchmark_modules import benchmark_source
 from pytest_tooleval.report.html import render_html
 from pytest_tooleval.report.markdown import render_markdown
 from upstream_data import recorded
@@ -19,8 +19,9 @@ GATE = ("--tooleval-fail-under=overall=0.95,special=0.99", "--tooleval-max-regre
 
 
 @pytest.fixture
-def acebench(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, data_root: Path,
-             acebench_56dd66c_dir: Path) -> pytest.Pytester:
+def acebench(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, data_root: Path, acebench_56dd66c_dir: Path
+) -> pytest.Pytester:
     """The runs read the data root's default revision (56dd66c); the oracle plays its agent gold sequences."""
     recorded(acebench_56dd66c_dir, "agent_gold_sequences.json")
     monkeypatch.setenv("TOOLEVAL_DATA_DIR", str(data_root.resolve()))
@@ -30,8 +31,9 @@ def acebench(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, data_ro
 
 
 def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
-    result = pytester.runpytest_subprocess("--tooleval-model=oracle", f"--tooleval-categories={CATEGORIES}",
-                                           "-p", "no:cacheprovider", *args)
+    result = pytester.runpytest_subprocess(
+        "--tooleval-model=oracle", f"--tooleval-categories={CATEGORIES}", "-p", "no:cacheprovider", *args
+    )
     assert result.parseoutcomes().get("errors", 0) == 0
     return result
 
@@ -61,9 +63,22 @@ def test_merged_shards_equal_one_run_of_every_sample(acebench: pytest.Pytester, 
     single = run(acebench, "--tooleval-report=single.json", "--tooleval-baseline=baseline.json", *GATE, *workers)
     for index in (1, 2, 3):  # shards do not gate: the merge does
         run(acebench, f"--tooleval-shard={index}/3", f"--tooleval-report=shard{index}.json", *workers)
-    merged = merge(acebench, "shard3.json", "shard1.json", "shard2.json", "-o", "full.json", "--markdown", "full.md",
-                   "--fail-under", "overall=0.95,special=0.99", "--baseline", "baseline.json",
-                   "--max-regression", "overall=0.05")
+    merged = merge(
+        acebench,
+        "shard3.json",
+        "shard1.json",
+        "shard2.json",
+        "-o",
+        "full.json",
+        "--markdown",
+        "full.md",
+        "--fail-under",
+        "overall=0.95,special=0.99",
+        "--baseline",
+        "baseline.json",
+        "--max-regression",
+        "overall=0.05",
+    )
     one, joined = report(acebench, "single.json"), report(acebench, "full.json")
     assert one["gate"]["passed"] is False  # the oracle's multi-turn misses (acebench-scoring §4.8) fail overall
     assert (single.ret, merged.ret) == (1, 1)
@@ -76,11 +91,17 @@ def test_merged_shards_equal_one_run_of_every_sample(acebench: pytest.Pytester, 
     assert joined["run"]["shards"] == 3 and joined["run"]["missing_shards"] == [] and joined["run"]["not_run"] == []
     # as the plugin's own run says them: the baseline's difference, then the gate, then what was written
     single.stdout.fnmatch_lines(["tooleval baseline: made differently: scorer was 'fixed', is 'official' *"])
-    merged.stdout.fnmatch_lines(["tooleval baseline: made differently: scorer was 'fixed', is 'official' (the "
-                                 "difference may be the change, not the model)",
-                                 "tooleval gate: acebench.en.overall MISSED: 0.931 < 0.950 (short by 0.019)",
-                                 "tooleval gate: acebench.en.special = 1.000 >= 0.990 ok", "tooleval gate: FAILED*",
-                                 "tooleval report: full.json", "tooleval report: full.md"])
+    merged.stdout.fnmatch_lines(
+        [
+            "tooleval baseline: made differently: scorer was 'fixed', is 'official' (the "
+            "difference may be the change, not the model)",
+            "tooleval gate: acebench.en.overall MISSED: 0.931 < 0.950 (short by 0.019)",
+            "tooleval gate: acebench.en.special = 1.000 >= 0.990 ok",
+            "tooleval gate: FAILED*",
+            "tooleval report: full.json",
+            "tooleval report: full.md",
+        ]
+    )
 
 
 def test_a_missing_shard_or_unrun_sample_makes_the_merge_incomplete(acebench: pytest.Pytester) -> None:
@@ -92,14 +113,16 @@ def test_a_missing_shard_or_unrun_sample_makes_the_merge_incomplete(acebench: py
     assert unrun and all(test_id.startswith("en-") for test_id in unrun)
     merged = merge(acebench, "shard1.json", "shard2.json", "-o", "partial.json")
     assert merged.ret == 1
-    assert merged.stderr.lines == [f"tooleval merge: INCOMPLETE: shard 3/3 is missing; {len(unrun)} samples a shard "
-                                   f"collected never ran: {', '.join(unrun[:10])}"
-                                   + (f" and {len(unrun) - 10} more" if len(unrun) > 10 else "")]
+    assert merged.stderr.lines == [
+        f"tooleval merge: INCOMPLETE: shard 3/3 is missing; {len(unrun)} samples a shard "
+        f"collected never ran: {', '.join(unrun[:10])}" + (f" and {len(unrun) - 10} more" if len(unrun) > 10 else "")
+    ]
     assert report(acebench, "partial.json")["run"]["incomplete"] is not None
     gated = merge(acebench, "shard1.json", "shard2.json", "--fail-under", "overall=0.1")
     assert gated.ret == 1
-    gated.stdout.fnmatch_lines(["tooleval gate: INCOMPLETE: shard 3/3 is missing*",
-                                "tooleval gate: FAILED (partial run: *)"])
+    gated.stdout.fnmatch_lines(
+        ["tooleval gate: INCOMPLETE: shard 3/3 is missing*", "tooleval gate: FAILED (partial run: *)"]
+    )
 
 
 def test_shards_of_different_runs_or_overlapping_shards_are_refused(acebench: pytest.Pytester) -> None:
@@ -109,13 +132,13 @@ def test_shards_of_different_runs_or_overlapping_shards_are_refused(acebench: py
     run(acebench, "--tooleval-report=whole.json")
     refused = {
         ("a1.json", "a2.json"): "error: merge: a2.json was made differently from a1.json: scorer is 'fixed', not "
-                                "'official'; merge the shards of one run (the same options, data and plugin version)",
+        "'official'; merge the shards of one run (the same options, data and plugin version)",
         ("a1.json", "b2.json"): "error: merge: the reports are not shards of one split (a1.json: 1/2, b2.json: 2/3): "
-                                "run every shard with the same --tooleval-shard I/N count",
+        "run every shard with the same --tooleval-shard I/N count",
         ("a1.json", "a1.json"): "error: merge: shard 1/2 is given twice: a1.json and a1.json",
         ("whole.json", "whole.json"): None,  # not shards: the overlap is found sample by sample
         ("a1.json", "missing.json"): "error: merge: no such file missing.json: name the reports the shards wrote "
-                                     "with --tooleval-report",
+        "with --tooleval-report",
     }
     for files, line in refused.items():
         result = merge(acebench, *files, "-o", "out.json")
@@ -124,14 +147,18 @@ def test_shards_of_different_runs_or_overlapping_shards_are_refused(acebench: py
         if line is None:
             assert len(result.stderr.lines) == 1
             assert result.stderr.lines[0].startswith("error: merge: sample en-")
-            assert result.stderr.lines[0].endswith("is in both whole.json and whole.json: the shards overlap (merge "
-                                                   "each shard's report once)")
+            assert result.stderr.lines[0].endswith(
+                "is in both whole.json and whole.json: the shards overlap (merge each shard's report once)"
+            )
         else:
             assert result.stderr.lines == [line]
     # a misspelt gate name is refused before anything is written, with the closest figure
-    for option, name, hint in (("--fail-under", "acebench.overal=0.5", "acebench.en.overall"),
-                               ("--max-regression", "en.specal=0.05", "en.special")):
+    for option, name, hint in (
+        ("--fail-under", "acebench.overal=0.5", "acebench.en.overall"),
+        ("--max-regression", "en.specal=0.05", "en.special"),
+    ):
         result = merge(acebench, "a1.json", "--baseline", "whole.json", option, name, "-o", "out.json")
         assert result.ret == 2 and not (acebench.path / "out.json").exists()
         assert [line.split(";")[0] for line in result.stderr.lines] == [
-            f"error: merge: {option}: no figure {name.split('=')[0]!r} in the merged run (did you mean {hint!r}?)"]
+            f"error: merge: {option}: no figure {name.split('=')[0]!r} in the merged run (did you mean {hint!r}?)"
+        ]

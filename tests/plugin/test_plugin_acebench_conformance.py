@@ -30,31 +30,61 @@ THIN_TEST = benchmark_source("acebench")
 # unit conformance tests' (tests/unit/acebench/test_acebench_conformance.py), where each sample's verdict is checked
 # against the official one wherever the revision's official_verdicts.jsonl holds the same output.
 E6DB74B = {
-    "en": {"normal_atom_bool": 50, "normal_atom_enum": 50, "normal_atom_number": 50, "normal_atom_list": 50,
-           "normal_atom_object_short": 50, "normal_atom_object_deep": 33,
-           "normal_single_turn_single_function": 92, "normal_single_turn_parallel_function": 86,
-           "normal_similar_api": 48, "normal_preference": 49,
-           "normal_multi_turn_user_adjust": 110, "normal_multi_turn_user_switch": 86,
-           "special_incomplete": 50, "special_error_param": 50, "special_irrelevant": 50},
-    "zh": {"normal_atom_bool": 50, "normal_atom_enum": 50, "normal_atom_number": 50, "normal_atom_list": 49,
-           "normal_atom_object_short": 49, "normal_atom_object_deep": 50,
-           "normal_single_turn_single_function": 99, "normal_single_turn_parallel_function": 97,
-           "normal_similar_api": 48, "normal_preference": 50,
-           "normal_multi_turn_user_adjust": 115, "normal_multi_turn_user_switch": 100,
-           "special_incomplete": 50, "special_error_param": 50, "special_irrelevant": 50},
+    "en": {
+        "normal_atom_bool": 50,
+        "normal_atom_enum": 50,
+        "normal_atom_number": 50,
+        "normal_atom_list": 50,
+        "normal_atom_object_short": 50,
+        "normal_atom_object_deep": 33,
+        "normal_single_turn_single_function": 92,
+        "normal_single_turn_parallel_function": 86,
+        "normal_similar_api": 48,
+        "normal_preference": 49,
+        "normal_multi_turn_user_adjust": 110,
+        "normal_multi_turn_user_switch": 86,
+        "special_incomplete": 50,
+        "special_error_param": 50,
+        "special_irrelevant": 50,
+    },
+    "zh": {
+        "normal_atom_bool": 50,
+        "normal_atom_enum": 50,
+        "normal_atom_number": 50,
+        "normal_atom_list": 49,
+        "normal_atom_object_short": 49,
+        "normal_atom_object_deep": 50,
+        "normal_single_turn_single_function": 99,
+        "normal_single_turn_parallel_function": 97,
+        "normal_similar_api": 48,
+        "normal_preference": 50,
+        "normal_multi_turn_user_adjust": 115,
+        "normal_multi_turn_user_switch": 100,
+        "special_incomplete": 50,
+        "special_error_param": 50,
+        "special_irrelevant": 50,
+    },
 }
 CEILINGS = {
     "e6db74b": E6DB74B,
     "56dd66c": {
-        "en": {**E6DB74B["en"], "normal_atom_object_deep": 50, "normal_single_turn_single_function": 100,
-               "normal_single_turn_parallel_function": 99, "normal_similar_api": 50},
-        "zh": {**E6DB74B["zh"], "normal_single_turn_single_function": 100,
-               "normal_single_turn_parallel_function": 98},
+        "en": {
+            **E6DB74B["en"],
+            "normal_atom_object_deep": 50,
+            "normal_single_turn_single_function": 100,
+            "normal_single_turn_parallel_function": 99,
+            "normal_similar_api": 50,
+        },
+        "zh": {**E6DB74B["zh"], "normal_single_turn_single_function": 100, "normal_single_turn_parallel_function": 98},
     },
 }
 # The same at both revisions: the multi-turn categories read the same files the same way.
-DIALOGUE_ACCURACY = {("en", "normal_multi_turn_user_adjust"): 0.76, ("en", "normal_multi_turn_user_switch"): 0.74,
-                     ("zh", "normal_multi_turn_user_adjust"): 0.98, ("zh", "normal_multi_turn_user_switch"): 0.98}
+DIALOGUE_ACCURACY = {
+    ("en", "normal_multi_turn_user_adjust"): 0.76,
+    ("en", "normal_multi_turn_user_switch"): 0.74,
+    ("zh", "normal_multi_turn_user_adjust"): 0.98,
+    ("zh", "normal_multi_turn_user_switch"): 0.98,
+}
 #: deepseek-chat's 973 real outputs that the official evaluator passes at each revision (DATA.md).
 REAL_VALID = {"e6db74b": 753, "56dd66c": 792}
 
@@ -70,9 +100,20 @@ def folder(request: pytest.FixtureRequest, revision: str) -> Path:
 def run_plugin(pytester: pytest.Pytester, data_root: Path, revision: str, *args: str) -> dict:
     pytester.makepyfile(test_acebench=THIN_TEST)
     pytester.runpytest_subprocess(
-        f"--tooleval-data-dir={data_root}", "--tooleval-acebench-revision", revision,
+        f"--tooleval-data-dir={data_root}",
+        "--tooleval-acebench-revision",
+        revision,
         f"--tooleval-cache-dir={pytester.path / 'cache'}",
-        "-m", "not agent", "-n", "2", "-p", "no:cacheprovider", "--tooleval-report", "report.json", "-q", *args,
+        "-m",
+        "not agent",
+        "-n",
+        "2",
+        "-p",
+        "no:cacheprovider",
+        "--tooleval-report",
+        "report.json",
+        "-q",
+        *args,
     )
     report = json.loads((pytester.path / "report.json").read_text())
     assert {sample.get("revision") for sample in report["samples"]} == {revision}
@@ -101,13 +142,15 @@ def _official_rows(folder: Path) -> list[dict]:
 
 
 @pytest.mark.parametrize(("revision", "variant"), [("56dd66c", 0), ("56dd66c", 1), ("56dd66c", 2), ("e6db74b", 0)])
-def test_replayed_outputs_get_the_official_verdicts(pytester: pytest.Pytester, data_root: Path, folder: Path,
-                                                    revision: str, variant: int) -> None:
+def test_replayed_outputs_get_the_official_verdicts(
+    pytester: pytest.Pytester, data_root: Path, folder: Path, revision: str, variant: int
+) -> None:
     rows = [row for row in _official_rows(folder) if row["variant"] == variant]
     replay = pytester.path / "outputs.jsonl"
     replay.write_text("\n".join(json.dumps({"lang": r["lang"], "id": r["id"], "result": r["output"]}) for r in rows))
-    report = run_plugin(pytester, data_root, revision, "--tooleval-model", f"replay:{replay}",
-                        "--tooleval-language", "all")
+    report = run_plugin(
+        pytester, data_root, revision, "--tooleval-model", f"replay:{replay}", "--tooleval-language", "all"
+    )
     ours = {(s["language"], s["id"]): s["valid"] for s in report["samples"]}
     official = {(r["lang"], r["id"]): r["valid"] for r in rows}
     disagreements = sorted(key for key in official if ours.get(key) != official[key])
@@ -116,8 +159,9 @@ def test_replayed_outputs_get_the_official_verdicts(pytester: pytest.Pytester, d
 
 
 @BOTH
-def test_real_model_outputs_in_the_upstream_result_layout(pytester: pytest.Pytester, data_root: Path, folder: Path,
-                                                          revision: str) -> None:
+def test_real_model_outputs_in_the_upstream_result_layout(
+    pytester: pytest.Pytester, data_root: Path, folder: Path, revision: str
+) -> None:
     real = recorded(folder, "conformance/real")
     official = {}
     for line in (real / "official_verdicts_deepseek-chat.jsonl").read_text(encoding="utf-8").splitlines():

@@ -58,8 +58,11 @@ def as_oracle(command: str) -> str:
 def newcomer_env(home: Path, venv: Path | None = None) -> dict[str, str]:
     """The environment of someone who has never run the plugin: no TOOLEVAL_* settings but the data folder (CI has
     no network), an empty HOME, and the venv first on PATH."""
-    env = {key: value for key, value in os.environ.items()
-           if not key.startswith(("TOOLEVAL_", "PYTEST_", "PYTHONPATH", "VIRTUAL_ENV"))}
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith(("TOOLEVAL_", "PYTEST_", "PYTHONPATH", "VIRTUAL_ENV"))
+    }
     env["TOOLEVAL_DATA_DIR"] = os.environ["TOOLEVAL_DATA_DIR"]
     env["HOME"] = str(home)
     env.pop("XDG_CACHE_HOME", None)
@@ -70,20 +73,31 @@ def newcomer_env(home: Path, venv: Path | None = None) -> dict[str, str]:
 
 
 def run(command: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["bash", "-c", command], cwd=cwd, env=env, capture_output=True, text=True,
-                          timeout=HANG_GUARD_S, check=False)
+    return subprocess.run(
+        ["bash", "-c", command], cwd=cwd, env=env, capture_output=True, text=True, timeout=HANG_GUARD_S, check=False
+    )
 
 
 def pip_install(venv: Path, *args: str) -> None:
     # the pip cache of the machine's own HOME makes the second install quick; HOME is fresh only for the runs
-    done = subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", *args],
-                          capture_output=True, text=True, timeout=HANG_GUARD_S, check=False)
+    done = subprocess.run(
+        [str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", *args],
+        capture_output=True,
+        text=True,
+        timeout=HANG_GUARD_S,
+        check=False,
+    )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
 
 
 def installed(venv: Path) -> set[str]:
-    listed = subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "list", "--format=freeze"],
-                            capture_output=True, text=True, timeout=HANG_GUARD_S, check=True).stdout
+    listed = subprocess.run(
+        [str(venv / "bin" / "python"), "-m", "pip", "list", "--format=freeze"],
+        capture_output=True,
+        text=True,
+        timeout=HANG_GUARD_S,
+        check=True,
+    ).stdout
     return {line.split("==")[0].lower() for line in listed.splitlines() if "==" in line}
 
 
@@ -99,8 +113,9 @@ def clone(tmp_path_factory: pytest.TempPathFactory, oracle_data: None) -> Iterat
     """A copy of this checkout's files (what a clone holds) and a fresh venv with `pip install -e .` in it."""
     root = tmp_path_factory.mktemp("clone")
     copy = root / "pytest-tooleval"
-    listed = subprocess.run(["git", "ls-files", "-co", "--exclude-standard"], cwd=REPO, capture_output=True,
-                            text=True, check=False)
+    listed = subprocess.run(
+        ["git", "ls-files", "-co", "--exclude-standard"], cwd=REPO, capture_output=True, text=True, check=False
+    )
     if listed.returncode != 0:
         pytest.skip("this checkout is not a git clone: its files cannot be listed")
     for name in listed.stdout.splitlines():
@@ -149,10 +164,19 @@ def test_the_ci_gating_commands_pass_on_a_right_model(clone: tuple[Path, Path], 
 def test_every_readme_command_that_runs_all_of_acebench_has_a_user_model() -> None:
     """Without one, the 30 agent_multi_turn samples per language error and miss the error-rate gate."""
     lines = re.findall(r"```bash\n(.*?)```", README.read_text(encoding="utf-8"), re.DOTALL)
-    commands = [part.strip() for block in lines for line in block.replace("\\\n", " ").splitlines()
-                for part in line.split("  #")[0].split("&&")]
-    whole = [command for command in commands if command.startswith("pytest ") and "--tooleval-model" in command
-             and not re.search(r" (-m|-k|--lf)\b| tests/", command)]
+    commands = [
+        part.strip()
+        for block in lines
+        for line in block.replace("\\\n", " ").splitlines()
+        for part in line.split("  #")[0].split("&&")
+    ]
+    whole = [
+        command
+        for command in commands
+        if command.startswith("pytest ")
+        and "--tooleval-model" in command
+        and not re.search(r" (-m|-k|--lf)\b| tests/", command)
+    ]
     assert len(whole) >= 5, whole
     for command in whole:
         assert "--tooleval-user-model" in command, command
@@ -162,8 +186,13 @@ def test_every_readme_command_that_runs_all_of_acebench_has_a_user_model() -> No
 def wheel_venv(tmp_path_factory: pytest.TempPathFactory, oracle_data: None) -> Path:
     """The built wheel installed into a fresh venv, the way the README says to install it before a release."""
     root = tmp_path_factory.mktemp("wheel")
-    built = subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(root / "dist"),
-                            str(REPO)], capture_output=True, text=True, timeout=HANG_GUARD_S, check=False)
+    built = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(root / "dist"), str(REPO)],
+        capture_output=True,
+        text=True,
+        timeout=HANG_GUARD_S,
+        check=False,
+    )
     assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
     (wheel,) = (root / "dist").glob("pytest_tooleval-*.whl")
     venv = root / "venv"
@@ -175,8 +204,9 @@ def wheel_venv(tmp_path_factory: pytest.TempPathFactory, oracle_data: None) -> P
 def test_the_wheel_runs_the_packaged_benchmarks_from_an_empty_folder(wheel_venv: Path, tmp_path: Path) -> None:
     empty = tmp_path / "project"
     empty.mkdir()
-    done = run("pytest --pyargs pytest_tooleval.benchmarks --tooleval-model oracle", empty,
-               newcomer_env(tmp_path, wheel_venv))
+    done = run(
+        "pytest --pyargs pytest_tooleval.benchmarks --tooleval-model oracle", empty, newcomer_env(tmp_path, wheel_venv)
+    )
     output = done.stdout + done.stderr
     assert "INTERNALERROR" not in output and "Warning" not in output, output[-3000:]
     assert ORACLE_EN_LINE in output, output[-3000:]
@@ -205,8 +235,9 @@ def test_a_run_of_your_own_cases_from_an_empty_folder_prints_no_warning(wheel_ve
 
 def test_the_worked_workflow_runs_as_written(wheel_venv: Path, tmp_path: Path) -> None:
     """Its evaluate step, as bash runs it on a runner: no baseline yet, no quarantine file in the repository."""
-    steps = yaml.safe_load(re.search(r"```yaml\n(.*?)```", section("### A worked GitHub Actions workflow", CI_PAGE),
-                                     re.DOTALL).group(1))["jobs"]["tooleval"]["steps"]  # type: ignore[union-attr]
+    steps = yaml.safe_load(
+        re.search(r"```yaml\n(.*?)```", section("### A worked GitHub Actions workflow", CI_PAGE), re.DOTALL).group(1)
+    )["jobs"]["tooleval"]["steps"]  # type: ignore[union-attr]
     script = next(step["run"] for step in steps if step.get("name") == "Evaluate and gate")
     script = as_oracle(script.replace('"${{ inputs.model }}"', "oracle"))
     checkout = tmp_path / "repository"

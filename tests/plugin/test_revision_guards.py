@@ -28,14 +28,20 @@ def both_revisions(data_root: Path, acebench_dir: Path, acebench_56dd66c_dir: Pa
 
 def _run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
     pytester.makepyfile(test_acebench=benchmark_source("acebench"))
-    return pytester.runpytest_subprocess(f"--tooleval-data-dir={Path(DATA or '').resolve()}",
-                                         f"--tooleval-categories={CATEGORY}", "-p", "no:cacheprovider",
-                                         f"--tooleval-cache-dir={pytester.path / 'cache'}", *args)
+    return pytester.runpytest_subprocess(
+        f"--tooleval-data-dir={Path(DATA or '').resolve()}",
+        f"--tooleval-categories={CATEGORY}",
+        "-p",
+        "no:cacheprovider",
+        f"--tooleval-cache-dir={pytester.path / 'cache'}",
+        *args,
+    )
 
 
 def test_a_baseline_of_the_other_revision_is_refused_naming_both(pytester: pytest.Pytester) -> None:
-    old = _run(pytester, "--tooleval-model=oracle", "--tooleval-acebench-revision=e6db74b",
-               "--tooleval-report=old.json")
+    old = _run(
+        pytester, "--tooleval-model=oracle", "--tooleval-acebench-revision=e6db74b", "--tooleval-report=old.json"
+    )
     assert old.ret == 0
     assert json.loads((pytester.path / "old.json").read_text())["fingerprint"]["acebench"]["revision"] == "e6db74b"
     result = _run(pytester, "--tooleval-model=oracle", "--tooleval-baseline=old.json", "--tooleval-report=new.json")
@@ -46,33 +52,56 @@ def test_a_baseline_of_the_other_revision_is_refused_naming_both(pytester: pytes
     assert "python -m pytest_tooleval rescore" in errors[0] and "--acebench-revision 56dd66c" in errors[0]
     assert not (pytester.path / "new.json").exists()  # nothing ran
     # the same revision compares as before
-    same = _run(pytester, "--tooleval-model=oracle", "--tooleval-acebench-revision=e6db74b",
-                "--tooleval-baseline=old.json", "--tooleval-report=same.json")
+    same = _run(
+        pytester,
+        "--tooleval-model=oracle",
+        "--tooleval-acebench-revision=e6db74b",
+        "--tooleval-baseline=old.json",
+        "--tooleval-report=same.json",
+    )
     assert same.ret == 0
     assert json.loads((pytester.path / "same.json").read_text())["comparison"] is not None
 
 
 def test_a_report_from_before_revisions_were_named_counts_as_e6db74b(pytester: pytest.Pytester) -> None:
     """Reports made before this change have no revision: e6db74b was the only one pinned."""
-    assert _run(pytester, "--tooleval-model=oracle", "--tooleval-acebench-revision=e6db74b",
-                "--tooleval-report=old.json").ret == 0
+    assert (
+        _run(
+            pytester, "--tooleval-model=oracle", "--tooleval-acebench-revision=e6db74b", "--tooleval-report=old.json"
+        ).ret
+        == 0
+    )
     document = json.loads((pytester.path / "old.json").read_text())
     del document["fingerprint"]["acebench"]["revision"]
     (pytester.path / "old.json").write_text(json.dumps(document))
     refused = _run(pytester, "--tooleval-model=oracle", "--tooleval-baseline=old.json")
     assert refused.ret == 4
     assert any("scored against ACEBench e6db74b, this run against 56dd66c" in line for line in refused.errlines)
-    assert _run(pytester, "--tooleval-model=oracle", "--tooleval-acebench-revision=e6db74b",
-                "--tooleval-baseline=old.json").ret == 0
+    assert (
+        _run(
+            pytester, "--tooleval-model=oracle", "--tooleval-acebench-revision=e6db74b", "--tooleval-baseline=old.json"
+        ).ret
+        == 0
+    )
 
 
 def test_shards_of_two_revisions_do_not_merge(pytester: pytest.Pytester) -> None:
     for index, revision in ((1, "e6db74b"), (2, "56dd66c")):
-        result = _run(pytester, "--tooleval-model=oracle", f"--tooleval-acebench-revision={revision}",
-                      f"--tooleval-shard={index}/2", f"--tooleval-report=shard{index}.json")
+        result = _run(
+            pytester,
+            "--tooleval-model=oracle",
+            f"--tooleval-acebench-revision={revision}",
+            f"--tooleval-shard={index}/2",
+            f"--tooleval-report=shard{index}.json",
+        )
         assert result.ret == 0
-    merged = subprocess.run([sys.executable, "-m", "pytest_tooleval", "merge", "shard1.json", "shard2.json",
-                             "-o", "full.json"], cwd=pytester.path, capture_output=True, text=True, timeout=300)
+    merged = subprocess.run(
+        [sys.executable, "-m", "pytest_tooleval", "merge", "shard1.json", "shard2.json", "-o", "full.json"],
+        cwd=pytester.path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert merged.returncode == 2
     assert merged.stderr.strip().count("\n") == 0, merged.stderr
     assert "scored against acebench 56dd66c" in merged.stderr and "against e6db74b" in merged.stderr

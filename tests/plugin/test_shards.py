@@ -21,17 +21,24 @@ ACEBENCH = DATA / revision(DEFAULT).folder
 
 @pytest.mark.skipif(not (ACEBENCH).is_dir(), reason="needs the upstream data")
 @pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["one-process", "xdist"])
-def test_three_shards_cover_every_sample_exactly_once(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch,
-                                                      workers: list[str]) -> None:
+def test_three_shards_cover_every_sample_exactly_once(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, workers: list[str]
+) -> None:
     recorded(ACEBENCH, "agent_gold_sequences.json")  # the oracle plays them in the agent_multi_step samples
     monkeypatch.setenv("TOOLEVAL_DATA_DIR", str(DATA))
     pytester.makepyfile(test_acebench=benchmark_source("acebench"))
     categories = "normal_atom_bool,normal_multi_turn_user_adjust,special_irrelevant,agent_multi_step"
     seen: list[tuple[str, str]] = []
     for index in (1, 2, 3):
-        result = pytester.runpytest_subprocess("--tooleval-model=oracle", f"--tooleval-categories={categories}",
-                                               f"--tooleval-shard={index}/3", f"--tooleval-report=shard{index}.json",
-                                               "-p", "no:cacheprovider", *workers)
+        result = pytester.runpytest_subprocess(
+            "--tooleval-model=oracle",
+            f"--tooleval-categories={categories}",
+            f"--tooleval-shard={index}/3",
+            f"--tooleval-report=shard{index}.json",
+            "-p",
+            "no:cacheprovider",
+            *workers,
+        )
         assert result.ret in (0, 1)  # the oracle's known misses (multi-turn, acebench-scoring §4.8) fail some tests
         assert result.parseoutcomes().get("errors", 0) == 0
         rows = json.loads((pytester.path / f"shard{index}.json").read_text())["samples"]
@@ -62,8 +69,9 @@ def test_shards_balance_every_category_and_barely_move_as_samples_come_and_go() 
         cluster_weights: dict[tuple[str, str, str], float] = {}
         for case in members:
             cluster_weights[cluster_key(case)] = cluster_weights.get(cluster_key(case), 0.0) + SUITE.weight(case)
-        loads = [sum(weight for key, weight in cluster_weights.items() if before[key] == shard)
-                 for shard in (1, 2, 3, 4)]
+        loads = [
+            sum(weight for key, weight in cluster_weights.items() if before[key] == shard) for shard in (1, 2, 3, 4)
+        ]
         assert max(loads) - min(loads) <= 2 * max(cluster_weights.values()), (category, loads)
     # removing seven samples of one category moves a few others of it, and none of any other category
     removed = {case.id for case in [case for case in cases if case.category == "normal_atom_bool"][::7][:7]}
@@ -76,11 +84,13 @@ def test_shards_balance_every_category_and_barely_move_as_samples_come_and_go() 
 @pytest.mark.parametrize("value", ["0/3", "4/3", "two", "1-3"])
 def test_a_bad_shard_is_one_line(pytester: pytest.Pytester, value: str) -> None:
     pytester.makepyfile(test_acebench=benchmark_source("acebench"))
-    result = pytester.runpytest_subprocess("--tooleval-model=oracle", f"--tooleval-shard={value}", "-p",
-                                           "no:cacheprovider")
+    result = pytester.runpytest_subprocess(
+        "--tooleval-model=oracle", f"--tooleval-shard={value}", "-p", "no:cacheprovider"
+    )
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert [line for line in result.stderr.lines if line.strip()] == [
-        f"ERROR: --tooleval-shard: {value!r} is not a shard; expected I/N with 1 <= I <= N, e.g. 2/3"]
+        f"ERROR: --tooleval-shard: {value!r} is not a shard; expected I/N with 1 <= I <= N, e.g. 2/3"
+    ]
 
 
 def test_a_subsample_is_stratified_and_stable_for_a_seed() -> None:
@@ -92,14 +102,20 @@ def test_a_subsample_is_stratified_and_stable_for_a_seed() -> None:
     first = subsample(cases, 0.2, seed=7)
     assert [case.id for case in first] == [case.id for case in subsample(cases, 0.2, seed=7)]
     assert {case.id for case in first} != {case.id for case in subsample(cases, 0.2, seed=8)}
-    per_category = {category: {case.cluster for case in first if case.category == category}
-                    for category in ("normal_atom_bool", "normal_multi_turn_user_adjust", "agent_multi_turn")}
+    per_category = {
+        category: {case.cluster for case in first if case.category == category}
+        for category in ("normal_atom_bool", "normal_multi_turn_user_adjust", "agent_multi_turn")
+    }
     assert {name: len(clusters) for name, clusters in per_category.items()} == {
-        "normal_atom_bool": 10, "normal_multi_turn_user_adjust": 10, "agent_multi_turn": 6}  # 20% of 50, 50, 30
+        "normal_atom_bool": 10,
+        "normal_multi_turn_user_adjust": 10,
+        "agent_multi_turn": 6,
+    }  # 20% of 50, 50, 30
     # a dialogue is taken whole: every step of each chosen dialogue
     chosen = per_category["normal_multi_turn_user_adjust"]
     assert [case.id for case in first if case.cluster in chosen] == [
-        case.id for case in cases if case.cluster in chosen]
+        case.id for case in cases if case.cluster in chosen
+    ]
     assert {case.id for case in subsample(cases, 0.1, seed=7)} <= {case.id for case in first}  # nested by fraction
 
 
@@ -108,15 +124,26 @@ def test_a_subsampled_run_is_marked_partial(pytester: pytest.Pytester, monkeypat
         pytest.skip("needs the upstream data")
     monkeypatch.setenv("TOOLEVAL_DATA_DIR", str(DATA))
     pytester.makepyfile(test_acebench=benchmark_source("acebench"))
-    result = pytester.runpytest_subprocess("--tooleval-model=oracle", "--tooleval-categories=normal_atom_bool",
-                                           "--tooleval-sample=0.2", "--tooleval-seed=7", "-p", "no:cacheprovider")
+    result = pytester.runpytest_subprocess(
+        "--tooleval-model=oracle",
+        "--tooleval-categories=normal_atom_bool",
+        "--tooleval-sample=0.2",
+        "--tooleval-seed=7",
+        "-p",
+        "no:cacheprovider",
+    )
     result.assert_outcomes(passed=10)
-    result.stdout.fnmatch_lines([f"ACEBench en ({DEFAULT}): partial run (*1 category ran only part of its samples)",
-                                 "normal_atom_bool * 10/10 * 0 * 1.000 * [0.722, 1.000]*"])
+    result.stdout.fnmatch_lines(
+        [
+            f"ACEBench en ({DEFAULT}): partial run (*1 category ran only part of its samples)",
+            "normal_atom_bool * 10/10 * 0 * 1.000 * [0.722, 1.000]*",
+        ]
+    )
 
 
-def test_a_subsampled_run_shows_every_suites_scored_of_what_ran(pytester: pytest.Pytester,
-                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_subsampled_run_shows_every_suites_scored_of_what_ran(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Issue 41: with --tooleval-sample, BFCL's table said `26/258` (of the category) where ACEBench's said
     `10/10` (of what ran). Every suite's scored/total is now of the samples that ran; the title says the run took
     part of a category, and BFCL's report keeps the category's size as `benchmark_total`."""
@@ -126,19 +153,34 @@ def test_a_subsampled_run_shows_every_suites_scored_of_what_ran(pytester: pytest
     pytester.makepyfile(test_acebench=benchmark_source("acebench"), test_bfcl=benchmark_source("bfcl"))
     (pytester.path / "mine.tooleval.yaml").write_text(
         "tools:\n  - {name: noop, description: Does nothing., parameters: {type: object, properties: {}}}\ncases:\n"
-        + "".join(f"  - {{name: c{index}, category: words, user: Say {index}., expect: {{no_call: true}}}}\n"
-                  for index in range(6)), encoding="utf-8")
-    result = pytester.runpytest_subprocess("--tooleval-model=oracle", "--tooleval-categories=normal_atom_bool",
-                                           "--tooleval-bfcl-categories=live_simple", "--tooleval-sample=0.1",
-                                           "--tooleval-seed=7", "--tooleval-offline", "-p", "no:cacheprovider",
-                                           "--tooleval-report=report.json")
+        + "".join(
+            f"  - {{name: c{index}, category: words, user: Say {index}., expect: {{no_call: true}}}}\n"
+            for index in range(6)
+        ),
+        encoding="utf-8",
+    )
+    result = pytester.runpytest_subprocess(
+        "--tooleval-model=oracle",
+        "--tooleval-categories=normal_atom_bool",
+        "--tooleval-bfcl-categories=live_simple",
+        "--tooleval-sample=0.1",
+        "--tooleval-seed=7",
+        "--tooleval-offline",
+        "-p",
+        "no:cacheprovider",
+        "--tooleval-report=report.json",
+    )
     summary = json.loads((pytester.path / "report.json").read_text())["summary"]
     ran = summary["bfcl"]["prompt"]["categories"]["live_simple"]
     assert (ran["scored"], ran["n"], ran["benchmark_total"]) == (26, 26, 258)
     assert summary["yaml"]["blocks"][0]["categories"]["words"]["n"] == 1
-    result.stdout.fnmatch_lines(["ACEBench en (*): partial run (*1 category ran only part of its samples)",
-                                 "normal_atom_bool * 5/5 * 0 *",
-                                 "BFCL v4 single-turn (prompt): partial run (not run: *; ran only part of: live_simple)",
-                                 "live_simple * 26/26 * 0 *",
-                                 "your cases (*.tooleval.yaml)",
-                                 "words * 1/1 * 0 *"])
+    result.stdout.fnmatch_lines(
+        [
+            "ACEBench en (*): partial run (*1 category ran only part of its samples)",
+            "normal_atom_bool * 5/5 * 0 *",
+            "BFCL v4 single-turn (prompt): partial run (not run: *; ran only part of: live_simple)",
+            "live_simple * 26/26 * 0 *",
+            "your cases (*.tooleval.yaml)",
+            "words * 1/1 * 0 *",
+        ]
+    )

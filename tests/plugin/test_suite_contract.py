@@ -41,30 +41,48 @@ def toy(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> list[str]
 
 
 def live(server: FakeOpenAI) -> list[str]:
-    return ["--tooleval-model=fake-model", f"--tooleval-base-url={server.base_url}",
-            "--tooleval-api-key=sk-toy-123456789"]
+    return [
+        "--tooleval-model=fake-model",
+        f"--tooleval-base-url={server.base_url}",
+        "--tooleval-api-key=sk-toy-123456789",
+    ]
 
 
 @pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["one-process", "xdist"])
 def test_a_fourth_suite_from_an_installed_package_runs_like_the_built_in_ones(
-        pytester: pytest.Pytester, fake_openai: FakeOpenAI, toy: list[str], workers: list[str]) -> None:
+    pytester: pytest.Pytester, fake_openai: FakeOpenAI, toy: list[str], workers: list[str]
+) -> None:
     fake_openai.replies.update({f"word {word}": word for word in WORDS if word != "kangaroo"})
     fake_openai.default = "wallaby"
     # xdist gives its workers the sys.path the controller started with: a fresh process, with PYTHONPATH
     run = pytester.runpytest_subprocess if workers else pytester.runpytest
-    result = run(*toy, *live(fake_openai), *workers, "-v", "--tooleval-report=report.json",
-                 "--tooleval-fail-under=toyecho.short.accuracy=1,long.accuracy=0.9")
+    result = run(
+        *toy,
+        *live(fake_openai),
+        *workers,
+        "-v",
+        "--tooleval-report=report.json",
+        "--tooleval-fail-under=toyecho.short.accuracy=1,long.accuracy=0.9",
+    )
     result.assert_outcomes(passed=4, failed=1)
-    result.stdout.re_match_lines([
-        r".*(PASSED .*test_toyecho\[toyecho-cat\]|test_toyecho\[toyecho-cat\] PASSED)",
-        r".*(FAILED .*test_toyecho\[toyecho-kangaroo\]|test_toyecho\[toyecho-kangaroo\] FAILED)"])
-    result.stdout.fnmatch_lines([
-        "*tooleval summary*", "toyecho words", "short * 2 * 1.000", "long * 3 * 0.667",
-        "toyecho: 5/5 scored, 4 passed, 1 failed, 0 errors",
-        "tooleval gate: toyecho.short.accuracy = 1.000 >= 1.000 ok",
-        "tooleval gate: toyecho.long.accuracy MISSED: 0.667 < 0.900 (short by 0.233)",
-        "tooleval gate: FAILED",
-    ])
+    result.stdout.re_match_lines(
+        [
+            r".*(PASSED .*test_toyecho\[toyecho-cat\]|test_toyecho\[toyecho-cat\] PASSED)",
+            r".*(FAILED .*test_toyecho\[toyecho-kangaroo\]|test_toyecho\[toyecho-kangaroo\] FAILED)",
+        ]
+    )
+    result.stdout.fnmatch_lines(
+        [
+            "*tooleval summary*",
+            "toyecho words",
+            "short * 2 * 1.000",
+            "long * 3 * 0.667",
+            "toyecho: 5/5 scored, 4 passed, 1 failed, 0 errors",
+            "tooleval gate: toyecho.short.accuracy = 1.000 >= 1.000 ok",
+            "tooleval gate: toyecho.long.accuracy MISSED: 0.667 < 0.900 (short by 0.233)",
+            "tooleval gate: FAILED",
+        ]
+    )
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     report = json.loads((pytester.path / "report.json").read_text())
     assert report["fingerprint"]["toyecho"]["shout"] is False
@@ -115,20 +133,28 @@ def no_download(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def all_benchmark_modules(pytester: pytest.Pytester) -> None:
-    pytester.makepyfile(**{f"test_{suite}": benchmark_source(suite)
-                           for suite in ("acebench", "toolalpaca", "gpt4tools")})
+    pytester.makepyfile(
+        **{f"test_{suite}": benchmark_source(suite) for suite in ("acebench", "toolalpaca", "gpt4tools")}
+    )
 
 
 @pytest.mark.parametrize("selection", [["test_gpt4tools.py"], ["-m", "gpt4tools"], ["-m", "gpt4tools", "-n", "2"]])
-def test_gpt4tools_alone_needs_no_acebench_data(pytester: pytest.Pytester, no_download: None,
-                                                selection: list[str]) -> None:
+def test_gpt4tools_alone_needs_no_acebench_data(
+    pytester: pytest.Pytester, no_download: None, selection: list[str]
+) -> None:
     all_benchmark_modules(pytester)
     test_set = write_test_set(pytester.path / "items.json")
     predictions = pytester.path / "preds.json"
     predictions.write_text(json.dumps([{"id": item["id"], "output": item["output"]} for item in ITEMS]))
     cache = pytester.path / "cache"
-    result = pytester.runpytest(f"--tooleval-gpt4tools-path={test_set}", f"--tooleval-model=replay:{predictions}",
-                                f"--tooleval-cache-dir={cache}", "-p", "no:cacheprovider", *selection)
+    result = pytester.runpytest(
+        f"--tooleval-gpt4tools-path={test_set}",
+        f"--tooleval-model=replay:{predictions}",
+        f"--tooleval-cache-dir={cache}",
+        "-p",
+        "no:cacheprovider",
+        *selection,
+    )
     assert result.ret == pytest.ExitCode.OK, result.stdout.str()
     assert result.parseoutcomes()["passed"] == 4
     result.stdout.fnmatch_lines(["gpt4tools: 4/4 scored, 4 passed, 0 failed, 0 errors"])
@@ -136,18 +162,34 @@ def test_gpt4tools_alone_needs_no_acebench_data(pytester: pytest.Pytester, no_do
 
 
 @pytest.mark.parametrize("selection", [["test_toolalpaca.py"], ["-m", "toolalpaca"], ["-m", "toolalpaca", "-n", "2"]])
-def test_toolalpaca_alone_needs_no_acebench_data(pytester: pytest.Pytester, no_download: None,
-                                                 selection: list[str]) -> None:
+def test_toolalpaca_alone_needs_no_acebench_data(
+    pytester: pytest.Pytester, no_download: None, selection: list[str]
+) -> None:
     all_benchmark_modules(pytester)
     root = write_mini_toolalpaca(pytester.path / "data")
     assert not (root / "acebench").exists()
     episodes = pytester.path / "episodes.jsonl"
-    episodes.write_text(json.dumps({"id": "simulated-Toy_Weather-0", "episode": {
-        "input": "q", "output": "It is sunny.", "Final Thought": "done", "intermediate_steps": []}}) + "\n")
-    result = pytester.runpytest(f"--tooleval-data-dir={root}", f"--tooleval-model=replay:{episodes}",
-                                "--tooleval-judge-model=judge", "--tooleval-judge-base-url=http://127.0.0.1:9/v1",
-                                f"--tooleval-cache-dir={pytester.path / 'cache'}", "-p", "no:cacheprovider",
-                                "-k", "Toy_Weather-0", *selection)
+    episodes.write_text(
+        json.dumps(
+            {
+                "id": "simulated-Toy_Weather-0",
+                "episode": {"input": "q", "output": "It is sunny.", "Final Thought": "done", "intermediate_steps": []},
+            }
+        )
+        + "\n"
+    )
+    result = pytester.runpytest(
+        f"--tooleval-data-dir={root}",
+        f"--tooleval-model=replay:{episodes}",
+        "--tooleval-judge-model=judge",
+        "--tooleval-judge-base-url=http://127.0.0.1:9/v1",
+        f"--tooleval-cache-dir={pytester.path / 'cache'}",
+        "-p",
+        "no:cacheprovider",
+        "-k",
+        "Toy_Weather-0",
+        *selection,
+    )
     # an episode with no tool step is not sent to the judge (upstream's rule): scored without any request
     assert result.ret == pytest.ExitCode.TESTS_FAILED, result.stdout.str()
     assert result.parseoutcomes()["failed"] == 1
@@ -156,33 +198,53 @@ def test_toolalpaca_alone_needs_no_acebench_data(pytester: pytest.Pytester, no_d
 
 
 @pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["one-process", "xdist"])
-def test_a_collected_suite_without_its_data_is_one_line_and_exit_4(pytester: pytest.Pytester, no_download: None,
-                                                                   workers: list[str]) -> None:
+def test_a_collected_suite_without_its_data_is_one_line_and_exit_4(
+    pytester: pytest.Pytester, no_download: None, workers: list[str]
+) -> None:
     all_benchmark_modules(pytester)
     empty = pytester.mkdir("empty")
-    result = pytester.runpytest(f"--tooleval-data-dir={empty}", "--tooleval-model=oracle", "-p", "no:cacheprovider",
-                                "test_acebench.py", *workers)
+    result = pytester.runpytest(
+        f"--tooleval-data-dir={empty}",
+        "--tooleval-model=oracle",
+        "-p",
+        "no:cacheprovider",
+        "test_acebench.py",
+        *workers,
+    )
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     # under the default revision, 56dd66c, its own folder of a data root is named (the root's acebench/ is e6db74b)
-    expected = (f"ERROR: {empty}: no ACEBench data there (expected data_all/data_en/... under it or under "
-                f"{empty}/acebench-56dd66c)")
+    expected = (
+        f"ERROR: {empty}: no ACEBench data there (expected data_all/data_en/... under it or under "
+        f"{empty}/acebench-56dd66c)"
+    )
     assert [line for line in result.stderr.lines if line.strip()] == [expected]
     assert "Traceback" not in result.stdout.str() and "INTERNALERROR" not in result.stdout.str()
 
 
-@pytest.mark.parametrize(("change", "message"), [
-    (('"short": ("cat", "dog")', '"short": ("cat", "cat")'),
-     "tooleval suite 'toyecho': its cases 'echo_cat' and 'echo_cat' have the same test id 'toyecho-cat': give each "
-     "case a test id of its own (a variant's must differ too)"),
-    (('return f"toyecho-{self.word}"', 'return f"echo-{self.word}"'),
-     "tooleval suite 'toyecho': its case 'echo_cat' has the test id 'echo-cat', which starts with none of the "
-     "suite's id_prefixes ('toyecho-')"),
-    (('suite = "toyecho"', 'suite = "echo"'),
-     "tooleval suite 'toyecho': its case 'echo_cat' names the suite 'echo': a case's suite is the SuitePlugin's "
-     "name"),
-], ids=["same-test-id", "undeclared-prefix", "other-suite"])
-def test_cases_the_core_cannot_rely_on_stop_the_run_at_load(pytester: pytest.Pytester, toy: list[str],
-                                                            change: tuple[str, str], message: str) -> None:
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (
+            ('"short": ("cat", "dog")', '"short": ("cat", "cat")'),
+            "tooleval suite 'toyecho': its cases 'echo_cat' and 'echo_cat' have the same test id 'toyecho-cat': give each "
+            "case a test id of its own (a variant's must differ too)",
+        ),
+        (
+            ('return f"toyecho-{self.word}"', 'return f"echo-{self.word}"'),
+            "tooleval suite 'toyecho': its case 'echo_cat' has the test id 'echo-cat', which starts with none of the "
+            "suite's id_prefixes ('toyecho-')",
+        ),
+        (
+            ('suite = "toyecho"', 'suite = "echo"'),
+            "tooleval suite 'toyecho': its case 'echo_cat' names the suite 'echo': a case's suite is the SuitePlugin's "
+            "name",
+        ),
+    ],
+    ids=["same-test-id", "undeclared-prefix", "other-suite"],
+)
+def test_cases_the_core_cannot_rely_on_stop_the_run_at_load(
+    pytester: pytest.Pytester, toy: list[str], change: tuple[str, str], message: str
+) -> None:
     """pytest would run two cases of one id as `id0` and `id1`, and the xdist controller finds a test's suite
     by its prefix: such cases are refused in one line before anything is asked."""
     module = pytester.path / "site" / "toyecho_suite" / "__init__.py"

@@ -28,16 +28,26 @@ def pytest_runtest_call(item):
 def acebench_args(pytester: pytest.Pytester, data_root, fake_openai: FakeOpenAI) -> list[str]:
     pytester.makepyfile(test_acebench=THIN_TEST)
     fake_openai.default = "[get_weather(city='Paris')]"
-    return ["--tooleval-model", "m", f"--tooleval-base-url={fake_openai.base_url}", "--tooleval-api-key=sk-x",
-            f"--tooleval-data-dir={data_root}", f"--tooleval-cache-dir={pytester.path / 'cache'}",
-            "-p", "no:cacheprovider", "--tooleval-report=report.json"]
+    return [
+        "--tooleval-model",
+        "m",
+        f"--tooleval-base-url={fake_openai.base_url}",
+        "--tooleval-api-key=sk-x",
+        f"--tooleval-data-dir={data_root}",
+        f"--tooleval-cache-dir={pytester.path / 'cache'}",
+        "-p",
+        "no:cacheprovider",
+        "--tooleval-report=report.json",
+    ]
 
 
-def test_each_sample_is_asked_once_while_workers_compute_ahead(pytester: pytest.Pytester, fake_openai: FakeOpenAI,
-                                                               acebench_args: list[str]) -> None:
+def test_each_sample_is_asked_once_while_workers_compute_ahead(
+    pytester: pytest.Pytester, fake_openai: FakeOpenAI, acebench_args: list[str]
+) -> None:
     fake_openai.latency_s = 0.05
-    result = pytester.runpytest_subprocess(*acebench_args, "-k", "normal_atom_bool or special_incomplete",
-                                           "-n", "2", "--tooleval-concurrency=6")
+    result = pytester.runpytest_subprocess(
+        *acebench_args, "-k", "normal_atom_bool or special_incomplete", "-n", "2", "--tooleval-concurrency=6"
+    )
     result.assert_outcomes(failed=100)
     assert fake_openai.stats.requests == 100
     assert max(fake_openai.stats.by_prompt.values()) == 1
@@ -55,8 +65,9 @@ def pytest_sessionfinish(session):
 
 
 @pytest.mark.parametrize(("workers", "boards"), [(["-p", "no:xdist"], 0), (["-n", "2"], 1)], ids=["single", "xdist"])
-def test_the_run_board_exists_only_with_xdist(pytester: pytest.Pytester, fake_openai: FakeOpenAI,
-                                              acebench_args: list[str], workers: list[str], boards: int) -> None:
+def test_the_run_board_exists_only_with_xdist(
+    pytester: pytest.Pytester, fake_openai: FakeOpenAI, acebench_args: list[str], workers: list[str], boards: int
+) -> None:
     """One process keeps its claims and answers in memory; only xdist's processes share a sqlite board."""
     pytester.makeconftest(BOARD_SPY)  # looks before the plugin cleans up at the end of the run
     result = pytester.runpytest_subprocess(*acebench_args, "-k", "normal_atom_bool", *workers)
@@ -67,8 +78,9 @@ def test_the_run_board_exists_only_with_xdist(pytester: pytest.Pytester, fake_op
 
 
 @pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["single", "xdist"])
-def test_collect_only_asks_nothing(pytester: pytest.Pytester, fake_openai: FakeOpenAI, acebench_args: list[str],
-                                   workers: list[str]) -> None:
+def test_collect_only_asks_nothing(
+    pytester: pytest.Pytester, fake_openai: FakeOpenAI, acebench_args: list[str], workers: list[str]
+) -> None:
     # a session that lingers after collection, so work started ahead of the tests would reach the server
     pytester.makeconftest("import time\n\ndef pytest_sessionfinish():\n    time.sleep(1.5)\n")
     result = pytester.runpytest_subprocess(*acebench_args, "--collect-only", "-q", *workers)
@@ -76,8 +88,9 @@ def test_collect_only_asks_nothing(pytester: pytest.Pytester, fake_openai: FakeO
     assert fake_openai.stats.requests == 0
 
 
-def test_a_killed_worker_loses_no_sample(pytester: pytest.Pytester, fake_openai: FakeOpenAI,
-                                         acebench_args: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_killed_worker_loses_no_sample(
+    pytester: pytest.Pytester, fake_openai: FakeOpenAI, acebench_args: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("KILL_AT", "en-normal_atom_bool_20")
     pytester.makeconftest(KILLER)
     fake_openai.latency_s = 0.02
@@ -101,10 +114,10 @@ def test_a_killed_worker_loses_no_sample(pytester: pytest.Pytester, fake_openai:
     assert fake_openai.stats.requests == asked  # the rerun is answered from the cache
 
 
-def test_rpm_holds_across_workers(pytester: pytest.Pytester, fake_openai: FakeOpenAI,
-                                  acebench_args: list[str]) -> None:
-    result = pytester.runpytest_subprocess(*acebench_args, "-k", "special_irrelevant_1", "-n", "2",
-                                           "--tooleval-rpm=240")
+def test_rpm_holds_across_workers(pytester: pytest.Pytester, fake_openai: FakeOpenAI, acebench_args: list[str]) -> None:
+    result = pytester.runpytest_subprocess(
+        *acebench_args, "-k", "special_irrelevant_1", "-n", "2", "--tooleval-rpm=240"
+    )
     result.assert_outcomes(failed=11)  # special_irrelevant_1 and _10 to _19
     arrivals = sorted(request.at for request in fake_openai.stats.received)
     count = len(arrivals)
@@ -156,6 +169,7 @@ def test_429s_answered_before_the_successes_of_their_round_do_not_shrink_the_lim
 def test_adaptive_limit_hands_slots_out_first_come_first_served() -> None:
     """A task that finishes a request and asks again at once must queue behind the tasks already waiting
     (otherwise the same few tasks keep the slots and the samples claimed first wait until the end)."""
+
     async def scenario() -> list[str]:
         limit, order = AdaptiveLimit(1), []
 
@@ -230,11 +244,13 @@ def test_scattered_429s_do_not_shrink_the_limit() -> None:
     assert lowest == 16
 
 
-def test_429_storm_ends_with_every_sample_scored(pytester: pytest.Pytester, fake_openai: FakeOpenAI,
-                                                 acebench_args: list[str]) -> None:
+def test_429_storm_ends_with_every_sample_scored(
+    pytester: pytest.Pytester, fake_openai: FakeOpenAI, acebench_args: list[str]
+) -> None:
     fake_openai.fault_rate, fake_openai.fault = 0.5, Fault.rate_limit(retry_after=0.1)
-    result = pytester.runpytest_subprocess(*acebench_args, "-k", "special_incomplete", "-n", "2",
-                                           "--tooleval-max-retries=20")
+    result = pytester.runpytest_subprocess(
+        *acebench_args, "-k", "special_incomplete", "-n", "2", "--tooleval-max-retries=20"
+    )
     result.assert_outcomes(failed=50)
     samples = json.loads((pytester.path / "report.json").read_text())["samples"]
     assert all(sample["outcome"] == "failed" for sample in samples)

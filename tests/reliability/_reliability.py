@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Any
 
 from benchmark_modules import benchmark_source
-
 from pytest_tooleval.suites.acebench import data
 from pytest_tooleval.suites.acebench.prompts import single_turn_messages
 from pytest_tooleval.suites.acebench.scoring import render_ground_truth
@@ -23,8 +22,10 @@ def read_report(path: Path) -> dict[str, Any]:
 
 def verdicts(report: dict[str, Any]) -> dict[tuple[str, str], tuple[Any, ...]]:
     """Per sample: what decides its score (outcome, both verdicts, error type)."""
-    return {(s["language"], s["id"]): (s["outcome"], s["valid"], s["fixed_valid"], s["error_type"])
-            for s in report["samples"]}
+    return {
+        (s["language"], s["id"]): (s["outcome"], s["valid"], s["fixed_valid"], s["error_type"])
+        for s in report["samples"]
+    }
 
 
 def error_section(terminal: str, sample_id: str) -> list[str]:

@@ -18,11 +18,22 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent.parent))
-from _reliability import prompt_key  # noqa: E402
-from fake_openai import FakeOpenAI, Fault  # noqa: E402
+from _reliability import prompt_key
 
-TRANSIENT = [Fault.rate_limit(retry_after=0), Fault.rate_limit(), Fault.http(500), Fault.http(502), Fault.http(503),
-             Fault.reset(), Fault.malformed_json(), Fault.empty_choices(), Fault.invalid_utf8(), Fault.delay(3)]
+from fake_openai import FakeOpenAI, Fault
+
+TRANSIENT = [
+    Fault.rate_limit(retry_after=0),
+    Fault.rate_limit(),
+    Fault.http(500),
+    Fault.http(502),
+    Fault.http(503),
+    Fault.reset(),
+    Fault.malformed_json(),
+    Fault.empty_choices(),
+    Fault.invalid_utf8(),
+    Fault.delay(3),
+]
 
 
 def main() -> None:

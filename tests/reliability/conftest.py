@@ -64,13 +64,23 @@ def mini(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> list[str
         monkeypatch.delenv(name, raising=False)
     data = write_mini_acebench(pytester.path / "data")
     pytester.makepyfile(test_acebench=THIN_TEST)
-    return [f"--tooleval-data-dir={data}", UNVERIFIED, f"--tooleval-categories={MINI_CATEGORIES}",
-            f"--tooleval-cache-dir={pytester.path / 'cache'}", "-p", "no:cacheprovider"]
+    return [
+        f"--tooleval-data-dir={data}",
+        UNVERIFIED,
+        f"--tooleval-categories={MINI_CATEGORIES}",
+        f"--tooleval-cache-dir={pytester.path / 'cache'}",
+        "-p",
+        "no:cacheprovider",
+    ]
 
 
 @pytest.fixture
 def live(mini: list[str], fake_openai: FakeOpenAI) -> list[str]:
     """`mini` asking the fake server, which knows every right answer."""
     fake_openai.replies.update(RIGHT)
-    return [*mini, "--tooleval-model=fake-model", f"--tooleval-base-url={fake_openai.base_url}",
-            f"--tooleval-api-key={KEY}"]
+    return [
+        *mini,
+        "--tooleval-model=fake-model",
+        f"--tooleval-base-url={fake_openai.base_url}",
+        f"--tooleval-api-key={KEY}",
+    ]

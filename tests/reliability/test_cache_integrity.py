@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from _reliability import read_report, verdicts
+
 from fake_openai import FakeOpenAI
 from mini_acebench import SAMPLES as MINI_SAMPLES
 
@@ -40,9 +41,9 @@ DAMAGE: dict[str, Callable[[bytes], bytes]] = {
 
 
 @pytest.mark.parametrize("damage", DAMAGE.values(), ids=DAMAGE.keys())
-def test_a_damaged_cache_is_set_aside_rebuilt_and_the_run_completes(pytester: pytest.Pytester,
-                                                                    fake_openai: FakeOpenAI, live: list[str],
-                                                                    damage: Callable[[bytes], bytes]) -> None:
+def test_a_damaged_cache_is_set_aside_rebuilt_and_the_run_completes(
+    pytester: pytest.Pytester, fake_openai: FakeOpenAI, live: list[str], damage: Callable[[bytes], bytes]
+) -> None:
     pytester.runpytest(*live).assert_outcomes(passed=MINI_SAMPLES)
     cache = pytester.path / "cache" / "responses.sqlite"
     for suffix in ("-wal", "-shm"):
@@ -52,8 +53,12 @@ def test_a_damaged_cache_is_set_aside_rebuilt_and_the_run_completes(pytester: py
     # in process, this project's `filterwarnings = error` would reach the inner run: let the warning be one
     result = pytester.runpytest(*live, "-W", "default::pytest_tooleval.models.cache.ResponseCacheWarning")
     result.assert_outcomes(passed=MINI_SAMPLES, warnings=1)
-    result.stdout.fnmatch_lines(["*ResponseCacheWarning: response cache *responses.sqlite is corrupt (*); moved it to "
-                                 "responses.sqlite.corrupt and started an empty cache (answers will be asked again)"])
+    result.stdout.fnmatch_lines(
+        [
+            "*ResponseCacheWarning: response cache *responses.sqlite is corrupt (*); moved it to "
+            "responses.sqlite.corrupt and started an empty cache (answers will be asked again)"
+        ]
+    )
     assert (cache.parent / "responses.sqlite.corrupt").read_bytes() == damaged  # kept for a look, byte for byte
     assert fake_openai.stats.requests == 2 * MINI_SAMPLES  # asked again, each sample once
     assert cache_rows(cache.parent) == MINI_SAMPLES  # rebuilt
@@ -61,9 +66,9 @@ def test_a_damaged_cache_is_set_aside_rebuilt_and_the_run_completes(pytester: py
     assert fake_openai.stats.requests == 2 * MINI_SAMPLES  # and used
 
 
-def test_under_xdist_a_damaged_cache_is_set_aside_once_and_said_so(pytester: pytest.Pytester,
-                                                                   fake_openai: FakeOpenAI,
-                                                                   live: list[str]) -> None:
+def test_under_xdist_a_damaged_cache_is_set_aside_once_and_said_so(
+    pytester: pytest.Pytester, fake_openai: FakeOpenAI, live: list[str]
+) -> None:
     cache = pytester.path / "cache" / "responses.sqlite"
     cache.parent.mkdir()
     cache.write_bytes(b"SQLite format 3\x00" + b"\x00\xff" * 5000)  # a header, then garbage
@@ -76,13 +81,20 @@ def test_under_xdist_a_damaged_cache_is_set_aside_once_and_said_so(pytester: pyt
     assert cache_rows(cache.parent) == MINI_SAMPLES
 
 
-def test_concurrent_runs_share_one_cache_without_damage(pytester: pytest.Pytester, fake_openai: FakeOpenAI,
-                                                        live: list[str]) -> None:
+def test_concurrent_runs_share_one_cache_without_damage(
+    pytester: pytest.Pytester, fake_openai: FakeOpenAI, live: list[str]
+) -> None:
     """Four runs at once (four writer processes, each also checking the file on open) on one cache folder."""
     fake_openai.latency_s = 0.02
-    runs = [subprocess.Popen([sys.executable, "-m", "pytest", *live, "-p", "no:xdist", f"--tooleval-report=r{n}.json"],
-                             cwd=pytester.path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-            for n in range(4)]
+    runs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "pytest", *live, "-p", "no:xdist", f"--tooleval-report=r{n}.json"],
+            cwd=pytester.path,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+        )
+        for n in range(4)
+    ]
     outputs = [run.communicate(timeout=120)[0].decode() for run in runs]
     assert [run.returncode for run in runs] == [0] * 4, outputs
     assert all("ResponseCacheWarning" not in output for output in outputs)
@@ -95,8 +107,9 @@ def test_concurrent_runs_share_one_cache_without_damage(pytester: pytest.Pyteste
     assert fake_openai.stats.requests == asked
 
 
-def test_an_answer_is_reused_only_for_the_same_request(pytester: pytest.Pytester, fake_openai: FakeOpenAI,
-                                                       live: list[str]) -> None:
+def test_an_answer_is_reused_only_for_the_same_request(
+    pytester: pytest.Pytester, fake_openai: FakeOpenAI, live: list[str]
+) -> None:
     other_host = fake_openai.base_url.replace("127.0.0.1", "localhost")
     copies = iter(range(100))
 
@@ -108,6 +121,7 @@ def test_an_answer_is_reused_only_for_the_same_request(pytester: pytest.Pytester
             path.write_text(path.read_text().replace(old, new))
             shutil.copytree(root, pytester.path / "data", dirs_exist_ok=True)  # later steps keep the change
             return [f"--tooleval-data-dir={root}"]
+
         return change
 
     # (what changes, extra options, how many samples must be asked again)
@@ -122,8 +136,12 @@ def test_an_answer_is_reused_only_for_the_same_request(pytester: pytest.Pytester
         ("max_tokens", ["--tooleval-max-tokens=512"], None, MINI_SAMPLES),
         ("0 and 0.0 are one temperature", ["--tooleval-temperature=0.0"], None, 0),
         ("one question", [], edit("data_normal_atom_bool.json", "weather in Paris?", "weather in Paris, please?"), 1),
-        ("the functions of a category", [], edit("data_normal_atom_bool.json", "Weather for a city.",
-                                                 "Weather for any city."), 2),
+        (
+            "the functions of a category",
+            [],
+            edit("data_normal_atom_bool.json", "Weather for a city.", "Weather for any city."),
+            2,
+        ),
         ("no cache", ["--tooleval-no-cache"], None, MINI_SAMPLES),
         ("the same run again", [], None, 0),
     ]

@@ -53,9 +53,12 @@ from pytest_tooleval.verdict import Verdict
 # the process ends with a traceback. No wall-clock bound on a single call: on a busy machine it would fail calls
 # that return; the verdict (or decoded value) each returns is what the tests assert.
 WATCHDOG_S = 30.0
-PROPERTY = settings(max_examples=60, deadline=None, database=None,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
-                                           HealthCheck.function_scoped_fixture])
+PROPERTY = settings(
+    max_examples=60,
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.function_scoped_fixture],
+)
 
 # -- what a hostile model writes ---------------------------------------------------------------------------
 
@@ -83,11 +86,46 @@ PAYLOADS = [
     "1e999 - 1e999",
     "f'{MARKER!r:>{10**9}}'",
 ]
-CALL_NAMES = ["get_weather", "turn_on_wifi", "send_message", "login_food_platform", "os.system", "__import__",
-              "__class__", "eval", "exec", "open", "getattr", "_load_scenario", "a.b.c.d", ""]
+CALL_NAMES = [
+    "get_weather",
+    "turn_on_wifi",
+    "send_message",
+    "login_food_platform",
+    "os.system",
+    "__import__",
+    "__class__",
+    "eval",
+    "exec",
+    "open",
+    "getattr",
+    "_load_scenario",
+    "a.b.c.d",
+    "",
+]
 KEYS = ["city", "days", "message", "__class__", "__globals__", "x", "sender_name", "receiver_name"]
-SMALL_VALUES = ["'Paris'", "3", "-4", "+2", "True", "None", "[1, [2, [3]]]", "{'a': {'b': 1}}", "(1, 2)", "Paris",
-                "x[0]", "1 + 2", "'a' * 3", "~5", "not 0", "...", "b'\\x00'", "1j", "{1, 2}", "*args", "**kw"]
+SMALL_VALUES = [
+    "'Paris'",
+    "3",
+    "-4",
+    "+2",
+    "True",
+    "None",
+    "[1, [2, [3]]]",
+    "{'a': {'b': 1}}",
+    "(1, 2)",
+    "Paris",
+    "x[0]",
+    "1 + 2",
+    "'a' * 3",
+    "~5",
+    "not 0",
+    "...",
+    "b'\\x00'",
+    "1j",
+    "{1, 2}",
+    "*args",
+    "**kw",
+]
 
 
 ANY_CHARACTER = st.characters(codec=None)  # every code point; no codec table to build (a second per process)
@@ -101,8 +139,11 @@ def _call(name: str, pairs: list[tuple[str, str]]) -> str:
     return f"{name}({', '.join(f'{key}={value}' for key, value in pairs)})"
 
 
-calls = st.builds(_call, st.sampled_from(CALL_NAMES),
-                  st.lists(st.tuples(st.sampled_from(KEYS), st.sampled_from(SMALL_VALUES + PAYLOADS)), max_size=4))
+calls = st.builds(
+    _call,
+    st.sampled_from(CALL_NAMES),
+    st.lists(st.tuples(st.sampled_from(KEYS), st.sampled_from(SMALL_VALUES + PAYLOADS)), max_size=4),
+)
 call_lists = st.lists(calls, min_size=1, max_size=5).map(lambda items: "[" + ", ".join(items) + "]")
 
 hostile_text = st.one_of(
@@ -112,7 +153,7 @@ hostile_text = st.one_of(
     st.sampled_from(PAYLOADS).map(lambda payload: f"[get_weather(city={payload})]"),
     st.sampled_from(PAYLOADS).map(lambda payload: f"[{payload}]"),
     _nested("[", "]"),
-    _nested("(", ")").map(lambda nest: f"[get_weather(city={nest[:len(nest) // 2]}1{nest[len(nest) // 2:]})]"),
+    _nested("(", ")").map(lambda nest: f"[get_weather(city={nest[: len(nest) // 2]}1{nest[len(nest) // 2 :]})]"),
     _nested("{'a':", "}").map(lambda nest: f"[get_weather(city={nest})]"),
     st.integers(1, 200_000).map(lambda n: f"[get_weather(city={'9' * n})]"),
     st.integers(1, 150_000).map(lambda n: f"[get_weather(city='{'a' * n}')]"),
@@ -123,9 +164,25 @@ hostile_text = st.one_of(
 
 # -- running a target: bounded time, nothing executed ------------------------------------------------------
 
-_RISKY_EVENTS = ("exec", "os.system", "os.exec", "os.posix_spawn", "os.spawn", "os.fork", "subprocess.Popen",
-                 "open", "os.remove", "os.rename", "shutil", "socket.", "ctypes", "pty.spawn", "breakpoint",
-                 "builtins.input", "webbrowser")
+_RISKY_EVENTS = (
+    "exec",
+    "os.system",
+    "os.exec",
+    "os.posix_spawn",
+    "os.spawn",
+    "os.fork",
+    "subprocess.Popen",
+    "open",
+    "os.remove",
+    "os.rename",
+    "shutil",
+    "socket.",
+    "ctypes",
+    "pty.spawn",
+    "breakpoint",
+    "builtins.input",
+    "webbrowser",
+)
 _watching = threading.local()
 
 
@@ -193,17 +250,32 @@ def assert_reportable(verdict: Verdict, output: str) -> dict[str, Any]:
 
 # -- ACEBench normal and special ---------------------------------------------------------------------------
 
-FUNCTIONS = [{"name": "get_weather", "description": "Weather for a city.",
-              "parameters": {"type": "dict", "required": ["city"],
-                             "properties": {"city": {"type": "string"}, "days": {"type": "integer"},
-                                            "tags": {"type": "array", "items": {"type": "string"}},
-                                            "filters": {"type": "dict", "properties": {"a": {"type": "number"}}}}}}]
-NORMAL_TRUTHS = [{"get_weather": {"city": "Paris"}},
-                 [{"get_weather": {"city": "Paris", "days": 3}}, {"get_weather": {"city": "Rome"}}],
-                 {"get_weather": {"city": "Paris", "tags": ["a", "b"], "filters": {"a": 1.5}}}]
-SPECIAL_TRUTHS = {"special_incomplete": {"get_weather": ["city"]},
-                  "special_error_param": {"city": ["Pariss"]},
-                  "special_irrelevant": "Due to the limitations of the function, I cannot solve this problem."}
+FUNCTIONS = [
+    {
+        "name": "get_weather",
+        "description": "Weather for a city.",
+        "parameters": {
+            "type": "dict",
+            "required": ["city"],
+            "properties": {
+                "city": {"type": "string"},
+                "days": {"type": "integer"},
+                "tags": {"type": "array", "items": {"type": "string"}},
+                "filters": {"type": "dict", "properties": {"a": {"type": "number"}}},
+            },
+        },
+    }
+]
+NORMAL_TRUTHS = [
+    {"get_weather": {"city": "Paris"}},
+    [{"get_weather": {"city": "Paris", "days": 3}}, {"get_weather": {"city": "Rome"}}],
+    {"get_weather": {"city": "Paris", "tags": ["a", "b"], "filters": {"a": 1.5}}},
+]
+SPECIAL_TRUTHS = {
+    "special_incomplete": {"get_weather": ["city"]},
+    "special_error_param": {"city": ["Pariss"]},
+    "special_irrelevant": "Due to the limitations of the function, I cannot solve this problem.",
+}
 
 
 @PROPERTY
@@ -216,8 +288,9 @@ def test_the_normal_scorer_gives_a_verdict_for_any_text(sandbox: Path, text: str
 @PROPERTY
 @given(text=hostile_text, category=st.sampled_from(sorted(SPECIAL_TRUTHS)))
 def test_the_special_scorer_gives_a_verdict_for_any_text(sandbox: Path, text: str, category: str) -> None:
-    verdict = assert_verdict(run_contained(lambda output: score_special(category, SPECIAL_TRUTHS[category], output),
-                                           text))
+    verdict = assert_verdict(
+        run_contained(lambda output: score_special(category, SPECIAL_TRUTHS[category], output), text)
+    )
     assert_reportable(verdict, text)
 
 
@@ -225,11 +298,14 @@ def test_the_special_scorer_gives_a_verdict_for_any_text(sandbox: Path, text: st
 
 PHONE = ["BaseApi", "MessageApi", "ReminderApi", "FoodPlatform"]
 CONFIG = {"BaseApi": {"wifi": False, "logged_in": True}}
-RECORDS = {category: {"id": f"{category}_0", "initial_config": CONFIG, "involved_classes": PHONE}
-           for category in ("agent_multi_step", "agent_multi_turn")}
-POSSIBLE_ANSWER = {"ground_truth": build_environment("en", CONFIG, PHONE).snapshot(),
-                   "mile_stone": ["[turn_on_wifi()]", "[send_message(sender_name='Eve', receiver_name='Frank', "
-                                                      "message='hi')]"]}
+RECORDS = {
+    category: {"id": f"{category}_0", "initial_config": CONFIG, "involved_classes": PHONE}
+    for category in ("agent_multi_step", "agent_multi_turn")
+}
+POSSIBLE_ANSWER = {
+    "ground_truth": build_environment("en", CONFIG, PHONE).snapshot(),
+    "mile_stone": ["[turn_on_wifi()]", "[send_message(sender_name='Eve', receiver_name='Frank', message='hi')]"],
+}
 
 
 @PROPERTY
@@ -246,10 +322,14 @@ def test_agent_decoding_returns_call_strings_or_its_own_error(sandbox: Path, tex
 
 
 @settings(PROPERTY, max_examples=40)
-@given(messages=st.lists(hostile_text, min_size=1, max_size=2),
-       category=st.sampled_from(sorted(RECORDS)), language=st.sampled_from(["en", "zh"]))
-def test_the_agent_executors_and_grading_give_a_verdict_for_any_messages(sandbox: Path, messages: list[str],
-                                                                          category: str, language: str) -> None:
+@given(
+    messages=st.lists(hostile_text, min_size=1, max_size=2),
+    category=st.sampled_from(sorted(RECORDS)),
+    language=st.sampled_from(["en", "zh"]),
+)
+def test_the_agent_executors_and_grading_give_a_verdict_for_any_messages(
+    sandbox: Path, messages: list[str], category: str, language: str
+) -> None:
     def rollout_and_grade(_: str) -> Verdict:
         result = execute_messages(RECORDS[category], language, messages)
         json.loads(json.dumps(result.to_payload(), default=str))  # answers travel between processes as JSON
@@ -261,16 +341,33 @@ def test_the_agent_executors_and_grading_give_a_verdict_for_any_messages(sandbox
 # -- GPT4Tools and ToolAlpaca -------------------------------------------------------------------------------
 
 GPT4TOOLS_ITEMS = [
-    {"id": 0, "instruction": "i", "input": "", "output": "Thought: Do I need to use a tool? Yes\nAction: Edge "
-     "Detection On Image\nAction Input: image/abc.png\nObservation:"},
+    {
+        "id": 0,
+        "instruction": "i",
+        "input": "",
+        "output": "Thought: Do I need to use a tool? Yes\nAction: Edge "
+        "Detection On Image\nAction Input: image/abc.png\nObservation:",
+    },
     {"id": 1, "instruction": "i", "input": "", "output": "Thought: Do I need to use a tool? No\nAI: a cat"},
 ]
 GPT4TOOLS_TEXT = st.one_of(
     hostile_text,
-    st.lists(st.sampled_from(["Thought: Do I need to use a tool? Yes", "Thought: Do I need to use a tool? No",
-                              "Action: Edge Detection On Image", "Action Input: image/abc.png, x", "AI: ",
-                              "Observation:", "\x00", ",,,,", "image.png" * 50]),
-             max_size=2_000).map("\n".join),
+    st.lists(
+        st.sampled_from(
+            [
+                "Thought: Do I need to use a tool? Yes",
+                "Thought: Do I need to use a tool? No",
+                "Action: Edge Detection On Image",
+                "Action Input: image/abc.png, x",
+                "AI: ",
+                "Observation:",
+                "\x00",
+                ",,,,",
+                "image.png" * 50,
+            ]
+        ),
+        max_size=2_000,
+    ).map("\n".join),
 )
 
 
@@ -283,11 +380,24 @@ def test_gpt4tools_scoring_gives_a_verdict_for_any_text(sandbox: Path, text: str
 
 TOOLALPACA_TEXT = st.one_of(
     hostile_text.filter(lambda text: len(text) <= 20_000),  # longer inputs: see the bounded-parser test below
-    st.lists(st.sampled_from(["ASSISTANT Thought: ", "ASSISTANT Action: getWeather", "ASSISTANT Action 1:",
-                              "ASSISTANT Action Input: {\"city\": \"Paris\"}", "ASSISTANT Response: done",
-                              "ASSISTANT Observation: ", "Process Correctness: Yes",
-                              "Final Response Correctness: Uncertain", "## Results", "\t", "\n"]),
-             max_size=300).map("".join),
+    st.lists(
+        st.sampled_from(
+            [
+                "ASSISTANT Thought: ",
+                "ASSISTANT Action: getWeather",
+                "ASSISTANT Action 1:",
+                'ASSISTANT Action Input: {"city": "Paris"}',
+                "ASSISTANT Response: done",
+                "ASSISTANT Observation: ",
+                "Process Correctness: Yes",
+                "Final Response Correctness: Uncertain",
+                "## Results",
+                "\t",
+                "\n",
+            ]
+        ),
+        max_size=300,
+    ).map("".join),
 )
 
 
@@ -315,10 +425,14 @@ YAML_CASES = {mode: YamlSuite([EXAMPLE], {EXAMPLE.path: (mode,)}).cases() for mo
 
 def score_yaml(case: Any, text: str) -> Verdict:
     """Every turn of the case answered with `text`: as the text protocol, or as a native call's arguments."""
-    turn = {"text": text, "tool_calls": []} if case.mode == "prompt" else {
-        "text": text[:100], "tool_calls": [["get_weather", text], ["add_event", text[::-1]]]}
+    turn = (
+        {"text": text, "tool_calls": []}
+        if case.mode == "prompt"
+        else {"text": text[:100], "tool_calls": [["get_weather", text], ["add_event", text[::-1]]]}
+    )
     result = YamlSuite([EXAMPLE], {EXAMPLE.path: (case.mode,)}).score(
-        case, Answer(text, state=[turn] * len(case.spec.turns)))
+        case, Answer(text, state=[turn] * len(case.spec.turns))
+    )
     assert isinstance(result, SampleResult)
     return result.verdict
 
@@ -336,8 +450,10 @@ def test_the_yaml_suite_gives_a_verdict_for_any_text(sandbox: Path, text: str, c
     assert_reportable(verdict, text)
 
 
-@pytest.mark.parametrize(("text", "shown"), [("[get_weather(city=1E310)]", None), ("[0(A=-1e999)]", None),
-                                             ("[get_weather(city=1E310j)]", "infj")])
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [("[get_weather(city=1E310)]", None), ("[0(A=-1e999)]", None), ("[get_weather(city=1E310j)]", "infj")],
+)
 def test_a_number_past_what_json_holds_still_reaches_the_report(sandbox: Path, text: str, shown: str | None) -> None:
     """The text protocol reads 1E310 as infinity, which the report writes as null and names; a complex number is
     shown by its repr."""
@@ -423,8 +539,13 @@ for _pattern in CATASTROPHIC:  # the first use of RE2, jsonschema, referencing a
 
 # at most 45,000 characters: an answer holds two arguments of it, and the text protocol and native arguments are read
 # up to 100,000 characters (longer ones fail before any pattern sees them)
-BAIT = {"a-then-b": "a" * 40 + " b", "a-then-bang": "a" * 5_000 + "!", "x-without-y": "x" * 5_000,
-        "words": "word " * 8_000 + "!", "long": "a" * 44_000 + "!"}
+BAIT = {
+    "a-then-b": "a" * 40 + " b",
+    "a-then-bang": "a" * 5_000 + "!",
+    "x-without-y": "x" * 5_000,
+    "words": "word " * 8_000 + "!",
+    "long": "a" * 44_000 + "!",
+}
 # the only (pattern, bait) pairs that match (worked out by hand: Python's re would take for ever on the others)
 MATCHING = {("^(\\w+\\s?)*$", "a-then-b"), ("^(\\w+\\s?)*$", "x-without-y")}
 
@@ -443,28 +564,40 @@ def test_a_backtracking_pattern_gets_a_verdict_on_any_text(sandbox: Path, patter
         assert (argument.details["failed"], words.details["failed"]) == (["text: regex", "schema"], ["answer: regex"])
 
 
-BACKTRACKING_TEXT = st.builds(lambda char, count, tail: char * count + tail, st.sampled_from("axw"),
-                              st.integers(1, 50_000), st.sampled_from(["", "!", " b", "y", "\n", "\ud800"]))
+BACKTRACKING_TEXT = st.builds(
+    lambda char, count, tail: char * count + tail,
+    st.sampled_from("axw"),
+    st.integers(1, 50_000),
+    st.sampled_from(["", "!", " b", "y", "\n", "\ud800"]),
+)
 
 
 @PROPERTY
-@given(text=st.one_of(hostile_text, BACKTRACKING_TEXT), pattern=st.sampled_from(CATASTROPHIC),
-       mode=st.sampled_from(["prompt", "fc"]))
+@given(
+    text=st.one_of(hostile_text, BACKTRACKING_TEXT),
+    pattern=st.sampled_from(CATASTROPHIC),
+    mode=st.sampled_from(["prompt", "fc"]),
+)
 def test_the_yaml_patterns_give_a_verdict_for_any_text(sandbox: Path, text: str, pattern: str, mode: str) -> None:
     for verdict in run_contained(lambda output: score_backtracking(pattern, mode, output), text):
         assert_reportable(assert_verdict(verdict), text)
 
 
-NESTED = {"deep-list": "[" * 40_000 + "]" * 40_000, "deep-objects": '{"a":' * 40_000 + "1" + "}" * 40_000,
-          "nested-tree": "[" * 900 + "]" * 900, "huge-string": json.dumps("a" * 99_000)}
+NESTED = {
+    "deep-list": "[" * 40_000 + "]" * 40_000,
+    "deep-objects": '{"a":' * 40_000 + "1" + "}" * 40_000,
+    "nested-tree": "[" * 900 + "]" * 900,
+    "huge-string": json.dumps("a" * 99_000),
+}
 
 
 @pytest.mark.parametrize("value", NESTED.values(), ids=NESTED.keys())
 def test_deep_and_huge_native_arguments_get_a_verdict(sandbox: Path, value: str) -> None:
     for pattern in CATASTROPHIC:
         arguments = f'{{"tree": {value}, "code": {value}, "text": {value}}}'
-        argument, words = run_contained(lambda output, pattern=pattern: score_backtracking(pattern, "fc", "", output),
-                                        arguments)
+        argument, words = run_contained(
+            lambda output, pattern=pattern: score_backtracking(pattern, "fc", "", output), arguments
+        )
         for verdict in (argument, words):
             assert_reportable(assert_verdict(verdict), arguments)
         assert not argument.valid  # too deep, too long, or not what its schema and matcher want
@@ -473,10 +606,12 @@ def test_deep_and_huge_native_arguments_get_a_verdict(sandbox: Path, value: str)
 TARGETS: dict[str, Callable[[str], Any]] = {
     "normal": lambda text: score_normal(FUNCTIONS, NORMAL_TRUTHS[2], text),
     "special": lambda text: score_special("special_error_param", SPECIAL_TRUTHS["special_error_param"], text),
-    "agent-step": lambda text: score_rollout(POSSIBLE_ANSWER, execute_messages(RECORDS["agent_multi_step"], "en",
-                                                                               [text])),
-    "agent-turn": lambda text: score_rollout(POSSIBLE_ANSWER, execute_messages(RECORDS["agent_multi_turn"], "zh",
-                                                                               [text])),
+    "agent-step": lambda text: score_rollout(
+        POSSIBLE_ANSWER, execute_messages(RECORDS["agent_multi_step"], "en", [text])
+    ),
+    "agent-turn": lambda text: score_rollout(
+        POSSIBLE_ANSWER, execute_messages(RECORDS["agent_multi_turn"], "zh", [text])
+    ),
     "gpt4tools": lambda text: score_item(GPT4TOOLS_ITEMS[0], text),
     "yaml": lambda text: score_yaml(YAML_CASES["prompt"][0], text),
     "yaml-fc": lambda text: score_yaml(YAML_CASES["fc"][1], text),
@@ -484,10 +619,14 @@ TARGETS: dict[str, Callable[[str], Any]] = {
 
 
 @pytest.mark.parametrize("target", TARGETS.values(), ids=TARGETS.keys())
-@pytest.mark.parametrize("shape", ["[get_weather(city={})]", "[send_message(sender_name='Eve', receiver_name='Frank', "
-                                   "message={})]", "[{}]", "{}"], ids=["arg", "api", "call", "bare"])
-def test_every_known_trick_gets_a_verdict_and_runs_nothing(sandbox: Path, target: Callable[[str], Any],
-                                                           shape: str) -> None:
+@pytest.mark.parametrize(
+    "shape",
+    ["[get_weather(city={})]", "[send_message(sender_name='Eve', receiver_name='Frank', message={})]", "[{}]", "{}"],
+    ids=["arg", "api", "call", "bare"],
+)
+def test_every_known_trick_gets_a_verdict_and_runs_nothing(
+    sandbox: Path, target: Callable[[str], Any], shape: str
+) -> None:
     """The tricks hypothesis may or may not draw, each through each target, every time."""
     for payload in PAYLOADS:
         assert_verdict(run_contained(target, shape.format(payload)))
@@ -496,8 +635,10 @@ def test_every_known_trick_gets_a_verdict_and_runs_nothing(sandbox: Path, target
 def test_the_toolalpaca_parser_is_bounded_on_a_long_reply() -> None:
     """A 1,200,000-character reply of repeated action headers parses at once (under a second). The parser was
     once quadratic on it, about 15 s for a tenth of it: the whole would take some 25 minutes, far past the guard."""
-    code = ("from pytest_tooleval.suites.toolalpaca.parser import parse_output\n"
-            "try:\n    parse_output('ASSISTANT Action: x\\n' * 60_000)\nexcept ValueError:\n    pass\n")
+    code = (
+        "from pytest_tooleval.suites.toolalpaca.parser import parse_output\n"
+        "try:\n    parse_output('ASSISTANT Action: x\\n' * 60_000)\nexcept ValueError:\n    pass\n"
+    )
     try:
         subprocess.run([sys.executable, "-c", code], timeout=WATCHDOG_S, check=True)
     except subprocess.TimeoutExpired:
@@ -526,7 +667,8 @@ HOSTILE_ANSWERS = {
 
 
 def test_hostile_answers_are_scored_samples_and_leave_every_artefact_whole(
-        pytester: pytest.Pytester, fake_openai: FakeOpenAI, live: list[str]) -> None:
+    pytester: pytest.Pytester, fake_openai: FakeOpenAI, live: list[str]
+) -> None:
     fake_openai.replies.update(HOSTILE_ANSWERS)
     result = pytester.runpytest(*live, "--tooleval-report=report.json", "--junitxml=junit.xml")
     result.assert_outcomes(failed=MINI_SAMPLES)  # each one a verdict: none errored, none passed
@@ -545,13 +687,20 @@ def test_hostile_answers_are_scored_samples_and_leave_every_artefact_whole(
     assert fake_openai.stats.requests == MINI_SAMPLES
 
 
-def test_a_replayed_answer_that_is_not_unicode_still_gets_its_report(pytester: pytest.Pytester,
-                                                                    mini: list[str]) -> None:
+def test_a_replayed_answer_that_is_not_unicode_still_gets_its_report(
+    pytester: pytest.Pytester, mini: list[str]
+) -> None:
     """Recorded outputs are read as they are: a lone surrogate reaches the report, which must stay writable."""
     answer = "[get_weather(city='Par\ud800is')]"
     (pytester.path / "outputs.jsonl").write_text(json.dumps({"id": "normal_atom_bool_0", "result": answer}) + "\n")
-    result = pytester.runpytest(*mini, "--tooleval-model=replay:outputs.jsonl", "-k", "normal_atom_bool_0",
-                                "--tooleval-report=report.json", "--junitxml=junit.xml")
+    result = pytester.runpytest(
+        *mini,
+        "--tooleval-model=replay:outputs.jsonl",
+        "-k",
+        "normal_atom_bool_0",
+        "--tooleval-report=report.json",
+        "--junitxml=junit.xml",
+    )
     result.assert_outcomes(failed=1)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     [sample] = read_report(pytester.path / "report.json")["samples"]
@@ -600,8 +749,11 @@ def answer_the_notes(body: dict[str, Any]) -> Any:
     """Each case's hostile answer, in the protocol it is asked in (native calls when the request has tools)."""
     asked = body["messages"][-1]["content"]
     native = bool(body.get("tools"))
-    calls = {"Note the a's.": ("note", {"text": BACKTRACKS}), "Stamp the a's.": ("stamp", {"code": BACKTRACKS}),
-             "Note many a's.": ("note", {"text": "a" * 90_000 + "!"})}
+    calls = {
+        "Note the a's.": ("note", {"text": BACKTRACKS}),
+        "Stamp the a's.": ("stamp", {"code": BACKTRACKS}),
+        "Note many a's.": ("note", {"text": "a" * 90_000 + "!"}),
+    }
     if asked in calls:
         name, arguments = calls[asked]
         if native:
@@ -616,13 +768,16 @@ RUN_GUARD_S = 120.0  # a hang guard for each run (the fallback spends 2 s on eac
 NO_RE2 = "import sys\n\nsys.modules['re2'] = None  # as where google-re2 cannot be installed: the fallback runs\n"
 SHOWN = repr(BACKTRACKS)
 FAILURES = {  # the failure line of the argument, words and schema cases
-    "re2": [f"*call 1 (note): argument 'text': expected to match /^(a+)+$/ (regex), got {SHOWN}*",
-            "*the answer does not match /^(a+)+$/*",
-            f"*call 1 (stamp): its arguments violate the tool's schema: 'code': {SHOWN} does not match '^(a+)+$'*"],
-    "fallback": ["*call 1 (note): argument 'text': regex matcher timed out after 2000 ms*",
-                 "*the answer: regex matcher timed out after 2000 ms*",
-                 "*call 1 (stamp): its arguments violate the tool's schema: 'code': regex matcher timed out after "
-                 "2000 ms*"],
+    "re2": [
+        f"*call 1 (note): argument 'text': expected to match /^(a+)+$/ (regex), got {SHOWN}*",
+        "*the answer does not match /^(a+)+$/*",
+        f"*call 1 (stamp): its arguments violate the tool's schema: 'code': {SHOWN} does not match '^(a+)+$'*",
+    ],
+    "fallback": [
+        "*call 1 (note): argument 'text': regex matcher timed out after 2000 ms*",
+        "*the answer: regex matcher timed out after 2000 ms*",
+        "*call 1 (stamp): its arguments violate the tool's schema: 'code': regex matcher timed out after 2000 ms*",
+    ],
 }
 
 
@@ -630,8 +785,13 @@ FAILURES = {  # the failure line of the argument, words and schema cases
 @pytest.mark.parametrize("mode", ["prompt", "fc"])
 @pytest.mark.parametrize("engine", ["re2", "fallback"])
 def test_a_backtracking_case_fails_with_its_reason_and_the_run_ends(
-        pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, fake_openai: FakeOpenAI, engine: str, mode: str,
-        workers: list[str]) -> None:
+    pytester: pytest.Pytester,
+    monkeypatch: pytest.MonkeyPatch,
+    fake_openai: FakeOpenAI,
+    engine: str,
+    mode: str,
+    workers: list[str],
+) -> None:
     for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "TOOLEVAL_DATA_DIR"):
         monkeypatch.delenv(name, raising=False)
     (pytester.path / "notes.tooleval.yaml").write_text(NOTES, encoding="utf-8")
@@ -640,9 +800,17 @@ def test_a_backtracking_case_fails_with_its_reason_and_the_run_ends(
     fake_openai.responder = answer_the_notes
     try:
         result = pytester.runpytest_subprocess(
-            "--tooleval-model=fake-model", f"--tooleval-base-url={fake_openai.base_url}", "--tooleval-api-key=sk-x",
-            f"--tooleval-cache-dir={pytester.path / 'cache'}", "-p", "no:cacheprovider", f"--tooleval-mode={mode}",
-            "--tooleval-report=report.json", *workers, timeout=RUN_GUARD_S)
+            "--tooleval-model=fake-model",
+            f"--tooleval-base-url={fake_openai.base_url}",
+            "--tooleval-api-key=sk-x",
+            f"--tooleval-cache-dir={pytester.path / 'cache'}",
+            "-p",
+            "no:cacheprovider",
+            f"--tooleval-mode={mode}",
+            "--tooleval-report=report.json",
+            *workers,
+            timeout=RUN_GUARD_S,
+        )
     except pytester.TimeoutExpired:
         pytest.fail(f"the run did not end within the {RUN_GUARD_S:.0f} s hang guard")
     assert result.ret == pytest.ExitCode.TESTS_FAILED, result.stdout.str()[-3000:] + result.stderr.str()[-2000:]
@@ -652,7 +820,8 @@ def test_a_backtracking_case_fails_with_its_reason_and_the_run_ends(
         result.stdout.fnmatch_lines([line])
     samples = {row["test_id"]: row for row in read_report(pytester.path / "report.json")["samples"]}
     assert {test_id: row["outcome"] for test_id, row in samples.items()} == {
-        f"notes-{name}": "failed" for name in ("argument", "words", "schema", "long", "deep")}
+        f"notes-{name}": "failed" for name in ("argument", "words", "schema", "long", "deep")
+    }
     assert samples["notes-argument"]["details"]["failed"] == ["text: regex"]
     assert samples["notes-words"]["details"]["failed"] == ["answer: regex"]
     assert samples["notes-schema"]["details"]["failed"] == ["schema"]

@@ -35,17 +35,25 @@ def cached_answers(cache: Path) -> int:
         return int(conn.execute("SELECT count(*) FROM replies_v1").fetchone()[0])
 
 
-def run_and_kill(command: list[str], cwd: Path, server: FakeOpenAI, *, after_requests: int | None = None,
-                 after_s: float | None = None) -> bool:
+def run_and_kill(
+    command: list[str],
+    cwd: Path,
+    server: FakeOpenAI,
+    *,
+    after_requests: int | None = None,
+    after_s: float | None = None,
+) -> bool:
     """Start the run in its own process group; SIGKILL the group once the server has seen `after_requests` more
     requests or `after_s` seconds have passed. True when it was killed (False: it finished first)."""
     start_requests, started = server.stats.requests, time.monotonic()
-    process = subprocess.Popen(command, cwd=cwd, start_new_session=True, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        command, cwd=cwd, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     try:
         while process.poll() is None:
             due = (after_requests is not None and server.stats.requests - start_requests >= after_requests) or (
-                after_s is not None and time.monotonic() - started >= after_s)
+                after_s is not None and time.monotonic() - started >= after_s
+            )
             if due:
                 os.killpg(process.pid, signal.SIGKILL)  # the controller and every worker, at once
                 process.wait()
@@ -73,8 +81,9 @@ def _quiet(server: FakeOpenAI, still_s: float = 0.3) -> None:
             return
 
 
-def test_killed_runs_resume_to_the_uninterrupted_result(pytester: pytest.Pytester, fake_openai: FakeOpenAI,
-                                                         default_data: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_killed_runs_resume_to_the_uninterrupted_result(
+    pytester: pytest.Pytester, fake_openai: FakeOpenAI, default_data: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     answers = answers_by_prompt(default_data, CATEGORIES)
     total = len(answers)
@@ -88,24 +97,47 @@ def test_killed_runs_resume_to_the_uninterrupted_result(pytester: pytest.Pyteste
 
     fake_openai.responder = respond
     pytester.makepyfile(test_acebench=THIN_TEST)
-    common = ["--tooleval-model=m", f"--tooleval-base-url={fake_openai.base_url}", "--tooleval-api-key=sk-kill-test",
-              f"--tooleval-data-dir={default_data}", f"--tooleval-categories={','.join(CATEGORIES)}",
-              "-p", "no:cacheprovider"]
+    common = [
+        "--tooleval-model=m",
+        f"--tooleval-base-url={fake_openai.base_url}",
+        "--tooleval-api-key=sk-kill-test",
+        f"--tooleval-data-dir={default_data}",
+        f"--tooleval-categories={','.join(CATEGORIES)}",
+        "-p",
+        "no:cacheprovider",
+    ]
 
     # the reference: one uninterrupted run with a cache of its own
-    baseline = pytester.runpytest(*common, f"--tooleval-cache-dir={pytester.path / 'baseline-cache'}",
-                                  "--tooleval-report=baseline.json", "-p", "no:xdist")
+    baseline = pytester.runpytest(
+        *common,
+        f"--tooleval-cache-dir={pytester.path / 'baseline-cache'}",
+        "--tooleval-report=baseline.json",
+        "-p",
+        "no:xdist",
+    )
     assert baseline.ret == pytest.ExitCode.TESTS_FAILED
     expected = verdicts(read_report(pytester.path / "baseline.json"))
     assert len(expected) == total and {outcome for outcome, *_ in expected.values()} == {"passed", "failed"}
     assert fake_openai.stats.requests == total
 
     cache = pytester.path / "cache"
-    command = [sys.executable, "-m", "pytest", *common, f"--tooleval-cache-dir={cache}", "-n", "2",
-               "--tooleval-concurrency=4", "--tooleval-report=report.json"]
+    command = [
+        sys.executable,
+        "-m",
+        "pytest",
+        *common,
+        f"--tooleval-cache-dir={cache}",
+        "-n",
+        "2",
+        "--tooleval-concurrency=4",
+        "--tooleval-report=report.json",
+    ]
     rng = random.Random(SEED)
-    kills = [{"after_requests": rng.randint(5, 60)}, {"after_requests": rng.randint(5, 40)},
-             {"after_s": rng.uniform(0.2, 2.0)}]
+    kills = [
+        {"after_requests": rng.randint(5, 60)},
+        {"after_requests": rng.randint(5, 40)},
+        {"after_s": rng.uniform(0.2, 2.0)},
+    ]
     # the timed kill may land in start-up, before the run's board exists or once it has cleared the dead runs'
     # boards (on a busy machine, start-up is slow): it goes first, so the last kill falls mid-run, board and all
     kills.insert(0, kills.pop())
@@ -143,8 +175,10 @@ def test_a_live_runs_board_is_kept_and_a_dead_ones_removed(tmp_path: Path) -> No
     from pytest_tooleval.answers.board import RunBoard, remove_stale_boards
 
     runs = tmp_path / "runs"
-    code = ("import os, sys; from pathlib import Path; from pytest_tooleval.answers.board import RunBoard; "
-            "b = RunBoard(Path(sys.argv[1])); b.try_claim('k'); os._exit(0)")  # ends without closing it
+    code = (
+        "import os, sys; from pathlib import Path; from pytest_tooleval.answers.board import RunBoard; "
+        "b = RunBoard(Path(sys.argv[1])); b.try_claim('k'); os._exit(0)"
+    )  # ends without closing it
     subprocess.run([sys.executable, "-c", code, str(runs / "dead.sqlite")], check=True)
     live = RunBoard(runs / "live.sqlite")
     try:

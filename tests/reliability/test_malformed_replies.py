@@ -32,13 +32,22 @@ SHAPES = {
 def check_failed_as_malformed(result: pytest.RunResult, report: dict, problem: str) -> None:
     """The sample failed (never errored) saying what was wrong, and its category kept it in its denominator."""
     result.assert_outcomes(passed=MINI_SAMPLES - 1, failed=1)
-    result.stdout.fnmatch_lines([f"*acebench en/{FAULTED_ID}: malformed_reply (scorer: official)",
-                                 f"*  error:    malformed reply: {problem.replace('[', '[[]')}",  # fnmatch's [
-                                 f"*acebench: {MINI_SAMPLES}/{MINI_SAMPLES} scored, {MINI_SAMPLES - 1} passed, 1 "
-                                 "failed (1 of them malformed replies), 0 errors*"])
+    result.stdout.fnmatch_lines(
+        [
+            f"*acebench en/{FAULTED_ID}: malformed_reply (scorer: official)",
+            f"*  error:    malformed reply: {problem.replace('[', '[[]')}",  # fnmatch's [
+            f"*acebench: {MINI_SAMPLES}/{MINI_SAMPLES} scored, {MINI_SAMPLES - 1} passed, 1 "
+            "failed (1 of them malformed replies), 0 errors*",
+        ]
+    )
     [row] = [row for row in report["samples"] if row["outcome"] != "passed"]
     assert (row["id"], row["outcome"], row["valid"], row["error_type"], row["error"]) == (
-        FAULTED_ID, "failed", False, "malformed_reply", f"malformed reply: {problem}")
+        FAULTED_ID,
+        "failed",
+        False,
+        "malformed_reply",
+        f"malformed reply: {problem}",
+    )
     assert row["output"] is None and row["tokens"]["prompt"] > 0  # the usage the malformed reply reported
     category = report["summary"]["acebench"]["en"]["categories"]["normal_atom_bool"]
     assert (category["n"], category["scored"], category["errors"], category["accuracy"]) == (2, 2, 0, 0.5)
@@ -46,8 +55,9 @@ def check_failed_as_malformed(result: pytest.RunResult, report: dict, problem: s
 
 
 @pytest.mark.parametrize(("fault", "problem"), SHAPES.values(), ids=SHAPES.keys())
-def test_a_reply_malformed_every_time_fails_its_sample(pytester: pytest.Pytester, fake_openai: FakeOpenAI,
-                                                       live: list[str], fault: Fault, problem: str) -> None:
+def test_a_reply_malformed_every_time_fails_its_sample(
+    pytester: pytest.Pytester, fake_openai: FakeOpenAI, live: list[str], fault: Fault, problem: str
+) -> None:
     fake_openai.replies[FAULTED_PROMPT] = fault  # type: ignore[assignment]
     result = pytester.runpytest(*live, "--tooleval-max-retries=1", "--tooleval-report=report.json")
     check_failed_as_malformed(result, read_report(pytester.path / "report.json"), problem)
@@ -56,18 +66,26 @@ def test_a_reply_malformed_every_time_fails_its_sample(pytester: pytest.Pytester
 
 
 def test_under_xdist_the_malformed_reply_fails_and_every_report_takes_the_row(
-        pytester: pytest.Pytester, fake_openai: FakeOpenAI, live: list[str]) -> None:
+    pytester: pytest.Pytester, fake_openai: FakeOpenAI, live: list[str]
+) -> None:
     """The hub answers, the answer crosses the run board to a worker: the same failure, the same row, and the
     JSON, Markdown and HTML reports and a merge of the report (its shard check) take it."""
     fault, problem = SHAPES["nameless-call"]
     fake_openai.replies[FAULTED_PROMPT] = fault  # type: ignore[assignment]
-    result = pytester.runpytest_subprocess(*live, "-n", "2", "--tooleval-max-retries=1",
-                                           "--tooleval-report=report.json", "--tooleval-markdown=report.md",
-                                           "--tooleval-html=report.html")
+    result = pytester.runpytest_subprocess(
+        *live,
+        "-n",
+        "2",
+        "--tooleval-max-retries=1",
+        "--tooleval-report=report.json",
+        "--tooleval-markdown=report.md",
+        "--tooleval-html=report.html",
+    )
     check_failed_as_malformed(result, read_report(pytester.path / "report.json"), problem)
     assert "| normal_atom_bool | 2/2 | 0 | 0.500 |" in (pytester.path / "report.md").read_text(encoding="utf-8")
     assert 'data-figure="acebench.en.normal_atom_bool" data-series="current" data-current="0.500"' in (
-        pytester.path / "report.html").read_text(encoding="utf-8")
+        pytester.path / "report.html"
+    ).read_text(encoding="utf-8")
     merged = pytester.run(sys.executable, "-m", "pytest_tooleval", "merge", "report.json", "-o", "merged.json")
     assert merged.ret in (0, 1), merged.stderr.str()  # 1: a test failed; never 4, a refused report
     joined = read_report(pytester.path / "merged.json")
@@ -75,7 +93,8 @@ def test_under_xdist_the_malformed_reply_fails_and_every_report_takes_the_row(
 
 
 def test_a_malformed_reply_that_heals_is_scored_and_one_that_stays_fails(
-        pytester: pytest.Pytester, fake_openai: FakeOpenAI, live: list[str]) -> None:
+    pytester: pytest.Pytester, fake_openai: FakeOpenAI, live: list[str]
+) -> None:
     """One sample's first reply is malformed and its retry the right answer: it passes. The faulted sample gets
     a malformed reply every time: it fails."""
     asked: Counter[str] = Counter()

@@ -28,15 +28,35 @@ Report = dict[str, Any]
 
 
 def _environ() -> dict[str, str]:
-    return {name: value for name, value in os.environ.items()
-            if name not in ("TOOLEVAL_DATA_DIR", "OPENAI_API_KEY", "OPENAI_BASE_URL", "GITHUB_STEP_SUMMARY")}
+    return {
+        name: value
+        for name, value in os.environ.items()
+        if name not in ("TOOLEVAL_DATA_DIR", "OPENAI_API_KEY", "OPENAI_BASE_URL", "GITHUB_STEP_SUMMARY")
+    }
 
 
 def _pytest(folder: Path, *args: str) -> None:
-    subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--tooleval-model=oracle",
-                    f"--tooleval-data-dir={folder / 'data'}", UNVERIFIED, f"--tooleval-categories={CATEGORIES}",
-                    f"--tooleval-cache-dir={folder / 'cache'}", *args],
-                   cwd=folder, env=_environ(), capture_output=True, check=True, timeout=300)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "--tooleval-model=oracle",
+            f"--tooleval-data-dir={folder / 'data'}",
+            UNVERIFIED,
+            f"--tooleval-categories={CATEGORIES}",
+            f"--tooleval-cache-dir={folder / 'cache'}",
+            *args,
+        ],
+        cwd=folder,
+        env=_environ(),
+        capture_output=True,
+        check=True,
+        timeout=300,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -72,9 +92,15 @@ def damage(folder: Path, change: Callable[[Report], object], name: str = "shard1
 
 
 def merge(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "pytest_tooleval", "merge", "shard1.json", "shard2.json",
-                           "-o", "full.json", *args], cwd=folder, env=_environ(), capture_output=True, text=True,
-                          encoding="utf-8", timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "pytest_tooleval", "merge", "shard1.json", "shard2.json", "-o", "full.json", *args],
+        cwd=folder,
+        env=_environ(),
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=300,
+    )
 
 
 def assert_refused(folder: Path, result: subprocess.CompletedProcess[str], line: str) -> None:
@@ -125,31 +151,42 @@ def test_more_rows_than_the_shard_collected_are_refused(shards: Path) -> None:
 
     document = damage(shards, more)
     rows, collected = len(document["samples"]), document["run"]["collected"]
-    assert_refused(shards, merge(shards, *GATE),
-                   f"error: merge: shard1.json holds {rows} sample rows and 0 samples not run, more than the "
-                   f"{collected} samples it collected {DAMAGED}")
+    assert_refused(
+        shards,
+        merge(shards, *GATE),
+        f"error: merge: shard1.json holds {rows} sample rows and 0 samples not run, more than the "
+        f"{collected} samples it collected {DAMAGED}",
+    )
 
 
 def test_more_samples_of_a_category_than_it_has_are_refused(shards: Path) -> None:
     """Before: 104k rows of a 50-sample category merged, each one counted."""
+
     def flood(report: Report) -> None:
         row = first_row(report)
-        report["samples"] += [{**row, "id": f"{row['id']}_{n}", "test_id": f"{row['test_id']}_{n}"}
-                              for n in range(2_000)]
+        report["samples"] += [
+            {**row, "id": f"{row['id']}_{n}", "test_id": f"{row['test_id']}_{n}"} for n in range(2_000)
+        ]
         report["run"]["collected"] = len(report["samples"])
 
     document = damage(shards, flood)
     row = first_row(document)
     assert row["category_size"] < 10
-    assert_refused(shards, merge(shards, *GATE),
-                   f"error: merge: shard1.json holds 2,001 samples of acebench en {row['category']}, a category of "
-                   f"{row['category_size']} (its category_size) {DAMAGED}")
+    assert_refused(
+        shards,
+        merge(shards, *GATE),
+        f"error: merge: shard1.json holds 2,001 samples of acebench en {row['category']}, a category of "
+        f"{row['category_size']} (its category_size) {DAMAGED}",
+    )
 
 
 def test_a_sample_twice_in_one_shard_is_refused(shards: Path) -> None:
     document = damage(shards, lambda report: report["samples"].__setitem__(1, report["samples"][0]))
-    assert_refused(shards, merge(shards, *GATE),
-                   f"error: merge: shard1.json holds sample {first_row(document)['test_id']} twice {DAMAGED}")
+    assert_refused(
+        shards,
+        merge(shards, *GATE),
+        f"error: merge: shard1.json holds sample {first_row(document)['test_id']} twice {DAMAGED}",
+    )
 
 
 def test_two_sizes_of_one_category_are_refused(shards: Path) -> None:
@@ -164,31 +201,43 @@ def test_two_sizes_of_one_category_are_refused(shards: Path) -> None:
         report["run"]["collected"] += 1
 
     damage(shards, resize)
-    assert_refused(shards, merge(shards, *GATE),
-                   f"error: merge: shard2.json gives acebench en {row['category']} {size}, shard1.json {size + 1} "
-                   f"samples (category_size): a category has one size {DAMAGED}")
+    assert_refused(
+        shards,
+        merge(shards, *GATE),
+        f"error: merge: shard2.json gives acebench en {row['category']} {size}, shard1.json {size + 1} "
+        f"samples (category_size): a category has one size {DAMAGED}",
+    )
 
 
 # -- 12. mistyped fields, deep nesting, a lone surrogate: one line, exit status 2 ------------------------------
 
 
 MISTYPED = {  # before: a traceback and exit status 1, the code of a failed gate
-    "tokens": (lambda report: first_row(report)["tokens"].update(prompt="many"),
-               "samples[0].tokens.prompt is 'many', not an integer"),
+    "tokens": (
+        lambda report: first_row(report)["tokens"].update(prompt="many"),
+        "samples[0].tokens.prompt is 'many', not an integer",
+    ),
     "collected": (lambda report: report["run"].update(collected="6"), "run.collected is '6', not an integer"),
     "index": (lambda report: first_row(report).update(index="0"), "samples[0].index is '0', not an integer"),
-    "outcome": (lambda report: first_row(report).update(outcome="won"),
-                "samples[0].outcome is 'won', not one of 'passed', 'failed', 'error', 'skipped'"),
-    "valid": (lambda report: first_row(report).update(valid="yes"), "samples[0].valid is 'yes', not true or false "
-              "or null"),
+    "outcome": (
+        lambda report: first_row(report).update(outcome="won"),
+        "samples[0].outcome is 'won', not one of 'passed', 'failed', 'error', 'skipped'",
+    ),
+    "valid": (
+        lambda report: first_row(report).update(valid="yes"),
+        "samples[0].valid is 'yes', not true or false or null",
+    ),
     "not_run": (lambda report: report["run"].update(not_run="en-x"), "run.not_run is 'en-x', not an array"),
     "test_id": (lambda report: first_row(report).pop("test_id"), "samples[0] has no 'test_id'"),
-    "row": (lambda report: report["samples"].append(["a", "list"]), "samples[{last}] is ['a', 'list'], not an "
-            "object"),
-    "prices": (lambda report: report["run"].update(prices={"gpt-4o": [2.5]}),
-               "run.prices.gpt-4o is [2.5], not an [input, output] pair of prices"),
-    "suite": (lambda report: first_row(report).update(suite=["acebench"]),
-              "samples[0].suite is ['acebench'], not a text"),
+    "row": (lambda report: report["samples"].append(["a", "list"]), "samples[{last}] is ['a', 'list'], not an object"),
+    "prices": (
+        lambda report: report["run"].update(prices={"gpt-4o": [2.5]}),
+        "run.prices.gpt-4o is [2.5], not an [input, output] pair of prices",
+    ),
+    "suite": (
+        lambda report: first_row(report).update(suite=["acebench"]),
+        "samples[0].suite is ['acebench'], not a text",
+    ),
 }
 
 
@@ -202,20 +251,29 @@ def test_a_mistyped_field_is_one_line_naming_the_file_and_the_field(shards: Path
 
 def test_a_row_of_a_suite_not_installed_is_refused(shards: Path) -> None:
     damage(shards, lambda report: first_row(report).update(suite="nosuch"))
-    assert_refused(shards, merge(shards, *GATE), "error: merge: shard1.json: samples[0].suite is 'nosuch', no suite "
-                                                 "installed here (acebench, bfcl, gpt4tools, toolalpaca, yaml)")
+    assert_refused(
+        shards,
+        merge(shards, *GATE),
+        "error: merge: shard1.json: samples[0].suite is 'nosuch', no suite "
+        "installed here (acebench, bfcl, gpt4tools, toolalpaca, yaml)",
+    )
 
 
 def test_rows_a_summariser_cannot_read_are_refused_naming_the_shard(shards: Path) -> None:
     """A multi-turn step's id names its dialogue (normal_multi_turn_*_D_S); one without is no step."""
+
     def rename(report: Report) -> None:
         step = next(row for row in report["samples"] if "multi_turn" in row["category"])
         step.update(id="x", test_id="en-x")
 
     document = damage(shards, rename)
     assert any(row["id"] == "x" for row in document["samples"])
-    assert_refused(shards, merge(shards, *GATE), "error: merge: shard1.json: its sample rows cannot be summarised "
-                                                 f"(IndexError: list index out of range) {DAMAGED}")
+    assert_refused(
+        shards,
+        merge(shards, *GATE),
+        "error: merge: shard1.json: its sample rows cannot be summarised "
+        f"(IndexError: list index out of range) {DAMAGED}",
+    )
 
 
 def test_nesting_deeper_than_a_report_has_is_one_line(shards: Path) -> None:
@@ -225,9 +283,12 @@ def test_nesting_deeper_than_a_report_has_is_one_line(shards: Path) -> None:
     first_row(document)["calls"] = "HERE"
     text = json.dumps(document).replace('"HERE"', "[" * 50_000 + "]" * 50_000, 1)
     path.write_text(text, encoding="utf-8")
-    assert_refused(shards, merge(shards, *GATE),
-                   "error: merge: shard1.json nests deeper than 100 levels, at "
-                   f"{('samples[0].calls' + '[0]' * 100)[:80]}... (a report of this plugin nests about ten)")
+    assert_refused(
+        shards,
+        merge(shards, *GATE),
+        "error: merge: shard1.json nests deeper than 100 levels, at "
+        f"{('samples[0].calls' + '[0]' * 100)[:80]}... (a report of this plugin nests about ten)",
+    )
 
 
 def test_a_lone_surrogate_in_a_field_the_merge_reads_is_one_line(shards: Path) -> None:
@@ -236,8 +297,11 @@ def test_a_lone_surrogate_in_a_field_the_merge_reads_is_one_line(shards: Path) -
     document = read(path)
     first_row(document)["category"] = "SURROGATE"
     path.write_text(json.dumps(document).replace('"SURROGATE"', '"normal\\ud800"', 1), encoding="utf-8")
-    assert_refused(shards, merge(shards, *GATE), "error: merge: shard1.json: samples[0].category holds a lone "
-                                                 f"surrogate, which is no Unicode text {DAMAGED}")
+    assert_refused(
+        shards,
+        merge(shards, *GATE),
+        f"error: merge: shard1.json: samples[0].category holds a lone surrogate, which is no Unicode text {DAMAGED}",
+    )
 
 
 def test_a_lone_surrogate_in_an_output_is_kept_as_the_shard_kept_it(shards: Path) -> None:
@@ -264,9 +328,12 @@ def test_a_non_finite_number_in_a_shard_is_one_line(shards: Path, number: str) -
     document = read(path)
     first_row(document)["latency_s"] = "NUMBER"
     path.write_text(json.dumps(document).replace('"NUMBER"', number, 1), encoding="utf-8")
-    assert_refused(shards, merge(shards, *GATE),
-                   f"error: merge: shard1.json is not strict JSON: samples[0].latency_s is {number}, which is no "
-                   "finite number (a damaged report: run its shard again: this version writes null there)")
+    assert_refused(
+        shards,
+        merge(shards, *GATE),
+        f"error: merge: shard1.json is not strict JSON: samples[0].latency_s is {number}, which is no "
+        "finite number (a damaged report: run its shard again: this version writes null there)",
+    )
 
 
 YAML_CASES = """\
@@ -293,12 +360,26 @@ def strict(path: Path) -> Report:
 def run_yaml_case(folder: Path, answer: str) -> None:
     """A real run of YAML_CASES, its one case answered `answer` (replayed), reported in run.json."""
     (folder / "levels.tooleval.yaml").write_text(YAML_CASES, encoding="utf-8")
-    (folder / "answers.jsonl").write_text(json.dumps({"id": "levels-huge", "output": answer}) + "\n",
-                                          encoding="utf-8")
-    run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--tooleval-mode=prompt",
-                          "--tooleval-model=replay:answers.jsonl", f"--tooleval-cache-dir={folder / 'cache'}",
-                          "--tooleval-report=run.json"], cwd=folder, env=_environ(), capture_output=True, text=True,
-                         timeout=300)
+    (folder / "answers.jsonl").write_text(json.dumps({"id": "levels-huge", "output": answer}) + "\n", encoding="utf-8")
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "--tooleval-mode=prompt",
+            "--tooleval-model=replay:answers.jsonl",
+            f"--tooleval-cache-dir={folder / 'cache'}",
+            "--tooleval-report=run.json",
+        ],
+        cwd=folder,
+        env=_environ(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert run.returncode == 1, run.stdout[-2000:]  # the case failed: 10 was expected
 
 
@@ -309,8 +390,14 @@ def test_a_yaml_case_answered_1e999999_gets_strict_json_reports_from_the_run_and
     [row] = report["samples"]
     assert row["calls"] == [{"set_level": {"level": None}}]
     assert report["non_finite"] == ["samples[0].calls[0].set_level.level"]
-    merged = subprocess.run([sys.executable, "-m", "pytest_tooleval", "merge", "run.json", "-o", "full.json"],
-                            cwd=tmp_path, env=_environ(), capture_output=True, text=True, timeout=300)
+    merged = subprocess.run(
+        [sys.executable, "-m", "pytest_tooleval", "merge", "run.json", "-o", "full.json"],
+        cwd=tmp_path,
+        env=_environ(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert (merged.returncode, merged.stderr) == (0, "")
     full = strict(tmp_path / "full.json")
     assert full["samples"] == report["samples"] and full["non_finite"] == report["non_finite"]
@@ -321,33 +408,51 @@ def test_a_mistyped_field_a_suite_reads_in_its_details_is_one_line(tmp_path: Pat
     run_yaml_case(tmp_path, "[set_level(level=3)]")
     assert strict(tmp_path / "run.json")["samples"][0]["details"]["failed"] == ["level: exact"]
     damage(tmp_path, lambda report: first_row(report)["details"].update(failed="level: exact"), "run.json")
-    result = subprocess.run([sys.executable, "-m", "pytest_tooleval", "merge", "run.json", "-o", "full.json"],
-                            cwd=tmp_path, env=_environ(), capture_output=True, text=True, timeout=300)
-    assert_refused(tmp_path, result, "error: merge: run.json: samples[0].details.failed is 'level: exact', not an "
-                                     f"array {DAMAGED}")
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest_tooleval", "merge", "run.json", "-o", "full.json"],
+        cwd=tmp_path,
+        env=_environ(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert_refused(
+        tmp_path, result, f"error: merge: run.json: samples[0].details.failed is 'level: exact', not an array {DAMAGED}"
+    )
 
 
 # -- implausible values -----------------------------------------------------------------------------------------
 
 
 IMPLAUSIBLE = {
-    "negative tokens": (lambda report: first_row(report)["tokens"].update(prompt=-5),
-                        "samples[0].tokens.prompt is -5, below 0"),
-    "shard 1/0": (lambda report: report["run"].update(shard="1/0"),
-                  "run.shard is '1/0', not a shard: expected I/N with 1 <= I <= N"),
-    "shard 3/2": (lambda report: report["run"].update(shard="3/2"),
-                  "run.shard is '3/2', not a shard: expected I/N with 1 <= I <= N"),
-    "shard 0/2": (lambda report: report["run"].update(shard="0/2"),
-                  "run.shard is '0/2', not a shard: expected I/N with 1 <= I <= N"),
-    "a split too large to list": (lambda report: report["run"].update(shard="1/999999999"),
-                                  "run.shard is '1/999999999': a split into more than 10000 shards is not one the "
-                                  "merge takes"),
+    "negative tokens": (
+        lambda report: first_row(report)["tokens"].update(prompt=-5),
+        "samples[0].tokens.prompt is -5, below 0",
+    ),
+    "shard 1/0": (
+        lambda report: report["run"].update(shard="1/0"),
+        "run.shard is '1/0', not a shard: expected I/N with 1 <= I <= N",
+    ),
+    "shard 3/2": (
+        lambda report: report["run"].update(shard="3/2"),
+        "run.shard is '3/2', not a shard: expected I/N with 1 <= I <= N",
+    ),
+    "shard 0/2": (
+        lambda report: report["run"].update(shard="0/2"),
+        "run.shard is '0/2', not a shard: expected I/N with 1 <= I <= N",
+    ),
+    "a split too large to list": (
+        lambda report: report["run"].update(shard="1/999999999"),
+        "run.shard is '1/999999999': a split into more than 10000 shards is not one the merge takes",
+    ),
     "negative collected": (lambda report: report["run"].update(collected=-1), "run.collected is -1, below 0"),
     "negative wall time": (lambda report: report["totals"].update(wall_s=-3.0), "totals.wall_s is -3.0, below 0"),
     "negative requests": (lambda report: report["totals"].update(requests=-1), "totals.requests is -1, below 0"),
     "a subsample of 0": (lambda report: report["run"].update(sample=0), "run.sample is 0, not above 0"),
-    "negative category size": (lambda report: first_row(report).update(category_size=-2),
-                               "samples[0].category_size is -2, below 0"),
+    "negative category size": (
+        lambda report: first_row(report).update(category_size=-2),
+        "samples[0].category_size is -2, below 0",
+    ),
     "process above 1": (lambda report: first_row(report).update(process=5), "samples[0].process is 5, above 1"),
 }
 
@@ -368,9 +473,14 @@ RAW = ("\x1b", "\x07", "\x00", "\r", "\u202e", "\u2066")
 def test_control_and_bidi_characters_of_a_shard_reach_the_terminal_and_the_pages_as_escapes(shards: Path) -> None:
     """Before: ESC, BEL, NUL and U+202E went to the terminal and the Markdown as they were (a CI log repainted, a
     line reordered), and U+202E into the HTML."""
+
     def hostile(report: Report) -> None:
-        first_row(report).update(outcome="error", valid=None, fixed_valid=None,
-                                 error="\x1b[2J\x1b]0;owned\x07 the endpoint\u202e said\x00 no\r")
+        first_row(report).update(
+            outcome="error",
+            valid=None,
+            fixed_valid=None,
+            error="\x1b[2J\x1b]0;owned\x07 the endpoint\u202e said\x00 no\r",
+        )
         report["run"]["not_run"] = ["en-\u2066evil\x1b[31m"]
         report["run"]["collected"] += 1
 
@@ -382,13 +492,16 @@ def test_control_and_bidi_characters_of_a_shard_reach_the_terminal_and_the_pages
         assert not [char for char in RAW if char in shown]
     assert "the endpoint\\\\u202e said\\\\x00 no" in markdown  # the escape's backslash escaped: it shows as \\u202e
     assert "the endpoint\\u202e said\\x00 no" in page
-    assert result.stderr.splitlines() == ["tooleval merge: INCOMPLETE: 1 sample a shard collected never ran: "
-                                          "en-\\u2066evil\\x1b[31m"]
+    assert result.stderr.splitlines() == [
+        "tooleval merge: INCOMPLETE: 1 sample a shard collected never ran: en-\\u2066evil\\x1b[31m"
+    ]
     errors = sum(row["outcome"] == "error" for row in document["samples"])
     assert errors == 1
     rate = 1 / SAMPLES
-    assert (f"tooleval gate: error rate MISSED: {rate:.3f} > 0.000 (1 {first_row(document)['category']}: "
-            "\\x1b[2J\\x1b]0;owned\\x07 the endpoint\\u202e said\\x00 no)") in result.stdout.splitlines()  # to the \\r
+    assert (
+        f"tooleval gate: error rate MISSED: {rate:.3f} > 0.000 (1 {first_row(document)['category']}: "
+        "\\x1b[2J\\x1b]0;owned\\x07 the endpoint\\u202e said\\x00 no)"
+    ) in result.stdout.splitlines()  # to the \\r
     assert read(shards / "full.json")["samples"][0]["error"].startswith("\x1b[2J")  # the report keeps it raw
 
 
@@ -405,12 +518,34 @@ def test_shards_of_a_run_stopped_by_a_dead_endpoint_merge_incomplete(tmp_path: P
     for index in (1, 2):
         # one request at a time: the first sample's attempts trip the breaker, the others are never asked
         done = subprocess.run(
-            [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--tooleval-model=m",
-             f"--tooleval-base-url=http://127.0.0.1:{port}/v1", "--tooleval-api-key=k", "--tooleval-no-probe",
-             "--tooleval-concurrency=1", f"--tooleval-data-dir={tmp_path / 'data'}", UNVERIFIED,
-             f"--tooleval-categories={CATEGORIES}", f"--tooleval-cache-dir={tmp_path / 'cache'}",
-             f"--tooleval-shard={index}/2", f"--tooleval-report=shard{index}.json", "-n", "2"],
-            cwd=tmp_path, env=_environ(), capture_output=True, text=True, timeout=300, check=False)
+            [
+                sys.executable,
+                "-m",
+                "pytest",
+                "-q",
+                "-p",
+                "no:cacheprovider",
+                "--tooleval-model=m",
+                f"--tooleval-base-url=http://127.0.0.1:{port}/v1",
+                "--tooleval-api-key=k",
+                "--tooleval-no-probe",
+                "--tooleval-concurrency=1",
+                f"--tooleval-data-dir={tmp_path / 'data'}",
+                UNVERIFIED,
+                f"--tooleval-categories={CATEGORIES}",
+                f"--tooleval-cache-dir={tmp_path / 'cache'}",
+                f"--tooleval-shard={index}/2",
+                f"--tooleval-report=shard{index}.json",
+                "-n",
+                "2",
+            ],
+            cwd=tmp_path,
+            env=_environ(),
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
         assert done.returncode == pytest.ExitCode.INTERRUPTED, done.stdout[-2000:]
     shard1 = read(tmp_path / "shard1.json")
     assert shard1["run"]["not_run"] and shard1["run"]["skipped"] == 0

@@ -45,8 +45,15 @@ def wheel_run(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, wheel:
     for name in ("TOOLEVAL_DATA_DIR", "TOOLEVAL_BFCL_WHEEL"):
         monkeypatch.delenv(name, raising=False)
     pytester.makepyfile(test_bfcl=benchmark_source("bfcl"))
-    return ["--tooleval-model=oracle", f"--tooleval-cache-dir={pytester.path / 'cache'}", "--tooleval-offline",
-            f"--tooleval-bfcl-wheel={wheel}", "-p", "no:cacheprovider", "test_bfcl.py"]
+    return [
+        "--tooleval-model=oracle",
+        f"--tooleval-cache-dir={pytester.path / 'cache'}",
+        "--tooleval-offline",
+        f"--tooleval-bfcl-wheel={wheel}",
+        "-p",
+        "no:cacheprovider",
+        "test_bfcl.py",
+    ]
 
 
 def wheel_hint() -> str:
@@ -91,19 +98,33 @@ def suite_file(pytester: pytest.Pytester, mini: list[str], _: pytest.MonkeyPatch
     (pytester.path / "sound.tooleval.yaml").write_text(
         "tools:\n  - name: note\n    parameters: {type: object, properties: {text: {type: string}}}\n"
         "cases:\n  - name: take_a_note\n    user: Take a note saying hi.\n"
-        "    expect: {calls: [{name: note, arguments: {text: hi}}]}\n", encoding="utf-8")
+        "    expect: {calls: [{name: note, arguments: {text: hi}}]}\n",
+        encoding="utf-8",
+    )
     path = fifo(pytester.path / "piped.tooleval.yaml")
     return oracle(mini), f"ERROR: {path}: {FIFO}"
 
 
-def gpt4tools_test_set(pytester: pytest.Pytester, _: list[str], monkeypatch: pytest.MonkeyPatch,
-                       ) -> tuple[list[str], str]:
+def gpt4tools_test_set(
+    pytester: pytest.Pytester,
+    _: list[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> tuple[list[str], str]:
     monkeypatch.delenv("TOOLEVAL_GPT4TOOLS_PATH", raising=False)
     pytester.makepyfile(test_gpt4tools=benchmark_source("gpt4tools"))
     path = fifo(pytester.path / "gpt4tools_test.json")
-    return (["--tooleval-model=oracle", f"--tooleval-gpt4tools-path={path}", "--tooleval-offline",
-             f"--tooleval-cache-dir={pytester.path / 'cache'}", "-p", "no:cacheprovider", "test_gpt4tools.py"],
-            f"ERROR: --tooleval-gpt4tools-path: {path}: {FIFO}")
+    return (
+        [
+            "--tooleval-model=oracle",
+            f"--tooleval-gpt4tools-path={path}",
+            "--tooleval-offline",
+            f"--tooleval-cache-dir={pytester.path / 'cache'}",
+            "-p",
+            "no:cacheprovider",
+            "test_gpt4tools.py",
+        ],
+        f"ERROR: --tooleval-gpt4tools-path: {path}: {FIFO}",
+    )
 
 
 def bfcl_wheel(pytester: pytest.Pytester, _: list[str], monkeypatch: pytest.MonkeyPatch) -> tuple[list[str], str]:
@@ -111,14 +132,22 @@ def bfcl_wheel(pytester: pytest.Pytester, _: list[str], monkeypatch: pytest.Monk
     return wheel_run(pytester, monkeypatch, path), f"ERROR: {path}: {FIFO}: {wheel_hint()}"
 
 
-CASES: dict[str, Case] = {"replay-file": replay_file, "replay-folder": replay_folder, "quarantine": quarantine,
-                          "baseline": baseline, "tooleval-yaml": config_file, "suite-file": suite_file,
-                          "gpt4tools-test-set": gpt4tools_test_set, "bfcl-wheel": bfcl_wheel}
+CASES: dict[str, Case] = {
+    "replay-file": replay_file,
+    "replay-folder": replay_folder,
+    "quarantine": quarantine,
+    "baseline": baseline,
+    "tooleval-yaml": config_file,
+    "suite-file": suite_file,
+    "gpt4tools-test-set": gpt4tools_test_set,
+    "bfcl-wheel": bfcl_wheel,
+}
 
 
 @pytest.mark.parametrize("case", CASES.values(), ids=CASES.keys())
-def test_a_fifo_named_as_a_file_is_one_line(pytester: pytest.Pytester, mini: list[str],
-                                            monkeypatch: pytest.MonkeyPatch, case: Case) -> None:
+def test_a_fifo_named_as_a_file_is_one_line(
+    pytester: pytest.Pytester, mini: list[str], monkeypatch: pytest.MonkeyPatch, case: Case
+) -> None:
     args, expected = case(pytester, mini, monkeypatch)
     assert refused_line(run(pytester, *args)) == expected
 
@@ -126,14 +155,20 @@ def test_a_fifo_named_as_a_file_is_one_line(pytester: pytest.Pytester, mini: lis
 def test_a_fifo_given_to_the_merge_is_one_line(tmp_path: Path) -> None:
     path = fifo(tmp_path / "shard1.json")
     try:
-        done = subprocess.run([sys.executable, "-m", "pytest_tooleval", "merge", str(path)], cwd=tmp_path,
-                              capture_output=True, text=True, timeout=GUARD_S)
+        done = subprocess.run(
+            [sys.executable, "-m", "pytest_tooleval", "merge", str(path)],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=GUARD_S,
+        )
     except subprocess.TimeoutExpired:
         pytest.fail(f"the merge did not end within the {GUARD_S:.0f} s hang guard")
     assert (done.returncode, done.stdout, done.stderr) == (2, "", f"error: merge: {path}: {FIFO}\n")
 
 
 # -- devices and sizes -----------------------------------------------------------------------------------------
+
 
 def test_a_device_as_the_wheel_is_one_line(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
     """/dev/null reads as an empty file; it is refused as the device it is."""
@@ -153,13 +188,20 @@ def test_dev_zero_as_the_wheel_is_refused_unread(pytester: pytest.Pytester, monk
     not the machine's memory, if it is read again), besides the hang guard."""
     args = wheel_run(pytester, monkeypatch, Path("/dev/zero"))
     try:
-        done = subprocess.run([sys.executable, "-m", "pytest", *args], cwd=pytester.path, capture_output=True,
-                              text=True, timeout=GUARD_S, preexec_fn=_limit_memory)
+        done = subprocess.run(
+            [sys.executable, "-m", "pytest", *args],
+            cwd=pytester.path,
+            capture_output=True,
+            text=True,
+            timeout=GUARD_S,
+            preexec_fn=_limit_memory,
+        )
     except subprocess.TimeoutExpired:
         pytest.fail(f"the run did not end within the {GUARD_S:.0f} s hang guard")
     assert done.returncode == pytest.ExitCode.USAGE_ERROR, done.stdout[-3000:] + done.stderr[-3000:]
     assert [line for line in done.stderr.splitlines() if line.strip()] == [
-        f"ERROR: /dev/zero: a character device, not a regular file: {wheel_hint()}"]
+        f"ERROR: /dev/zero: a character device, not a regular file: {wheel_hint()}"
+    ]
 
 
 def sparse(path: Path, size: int) -> Path:
@@ -169,16 +211,20 @@ def sparse(path: Path, size: int) -> Path:
     return path
 
 
-def test_a_wheel_past_the_download_limit_is_refused_unread(pytester: pytest.Pytester,
-                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_wheel_past_the_download_limit_is_refused_unread(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
     path = sparse(pytester.path / "bfcl_eval.whl", (64 << 20) + 1)
     line = refused_line(run(pytester, *wheel_run(pytester, monkeypatch, path)))
-    assert line == (f"ERROR: {path}: 67,108,865 bytes, more than 64 MiB, the most the plugin reads from one file: "
-                    f"{wheel_hint()}")
+    assert line == (
+        f"ERROR: {path}: 67,108,865 bytes, more than 64 MiB, the most the plugin reads from one file: {wheel_hint()}"
+    )
 
 
 def test_a_yaml_file_past_its_limit_is_refused_unread(pytester: pytest.Pytester, mini: list[str]) -> None:
     path = sparse(pytester.path / "quarantine.yaml", (16 << 20) + 1)
     line = refused_line(run(pytester, *oracle(mini), f"--tooleval-quarantine={path}"))
-    assert line == (f"ERROR: --tooleval-quarantine: {path}: 16,777,217 bytes, more than 16 MiB, the most the plugin "
-                    "reads from one file")
+    assert line == (
+        f"ERROR: --tooleval-quarantine: {path}: 16,777,217 bytes, more than 16 MiB, the most the plugin "
+        "reads from one file"
+    )

@@ -32,50 +32,61 @@ TRANSIENT = {
     "error-in-a-200-body": Fault.error_in_body(),
 }
 
-NOT_RETRIED = ("(not retried: only 408, 409, 429, 5xx, timeouts, connection errors and malformed responses "
-               "are)")
+NOT_RETRIED = "(not retried: only 408, 409, 429, 5xx, timeouts, connection errors and malformed responses are)"
 GAVE_UP = "gave up after 2 attempts; last error: "
 
 # Faults that hit every request of one sample (normal_single_turn_single_function_0), with the end of its error line
 # (an fnmatch pattern) and how many requests that sample may cost at --tooleval-max-retries=1.
 PERMANENT = {
     "400": (Fault.http(400), f"HTTP 400: Simulated HTTP 400 {NOT_RETRIED}", 1),
-    "401-echoing-the-key": (Fault.echo_auth(), "HTTP 401: Incorrect API key provided: Bearer [*][*][*]. You can find "
-                            f"your API key in your account settings. {NOT_RETRIED}", 1),  # *** is the masked key
+    "401-echoing-the-key": (
+        Fault.echo_auth(),
+        "HTTP 401: Incorrect API key provided: Bearer [*][*][*]. You can find "
+        f"your API key in your account settings. {NOT_RETRIED}",
+        1,
+    ),  # *** is the masked key
     "403": (Fault.http(403), f"HTTP 403: Simulated HTTP 403 {NOT_RETRIED}", 1),
     "404": (Fault.http(404), f"HTTP 404: Simulated HTTP 404 {NOT_RETRIED}", 1),
     "422": (Fault.http(422), f"HTTP 422: Simulated HTTP 422 {NOT_RETRIED}", 1),
     "503-forever": (Fault.http(503), f"{GAVE_UP}HTTP 503: Simulated HTTP 503", 2),
-    "429-forever": (Fault.rate_limit(retry_after=0), "gave up after 5 attempts; last error: HTTP 429: Rate limit "
-                    "reached for requests", 5),  # a rate limit gets four times the retries
+    "429-forever": (
+        Fault.rate_limit(retry_after=0),
+        "gave up after 5 attempts; last error: HTTP 429: Rate limit reached for requests",
+        5,
+    ),  # a rate limit gets four times the retries
     "reset-forever": (Fault.reset(), f"{GAVE_UP}connection error (*)", 2),
     "timeout-forever": (Fault.delay(2), f"{GAVE_UP}the request timed out (timeout 0.5 s per attempt)", 2),
-    "trickling-body-forever": (Fault.trickle(0.2), f"{GAVE_UP}the request timed out (timeout 0.5 s per attempt)",
-                               2),
+    "trickling-body-forever": (Fault.trickle(0.2), f"{GAVE_UP}the request timed out (timeout 0.5 s per attempt)", 2),
     # a body cut off, or not UTF-8, never arrived whole: the transport's fault, not an answer
     "malformed-forever": (Fault.malformed_json(), f"{GAVE_UP}malformed response body (JSONDecodeError: *", 2),
     "invalid-utf8-forever": (Fault.invalid_utf8(), f"{GAVE_UP}malformed response body (UnicodeDecodeError: *", 2),
     # an error sent with a 200 (OpenRouter's way with a provider's failure) is the server's, not an answer
-    "error-in-a-200-body-forever": (Fault.error_in_body("Provider returned error", 502),
-                                    f"{GAVE_UP}HTTP 200 with an error instead of an answer: Provider returned error "
-                                    "(code 502)", 2),
+    "error-in-a-200-body-forever": (
+        Fault.error_in_body("Provider returned error", 502),
+        f"{GAVE_UP}HTTP 200 with an error instead of an answer: Provider returned error (code 502)",
+        2,
+    ),
     # issue 40: JSON the decoder gives up on never arrived readable: the transport's fault, as a body cut off
-    "nested-too-deeply-forever": (Fault.raw(b'{"choices": [{"message": {"content": "x"}}], "x": ' + b"[" * 100_000
-                                            + b"]" * 100_000 + b"}"),
-                                  f"{GAVE_UP}malformed response body (the body holds lists and objects nested too "
-                                  "deeply to read)", 2),
-    "integer-too-long-forever": (Fault.raw(b'{"choices": [{"message": {"content": "x"}}], "usage": {"prompt_tokens": '
-                                           + b"1" * 5_000 + b"}}"),
-                                 f"{GAVE_UP}malformed response body (the body holds an integer of more than 4,300 "
-                                 "digits, longer than Python reads)", 2),
+    "nested-too-deeply-forever": (
+        Fault.raw(b'{"choices": [{"message": {"content": "x"}}], "x": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"),
+        f"{GAVE_UP}malformed response body (the body holds lists and objects nested too deeply to read)",
+        2,
+    ),
+    "integer-too-long-forever": (
+        Fault.raw(b'{"choices": [{"message": {"content": "x"}}], "usage": {"prompt_tokens": ' + b"1" * 5_000 + b"}}"),
+        f"{GAVE_UP}malformed response body (the body holds an integer of more than 4,300 "
+        "digits, longer than Python reads)",
+        2,
+    ),
 }
 FAULTED_PROMPT = "weather in Oslo"
 FAULTED_ID = "normal_single_turn_single_function_0"
 
 
 @pytest.mark.parametrize("fault", TRANSIENT.values(), ids=TRANSIENT.keys())
-def test_a_transient_fault_is_retried_and_the_sample_scored(pytester: pytest.Pytester, fake_openai: FakeOpenAI,
-                                                            live: list[str], fault: Fault) -> None:
+def test_a_transient_fault_is_retried_and_the_sample_scored(
+    pytester: pytest.Pytester, fake_openai: FakeOpenAI, live: list[str], fault: Fault
+) -> None:
     fake_openai.fail_first(2, fault)
     result = pytester.runpytest(*live, "--tooleval-timeout=0.5", "--tooleval-report=report.json")
     result.assert_outcomes(passed=MINI_SAMPLES)  # every answer is right: a fault scored as one would fail
@@ -86,32 +97,37 @@ def test_a_transient_fault_is_retried_and_the_sample_scored(pytester: pytest.Pyt
 
 
 @pytest.mark.parametrize(("fault", "cause", "asked"), PERMANENT.values(), ids=PERMANENT.keys())
-def test_a_permanent_fault_errors_its_test_naming_the_cause(pytester: pytest.Pytester, fake_openai: FakeOpenAI,
-                                                            live: list[str], fault: Fault, cause: str,
-                                                            asked: int) -> None:
+def test_a_permanent_fault_errors_its_test_naming_the_cause(
+    pytester: pytest.Pytester, fake_openai: FakeOpenAI, live: list[str], fault: Fault, cause: str, asked: int
+) -> None:
     fake_openai.replies[FAULTED_PROMPT] = fault  # type: ignore[assignment]
-    result = pytester.runpytest(*live, "--tooleval-timeout=0.5", "--tooleval-max-retries=1",
-                                "--tooleval-report=report.json", "-rE")
+    result = pytester.runpytest(
+        *live, "--tooleval-timeout=0.5", "--tooleval-max-retries=1", "--tooleval-report=report.json", "-rE"
+    )
     result.assert_outcomes(passed=MINI_SAMPLES - 1, errors=1)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
-    result.stdout.fnmatch_lines([
-        f"*acebench: {MINI_SAMPLES - 1}/{MINI_SAMPLES} scored, {MINI_SAMPLES - 1} passed, 0 failed, 1 error*",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            f"*acebench: {MINI_SAMPLES - 1}/{MINI_SAMPLES} scored, {MINI_SAMPLES - 1} passed, 0 failed, 1 error*",
+        ]
+    )
     [line] = error_section(result.stdout.str(), FAULTED_ID)  # one line, no traceback, no exception chain
     where = f"model 'fake-model' at 127.0.0.1:{fake_openai.port}/v1"
     assert fnmatch.fnmatchcase(line, f"InfrastructureError: {where}: {cause}")
     report = read_report(pytester.path / "report.json")
     errored = [s for s in report["samples"] if s["outcome"] != "passed"]
     assert [(s["id"], s["outcome"], s["valid"], s["fixed_valid"]) for s in errored] == [
-        (FAULTED_ID, "error", None, None)]
+        (FAULTED_ID, "error", None, None)
+    ]
     assert fnmatch.fnmatchcase(errored[0]["error"], f"InfrastructureError: model 'fake-model' at *: {cause}")
     category = report["summary"]["acebench"]["en"]["categories"]["normal_single_turn_single_function"]
     assert (category["scored"], category["errors"], category["accuracy"]) == (0, 1, None)
     assert fake_openai.stats.by_prompt[f"History:\nuser: {FAULTED_PROMPT}?"] == asked
 
 
-def test_without_work_ahead_faults_end_the_same_way(pytester: pytest.Pytester, fake_openai: FakeOpenAI,
-                                                   live: list[str]) -> None:
+def test_without_work_ahead_faults_end_the_same_way(
+    pytester: pytest.Pytester, fake_openai: FakeOpenAI, live: list[str]
+) -> None:
     """--tooleval-concurrency=0 asks inside each test instead of ahead of it: same retries, same errors."""
     fake_openai.fail_first(1, Fault.reset())
     fake_openai.replies[FAULTED_PROMPT] = Fault.http(404)  # type: ignore[assignment]
@@ -122,8 +138,9 @@ def test_without_work_ahead_faults_end_the_same_way(pytester: pytest.Pytester, f
     assert fake_openai.stats.requests == MINI_SAMPLES + 1  # the reset was retried, the 404 was not
 
 
-def test_null_content_is_the_model_answering_nothing(pytester: pytest.Pytester, fake_openai: FakeOpenAI,
-                                                    live: list[str]) -> None:
+def test_null_content_is_the_model_answering_nothing(
+    pytester: pytest.Pytester, fake_openai: FakeOpenAI, live: list[str]
+) -> None:
     """`content: null` (a refusal, or a reasoning model that spent its tokens) is well-formed: it is scored,
     as upstream's runner scores the None it records, and asking again at temperature 0 would not change it."""
     fake_openai.replies[FAULTED_PROMPT] = Fault.null_content()  # type: ignore[assignment]
@@ -138,15 +155,31 @@ def test_null_content_is_the_model_answering_nothing(pytester: pytest.Pytester, 
 TOKEN_CEILING = 2**53  # a count at or past it is no count (past it, a JSON number loses digits)
 
 
-@pytest.mark.parametrize(("usage", "kept"), [
-    ({"prompt_tokens": -5, "completion_tokens": int("9" * 4_000),  # 4,000 digits: under Python's reading limit
-      "completion_tokens_details": {"reasoning_tokens": -1}}, {}),
-    ({"prompt_tokens": TOKEN_CEILING - 1, "completion_tokens": TOKEN_CEILING,
-      "completion_tokens_details": {"reasoning_tokens": True}}, {"prompt": TOKEN_CEILING - 1}),
-], ids=["negative-and-4000-digits", "at-the-ceiling"])
-def test_token_counts_that_are_no_counts_are_left_out(pytester: pytest.Pytester, fake_openai: FakeOpenAI,
-                                                       live: list[str], usage: dict[str, object],
-                                                       kept: dict[str, int]) -> None:
+@pytest.mark.parametrize(
+    ("usage", "kept"),
+    [
+        (
+            {
+                "prompt_tokens": -5,
+                "completion_tokens": int("9" * 4_000),  # 4,000 digits: under Python's reading limit
+                "completion_tokens_details": {"reasoning_tokens": -1},
+            },
+            {},
+        ),
+        (
+            {
+                "prompt_tokens": TOKEN_CEILING - 1,
+                "completion_tokens": TOKEN_CEILING,
+                "completion_tokens_details": {"reasoning_tokens": True},
+            },
+            {"prompt": TOKEN_CEILING - 1},
+        ),
+    ],
+    ids=["negative-and-4000-digits", "at-the-ceiling"],
+)
+def test_token_counts_that_are_no_counts_are_left_out(
+    pytester: pytest.Pytester, fake_openai: FakeOpenAI, live: list[str], usage: dict[str, object], kept: dict[str, int]
+) -> None:
     """Issue 40: a usage whose counts are negative, or past 2**53, is read as saying nothing of them (as a usage
     without them): the answers are scored, and no report or total shows or adds those counts."""
     fake_openai.usage = usage
@@ -164,12 +197,13 @@ UNDECODABLE = {"56dd66c": "*no [[]...[]] in the answer*", "e6db74b": "*output lo
 
 
 @pytest.mark.parametrize("revision", UNDECODABLE)
-def test_a_one_megabyte_answer_is_scored_and_kept_short_in_reports(pytester: pytest.Pytester,
-                                                                   fake_openai: FakeOpenAI, live: list[str],
-                                                                   revision: str) -> None:
+def test_a_one_megabyte_answer_is_scored_and_kept_short_in_reports(
+    pytester: pytest.Pytester, fake_openai: FakeOpenAI, live: list[str], revision: str
+) -> None:
     fake_openai.replies[FAULTED_PROMPT] = Fault.huge(1_000_000)  # type: ignore[assignment]
-    result = pytester.runpytest(*live, f"--tooleval-acebench-revision={revision}", "--tooleval-report=report.json",
-                                "--junitxml=junit.xml")
+    result = pytester.runpytest(
+        *live, f"--tooleval-acebench-revision={revision}", "--tooleval-report=report.json", "--junitxml=junit.xml"
+    )
     result.assert_outcomes(passed=MINI_SAMPLES - 1, failed=1)
     result.stdout.fnmatch_lines([UNDECODABLE[revision], "*... [[]998000 more characters[]]"])
     [sample] = [s for s in read_report(pytester.path / "report.json")["samples"] if s["outcome"] != "passed"]
@@ -179,8 +213,9 @@ def test_a_one_megabyte_answer_is_scored_and_kept_short_in_reports(pytester: pyt
     assert (pytester.path / "junit.xml").stat().st_size < 100_000
 
 
-def test_mixed_faults_under_xdist_end_with_every_sample_scored(pytester: pytest.Pytester, fake_openai: FakeOpenAI,
-                                                               live: list[str]) -> None:
+def test_mixed_faults_under_xdist_end_with_every_sample_scored(
+    pytester: pytest.Pytester, fake_openai: FakeOpenAI, live: list[str]
+) -> None:
     faults = [*TRANSIENT.values()]
     fake_openai.enqueue(*faults[:MINI_SAMPLES])  # the first seven requests each get a different fault
     result = pytester.runpytest_subprocess(*live, "-n", "2", "--tooleval-timeout=0.5", "--tooleval-report=report.json")
@@ -191,19 +226,33 @@ def test_mixed_faults_under_xdist_end_with_every_sample_scored(pytester: pytest.
     assert fake_openai.stats.requests >= 2 * MINI_SAMPLES
 
 
-@pytest.mark.parametrize(("max_error_rate", "exit_status", "verdict"),
-                         [("0.2", pytest.ExitCode.OK, "ok"), ("0.1", pytest.ExitCode.TESTS_FAILED, "MISSED")])
-def test_max_error_rate_decides_a_gated_run_with_errors(pytester: pytest.Pytester, fake_openai: FakeOpenAI,
-                                                        live: list[str], max_error_rate: str,
-                                                        exit_status: pytest.ExitCode, verdict: str) -> None:
+@pytest.mark.parametrize(
+    ("max_error_rate", "exit_status", "verdict"),
+    [("0.2", pytest.ExitCode.OK, "ok"), ("0.1", pytest.ExitCode.TESTS_FAILED, "MISSED")],
+)
+def test_max_error_rate_decides_a_gated_run_with_errors(
+    pytester: pytest.Pytester,
+    fake_openai: FakeOpenAI,
+    live: list[str],
+    max_error_rate: str,
+    exit_status: pytest.ExitCode,
+    verdict: str,
+) -> None:
     fake_openai.replies[FAULTED_PROMPT] = Fault.http(400)  # type: ignore[assignment]
-    result = pytester.runpytest(*live, "--tooleval-fail-under=overall=0.5",
-                                f"--tooleval-max-error-rate={max_error_rate}", "--tooleval-report=report.json")
+    result = pytester.runpytest(
+        *live,
+        "--tooleval-fail-under=overall=0.5",
+        f"--tooleval-max-error-rate={max_error_rate}",
+        "--tooleval-report=report.json",
+    )
     result.assert_outcomes(passed=MINI_SAMPLES - 1, errors=1)
     assert result.ret == exit_status
-    line = (f"tooleval gate: error rate 0.143 <= {float(max_error_rate):.3f} ok" if verdict == "ok"
-            else f"tooleval gate: error rate MISSED: 0.143 > {float(max_error_rate):.3f} (1 "
-                 "normal_single_turn_single_function: InfrastructureError: * HTTP 400*)")
+    line = (
+        f"tooleval gate: error rate 0.143 <= {float(max_error_rate):.3f} ok"
+        if verdict == "ok"
+        else f"tooleval gate: error rate MISSED: 0.143 > {float(max_error_rate):.3f} (1 "
+        "normal_single_turn_single_function: InfrastructureError: * HTTP 400*)"
+    )
     result.stdout.fnmatch_lines([line])
     gate = read_report(pytester.path / "report.json")["gate"]
     assert (gate["error_rate"], gate["max_error_rate"]) == (pytest.approx(1 / 7), float(max_error_rate))

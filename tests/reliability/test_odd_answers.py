@@ -29,14 +29,25 @@ def cached_rows(pytester: pytest.Pytester) -> list[tuple[Any, ...]]:
 
 
 @pytest.mark.parametrize("workers", ["0", "2"])
-def test_a_surrogate_a_replayed_call_decodes_to_is_scored_under_xdist(pytester: pytest.Pytester, mini: list[str],
-                                                                       workers: str) -> None:
+def test_a_surrogate_a_replayed_call_decodes_to_is_scored_under_xdist(
+    pytester: pytest.Pytester, mini: list[str], workers: str
+) -> None:
     # the model wrote the escapes: ACEBench's decoder turns them into the text they spell, halves and all
-    rows = [{"id": "normal_atom_bool_0", "result": "[get_weather(city='\\ud83d\\ude00')]"},
-            {"id": "normal_atom_bool_1", "result": "[get_weather(city='Rome\\ud83d', days=3)]"}]
+    rows = [
+        {"id": "normal_atom_bool_0", "result": "[get_weather(city='\\ud83d\\ude00')]"},
+        {"id": "normal_atom_bool_1", "result": "[get_weather(city='Rome\\ud83d', days=3)]"},
+    ]
     (pytester.path / "outputs.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
-    result = pytester.runpytest_subprocess(*mini, "--tooleval-model=replay:outputs.jsonl", "-k", "normal_atom_bool",
-                                           "--tooleval-report=report.json", "-n", workers, timeout=HANG_GUARD_S)
+    result = pytester.runpytest_subprocess(
+        *mini,
+        "--tooleval-model=replay:outputs.jsonl",
+        "-k",
+        "normal_atom_bool",
+        "--tooleval-report=report.json",
+        "-n",
+        workers,
+        timeout=HANG_GUARD_S,
+    )
     assert result.ret == pytest.ExitCode.TESTS_FAILED, result.stdout.str()
     result.assert_outcomes(failed=1, passed=1)  # ACEBench compares strings without their punctuation
     assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()
@@ -49,7 +60,8 @@ def test_a_surrogate_a_replayed_call_decodes_to_is_scored_under_xdist(pytester: 
 
 @pytest.mark.parametrize("workers", ["0", "2"])
 def test_surrogates_in_a_function_call_reply_end_as_verdicts_and_are_cached(
-        pytester: pytest.Pytester, fake_openai: FakeOpenAI, mini: list[str], workers: str) -> None:
+    pytester: pytest.Pytester, fake_openai: FakeOpenAI, mini: list[str], workers: str
+) -> None:
     def answer(body: dict[str, Any]) -> ToolCalls | str:
         question = body["messages"][-1]["content"]
         if "weather in Paris" in question:  # FC arguments whose JSON spells a lone half
@@ -61,9 +73,16 @@ def test_surrogates_in_a_function_call_reply_end_as_verdicts_and_are_cached(
     fake_openai.responder = answer
     fake_openai.edit_completion = lambda body: body["choices"][0].update(finish_reason="stop\udc00")
     result = pytester.runpytest_subprocess(
-        *mini, "--tooleval-model=fake-model", f"--tooleval-base-url={fake_openai.base_url}",
-        f"--tooleval-api-key={KEY}", "--tooleval-mode=fc", "--tooleval-report=report.json", "-n", workers,
-        timeout=HANG_GUARD_S)
+        *mini,
+        "--tooleval-model=fake-model",
+        f"--tooleval-base-url={fake_openai.base_url}",
+        f"--tooleval-api-key={KEY}",
+        "--tooleval-mode=fc",
+        "--tooleval-report=report.json",
+        "-n",
+        workers,
+        timeout=HANG_GUARD_S,
+    )
     assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()
     outcomes = result.parseoutcomes()
     assert outcomes.get("errors", 0) == 0 and outcomes.get("failed", 0) >= 2
@@ -79,10 +98,10 @@ def test_surrogates_in_a_function_call_reply_end_as_verdicts_and_are_cached(
 
 @pytest.mark.parametrize("workers", ["0", "2"])
 def test_a_usage_count_past_64_bits_is_stored_as_unknown_and_caching_goes_on(
-        pytester: pytest.Pytester, fake_openai: FakeOpenAI, live: list[str], workers: str) -> None:
+    pytester: pytest.Pytester, fake_openai: FakeOpenAI, live: list[str], workers: str
+) -> None:
     fake_openai.edit_completion = lambda body: body["usage"].update(prompt_tokens=2**64 - 1)
-    result = pytester.runpytest_subprocess(*live, "--tooleval-report=report.json", "-n", workers,
-                                           timeout=HANG_GUARD_S)
+    result = pytester.runpytest_subprocess(*live, "--tooleval-report=report.json", "-n", workers, timeout=HANG_GUARD_S)
     result.assert_outcomes(passed=MINI_SAMPLES)
     report = read_report(pytester.path / "report.json")
     assert report["storage_faults"] == []
@@ -91,7 +110,8 @@ def test_a_usage_count_past_64_bits_is_stored_as_unknown_and_caching_goes_on(
 
 
 def test_a_key_echoed_in_a_tool_calls_name_and_id_is_masked_everywhere(
-        pytester: pytest.Pytester, fake_openai: FakeOpenAI, mini: list[str]) -> None:
+    pytester: pytest.Pytester, fake_openai: FakeOpenAI, mini: list[str]
+) -> None:
     def answer(body: dict[str, Any]) -> ToolCalls:
         return ToolCalls.of((f"leak_{KEY}", {"city": "Paris"}))
 
@@ -104,12 +124,24 @@ def test_a_key_echoed_in_a_tool_calls_name_and_id_is_masked_everywhere(
 
     fake_openai.edit_completion = echo
     result = pytester.runpytest_subprocess(
-        *mini, "--tooleval-model=fake-model", f"--tooleval-base-url={fake_openai.base_url}",
-        f"--tooleval-api-key={KEY}", "--tooleval-mode=fc", "-k", "normal_atom_bool_0",
-        "--tooleval-report=report.json", "--junitxml=junit.xml", timeout=HANG_GUARD_S)
+        *mini,
+        "--tooleval-model=fake-model",
+        f"--tooleval-base-url={fake_openai.base_url}",
+        f"--tooleval-api-key={KEY}",
+        "--tooleval-mode=fc",
+        "-k",
+        "normal_atom_bool_0",
+        "--tooleval-report=report.json",
+        "--junitxml=junit.xml",
+        timeout=HANG_GUARD_S,
+    )
     result.assert_outcomes(failed=1)
-    written = [result.stdout.str(), result.stderr.str(), (pytester.path / "report.json").read_text(),
-               (pytester.path / "junit.xml").read_text()]
+    written = [
+        result.stdout.str(),
+        result.stderr.str(),
+        (pytester.path / "report.json").read_text(),
+        (pytester.path / "junit.xml").read_text(),
+    ]
     with sqlite3.connect(pytester.path / "cache" / "responses.sqlite") as conn:
         written += [repr(row) for row in conn.execute("SELECT * FROM replies_v1")]
     assert not [text for text in written if KEY in text]

@@ -26,17 +26,20 @@ from pytest_tooleval.data.download import cache_path
 from pytest_tooleval.suites.acebench import data
 
 WORKERS = pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["one-process", "xdist"])
-UNCACHED = ("tooleval: response cache in {folder}: cannot be written ({reason}); this run's answers were not "
-            "cached (each was asked and scored): point --tooleval-cache-dir (or TOOLEVAL_CACHE_DIR) at a writable "
-            "folder to keep them")
+UNCACHED = (
+    "tooleval: response cache in {folder}: cannot be written ({reason}); this run's answers were not "
+    "cached (each was asked and scored): point --tooleval-cache-dir (or TOOLEVAL_CACHE_DIR) at a writable "
+    "folder to keep them"
+)
 
 
 @contextlib.contextmanager
 def read_only(path: Path, seed: dict[str, bytes] | None = None) -> Iterator[Path]:
     """A tmpfs at `path` holding `seed` (relative path: bytes), then mounted read-only (root only)."""
     path.mkdir(parents=True, exist_ok=True)
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(path)], capture_output=True,
-                             text=True)
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(path)], capture_output=True, text=True
+    )
     if mounted.returncode != 0:
         pytest.skip(f"needs root to mount a read-only tmpfs: {mounted.stderr.strip()}")
     try:
@@ -87,9 +90,9 @@ SPARE = f"pytest-tooleval-runs-{os.getuid()}"
 
 
 @WORKERS
-def test_a_read_only_cache_folder_asks_uncached_with_one_line(pytester: pytest.Pytester, fake_openai: FakeOpenAI,
-                                                              live: list[str], private_tmp: Path,
-                                                              workers: list[str]) -> None:
+def test_a_read_only_cache_folder_asks_uncached_with_one_line(
+    pytester: pytest.Pytester, fake_openai: FakeOpenAI, live: list[str], private_tmp: Path, workers: list[str]
+) -> None:
     cache = pytester.path / "cache"
     with read_only(cache):
         first = pytester.runpytest_subprocess(*live, *workers, "--tooleval-report=report.json", timeout=120)
@@ -101,24 +104,35 @@ def test_a_read_only_cache_folder_asks_uncached_with_one_line(pytester: pytest.P
         assert not result.stderr.str().strip()
     assert fake_openai.stats.requests == 2 * SAMPLES  # nothing cached: the second run asks everything again
     faults = read_report(pytester.path / "report.json")["storage_faults"]
-    assert [(fault["store"], fault["folder"], fault["off"]) for fault in faults] == [("response cache", str(cache),
-                                                                                      True)]
+    assert [(fault["store"], fault["folder"], fault["off"]) for fault in faults] == [
+        ("response cache", str(cache), True)
+    ]
     assert spare_folders(private_tmp) == ([SPARE] if workers else [])  # xdist: the run board went there
     assert leftovers(private_tmp) == []  # the board and its files, there for the run, are gone
 
 
 @pytest.mark.parametrize("model", ["no-cache", "oracle", "replay"])
 @WORKERS
-def test_no_cache_and_models_not_live_open_no_response_cache(pytester: pytest.Pytester, fake_openai: FakeOpenAI,
-                                                             live: list[str], private_tmp: Path, model: str,
-                                                             workers: list[str]) -> None:
+def test_no_cache_and_models_not_live_open_no_response_cache(
+    pytester: pytest.Pytester,
+    fake_openai: FakeOpenAI,
+    live: list[str],
+    private_tmp: Path,
+    model: str,
+    workers: list[str],
+) -> None:
     replay = pytester.path / "outputs.jsonl"
-    replay.write_text("".join(json.dumps({"id": f"normal_atom_bool_{n}", "result": answer}) + "\n" for n, answer in
-                      enumerate(["[get_weather(city='Paris')]", "[get_weather(city='Rome', days=3)]"])))
-    options = {"no-cache": [*live, "--tooleval-no-cache"],
-               "oracle": [*without_cache_dir(live), "--tooleval-model=oracle"],
-               "replay": [*without_cache_dir(live), f"--tooleval-model=replay:{replay}", "-k", "normal_atom_bool"],
-               }[model]
+    replay.write_text(
+        "".join(
+            json.dumps({"id": f"normal_atom_bool_{n}", "result": answer}) + "\n"
+            for n, answer in enumerate(["[get_weather(city='Paris')]", "[get_weather(city='Rome', days=3)]"])
+        )
+    )
+    options = {
+        "no-cache": [*live, "--tooleval-no-cache"],
+        "oracle": [*without_cache_dir(live), "--tooleval-model=oracle"],
+        "replay": [*without_cache_dir(live), f"--tooleval-model=replay:{replay}", "-k", "normal_atom_bool"],
+    }[model]
     passed = 2 if model == "replay" else SAMPLES
     if not workers:  # in a folder that can be written too
         writable = pytester.mkdir("writable")
@@ -137,9 +151,15 @@ def test_no_cache_and_models_not_live_open_no_response_cache(pytester: pytest.Py
 
 @pytest.mark.parametrize("model", ["live", "oracle"])
 @WORKERS
-def test_a_home_where_the_cache_folder_cannot_be_made(pytester: pytest.Pytester, fake_openai: FakeOpenAI,
-                                                     live: list[str], monkeypatch: pytest.MonkeyPatch,
-                                                     private_tmp: Path, model: str, workers: list[str]) -> None:
+def test_a_home_where_the_cache_folder_cannot_be_made(
+    pytester: pytest.Pytester,
+    fake_openai: FakeOpenAI,
+    live: list[str],
+    monkeypatch: pytest.MonkeyPatch,
+    private_tmp: Path,
+    model: str,
+    workers: list[str],
+) -> None:
     home = pytester.path / "home"
     monkeypatch.delenv("TOOLEVAL_CACHE_DIR", raising=False)
     options = without_cache_dir(live) + (["--tooleval-model=oracle"] if model == "oracle" else [])
@@ -154,13 +174,14 @@ def test_a_home_where_the_cache_folder_cannot_be_made(pytester: pytest.Pytester,
 
 
 @WORKERS
-def test_a_cache_folder_under_a_file_asks_uncached_with_one_line(pytester: pytest.Pytester, fake_openai: FakeOpenAI,
-                                                                 live: list[str], private_tmp: Path,
-                                                                 workers: list[str]) -> None:
+def test_a_cache_folder_under_a_file_asks_uncached_with_one_line(
+    pytester: pytest.Pytester, fake_openai: FakeOpenAI, live: list[str], private_tmp: Path, workers: list[str]
+) -> None:
     (pytester.path / "a-file").write_text("")
     cache = pytester.path / "a-file" / "cache"
-    result = pytester.runpytest_subprocess(*without_cache_dir(live), f"--tooleval-cache-dir={cache}", *workers,
-                                           timeout=120)
+    result = pytester.runpytest_subprocess(
+        *without_cache_dir(live), f"--tooleval-cache-dir={cache}", *workers, timeout=120
+    )
     assert result.ret == pytest.ExitCode.OK, result.stdout.str() + result.stderr.str()
     result.assert_outcomes(passed=SAMPLES)
     assert tooleval_lines(result.stdout.str()) == [UNCACHED.format(folder=cache, reason="Not a directory")]
@@ -169,12 +190,13 @@ def test_a_cache_folder_under_a_file_asks_uncached_with_one_line(pytester: pytes
 
 @WORKERS
 def test_rate_limits_with_a_read_only_cache_hold_from_a_temporary_folder(
-        pytester: pytest.Pytester, fake_openai: FakeOpenAI, live: list[str], private_tmp: Path,
-        workers: list[str]) -> None:
+    pytester: pytest.Pytester, fake_openai: FakeOpenAI, live: list[str], private_tmp: Path, workers: list[str]
+) -> None:
     cache = pytester.path / "cache"
     with read_only(cache):
-        result = pytester.runpytest_subprocess(*live, *workers, "--tooleval-rpm=60000", "--tooleval-tpm=10000000",
-                                               "--tooleval-no-cache", timeout=120)
+        result = pytester.runpytest_subprocess(
+            *live, *workers, "--tooleval-rpm=60000", "--tooleval-tpm=10000000", "--tooleval-no-cache", timeout=120
+        )
     assert result.ret == pytest.ExitCode.OK, result.stdout.str() + result.stderr.str()
     result.assert_outcomes(passed=SAMPLES)
     assert fake_openai.stats.requests == SAMPLES
@@ -203,37 +225,47 @@ def assert_one_usage_line(result: pytest.RunResult, expected: str) -> None:
 
 
 @WORKERS
-def test_data_to_download_into_a_read_only_cache_is_one_line(pytester: pytest.Pytester, fake_openai: FakeOpenAI,
-                                                             live: list[str], workers: list[str]) -> None:
+def test_data_to_download_into_a_read_only_cache_is_one_line(
+    pytester: pytest.Pytester, fake_openai: FakeOpenAI, live: list[str], workers: list[str]
+) -> None:
     options = [option for option in live if not option.startswith("--tooleval-data-dir")]
     cache = pytester.path / "cache"
     with read_only(cache):
         result = pytester.runpytest_subprocess(*options, *workers, timeout=120)
-    assert_one_usage_line(result, f"ERROR: ACEBench 56dd66c data must be downloaded into {cache}, which cannot be "
-                                  "written (Read-only file system): point --tooleval-data-dir (or TOOLEVAL_DATA_DIR) "
-                                  "at a copy of the data, or --tooleval-cache-dir (or TOOLEVAL_CACHE_DIR) at a "
-                                  "writable folder")
+    assert_one_usage_line(
+        result,
+        f"ERROR: ACEBench 56dd66c data must be downloaded into {cache}, which cannot be "
+        "written (Read-only file system): point --tooleval-data-dir (or TOOLEVAL_DATA_DIR) "
+        "at a copy of the data, or --tooleval-cache-dir (or TOOLEVAL_CACHE_DIR) at a "
+        "writable folder",
+    )
     assert fake_openai.stats.requests == 0
 
 
 @WORKERS
-def test_a_batch_with_a_read_only_cache_is_one_line(pytester: pytest.Pytester, fake_openai: FakeOpenAI,
-                                                    live: list[str], workers: list[str]) -> None:
+def test_a_batch_with_a_read_only_cache_is_one_line(
+    pytester: pytest.Pytester, fake_openai: FakeOpenAI, live: list[str], workers: list[str]
+) -> None:
     cache = pytester.path / "cache"
     with read_only(cache):
         result = pytester.runpytest_subprocess(*live, *workers, "--tooleval-batch", timeout=120)
-    assert_one_usage_line(result, f"ERROR: --tooleval-batch keeps its ledger and its answers in the cache folder "
-                                  f"{cache}, which cannot be written (Read-only file system): point "
-                                  "--tooleval-cache-dir (or TOOLEVAL_CACHE_DIR) at a writable folder")
+    assert_one_usage_line(
+        result,
+        f"ERROR: --tooleval-batch keeps its ledger and its answers in the cache folder "
+        f"{cache}, which cannot be written (Read-only file system): point "
+        "--tooleval-cache-dir (or TOOLEVAL_CACHE_DIR) at a writable folder",
+    )
     stats = fake_openai.stats
     assert (stats.requests, stats.files_uploaded, stats.batches_created) == (0, 0, 0)
 
 
-def test_a_report_into_a_read_only_folder_is_one_line(pytester: pytest.Pytester, fake_openai: FakeOpenAI,
-                                                      live: list[str]) -> None:
+def test_a_report_into_a_read_only_folder_is_one_line(
+    pytester: pytest.Pytester, fake_openai: FakeOpenAI, live: list[str]
+) -> None:
     cache = pytester.path / "cache"
     with read_only(cache):
         result = pytester.runpytest_subprocess(*live, f"--tooleval-report={cache / 'report.json'}", timeout=120)
-    assert_one_usage_line(result, f"ERROR: --tooleval-report: cannot write {cache / 'report.json'}: {cache} is not "
-                                  "writable")
+    assert_one_usage_line(
+        result, f"ERROR: --tooleval-report: cannot write {cache / 'report.json'}: {cache} is not writable"
+    )
     assert fake_openai.stats.requests == 0

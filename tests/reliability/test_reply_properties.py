@@ -28,27 +28,42 @@ HANG_GUARD_S = 120
 
 # any character, surrogate halves and controls included
 ANY_TEXT = st.text(st.characters(codec=None, categories=None), max_size=60)
-ODD_TEXT = ANY_TEXT | st.sampled_from(["", "\ud83d", "\ud83d\ude00", "\x00\x1b[2J", "[get_weather(city='Paris')]",
-                                        "[get_weather(city='\\ud83d')]", "a" * 5000])
+ODD_TEXT = ANY_TEXT | st.sampled_from(
+    [
+        "",
+        "\ud83d",
+        "\ud83d\ude00",
+        "\x00\x1b[2J",
+        "[get_weather(city='Paris')]",
+        "[get_weather(city='\\ud83d')]",
+        "a" * 5000,
+    ]
+)
 COUNT = st.none() | st.integers(min_value=-(2**70), max_value=2**70) | st.sampled_from([2**64 - 1, -1, 0])
 JSON_LEAF = st.none() | st.booleans() | st.integers(min_value=-(2**70), max_value=2**70) | ANY_TEXT
-JSON_VALUE = st.recursive(JSON_LEAF, lambda inner: st.lists(inner, max_size=3)
-                          | st.dictionaries(ANY_TEXT, inner, max_size=3), max_leaves=12)
+JSON_VALUE = st.recursive(
+    JSON_LEAF, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(ANY_TEXT, inner, max_size=3), max_leaves=12
+)
 
 
 @st.composite
 def tool_call(draw: st.DrawFn) -> dict[str, Any]:
     arguments = draw(st.one_of(JSON_VALUE.map(lambda value: json.dumps(value)), ODD_TEXT, JSON_VALUE))
-    return {"id": draw(ODD_TEXT), "type": "function",
-            "function": {"name": draw(ODD_TEXT | st.just("get_weather")), "arguments": arguments}}
+    return {
+        "id": draw(ODD_TEXT),
+        "type": "function",
+        "function": {"name": draw(ODD_TEXT | st.just("get_weather")), "arguments": arguments},
+    }
 
 
 @st.composite
 def completion_edit(draw: st.DrawFn) -> dict[str, Any]:
     """What replaces parts of one answer's body (the fake's own answer is the rest)."""
-    edit: dict[str, Any] = {"content": draw(ODD_TEXT | st.none()),
-                            "finish_reason": draw(ODD_TEXT | st.none() | st.just("length")),
-                            "usage": {"prompt_tokens": draw(COUNT), "completion_tokens": draw(COUNT)}}
+    edit: dict[str, Any] = {
+        "content": draw(ODD_TEXT | st.none()),
+        "finish_reason": draw(ODD_TEXT | st.none() | st.just("length")),
+        "usage": {"prompt_tokens": draw(COUNT), "completion_tokens": draw(COUNT)},
+    }
     if draw(st.booleans()):
         edit["tool_calls"] = draw(st.lists(tool_call(), max_size=3))
     if draw(st.booleans()):
@@ -74,21 +89,34 @@ def applied(edits: list[dict[str, Any]]) -> Any:
     return edit
 
 
-@settings(max_examples=EXAMPLES, deadline=None, derandomize=True,
-          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow,
-                                 HealthCheck.data_too_large])
+@settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 @given(edits=st.lists(completion_edit(), min_size=1, max_size=MINI_SAMPLES), mode=st.sampled_from(["prompt", "fc"]))
-def test_any_reply_ends_as_a_verdict_or_an_error_with_its_reason(pytester: pytest.Pytester, mini: list[str],
-                                                                 edits: list[dict[str, Any]], mode: str) -> None:
+def test_any_reply_ends_as_a_verdict_or_an_error_with_its_reason(
+    pytester: pytest.Pytester, mini: list[str], edits: list[dict[str, Any]], mode: str
+) -> None:
     report_path = pytester.path / "report.json"
     report_path.unlink(missing_ok=True)
     with FakeOpenAI(default="[]") as server:
         server.edit_completion = applied(edits)
         try:
             result = pytester.runpytest_subprocess(
-                *mini, "--tooleval-model=fake-model", f"--tooleval-base-url={server.base_url}",
-                f"--tooleval-api-key={KEY}", f"--tooleval-mode={mode}", "--tooleval-cache=off",
-                "--tooleval-max-retries=1", "--tooleval-report=report.json", "-n", "2", timeout=HANG_GUARD_S)
+                *mini,
+                "--tooleval-model=fake-model",
+                f"--tooleval-base-url={server.base_url}",
+                f"--tooleval-api-key={KEY}",
+                f"--tooleval-mode={mode}",
+                "--tooleval-cache=off",
+                "--tooleval-max-retries=1",
+                "--tooleval-report=report.json",
+                "-n",
+                "2",
+                timeout=HANG_GUARD_S,
+            )
         except subprocess.TimeoutExpired:  # pytester's own timeout: the run did not end
             pytest.fail(f"the run did not end within {HANG_GUARD_S} s for {edits!r}")
     output = result.stdout.str() + result.stderr.str()

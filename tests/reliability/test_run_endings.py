@@ -22,16 +22,27 @@ HANG_GUARD_S = 120
 
 @pytest.mark.skipif(not DATA, reason="needs the upstream data (TOOLEVAL_DATA_DIR)")
 @pytest.mark.parametrize("workers", ["0", "2"])
-def test_a_server_that_dies_mid_run_with_output_to_a_file_ends_the_run_as_stopped(tmp_path: Path,
-                                                                                    workers: str) -> None:
+def test_a_server_that_dies_mid_run_with_output_to_a_file_ends_the_run_as_stopped(tmp_path: Path, workers: str) -> None:
     (tmp_path / "test_acebench.py").write_text(benchmark_source("acebench"))
     env = {name: value for name, value in os.environ.items() if not name.startswith("PYTEST_")}
     env.update(TOOLEVAL_NO_PROBE="1", TOOLEVAL_DATA_DIR=str(Path(DATA or "").resolve()))
     with FakeOpenAI(default="[]", latency_s=0.05) as server:
-        args = [sys.executable, "-m", "pytest", "--tooleval-categories=special_irrelevant", "-p", "no:cacheprovider",
-                f"--tooleval-cache-dir={tmp_path / 'cache'}", "--tooleval-model=m",
-                f"--tooleval-base-url={server.base_url}", "--tooleval-api-key=sk-x", "--tooleval-max-retries=0",
-                "--tooleval-progress-interval=0.05", "-n", workers]
+        args = [
+            sys.executable,
+            "-m",
+            "pytest",
+            "--tooleval-categories=special_irrelevant",
+            "-p",
+            "no:cacheprovider",
+            f"--tooleval-cache-dir={tmp_path / 'cache'}",
+            "--tooleval-model=m",
+            f"--tooleval-base-url={server.base_url}",
+            "--tooleval-api-key=sk-x",
+            "--tooleval-max-retries=0",
+            "--tooleval-progress-interval=0.05",
+            "-n",
+            workers,
+        ]
         with (tmp_path / "out.txt").open("wb") as out:  # a file, as a CI log is: no terminal
             run = subprocess.Popen(args, cwd=tmp_path, stdout=out, stderr=subprocess.STDOUT, env=env)
             deadline = time.monotonic() + HANG_GUARD_S
@@ -58,10 +69,20 @@ def test_a_half_second_outage_within_the_retry_budget_loses_nothing(tmp_path: Pa
     env.update(TOOLEVAL_NO_PROBE="1", TOOLEVAL_DATA_DIR=str(Path(DATA or "").resolve()))
     server = FakeOpenAI(default="[]", latency_s=0.02).start()
     port = int(server.base_url.rsplit(":", 1)[1].split("/")[0])
-    args = [sys.executable, "-m", "pytest", "--tooleval-categories=special_irrelevant,special_incomplete", "-p",
-            "no:cacheprovider", f"--tooleval-cache-dir={tmp_path / 'cache'}", "--tooleval-model=m",
-            f"--tooleval-base-url={server.base_url}", "--tooleval-api-key=sk-x", "--tooleval-report=report.json",
-            "--tooleval-concurrency=8"]
+    args = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "--tooleval-categories=special_irrelevant,special_incomplete",
+        "-p",
+        "no:cacheprovider",
+        f"--tooleval-cache-dir={tmp_path / 'cache'}",
+        "--tooleval-model=m",
+        f"--tooleval-base-url={server.base_url}",
+        "--tooleval-api-key=sk-x",
+        "--tooleval-report=report.json",
+        "--tooleval-concurrency=8",
+    ]
     with (tmp_path / "out.txt").open("wb") as out:
         run = subprocess.Popen(args, cwd=tmp_path, stdout=out, stderr=subprocess.STDOUT, env=env)
         deadline = time.monotonic() + HANG_GUARD_S

@@ -33,25 +33,37 @@ def slow(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> list[str
     pytester.syspathinsert(site)
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, (str(site), os.environ.get("PYTHONPATH")))))
     pytester.makepyfile(test_slow=SLOW_TEST)
-    return [f"--tooleval-cache-dir={pytester.path / 'cache'}", "-p", "no:cacheprovider", "--tooleval-model=oracle",
-            "--tooleval-score-timeout=1", "--tooleval-report=report.json"]
+    return [
+        f"--tooleval-cache-dir={pytester.path / 'cache'}",
+        "-p",
+        "no:cacheprovider",
+        "--tooleval-model=oracle",
+        "--tooleval-score-timeout=1",
+        "--tooleval-report=report.json",
+    ]
 
 
 @pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["one-process", "xdist"])
-def test_scoring_that_never_ends_is_a_verdict_naming_the_limit(pytester: pytest.Pytester, slow: list[str],
-                                                               workers: list[str]) -> None:
+def test_scoring_that_never_ends_is_a_verdict_naming_the_limit(
+    pytester: pytest.Pytester, slow: list[str], workers: list[str]
+) -> None:
     started = time.monotonic()
     result = pytester.runpytest_subprocess(*slow, *workers, timeout=120)
     result.assert_outcomes(passed=1, failed=2)
     for kind in ("spin", "backtrack"):
-        result.stdout.fnmatch_lines([f"slowscore slow_{kind}: scoring_time_limit (scorer: official)",
-                                     f"  error:    {LIMIT_LINE}"], consecutive=True)
-    result.stdout.fnmatch_lines(["slowscore: 3/3 scored, 1 passed, 2 failed (2 of them past the scoring time limit), "
-                                 "0 errors"])
+        result.stdout.fnmatch_lines(
+            [f"slowscore slow_{kind}: scoring_time_limit (scorer: official)", f"  error:    {LIMIT_LINE}"],
+            consecutive=True,
+        )
+    result.stdout.fnmatch_lines(
+        ["slowscore: 3/3 scored, 1 passed, 2 failed (2 of them past the scoring time limit), 0 errors"]
+    )
     rows = {row["id"]: row for row in json.loads((pytester.path / "report.json").read_text())["samples"]}
     assert {key: (row["outcome"], row.get("error_type")) for key, row in rows.items()} == {
-        "slow_quick": ("passed", ""), "slow_spin": ("failed", "scoring_time_limit"),
-        "slow_backtrack": ("failed", "scoring_time_limit")}
+        "slow_quick": ("passed", ""),
+        "slow_spin": ("failed", "scoring_time_limit"),
+        "slow_backtrack": ("failed", "scoring_time_limit"),
+    }
     assert time.monotonic() - started < 100  # the two slow samples took about a second each, not for ever
 
 

@@ -20,9 +20,17 @@ from pathlib import Path
 import pytest
 from _reliability import THIN_TEST, answers_by_prompt, read_report, verdicts
 
-CATEGORIES = ("normal_atom_bool", "normal_atom_enum", "normal_atom_number", "normal_atom_list",
-              "normal_atom_object_short", "normal_single_turn_single_function", "special_incomplete",
-              "special_irrelevant", "special_error_param")  # 500 samples
+CATEGORIES = (
+    "normal_atom_bool",
+    "normal_atom_enum",
+    "normal_atom_number",
+    "normal_atom_list",
+    "normal_atom_object_short",
+    "normal_single_turn_single_function",
+    "special_incomplete",
+    "special_irrelevant",
+    "special_error_param",
+)  # 500 samples
 RUNS = 20
 FAULT_RATE = 0.1
 SERVER = Path(__file__).with_name("_soak_server.py")
@@ -35,30 +43,53 @@ def process_figures() -> dict[str, float]:
     for fd in os.listdir("/proc/self/fd"):
         with contextlib.suppress(OSError):  # the listing's own descriptor, gone already
             links.append(os.readlink(f"/proc/self/fd/{fd}"))
-    return {"rss_mb": int(status["VmRSS"].split()[0]) / 1024, "threads": int(status["Threads"]),
-            "python_threads": threading.active_count(), "fds": len(links),
-            "sockets": sum(link.startswith("socket:") for link in links)}
+    return {
+        "rss_mb": int(status["VmRSS"].split()[0]) / 1024,
+        "threads": int(status["Threads"]),
+        "python_threads": threading.active_count(),
+        "fds": len(links),
+        "sockets": sum(link.startswith("socket:") for link in links),
+    }
 
 
 @pytest.mark.slow
-def test_twenty_runs_under_mixed_faults_stay_flat_and_score_alike(pytester: pytest.Pytester, default_data: Path,
-                                                                   monkeypatch: pytest.MonkeyPatch,
-                                                                   record_property: pytest.RecordProperty) -> None:
+def test_twenty_runs_under_mixed_faults_stay_flat_and_score_alike(
+    pytester: pytest.Pytester,
+    default_data: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    record_property: pytest.RecordProperty,
+) -> None:
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     answers = answers_by_prompt(default_data, CATEGORIES)
     assert len(answers) > 490  # (a few samples share one prompt: one request, one answer, for each of them)
     (pytester.path / "answers.json").write_text(json.dumps(answers), encoding="utf-8")
-    server = subprocess.Popen([sys.executable, str(SERVER), "answers.json", str(FAULT_RATE), "7"],
-                              cwd=pytester.path, stdout=subprocess.PIPE, text=True)
+    server = subprocess.Popen(
+        [sys.executable, str(SERVER), "answers.json", str(FAULT_RATE), "7"],
+        cwd=pytester.path,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert server.stdout is not None
         base_url = server.stdout.readline().strip()
         pytester.makepyfile(test_acebench=THIN_TEST)
-        args = ["--tooleval-model=m", f"--tooleval-base-url={base_url}", "--tooleval-api-key=sk-soak-0123456789",
-                f"--tooleval-data-dir={default_data}", f"--tooleval-categories={','.join(CATEGORIES)}",
-                f"--tooleval-cache-dir={pytester.path / 'cache'}", "--tooleval-no-cache", "--tooleval-timeout=1",
-                "--tooleval-max-retries=10", "--tooleval-report=report.json", "-p", "no:cacheprovider",
-                "-p", "no:xdist", "-q"]
+        args = [
+            "--tooleval-model=m",
+            f"--tooleval-base-url={base_url}",
+            "--tooleval-api-key=sk-soak-0123456789",
+            f"--tooleval-data-dir={default_data}",
+            f"--tooleval-categories={','.join(CATEGORIES)}",
+            f"--tooleval-cache-dir={pytester.path / 'cache'}",
+            "--tooleval-no-cache",
+            "--tooleval-timeout=1",
+            "--tooleval-max-retries=10",
+            "--tooleval-report=report.json",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "no:xdist",
+            "-q",
+        ]
         figures: list[dict[str, float]] = []
         first_score = None
         for _ in range(RUNS):
@@ -84,9 +115,17 @@ def test_twenty_runs_under_mixed_faults_stay_flat_and_score_alike(pytester: pyte
         assert {figure[name] for figure in settled} == {settled[0][name]}, (name, [f[name] for f in figures])
     growth = settled[-1]["rss_mb"] - settled[0]["rss_mb"]
     assert growth < 15, [round(figure["rss_mb"], 1) for figure in figures]
-    summary = {"runs": RUNS, "samples": 500, "requests": served["requests"], "faults": served["faults"],
-               "rss_mb_first": round(figures[0]["rss_mb"], 1), "rss_mb_run5": round(settled[0]["rss_mb"], 1),
-               "rss_mb_last": round(figures[-1]["rss_mb"], 1), "threads": settled[-1]["threads"],
-               "fds": settled[-1]["fds"], "sockets": settled[-1]["sockets"]}
+    summary = {
+        "runs": RUNS,
+        "samples": 500,
+        "requests": served["requests"],
+        "faults": served["faults"],
+        "rss_mb_first": round(figures[0]["rss_mb"], 1),
+        "rss_mb_run5": round(settled[0]["rss_mb"], 1),
+        "rss_mb_last": round(figures[-1]["rss_mb"], 1),
+        "threads": settled[-1]["threads"],
+        "fds": settled[-1]["fds"],
+        "sockets": settled[-1]["sockets"],
+    }
     record_property("soak", json.dumps(summary))
     print("soak:", json.dumps(summary))

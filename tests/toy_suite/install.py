@@ -18,6 +18,5 @@ def install_toy_suite(folder: Path, name: str = "toyecho") -> Path:
     info = folder / f"{name}_suite-0.1.dist-info"
     info.mkdir()
     (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}-suite\nVersion: 0.1\n", encoding="utf-8")
-    (info / "entry_points.txt").write_text(f"[pytest_tooleval.suites]\n{name} = {name}_suite:SUITE\n",
-                                           encoding="utf-8")
+    (info / "entry_points.txt").write_text(f"[pytest_tooleval.suites]\n{name} = {name}_suite:SUITE\n", encoding="utf-8")
     return folder

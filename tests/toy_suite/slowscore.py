@@ -94,8 +94,14 @@ class SlowPlugin(SuitePlugin[SlowCase]):
     def summarize(self, rows: list[dict[str, Any]]) -> SuiteSummary:
         scored = [row for row in rows if row["outcome"] != "error"]
         accuracy = sum(row["outcome"] == "passed" for row in scored) / len(scored) if scored else 0.0
-        return SuiteSummary("slowscore", [Table("slowscore", ["scored", "accuracy"], [[len(scored), accuracy]])],
-                            {"accuracy": accuracy}, False, outcome_counts(rows), {})
+        return SuiteSummary(
+            "slowscore",
+            [Table("slowscore", ["scored", "accuracy"], [[len(scored), accuracy]])],
+            {"accuracy": accuracy},
+            False,
+            outcome_counts(rows),
+            {},
+        )
 
     def fingerprint(self, settings: Settings) -> dict[str, Any]:
         return {}

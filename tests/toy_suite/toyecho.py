@@ -122,8 +122,14 @@ class EchoPlugin(SuitePlugin[EchoCase]):
         if scored:
             figures["accuracy"] = sum(row["outcome"] == "passed" for row in scored) / len(scored)
         partial = len(rows) < sum(len(group) for group in WORDS.values())
-        return SuiteSummary("toyecho", [Table("toyecho words", ["category", "scored", "accuracy"], body)], figures,
-                            partial, outcome_counts(rows), {"figures": figures})
+        return SuiteSummary(
+            "toyecho",
+            [Table("toyecho words", ["category", "scored", "accuracy"], body)],
+            figures,
+            partial,
+            outcome_counts(rows),
+            {"figures": figures},
+        )
 
     def fingerprint(self, settings: Settings) -> dict[str, Any]:
         words = ",".join(word for group in WORDS.values() for word in group)

@@ -25,14 +25,19 @@ NAMED = re.compile(r"`([^`]+)`")
 
 def only_a_docstring(path: Path) -> bool:
     body = ast.parse(path.read_text(encoding="utf-8")).body
-    return all(isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
-               and isinstance(node.value.value, str) for node in body)
+    return all(
+        isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
+        for node in body
+    )
 
 
 def modules(package: Path) -> set[str]:
     """Every module that needs a row: each `.py` file but a folder's `__init__.py` that is only a docstring."""
-    return {path.relative_to(package).as_posix() for path in package.rglob("*.py")
-            if not (path.name == "__init__.py" and path.parent != package and only_a_docstring(path))}
+    return {
+        path.relative_to(package).as_posix()
+        for path in package.rglob("*.py")
+        if not (path.name == "__init__.py" and path.parent != package and only_a_docstring(path))
+    }
 
 
 def rows(text: str) -> list[str]:
@@ -60,8 +65,10 @@ def problems(package: Path, doc: Path) -> list[str]:
     present = modules(package)
     found += [f"{name}: no row" for name in sorted(present - set(named))]
     found += [f"{name}: {count} rows" for name, count in sorted(named.items()) if count > 1]
-    found += [f"{name}: a row for a file that is not there, or for an __init__.py that is only a docstring"
-              for name in sorted(set(named) - present)]
+    found += [
+        f"{name}: a row for a file that is not there, or for an __init__.py that is only a docstring"
+        for name in sorted(set(named) - present)
+    ]
     return found
 
 
@@ -81,10 +88,13 @@ def test_a_missing_row_a_double_row_and_a_gone_module_are_found(tmp_path: Path) 
     (package / "room" / "kept.py").write_text("", encoding="utf-8")
     (package / "room" / "new.py").write_text("", encoding="utf-8")
     doc = tmp_path / "architecture.md"
-    doc.write_text("| module | role |\n|---|---|\n| `__init__.py` | the face |\n| `errors.py` | errors |\n"
-                   "| `room/kept.py` | kept |\n\n| module | role |\n|---|---|\n| `errors.py` | again |\n"
-                   "| `room/gone.py` | moved away |\n| `room/__init__.py` | a docstring |\n| room/x.py | bare |\n\n"
-                   "| other | table |\n|---|---|\n| `room/new.py` | not a module table |\n", encoding="utf-8")
+    doc.write_text(
+        "| module | role |\n|---|---|\n| `__init__.py` | the face |\n| `errors.py` | errors |\n"
+        "| `room/kept.py` | kept |\n\n| module | role |\n|---|---|\n| `errors.py` | again |\n"
+        "| `room/gone.py` | moved away |\n| `room/__init__.py` | a docstring |\n| room/x.py | bare |\n\n"
+        "| other | table |\n|---|---|\n| `room/new.py` | not a module table |\n",
+        encoding="utf-8",
+    )
     assert problems(package, doc) == [
         "room/x.py: a row whose first cell is not a module's path in backticks",
         "room/new.py: no row",

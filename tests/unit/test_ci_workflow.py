@@ -15,7 +15,7 @@ README = Path(__file__).resolve().parents[2] / "docs" / "ci.md"
 def yaml_block(heading: str) -> dict[str, object]:
     """The first yaml block of the section `heading` of docs/ci.md, parsed."""
     text = README.read_text(encoding="utf-8")
-    section = text[text.index(heading):]
+    section = text[text.index(heading) :]
     block = re.search(r"```yaml\n(.*?)```", section, re.DOTALL)
     assert block is not None, f"the section {heading!r} has no yaml block"
     parsed: dict[str, object] = yaml.safe_load(block.group(1))
@@ -38,12 +38,20 @@ def test_the_workflow_parses_and_keeps_its_reports() -> None:
 
 def test_every_option_in_the_workflow_is_a_real_one() -> None:
     declared = {f"--tooleval-{option.name}" for option in all_options()}
-    scripts = "\n".join(step["run"] for step in workflow()["jobs"]["tooleval"]["steps"]  # type: ignore[index]
-                        if "run" in step)
+    scripts = "\n".join(
+        step["run"]
+        for step in workflow()["jobs"]["tooleval"]["steps"]  # type: ignore[index]
+        if "run" in step
+    )
     used = set(re.findall(r"--tooleval-[a-z0-9-]+", scripts))
     assert used and used <= declared, sorted(used - declared)
-    assert {"--tooleval-baseline", "--tooleval-max-regression", "--tooleval-markdown",
-            "--tooleval-html", "--tooleval-report"} <= used
+    assert {
+        "--tooleval-baseline",
+        "--tooleval-max-regression",
+        "--tooleval-markdown",
+        "--tooleval-html",
+        "--tooleval-report",
+    } <= used
 
 
 def matrix_workflow() -> dict[str, object]:
@@ -59,7 +67,8 @@ def test_the_matrix_workflow_runs_every_shard_then_merges_and_gates() -> None:
     assert shard["strategy"]["fail-fast"] is False
     evaluate = "\n".join(step["run"] for step in shard["steps"] if "run" in step)
     assert f"--tooleval-shard=${{{{ matrix.shard }}}}/{len(shards)}" in evaluate and shards == list(
-        range(1, len(shards) + 1))
+        range(1, len(shards) + 1)
+    )
     assert "--tooleval-report=shard-${{ matrix.shard }}.json" in evaluate
     declared = {f"--tooleval-{option.name}" for option in all_options()}
     assert set(re.findall(r"--tooleval-[a-z0-9-]+", evaluate)) <= declared
@@ -69,10 +78,13 @@ def test_the_matrix_workflow_runs_every_shard_then_merges_and_gates() -> None:
     assert kept["if"] == "always()"
     assert gate["needs"] == "shard" and gate["if"] == "always()"
     merging = next(step["run"] for step in gate["steps"] if "pytest_tooleval merge" in step.get("run", ""))
-    command = merging[merging.index("python -m pytest_tooleval merge"):]
+    command = merging[merging.index("python -m pytest_tooleval merge") :]
     parser = build_parser()
-    merge_parser = next(action for action in parser._subparsers._group_actions  # type: ignore[union-attr]
-                        if hasattr(action, "choices")).choices["merge"]
+    merge_parser = next(
+        action
+        for action in parser._subparsers._group_actions  # type: ignore[union-attr]
+        if hasattr(action, "choices")
+    ).choices["merge"]
     flags = {flag for action in merge_parser._actions for flag in action.option_strings}
     used = set(re.findall(r"(?<![\w-])(--[a-z][a-z-]+|-o)(?=[ =])", merging))  # the baseline's array's too
     assert {"--baseline", "--max-regression", "--fail-under", "-o", "--markdown", "--html"} <= used <= flags, used

@@ -18,8 +18,11 @@ SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
 
 
 def documents() -> list[Path]:
-    return [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md")),
-            *(path for folder in ("real_server", "perf") for path in sorted((ROOT / folder).rglob("*.md")))]
+    return [
+        ROOT / "README.md",
+        *sorted((ROOT / "docs").rglob("*.md")),
+        *(path for folder in ("real_server", "perf") for path in sorted((ROOT / folder).rglob("*.md"))),
+    ]
 
 
 def anchor(heading: str) -> str:
@@ -52,11 +55,14 @@ def test_every_relative_link_resolves() -> None:
     assert not broken, "\n".join(broken)
 
 
-@pytest.mark.parametrize(("heading", "expected"), [
-    ("Where it starts", "where-it-starts"),
-    ("One sample, with xdist", "one-sample-with-xdist"),
-    ("`--tooleval-slow-start` and you", "--tooleval-slow-start-and-you"),
-])
+@pytest.mark.parametrize(
+    ("heading", "expected"),
+    [
+        ("Where it starts", "where-it-starts"),
+        ("One sample, with xdist", "one-sample-with-xdist"),
+        ("`--tooleval-slow-start` and you", "--tooleval-slow-start-and-you"),
+    ],
+)
 def test_anchors_follow_githubs_rule(heading: str, expected: str) -> None:
     assert anchor(heading) == expected
 
@@ -65,7 +71,10 @@ def test_a_missing_file_and_a_missing_heading_are_found(tmp_path: Path, monkeypa
     monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
     page = tmp_path / "page.md"
     (tmp_path / "other.md").write_text("# Real heading\n", encoding="utf-8")
-    page.write_text("[a](other.md#real-heading) [b](gone.md) [c](other.md#nope) [d](https://x.test/gone)\n",
-                    encoding="utf-8")
-    assert broken_links(page) == ["page.md: gone.md: no such file",
-                                  "page.md: other.md#nope: no heading with that anchor"]
+    page.write_text(
+        "[a](other.md#real-heading) [b](gone.md) [c](other.md#nope) [d](https://x.test/gone)\n", encoding="utf-8"
+    )
+    assert broken_links(page) == [
+        "page.md: gone.md: no such file",
+        "page.md: other.md#nope: no heading with that anchor",
+    ]

@@ -102,12 +102,18 @@ def test_every_pointer_resolves():
     ("text", "expected"),
     [
         (f"# quirk (acebench-scoring {SIGN}4.9)", [("acebench-scoring", "4.9", None)]),
-        (f'"""x (toolalpaca-gpt4tools {SIGN}1-{SIGN}4)."""', [("toolalpaca-gpt4tools", "1", None),
-                                                             ("toolalpaca-gpt4tools", "4", None)]),
-        (f"# (acebench-scoring {SIGN}4.2\u20134.5)", [("acebench-scoring", "4.2", None),
-                                                   ("acebench-scoring", "4.5", None)]),
-        (f"# a (acebench-agent {SIGN}2.2, {SIGN}9.B).", [("acebench-agent", "2.2", None),
-                                                      ("acebench-agent", "9.B", None)]),
+        (
+            f'"""x (toolalpaca-gpt4tools {SIGN}1-{SIGN}4)."""',
+            [("toolalpaca-gpt4tools", "1", None), ("toolalpaca-gpt4tools", "4", None)],
+        ),
+        (
+            f"# (acebench-scoring {SIGN}4.2\u20134.5)",
+            [("acebench-scoring", "4.2", None), ("acebench-scoring", "4.5", None)],
+        ),
+        (
+            f"# a (acebench-agent {SIGN}2.2, {SIGN}9.B).",
+            [("acebench-agent", "2.2", None), ("acebench-agent", "9.B", None)],
+        ),
         (f"# the {SIGN} sign alone, {SIGN}x", []),
         (f"# (bfcl {SIGN}4.2)", [("bfcl", "4.2", None)]),
         (f"# (scoring {SIGN}4.2)", [(None, "4.2", "abbreviated document name 'scoring'")]),
@@ -128,8 +134,12 @@ def test_bare_pointers_take_the_earlier_document(tmp_path):
     )
     names = {"acebench-scoring", "acebench-agent"}
     got = [(doc, number) for _, doc, number, _, _ in pointers(path, names)]
-    assert got == [("acebench-agent", "4"), ("acebench-agent", "5.1"), ("acebench-scoring", "7.2"),
-                   ("acebench-scoring", "8")]
+    assert got == [
+        ("acebench-agent", "4"),
+        ("acebench-agent", "5.1"),
+        ("acebench-scoring", "7.2"),
+        ("acebench-scoring", "8"),
+    ]
 
 
 def test_unnamed_and_abbreviated_pointers_are_problems(tmp_path):

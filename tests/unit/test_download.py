@@ -55,8 +55,9 @@ def small_pin(url: str, files: dict[str, bytes], constants: dict[str, dict[str, 
     )
 
 
-def test_download_verifies_lifts_prompts_and_caches(archive_server: FileServer, tmp_path: Path,
-                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+def test_download_verifies_lifts_prompts_and_caches(
+    archive_server: FileServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(tmp_path)
     data = {"data_all/data_en/data_x.json": b'{"id": "x_0"}\n'}
     constants = {"model_inference/prompt_en.py": {"GREETING_EN": "Hello {name}"}}
@@ -78,10 +79,12 @@ def test_a_tampered_file_is_rejected_by_name(archive_server: FileServer, tmp_pat
     data = {"data_all/data_en/data_x.json": b'{"id": "x_0"}\n'}
     constants = {"model_inference/prompt_en.py": {"GREETING_EN": "Hello"}}
     pin = small_pin(archive_server.url("/t.tar.gz"), data, constants)
-    archive_server.routes["/t.tar.gz"] = build_archive({
-        "data_all/data_en/data_x.json": b'{"id": "x_1"}\n',
-        "model_inference/prompt_en.py": python_constants(constants["model_inference/prompt_en.py"]),
-    })
+    archive_server.routes["/t.tar.gz"] = build_archive(
+        {
+            "data_all/data_en/data_x.json": b'{"id": "x_1"}\n',
+            "model_inference/prompt_en.py": python_constants(constants["model_inference/prompt_en.py"]),
+        }
+    )
     with pytest.raises(DataError, match=r"data_all/data_en/data_x.json has sha256 [0-9a-f]{64}, expected"):
         ensure_downloaded(pin, tmp_path / "cache")
     assert not any((tmp_path / "cache" / "demo").iterdir())  # nothing half-written is left behind
@@ -117,11 +120,20 @@ def test_lifting_ignores_non_string_and_reports_missing() -> None:
         lift_string_constants(source, ["A", "B", "D"], "m.py")
 
 
-@pytest.mark.parametrize(("revision", "folder"), [("56dd66c", "acebench_56dd66c_dir"), ("e6db74b", "acebench_dir")],
-                         ids=["default-56dd66c", "e6db74b"])
-def test_pinned_acebench_archive_end_to_end(archive_server: FileServer, revision: str, folder: str,
-                                            tmp_path: Path, pytester: pytest.Pytester,
-                                            monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> None:
+@pytest.mark.parametrize(
+    ("revision", "folder"),
+    [("56dd66c", "acebench_56dd66c_dir"), ("e6db74b", "acebench_dir")],
+    ids=["default-56dd66c", "e6db74b"],
+)
+def test_pinned_acebench_archive_end_to_end(
+    archive_server: FileServer,
+    revision: str,
+    folder: str,
+    tmp_path: Path,
+    pytester: pytest.Pytester,
+    monkeypatch: pytest.MonkeyPatch,
+    request: pytest.FixtureRequest,
+) -> None:
     """The plugin downloads a revision's pinned ACEBench files (served locally), verifies them against that
     revision's pin and runs on them: the default revision without the option, e6db74b when it is named."""
     from pytest_tooleval.suites.acebench import data
@@ -135,17 +147,27 @@ def test_pinned_acebench_archive_end_to_end(archive_server: FileServer, revision
     archive_server.routes["/acebench.tar.gz"] = build_archive(files, top=f"ACEBench-{revision}")
     monkeypatch.setenv("TOOLEVAL_ACEBENCH_URL", archive_server.url("/acebench.tar.gz"))
     monkeypatch.delenv("TOOLEVAL_DATA_DIR")
-    pytester.makepyfile(test_acebench="""
+    pytester.makepyfile(
+        test_acebench="""
 import pytest
 
 @pytest.mark.tooleval("acebench")
 def test_acebench(tooleval_case):
     tooleval_case.check()
-""")
+"""
+    )
     cache = tmp_path / "cache"
     chosen = [] if revision == DEFAULT else ["--tooleval-acebench-revision", revision]
-    common = ["--tooleval-model", "oracle", f"--tooleval-cache-dir={cache}", *chosen,
-              "--tooleval-categories", "special_irrelevant", "-p", "no:cacheprovider"]
+    common = [
+        "--tooleval-model",
+        "oracle",
+        f"--tooleval-cache-dir={cache}",
+        *chosen,
+        "--tooleval-categories",
+        "special_irrelevant",
+        "-p",
+        "no:cacheprovider",
+    ]
     result = pytester.runpytest(*common, "--tooleval-report=report.json")
     result.assert_outcomes(passed=50)
     assert archive_server.hits == 1
@@ -163,40 +185,67 @@ def test_class_constants_are_lifted_from_class_bodies_and_constructors() -> None
         "class Ask(Base):\n    def __init__(self):\n        description = 'ask {{x}}'\n        super().__init__()\n"
         "class Keep:\n    label = 'kept'\n    def __init__(self):\n        self.note = 'noted'\n        other = 3\n"
     )
-    selectors = {"Ask.__init__.description": "ask", "Keep.label": "label", "Keep.__init__.note": "note",
-                 "Base.description": "empty"}
+    selectors = {
+        "Ask.__init__.description": "ask",
+        "Keep.label": "label",
+        "Keep.__init__.note": "note",
+        "Base.description": "empty",
+    }
     assert lift_member_constants(source, selectors, "tools.py") == {
-        "ask": "ask {{x}}", "label": "kept", "note": "noted", "empty": ""}
+        "ask": "ask {{x}}",
+        "label": "kept",
+        "note": "noted",
+        "empty": "",
+    }
     with pytest.raises(DataError, match=r"tools.py: class constants not found: Ask.description, Keep.__init__.other"):
         lift_member_constants(source, {"Ask.description": "a", "Keep.__init__.other": "b"}, "tools.py")
 
 
-def test_a_pin_lifts_class_constants_into_prompts_json(archive_server: FileServer, tmp_path: Path,
-                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_pin_lifts_class_constants_into_prompts_json(
+    archive_server: FileServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(tmp_path)
-    tools = (b"import subprocess\nsubprocess.run(['touch', 'SHOULD_NOT_EXIST'])\n"
-             b"class AskTool:\n    def __init__(self):\n        description = 'Ask the user.'\n")
+    tools = (
+        b"import subprocess\nsubprocess.run(['touch', 'SHOULD_NOT_EXIST'])\n"
+        b"class AskTool:\n    def __init__(self):\n        description = 'Ask the user.'\n"
+    )
     constants = {"agent/prompts.py": {"PREFIX": "Hi"}}
     archive_server.routes["/m.tar.gz"] = build_archive(
-        {"agent/prompts.py": python_constants(constants["agent/prompts.py"]), "agent/tools.py": tools})
+        {"agent/prompts.py": python_constants(constants["agent/prompts.py"]), "agent/tools.py": tools}
+    )
     members = {"agent/tools.py": {"AskTool.__init__.description": "ask"}}
-    pin = Pin("demo", archive_server.url("/m.tar.gz"), {}, {"agent/prompts.py": ["PREFIX"]},
-              canonical_sha256(constants), member_constants=members,
-              members_sha256=canonical_sha256({"agent/tools.py": {"ask": "Ask the user."}}))
+    pin = Pin(
+        "demo",
+        archive_server.url("/m.tar.gz"),
+        {},
+        {"agent/prompts.py": ["PREFIX"]},
+        canonical_sha256(constants),
+        member_constants=members,
+        members_sha256=canonical_sha256({"agent/tools.py": {"ask": "Ask the user."}}),
+    )
     folder = ensure_downloaded(pin, tmp_path / "cache")
     assert json.loads((folder / "prompts.json").read_text()) == {
-        "agent/prompts.py": {"PREFIX": "Hi"}, "agent/tools.py": {"ask": "Ask the user."}}
+        "agent/prompts.py": {"PREFIX": "Hi"},
+        "agent/tools.py": {"ask": "Ask the user."},
+    }
     assert not (tmp_path / "SHOULD_NOT_EXIST").exists()
 
-    tampered = Pin("demo2", pin.url, {}, pin.prompt_constants, pin.prompts_sha256, member_constants=members,
-                   members_sha256=canonical_sha256({"agent/tools.py": {"ask": "something else"}}))
+    tampered = Pin(
+        "demo2",
+        pin.url,
+        {},
+        pin.prompt_constants,
+        pin.prompts_sha256,
+        member_constants=members,
+        members_sha256=canonical_sha256({"agent/tools.py": {"ask": "something else"}}),
+    )
     with pytest.raises(DataError, match="lifted class constants do not match the pinned hash"):
         ensure_downloaded(tampered, tmp_path / "cache")
 
 
-def test_pinned_toolalpaca_archive_carries_the_helper_descriptions(archive_server: FileServer, tmp_path: Path,
-                                                                   toolalpaca_dir: Path,
-                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+def test_pinned_toolalpaca_archive_carries_the_helper_descriptions(
+    archive_server: FileServer, tmp_path: Path, toolalpaca_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The ToolAlpaca pin, served locally with the prepared files (upstream agent/tools.py among them): the
     download checks every file and the lifted helper descriptions against the pin, and the agent prompt renders."""
     from pytest_tooleval.suites.toolalpaca import data

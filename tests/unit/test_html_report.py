@@ -33,10 +33,50 @@ FIXTURES = Path(__file__).parent / "html_fixtures"
 HOSTILE = "<script>alert(1)</script></svg></div>"
 VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
 #: every element the page may hold: anything else in it came from the document unescaped
-ALLOWED = {"html", "head", "meta", "title", "style", "body", "header", "h1", "h2", "h3", "span", "dl", "div", "dt",
-           "dd", "section", "p", "strong", "ul", "li", "nav", "a", "main", "svg", "g", "text", "rect", "path", "line",
-           "circle", "table", "caption", "thead", "tbody", "tr", "th", "td", "pre", "code", "details", "summary",
-           "footer"}
+ALLOWED = {
+    "html",
+    "head",
+    "meta",
+    "title",
+    "style",
+    "body",
+    "header",
+    "h1",
+    "h2",
+    "h3",
+    "span",
+    "dl",
+    "div",
+    "dt",
+    "dd",
+    "section",
+    "p",
+    "strong",
+    "ul",
+    "li",
+    "nav",
+    "a",
+    "main",
+    "svg",
+    "g",
+    "text",
+    "rect",
+    "path",
+    "line",
+    "circle",
+    "table",
+    "caption",
+    "thead",
+    "tbody",
+    "tr",
+    "th",
+    "td",
+    "pre",
+    "code",
+    "details",
+    "summary",
+    "footer",
+}
 
 
 def load(name: str) -> dict[str, Any]:
@@ -94,9 +134,12 @@ class Page(HTMLParser):
 
     def find(self, tag: str, **wanted: str) -> list[dict[str, str]]:
         """Attributes of the elements named `tag` whose attributes include `wanted` (class: one of its words)."""
+
         def matches(attrs: dict[str, str]) -> bool:
-            return all(value in attrs.get(name, "").split() if name == "class" else attrs.get(name) == value
-                       for name, value in wanted.items())
+            return all(
+                value in attrs.get(name, "").split() if name == "class" else attrs.get(name) == value
+                for name, value in wanted.items()
+            )
 
         return [attrs for name, attrs in self.elements if name == tag and matches(attrs)]
 
@@ -144,8 +187,22 @@ def test_the_page_parses_balanced_with_known_elements_only(name: str) -> None:
 
 
 #: attributes through which a browser fetches, navigates or runs something
-FETCHING = {"href", "src", "srcset", "action", "formaction", "poster", "data", "background", "cite", "ping",
-            "manifest", "xlink:href", "style", "content"}
+FETCHING = {
+    "href",
+    "src",
+    "srcset",
+    "action",
+    "formaction",
+    "poster",
+    "data",
+    "background",
+    "cite",
+    "ping",
+    "manifest",
+    "xlink:href",
+    "style",
+    "content",
+}
 
 
 def assert_self_contained(text: str, page: Page) -> None:
@@ -277,7 +334,11 @@ def test_the_header_names_the_run(page_compared: tuple[str, Page]) -> None:
     for text in ("replay:cur.jsonl", "official", "0.1.0", "acebench: both", "replay:base.jsonl"):
         assert text in page.text
     assert {attrs["data-figure"] for attrs in page.find("div", **{"class": "card"})} == {
-        "acebench.en.overall", "acebench.zh.overall", "acebench.en.fc.overall", "acebench.zh.fc.overall"}
+        "acebench.en.overall",
+        "acebench.zh.overall",
+        "acebench.en.fc.overall",
+        "acebench.zh.fc.overall",
+    }
 
 
 def test_every_flip_is_listed_with_its_output(compared: dict[str, Any], page_compared: tuple[str, Page]) -> None:
@@ -347,8 +408,12 @@ def test_any_text_anywhere_stays_text(compared: dict[str, Any]) -> None:
     assert text.encode("utf-8")
     assert "\\x00\\x1b\\ud800\\ufffe\\U0010ffff" in page.text  # shown as escapes
     assert_self_contained(text, page)
-    assert all("evil" not in value for _, attrs in page.elements for name, value in attrs.items()
-               if name not in {"data-figure", "aria-label", "id", "href"})
+    assert all(
+        "evil" not in value
+        for _, attrs in page.elements
+        for name, value in attrs.items()
+        if name not in {"data-figure", "aria-label", "id", "href"}
+    )
 
 
 def test_quarantined_samples_are_listed_apart() -> None:
@@ -366,12 +431,24 @@ def test_an_interrupted_run_cut_answers_and_a_lowered_limit_are_said() -> None:
     page = Page(render_html(report))
     assert "Interrupted" not in page.text and "in-flight limit" not in page.text
     report["run"] = {"collected": 10, "interrupted": True, "signal": "SIGTERM", "not_run": ["a", "b", "c"]}
-    report["totals"].update(timeouts=2, cut={"model": 4}, concurrency=[{
-        "endpoint": "model 'm' at localhost:8080/v1", "ceiling": 8, "limit": 3, "peak": 5, "timeouts": 2,
-        "cuts": [{"at_s": 6.1, "from": 5, "to": 2, "reason": "requests timed out"}]}])
+    report["totals"].update(
+        timeouts=2,
+        cut={"model": 4},
+        concurrency=[
+            {
+                "endpoint": "model 'm' at localhost:8080/v1",
+                "ceiling": 8,
+                "limit": 3,
+                "peak": 5,
+                "timeouts": 2,
+                "cuts": [{"at_s": 6.1, "from": 5, "to": 2, "reason": "requests timed out"}],
+            }
+        ],
+    )
     page = Page(render_html(report))
-    assert ("Interrupted (SIGTERM): 3 collected samples were not run; the figures are of the samples that "
-            "finished.") in page.text
+    assert (
+        "Interrupted (SIGTERM): 3 collected samples were not run; the figures are of the samples that finished."
+    ) in page.text
     totals = section(render_html(report), "totals")
     assert "timed out" in totals and "answers cut at max_tokens" in totals and "model 4" in totals
     assert "3 at the end (ceiling 8); cut 5 to 2 at 6.1 s: requests timed out" in totals
@@ -397,8 +474,12 @@ def test_the_totals_are_a_table_not_json(compared: dict[str, Any], page_compared
     text, _ = page_compared
     totals = section(text, "totals")
     assert "<pre>" not in totals and "{" not in totals
-    for name, value in (("samples", "4,080"), ("scored", "4,079"), ("errors", "1"),
-                        ("wall time", f"{compared['totals']['wall_s']:.2f} s")):
+    for name, value in (
+        ("samples", "4,080"),
+        ("scored", "4,079"),
+        ("errors", "1"),
+        ("wall time", f"{compared['totals']['wall_s']:.2f} s"),
+    ):
         assert f'<tr><th scope="row">{name}</th><td>{value}</td></tr>' in totals
     yaml = load("yaml_comparison")
     totals = section(render_html(yaml), "totals")
@@ -406,9 +487,11 @@ def test_the_totals_are_a_table_not_json(compared: dict[str, Any], page_compared
     assert '<tr><th scope="row">estimated cost</th><td>$0.00</td></tr>' in totals
     assert f"<summary>by category: {len(yaml['totals']['categories'])}</summary>" in totals
     calendar = next(entry for entry in yaml["totals"]["categories"] if entry["category"] == "calendar")
-    assert (f'<tr><th scope="row">yaml custom: calendar</th><td>3</td><td>{calendar["prompt_tokens"]:,}</td>'
-            f'<td>{calendar["completion_tokens"]}</td>') in totals
-    assert f'<td>${calendar["cost_usd"]:,.4f}</td></tr>' in totals
+    assert (
+        f'<tr><th scope="row">yaml custom: calendar</th><td>3</td><td>{calendar["prompt_tokens"]:,}</td>'
+        f"<td>{calendar['completion_tokens']}</td>"
+    ) in totals
+    assert f"<td>${calendar['cost_usd']:,.4f}</td></tr>" in totals
 
 
 def test_your_cases_have_their_own_figures_headline_and_failed_cases() -> None:
@@ -418,8 +501,11 @@ def test_your_cases_have_their_own_figures_headline_and_failed_cases() -> None:
     assert "No OVERALL figure" not in page.text and not page.find("section", **{"class": "suite-json"})
     cards = page.find("div", **{"class": "card"})
     assert [attrs["data-figure"] for attrs in cards] == ["yaml.overall"]
-    assert re.search(r'data-figure="yaml.overall"><div class="card-title">your cases \(\*\.tooleval\.yaml\)</div>'
-                     r'<div class="big">0\.500</div>', text)
+    assert re.search(
+        r'data-figure="yaml.overall"><div class="card-title">your cases \(\*\.tooleval\.yaml\)</div>'
+        r'<div class="big">0\.500</div>',
+        text,
+    )
     current, baseline = bars(page, "current"), bars(page, "baseline")
     block = report["summary"]["yaml"]["blocks"][0]
     assert set(current) == set(baseline) == {"yaml.calendar.accuracy", "yaml.weather.accuracy", "yaml.overall"}
@@ -428,11 +514,12 @@ def test_your_cases_have_their_own_figures_headline_and_failed_cases() -> None:
         assert current[f"yaml.{name}.accuracy"]["data-interval"] == f"{low:.3f} {high:.3f}"
         assert current[f"yaml.{name}.accuracy"]["data-current"] == f"{entry['accuracy']:.3f}" == "0.500"
     assert baseline["yaml.overall"]["data-baseline"] == "1.000"
-    assert ('<tr class="category" data-figure="yaml.calendar.accuracy"><th scope="row">calendar</th><td>2/3</td>'
-            "<td>1</td><td>0.500</td><td>[0.095, 0.905]</td>") in text
+    assert (
+        '<tr class="category" data-figure="yaml.calendar.accuracy"><th scope="row">calendar</th><td>2/3</td>'
+        "<td>1</td><td>0.500</td><td>[0.095, 0.905]</td>"
+    ) in text
     assert "<caption>failed cases: 2</caption>" in text
-    assert ("<tr><td>assistant-weather_today</td><td>weather</td><td>city: exact, unit: absent, schema</td></tr>"
-            in text)
+    assert "<tr><td>assistant-weather_today</td><td>weather</td><td>city: exact, unit: absent, schema</td></tr>" in text
     assert "<tr><td>assistant-book_a_flight_is_out_of_scope</td><td>calendar</td><td>answer: contains</td></tr>" in text
     assert "not among this report's samples" not in text  # each flipped case found with its output
     assert "Sure, done!" in section(text, "flips")
@@ -481,15 +568,29 @@ def _browser() -> str:
     if found is not None:
         return found
     if _in_ci():
-        pytest.fail("CI is set, but there is no chromium or chromium-browser binary on PATH: the browser test "
-                    "must run in CI (.ci/run installs Debian's chromium package)")
-    pytest.skip("no chromium or chromium-browser binary on PATH (apt-get install chromium); under CI=true this "
-                "test fails instead")
+        pytest.fail(
+            "CI is set, but there is no chromium or chromium-browser binary on PATH: the browser test "
+            "must run in CI (.ci/run installs Debian's chromium package)"
+        )
+    pytest.skip(
+        "no chromium or chromium-browser binary on PATH (apt-get install chromium); under CI=true this "
+        "test fails instead"
+    )
 
 
 def _chromium(binary: str, profile: Path, url: str, *options: str) -> subprocess.CompletedProcess[bytes]:
-    command = [binary, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
-               "--hide-scrollbars", f"--user-data-dir={profile}", *options, url]
+    command = [
+        binary,
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--no-first-run",
+        "--hide-scrollbars",
+        f"--user-data-dir={profile}",
+        *options,
+        url,
+    ]
     done = subprocess.run(command, capture_output=True, timeout=CHROMIUM_TIMEOUT_S, check=False)
     tail = done.stderr.decode("utf-8", "replace")[-2000:]
     assert done.returncode == 0, f"{' '.join(command)} exited {done.returncode}:\n{tail}"
@@ -502,9 +603,9 @@ def png_pixels(data: bytes) -> tuple[int, int, Counter[bytes]]:
     chunks, position = {}, 8
     stream = b""
     while position < len(data):
-        length, kind = struct.unpack(">I4s", data[position:position + 8])
-        body = data[position + 8:position + 8 + length]
-        assert zlib.crc32(kind + body) == struct.unpack(">I", data[position + 8 + length:position + 12 + length])[0]
+        length, kind = struct.unpack(">I4s", data[position : position + 8])
+        body = data[position + 8 : position + 8 + length]
+        assert zlib.crc32(kind + body) == struct.unpack(">I", data[position + 8 + length : position + 12 + length])[0]
         stream += body if kind == b"IDAT" else b""
         chunks[kind] = body
         position += 12 + length
@@ -515,7 +616,7 @@ def png_pixels(data: bytes) -> tuple[int, int, Counter[bytes]]:
     assert len(raw) == height * (1 + width * channels)
     colours: Counter[bytes] = Counter()
     for line in _unfiltered(raw, width * channels, height, channels):
-        colours.update(line[i:i + 3] for i in range(0, len(line), channels))
+        colours.update(line[i : i + 3] for i in range(0, len(line), channels))
     return width, height, colours
 
 
@@ -523,7 +624,7 @@ def _unfiltered(raw: bytes, stride: int, height: int, bpp: int) -> Iterator[byte
     """The scanlines of a PNG's decompressed image data, each filter undone (PNG specification, filter type 0)."""
     prior = bytearray(stride)
     for y in range(height):
-        kind, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        kind, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1 : (y + 1) * (stride + 1)])
         if kind == 1:
             for i in range(bpp, stride):
                 line[i] = (line[i] + line[i - bpp]) & 0xFF
@@ -552,8 +653,9 @@ def _colour(name: str) -> bytes:
 # record_property warns that xunit2 (the default junit_family) has no schema for testcase properties, and this
 # project makes warnings errors; pytest writes the property into the XML under every family all the same
 @pytest.mark.filterwarnings("ignore:record_property is incompatible with junit_family:pytest.PytestWarning")
-def test_chromium_renders_the_page(tmp_path: Path, request: pytest.FixtureRequest,
-                                   record_property: Callable[[str, object], None]) -> None:
+def test_chromium_renders_the_page(
+    tmp_path: Path, request: pytest.FixtureRequest, record_property: Callable[[str, object], None]
+) -> None:
     binary = _browser()
     page = write_html(load("comparison"), tmp_path / "report.html")
     url = page.resolve().as_uri()
@@ -580,19 +682,25 @@ def test_chromium_renders_the_page(tmp_path: Path, request: pytest.FixtureReques
     assert colours[_colour("bad")] > 1_000  # FAILED, the regressions
 
     # the DOM the browser built from the page: the bars with their numbers, the hostile output still text
-    for figure, current, baseline in (("acebench.en.overall", "0.911", "0.934"),
-                                      ("acebench.en.fc.overall", "0.963", "0.986"),
-                                      ("acebench.zh.normal_atom_bool", "0.900", "1.000")):
-        assert re.search(rf'<rect class="bar current"[^>]* data-figure="{re.escape(figure)}" data-series="current" '
-                         rf'data-current="{current}" data-baseline="{baseline}"', dom), figure
+    for figure, current, baseline in (
+        ("acebench.en.overall", "0.911", "0.934"),
+        ("acebench.en.fc.overall", "0.963", "0.986"),
+        ("acebench.zh.normal_atom_bool", "0.900", "1.000"),
+    ):
+        assert re.search(
+            rf'<rect class="bar current"[^>]* data-figure="{re.escape(figure)}" data-series="current" '
+            rf'data-current="{current}" data-baseline="{baseline}"',
+            dom,
+        ), figure
     assert dom.count('class="bar current"') == render_html(load("comparison")).count('class="bar current"')
     assert ">0.911<" in dom and "tooleval gate: <strong>FAILED</strong>" in dom
     assert "<script" not in dom and "&lt;script&gt;alert(1)&lt;/script&gt;" in dom
 
 
 @pytest.mark.filterwarnings("ignore:record_property is incompatible with junit_family:pytest.PytestWarning")
-def test_chromium_renders_a_page_of_your_cases(tmp_path: Path, request: pytest.FixtureRequest,
-                                               record_property: Callable[[str, object], None]) -> None:
+def test_chromium_renders_a_page_of_your_cases(
+    tmp_path: Path, request: pytest.FixtureRequest, record_property: Callable[[str, object], None]
+) -> None:
     binary = _browser()
     url = write_html(load("yaml_comparison"), tmp_path / "report.html").resolve().as_uri()
     shot = tmp_path / "report.png"
@@ -606,8 +714,11 @@ def test_chromium_renders_a_page_of_your_cases(tmp_path: Path, request: pytest.F
     width, height, colours = png_pixels(shot.read_bytes())
     assert (width, height) == (1200, 2000) and len(colours) > 50
     assert colours[_colour("current")] > 2_000 and colours[_colour("baseline")] > 500  # the bars, drawn
-    assert re.search(r'<div class="card"[^>]* data-figure="yaml.overall"><div class="card-title">your cases '
-                     r'\(\*\.tooleval\.yaml\)</div><div class="big">0\.500</div>', dom)
+    assert re.search(
+        r'<div class="card"[^>]* data-figure="yaml.overall"><div class="card-title">your cases '
+        r'\(\*\.tooleval\.yaml\)</div><div class="big">0\.500</div>',
+        dom,
+    )
     assert dom.count('class="bar current"') == 3
     assert "<td>assistant-weather_today</td><td>weather</td><td>city: exact, unit: absent, schema</td>" in dom
 
@@ -645,8 +756,9 @@ document.body.setAttribute('data-measured', JSON.stringify(broken));
 def _measure(binary: str, tmp_path: Path, text: str, script: str, width: int) -> Any:
     page = tmp_path / f"measured-{width}.html"
     page.write_text(_measured(text, script), encoding="utf-8")
-    dom = _chromium(binary, tmp_path / "profile", page.resolve().as_uri(), f"--window-size={width},2000",
-                    "--dump-dom").stdout.decode("utf-8")
+    dom = _chromium(
+        binary, tmp_path / "profile", page.resolve().as_uri(), f"--window-size={width},2000", "--dump-dom"
+    ).stdout.decode("utf-8")
     found = re.search(r'data-measured="([^"]*)"', dom)
     assert found is not None, dom[-2000:]
     return json.loads(found.group(1).replace("&quot;", '"').replace("&amp;", "&"))
@@ -674,8 +786,9 @@ def _all_zero(report: dict[str, Any]) -> dict[str, Any]:
 
 
 @pytest.mark.filterwarnings("ignore:record_property is incompatible with junit_family:pytest.PytestWarning")
-def test_chromium_draws_a_bar_of_zero_as_an_empty_bar(tmp_path: Path, request: pytest.FixtureRequest,
-                                                      record_property: Callable[[str, object], None]) -> None:
+def test_chromium_draws_a_bar_of_zero_as_an_empty_bar(
+    tmp_path: Path, request: pytest.FixtureRequest, record_property: Callable[[str, object], None]
+) -> None:
     """Issue 41: a figure of 0 drew a bar 0 pixels wide, so a chart of zeros was its labels and nothing else.
     Every bar now stands on its empty track, 0 to 1: a 0 is an empty bar beside its label and value."""
     binary = _browser()

@@ -27,7 +27,7 @@ def imports_of(path: Path, modules: set[str]) -> Iterator[str]:
         elif isinstance(node, ast.ImportFrom):
             base = node.module or ""
             if node.level:
-                anchor = package.split(".")[:len(package.split(".")) - node.level + 1]
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
                 base = ".".join([*anchor, *([base] if base else [])])
             for alias in node.names:
                 if f"{base}.{alias.name}" in modules:

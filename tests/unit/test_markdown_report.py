@@ -39,8 +39,15 @@ from pytest_tooleval.report.table import render_summary
 from pytest_tooleval.suites.acebench.plugin_suite import SUITE as ACEBENCH
 
 EXPECTED = Path(__file__).parent / "markdown_expected"
-FIXTURES = ["comparison_gate", "regression_failed", "oracle_no_baseline", "fc_both", "three_suites", "yaml_cases",
-            "yaml_both"]
+FIXTURES = [
+    "comparison_gate",
+    "regression_failed",
+    "oracle_no_baseline",
+    "fc_both",
+    "three_suites",
+    "yaml_cases",
+    "yaml_both",
+]
 
 
 def load(name: str) -> dict[str, Any]:
@@ -103,7 +110,7 @@ def test_the_comparison_lists_every_flip_and_unpaired_unit() -> None:
     for flip in flips["pass_to_fail"] + flips["fail_to_pass"]:
         assert f"- acebench:{flip['unit']}" in markdown
     assert "- acebench:en.special_irrelevant/special_irrelevant_2" in markdown
-    assert "- scorer: \"official\" -> \"fixed\"" in markdown
+    assert '- scorer: "official" -> "fixed"' in markdown
 
 
 def test_a_flip_with_its_test_ids_is_listed_by_them() -> None:
@@ -115,8 +122,10 @@ def test_a_flip_with_its_test_ids_is_listed_by_them() -> None:
             flip["test_ids"] = [f"en-{sample}" for sample in flip["samples"]]
     markdown = render_markdown(document)
     assert "- acebench: en-normal_atom_bool_3 (en.normal_atom_bool/normal_atom_bool_3)" in markdown
-    assert ("- acebench: en-normal_multi_turn_user_adjust_5_0, en-normal_multi_turn_user_adjust_5_1 "
-            "(en.normal_multi_turn_user_adjust/5)") in markdown
+    assert (
+        "- acebench: en-normal_multi_turn_user_adjust_5_0, en-normal_multi_turn_user_adjust_5_1 "
+        "(en.normal_multi_turn_user_adjust/5)"
+    ) in markdown
 
 
 def test_intervals_are_optional_column_by_column() -> None:
@@ -140,9 +149,19 @@ def test_intervals_are_optional_column_by_column() -> None:
 def test_an_interval_reads_in_the_reports_as_in_the_terminal() -> None:
     # 37 of 50: Wilson's interval is [0.60447, 0.84128]; rounded to 4 places in the report, it would print as
     # [0.605, 0.841] there, against the terminal's [0.604, 0.841]
-    rows = [{"suite": "acebench", "id": f"normal_atom_bool_{index}", "category": "normal_atom_bool",
-             "language": "en", "index": index, "category_size": 50, "outcome": "passed" if index < 37 else "failed",
-             "process": None} for index in range(50)]
+    rows = [
+        {
+            "suite": "acebench",
+            "id": f"normal_atom_bool_{index}",
+            "category": "normal_atom_bool",
+            "language": "en",
+            "index": index,
+            "category_size": 50,
+            "outcome": "passed" if index < 37 else "failed",
+            "process": None,
+        }
+        for index in range(50)
+    ]
     summary = RunSummary({"acebench": ACEBENCH.summarize(rows)})
     document = assemble({"model": "m"}, summary, rows, None, {})
     terminal = render_summary(summary)
@@ -150,7 +169,8 @@ def test_an_interval_reads_in_the_reports_as_in_the_terminal() -> None:
     assert "| normal_atom_bool | 50/50 | 0 | 0.740 | [0.604, 0.841] |" in render_markdown(document)
     assert "<td>0.740</td><td>[0.604, 0.841]</td>" in render_html(document)
     assert document["summary"]["acebench"]["en"]["categories"]["normal_atom_bool"]["interval"][0] == pytest.approx(
-        0.6044684, abs=1e-7)
+        0.6044684, abs=1e-7
+    )
 
 
 # --- escaping ---------------------------------------------------------------------------------------------------
@@ -213,10 +233,16 @@ def test_odd_shapes_render_without_a_crash() -> None:
     document["summary"]["toolalpaca"]["subsets"]["simulated"]["procedure"] = "n/a"
     document["summary"]["acebench"]["en"]["groups"] = []
     document["summary"]["acebench"]["zh"] = 7
-    document["gate"] = {"checks": [None, {"figure": "x", "actual": None, "threshold": None}], "regressions": [{}],
-                        "error_rate": float("nan")}
-    document["comparison"] = {"figures": [{"figure": "f", "p": "low"}], "flips": {"pass_to_fail": [{}]},
-                              "fingerprint_differences": [{"key": "k", "baseline": {"a": [1, 2]}, "current": None}]}
+    document["gate"] = {
+        "checks": [None, {"figure": "x", "actual": None, "threshold": None}],
+        "regressions": [{}],
+        "error_rate": float("nan"),
+    }
+    document["comparison"] = {
+        "figures": [{"figure": "f", "p": "low"}],
+        "flips": {"pass_to_fail": [{}]},
+        "fingerprint_differences": [{"key": "k", "baseline": {"a": [1, 2]}, "current": None}],
+    }
     document["totals"] = {"samples": "many"}
     document["storage_faults"] = [{"store": "CACHE", "folder": "/c", "error": "disk full", "lost": 3}]
     document["samples"].append("not a row")
@@ -226,7 +252,7 @@ def test_odd_shapes_render_without_a_crash() -> None:
     assert "| simulated | 3/3 | 1 | 1 | 0 | - | 0.0% | 0.0% |" in markdown
     assert "**Gate: FAILED**" in markdown and "- x **MISSED**: no such figure in this run (threshold -)" in markdown
     assert "- -: no paired samples to compare with the baseline: **REGRESSION**" in markdown
-    assert "- k: {\"a\": \\[1, 2\\]} -> null" in markdown
+    assert '- k: {"a": \\[1, 2\\]} -> null' in markdown
     assert "- CACHE in /c: disk full; 3 lost, 0 writes skipped (locked)" in markdown
     assert_tables_intact(markdown)
 

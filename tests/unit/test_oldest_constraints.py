@@ -23,8 +23,10 @@ NOT_PINNED = {"mypy"}
 
 def lower_bounds() -> dict[str, Version]:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
-    declared = [*project["dependencies"], *(line for lines in project["optional-dependencies"].values()
-                                            for line in lines)]
+    declared = [
+        *project["dependencies"],
+        *(line for lines in project["optional-dependencies"].values() for line in lines),
+    ]
     bounds: dict[str, Version] = {}
     for line in declared:
         requirement = Requirement(line)

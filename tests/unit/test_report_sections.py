@@ -29,7 +29,10 @@ def test_a_suite_that_says_nothing_gets_the_generic_views() -> None:
     assert TOY.figure_blocks(block) == generic_figure_blocks("toyecho", block)
     [drawn] = TOY.figure_blocks(block)
     assert (drawn.title, drawn.language, [row.figure for row in drawn.rows]) == (
-        "toyecho en", "en", ["en.short", "en.overall"])
+        "toyecho en",
+        "en",
+        ["en.short", "en.overall"],
+    )
 
 
 def test_the_built_in_suites_say_their_own() -> None:
@@ -38,8 +41,11 @@ def test_the_built_in_suites_say_their_own() -> None:
         sections = registered()[name].report_sections(summary[name])
         assert sections != generic_sections(title_of(name), summary[name])
         assert isinstance(sections[0].title[0], Data) and str(sections[0].title[0].value).startswith(title_of(name))
-    assert [title_of(name) for name in ("acebench", "toolalpaca", "gpt4tools")] == ["ACEBench", "ToolAlpaca",
-                                                                                  "GPT4Tools"]
+    assert [title_of(name) for name in ("acebench", "toolalpaca", "gpt4tools")] == [
+        "ACEBench",
+        "ToolAlpaca",
+        "GPT4Tools",
+    ]
 
 
 def test_a_report_of_a_suite_not_installed_here_is_shown_generically() -> None:

@@ -78,23 +78,44 @@ def test_a_field_declared_without_option_field_or_of_an_unparsed_type_is_refused
 
 def test_mypy_reports_a_misspelt_setting_and_passes_the_right_names(tmp_path: Path) -> None:
     pytest.importorskip("mypy")
-    head = ("from pytest_tooleval.settings.options import Settings\n"
-            "from pytest_tooleval.suites.gpt4tools.plugin_suite import GPT4ToolsSettings\n\n\n"
-            "def read(settings: Settings) -> object:\n")
-    wrong = ["settings.gpt4tool_pathh",  # misspelt
-             "settings.gpt4tools_path",  # a suite's option: read through the suite's model
-             "GPT4ToolsSettings.of(settings).gpt4tool_pathh"]
+    head = (
+        "from pytest_tooleval.settings.options import Settings\n"
+        "from pytest_tooleval.suites.gpt4tools.plugin_suite import GPT4ToolsSettings\n\n\n"
+        "def read(settings: Settings) -> object:\n"
+    )
+    wrong = [
+        "settings.gpt4tool_pathh",  # misspelt
+        "settings.gpt4tools_path",  # a suite's option: read through the suite's model
+        "GPT4ToolsSettings.of(settings).gpt4tool_pathh",
+    ]
     right = ["settings.concurrency", "GPT4ToolsSettings.of(settings).gpt4tools_path"]
     (tmp_path / "wrong.py").write_text(head + "".join(f"    {read}\n" for read in wrong) + "    return None\n")
     (tmp_path / "right.py").write_text(head + f"    return ({', '.join(right)})\n")
-    result = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--config-file", str(ROOT / "pyproject.toml"),
-                             "--cache-dir", str(tmp_path / "cache"), "--no-error-summary",
-                             str(tmp_path / "wrong.py"), str(tmp_path / "right.py")],
-                            cwd=ROOT, capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mypy",
+            "--strict",
+            "--config-file",
+            str(ROOT / "pyproject.toml"),
+            "--cache-dir",
+            str(tmp_path / "cache"),
+            "--no-error-summary",
+            str(tmp_path / "wrong.py"),
+            str(tmp_path / "right.py"),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     errors = [line for line in result.stdout.splitlines() if ": error:" in line]
     assert [line for line in errors if "right.py" in line] == [], result.stdout + result.stderr
     head_lines = head.count("\n")
     for number, read in enumerate(wrong, start=head_lines + 1):
         attribute = read.rpartition(".")[2]
-        assert any(f"wrong.py:{number}: error:" in line and f'attribute "{attribute}"' in line for line in errors), \
-            (read, result.stdout + result.stderr)
+        assert any(f"wrong.py:{number}: error:" in line and f'attribute "{attribute}"' in line for line in errors), (
+            read,
+            result.stdout + result.stderr,
+        )

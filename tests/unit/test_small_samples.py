@@ -33,7 +33,6 @@ from pytest_tooleval.report.gate import (
 )
 from pytest_tooleval.report.html import gate_lines
 from pytest_tooleval.report.markdown import render_markdown
-from pytest_tooleval.report.summary import RunSummary, SuiteSummary
 from pytest_tooleval.report.stats import (
     mcnemar_exact,
     mover_interval,
@@ -41,6 +40,7 @@ from pytest_tooleval.report.stats import (
     sign_flip_test,
     wilson_interval,
 )
+from pytest_tooleval.report.summary import RunSummary, SuiteSummary
 from pytest_tooleval.suites.acebench.categories import ALL_CATEGORIES
 from pytest_tooleval.suites.acebench.plugin_suite import SUITE as ACEBENCH
 from pytest_tooleval.suites.yamlsuite.plugin_suite import SUITE as YAML
@@ -52,8 +52,11 @@ def brute_force(changes: list[float]) -> float:
     """Every sign pattern of the non-zero changes, counted one by one."""
     moved = [change for change in changes if change]
     observed = abs(sum(moved))
-    hits = sum(1 for signs in itertools.product((1, -1), repeat=len(moved))
-               if abs(sum(sign * abs(change) for sign, change in zip(signs, moved, strict=True))) >= observed - 1e-9)
+    hits = sum(
+        1
+        for signs in itertools.product((1, -1), repeat=len(moved))
+        if abs(sum(sign * abs(change) for sign, change in zip(signs, moved, strict=True))) >= observed - 1e-9
+    )
     return hits / 2 ** len(moved)
 
 
@@ -68,15 +71,18 @@ def test_one_change_is_never_evidence_and_k_changes_one_way_give_the_smallest_p(
         assert sign_flip_test([0.0, weight, 0.0]) == 1.0
     assert sign_flip_test([]) == 1.0 and sign_flip_test([0.0, 0.0]) == 1.0
     for k in range(1, 15):
-        assert sign_flip_test([-0.25] * k) == pytest.approx(min(1.0, 2 * 0.5 ** k))
+        assert sign_flip_test([-0.25] * k) == pytest.approx(min(1.0, 2 * 0.5**k))
 
 
-@pytest.mark.parametrize("changes", [
-    [-1 / 3, -1 / 3, 1 / 6],  # a flip in each of two one-case categories, one back in a two-case one
-    [-0.1 / 50, -0.1 / 50, -0.3 / 20, 0.3 / 20, 0.6 / 100],  # ACEBench-like weights
-    [-1 / 3 * 2 / 3, 1 / 3 * 1 / 3, -0.5, 0.25, -0.125, 0.0625],  # shares of repeated asks
-    [-0.2] * 4 + [0.05] * 6,
-])
+@pytest.mark.parametrize(
+    "changes",
+    [
+        [-1 / 3, -1 / 3, 1 / 6],  # a flip in each of two one-case categories, one back in a two-case one
+        [-0.1 / 50, -0.1 / 50, -0.3 / 20, 0.3 / 20, 0.6 / 100],  # ACEBench-like weights
+        [-1 / 3 * 2 / 3, 1 / 3 * 1 / 3, -0.5, 0.25, -0.125, 0.0625],  # shares of repeated asks
+        [-0.2] * 4 + [0.05] * 6,
+    ],
+)
 def test_with_weights_it_counts_every_sign_pattern(changes: list[float]) -> None:
     assert sign_flip_test(changes) == pytest.approx(brute_force(changes))
 
@@ -121,8 +127,16 @@ def yaml_rows(sizes: dict[str, int], failed: set[str] = frozenset(), variant: st
     for category, size in sizes.items():
         for index in range(size):
             case = f"{category}_{index}"
-            row = {"suite": "yaml", "id": case, "test_id": case, "category": category, "language": "", "index": index,
-                   "category_size": size, "outcome": "failed" if case in failed else "passed"}
+            row = {
+                "suite": "yaml",
+                "id": case,
+                "test_id": case,
+                "category": category,
+                "language": "",
+                "index": index,
+                "category_size": size,
+                "outcome": "failed" if case in failed else "passed",
+            }
             rows.append({**row, "variant": variant} if variant else row)
     return rows
 
@@ -172,7 +186,7 @@ def test_many_flips_in_tiny_categories_are_still_found(size: int) -> None:
     assert overall.test == ("exact" if exact else "bootstrap")
     assert overall.p is not None and overall.p < 0.01
     if exact:
-        assert overall.p == pytest.approx(2 * 0.5 ** 12)  # all 12 moved one way, equal weights
+        assert overall.p == pytest.approx(2 * 0.5**12)  # all 12 moved one way, equal weights
     assert overall.interval[1] < 0.0 and overall.pass_to_fail == 12
 
 
@@ -182,7 +196,7 @@ def test_the_bootstrap_needs_units_categories_and_discordant_units_and_its_p_is_
     nine = {f"a_{index}" for index in range(9)}
     overall = compared(yaml_rows(sizes, nine), yaml_rows(sizes)).figure("yaml.overall")
     assert overall is not None and overall.test == "exact"  # 40 units, but only 9 moved
-    assert overall.p == pytest.approx(2 * 0.5 ** 9)
+    assert overall.p == pytest.approx(2 * 0.5**9)
     ten = nine | {"b_0"}
     overall = compared(yaml_rows(sizes, ten), yaml_rows(sizes)).figure("yaml.overall")
     assert overall is not None and overall.test == "bootstrap" and overall.interval is not None
@@ -201,13 +215,24 @@ def test_every_unit_moving_alike_gets_an_interval_of_some_width() -> None:
 
 def test_an_acebench_overall_counts_the_units_and_flips_of_its_language_only() -> None:
     def rows(language: str, wrong: set[str]) -> list[dict[str, Any]]:
-        return [{"suite": "acebench", "id": f"{category}_{index}", "test_id": f"{language}-{category}_{index}",
-                 "category": category, "language": language, "index": index, "category_size": 2,
-                 "outcome": "failed" if f"{category}_{index}" in wrong else "passed"}
-                for category in ("normal_atom_bool", "special_irrelevant") for index in range(2)]
+        return [
+            {
+                "suite": "acebench",
+                "id": f"{category}_{index}",
+                "test_id": f"{language}-{category}_{index}",
+                "category": category,
+                "language": language,
+                "index": index,
+                "category_size": 2,
+                "outcome": "failed" if f"{category}_{index}" in wrong else "passed",
+            }
+            for category in ("normal_atom_bool", "special_irrelevant")
+            for index in range(2)
+        ]
 
-    comparison = compared(rows("en", {"normal_atom_bool_0"}) + rows("zh", {"special_irrelevant_1"}),
-                          rows("en", set()) + rows("zh", set()))
+    comparison = compared(
+        rows("en", {"normal_atom_bool_0"}) + rows("zh", {"special_irrelevant_1"}), rows("en", set()) + rows("zh", set())
+    )
     for language in ("en", "zh"):
         overall = comparison.figure(f"acebench.{language}.overall")
         assert overall is not None
@@ -217,8 +242,11 @@ def test_an_acebench_overall_counts_the_units_and_flips_of_its_language_only() -
 def test_a_runs_own_combined_interval_of_tiny_categories_is_the_mover_of_their_wilson_intervals() -> None:
     units = [Unit("a.accuracy", "a/0", True), Unit("b.accuracy", "b/0", True), Unit("c.accuracy", "c/0", False)]
     overall = run_spreads(units, YAML.combine)["overall"]
-    parts = [(1 / 3, 1.0, wilson_interval(1, 1)), (1 / 3, 1.0, wilson_interval(1, 1)),
-             (1 / 3, 0.0, wilson_interval(0, 1))]
+    parts = [
+        (1 / 3, 1.0, wilson_interval(1, 1)),
+        (1 / 3, 1.0, wilson_interval(1, 1)),
+        (1 / 3, 0.0, wilson_interval(0, 1)),
+    ]
     assert overall.value == pytest.approx(2 / 3)
     assert overall.interval == pytest.approx(mover_interval(parts))  # the bootstrap's was [0.667, 0.667]
     assert 0.0 < overall.interval[0] < 2 / 3 < overall.interval[1] < 1.0
@@ -230,17 +258,29 @@ CATEGORIES = [name for name in ALL_CATEGORIES if "multi_turn" not in name]  # a 
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(suite=st.sampled_from(["yaml", "acebench"]), sizes=st.lists(st.integers(1, 40), min_size=1, max_size=8),
-       seed=st.randoms(use_true_random=False), data=st.data())
-def test_a_single_flipped_sample_is_never_significant_for_any_layout(suite: str, sizes: list[int], seed: Any,
-                                                                     data: st.DataObject) -> None:
+@given(
+    suite=st.sampled_from(["yaml", "acebench"]),
+    sizes=st.lists(st.integers(1, 40), min_size=1, max_size=8),
+    seed=st.randoms(use_true_random=False),
+    data=st.data(),
+)
+def test_a_single_flipped_sample_is_never_significant_for_any_layout(
+    suite: str, sizes: list[int], seed: Any, data: st.DataObject
+) -> None:
     layout = dict(zip(seed.sample(CATEGORIES, len(sizes)), sizes, strict=False))
     baseline = []
     for category, size in layout.items():
         for index in range(size):
-            row = {"suite": suite, "id": f"{category}_{index}", "test_id": f"{category}_{index}",
-                   "category": category, "language": "en" if suite == "acebench" else "", "index": index,
-                   "category_size": size, "outcome": "passed" if seed.random() < 0.7 else "failed"}
+            row = {
+                "suite": suite,
+                "id": f"{category}_{index}",
+                "test_id": f"{category}_{index}",
+                "category": category,
+                "language": "en" if suite == "acebench" else "",
+                "index": index,
+                "category_size": size,
+                "outcome": "passed" if seed.random() < 0.7 else "failed",
+            }
             baseline.append(row)
     flipped = data.draw(st.integers(0, len(baseline) - 1))
     current = [dict(row) for row in baseline]
@@ -263,30 +303,43 @@ def error_row(category: str, message: str, test_id: str, repeat: int = 1) -> dic
     return {**row, "repeat": repeat} if repeat > 1 else row
 
 
-NO_USER = ("SampleError: agent_multi_turn needs a model to play the user: pass --tooleval-user-model NAME "
-           "(ACEBench uses gpt-4o); the sample is not scored without one")
+NO_USER = (
+    "SampleError: agent_multi_turn needs a model to play the user: pass --tooleval-user-model NAME "
+    "(ACEBench uses gpt-4o); the sample is not scored without one"
+)
 
 
 def test_errors_group_by_category_and_by_their_reason_with_what_names_one_sample_taken_out() -> None:
     rows = [error_row("agent_multi_turn", NO_USER, f"en-agent_multi_turn_{index}") for index in range(30)]
-    rows += [error_row("normal_atom_bool", f"InfrastructureError: HTTP 500 for request 'req_{index}7f3a' after "
-                                           f"{index % 3 + 1} attempts\nTraceback ...", f"en-normal_atom_bool_{index}")
-             for index in range(4)]
+    rows += [
+        error_row(
+            "normal_atom_bool",
+            f"InfrastructureError: HTTP 500 for request 'req_{index}7f3a' after "
+            f"{index % 3 + 1} attempts\nTraceback ...",
+            f"en-normal_atom_bool_{index}",
+        )
+        for index in range(4)
+    ]
     rows += [error_row("agent_multi_turn", "InternalError: the rollout broke", "zh-agent_multi_turn_0")]
     rows += [error_row("agent_multi_turn", NO_USER, "en-agent_multi_turn_0-r2", repeat=2)]  # a repeat: not counted
-    rows += [{"suite": "acebench", "category": "agent_multi_turn", "outcome": "failed", "error": NO_USER,
-              "test_id": "x"}]
+    rows += [
+        {"suite": "acebench", "category": "agent_multi_turn", "outcome": "failed", "error": NO_USER, "test_id": "x"}
+    ]
     causes = error_causes(rows)
     assert [(category, count) for category, _, count in causes] == [
-        ("agent_multi_turn", 30), ("normal_atom_bool", 4), ("agent_multi_turn", 1)]
+        ("agent_multi_turn", 30),
+        ("normal_atom_bool", 4),
+        ("agent_multi_turn", 1),
+    ]
     assert causes[1][1] == "InfrastructureError: HTTP 500 for request 'req_07f3a' after 1 attempts"  # its first line
     cause = largest_cause(rows)
     assert cause == ErrorCause("agent_multi_turn", NO_USER[:117] + "...", 30, 2, 5)
     assert cause.text() == f"30 agent_multi_turn: {NO_USER[:117]}...; and 5 errors of 2 other causes"
     assert ErrorCause.from_dict(cause.as_dict()) == cause
     assert ErrorCause.from_dict({"category": "x"}) is None and ErrorCause.from_dict(None) is None
-    assert largest_cause([error_row("special_incomplete", "", "a")]) == ErrorCause("special_incomplete",
-                                                                                   "no message", 1)
+    assert largest_cause([error_row("special_incomplete", "", "a")]) == ErrorCause(
+        "special_incomplete", "no message", 1
+    )
     assert largest_cause(rows[-1:]) is None
 
 
@@ -302,33 +355,64 @@ def test_the_error_rate_line_names_the_largest_cause_when_it_misses() -> None:
     assert missed.largest_cause is not None and missed.partial is None
     assert missed.lines() == [
         "tooleval gate: error rate MISSED: 0.030 > 0.020 (3 agent_multi_turn: SampleError: agent_multi_turn needs a "
-        "model to play the user: pass --tooleval-user-model NAME (ACEBench uses gpt-4o))", "tooleval gate: FAILED"]
+        "model to play the user: pass --tooleval-user-model NAME (ACEBench uses gpt-4o))",
+        "tooleval gate: FAILED",
+    ]
     met = evaluate_gate(summary, {}, 0.05, rows=rows)
     assert met.lines() == ["tooleval gate: error rate 0.030 <= 0.050 ok", "tooleval gate: PASSED"]
     # the report's renderers say what the terminal says
-    document = {"gate": {"passed": False, "checks": [], "regressions": [], "notes": [], "error_rate": 0.03,
-                         "max_error_rate": 0.02, "largest_cause": missed.largest_cause.as_dict(), "partial": None}}
+    document = {
+        "gate": {
+            "passed": False,
+            "checks": [],
+            "regressions": [],
+            "notes": [],
+            "error_rate": 0.03,
+            "max_error_rate": 0.02,
+            "largest_cause": missed.largest_cause.as_dict(),
+            "partial": None,
+        }
+    }
     assert gate_lines(document["gate"])[-1] == (missed.lines()[-2], "fail")
     assert f"- error rate **MISSED**: 0.030 > 0.020 ({missed.largest_cause.text()})" in render_markdown(document)
 
 
 def test_the_verdict_of_a_partial_run_says_what_it_left_out() -> None:
-    acebench = {"en": {"partial": True, "partial_reasons": ["14 of 17 categories did not run"]},
-                "zh": {"partial": True, "partial_reasons": ["14 of 17 categories did not run",
-                                                            "2 samples or dialogues have no verdict"]}}
-    summary = RunSummary({"acebench": suite_summary("acebench", True, 0, acebench),
-                          "yaml": suite_summary("yaml", True, 0, {"partial": True}),
-                          "gpt4tools": suite_summary("gpt4tools", False, 0)})
-    assert partial_run(summary) == ("acebench: 14 of 17 categories did not run, 2 samples or dialogues have no "
-                                    "verdict; yaml: not every sample was scored")
+    acebench = {
+        "en": {"partial": True, "partial_reasons": ["14 of 17 categories did not run"]},
+        "zh": {
+            "partial": True,
+            "partial_reasons": ["14 of 17 categories did not run", "2 samples or dialogues have no verdict"],
+        },
+    }
+    summary = RunSummary(
+        {
+            "acebench": suite_summary("acebench", True, 0, acebench),
+            "yaml": suite_summary("yaml", True, 0, {"partial": True}),
+            "gpt4tools": suite_summary("gpt4tools", False, 0),
+        }
+    )
+    assert partial_run(summary) == (
+        "acebench: 14 of 17 categories did not run, 2 samples or dialogues have no "
+        "verdict; yaml: not every sample was scored"
+    )
     gate = evaluate_gate(summary, {"overall": 0.4}, 0.02)
     assert gate.passed and gate.lines()[-1] == f"tooleval gate: PASSED (partial run: {partial_run(summary)})"
     failed = evaluate_gate(summary, {"overall": 0.6}, 0.02)
     assert failed.lines()[-1] == f"tooleval gate: FAILED (partial run: {partial_run(summary)})"
     whole = RunSummary({"gpt4tools": suite_summary("gpt4tools", False, 0)})
     assert partial_run(whole) is None and evaluate_gate(whole, {}, 0.02).lines()[-1] == "tooleval gate: PASSED"
-    document = {"gate": {"passed": True, "checks": [], "regressions": [], "notes": [], "error_rate": 0.0,
-                         "max_error_rate": 0.02, "partial": "yaml: not every sample was scored"}}
+    document = {
+        "gate": {
+            "passed": True,
+            "checks": [],
+            "regressions": [],
+            "notes": [],
+            "error_rate": 0.0,
+            "max_error_rate": 0.02,
+            "partial": "yaml: not every sample was scored",
+        }
+    }
     assert "**Gate: PASSED** (partial run: yaml: not every sample was scored)" in render_markdown(document)
     assert GateResult([], 0.0, 0.02, partial="x").lines()[-1] == "tooleval gate: PASSED (partial run: x)"
 
@@ -337,9 +421,19 @@ def test_the_verdict_of_a_partial_run_says_what_it_left_out() -> None:
 
 
 def bfcl_rows(category: str, size: int, failed: set[int]) -> list[dict[str, Any]]:
-    return [{"suite": "bfcl", "id": f"{category}_{index}-0-0", "test_id": f"{category}_{index}-0-0",
-             "category": category, "language": "", "index": index, "category_size": size,
-             "outcome": "failed" if index in failed else "passed"} for index in range(size)]
+    return [
+        {
+            "suite": "bfcl",
+            "id": f"{category}_{index}-0-0",
+            "test_id": f"{category}_{index}-0-0",
+            "category": category,
+            "language": "",
+            "index": index,
+            "category_size": size,
+            "outcome": "failed" if index in failed else "passed",
+        }
+        for index in range(size)
+    ]
 
 
 def test_a_combined_figure_of_one_category_has_that_categorys_interval() -> None:
@@ -367,5 +461,10 @@ def test_a_combined_figure_of_one_category_has_that_categorys_interval() -> None
     proportion, combined = comparison.figure("bfcl.live_simple.accuracy"), comparison.figure("bfcl.live.ast")
     assert proportion is not None and combined is not None and combined.kind == "combined"
     assert (combined.interval, combined.p, combined.test, combined.units, combined.pass_to_fail) == (
-        proportion.interval, proportion.p, "McNemar", 258, 20)
+        proportion.interval,
+        proportion.p,
+        "McNemar",
+        258,
+        20,
+    )
     assert combined.p == mcnemar_exact(20, 0)

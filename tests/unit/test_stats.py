@@ -305,8 +305,7 @@ def test_bootstrap_is_identical_across_processes() -> None:
 def test_bootstrap_no_change() -> None:
     clusters: dict[str, list[Pair]] = {"a": [(1, 1)] * 30, "b": [(0, 0)] * 20 + [(1, 1)] * 5}
     result = paired_bootstrap(clusters, mean_difference, replicates=300)
-    assert result == BootstrapResult(estimate=0.0, interval=(0.0, 0.0), p_value=1.0, replicates=300,
-                                     standard_error=0.0)
+    assert result == BootstrapResult(estimate=0.0, interval=(0.0, 0.0), p_value=1.0, replicates=300, standard_error=0.0)
 
 
 def test_bootstrap_strong_regression() -> None:
@@ -391,7 +390,10 @@ def test_many_statistics_share_the_single_statistic_replicates() -> None:
     many = paired_bootstrap_many(clusters, both, seed=11, replicates=400)
     assert set(many) == {"mean", "first"}
     assert (many["mean"].estimate, many["mean"].interval, many["mean"].p_value) == (
-        single.estimate, single.interval, single.p_value)
+        single.estimate,
+        single.interval,
+        single.p_value,
+    )
     spread = many["mean"].standard_error
     assert spread is not None and spread > 0
     assert abs(POWER_FACTOR - (1.959964 + 0.841621)) < 1e-5
@@ -401,7 +403,8 @@ def test_error_bars_do_not_depend_on_the_order_rows_arrived_in() -> None:
     from pytest_tooleval.report.compare import Unit, run_spreads
 
     units = [Unit("en.a", f"en.a/{n}", n % 3 != 0) for n in range(40)] + [
-        Unit("en.b", f"en.b/{n}", n % 2 == 0) for n in range(25)]
+        Unit("en.b", f"en.b/{n}", n % 2 == 0) for n in range(25)
+    ]
 
     def combine(proportions: dict[str, float]) -> dict[str, float]:
         return {"en.mean": sum(proportions.values()) / len(proportions)}

@@ -42,7 +42,11 @@ def test_multi_turn_dialogues(
 ) -> None:
     score = category_score(ADJUST, _steps(ADJUST, flags))
     assert (score.accuracy, score.process_acc, score.n, score.steps, score.correct_steps) == (
-        accuracy, process, n, steps, correct_steps,
+        accuracy,
+        process,
+        n,
+        steps,
+        correct_steps,
     )
 
 
@@ -89,7 +93,12 @@ def test_official_groups_reproduce_a_published_row() -> None:
     groups, overall = official_groups(accuracies)
     values = {name: group.value for name, group in groups.items()}
     assert values == {
-        "ATOM": 0.934, "SINGLE_TURN": 0.845, "MULTI_TURN": 0.77, "NORMAL": 0.876, "SPECIAL": 0.93, "AGENT": 0.638,
+        "ATOM": 0.934,
+        "SINGLE_TURN": 0.845,
+        "MULTI_TURN": 0.77,
+        "NORMAL": 0.876,
+        "SPECIAL": 0.93,
+        "AGENT": 0.638,
     }
     assert overall == 0.854
 
@@ -115,7 +124,12 @@ def test_full_run_uses_the_official_formula() -> None:
     assert not summary.partial and summary.reasons == ()
     assert summary.categories["special_irrelevant"].accuracy == 1 / 3
     assert {name: group.value for name, group in summary.groups.items()} == {
-        "ATOM": 0.333, "SINGLE_TURN": 0.333, "MULTI_TURN": 0.333, "NORMAL": 0.333, "SPECIAL": 0.333, "AGENT": 0.333,
+        "ATOM": 0.333,
+        "SINGLE_TURN": 0.333,
+        "MULTI_TURN": 0.333,
+        "NORMAL": 0.333,
+        "SPECIAL": 0.333,
+        "AGENT": 0.333,
     }
     assert summary.overall == round(0.2676 * 0.333 + 0.578 * 0.333 + 0.1545 * 0.333, 3) == 0.333
 

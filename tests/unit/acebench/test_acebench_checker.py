@@ -101,7 +101,13 @@ G = _function("g", {"t": {"type": "string"}}, ["t"])
         ("[f(s='zzz'), f(s='ab')]", {"f_1": {"s": "a"}, "f_2": {"s": "ab"}}, True, "", False),
         ("[f(s='a'), f(s='ab')]", {"f_1": {"s": "ab"}, "f_2": {"s": "a"}}, True, "", True),
         # the last call examined decides the error: another name masks a value error (§4.2)
-        ("[f(s='wrong'), g(t='y')]", {"f": {"s": "x"}, "g": {"t": "y"}}, False, "simple_function_checker:unclear", False),
+        (
+            "[f(s='wrong'), g(t='y')]",
+            {"f": {"s": "x"}, "g": {"t": "y"}},
+            False,
+            "simple_function_checker:unclear",
+            False,
+        ),
         ("[g(t='y'), f(s='wrong')]", {"f": {"s": "x"}, "g": {"t": "y"}}, False, "value_error:string", False),
         ("[g(t='y'), f(s='x')]", {"f": {"s": "x"}, "g": {"t": "y"}}, True, "", True),  # order-insensitive
         ("[f(s='x'), f(s='x')]", {"f": {"s": "x"}, "g": {"t": "y"}}, False, "function_mismatch", False),
@@ -147,8 +153,13 @@ STRINGS = {"a": {"type": "array", "items": {"type": "string"}}}
         # an array without items is an array of dicts: strings fail the list-of-dict check (§4.4)
         ({"a": {"type": "array"}}, "[f(a=['x'])]", {"a": ["x"]}, False, "value_error"),
         ({"a": {"type": "array"}}, "[f(a=[{'k': 'v w'}])]", {"a": [{"k": "vw"}]}, True, ""),
-        ({"a": {"type": "array"}}, "[f(a=[{'k': 'v'}])]", {"a": [{"k": "v"}, {"k": "w"}]},
-         False, "value_error:list_dict_count"),
+        (
+            {"a": {"type": "array"}},
+            "[f(a=[{'k': 'v'}])]",
+            {"a": [{"k": "v"}, {"k": "w"}]},
+            False,
+            "value_error:list_dict_count",
+        ),
         # an array whose GT is a dict passes with any non-empty list: "variable", not compared (§4.4)
         (STRINGS, "[f(a=['anything'])]", {"a": {"k": 1}}, True, ""),
         # a string parameter with GT null accepts any string
@@ -172,9 +183,7 @@ STRINGS = {"a": {"type": "array", "items": {"type": "string"}}}
         ({"a": {"type": "string"}}, "[f(a='zzz')]", {"a": {"type": "string"}}, True, ""),
     ],
 )
-def test_type_and_value_rules(
-    properties: dict, output: str, gt_args: dict, valid: bool, error_type: str
-) -> None:
+def test_type_and_value_rules(properties: dict, output: str, gt_args: dict, valid: bool, error_type: str) -> None:
     function = _function("f", properties, [])
     if not properties:
         function["parameters"] = {"type": "object", "properties": {}, "required": []}

@@ -241,8 +241,10 @@ def test_ground_truth_ceiling(ace: AceData, lang: str, category: str) -> None:
         if (record.id, output) in official:
             confirmed += 1
             if official[(record.id, output)] != verdict.valid:
-                mismatches.append(f"  {record.id}: official {not verdict.valid}, ours {verdict.valid} "
-                                  f"{verdict.error_type}; output {output[:200]!r}")
+                mismatches.append(
+                    f"  {record.id}: official {not verdict.valid}, ours {verdict.valid} "
+                    f"{verdict.error_type}; output {output[:200]!r}"
+                )
     assert not mismatches, _report(mismatches, confirmed)
     # Every category has official verdicts for at least a quarter of its renderings (en special_incomplete: 15/50).
     assert confirmed >= len(rows) // 4

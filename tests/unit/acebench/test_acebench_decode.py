@@ -23,10 +23,14 @@ OFFICIAL_DECODINGS = [
     ("[f(a=~5, b=not(True), c=-1.5)]", [{"f": {"a": -5, "b": -1, "c": -1.5}}]),
     # ... but inside a binary operation Python's own meaning applies, as upstream eval()s it
     ("[f(a=+2*1, b=-3+2)]", [{"f": {"a": 2, "b": -1}}]),
-    ("[f(a='New'+'York', b=2*3, c='ab'*2, d=[1]+[2], e=2**10, g=7/2)]",
-     [{"f": {"a": "NewYork", "b": 6, "c": "abab", "d": [1, 2], "e": 1024, "g": 3.5}}]),
-    ("[f(a=(1,)+(2,), b={'k':1}|{'j':2}, c='%s-%d'%('x',3))]",
-     [{"f": {"a": (1, 2), "b": {"k": 1, "j": 2}, "c": "x-3"}}]),
+    (
+        "[f(a='New'+'York', b=2*3, c='ab'*2, d=[1]+[2], e=2**10, g=7/2)]",
+        [{"f": {"a": "NewYork", "b": 6, "c": "abab", "d": [1, 2], "e": 1024, "g": 3.5}}],
+    ),
+    (
+        "[f(a=(1,)+(2,), b={'k':1}|{'j':2}, c='%s-%d'%('x',3))]",
+        [{"f": {"a": (1, 2), "b": {"k": 1, "j": 2}, "c": "x-3"}}],
+    ),
     # a tuple or set display at the top level is accepted like a list
     ("(f(a=1), g(b=2))", [{"f": {"a": 1}}, {"g": {"b": 2}}]),
     ("f(a=1), g(b=2)", [{"f": {"a": 1}}, {"g": {"b": 2}}]),
@@ -34,8 +38,10 @@ OFFICIAL_DECODINGS = [
     ("[]", []),
     ("()", []),
     # names become strings; not True loses its space and becomes one name
-    ("[f(city=Paris, flag=true, x=null, y=not True)]",
-     [{"f": {"city": "Paris", "flag": "true", "x": "null", "y": "notTrue"}}]),
+    (
+        "[f(city=Paris, flag=true, x=null, y=not True)]",
+        [{"f": {"city": "Paris", "flag": "true", "x": "null", "y": "notTrue"}}],
+    ),
     # positional arguments are dropped, **kw lands under None, a repeated keyword keeps the last value
     ("[f('x', a=1)]", [{"f": {"a": 1}}]),
     ("[f(True)]", [{"f": {}}]),
@@ -45,10 +51,14 @@ OFFICIAL_DECODINGS = [
     ("[a.b.c(x=1)]", [{"a.b.c": {"x": 1}}]),
     ("[f()(x=1)]", [{"": {"x": 1}}]),
     # calls as values, ellipsis, subscripts as source text, tuples, dicts, implicit concatenation
-    ("[f(a=g(), b=h(k=1), c=..., d=x[0], e=x[a,b], g=x[1:2])]",
-     [{"f": {"a": {"g": {}}, "b": {"h": {"k": 1}}, "c": "...", "d": "x[0]", "e": "x[(a, b)]", "g": "x[1:2]"}}]),
-    ("[f(a=(1, 'b'), b={'k': [1, {'j': None}]}, c='It''s')]",
-     [{"f": {"a": (1, "b"), "b": {"k": [1, {"j": None}]}, "c": "Its"}}]),
+    (
+        "[f(a=g(), b=h(k=1), c=..., d=x[0], e=x[a,b], g=x[1:2])]",
+        [{"f": {"a": {"g": {}}, "b": {"h": {"k": 1}}, "c": "...", "d": "x[0]", "e": "x[(a, b)]", "g": "x[1:2]"}}],
+    ),
+    (
+        "[f(a=(1, 'b'), b={'k': [1, {'j': None}]}, c='It''s')]",
+        [{"f": {"a": (1, "b"), "b": {"k": [1, {"j": None}]}, "c": "Its"}}],
+    ),
     ("[f(a='\\d')]", [{"f": {"a": "\\d"}}]),  # an invalid escape only warns, even under -W error
     ("[f(a=[i for i in x])]", [{"f": {"a": ["iforiinx"]}}]),  # without spaces, one name
     ("[f(a={1: 'x', True: 'y'})]", [{"f": {"a": {1: "y"}}}]),  # Python dict semantics for equal keys

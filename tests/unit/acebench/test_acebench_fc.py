@@ -100,16 +100,23 @@ def test_type_names_are_translated_everywhere_and_the_rest_is_kept() -> None:
     original = copy.deepcopy(parameters)
     tool = _one(parameters)
     assert parameters == original
-    assert tool == {"type": "function", "function": {"name": "f", "description": "d", "parameters": {
-        "type": "object",
-        "required": ["a"],
-        "properties": {
-            "a": {"type": "array", "items": {"type": "number", "minimum": 0}, "description": "x"},
-            "b": {"type": "object", "additionalProperties": {"type": "array"}, "default": {"type": "dict"}},
-            "c": {"type": "object", "patternProperties": {"^x": {"enum": ["dict"]}}},
-            "d": {"type": ["boolean", "null"], "format": "date"},
+    assert tool == {
+        "type": "function",
+        "function": {
+            "name": "f",
+            "description": "d",
+            "parameters": {
+                "type": "object",
+                "required": ["a"],
+                "properties": {
+                    "a": {"type": "array", "items": {"type": "number", "minimum": 0}, "description": "x"},
+                    "b": {"type": "object", "additionalProperties": {"type": "array"}, "default": {"type": "dict"}},
+                    "c": {"type": "object", "patternProperties": {"^x": {"enum": ["dict"]}}},
+                    "d": {"type": ["boolean", "null"], "format": "date"},
+                },
+            },
         },
-    }}}
+    }
     tool["function"]["parameters"]["properties"]["b"]["default"]["type"] = "changed"
     assert parameters == original  # a copy, not shared
 
@@ -127,8 +134,12 @@ def test_a_pattern_with_a_dash_after_a_class_escape_is_escaped() -> None:
     email = r"^[\w-\.]+@([\w-]+\.)+[\w-]{2,4}$"
     converted = _one({"type": "dict", "properties": {"e": {"type": "string", "pattern": email}}})
     assert converted["function"]["parameters"]["properties"]["e"]["pattern"] == r"^[\w\-\.]+@([\w-]+\.)+[\w-]{2,4}$"
-    assert _one({"type": "dict", "properties": {"e": {"type": "string", "pattern": "^a-b$"}}})["function"][
-        "parameters"]["properties"]["e"]["pattern"] == "^a-b$"
+    assert (
+        _one({"type": "dict", "properties": {"e": {"type": "string", "pattern": "^a-b$"}}})["function"]["parameters"][
+            "properties"
+        ]["e"]["pattern"]
+        == "^a-b$"
+    )
 
 
 @pytest.mark.parametrize(
@@ -136,12 +147,18 @@ def test_a_pattern_with_a_dash_after_a_class_escape_is_escaped() -> None:
     [
         (["f"], "function #0: expected a dict with a non-empty string 'name'"),
         ([{"description": "d"}], "function #0: expected a dict"),
-        ([{"name": "f", "parameters": {"type": "dict", "properties": {"a": {"type": "str"}}}}],
-         "function 'f': parameters/properties/a/type: unknown type name 'str'"),
-        ([{"name": "f", "parameters": {"type": "dict", "properties": {"a": {"type": "string", "required": True}}}}],
-         "function 'f': parameters/properties/a/required: True is not of type 'array'"),
-        ([{"name": "f", "parameters": {"type": "dict", "properties": {"a": {"type": "list", "items": [{}]}}}}],
-         "function 'f': parameters/properties/a/items: a schema must be a dict, got list"),
+        (
+            [{"name": "f", "parameters": {"type": "dict", "properties": {"a": {"type": "str"}}}}],
+            "function 'f': parameters/properties/a/type: unknown type name 'str'",
+        ),
+        (
+            [{"name": "f", "parameters": {"type": "dict", "properties": {"a": {"type": "string", "required": True}}}}],
+            "function 'f': parameters/properties/a/required: True is not of type 'array'",
+        ),
+        (
+            [{"name": "f", "parameters": {"type": "dict", "properties": {"a": {"type": "list", "items": [{}]}}}}],
+            "function 'f': parameters/properties/a/items: a schema must be a dict, got list",
+        ),
         ([{"name": "f", "parameters": {"type": "string"}}], "function 'f': parameters: a tool's parameters must be"),
         ([{"name": "f", "parameters": None, "arguments": None}], "function 'f': both 'parameters' and 'arguments'"),
         ([{"name": "f", "_arguments": {}}], "function 'f': unexpected key '_arguments'"),
@@ -164,23 +181,32 @@ def test_names_are_made_valid_and_unique() -> None:
     assert [tools.original(name) for name in names] == originals
     assert tools.original("unknown") == "unknown"
     assert tools.tool_name("geo.search") == "geo_search_2" and tools.tool_name("a.b") == "a_b"
-    assert tool_schemas([{"name": n} for n in ("geo.search", "geo_search")]).names == tool_schemas(
-        [{"name": n} for n in ("geo.search", "geo_search")]).names  # deterministic
+    assert (
+        tool_schemas([{"name": n} for n in ("geo.search", "geo_search")]).names
+        == tool_schemas([{"name": n} for n in ("geo.search", "geo_search")]).names
+    )  # deterministic
 
 
 # --- fc_system_prompt ----------------------------------------------------------------------------------
 
 SINGLE_TURN = [
     (f"model_inference/prompt_{lang}.py", f"SYSTEM_PROMPT_FOR_{kind}_DATA_{lang.upper()}")
-    for lang in LANGUAGES for kind in ("NORMAL", "PREFERENCE", "SPECIAL")
+    for lang in LANGUAGES
+    for kind in ("NORMAL", "PREFERENCE", "SPECIAL")
 ]
-TEMPLATES = SINGLE_TURN + [
-    (f"model_inference/prompt_{lang}.py", f"{kind}_PROMPT_{lang.upper()}")
-    for lang in LANGUAGES for kind in ("TRAVEL", "BASE")
-] + [
-    (f"model_inference/{mode}/APIModel_agent.py", f"MULTI_TURN_AGENT_PROMPT_SYSTEM_{lang.upper()}")
-    for mode in ("multi_step", "multi_turn") for lang in LANGUAGES
-]
+TEMPLATES = (
+    SINGLE_TURN
+    + [
+        (f"model_inference/prompt_{lang}.py", f"{kind}_PROMPT_{lang.upper()}")
+        for lang in LANGUAGES
+        for kind in ("TRAVEL", "BASE")
+    ]
+    + [
+        (f"model_inference/{mode}/APIModel_agent.py", f"MULTI_TURN_AGENT_PROMPT_SYSTEM_{lang.upper()}")
+        for mode in ("multi_step", "multi_turn")
+        for lang in LANGUAGES
+    ]
+)
 SENTINELS = ('["There is incorrect value', '["Missing necessary parameters', '["Due to the limitations')
 SENTENCE_END = re.compile(r"(?:(?<=。)|(?<=\.)(?<!^\d\.)(?= )) *")
 LINE_START = re.compile(r"^\s*(?:[-*]\s+|\(\d+\)\s*|\d+[.)]?\s+)?")
@@ -301,13 +327,27 @@ def test_the_example_transcript() -> None:
         {"role": "user", "content": "I'm planning a hiking trip to the Andes."},
         {"role": "assistant", "content": "Could you please tell me the duration of the trip?"},
         {"role": "user", "content": "The trip will be 10 days long, at 5500 meters, intermediate level."},
-        {"role": "assistant", "content": "", "tool_calls": [{"id": "call_0", "type": "function", "function": {
-            "name": "hiking_fitness_preparation",
-            "arguments": '{"hiking_duration": 10, "hiking_altitude": 5500, "fitness_level": "intermediate"}',
-        }}]},
-        {"role": "tool", "tool_call_id": "call_0", "content": (
-            "Here is your customized hiking fitness preparation plan:\n- Training Plan:\n  Cardio three times a week."
-        )},
+        {
+            "role": "assistant",
+            "content": "",
+            "tool_calls": [
+                {
+                    "id": "call_0",
+                    "type": "function",
+                    "function": {
+                        "name": "hiking_fitness_preparation",
+                        "arguments": '{"hiking_duration": 10, "hiking_altitude": 5500, "fitness_level": "intermediate"}',
+                    },
+                }
+            ],
+        },
+        {
+            "role": "tool",
+            "tool_call_id": "call_0",
+            "content": (
+                "Here is your customized hiking fitness preparation plan:\n- Training Plan:\n  Cardio three times a week."
+            ),
+        },
         {"role": "user", "content": "I'm also curious about the gear."},
     ]
 
@@ -322,7 +362,9 @@ def test_several_calls_share_one_result_and_ids_count_on() -> None:
     assert [m["role"] for m in messages] == ["user", "assistant", "tool", "tool", "user", "assistant", "tool"]
     first = messages[1]["tool_calls"]
     assert [(c["id"], c["function"]["name"], c["function"]["arguments"]) for c in first] == [
-        ("call_0", "geo_find", '{"city": "Paris", "tags": ["x", "y"]}'), ("call_1", "g", '{"n": 1}')]
+        ("call_0", "geo_find", '{"city": "Paris", "tags": ["x", "y"]}'),
+        ("call_1", "g", '{"n": 1}'),
+    ]
     assert [(m["tool_call_id"], m["content"]) for m in messages[2:4]] == [("call_0", "done"), ("call_1", "done")]
     assert messages[5]["tool_calls"][0]["id"] == "call_2" and messages[6]["content"] == "天气。"
     assert history_messages(question)[1]["tool_calls"][0]["function"]["name"] == "geo.find"  # no ToolSet: as is
@@ -371,5 +413,6 @@ def test_a_question_without_prefixes_is_one_user_message() -> None:
 
 def test_a_transcript_may_end_on_a_system_turn() -> None:
     assert history_messages("user: hi\nsystem: hello") == [
-        {"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]
-
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": "hello"},
+    ]

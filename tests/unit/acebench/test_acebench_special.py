@@ -14,7 +14,13 @@ IRRELEVANT_GT = "Due to the limitations of the function, I cannot solve this pro
 
 # (category, output, ground truth, valid, error_type)
 EXAMPLES = [
-    ("special_incomplete", "Missing necessary parameters (a) for the api (F)", {"F": ["a", "b"]}, False, "error_correction"),
+    (
+        "special_incomplete",
+        "Missing necessary parameters (a) for the api (F)",
+        {"F": ["a", "b"]},
+        False,
+        "error_correction",
+    ),
     ("special_incomplete", "Missing necessary parameters (ab) for the api (F)", {"F": ["a", "b"]}, True, ""),
     ("special_incomplete", "missing necessary parameters (a) for the api (F)", {"F": ["a"]}, False, "error_detection"),
     ("special_incomplete", "Missing necessary parameters (a) for the api (G)", {"F": ["a"]}, False, "error_correction"),
@@ -35,7 +41,13 @@ EXAMPLES = [
         "",
     ),
     ("special_error_param", "There is incorrect value (1234WrongID) for the parameters (xxx)", PLAN, True, ""),
-    ("special_error_param", "There is incorrect value (1234wrongid) for the parameters (plan_id)", PLAN, False, "error_correction"),
+    (
+        "special_error_param",
+        "There is incorrect value (1234wrongid) for the parameters (plan_id)",
+        PLAN,
+        False,
+        "error_correction",
+    ),
     ("special_error_param", "there is incorrect value (1234WrongID)", PLAN, False, "error_detection"),
     ("special_error_param", "There is incorrect value (ABC123)", TWO_KEYS, False, "error_correction"),
     ("special_error_param", "There is incorrect value (10点到16点)", {"时间": ["10点到16点"]}, True, ""),
@@ -72,7 +84,11 @@ def test_unknown_category_is_refused() -> None:
             {"k": ["v"]},
             '["There is incorrect value (v) for the parameters (k) in the conversation history."]',
         ),
-        ("special_irrelevant", IRRELEVANT_GT, '["Due to the limitations of the function, I cannot solve this problem."]'),
+        (
+            "special_irrelevant",
+            IRRELEVANT_GT,
+            '["Due to the limitations of the function, I cannot solve this problem."]',
+        ),
         (None, IRRELEVANT_GT, '["Due to the limitations of the function, I cannot solve this problem."]'),
     ],
 )

@@ -15,9 +15,17 @@ from pytest_tooleval.suites.acebench.tool_calls import (
     written_calls,
 )
 
-FUNCTIONS = [{"name": "geo.find_city", "description": "Find a city.",
-              "parameters": {"type": "object", "properties": {"name": {"type": "string"}, "tags": {"type": "array"}},
-                             "required": ["name"]}}]
+FUNCTIONS = [
+    {
+        "name": "geo.find_city",
+        "description": "Find a city.",
+        "parameters": {
+            "type": "object",
+            "properties": {"name": {"type": "string"}, "tags": {"type": "array"}},
+            "required": ["name"],
+        },
+    }
+]
 NAMES = {"geo_find_city": "geo.find_city"}
 
 
@@ -26,12 +34,15 @@ def test_names_are_mapped_back_and_arguments_parsed() -> None:
     assert calls == [{"geo.find_city": {"name": "New York", "tags": ["a b"]}}]
 
 
-@pytest.mark.parametrize(("arguments", "problem"), [
-    ('{"name": "Par', "the arguments are not JSON (JSONDecodeError)"),
-    ('["Paris"]', "the arguments are a JSON list, not an object"),
-    ("[" * 100_000 + "]" * 100_000, "the arguments are not JSON (RecursionError)"),  # hostile nesting
-    ('{"n": ' + "9" * 5000 + "}", "the arguments are not JSON (ValueError)"),  # past Python's digit limit
-])
+@pytest.mark.parametrize(
+    ("arguments", "problem"),
+    [
+        ('{"name": "Par', "the arguments are not JSON (JSONDecodeError)"),
+        ('["Paris"]', "the arguments are a JSON list, not an object"),
+        ("[" * 100_000 + "]" * 100_000, "the arguments are not JSON (RecursionError)"),  # hostile nesting
+        ('{"n": ' + "9" * 5000 + "}", "the arguments are not JSON (ValueError)"),  # past Python's digit limit
+    ],
+)
 def test_arguments_that_are_not_an_object_are_a_format_error(arguments: str, problem: str) -> None:
     with pytest.raises(ToolCallFormatError, match=re.escape(f"tool call 1 (geo.find_city): {problem}")):
         decoded_calls([{"name": "geo_find_city", "arguments": arguments}], NAMES)
@@ -46,16 +57,28 @@ def test_rendered_calls_decode_back_to_the_same_calls() -> None:
 
 def test_unreadable_calls_are_written_raw() -> None:
     assert written_calls([{"name": "geo_find_city", "arguments": '{"name": "Par'}], NAMES) == (
-        '[geo.find_city({"name": "Par)]', False)
+        '[geo.find_city({"name": "Par)]',
+        False,
+    )
     assert written_calls([{"name": "geo_find_city", "arguments": '{"name": "Paris"}'}], NAMES) == (
-        "[geo.find_city(name='Paris')]", True)
+        "[geo.find_city(name='Paris')]",
+        True,
+    )
 
 
 def test_tool_calls_meet_no_whitespace_quirk_where_the_text_protocol_does() -> None:
     # acebench-scoring §4.5: a list inside an object with a space in a string can never match as text
-    functions = [{"name": "f", "description": "", "parameters": {
-        "type": "object", "required": ["o"],
-        "properties": {"o": {"type": "object", "required": ["k"], "properties": {"k": {"type": "array"}}}}}}]
+    functions = [
+        {
+            "name": "f",
+            "description": "",
+            "parameters": {
+                "type": "object",
+                "required": ["o"],
+                "properties": {"o": {"type": "object", "required": ["k"], "properties": {"k": {"type": "array"}}}},
+            },
+        }
+    ]
     truth = {"f": {"o": {"k": ["New York"]}}}
     assert not score_normal(functions, truth, "[f(o={'k': ['New York']})]").valid
     verdict = score_normal_tool_calls(functions, truth, [{"name": "f", "arguments": '{"o": {"k": ["New York"]}}'}])
@@ -63,7 +86,8 @@ def test_tool_calls_meet_no_whitespace_quirk_where_the_text_protocol_does() -> N
 
 
 def test_a_malformed_call_fails_both_scorers_as_a_format_error() -> None:
-    verdict = score_normal_tool_calls(FUNCTIONS, {"geo.find_city": {"name": "Paris"}},
-                                      [{"name": "geo_find_city", "arguments": "{"}], NAMES)
+    verdict = score_normal_tool_calls(
+        FUNCTIONS, {"geo.find_city": {"name": "Paris"}}, [{"name": "geo_find_city", "arguments": "{"}], NAMES
+    )
     assert (verdict.valid, verdict.fixed_valid, verdict.error_type) == (False, False, "wrong_output_format")
     assert verdict.calls is None

@@ -9,14 +9,14 @@ from typing import Any
 import pytest
 
 from memory_cost import cost
-from pytest_tooleval.suites.acebench import decode as normal
-from pytest_tooleval.suites.acebench.agent import decode as agent
 from pytest_tooleval.safe_eval import (
     Limits,
     UnsupportedExpression,
     evaluate,
     undefined_name,
 )
+from pytest_tooleval.suites.acebench import decode as normal
+from pytest_tooleval.suites.acebench.agent import decode as agent
 
 DECODER = normal.LIMITS
 AGENT = agent.LIMITS

@@ -94,8 +94,12 @@ def _rows(root: str, group: tuple[str, str]) -> list[dict[str, Any]]:
 
 def test_trace_file_has_400_rows(root: str) -> None:
     sizes = {group: len(_rows(root, group)) for group in GROUPS}
-    assert sizes == {("en", "agent_multi_step"): 80, ("en", "agent_multi_turn"): 120,
-                     ("zh", "agent_multi_step"): 80, ("zh", "agent_multi_turn"): 120}
+    assert sizes == {
+        ("en", "agent_multi_step"): 80,
+        ("en", "agent_multi_turn"): 120,
+        ("zh", "agent_multi_step"): 80,
+        ("zh", "agent_multi_turn"): 120,
+    }
 
 
 @pytest.mark.parametrize("group", GROUPS, ids=["/".join(g) for g in GROUPS])
@@ -145,8 +149,10 @@ def test_rollout_replay_matches_direct_execution(root: str, group: tuple[str, st
         if category == "agent_multi_step" or reaching == row["messages"]:
             verdict = score_rollout(answer, rollout)
             if verdict.valid != row["valid"] or round(verdict.process, 3) != row["process_accuracy"]:
-                problems.append(f"{label}: rollout verdict {verdict.valid}/{verdict.process}, official "
-                                f"{row['valid']}/{row['process_accuracy']}")
+                problems.append(
+                    f"{label}: rollout verdict {verdict.valid}/{verdict.process}, official "
+                    f"{row['valid']}/{row['process_accuracy']}"
+                )
     assert not problems, _report(group, len(rows), problems)
 
 
@@ -156,8 +162,12 @@ def test_the_revisions_differ_in_four_answers(acebench_dir: Path, acebench_56dd6
     for folder in (acebench_dir, acebench_56dd66c_dir):
         recorded(folder, "agent_gold_sequences.json")
     old, new = str(acebench_dir), str(acebench_56dd66c_dir)
-    changed = sorted((lang, sample_id) for lang in gold(old) for sample_id in gold(old)[lang]
-                     if gold(old)[lang][sample_id] != gold(new)[lang][sample_id])
+    changed = sorted(
+        (lang, sample_id)
+        for lang in gold(old)
+        for sample_id in gold(old)[lang]
+        if gold(old)[lang][sample_id] != gold(new)[lang][sample_id]
+    )
     assert changed == [("en", f"agent_multi_step_{n}") for n in (14, 15, 16, 17)]
     verdicts = {}
     for _, sample_id in changed:
@@ -166,5 +176,7 @@ def test_the_revisions_differ_in_four_answers(acebench_dir: Path, acebench_56dd6
                 record, answer = samples(answers_from, "en", "agent_multi_step")[sample_id]
                 result = execute_messages(record, "en", gold(calls_from)["en"][sample_id]["calls"])
                 verdicts[(sample_id, calls_from, answers_from)] = grade(answer, result.end_state, result.process).valid
-    assert verdicts == {(sample_id, calls_from, answers_from): calls_from == answers_from
-                        for sample_id, calls_from, answers_from in verdicts}
+    assert verdicts == {
+        (sample_id, calls_from, answers_from): calls_from == answers_from
+        for sample_id, calls_from, answers_from in verdicts
+    }

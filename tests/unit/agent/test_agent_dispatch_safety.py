@@ -20,8 +20,7 @@ PHONE = ["BaseApi", "MessageApi", "ReminderApi", "FoodPlatform"]
 CONFIG = {"BaseApi": {"wifi": False, "logged_in": True}}
 
 UNBOUND = [
-    "Error during execution: cannot access local variable 'func_call_result' where it is not associated "
-    "with a value"
+    "Error during execution: cannot access local variable 'func_call_result' where it is not associated with a value"
 ]
 TURN_ERROR = list("Error during execution: {str(e)}")
 

@@ -32,8 +32,11 @@ def flags(env: Any) -> dict[str, tuple[Any, Any]]:
 
 
 def test_base_config_wins_and_applies_to_every_phone_class() -> None:
-    config = {"BaseApi": {"wifi": True, "logged_in": False}, "MessageApi": {"wifi": False},
-              "FoodPlatform": {"logged_in_users": ["Eve"]}}
+    config = {
+        "BaseApi": {"wifi": True, "logged_in": False},
+        "MessageApi": {"wifi": False},
+        "FoodPlatform": {"logged_in_users": ["Eve"]},
+    }
     env = build_environment("en", config, PHONE)
     assert set(flags(env).values()) == {(True, False)}
     # The FoodPlatform entry is overwritten by the second (BaseApi) load.
@@ -115,8 +118,14 @@ def test_multi_turn_error_stops_the_message_and_is_not_registered() -> None:
 def test_observations_are_serialised_like_upstream() -> None:
     env = build_environment("en", ONLINE, ["BaseApi", "MessageApi", "FoodPlatform"])
     assert step(env, "[get_all_message_times_with_ids()]") == [
-        {"1": "2024-06-09", "2": "2024-03-09", "3": "2023-12-05", "4": "2024-09-09", "5": "2024-06-06",
-         "6": "2024-01-15"}
+        {
+            "1": "2024-06-09",
+            "2": "2024-03-09",
+            "3": "2023-12-05",
+            "4": "2024-09-09",
+            "5": "2024-06-06",
+            "6": "2024-01-15",
+        }
     ]
     assert step(env, "[check_balance(user_name='Eve'), check_balance(user_name='Nobody')]") == [500.0, 0.0]
     assert step(env, "[get_products(merchant_name='Heytea')]") == [
@@ -160,8 +169,11 @@ def test_food_balance_rule_differs_between_languages() -> None:
         merchant = "Jiutian BBQ" if language == "en" else "九田家烤肉"
         product = "Grilled Pork Belly" if language == "en" else "烤五花肉"
         step(env, "[login_food_platform(username='Jack', password='password654')]")
-        result = step(env, f"[add_food_delivery_order(username='Jack', merchant_name='{merchant}', "
-                           f"items=[{{'product': '{product}', 'quantity': 1}}])]")
+        result = step(
+            env,
+            f"[add_food_delivery_order(username='Jack', merchant_name='{merchant}', "
+            f"items=[{{'product': '{product}', 'quantity': 1}}])]",
+        )
         assert result[0]["status"] is allowed
 
 
@@ -171,28 +183,36 @@ def test_food_orders_need_the_platform_login_only() -> None:
         {"status": False, "message": "Wi-Fi is not enabled, unable to login"}
     ]
     step(env, "[turn_on_wifi()]", "[login_food_platform(username='Eve', password='password123')]")
-    assert step(env, "[add_food_delivery_order(username='Eve', merchant_name=\"Domino's\", "
-                     "items=[{'product': 'Margherita Pizza', 'quantity': True}])]") == [
-        {"status": True, "message": "Food delivery order successfully placed with Domino's. Total amount: 68.0 yuan"}
-    ]
-    assert step(env, "[add_food_delivery_order(username='Eve', merchant_name=\"Domino's\", "
-                     "items=[{'product': 'Margherita Pizza', 'quantity': 2.0}])]") == [
-        {"status": False, "message": "Invalid quantity 2.0 for product Margherita Pizza"}
-    ]
+    assert step(
+        env,
+        "[add_food_delivery_order(username='Eve', merchant_name=\"Domino's\", "
+        "items=[{'product': 'Margherita Pizza', 'quantity': True}])]",
+    ) == [{"status": True, "message": "Food delivery order successfully placed with Domino's. Total amount: 68.0 yuan"}]
+    assert step(
+        env,
+        "[add_food_delivery_order(username='Eve', merchant_name=\"Domino's\", "
+        "items=[{'product': 'Margherita Pizza', 'quantity': 2.0}])]",
+    ) == [{"status": False, "message": "Invalid quantity 2.0 for product Margherita Pizza"}]
 
 
 def test_zh_search_orders_crashes_on_item_names() -> None:
     env = build_environment("zh", ONLINE, ["BaseApi", "FoodPlatform"])
-    step(env, "[login_food_platform(username='Eve', password='password123')]",
-         "[add_food_delivery_order(username='Eve', merchant_name='达美乐', items=[{'product': '玛格丽特披萨'}])]")
+    step(
+        env,
+        "[login_food_platform(username='Eve', password='password123')]",
+        "[add_food_delivery_order(username='Eve', merchant_name='达美乐', items=[{'product': '玛格丽特披萨'}])]",
+    )
     assert step(env, "[search_orders(keyword='达美乐')]")[0]["status"] is True
     assert step(env, "[search_orders(keyword='披萨')]") == [
         "Error during execution: 'dict' object has no attribute 'lower'"
     ]
     en = build_environment("en", ONLINE, ["BaseApi", "FoodPlatform"])
-    step(en, "[login_food_platform(username='Eve', password='password123')]",
-         "[add_food_delivery_order(username='Eve', merchant_name=\"Domino's\", "
-         "items=[{'product': 'Margherita Pizza'}])]")
+    step(
+        en,
+        "[login_food_platform(username='Eve', password='password123')]",
+        "[add_food_delivery_order(username='Eve', merchant_name=\"Domino's\", "
+        "items=[{'product': 'Margherita Pizza'}])]",
+    )
     assert step(en, "[search_orders(keyword='pizza')]")[0]["status"] is True
 
 
@@ -212,30 +232,39 @@ def test_reminders_keys_and_zh_only_methods() -> None:
 
 def test_travel_booking_and_quirks() -> None:
     env = build_environment("en", {}, ["Travel"])
-    assert step(env, "[reserve_flight(user_id='user2', password='password456', flight_no='CA1234', "
-                     "cabin='Economy Class', payment_method='bank', baggage_count=3)]") == [
-        "Booking successful. Reservation ID: res_5. Total cost: 1250 yuan (including baggage fees)."
-    ]
+    assert step(
+        env,
+        "[reserve_flight(user_id='user2', password='password456', flight_no='CA1234', "
+        "cabin='Economy Class', payment_method='bank', baggage_count=3)]",
+    ) == ["Booking successful. Reservation ID: res_5. Total cost: 1250 yuan (including baggage fees)."]
     travel = env.instances["Travel"]
-    assert travel.reservations[-1] == {"reservation_id": "res_5", "user_id": "user2", "flight_no": "CA1234",
-                                       "payment_method": "bank", "cabin": "Economy Class", "baggage": 3}
+    assert travel.reservations[-1] == {
+        "reservation_id": "res_5",
+        "user_id": "user2",
+        "flight_no": "CA1234",
+        "payment_method": "bank",
+        "cabin": "Economy Class",
+        "baggage": 3,
+    }
     assert travel.users["user2"]["bank_balance"] == 6750.0
-    assert step(env, "[reserve_flight(user_id='user2', password='wrong', flight_no='CA1234', "
-                     "cabin='Economy Class', payment_method='bank', baggage_count=1)]") == [
-        "Error during execution: 'membership_level'"
-    ]
-    assert step(env, "[reserve_flight(user_id='user2', password='password456', flight_no='XX0000', "
-                     "cabin='Economy Class', payment_method='bank', baggage_count=1)]") == [
-        "Error during execution: 'NoneType' object is not subscriptable"
-    ]
+    assert step(
+        env,
+        "[reserve_flight(user_id='user2', password='wrong', flight_no='CA1234', "
+        "cabin='Economy Class', payment_method='bank', baggage_count=1)]",
+    ) == ["Error during execution: 'membership_level'"]
+    assert step(
+        env,
+        "[reserve_flight(user_id='user2', password='password456', flight_no='XX0000', "
+        "cabin='Economy Class', payment_method='bank', baggage_count=1)]",
+    ) == ["Error during execution: 'NoneType' object is not subscriptable"]
     assert step(env, "[modify_flight(user_id='user2', reservation_id='res_4', new_cabin='Economy Class')]") == [
         "Flight information not found."
     ]
     # A cabin change is priced on the old flight, before the flight change.
-    assert step(env, "[modify_flight(user_id='user1', reservation_id='res_2', new_flight_no='CZ4352', "
-                     "new_cabin='Economy Class')]") == [
-        "Flight number has been changed. Cabin change successful. Price difference refunded: 1100."
-    ]
+    assert step(
+        env,
+        "[modify_flight(user_id='user1', reservation_id='res_2', new_flight_no='CZ4352', new_cabin='Economy Class')]",
+    ) == ["Flight number has been changed. Cabin change successful. Price difference refunded: 1100."]
     # Cancelling never removes the reservation, so it refunds again.
     for _ in range(2):
         assert step(env, "[cancel_reservation(user_id='user1', reservation_id='res_1', reason='changed plans')]") == [

@@ -11,8 +11,13 @@ from pytest_tooleval.suites.acebench.agent import grade, process_accuracy
 from pytest_tooleval.suites.acebench.agent.grading import milestone_score
 
 BASE_OK = {"BaseApi": {"wifi": True, "logged_in": True}}
-FOOD_GT = {"FoodPlatform": {"users": {"Eve": {"balance": 412.0}, "Jack": {"balance": 120.0}},
-                            "logged_in_users": ["Eve"], "orders": []}}
+FOOD_GT = {
+    "FoodPlatform": {
+        "users": {"Eve": {"balance": 412.0}, "Jack": {"balance": 120.0}},
+        "logged_in_users": ["Eve"],
+        "orders": [],
+    }
+}
 
 
 def answer(*gt: dict, mile_stone: list | None = None) -> dict:
@@ -31,9 +36,13 @@ def test_wrong_number_of_classes() -> None:
 
 
 def test_dict_attributes_are_subset_checked() -> None:
-    state = {"FoodPlatform": {"users": {"Eve": {"balance": 412.0}, "Jack": {"balance": 120.0},
-                                        "Zed": {"balance": 1.0}},
-                              "logged_in_users": ["Eve"], "orders": []}}
+    state = {
+        "FoodPlatform": {
+            "users": {"Eve": {"balance": 412.0}, "Jack": {"balance": 120.0}, "Zed": {"balance": 1.0}},
+            "logged_in_users": ["Eve"],
+            "orders": [],
+        }
+    }
     assert grade(answer(FOOD_GT), [state], []).valid  # the extra user is not graded
     del state["FoodPlatform"]["users"]["Jack"]
     verdict = grade(answer(FOOD_GT), [state], [])
@@ -45,8 +54,9 @@ def test_dict_attributes_are_subset_checked() -> None:
 def test_lists_and_scalars_are_compared_exactly() -> None:
     state = {"FoodPlatform": {**FOOD_GT["FoodPlatform"], "logged_in_users": ["Eve", "Jack"]}}
     verdict = grade(answer(FOOD_GT), [state], [])
-    assert verdict.error == [["class(FoodPlatform) attributes(logged_in_users) wrong, [expected: ['Eve'], real: "
-                              "['Eve', 'Jack']]"]]
+    assert verdict.error == [
+        ["class(FoodPlatform) attributes(logged_in_users) wrong, [expected: ['Eve'], real: ['Eve', 'Jack']]"]
+    ]
     assert grade(answer({"BaseApi": {"wifi": 1, "logged_in": True}}), [BASE_OK], []).valid  # 1 == True
 
 

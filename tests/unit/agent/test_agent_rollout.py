@@ -36,8 +36,10 @@ PROMPTS = {
         "MULTI_TURN_AGENT_PROMPT_SYSTEM_EN": "turn-system-en;",
         "MULTI_TURN_AGENT_PROMPT_USER_EN": "F={functions}|H={history}",
     },
-    USER_FILE: {"SYSTEM_PROMPT_BASE_EN": "base-user:{instruction}",
-                "SYSTEM_PROMPT_TRAVEL_EN": "travel-user:{instruction}"},
+    USER_FILE: {
+        "SYSTEM_PROMPT_BASE_EN": "base-user:{instruction}",
+        "SYSTEM_PROMPT_TRAVEL_EN": "travel-user:{instruction}",
+    },
     "model_inference/prompt_en.py": {"TRAVEL_PROMPT_EN": "travel-policy;", "BASE_PROMPT_EN": "base-policy;"},
 }
 
@@ -108,8 +110,11 @@ def test_multi_step_agent_that_never_calls_gets_the_nudge_and_no_state() -> None
     assert result.observations == [NUDGE] * 3
     assert result.process == ["Which user should I text?"] * 3  # undecodable messages still count
     assert result.end_state == [] and not result.state_recorded
-    verdict = grade({"ground_truth": [{"BaseApi": {}}, {"MessageApi": {}}], "mile_stone": ["[x()]"]},
-                    result.end_state, result.process)
+    verdict = grade(
+        {"ground_truth": [{"BaseApi": {}}, {"MessageApi": {}}], "mile_stone": ["[x()]"]},
+        result.end_state,
+        result.process,
+    )
     assert verdict.error_type == "wrong number of class"
 
 
@@ -148,8 +153,13 @@ def test_multi_turn_routes_between_user_agent_and_executor() -> None:
     user = Recorder(["Turn on my wifi.", "The first one.", "finish conversation"])
     result = run(TURN_RECORD, agent, user)
     assert [(m["sender"], m["recipient"]) for m in result.transcript] == [
-        ("user", "agent"), ("agent", "user"), ("user", "agent"), ("agent", "execution"),
-        ("execution", "agent"), ("agent", "user"), ("user", "agent"),
+        ("user", "agent"),
+        ("agent", "user"),
+        ("user", "agent"),
+        ("agent", "execution"),
+        ("execution", "agent"),
+        ("agent", "user"),
+        ("user", "agent"),
     ]
     assert result.finished and result.process == ["[turn_on_wifi()]"]
     # The simulator: its prompt, the opening line, its replies stored as "system", agent text as "user".

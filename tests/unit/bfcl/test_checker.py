@@ -441,7 +441,7 @@ JAVA_JS_HOSTILE = [
     "[Cache.put(key=" + "-" * 50_000 + "1)]",
     "[Cache.put(key=a" + ".b" * 50_000 + ")]",
     "[Cache.put(key='unterminated)]",
-    "[Cache.put(key=\"\\u0000\", size=99999999999999999999999999L)]",
+    '[Cache.put(key="\\u0000", size=99999999999999999999999999L)]',
     "[" + "f(" * 3000 + ")" * 3000 + "]",
     "[fetchData(url=" + "[" * 5000 + "]" * 5000 + ")]",
     "[fetchData(url=x => x => x => x, ok=`a${b}`)]",

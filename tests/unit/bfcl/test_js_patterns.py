@@ -69,14 +69,17 @@ def test_whitespace_is_what_the_pattern_calls_whitespace() -> None:
     assert spaces == [chr(code) for code in range(0x110000) if chr(code).isspace()]
 
 
-
-@pytest.mark.parametrize(("text", "type_name", "value"), [
-    # the 2D pattern takes about four times as long for every two more rows of an array that never closes (22
-    # rows: 3 s): 60 rows would take longer than anyone waits. No 2D match: the flat pattern reads "[[a]"
-    ("[[a]" + ",[a]" * 60 + "x", "array", ["[a"]),
-    ("[[a]" + ",[a]" * 100_000 + "x", "array", ["[a"]),
-    # quadratic: every position of a long body without a colon is tried as a key's start (8,000: 0.6 s)
-    ("{" + "a" * 1_000_000 + "}", "dict", {}),
-], ids=["array-60-rows-unclosed", "array-100000-rows-unclosed", "object-1MB-no-colon"])
+@pytest.mark.parametrize(
+    ("text", "type_name", "value"),
+    [
+        # the 2D pattern takes about four times as long for every two more rows of an array that never closes (22
+        # rows: 3 s): 60 rows would take longer than anyone waits. No 2D match: the flat pattern reads "[[a]"
+        ("[[a]" + ",[a]" * 60 + "x", "array", ["[a"]),
+        ("[[a]" + ",[a]" * 100_000 + "x", "array", ["[a"]),
+        # quadratic: every position of a long body without a colon is tried as a key's start (8,000: 0.6 s)
+        ("{" + "a" * 1_000_000 + "}", "dict", {}),
+    ],
+    ids=["array-60-rows-unclosed", "array-100000-rows-unclosed", "object-1MB-no-colon"],
+)
 def test_answers_made_to_backtrack_are_read_at_once(text: str, type_name: str, value: Any) -> None:
     assert within_30_seconds(lambda: js_value(text, type_name)) == value

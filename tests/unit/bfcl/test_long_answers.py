@@ -27,7 +27,9 @@ FAILED = "ast_decoder:decoder_failed"
 #: The sample each language's answers are scored against, and a correct answer to it.
 SAMPLES = {
     "simple_java": (
-        "simple_java_0", "GeometryPresentation.createPresentation(controller=mapController, parent=mapArea)"),
+        "simple_java_0",
+        "GeometryPresentation.createPresentation(controller=mapController, parent=mapArea)",
+    ),
     "simple_javascript": ("simple_javascript_0", "validateUserInput(inputField='userInputField', isComplete=true)"),
 }
 
@@ -45,22 +47,46 @@ def opening_argument(call: str, opener: str) -> str:
 #: name -> (languages, answer of a given size from the sample's correct call, bfcl's error type)
 SHAPES: dict[str, tuple[tuple[str, ...], Callable[[str, int], str], str]] = {
     "one unclosed comment": (
-        ("simple_java", "simple_javascript"), lambda call, n: filled(call + "; /* ", "lorem ipsum ", "", n), FAILED),
+        ("simple_java", "simple_javascript"),
+        lambda call, n: filled(call + "; /* ", "lorem ipsum ", "", n),
+        FAILED,
+    ),
     "comment openers only": (("simple_java", "simple_javascript"), lambda call, n: filled("", "/* ", "", n), FAILED),
     "comment openers after the call": (
-        ("simple_java", "simple_javascript"), lambda call, n: filled(call + "; ", "/*x", "", n), FAILED),
+        ("simple_java", "simple_javascript"),
+        lambda call, n: filled(call + "; ", "/*x", "", n),
+        FAILED,
+    ),
     "comment openers on lines": (
-        ("simple_java", "simple_javascript"), lambda call, n: filled(call + ";\n", "/*\n", "", n), FAILED),
+        ("simple_java", "simple_javascript"),
+        lambda call, n: filled(call + ";\n", "/*\n", "", n),
+        FAILED,
+    ),
     "comment openers and slashes": (
-        ("simple_java", "simple_javascript"), lambda call, n: filled(call + "; ", "/*/ ", "/*", n), FAILED),
+        ("simple_java", "simple_javascript"),
+        lambda call, n: filled(call + "; ", "/*/ ", "/*", n),
+        FAILED,
+    ),
     "unclosed double-quoted string": (
-        ("simple_java", "simple_javascript"), lambda call, n: filled(opening_argument(call, '"'), "x", "", n), FAILED),
+        ("simple_java", "simple_javascript"),
+        lambda call, n: filled(opening_argument(call, '"'), "x", "", n),
+        FAILED,
+    ),
     "unclosed single quote": (
-        ("simple_java", "simple_javascript"), lambda call, n: filled(opening_argument(call, "'"), "x", "", n), FAILED),
+        ("simple_java", "simple_javascript"),
+        lambda call, n: filled(opening_argument(call, "'"), "x", "", n),
+        FAILED,
+    ),
     "unclosed template": (
-        ("simple_javascript",), lambda call, n: filled(opening_argument(call, "`"), "x\n", "", n), FAILED),
+        ("simple_javascript",),
+        lambda call, n: filled(opening_argument(call, "`"), "x\n", "", n),
+        FAILED,
+    ),
     "many closed comments": (
-        ("simple_java", "simple_javascript"), lambda call, n: filled(call + "; ", "/* c */ ", "", n), ""),
+        ("simple_java", "simple_javascript"),
+        lambda call, n: filled(call + "; ", "/* c */ ", "", n),
+        "",
+    ),
 }
 
 CASES = [
@@ -85,7 +111,6 @@ def _entry(path: Path, sample_id: str) -> dict[str, Any]:
             if entry["id"] == sample_id:
                 return entry
     raise LookupError(f"{sample_id} is not in {path}")
-
 
 
 @pytest.mark.parametrize("category", SAMPLES)

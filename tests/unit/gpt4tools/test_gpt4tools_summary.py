@@ -18,20 +18,35 @@ TOOL_GT = f"{YES}\nAction: Segment the Image\nAction Input: image/abcdefgh.png\n
 NO_TOOL_GT = f"{NO}\nAI: A dog.\n"
 
 
-def row(index: int, gold: str, prediction: str | None, *, sizes: tuple[int, int] = (2, 2),
-        variant: str = "upstream") -> dict[str, Any]:
+def row(
+    index: int, gold: str, prediction: str | None, *, sizes: tuple[int, int] = (2, 2), variant: str = "upstream"
+) -> dict[str, Any]:
     """A report row as the plugin writes it; prediction None is an errored sample (no metrics)."""
     category = "tool" if "Action Input:" in gold else "no_tool"
-    base = {"suite": "gpt4tools", "id": str(index), "index": index, "language": "en", "category": category,
-            "category_size": sizes[0] if category == "tool" else sizes[1]}
+    base = {
+        "suite": "gpt4tools",
+        "id": str(index),
+        "index": index,
+        "language": "en",
+        "category": category,
+        "category_size": sizes[0] if category == "tool" else sizes[1],
+    }
     if prediction is None:
         return {**base, "outcome": "error", "details": None}
     metrics = item_metrics(gold, prediction)
-    numbers = {"thought": metrics.thought, "action": metrics.action, "args": metrics.args, "sr": metrics.sr,
-               "iou": metrics.iou}
+    numbers = {
+        "thought": metrics.thought,
+        "action": metrics.action,
+        "args": metrics.args,
+        "sr": metrics.sr,
+        "iou": metrics.iou,
+    }
     # as the suite's score() writes them: NaN as null
-    details = {**{key: None if math.isnan(value) else value for key, value in numbers.items()},
-               "uses_tool": metrics.uses_tool, "variant": variant}
+    details = {
+        **{key: None if math.isnan(value) else value for key, value in numbers.items()},
+        "uses_tool": metrics.uses_tool,
+        "variant": variant,
+    }
     # the payload crosses strict JSON on its way from a worker
     payload = {**base, "outcome": "passed" if metrics.passed else "failed", "details": details}
     return json.loads(json.dumps(payload, allow_nan=False))
@@ -41,8 +56,12 @@ WRONG_TOOL = TOOL_GT.replace("Segment the Image", "Answer Question About The Ima
 
 
 def test_the_three_way_table_and_its_figures() -> None:
-    rows = [row(0, TOOL_GT, TOOL_GT), row(1, TOOL_GT, WRONG_TOOL), row(2, NO_TOOL_GT, NO_TOOL_GT),
-            row(3, NO_TOOL_GT, f"{NO}\nA dog.")]
+    rows = [
+        row(0, TOOL_GT, TOOL_GT),
+        row(1, TOOL_GT, WRONG_TOOL),
+        row(2, NO_TOOL_GT, NO_TOOL_GT),
+        row(3, NO_TOOL_GT, f"{NO}\nA dog."),
+    ]
     summary = summarize_gpt4tools(rows)
     (table,) = summary.tables
     assert table.title == "GPT4Tools (upstream-compatible)"
@@ -58,20 +77,42 @@ def test_the_three_way_table_and_its_figures() -> None:
     assert summary.figures["no_tool.thought"] == 0.5
     assert len(summary.figures) == 15
     assert not summary.partial
-    assert summary.counts == {"total": 4, "scored": 4, "passed": 2, "failed": 2, "errors": 0,
-                              "context_overflows": 0, "malformed_replies": 0, "over_time": 0}
-    assert summary.data["subsets"]["no_tool"] == {"n": 2, "total": 2, "ran": 2, "errors": 0, "thought": 0.5,
-                                                   "action": 0.5, "args": 0.5, "sr": 0.5, "iou": 1.0}
+    assert summary.counts == {
+        "total": 4,
+        "scored": 4,
+        "passed": 2,
+        "failed": 2,
+        "errors": 0,
+        "context_overflows": 0,
+        "malformed_replies": 0,
+        "over_time": 0,
+    }
+    assert summary.data["subsets"]["no_tool"] == {
+        "n": 2,
+        "total": 2,
+        "ran": 2,
+        "errors": 0,
+        "thought": 0.5,
+        "action": 0.5,
+        "args": 0.5,
+        "sr": 0.5,
+        "iou": 1.0,
+    }
 
 
 def test_a_malformed_reply_is_scored_as_an_empty_prediction() -> None:
     """Nothing usable came back (errors.MalformedReply), or scoring passed its time limit: no metrics, yet in N,
     with what upstream gives an empty prediction, 0 everywhere; an errored item stays out of N."""
     malformed = {**row(0, TOOL_GT, ""), "outcome": "failed", "details": {}, "error_type": "malformed_reply"}
-    rows = [malformed, row(1, TOOL_GT, TOOL_GT), row(2, NO_TOOL_GT, NO_TOOL_GT),
-            {**row(3, NO_TOOL_GT, ""), "outcome": "failed", "details": {}, "error_type": "scoring_time_limit"}]
-    empty = summarize_gpt4tools([row(0, TOOL_GT, ""), row(1, TOOL_GT, TOOL_GT), row(2, NO_TOOL_GT, NO_TOOL_GT),
-                                 row(3, NO_TOOL_GT, "")])
+    rows = [
+        malformed,
+        row(1, TOOL_GT, TOOL_GT),
+        row(2, NO_TOOL_GT, NO_TOOL_GT),
+        {**row(3, NO_TOOL_GT, ""), "outcome": "failed", "details": {}, "error_type": "scoring_time_limit"},
+    ]
+    empty = summarize_gpt4tools(
+        [row(0, TOOL_GT, ""), row(1, TOOL_GT, TOOL_GT), row(2, NO_TOOL_GT, NO_TOOL_GT), row(3, NO_TOOL_GT, "")]
+    )
     summary = summarize_gpt4tools(rows)
     assert summary.tables[0].rows == empty.tables[0].rows
     assert summary.figures == empty.figures and summary.figures["sr"] == 0.5
@@ -111,8 +152,12 @@ def test_a_nan_item_gives_a_nan_mean_kept_out_of_figures_and_json() -> None:
 
 
 def test_errors_count_per_subset_and_make_the_run_partial() -> None:
-    rows = [row(0, TOOL_GT, TOOL_GT), row(1, TOOL_GT, None), row(2, NO_TOOL_GT, NO_TOOL_GT),
-            row(3, NO_TOOL_GT, NO_TOOL_GT)]
+    rows = [
+        row(0, TOOL_GT, TOOL_GT),
+        row(1, TOOL_GT, None),
+        row(2, NO_TOOL_GT, NO_TOOL_GT),
+        row(3, NO_TOOL_GT, NO_TOOL_GT),
+    ]
     summary = summarize_gpt4tools(rows)
     (table,) = summary.tables
     assert [cells[:3] for cells in table.rows] == [["all", "3/4", 1], ["tool-use", "1/2", 1], ["no-tool", "2/2", 0]]
@@ -129,7 +174,10 @@ def test_a_run_of_part_of_the_test_set_counts_scored_of_what_ran() -> None:
     assert [cells[:3] for cells in table.rows] == [["all", "2/2", 0], ["tool-use", "1/1", 0], ["no-tool", "1/1", 0]]
     assert summary.partial
     assert {key: (value["n"], value["ran"], value["total"]) for key, value in summary.data["subsets"].items()} == {
-        "all": (2, 2, 5), "tool": (1, 1, 2), "no_tool": (1, 1, 3)}
+        "all": (2, 2, 5),
+        "tool": (1, 1, 2),
+        "no_tool": (1, 1, 3),
+    }
 
 
 def test_the_stop_variant_is_labelled() -> None:

@@ -31,9 +31,21 @@ from fake_openai import FakeOpenAI, Fault  # noqa: E402
 
 
 def run(server: FakeOpenAI, folder: Path, *options: str) -> None:
-    command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "--tooleval-model=fake-model",
-               f"--tooleval-base-url={server.base_url}", "--tooleval-api-key=sk-fixture", "--tooleval-no-cache",
-               "--tooleval-no-probe", "--tooleval-max-retries=0", *options]
+    command = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-p",
+        "no:cacheprovider",
+        "-q",
+        "--tooleval-model=fake-model",
+        f"--tooleval-base-url={server.base_url}",
+        "--tooleval-api-key=sk-fixture",
+        "--tooleval-no-cache",
+        "--tooleval-no-probe",
+        "--tooleval-max-retries=0",
+        *options,
+    ]
     done = subprocess.run(command, cwd=folder, capture_output=True, text=True, check=False)
     print(done.stdout[-1500:])
 
@@ -44,13 +56,24 @@ def main() -> None:
     with FakeOpenAI() as server:
         server.responder = responder(RIGHT_CALLS)
         run(server, folder, "--tooleval-report=base.json")
-        server.responder = responder({**RIGHT_CALLS, "weather like in Paris": WRONG_TEXT["weather like in Paris"],
-                                      "flight to Lisbon": WRONG_TEXT["flight to Lisbon"],
-                                      "meeting with Dana": Fault.context_overflow()})
+        server.responder = responder(
+            {
+                **RIGHT_CALLS,
+                "weather like in Paris": WRONG_TEXT["weather like in Paris"],
+                "flight to Lisbon": WRONG_TEXT["flight to Lisbon"],
+                "meeting with Dana": Fault.context_overflow(),
+            }
+        )
         run(server, folder, "--tooleval-report=cases.json")
-        run(server, folder, "--tooleval-report=comparison.json", "--tooleval-baseline=base.json",
-            "--tooleval-prices=fake-model=2.5/10", "--tooleval-fail-under=yaml.overall=0.9,yaml.weather.accuracy=0.5",
-            "--tooleval-max-regression=yaml.overall=0.05")
+        run(
+            server,
+            folder,
+            "--tooleval-report=comparison.json",
+            "--tooleval-baseline=base.json",
+            "--tooleval-prices=fake-model=2.5/10",
+            "--tooleval-fail-under=yaml.overall=0.9,yaml.weather.accuracy=0.5",
+            "--tooleval-max-regression=yaml.overall=0.05",
+        )
 
         def both(body: dict[str, Any]) -> Any:
             if not body.get("tools") and "Rome and in Oslo" in body["messages"][-1]["content"]:

@@ -56,10 +56,12 @@ def sent(response: LegacyAPIResponse[Any]) -> Any:
 def submit(client: openai.OpenAI, lines: list[dict[str, Any]] | bytes) -> Batch:
     data = lines if isinstance(lines, bytes) else jsonl(lines)
     uploaded = FileObject.model_validate(
-        sent(client.files.with_raw_response.create(file=("requests.jsonl", data), purpose="batch")))
+        sent(client.files.with_raw_response.create(file=("requests.jsonl", data), purpose="batch"))
+    )
     assert uploaded.bytes == len(data) and uploaded.purpose == "batch" and uploaded.status == "processed"
     created = client.batches.with_raw_response.create(
-        input_file_id=uploaded.id, endpoint=ENDPOINT, completion_window="24h", metadata={"run": "t"})
+        input_file_id=uploaded.id, endpoint=ENDPOINT, completion_window="24h", metadata={"run": "t"}
+    )
     return Batch.model_validate(sent(created))
 
 
@@ -104,7 +106,10 @@ def test_round_trip(fake_openai: FakeOpenAI, client: openai.OpenAI) -> None:
     finished, seen = poll_to_end(client, created.id)
     assert seen == ["in_progress", "completed"]
     assert finished.request_counts is not None and finished.request_counts.model_dump() == {
-        "total": 3, "completed": 3, "failed": 0}
+        "total": 3,
+        "completed": 3,
+        "failed": 0,
+    }
     assert finished.completed_at is not None and finished.in_progress_at is not None
     assert finished.model == "m" and finished.error_file_id is None
     usage = finished.usage  # openai 1.x's Batch has no usage field: there it stays the JSON object the fake sent
@@ -114,7 +119,10 @@ def test_round_trip(fake_openai: FakeOpenAI, client: openai.OpenAI) -> None:
     assert output.purpose == "batch_output" and output.filename == f"{finished.id}_output.jsonl"
     answers = download(client, finished.output_file_id)
     assert {cid: text_of(item) for cid, item in answers.items()} == {
-        "a": "[get_weather(city='Paris')]", "b": "[]", "c": "[get_weather(city='Paris')]"}
+        "a": "[get_weather(city='Paris')]",
+        "b": "[]",
+        "c": "[get_weather(city='Paris')]",
+    }
     assert list(answers) == ["c", "b", "a"]  # not in the input's order, so that clients cannot rely on it
     assert all(item["id"].startswith("batch_req_") and item["response"]["request_id"] for item in answers.values())
     assert poll(client, created.id).status == "completed"  # a finished batch stays so
@@ -180,7 +188,9 @@ def test_hold_keeps_batches_in_progress_until_released(fake_openai: FakeOpenAI, 
         finished = poll(resumed, batch.id)
         assert finished.status == "completed"
         assert {cid: text_of(item) for cid, item in download(resumed, finished.output_file_id).items()} == {
-            "a": "late", "b": "late"}
+            "a": "late",
+            "b": "late",
+        }
 
 
 def test_expiry_answers_the_first_lines_and_expires_the_rest(fake_openai: FakeOpenAI, client: openai.OpenAI) -> None:
@@ -192,12 +202,20 @@ def test_expiry_answers_the_first_lines_and_expires_the_rest(fake_openai: FakeOp
     assert finished.request_counts is not None
     assert (finished.request_counts.completed, finished.request_counts.failed) == (2, 3)
     assert {cid: text_of(item) for cid, item in download(client, finished.output_file_id).items()} == {
-        "c0": "ok", "c1": "ok"}
+        "c0": "ok",
+        "c1": "ok",
+    }
     expired = download(client, finished.error_file_id)
     assert sorted(expired) == ["c2", "c3", "c4"]
-    assert all(item["response"] is None and item["error"] == {
-        "code": "batch_expired", "message": "This request could not be executed before the completion window expired."}
-        for item in expired.values())
+    assert all(
+        item["response"] is None
+        and item["error"]
+        == {
+            "code": "batch_expired",
+            "message": "This request could not be executed before the completion window expired.",
+        }
+        for item in expired.values()
+    )
     assert fake_openai.stats.batch_entries_answered == 2  # the expired lines were never answered
 
     again = submit(client, [line("d", "q")])  # one batch expired, the next completes
@@ -257,7 +275,8 @@ def test_fail_batches_fails_the_next_one(fake_openai: FakeOpenAI, client: openai
     failed, seen = poll_to_end(client, batch.id)
     assert seen == ["in_progress", "failed"] and failed.errors is not None and failed.errors.data is not None
     assert [(e.code, e.message) for e in failed.errors.data] == [
-        ("token_limit_exceeded", "Enqueued token limit reached.")]
+        ("token_limit_exceeded", "Enqueued token limit reached.")
+    ]
     assert failed.output_file_id is None and fake_openai.stats.batch_entries_answered == 0
     assert poll_to_end(client, submit(client, [line("a", "q")]).id)[0].status == "completed"
 
@@ -294,7 +313,11 @@ def test_stats_keep_batches_apart_from_interactive_requests(fake_openai: FakeOpe
     assert stats.requests == 1 and stats.by_prompt == {"interactive": 1} and len(stats.received) == 1
     assert stats.batch_by_prompt == {"batched": 2, "other": 1}
     assert (stats.files_uploaded, stats.batches_created, stats.batch_polls, stats.batch_entries_answered) == (
-        2, 2, 2, 3)
+        2,
+        2,
+        2,
+        3,
+    )
     assert stats.batch_ids == [first.id, second.id] and first.id != second.id
     assert stats.in_flight == 0 and stats.peak_in_flight == 1
     listed = client.batches.list()
@@ -319,8 +342,12 @@ def test_unknown_ids_are_404(fake_openai: FakeOpenAI, client: openai.OpenAI) -> 
         client.batches.create(input_file_id="file-404", endpoint=ENDPOINT, completion_window="24h")
     with pytest.raises(openai.NotFoundError) as raised:
         client.batches.retrieve("batch_404")
-    assert raised.value.body == {"message": "No batch found with id 'batch_404'.", "type": "invalid_request_error",
-                                 "param": "id", "code": None}
+    assert raised.value.body == {
+        "message": "No batch found with id 'batch_404'.",
+        "type": "invalid_request_error",
+        "param": "id",
+        "code": None,
+    }
     assert fake_openai.stats.batch_polls == 0 and fake_openai.stats.batches_created == 0
 
 
@@ -360,8 +387,12 @@ def test_the_api_key_is_required() -> None:
 
 
 def test_standalone_batch_polls() -> None:
-    process = subprocess.Popen([sys.executable, str(FAKE_OPENAI), "--port", "0", "--reply", "[f()]",
-                                "--batch-polls", "1"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(
+        [sys.executable, str(FAKE_OPENAI), "--port", "0", "--reply", "[f()]", "--batch-polls", "1"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert process.stdout is not None
         with openai.OpenAI(base_url=process.stdout.readline().strip(), api_key="k", max_retries=0) as client:
@@ -377,6 +408,7 @@ def test_standalone_batch_polls() -> None:
 
 # -- a provider that misbehaves (tests/reliability/test_batch_integrity.py) ---------------------------------
 
+
 def raw_lines(client: openai.OpenAI, file_id: str | None) -> list[bytes]:
     assert file_id is not None
     return client.files.content(file_id).content.splitlines()
@@ -388,15 +420,20 @@ def test_duplicate_entries_put_a_copy_before_each_line(fake_openai: FakeOpenAI, 
     finished, _ = poll_to_end(client, submit(client, [line("a", "q"), line("b", "r")]).id)
     lines = [json.loads(raw) for raw in raw_lines(client, finished.output_file_id)]
     assert [(item["custom_id"], text_of(item)) for item in lines] == [
-        ("b", "wrong"), ("b", "right"), ("a", "wrong"), ("a", "right")]
+        ("b", "wrong"),
+        ("b", "right"),
+        ("a", "wrong"),
+        ("a", "right"),
+    ]
     assert len({item["id"] for item in lines}) == 4 and fake_openai.stats.batch_entries_answered == 2
     fake_openai.duplicate_entries(None)
     again, _ = poll_to_end(client, submit(client, [line("c", "q")]).id)
     assert list(download(client, again.output_file_id)) == ["c"]
 
 
-def test_planted_entries_come_with_batches_that_do_not_hold_them(fake_openai: FakeOpenAI,
-                                                                 client: openai.OpenAI) -> None:
+def test_planted_entries_come_with_batches_that_do_not_hold_them(
+    fake_openai: FakeOpenAI, client: openai.OpenAI
+) -> None:
     fake_openai.default = "asked"
     fake_openai.plant_entries({"x": "planted", "a": "planted"})
     finished, _ = poll_to_end(client, submit(client, [line("a", "q")]).id)
@@ -417,8 +454,7 @@ def test_invalid_utf8_and_echo_auth_lines(fake_openai: FakeOpenAI, client: opena
     assert "Incorrect API key provided: Bearer k." in echoed["body"]["error"]["message"]
 
 
-def test_failed_and_expired_batches_may_echo_the_authorization(fake_openai: FakeOpenAI,
-                                                               client: openai.OpenAI) -> None:
+def test_failed_and_expired_batches_may_echo_the_authorization(fake_openai: FakeOpenAI, client: openai.OpenAI) -> None:
     fake_openai.fail_batches("token_limit_exceeded", "Enqueued token limit reached", echo_auth=True)
     failed, _ = poll_to_end(client, submit(client, [line("a", "q")]).id)
     assert failed.errors is not None and failed.errors.data is not None
@@ -428,8 +464,7 @@ def test_failed_and_expired_batches_may_echo_the_authorization(fake_openai: Fake
     assert download(client, expired.error_file_id)["b"]["error"]["message"].endswith("(Authorization: Bearer k)")
 
 
-def test_answer_batch_api_replaces_the_next_answers_of_a_route(fake_openai: FakeOpenAI,
-                                                               client: openai.OpenAI) -> None:
+def test_answer_batch_api_replaces_the_next_answers_of_a_route(fake_openai: FakeOpenAI, client: openai.OpenAI) -> None:
     batch = submit(client, [line("a", "q")])
     fake_openai.answer_batch_api("poll", {"status": 5}, times=2)
     for _ in range(2):
@@ -458,8 +493,11 @@ def test_hold_creates_holds_the_answer_of_a_made_batch(fake_openai: FakeOpenAI, 
     uploaded = client.files.create(file=("a.jsonl", jsonl([line("a", "q")])), purpose="batch")
     fake_openai.hold_creates()
     created: list[Batch] = []
-    thread = threading.Thread(target=lambda: created.append(client.batches.create(
-        input_file_id=uploaded.id, endpoint=ENDPOINT, completion_window="24h")))
+    thread = threading.Thread(
+        target=lambda: created.append(
+            client.batches.create(input_file_id=uploaded.id, endpoint=ENDPOINT, completion_window="24h")
+        )
+    )
     thread.start()
     deadline = time.monotonic() + 30  # a hang guard
     while fake_openai.stats.creates_held != 1:

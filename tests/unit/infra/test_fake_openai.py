@@ -17,8 +17,8 @@ from typing import Any
 
 import openai
 import pytest
-from fake_openai import NULL_CONTENT_REFUSED, FakeOpenAI, Fault, ToolCalls
 
+from fake_openai import NULL_CONTENT_REFUSED, FakeOpenAI, Fault, ToolCalls
 from pytest_tooleval.models.base import ChatRequest, InfrastructureError
 from pytest_tooleval.models.openai_compat import OpenAIBackend
 
@@ -130,8 +130,14 @@ def test_random_faults_follow_the_seed(fake_openai: FakeOpenAI) -> None:
 
 def test_random_faults_on_arrival_skip_the_latency() -> None:
     body = {"model": "m", "messages": [{"role": "user", "content": "x"}]}
-    with FakeOpenAI(latency_s=0.3, fault_rate=0.5, fault=Fault.rate_limit(retry_after=1), fault_on_arrival=True,
-                    seed=3, default="ok") as server:
+    with FakeOpenAI(
+        latency_s=0.3,
+        fault_rate=0.5,
+        fault=Fault.rate_limit(retry_after=1),
+        fault_on_arrival=True,
+        seed=3,
+        default="ok",
+    ) as server:
         timed = []
         for _ in range(12):
             started = time.monotonic()
@@ -237,8 +243,9 @@ def test_delay_is_cut_short_by_stop() -> None:
 @pytest.mark.asyncio
 async def test_serves_80_requests_at_once(fake_openai: FakeOpenAI) -> None:
     fake_openai.latency_s = 1.0  # long enough for the client to put all 80 on the wire on a busy CI machine
-    async with OpenAIBackend("m", base_url=fake_openai.base_url, api_key="k", max_concurrency=80,
-                             slow_start=False) as backend:
+    async with OpenAIBackend(
+        "m", base_url=fake_openai.base_url, api_key="k", max_concurrency=80, slow_start=False
+    ) as backend:
         requests = [ChatRequest(messages=({"role": "user", "content": f"q{i}"},)) for i in range(80)]
         await asyncio.gather(*(backend.complete(r) for r in requests))
     assert fake_openai.stats.peak_in_flight == 80  # in parallel: all eighty waited their latency at once
@@ -269,8 +276,20 @@ def test_standalone_command(tmp_path: Path) -> None:
     replies = tmp_path / "replies.json"
     replies.write_text(json.dumps({"weather": "[get_weather()]"}))
     process = subprocess.Popen(
-        [sys.executable, str(FAKE_OPENAI), "--port", "0", "--reply", "[f()]", "--replies", str(replies),
-         "--fail-first", "1", "--fault", "503"],
+        [
+            sys.executable,
+            str(FAKE_OPENAI),
+            "--port",
+            "0",
+            "--reply",
+            "[f()]",
+            "--replies",
+            str(replies),
+            "--fail-first",
+            "1",
+            "--fault",
+            "503",
+        ],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -349,10 +368,15 @@ def test_refuse_null_content_gives_500_for_an_assistant_message_with_null_conten
     fake_openai.refuse_null_content = True
     fake_openai.default = "done"
     client = openai_client(fake_openai)
-    call_message = {"role": "assistant", "tool_calls": [{"id": "c0", "type": "function",
-                                                         "function": {"name": "echo", "arguments": "{}"}}]}
-    turns: list[Any] = [{"role": "user", "content": "echo"}, {**call_message, "content": None},
-                        {"role": "tool", "tool_call_id": "c0", "content": "ok"}]
+    call_message = {
+        "role": "assistant",
+        "tool_calls": [{"id": "c0", "type": "function", "function": {"name": "echo", "arguments": "{}"}}],
+    }
+    turns: list[Any] = [
+        {"role": "user", "content": "echo"},
+        {**call_message, "content": None},
+        {"role": "tool", "tool_call_id": "c0", "content": "ok"},
+    ]
     with pytest.raises(openai.InternalServerError) as refused:
         client.chat.completions.create(model="m", messages=turns, tools=[ECHO_TOOL])
     assert refused.value.status_code == 500 and NULL_CONTENT_REFUSED in str(refused.value)

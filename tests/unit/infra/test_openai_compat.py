@@ -19,8 +19,8 @@ except ImportError:  # an older openai speaks httpx (the oldest supported: .ci/o
 import openai
 import pytest
 import pytest_asyncio
-from fake_openai import FakeOpenAI, Fault
 
+from fake_openai import FakeOpenAI, Fault
 from pytest_tooleval.errors import MalformedReply
 from pytest_tooleval.models.base import ChatRequest, InfrastructureError
 from pytest_tooleval.models.breaker import STOPPED, Breaker
@@ -219,8 +219,16 @@ async def test_503_retry_after_is_honoured(
 @pytest.mark.asyncio
 @pytest.mark.parametrize(
     "fault",
-    [Fault.reset(), Fault.malformed_json(), Fault.empty_choices(), Fault.invalid_utf8(), Fault.nameless_call(),
-     Fault.content_not_text(), Fault.tool_calls_object(), Fault.error_in_body()],
+    [
+        Fault.reset(),
+        Fault.malformed_json(),
+        Fault.empty_choices(),
+        Fault.invalid_utf8(),
+        Fault.nameless_call(),
+        Fault.content_not_text(),
+        Fault.tool_calls_object(),
+        Fault.error_in_body(),
+    ],
     ids=lambda f: f.kind,
 )
 async def test_broken_responses_are_retried(fake_openai: FakeOpenAI, make_backend: MakeBackend, fault: Fault) -> None:
@@ -238,8 +246,10 @@ async def test_broken_responses_are_retried(fake_openai: FakeOpenAI, make_backen
         (Fault.reset(), "gave up after 3 attempts; last error: connection error (ReadError)"),
         (Fault.malformed_json(), "last error: malformed response body (JSONDecodeError"),
         (Fault.invalid_utf8(), "last error: malformed response body (UnicodeDecodeError"),
-        (Fault.error_in_body("Provider returned error", 502),
-         "last error: HTTP 200 with an error instead of an answer: Provider returned error (code 502)"),
+        (
+            Fault.error_in_body("Provider returned error", 502),
+            "last error: HTTP 200 with an error instead of an answer: Provider returned error (code 502)",
+        ),
     ],
     ids=lambda v: v.kind if isinstance(v, Fault) else "",
 )
@@ -276,8 +286,9 @@ async def test_a_reply_malformed_every_time_is_the_models_answer(
         await make_backend(max_retries=2).complete(ASK)
     assert not isinstance(info.value, InfrastructureError)
     assert info.value.problem == problem
-    assert str(info.value) == (f"model 'fake-model' at 127.0.0.1:{fake_openai.port}/v1: malformed reply: {problem} "
-                               "(asked 3 times)")
+    assert str(info.value) == (
+        f"model 'fake-model' at 127.0.0.1:{fake_openai.port}/v1: malformed reply: {problem} (asked 3 times)"
+    )
     assert info.value.tokens == {"prompt": 6, "completion": 0}  # the usage the malformed reply reported
     assert fake_openai.stats.requests == 3 and len(sleeps.delays) == 2
 
@@ -334,9 +345,12 @@ async def test_other_4xx_are_not_retried(
 @pytest.mark.asyncio
 @pytest.mark.parametrize(
     "fault",
-    [Fault.insufficient_quota(), Fault.no_credits(),
-     Fault.http(403, message="Your credit balance is too low to access the API."),
-     Fault.http(400, code="insufficient_balance", message="Insufficient Balance")],
+    [
+        Fault.insufficient_quota(),
+        Fault.no_credits(),
+        Fault.http(403, message="Your credit balance is too low to access the API."),
+        Fault.http(400, code="insufficient_balance", message="Insufficient Balance"),
+    ],
     ids=["429-insufficient-quota", "402-openrouter", "403-credit-balance", "400-insufficient-balance"],
 )
 async def test_an_account_out_of_quota_trips_the_breaker_at_its_first_refusal(
@@ -352,10 +366,13 @@ async def test_an_account_out_of_quota_trips_the_breaker_at_its_first_refusal(
     error = await infrastructure_error(backend)
     assert fake_openai.stats.requests == 2 and sleeps.delays == []
     [trip] = trips
-    assert str(error) == trip and trip.startswith(f"{STOPPED}model 'fake-model' at 127.0.0.1:{fake_openai.port}/v1 "
-                                                  f"refused a request (HTTP {fault.status}: ")
-    assert trip.endswith("): the account has no quota left: check the plan and billing of the key's account, or "
-                         "use a key that has quota (--tooleval-api-key or OPENAI_API_KEY)")
+    assert str(error) == trip and trip.startswith(
+        f"{STOPPED}model 'fake-model' at 127.0.0.1:{fake_openai.port}/v1 refused a request (HTTP {fault.status}: "
+    )
+    assert trip.endswith(
+        "): the account has no quota left: check the plan and billing of the key's account, or "
+        "use a key that has quota (--tooleval-api-key or OPENAI_API_KEY)"
+    )
 
 
 @pytest.mark.asyncio
@@ -364,8 +381,12 @@ async def test_a_rate_limit_that_names_a_quota_is_still_a_rate_limit(
 ) -> None:
     """Gemini's per-minute limits say "You exceeded your current quota" too, without OpenAI's code: retried."""
     fake_openai.default = "ok"
-    fake_openai.fail_first(1, Fault.http(429, message="You exceeded your current quota, please check your plan and "
-                                                      "billing details.", code=429))
+    fake_openai.fail_first(
+        1,
+        Fault.http(
+            429, message="You exceeded your current quota, please check your plan and billing details.", code=429
+        ),
+    )
     assert (await make_backend(breaker=Breaker()).complete(ASK)).text == "ok"
     assert fake_openai.stats.requests == 2
 
@@ -447,8 +468,9 @@ async def test_a_backing_off_request_does_not_hold_a_slot(fake_openai: FakeOpenA
 
 
 @pytest.mark.asyncio
-async def test_a_request_waiting_out_a_retry_is_counted_as_resting(fake_openai: FakeOpenAI,
-                                                                   make_backend: MakeBackend) -> None:
+async def test_a_request_waiting_out_a_retry_is_counted_as_resting(
+    fake_openai: FakeOpenAI, make_backend: MakeBackend
+) -> None:
     fake_openai.fail_first(1, Fault.http(503))
     fake_openai.default = "ok"
     seen: list[int] = []

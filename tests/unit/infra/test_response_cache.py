@@ -13,8 +13,8 @@ from typing import Any
 
 import cache_writer
 import pytest
-from fake_openai import FakeOpenAI, Fault
 
+from fake_openai import FakeOpenAI, Fault
 from pytest_tooleval.models import cache as cache_module
 from pytest_tooleval.models.base import ChatRequest, InfrastructureError, Reply
 from pytest_tooleval.models.cache import (
@@ -64,8 +64,19 @@ def cache(tmp_path: Path) -> Any:
         dataclasses.replace(BASE, extra={"seed": 2}),
         dataclasses.replace(BASE, extra={}),
     ],
-    ids=["content", "role", "messages", "temperature", "no-temperature", "top_p", "max_tokens", "stop", "no-stop",
-         "extra", "no-extra"],
+    ids=[
+        "content",
+        "role",
+        "messages",
+        "temperature",
+        "no-temperature",
+        "top_p",
+        "max_tokens",
+        "stop",
+        "no-stop",
+        "extra",
+        "no-extra",
+    ],
 )
 def test_anything_that_changes_the_question_changes_the_key(changed: ChatRequest) -> None:
     assert cache_key(IDENTITY, changed) != cache_key(IDENTITY, BASE)
@@ -289,8 +300,7 @@ def test_an_answer_of_another_system_fingerprint_is_asked_again(tmp_path: Path) 
     with ResponseCache(tmp_path / "c.sqlite", run=CacheRun("r")) as cache:
         cache.put("k", Reply(text="made by fp_a", system_fingerprint="fp_a"))
         assert cache.get("k", fingerprint="fp_b") is None
-        assert cache.get("k", fingerprint="fp_a") == Reply(text="made by fp_a", cached=True,
-                                                           system_fingerprint="fp_a")
+        assert cache.get("k", fingerprint="fp_a") == Reply(text="made by fp_a", cached=True, system_fingerprint="fp_a")
         assert cache.get("k") is not None  # the endpoint gave none now (no probe): nothing to hold it to
 
 
@@ -316,8 +326,9 @@ def test_begin_run_in_a_folder_that_cannot_be_written_still_gives_a_run(tmp_path
     assert run.resumed is None and run.mode == "resume"
 
 
-def test_a_corrupt_cache_is_rebuilt_even_when_warnings_are_errors(tmp_path: Path,
-                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_corrupt_cache_is_rebuilt_even_when_warnings_are_errors(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     path = tmp_path / "responses.sqlite"
     path.write_bytes(b"not a database" * 500)
     with warnings.catch_warnings():
@@ -367,7 +378,8 @@ async def test_a_held_write_lock_costs_no_answer(fake_openai: FakeOpenAI, tmp_pa
 
 @pytest.mark.asyncio
 async def test_the_writes_wait_for_a_held_lock_in_their_own_thread_never_in_front_of_an_answer(
-        fake_openai: FakeOpenAI, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    fake_openai: FakeOpenAI, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # A write waits for the lock up to WRITE_BUSY_S; made longer than the hang guard below, the writer is still
     # waiting for its first write when the answers are back, whatever the machine's load: an order, not a time.
     monkeypatch.setattr(cache_module, "WRITE_BUSY_S", 600.0)
@@ -413,8 +425,11 @@ def test_an_assistant_call_message_keys_alike_with_empty_or_null_content() -> No
     call = {"id": "call_0", "type": "function", "function": {"name": "f", "arguments": "{}"}}
 
     def key(content: Any) -> str:
-        messages = ({"role": "user", "content": "q"}, {"role": "assistant", "content": content, "tool_calls": [call]},
-                    {"role": "tool", "tool_call_id": "call_0", "content": "r"})
+        messages = (
+            {"role": "user", "content": "q"},
+            {"role": "assistant", "content": content, "tool_calls": [call]},
+            {"role": "tool", "tool_call_id": "call_0", "content": "r"},
+        )
         return cache_key(IDENTITY, ChatRequest(messages, tools=({"type": "function"},)))
 
     assert key("") == key(None) != key("words")

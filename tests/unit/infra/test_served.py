@@ -16,21 +16,37 @@ NOW = 1_800_000_000.0
 
 
 def test_what_changes_between_two_listings_is_left_out() -> None:
-    vllm = {"id": "m", "object": "model", "created": int(NOW) - 3, "owned_by": "vllm", "root": "/ckpt/7",
-            "parent": None, "max_model_len": 32768,
-            "permission": [{"id": "modelperm-1f3a", "created": int(NOW), "allow_sampling": True}]}
-    assert stable_entry(vllm, NOW) == {"id": "m", "owned_by": "vllm", "root": "/ckpt/7", "parent": None,
-                                       "max_model_len": 32768}
+    vllm = {
+        "id": "m",
+        "object": "model",
+        "created": int(NOW) - 3,
+        "owned_by": "vllm",
+        "root": "/ckpt/7",
+        "parent": None,
+        "max_model_len": 32768,
+        "permission": [{"id": "modelperm-1f3a", "created": int(NOW), "allow_sampling": True}],
+    }
+    assert stable_entry(vllm, NOW) == {
+        "id": "m",
+        "owned_by": "vllm",
+        "root": "/ckpt/7",
+        "parent": None,
+        "max_model_len": 32768,
+    }
     ollama = {"id": "qwen2.5:7b", "object": "model", "created": 1_700_000_000, "owned_by": "library"}
     assert stable_entry(ollama, NOW)["created"] == 1_700_000_000  # when the model was made: it names the model
 
 
 def test_a_model_is_found_by_its_id_or_said_missing() -> None:
     listing = {"object": "list", "data": [{"id": "other"}, {"id": "m", "meta": {"n_params": 7_000_000_000}}]}
-    assert served_identity(listing, "m", NOW) == {"listed": True, "entry": {"id": "m",
-                                                                            "meta": {"n_params": 7_000_000_000}}}
-    assert served_identity(listing, "absent", NOW) == {"listed": False,
-                                                       "why": "not among the 2 models the endpoint lists"}
+    assert served_identity(listing, "m", NOW) == {
+        "listed": True,
+        "entry": {"id": "m", "meta": {"n_params": 7_000_000_000}},
+    }
+    assert served_identity(listing, "absent", NOW) == {
+        "listed": False,
+        "why": "not among the 2 models the endpoint lists",
+    }
     assert served_identity(["not", "a", "list"], "m", NOW)["listed"] is False
 
 
@@ -78,9 +94,15 @@ def test_an_endpoint_without_the_route_or_gone_is_said_unlisted() -> None:
     assert backend.served == {"listed": False, "why": "connection error"}
 
 
-@pytest.mark.parametrize("body", [b'{"object": "list", "data": ' + b"[" * 100_000 + b"]" * 100_000 + b"}",
-                                  b'{"object": "list", "data": [{"id": "m", "n": ' + b"7" * 5_000 + b"}]}",
-                                  b"\xff\xfe not JSON"], ids=["nested-too-deeply", "integer-too-long", "not-utf8"])
+@pytest.mark.parametrize(
+    "body",
+    [
+        b'{"object": "list", "data": ' + b"[" * 100_000 + b"]" * 100_000 + b"}",
+        b'{"object": "list", "data": [{"id": "m", "n": ' + b"7" * 5_000 + b"}]}",
+        b"\xff\xfe not JSON",
+    ],
+    ids=["nested-too-deeply", "integer-too-long", "not-utf8"],
+)
 def test_a_listing_python_cannot_read_is_said_unlisted(body: bytes) -> None:
     with FakeOpenAI(model="m") as server:
         server.models_body = body

@@ -14,9 +14,14 @@ from pytest_tooleval.models.cache import KEY_VERSION, CachedBackend, ResponseCac
 from pytest_tooleval.models.openai_compat import OpenAIBackend
 
 KEY = "sk-test-tools-0123456789SECRET"
-TOOL = {"type": "function", "function": {"name": "get_weather", "description": "The weather in a city.",
-                                         "parameters": {"type": "object", "properties": {"city": {"type": "string"}},
-                                                        "required": ["city"]}}}
+TOOL = {
+    "type": "function",
+    "function": {
+        "name": "get_weather",
+        "description": "The weather in a city.",
+        "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
+    },
+}
 ASK = ChatRequest(({"role": "user", "content": "Weather in Paris?"},), tools=(TOOL,))
 
 
@@ -43,8 +48,9 @@ async def test_tools_are_sent_and_one_call_comes_back(fake_openai: FakeOpenAI) -
 
 @pytest.mark.asyncio
 async def test_parallel_calls_keep_their_order_and_the_text_beside_them(fake_openai: FakeOpenAI) -> None:
-    fake_openai.enqueue(ToolCalls.of(("get_weather", {"city": "Paris"}), ("get_weather", {"city": "Oslo"}),
-                                     content="Checking both."))
+    fake_openai.enqueue(
+        ToolCalls.of(("get_weather", {"city": "Paris"}), ("get_weather", {"city": "Oslo"}), content="Checking both.")
+    )
     reply = await ask(fake_openai)
     assert [json.loads(call.arguments)["city"] for call in reply.tool_calls] == ["Paris", "Oslo"]
     assert reply.text == "Checking both."
@@ -89,8 +95,16 @@ def test_tools_change_the_cache_key_and_text_requests_keep_theirs() -> None:
     text_only = ChatRequest(ASK.messages)
     assert cache_key(identity, ASK) != cache_key(identity, text_only)
     # the key of a request without tools has no `tools` entry at all
-    legacy = {"v": KEY_VERSION, "backend": identity, "messages": [dict(m) for m in text_only.messages], "temperature": None,
-              "top_p": None, "max_tokens": None, "stop": None, "extra": {}}
+    legacy = {
+        "v": KEY_VERSION,
+        "backend": identity,
+        "messages": [dict(m) for m in text_only.messages],
+        "temperature": None,
+        "top_p": None,
+        "max_tokens": None,
+        "stop": None,
+        "extra": {},
+    }
     canonical = json.dumps(legacy, sort_keys=True, separators=(",", ":"), ensure_ascii=True, allow_nan=False)
     assert cache_key(identity, text_only) == hashlib.sha256(canonical.encode("ascii")).hexdigest()
 

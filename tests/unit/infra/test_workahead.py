@@ -30,9 +30,11 @@ def ledger_kind(request: pytest.FixtureRequest) -> str:
     return str(request.param)
 
 
-def run_workahead(tmp_path: Path, samples: int, concurrency: int, resting: list[int],
-                  ledger_kind: str = "board") -> tuple[int, set[str]]:
+def run_workahead(
+    tmp_path: Path, samples: int, concurrency: int, resting: list[int], ledger_kind: str = "board"
+) -> tuple[int, set[str]]:
     """Work through `samples` cases of 20 ms each; returns the most in progress at once and the keys done."""
+
     async def scenario() -> tuple[int, set[str]]:
         board = RunBoard(tmp_path / "board.sqlite") if ledger_kind == "board" else None
         peak = 0
@@ -78,6 +80,7 @@ def test_spare_samples_stop_at_twice_the_concurrency(tmp_path: Path) -> None:
 
 def stop_midway(tmp_path: Path, drain: bool) -> tuple[set[str], list[str]]:
     """Two samples in progress when the process stops; returns the answers stored and the claims left."""
+
     async def scenario() -> tuple[set[str], list[str]]:
         board = RunBoard(tmp_path / "board.sqlite")
         computing: list[str] = []
@@ -154,6 +157,7 @@ def test_a_worker_reads_the_hub_answer_or_answers_itself_without_a_hub(tmp_path:
 
 def test_in_memory_each_sample_is_computed_once_however_many_tests_ask(tmp_path: Path) -> None:
     """The pool's own workers and tests asking for the same samples at once: one computation per sample."""
+
     async def scenario() -> dict[str, int]:
         computed: dict[str, int] = {}
 

@@ -85,8 +85,10 @@ def toy_record(**overrides: Any) -> dict[str, Any]:
         "Instructions": ["What is the weather in Oslo for 3 days?", " Alert me about storms. "],
         "Golden_Answers": [
             [{"Action": "getForecast", "Action_Input": '{"city": "Oslo", "days": 3}'}],
-            [{"Action": "getDetails", "Action_Input": '{"Question": "email?"}'},
-             {"Action": "createAlert", "Action_Input": '{"email": "${email}", "level": 2}'}],
+            [
+                {"Action": "getDetails", "Action_Input": '{"Question": "email?"}'},
+                {"Action": "createAlert", "Action_Input": '{"email": "${email}", "level": 2}'},
+            ],
         ],
     }
     record.update(overrides)
@@ -159,5 +161,3 @@ def response(text: str, thought: str = " I have what I need.") -> str:
 
 def simulated(status: int, body: Any, explanation: str = "Done.") -> str:
     return f"Status Code: {status}\nResponse: {json.dumps(body)}\nExplanation: {explanation}"
-
-

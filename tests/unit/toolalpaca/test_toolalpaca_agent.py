@@ -38,8 +38,15 @@ PROMPTS = toy_prompts()
 YES_YES = "## Analysis\nFine.\n## Results\nProcess Correctness: Yes\nFinal Response Correctness: Yes"
 
 
-def play(case: Any, agent: Script, *, simulator: Script | None = None, user: Script | None = None,
-         retrieval: Script | None = None, **kwargs: Any) -> Episode:
+def play(
+    case: Any,
+    agent: Script,
+    *,
+    simulator: Script | None = None,
+    user: Script | None = None,
+    retrieval: Script | None = None,
+    **kwargs: Any,
+) -> Episode:
     models = EpisodeModels(agent, simulator or Script(name="simulator"), user or Script(name="user"), retrieval)
     return asyncio.run(run_episode(case, kwargs.pop("prompts", PROMPTS), models, **kwargs))
 
@@ -94,15 +101,20 @@ def test_a_wrong_tool_gets_the_invalid_action_observation_and_the_loop_goes_on()
 
 def test_a_parse_failure_ends_the_episode_as_an_unjudged_error() -> None:
     case = toy_case(0)
-    episode = play(case, Script(action("getForecast", '{"city": "Oslo"}'), "It is sunny, I think."),
-                   simulator=Script(simulated(200, {}), name="simulator"))
+    episode = play(
+        case,
+        Script(action("getForecast", '{"city": "Oslo"}'), "It is sunny, I think."),
+        simulator=Script(simulated(200, {}), name="simulator"),
+    )
     assert episode.to_record() == {"error": "Could not parse LLM output: `It is sunny, I think.`"}
     assert not episode.judgeable
     judgement, judge_model = judge(case, episode)
     assert judgement == Judgement(judged=False) and judge_model.requests == []
     result = verdict(judgement, episode)
     assert (result.valid, result.error_type, result.error) == (
-        False, "episode_error", "Could not parse LLM output: `It is sunny, I think.`"
+        False,
+        "episode_error",
+        "Could not parse LLM output: `It is sunny, I think.`",
     )
 
 
@@ -119,16 +131,24 @@ def test_the_step_limit_ends_the_episode_as_upstreams_error_record() -> None:
     result = verdict(judgement, episode)
     assert (result.valid, result.error_type, result.details["stopped"]) == (False, "episode_error", True)
     assert len(result.calls) == 15  # the steps stay visible in the failure message and the transcript
-    shorter = play(case, Script(*[action("listStations", "{}")] * 2), simulator=Script(*[simulated(200, {})] * 2),
-                   settings=EpisodeSettings(max_steps=2))
+    shorter = play(
+        case,
+        Script(*[action("listStations", "{}")] * 2),
+        simulator=Script(*[simulated(200, {})] * 2),
+        settings=EpisodeSettings(max_steps=2),
+    )
     assert len(shorter.steps) == 2 and shorter.stopped
 
 
 def test_a_server_error_is_resent_by_the_tool() -> None:
     case = toy_case(0)
     # 503, re-sampled to the same 503 (accepted as a repeat), so the tool sees a 5xx and sends again
-    sim = Script(simulated(503, {"error": "busy"}), simulated(503, {"error": "busy"}), simulated(200, {"ok": 1}),
-                 name="simulator")
+    sim = Script(
+        simulated(503, {"error": "busy"}),
+        simulated(503, {"error": "busy"}),
+        simulated(200, {"ok": 1}),
+        name="simulator",
+    )
     episode = play(case, Script(action("getForecast", '{"city": "Oslo"}'), response("ok")), simulator=sim)
     assert episode.steps[0].observation == 'Status Code: 200. Response: {"ok":1}'
     assert len(sim.requests) == 3
@@ -142,8 +162,7 @@ def test_persistent_server_errors_are_reported_after_three_sends() -> None:
         sent.append(request)
         return HttpResponse(502, "Bad Gateway", "text/html")
 
-    episode = play(toy_case(0), Script(action("getForecast", '{"city": "Oslo"}'), response("Down.")),
-                   transport=failing)
+    episode = play(toy_case(0), Script(action("getForecast", '{"city": "Oslo"}'), response("Down.")), transport=failing)
     assert len(sent) == 3
     assert episode.steps[0].observation == "Status Code: 502. Response: Bad Gateway" + ERROR_ADVICE
 
@@ -168,8 +187,11 @@ def test_a_missing_parameter_is_reported_without_calling_the_api() -> None:
 
 def test_an_unparseable_judge_verdict_is_reported_and_counts_as_not_correct() -> None:
     case = toy_case(0)
-    episode = play(case, Script(action("listStations", "{}"), response("A.")),
-                   simulator=Script(simulated(200, {}), name="simulator"))
+    episode = play(
+        case,
+        Script(action("listStations", "{}"), response("A.")),
+        simulator=Script(simulated(200, {}), name="simulator"),
+    )
     judgement, _ = judge(case, episode, "## Results\nProcess Correctness: Probably\nFinal Response Correctness: Yes")
     assert (judgement.judged, judgement.unparsed, judgement.correct) == (True, True, False)
     assert verdict(judgement, episode).error_type == "judge_unparsed"
@@ -182,8 +204,11 @@ def test_an_unparseable_judge_verdict_is_reported_and_counts_as_not_correct() ->
 
 def test_results_heading_is_where_the_verdict_is_read() -> None:
     case = toy_case(0)
-    episode = play(case, Script(action("listStations", "{}"), response("A.")),
-                   simulator=Script(simulated(200, {}), name="simulator"))
+    episode = play(
+        case,
+        Script(action("listStations", "{}"), response("A.")),
+        simulator=Script(simulated(200, {}), name="simulator"),
+    )
     text = "Process Correctness: Yes\nFinal Response Correctness: Yes\n## Results\nProcess Correctness: No\n"
     judgement, _ = judge(case, episode, text)
     assert (judgement.process, judgement.response) == ("No", "")
@@ -234,13 +259,23 @@ def test_real_mode_sends_to_the_server_url_with_credentials_and_retrieval() -> N
 
     agent = Script(
         action("getForecast", '{"city": "Oslo", "key": "s3cret"}'),
-        lambda messages: action("retrievalDataFromFile", json.dumps(
-            {"file_path": messages[0]["content"].rsplit("the file: ", 1)[1].split("\n", 1)[0], "query": "hour 5"})),
+        lambda messages: action(
+            "retrievalDataFromFile",
+            json.dumps(
+                {"file_path": messages[0]["content"].rsplit("the file: ", 1)[1].split("\n", 1)[0], "query": "hour 5"}
+            ),
+        ),
         response("Hour 5 is 5."),
     )
     helper = Script("5", name="retrieval")
-    episode = play(case, agent, retrieval=helper, transport=http, credentials={"key": "s3cret"},
-                   settings=EpisodeSettings(clock=lambda: 1_700_000_000.0))
+    episode = play(
+        case,
+        agent,
+        retrieval=helper,
+        transport=http,
+        credentials={"key": "s3cret"},
+        settings=EpisodeSettings(clock=lambda: 1_700_000_000.0),
+    )
     assert episode.input == case.instruction + "\nAuthentication information: key=s3cret"
     assert sent[0].url == "https://weather.example.org/v2/forecast/Oslo"
     assert episode.steps[0].observation == (

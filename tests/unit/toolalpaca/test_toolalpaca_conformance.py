@@ -159,10 +159,14 @@ def test_solution_parser_rejects_prompts_of_another_shape(toolalpaca_dir: Path) 
         (json.dumps({"A": {"id": 0}}), ": 'A': expected a list of entries"),
         (json.dumps({"A": [{"id": 0, "input": "", "output": ""}, 5]}), ": 'A' entry [1]: expected a JSON object"),
         (json.dumps({"A": [{"id": "zero", "input": ""}]}), ": 'A' entry [0]: id: expected an integer"),
-        (json.dumps({"A": [{"id": 0, "input": [{"role": "user"}], "output": "x"}]}),
-         ": 'A' entry [0]: input: expected a list of chat messages with text content"),
-        (json.dumps({"A": [{"id": 0, "input": [{"role": "user", "content": "p"}], "output": "x"}]}),
-         ": 'A' entry [0]: process_correctness/final_response_correctness: expected strings"),
+        (
+            json.dumps({"A": [{"id": 0, "input": [{"role": "user"}], "output": "x"}]}),
+            ": 'A' entry [0]: input: expected a list of chat messages with text content",
+        ),
+        (
+            json.dumps({"A": [{"id": 0, "input": [{"role": "user", "content": "p"}], "output": "x"}]}),
+            ": 'A' entry [0]: process_correctness/final_response_correctness: expected strings",
+        ),
     ],
 )
 def test_malformed_judge_files_name_the_file_and_entry(tmp_path: Path, content: str, problem: str) -> None:
@@ -176,14 +180,23 @@ def test_malformed_judge_files_name_the_file_and_entry(tmp_path: Path, content: 
 def test_files_without_ids_use_positions_and_odd_words_count_as_unparsed(tmp_path: Path) -> None:
     entry = {"input": [{"role": "user", "content": "p"}], "output": "## Results\nProcess Correctness: Maybe"}
     path = tmp_path / "old.json"
-    path.write_text(json.dumps({"A": [{"input": "", "output": ""}, {**entry, "process_correctness": "Maybe",
-                                                                     "final_response_correctness": ""}]}))
+    path.write_text(
+        json.dumps(
+            {
+                "A": [
+                    {"input": "", "output": ""},
+                    {**entry, "process_correctness": "Maybe", "final_response_correctness": ""},
+                ]
+            }
+        )
+    )
     loaded = load_judged(path)
     assert [entry.index for entry in loaded.entries] == [0, 1]
     assert loaded.entries[1].reparsed == ("Maybe", "")
     summary = loaded.summary()
     assert summary.statistics() == {
-        "num": 2, "error_num": 1,
+        "num": 2,
+        "error_num": 1,
         "process": {"Yes": 0, "No": 0, "Uncertain": 0, "unparsed": 1},
         "response": {"Yes": 0, "No": 0, "Uncertain": 0, "unparsed": 1},
         "both": 0,

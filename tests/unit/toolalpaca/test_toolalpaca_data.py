@@ -94,17 +94,25 @@ def _broken(**overrides: Any) -> str:
         ('{"Name": "x"}', ": expected a JSON list of API records, found an object"),
         ('[{"Name": "x"}, 3]', ": API [0] 'x': Documentation: Field required"),
         (json.dumps([toy_record(), 3]), ": API [1]: expected a JSON object, found a number"),
-        (_broken(Golden_Answers=[[{"Action": "getForecast"}], []]),
-         ": API [1] 'Toy Weather': Golden_Answers.0.0.Action_Input: Field required"),
-        (_broken(Golden_Answers=[[]]),
-         ": API [1] 'Toy Weather': Golden_Answers: 1 entry for 2 Instructions (they are aligned by index)"),
+        (
+            _broken(Golden_Answers=[[{"Action": "getForecast"}], []]),
+            ": API [1] 'Toy Weather': Golden_Answers.0.0.Action_Input: Field required",
+        ),
+        (
+            _broken(Golden_Answers=[[]]),
+            ": API [1] 'Toy Weather': Golden_Answers: 1 entry for 2 Instructions (they are aligned by index)",
+        ),
         (_broken(Instructions=["ok", 7]), ": API [1] 'Toy Weather': Instructions.1: Input should be a valid string"),
         (_broken(Documentation="{not json"), ": API [1] 'Toy Weather': Documentation: not a JSON document"),
         (_broken(Documentation='{"paths": {}}'), ": API [1] 'Toy Weather': Documentation: no servers[0].url"),
-        (_broken(Function_Projection={"getForecast": ["/nowhere", "get"]}),
-         ": API [1] 'Toy Weather': Function_Projection.getForecast: GET /nowhere is not an operation of the spec"),
-        (_broken(Function_Description={"getForecast": "x"}),
-         ": API [1] 'Toy Weather': Function_Description: no 'components' entry"),
+        (
+            _broken(Function_Projection={"getForecast": ["/nowhere", "get"]}),
+            ": API [1] 'Toy Weather': Function_Projection.getForecast: GET /nowhere is not an operation of the spec",
+        ),
+        (
+            _broken(Function_Description={"getForecast": "x"}),
+            ": API [1] 'Toy Weather': Function_Description: no 'components' entry",
+        ),
         (json.dumps([toy_record(), toy_record()]), ": API [1] 'Toy Weather': Name: duplicate of API [0]"),
     ],
 )

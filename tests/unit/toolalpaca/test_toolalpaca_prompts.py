@@ -44,7 +44,9 @@ def test_agent_prompt_lists_getdetails_first_and_glues_components_to_the_last_to
 def test_retrieval_follows_getdetails_and_getdetails_can_be_left_out() -> None:
     api = toy_api("real", external_tools=["retrieval"])
     assert [tool.name for tool in agent_tools(api, toy_prompts())][:3] == [
-        "getDetails", "retrievalDataFromFile", "getForecast"
+        "getDetails",
+        "retrievalDataFromFile",
+        "getForecast",
     ]
     assert [tool.name for tool in agent_tools(api, toy_prompts(), with_get_details=False)][0] == "retrievalDataFromFile"
 
@@ -126,5 +128,9 @@ def test_helper_prompts() -> None:
         "Answer as the user.\n\n[User]: Alert me.\n[AI]: {'Question': 'Which email?'}\n[User]: a@b.c"
     )
     assert render_retrieval_prompt("${output}|${query}", "x" * 40_005, 3) == "x" * 40_000 + "|3"
-    assert render_simulator_prompt("${Name} ${Documentation} ${Request} $other", name="N", documentation="{}",
-                                   request="curl") == "N {} curl $other"
+    assert (
+        render_simulator_prompt(
+            "${Name} ${Documentation} ${Request} $other", name="N", documentation="{}", request="curl"
+        )
+        == "N {} curl $other"
+    )

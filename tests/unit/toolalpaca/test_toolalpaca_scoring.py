@@ -40,8 +40,7 @@ def test_only_yes_and_yes_is_valid(judgement: Judgement, valid: bool, error_type
 
 def test_verdict_words_are_read_after_the_first_results_heading() -> None:
     text = (
-        "## Analysis\nProcess Correctness: No\n"
-        "## Results \nProcess Correctness: Yes \nFinal Response Correctness: No"
+        "## Analysis\nProcess Correctness: No\n## Results \nProcess Correctness: Yes \nFinal Response Correctness: No"
     )
     assert parse_judge_output(text) == ("Yes", "No")
     inline = "Process Correctness: Uncertain, Final Response Correctness: Yes."

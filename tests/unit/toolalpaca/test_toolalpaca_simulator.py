@@ -55,7 +55,8 @@ def test_curl_line_shows_the_real_url_and_every_header() -> None:
 def test_reply_parsing() -> None:
     assert parse_simulator_reply(simulated(200, {"days": [1, 2]})) == (200, {"days": [1, 2]})
     assert parse_simulator_reply("Status Code: 404\nResponse: City not found.\nExplanation: none") == (
-        404, {"response": "City not found."}
+        404,
+        {"response": "City not found."},
     )
     assert parse_simulator_reply('Status Code: 201 \nResponse: ```json\n{"id": 7}\n```') == (201, {"id": 7})
     for broken in ("Response: {}", "Status Code: OK\nResponse: {}", "Status Code: 200"):
@@ -78,14 +79,16 @@ def test_first_prompt_and_response_rendering() -> None:
     prompt = model.last_prompt
     assert prompt.startswith("Play the API.\nName: Toy Weather\nSpec: ")
     assert f"Spec: {json.dumps(TOY_SPEC)}\n" in prompt  # unresolved $refs, default separators
-    assert prompt.endswith("\nRequest:\n" + render_curl(get_forecast(), local_prefix=PREFIX,
-                                                         real_base_url="https://weather.example.org/v2/"))
+    assert prompt.endswith(
+        "\nRequest:\n"
+        + render_curl(get_forecast(), local_prefix=PREFIX, real_base_url="https://weather.example.org/v2/")
+    )
 
 
 def test_failures_become_a_server_error() -> None:
     sim, _ = simulator("I cannot do that.")
     assert send(sim) == HttpResponse(500, "Internal Server Error", "text/plain; charset=utf-8")
-    nan, _ = simulator("Status Code: 200\nResponse: {\"x\": NaN}")
+    nan, _ = simulator('Status Code: 200\nResponse: {"x": NaN}')
     assert send(nan).status == 500
     odd, _ = simulator(simulated(1000, {}), simulated(1000, {}))  # a repeated status is accepted
     with pytest.raises(TransportError):

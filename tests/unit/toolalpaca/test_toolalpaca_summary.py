@@ -15,15 +15,29 @@ from pytest_tooleval.suites.toolalpaca.summary import summarize_toolalpaca
 SETUP = "judge gpt-4-0613 T=0.2, simulator gpt-3.5-turbo T=0.5, user gpt-3.5-turbo T=1, paths upstream"
 
 
-def row(sample_id: str, outcome: str, *, size: int, process: str = "", response: str = "", judged: bool = True,
-        deviations: list[str] | None = None) -> dict[str, Any]:
+def row(
+    sample_id: str,
+    outcome: str,
+    *,
+    size: int,
+    process: str = "",
+    response: str = "",
+    judged: bool = True,
+    deviations: list[str] | None = None,
+) -> dict[str, Any]:
     subset = sample_id.split("-", 1)[0]
-    base = {"suite": "toolalpaca", "id": sample_id, "category": subset, "language": "en", "index": 0,
-            "category_size": size, "outcome": outcome}
+    base = {
+        "suite": "toolalpaca",
+        "id": sample_id,
+        "category": subset,
+        "language": "en",
+        "index": 0,
+        "category_size": size,
+        "outcome": outcome,
+    }
     if outcome == "error":  # a test error carries no verdict
         return base
-    details = {"judged": judged, "process_correctness": process, "final_response_correctness": response,
-               "setup": SETUP}
+    details = {"judged": judged, "process_correctness": process, "final_response_correctness": response, "setup": SETUP}
     if deviations:
         details["deviations"] = deviations
     return {**base, "details": details}
@@ -37,8 +51,7 @@ def test_errors_and_unjudged_episodes_count_in_the_denominator() -> None:
         row("simulated-A-3", "error", size=4),  # the endpoint failed: upstream records an error instance too
     ]
     summary = summarize_toolalpaca(rows)
-    assert summary.figures == {"simulated.procedure": 0.5, "simulated.response": 0.25,
-                               "simulated.overall": 0.25}
+    assert summary.figures == {"simulated.procedure": 0.5, "simulated.response": 0.25, "simulated.overall": 0.25}
     assert summary.partial is False
     simulated = summary.data["subsets"]["simulated"]
     assert (simulated["num"], simulated["error_num"], simulated["infra_errors"], simulated["both"]) == (4, 2, 1, 1)
@@ -62,12 +75,19 @@ def test_undocumented_gold_gets_its_own_view_and_a_short_run_is_partial() -> Non
 
 
 def test_unparsed_verdicts_and_deviations_are_labelled() -> None:
-    rows = [row("simulated-A-0", "failed", size=1, process="Mostly", response="Yes",
-                deviations=["judge model gpt-4o (upstream gpt-4-0613)"])]
+    rows = [
+        row(
+            "simulated-A-0",
+            "failed",
+            size=1,
+            process="Mostly",
+            response="Yes",
+            deviations=["judge model gpt-4o (upstream gpt-4-0613)"],
+        )
+    ]
     summary = summarize_toolalpaca(rows)
     assert summary.data["subsets"]["simulated"]["process"]["unparsed"] == 1
-    assert (summary.figures["simulated.response"], summary.figures["simulated.overall"]) == (
-        1.0, 0.0)
+    assert (summary.figures["simulated.response"], summary.figures["simulated.overall"]) == (1.0, 0.0)
     assert summary.data["upstream_compatible"] is False
     assert summary.tables[0].title == "ToolAlpaca (not upstream-compatible: judge model gpt-4o (upstream gpt-4-0613))"
 
@@ -83,19 +103,29 @@ def settings(**changed: Any) -> Settings:
 
 
 def test_a_run_with_upstream_models_is_labelled_upstream_compatible() -> None:
-    setup = RunSetup.from_settings(settings(model="my-model", simulator_model="gpt-3.5-turbo",
-                                            toolalpaca_user_model="gpt-3.5-turbo"))
+    setup = RunSetup.from_settings(
+        settings(model="my-model", simulator_model="gpt-3.5-turbo", toolalpaca_user_model="gpt-3.5-turbo")
+    )
     assert setup.deviations == ()
     assert setup.agent_max_tokens == 1024  # the run's default max_tokens (1200) is ACEBench's
-    assert setup.label == ("judge gpt-4-0613 T=0.2, simulator gpt-3.5-turbo T=0.5, user gpt-3.5-turbo T=1, "
-                           "paths upstream")
+    assert setup.label == (
+        "judge gpt-4-0613 T=0.2, simulator gpt-3.5-turbo T=0.5, user gpt-3.5-turbo T=1, paths upstream"
+    )
 
 
 def test_every_departure_from_upstream_is_named() -> None:
-    setup = RunSetup.from_settings(settings(
-        model="my-model", simulator_model="gpt-4o-mini", simulator_temperature=0.0,
-        toolalpaca_user_model="gpt-3.5-turbo",
-        judge_model="gpt-4o", max_tokens=512, temperature=0.7, scorer="fixed"))
+    setup = RunSetup.from_settings(
+        settings(
+            model="my-model",
+            simulator_model="gpt-4o-mini",
+            simulator_temperature=0.0,
+            toolalpaca_user_model="gpt-3.5-turbo",
+            judge_model="gpt-4o",
+            max_tokens=512,
+            temperature=0.7,
+            scorer="fixed",
+        )
+    )
     assert setup.deviations == (
         "judge model gpt-4o (upstream gpt-4-0613)",
         "simulator model gpt-4o-mini (upstream gpt-3.5-turbo)",

@@ -55,13 +55,27 @@ class Transport:
         return reply
 
 
-def run(tool_input: str, transport: Transport, *, retrieval: bool = False, files: EpisodeFiles | None = None,
-        route: str = "/forecast/{city}") -> str:
+def run(
+    tool_input: str,
+    transport: Transport,
+    *,
+    retrieval: bool = False,
+    files: EpisodeFiles | None = None,
+    route: str = "/forecast/{city}",
+) -> str:
     operation = API.spec["paths"][route]["get"]
-    return asyncio.run(call_function(
-        tool_input, operation=operation, route=route, method="get", base_url=BASE, transport=transport,
-        files=files or EpisodeFiles(clock=lambda: 1_700_000_000.0), retrieval_available=retrieval,
-    ))
+    return asyncio.run(
+        call_function(
+            tool_input,
+            operation=operation,
+            route=route,
+            method="get",
+            base_url=BASE,
+            transport=transport,
+            files=files or EpisodeFiles(clock=lambda: 1_700_000_000.0),
+            retrieval_available=retrieval,
+        )
+    )
 
 
 def test_json_is_taken_from_the_first_to_the_last_bracket() -> None:
@@ -84,13 +98,15 @@ def test_parameters_go_where_the_spec_puts_them() -> None:
 def test_type_and_enum_errors_use_upstreams_lines() -> None:
     with pytest.raises(RequestRejected) as caught:
         forecast({"city": 7, "days": "three", "units": "kelvin", "detailed": None})
-    assert str(caught.value) == "\n".join([
-        'Parameter type error: "city", expected string, but got integer. You need to change the input and try again.',
-        'Parameter type error: "days", expected integer, but got string. You need to change the input and try again.',
-        "Parameter type error: \"units\", expected one of ['metric', 'imperial'], but got \"kelvin\". "
-        "You need to change the input and try again.",
-        'Parameter type error: "detailed", expected boolean, but got None. You need to change the input and try again.',
-    ])
+    assert str(caught.value) == "\n".join(
+        [
+            'Parameter type error: "city", expected string, but got integer. You need to change the input and try again.',
+            'Parameter type error: "days", expected integer, but got string. You need to change the input and try again.',
+            "Parameter type error: \"units\", expected one of ['metric', 'imperial'], but got \"kelvin\". "
+            "You need to change the input and try again.",
+            'Parameter type error: "detailed", expected boolean, but got None. You need to change the input and try again.',
+        ]
+    )
 
 
 def test_coercion_quirks() -> None:
@@ -191,7 +207,7 @@ def test_images_are_kept_and_announced_with_upstreams_typo() -> None:
     files = EpisodeFiles(clock=lambda: 0.0)
     image = Transport(HttpResponse(200, "\ufffd\ufffd", "image/jpeg", b"\xff\xd8"))
     observation = run('{"city": "Oslo"}', image, files=files)
-    (path, content), = files.images.items()
+    ((path, content),) = files.images.items()
     assert content == b"\xff\xd8" and path.startswith("./images/") and path.endswith(".jpeg")
     assert observation == f"Status Code: 200. Response: Recieved an image, saved in '{path}'."
 

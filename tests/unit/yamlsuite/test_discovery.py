@@ -14,9 +14,13 @@ def tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     # the walk's state is the process's: the run's own is back after the test
     monkeypatch.setattr(discovery, "_roots", discovery._roots)
     monkeypatch.setattr(discovery, "_found", discovery._found)
-    for name in ("benchmarks/examples/assistant.tooleval.yaml", "benchmarks/cases/weather.tooleval.yaml",
-                 "benchmarks/cases/examples/deep.tooleval.yaml", "benchmarks/cases/.hidden/x.tooleval.yaml",
-                 "benchmarks/cases/notes.yaml"):
+    for name in (
+        "benchmarks/examples/assistant.tooleval.yaml",
+        "benchmarks/cases/weather.tooleval.yaml",
+        "benchmarks/cases/examples/deep.tooleval.yaml",
+        "benchmarks/cases/.hidden/x.tooleval.yaml",
+        "benchmarks/cases/notes.yaml",
+    ):
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text("", encoding="utf-8")
     return tmp_path

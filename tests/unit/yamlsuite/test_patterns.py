@@ -16,13 +16,82 @@ from pytest_tooleval.suites.yamlsuite import patterns
 PY311 = sys.version_info >= (3, 11)
 
 # Python patterns of the kinds users write, each with a construct whose meaning RE2 spells otherwise
-PATTERNS = [r"^abc$", r"\w+$", r"^\w+$", r"\d", r"^\d+$", r"[\s]", r"[^\s]x", r"\S+", r"[\S]", r"\W+", r"\D+",
-            r"a{,3}b", r"a{,}c", r"a{}", r"[[:alpha:]]", r"[\b]", r"\u00e9", r"\N{LATIN SMALL LETTER E WITH ACUTE}",
-            r"x(?#a comment)y", r"[]a]", r"[^]a]", r"abc\Z", r"(?i)CAFÉ", r"(?m)^b$", "(?s)a.b", r"[\d-]", r"[^\d]",
-            "(?x) a b  # a comment\n c", "(?x)[ ]x", "(?ix) A\\ B", r"\é", "\\ x", r"^\s*$", r"^[\w.-]+@[\w-]+\.\w+$",
-            r"(?i)^paris$", r"^(?P<year>\d{4})-\d{2}$", r"colou?r", r"^[A-Z][a-z]+(?: [A-Z][a-z]+)*$"]
-ALPHABET = ["a", "b", "c", " ", "\n", "é", "É", "1", "٣", "x", "{", ",", "3", "}", "[", ":", "]", "\x08", "-", "_",
-            ".", "@", "\u3000", "\t", "A", "B", "#", "y", "P", "ü", "colour", "2026-12", "Paris", "New York"]
+PATTERNS = [
+    r"^abc$",
+    r"\w+$",
+    r"^\w+$",
+    r"\d",
+    r"^\d+$",
+    r"[\s]",
+    r"[^\s]x",
+    r"\S+",
+    r"[\S]",
+    r"\W+",
+    r"\D+",
+    r"a{,3}b",
+    r"a{,}c",
+    r"a{}",
+    r"[[:alpha:]]",
+    r"[\b]",
+    r"\u00e9",
+    r"\N{LATIN SMALL LETTER E WITH ACUTE}",
+    r"x(?#a comment)y",
+    r"[]a]",
+    r"[^]a]",
+    r"abc\Z",
+    r"(?i)CAFÉ",
+    r"(?m)^b$",
+    "(?s)a.b",
+    r"[\d-]",
+    r"[^\d]",
+    "(?x) a b  # a comment\n c",
+    "(?x)[ ]x",
+    "(?ix) A\\ B",
+    r"\é",
+    "\\ x",
+    r"^\s*$",
+    r"^[\w.-]+@[\w-]+\.\w+$",
+    r"(?i)^paris$",
+    r"^(?P<year>\d{4})-\d{2}$",
+    r"colou?r",
+    r"^[A-Z][a-z]+(?: [A-Z][a-z]+)*$",
+]
+ALPHABET = [
+    "a",
+    "b",
+    "c",
+    " ",
+    "\n",
+    "é",
+    "É",
+    "1",
+    "٣",
+    "x",
+    "{",
+    ",",
+    "3",
+    "}",
+    "[",
+    ":",
+    "]",
+    "\x08",
+    "-",
+    "_",
+    ".",
+    "@",
+    "\u3000",
+    "\t",
+    "A",
+    "B",
+    "#",
+    "y",
+    "P",
+    "ü",
+    "colour",
+    "2026-12",
+    "Paris",
+    "New York",
+]
 
 
 def _texts(count: int) -> Iterator[str]:
@@ -43,12 +112,16 @@ def test_a_pattern_finds_what_pythons_search_finds(pattern: str) -> None:
 
 def _assigned() -> str:
     """Every code point Python's Unicode database assigns (RE2's may be newer: unassigned ones may differ)."""
-    return "".join(chr(point) for point in range(0x110000)
-                   if not 0xD800 <= point <= 0xDFFF and unicodedata.category(chr(point)) != "Cn")
+    return "".join(
+        chr(point)
+        for point in range(0x110000)
+        if not 0xD800 <= point <= 0xDFFF and unicodedata.category(chr(point)) != "Cn"
+    )
 
 
-@pytest.mark.parametrize("klass", [r"\d", r"\w", r"\s", r"\D", r"\W", r"\S", r"[\d]", r"[\w]", r"[\s]", r"[\S]",
-                                   r"[^\s]", r"[^\w]"])
+@pytest.mark.parametrize(
+    "klass", [r"\d", r"\w", r"\s", r"\D", r"\W", r"\S", r"[\d]", r"[\w]", r"[\s]", r"[\S]", r"[^\s]", r"[^\w]"]
+)
 def test_the_classes_are_pythons_on_every_assigned_character(klass: str) -> None:
     if patterns.engine() != "re2":
         pytest.skip("google-re2 is not installed: Python's re runs the patterns")
@@ -78,20 +151,29 @@ def test_a_backtracking_pattern_answers_at_once() -> None:
     assert patterns.search("^(a+)+$", "a" * 100_000)
 
 
-@pytest.mark.parametrize(("pattern", "problem"), [
-    (r"(a)\1", "RE2 cannot run it: invalid escape sequence: \\1; patterns run in linear time, without "
-               "backreferences, lookarounds, atomic groups or possessive repeats"),
-    ("(?=a)b", "RE2 cannot run it: invalid perl operator: (?=;"),
-    ("(?<!a)b", "RE2 cannot run it: invalid perl operator: (?<!;"),
-    # atomic groups and possessive repeats are Python syntax from Python 3.11 on: before, Python's own word comes first
-    ("(?>a+)b", "RE2 cannot run it: invalid perl operator: (?>;" if PY311 else "unknown extension ?> at position 1"),
-    ("a*+b", "RE2 cannot run it: bad repetition operator: *+;" if PY311 else "multiple repeat at position 2"),
-    ("a{1001}", "RE2 cannot run it: invalid repetition size: {1001};"),
-    ("(?x: a)", "RE2 cannot run it: invalid perl operator: (?x;"),
-    (r"[\W\d]", r"\W inside [...] cannot keep Python's Unicode meaning under RE2: write (?:\W|[...]) instead"),
-    ("(Par", "missing ), unterminated subpattern at position 0"),  # Python's own word first: it is Python syntax
-    (r"\p{L}", "bad escape \\p at position 0"),
-])
+@pytest.mark.parametrize(
+    ("pattern", "problem"),
+    [
+        (
+            r"(a)\1",
+            "RE2 cannot run it: invalid escape sequence: \\1; patterns run in linear time, without "
+            "backreferences, lookarounds, atomic groups or possessive repeats",
+        ),
+        ("(?=a)b", "RE2 cannot run it: invalid perl operator: (?=;"),
+        ("(?<!a)b", "RE2 cannot run it: invalid perl operator: (?<!;"),
+        # atomic groups and possessive repeats are Python syntax from Python 3.11 on: before, Python's own word comes first
+        (
+            "(?>a+)b",
+            "RE2 cannot run it: invalid perl operator: (?>;" if PY311 else "unknown extension ?> at position 1",
+        ),
+        ("a*+b", "RE2 cannot run it: bad repetition operator: *+;" if PY311 else "multiple repeat at position 2"),
+        ("a{1001}", "RE2 cannot run it: invalid repetition size: {1001};"),
+        ("(?x: a)", "RE2 cannot run it: invalid perl operator: (?x;"),
+        (r"[\W\d]", r"\W inside [...] cannot keep Python's Unicode meaning under RE2: write (?:\W|[...]) instead"),
+        ("(Par", "missing ), unterminated subpattern at position 0"),  # Python's own word first: it is Python syntax
+        (r"\p{L}", "bad escape \\p at position 0"),
+    ],
+)
 def test_what_cannot_run_is_a_problem_of_the_pattern(pattern: str, problem: str) -> None:
     if patterns.engine() != "re2" and problem.startswith(("RE2", "\\W")):
         pytest.skip("google-re2 is not installed: Python's re runs the patterns")
@@ -102,6 +184,7 @@ def test_what_cannot_run_is_a_problem_of_the_pattern(pattern: str, problem: str)
 
 
 # -- without google-re2: Python's re in a worker process, under a deadline ---------------------------------------
+
 
 @pytest.fixture
 def fallback(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:

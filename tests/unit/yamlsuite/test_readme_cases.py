@@ -12,7 +12,7 @@ ROOT = Path(__file__).resolve().parents[3]
 
 def test_the_readme_example_loads(tmp_path: Path) -> None:
     text = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = text[text.index("## Your own cases"):]
+    section = text[text.index("## Your own cases") :]
     block = re.search(r"```yaml\n(.*?)```", section, re.DOTALL)
     assert block is not None
     path = tmp_path / "assistant.tooleval.yaml"

@@ -20,16 +20,27 @@ from pytest_tooleval.suites.yamlsuite.scoring import (
 )
 from pytest_tooleval.suites.yamlsuite.spec import Expectation, ExpectedCall, Matcher, ToolSpec
 
-WEATHER = ToolSpec("get_weather", "The weather of a city.", {
-    "type": "object",
-    "properties": {"city": {"type": "string"}, "days": {"type": "integer"}, "unit": {"type": ["string", "null"]}},
-    "required": ["city"],
-})
-EVENT = ToolSpec("add_event", "Add a calendar event.", {
-    "type": "object",
-    "properties": {"title": {"type": "string"}, "tags": {"type": "array", "items": {"type": "string"}},
-                   "guests": {"type": "array", "uniqueItems": True}},
-})
+WEATHER = ToolSpec(
+    "get_weather",
+    "The weather of a city.",
+    {
+        "type": "object",
+        "properties": {"city": {"type": "string"}, "days": {"type": "integer"}, "unit": {"type": ["string", "null"]}},
+        "required": ["city"],
+    },
+)
+EVENT = ToolSpec(
+    "add_event",
+    "Add a calendar event.",
+    {
+        "type": "object",
+        "properties": {
+            "title": {"type": "string"},
+            "tags": {"type": "array", "items": {"type": "string"}},
+            "guests": {"type": "array", "uniqueItems": True},
+        },
+    },
+)
 # one parameter `x` of any kind, for the matcher tests
 ANY = ToolSpec("f", "Anything.", {"type": "object", "properties": {"x": {}}})
 TOOLS = {tool.name: tool for tool in (WEATHER, EVENT, ANY)}
@@ -102,27 +113,34 @@ def test_a_matcher_passes_or_says_what_it_expected(matcher: Matcher, got: Any, p
 
 
 def test_a_number_too_large_for_a_float_is_out_of_tolerance_not_an_error() -> None:
-    problems = check(expect_calls(ExpectedCall("f", {"x": Matcher("tolerance", 3.0, 0.5)})),
-                     [Call("f", {"x": 10 ** 400})], "", TOOLS)
+    problems = check(
+        expect_calls(ExpectedCall("f", {"x": Matcher("tolerance", 3.0, 0.5)})), [Call("f", {"x": 10**400})], "", TOOLS
+    )
     assert problems == ["call 1 (f): argument 'x': expected 3.0 ± 0.5 (tolerance), got <a 1329-bit integer>"]
 
 
 def test_an_invalid_pattern_is_a_problem_not_an_exception() -> None:
     problems = check(expect_calls(ExpectedCall("f", {"x": Matcher("regex", "(")})), [Call("f", {"x": "a"})], "", TOOLS)
-    assert problems == ["call 1 (f): argument 'x': the pattern /(/ is not a valid regular expression: "
-                        "missing ), unterminated subpattern at position 0"]
+    assert problems == [
+        "call 1 (f): argument 'x': the pattern /(/ is not a valid regular expression: "
+        "missing ), unterminated subpattern at position 0"
+    ]
 
 
 # -- arguments missing or not expected -----------------------------------------------------------------------
 
-@pytest.mark.parametrize(("matcher", "shown"), [
-    (Matcher("exact", "Paris"), "'Paris'"),
-    (Matcher("any_of", ("Paris", "Rome")), "any of ['Paris', 'Rome']"),
-    (Matcher("regex", "^P"), "to match /^P/"),
-    (Matcher("tolerance", 3, 0.5), "3 ± 0.5"),
-    (Matcher("unordered", ("a",)), "['a'] in any order"),
-    (Matcher("contains", "P"), "to contain 'P'"),
-])
+
+@pytest.mark.parametrize(
+    ("matcher", "shown"),
+    [
+        (Matcher("exact", "Paris"), "'Paris'"),
+        (Matcher("any_of", ("Paris", "Rome")), "any of ['Paris', 'Rome']"),
+        (Matcher("regex", "^P"), "to match /^P/"),
+        (Matcher("tolerance", 3, 0.5), "3 ± 0.5"),
+        (Matcher("unordered", ("a",)), "['a'] in any order"),
+        (Matcher("contains", "P"), "to contain 'P'"),
+    ],
+)
 def test_a_missing_argument_says_what_was_expected(matcher: Matcher, shown: str) -> None:
     problems = check(expect_calls(ExpectedCall("f", {"x": matcher})), [Call("f", {})], "", TOOLS)
     assert problems == [f"call 1 (f): argument 'x': missing (expected {shown})"]
@@ -131,7 +149,8 @@ def test_a_missing_argument_says_what_was_expected(matcher: Matcher, shown: str)
 def test_an_argument_not_listed_is_a_problem_unless_partial() -> None:
     calls = [Call("get_weather", {"city": "Paris", "days": 3})]
     assert check(expect_calls(weather()), calls, "", TOOLS) == [
-        "call 1 (get_weather): argument 'days' was not expected (partial: true allows it)"]
+        "call 1 (get_weather): argument 'days' was not expected (partial: true allows it)"
+    ]
     partial = ExpectedCall("get_weather", {"city": Matcher("exact", "Paris")}, partial=True)
     assert check(expect_calls(partial), calls, "", TOOLS) == []
 
@@ -143,10 +162,13 @@ def test_an_argument_not_listed_but_null_is_not_given() -> None:
 
 # -- the calls: names, count, order --------------------------------------------------------------------------
 
+
 def test_a_wrong_name_is_one_problem_and_an_unknown_tool_another() -> None:
     problems = check(expect_calls(weather()), [Call("get_forecast", {"city": "Paris"})], "", TOOLS)
-    assert problems == ["call 1: expected get_weather, got get_forecast",
-                        "call 1: get_forecast is not one of the tools (get_weather, add_event, f)"]
+    assert problems == [
+        "call 1: expected get_weather, got get_forecast",
+        "call 1: get_forecast is not one of the tools (get_weather, add_event, f)",
+    ]
 
 
 def test_a_call_of_a_file_without_tools() -> None:
@@ -157,16 +179,19 @@ def test_a_call_of_a_file_without_tools() -> None:
 def test_a_different_number_of_calls_names_both() -> None:
     expectation = expect_calls(weather(), event("Dinner"))
     assert check(expectation, [Call("get_weather", {"city": "Paris"})], "", TOOLS) == [
-        "expected 2 calls (get_weather, add_event), got 1 call: get_weather(city='Paris')"]
+        "expected 2 calls (get_weather, add_event), got 1 call: get_weather(city='Paris')"
+    ]
     assert check(expect_calls(weather()), decode_text_calls("[]"), "[]", TOOLS) == [
-        "expected 1 call (get_weather), got 0 calls"]
+        "expected 1 call (get_weather), got 0 calls"
+    ]
 
 
 def test_an_answer_in_words_when_a_call_was_expected() -> None:
     text = "Which city do you mean?\nParis, France or Paris, Texas?"
     assert check(expect_calls(weather()), decode_text_calls(text), text, TOOLS) == [
         "expected 1 call (get_weather), got an answer in words: "
-        "'Which city do you mean?\\nParis, France or Paris, Texas?'"]
+        "'Which city do you mean?\\nParis, France or Paris, Texas?'"
+    ]
 
 
 SWAPPED = [Call("add_event", {"title": "Dinner"}), Call("get_weather", {"city": "Paris"})]
@@ -196,10 +221,13 @@ def test_a_set_of_calls_reports_the_best_assignment() -> None:
 
 def test_a_set_of_calls_of_one_tool_pairs_them_by_their_arguments() -> None:
     expectation = expect_calls(weather("Paris"), weather("Rome"), ordered=False)
-    assert check(expectation, [Call("get_weather", {"city": "Rome"}), Call("get_weather", {"city": "Paris"})],
-                 "", TOOLS) == []
-    assert check(expectation, [Call("get_weather", {"city": "Rome"}), Call("get_weather", {"city": "Berlin"})],
-                 "", TOOLS) == ["call 2 (get_weather): argument 'city': expected 'Paris' (exact), got 'Berlin'"]
+    assert (
+        check(expectation, [Call("get_weather", {"city": "Rome"}), Call("get_weather", {"city": "Paris"})], "", TOOLS)
+        == []
+    )
+    assert check(
+        expectation, [Call("get_weather", {"city": "Rome"}), Call("get_weather", {"city": "Berlin"})], "", TOOLS
+    ) == ["call 2 (get_weather): argument 'city': expected 'Paris' (exact), got 'Berlin'"]
 
 
 @pytest.mark.parametrize("count", [MAX_PERMUTED_CALLS, MAX_PERMUTED_CALLS + 1])
@@ -215,14 +243,17 @@ def test_many_parallel_calls_in_reverse_order_pass(count: int) -> None:
 
 # -- the tools' schemas --------------------------------------------------------------------------------------
 
+
 def test_every_call_is_checked_against_its_tool_schema() -> None:
     expectation = expect_calls(ExpectedCall("get_weather", {"city": Matcher("exact", "Paris")}, partial=True))
     assert check(expectation, [Call("get_weather", {"city": "Paris", "days": "three"})], "", TOOLS) == [
-        "call 1 (get_weather): its arguments violate the tool's schema: 'days': 'three' is not of type 'integer'"]
+        "call 1 (get_weather): its arguments violate the tool's schema: 'days': 'three' is not of type 'integer'"
+    ]
     # a call that fails its matchers is checked too; a nested value's place is its path
     calls = [Call("add_event", {"title": "Lunch", "tags": ["a", 1]})]
     assert check(expect_calls(event("Dinner")), calls, "", TOOLS)[-1] == (
-        "call 1 (add_event): its arguments violate the tool's schema: 'tags'[1]: 1 is not of type 'string'")
+        "call 1 (add_event): its arguments violate the tool's schema: 'tags'[1]: 1 is not of type 'string'"
+    )
 
 
 def test_a_violation_of_the_arguments_as_a_whole_has_no_place() -> None:
@@ -248,12 +279,14 @@ def test_unique_items_is_checked_without_comparing_every_pair() -> None:
     # every pair would be 12,497,500 comparisons; sorting them would be some 60,000
     assert Id.compared < 20 * len(guests), Id.compared
     problems = check(expectation, [Call("add_event", {"guests": [1, True, 1.0]})], "", TOOLS)
-    assert problems == ["call 1 (add_event): its arguments violate the tool's schema: "
-                        "'guests': [1, True, 1.0] has non-unique elements"]
+    assert problems == [
+        "call 1 (add_event): its arguments violate the tool's schema: 'guests': [1, True, 1.0] has non-unique elements"
+    ]
     assert check(expectation, [Call("add_event", {"guests": [1, True, {"a": [1]}, {"a": [2]}]})], "", TOOLS) == []
 
 
 # -- answers in words ----------------------------------------------------------------------------------------
+
 
 def test_words_that_contain_and_match_what_is_expected_pass() -> None:
     text = "Which RESTAURANT in paris? I can book a table once I know."
@@ -279,19 +312,33 @@ def test_a_call_when_words_were_expected() -> None:
 
 def test_an_invalid_pattern_for_words_is_a_problem() -> None:
     assert check(Expectation(no_call=True, regex="[a-"), None, "abc", TOOLS) == [
-        "the pattern /[a-/ is not a valid regular expression: unterminated character set at position 0"]
+        "the pattern /[a-/ is not a valid regular expression: unterminated character set at position 0"
+    ]
 
 
 # -- decoding ------------------------------------------------------------------------------------------------
 
+
 def test_the_text_protocol_decodes_to_calls() -> None:
     calls = decode_text_calls("[get_weather(city='Paris', days=3), add_event(title=\"Dinner\", tags=('a', 'b'))]")
-    assert calls == [Call("get_weather", {"city": "Paris", "days": 3}),
-                     Call("add_event", {"title": "Dinner", "tags": ["a", "b"]})]  # a tuple is an array
+    assert calls == [
+        Call("get_weather", {"city": "Paris", "days": 3}),
+        Call("add_event", {"title": "Dinner", "tags": ["a", "b"]}),
+    ]  # a tuple is an array
 
 
-@pytest.mark.parametrize("text", ["The weather in Paris is sunny.", "[1, 2]", "get_weather(city='Paris')",
-                                  "[f(**x)]", "[f(a=1, **x)]", "[f(x=lambda: 1)]", ""])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The weather in Paris is sunny.",
+        "[1, 2]",
+        "get_weather(city='Paris')",
+        "[f(**x)]",
+        "[f(a=1, **x)]",
+        "[f(x=lambda: 1)]",
+        "",
+    ],
+)
 def test_what_is_not_a_list_of_calls_is_words(text: str) -> None:
     assert decode_text_calls(text) is None
 
@@ -303,21 +350,28 @@ def test_the_text_protocol_is_read_never_run() -> None:
 
 def test_native_tool_calls_decode_to_calls() -> None:
     assert decode_tool_calls([("get_weather", '{"city": "Paris", "days": 3}'), ("get_time", "")]) == [
-        Call("get_weather", {"city": "Paris", "days": 3}), Call("get_time", {})]  # "" is no arguments
+        Call("get_weather", {"city": "Paris", "days": 3}),
+        Call("get_time", {}),
+    ]  # "" is no arguments
 
 
-@pytest.mark.parametrize(("arguments", "shown"), [
-    ('{"city": "Par', "'{\"city\": \"Par'"),
-    ('["Paris"]', "'[\"Paris\"]'"),
-    ('{"days": NaN}', "'{\"days\": NaN}'"),
-    ('{"n": ' + "9" * 5000 + "}", "'{\"n\": " + "9" * 193 + "... [5007 characters]"),
-])
+@pytest.mark.parametrize(
+    ("arguments", "shown"),
+    [
+        ('{"city": "Par', '\'{"city": "Par\''),
+        ('["Paris"]', "'[\"Paris\"]'"),
+        ('{"days": NaN}', "'{\"days\": NaN}'"),
+        ('{"n": ' + "9" * 5000 + "}", '\'{"n": ' + "9" * 193 + "... [5007 characters]"),
+    ],
+)
 def test_native_arguments_that_are_not_a_json_object(arguments: str, shown: str) -> None:
     assert decode_tool_calls([("get_weather", "{}"), ("get_weather", arguments)]) == (
-        f"call 2 (get_weather): its arguments are not a JSON object: {shown}")
+        f"call 2 (get_weather): its arguments are not a JSON object: {shown}"
+    )
 
 
 # -- hostile answers -----------------------------------------------------------------------------------------
+
 
 def test_a_long_answer_is_clipped_and_searched_only_so_far() -> None:
     text = "x" * (SEARCHED_CHARS + 50_000) + " booked"
@@ -325,7 +379,8 @@ def test_a_long_answer_is_clipped_and_searched_only_so_far() -> None:
     assert words.startswith("expected 1 call (get_weather), got an answer in words: 'xxx")
     assert words.endswith(f"... [{len(text)} characters]") and len(words) < 400
     assert check(Expectation(no_call=True, regex="booked"), None, text, TOOLS) == [
-        f"the answer does not match /booked/ (searched its first {SEARCHED_CHARS} of {len(text)} characters)"]
+        f"the answer does not match /booked/ (searched its first {SEARCHED_CHARS} of {len(text)} characters)"
+    ]
 
 
 def test_control_characters_of_the_model_are_escaped() -> None:
@@ -339,7 +394,8 @@ def test_control_characters_of_the_model_are_escaped() -> None:
     ]
     assert all(line.isprintable() for line in problems)
     assert decode_tool_calls([(name, "\x1b")]) == (
-        "call 1 ('get\\x1b[2Jtime\\u202e'): its arguments are not a JSON object: '\\x1b'")
+        "call 1 ('get\\x1b[2Jtime\\u202e'): its arguments are not a JSON object: '\\x1b'"
+    )
 
 
 def test_a_huge_tool_name_is_clipped() -> None:
@@ -360,15 +416,35 @@ def test_deep_nesting_ends_in_a_verdict() -> None:
     problem = decode_tool_calls([("f", '{"x": ' + "[" * 1000 + "]" * 1000 + "}")])
     assert isinstance(problem, str) and problem.startswith("call 1 (f): its arguments are not a JSON object: ")
     # values built by a caller: comparing, showing and validating never recurse into them unbounded
-    recursive = ToolSpec("f", "", {"type": "object", "properties": {"x": {"$ref": "#/$defs/list"}},
-                                   "$defs": {"list": {"type": "array", "items": {"$ref": "#/$defs/list"}}}})
-    assert check(expect_calls(ExpectedCall("f", {"x": Matcher("exact", deep_list(5000))})),
-                 [Call("f", {"x": deep_list(5000)})], "", {"f": ANY}) == []
-    problems = check(expect_calls(ExpectedCall("f", {"x": Matcher("exact", [])})),
-                     [Call("f", {"x": deep_list(5000)})], "", {"f": recursive})
+    recursive = ToolSpec(
+        "f",
+        "",
+        {
+            "type": "object",
+            "properties": {"x": {"$ref": "#/$defs/list"}},
+            "$defs": {"list": {"type": "array", "items": {"$ref": "#/$defs/list"}}},
+        },
+    )
+    assert (
+        check(
+            expect_calls(ExpectedCall("f", {"x": Matcher("exact", deep_list(5000))})),
+            [Call("f", {"x": deep_list(5000)})],
+            "",
+            {"f": ANY},
+        )
+        == []
+    )
+    problems = check(
+        expect_calls(ExpectedCall("f", {"x": Matcher("exact", [])})),
+        [Call("f", {"x": deep_list(5000)})],
+        "",
+        {"f": recursive},
+    )
     assert problems[0] == "call 1 (f): argument 'x': expected [] (exact), got [[[[[[[[[[[...]]]]]]]]]]]"
-    assert problems[1].startswith("call 1 (f): its arguments could not be checked against the tool's schema: "
-                                  "RecursionError: maximum recursion depth exceeded")
+    assert problems[1].startswith(
+        "call 1 (f): its arguments could not be checked against the tool's schema: "
+        "RecursionError: maximum recursion depth exceeded"
+    )
     assert len(problems) == 2
 
 
@@ -376,50 +452,69 @@ def test_values_that_are_not_json_end_in_a_verdict() -> None:
     calls = decode_text_calls("[f(x=b'\\x00ab', y=1j, z={1: 'a'})]")
     assert calls == [Call("f", {"x": b"\x00ab", "y": 1j, "z": {1: "a"}})]
     strict = ToolSpec("f", "", {"type": "object", "properties": {"x": {"type": "string"}}})
-    problems = check(expect_calls(ExpectedCall("f", {"x": Matcher("exact", "ab")}, partial=True)), calls, "",
-                     {"f": strict})
+    problems = check(
+        expect_calls(ExpectedCall("f", {"x": Matcher("exact", "ab")}, partial=True)), calls, "", {"f": strict}
+    )
     assert problems == [
         "call 1 (f): argument 'x': expected 'ab' (exact), got b'\\x00ab'",
         "call 1 (f): its arguments violate the tool's schema: 'x': b'\\x00ab' is not of type 'string'",
     ]
     # a non-string key where the schema matches keys against a pattern: no pattern matches it
-    keyed = ToolSpec("f", "", {"type": "object", "properties": {"z": {"patternProperties": {"^a": {}},
-                                                                      "additionalProperties": False}}})
+    keyed = ToolSpec(
+        "f",
+        "",
+        {"type": "object", "properties": {"z": {"patternProperties": {"^a": {}}, "additionalProperties": False}}},
+    )
     assert check(expect_calls(ExpectedCall("f", {}, partial=True)), calls, "", {"f": keyed}) == [
         "call 1 (f): its arguments violate the tool's schema: 'z': Additional properties are not allowed (1 was "
-        "unexpected)"]
+        "unexpected)"
+    ]
 
 
 def test_a_huge_argument_text_is_refused_before_it_is_read() -> None:
     arguments = json.dumps({"city": "x" * 200_000})
     assert decode_tool_calls([("get_weather", arguments)]) == (
-        f"call 1 (get_weather): its arguments are too long ({len(arguments)} characters, at most 100000)")
+        f"call 1 (get_weather): its arguments are too long ({len(arguments)} characters, at most 100000)"
+    )
 
 
 def test_a_pattern_written_over_lines_is_shown_on_one() -> None:
     assert check(Expectation(no_call=True, regex="(?x) Sorry\n I  can't"), None, "No.", TOOLS) == [
-        "the answer does not match /(?x) Sorry\\n I  can't/"]
+        "the answer does not match /(?x) Sorry\\n I  can't/"
+    ]
 
 
 # -- what failed, as the reports name it -------------------------------------------------------------------
 
-@pytest.mark.parametrize(("expectation", "calls", "text", "failed"), [
-    (expect_calls(weather(unit=Matcher("absent"), days=Matcher("tolerance", 3, 1))),
-     [Call("get_weather", {"city": "paris", "unit": "kelvin", "days": 9})], "",
-     ["city: exact", "unit: absent", "days: tolerance"]),
-    (expect_calls(weather(unit=Matcher("any_of", ("celsius",)))), [Call("get_weather", {})], "",
-     ["city: exact", "unit: any_of", "schema"]),  # missing: its matcher failed, and the schema requires city
-    (expect_calls(weather()), [Call("get_weather", {"city": "Paris", "days": 2})], "", ["days: unlisted"]),
-    (expect_calls(weather()), [Call("add_event", {})], "", ["name"]),
-    (expect_calls(weather()), [Call("book", {})], "", ["name", "unknown tool"]),
-    (expect_calls(weather(), event("x")), [Call("get_weather", {"city": "Paris"})], "", ["calls"]),
-    (expect_calls(weather()), None, "Which city?", ["calls"]),
-    (Expectation(no_call=True), [Call("get_weather", {"city": "Paris"})], "", ["no_call"]),
-    (WORDS, None, "Sure.", ["answer: contains", "answer: contains", "answer: regex"]),
-    (expect_calls(weather()), [Call("get_weather", {"city": "Paris"})], "", []),
-])
-def test_each_problem_names_the_check_that_failed(expectation: Expectation, calls: list[Call] | None, text: str,
-                                                 failed: list[str]) -> None:
+
+@pytest.mark.parametrize(
+    ("expectation", "calls", "text", "failed"),
+    [
+        (
+            expect_calls(weather(unit=Matcher("absent"), days=Matcher("tolerance", 3, 1))),
+            [Call("get_weather", {"city": "paris", "unit": "kelvin", "days": 9})],
+            "",
+            ["city: exact", "unit: absent", "days: tolerance"],
+        ),
+        (
+            expect_calls(weather(unit=Matcher("any_of", ("celsius",)))),
+            [Call("get_weather", {})],
+            "",
+            ["city: exact", "unit: any_of", "schema"],
+        ),  # missing: its matcher failed, and the schema requires city
+        (expect_calls(weather()), [Call("get_weather", {"city": "Paris", "days": 2})], "", ["days: unlisted"]),
+        (expect_calls(weather()), [Call("add_event", {})], "", ["name"]),
+        (expect_calls(weather()), [Call("book", {})], "", ["name", "unknown tool"]),
+        (expect_calls(weather(), event("x")), [Call("get_weather", {"city": "Paris"})], "", ["calls"]),
+        (expect_calls(weather()), None, "Which city?", ["calls"]),
+        (Expectation(no_call=True), [Call("get_weather", {"city": "Paris"})], "", ["no_call"]),
+        (WORDS, None, "Sure.", ["answer: contains", "answer: contains", "answer: regex"]),
+        (expect_calls(weather()), [Call("get_weather", {"city": "Paris"})], "", []),
+    ],
+)
+def test_each_problem_names_the_check_that_failed(
+    expectation: Expectation, calls: list[Call] | None, text: str, failed: list[str]
+) -> None:
     problems = assess(expectation, calls, text, TOOLS)
     assert [problem.check for problem in problems] == failed
     assert [problem.text for problem in problems] == check(expectation, calls, text, TOOLS)
