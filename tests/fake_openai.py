@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import contextlib
 import email.message
 import email.parser
 import email.policy
@@ -1048,10 +1049,8 @@ class _Server(ThreadingHTTPServer):
         with self._connections_lock:
             connections = list(self._connections)
         for conn in connections:
-            try:
+            with contextlib.suppress(OSError):
                 conn.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         # A client that gave up (timeout, reset) is part of the tests, not a server error worth a traceback.
@@ -1705,10 +1704,8 @@ def main(argv: list[str] | None = None) -> None:
     signal.signal(signal.SIGTERM, lambda *_: done.set())
     with server:
         print(server.base_url, flush=True)
-        try:
+        with contextlib.suppress(KeyboardInterrupt):
             done.wait()
-        except KeyboardInterrupt:
-            pass
         print(
             json.dumps({"requests": server.stats.requests, "peak_in_flight": server.stats.peak_in_flight}),
             file=sys.stderr,

@@ -71,7 +71,9 @@ RIGHT_CALLS: dict[str, list[tuple[str, dict[str, object]]] | str] = {
 PROMPTS = {
     "model_inference/prompt_en.py": {
         # the sentence naming the [ApiName(...)] format is what function-calling mode leaves out
-        "SYSTEM_PROMPT_FOR_NORMAL_DATA_EN": "You call APIs. Write calls as [ApiName(k='v')].\n{time}\nAPIs:\n{function}",
+        "SYSTEM_PROMPT_FOR_NORMAL_DATA_EN": (
+            "You call APIs. Write calls as [ApiName(k='v')].\n{time}\nAPIs:\n{function}"
+        ),
         "SYSTEM_PROMPT_FOR_PREFERENCE_DATA_EN": "Profile: {profile}\nAPIs: {function}",
         "SYSTEM_PROMPT_FOR_SPECIAL_DATA_EN": "Say what is wrong.\n{time}\nAPIs:\n{function}",
         "USER_PROMPT_EN": "History:\n{question}",

@@ -287,7 +287,7 @@ def test_an_edit_with_the_mtime_set_back_is_read_again(files: dict[Path, str], t
 
 def test_a_file_replaced_by_a_copy_is_read_again(files: dict[Path, str], tmp_path: Path) -> None:
     """A file swapped for another one with the same size and times (a copy renamed over it) has a new inode."""
-    first, second = files
+    first, _ = files
     sha256_of(files, tmp_path / "cache")
     before = first.stat()
     swapped = tmp_path / "swapped"

@@ -236,7 +236,9 @@ SCENARIOS: dict[str, Callable[[Runs], list[int]]] = {
     "an account ran out of quota mid-run": quota_ran_out,
     "an endpoint that had answered stopped answering": stopped_answering,
     "an endpoint dead from the start, under `--tooleval-no-probe`": dead_without_the_probe,
-    "the endpoint probe failed: an endpoint dead from the start, a wrong model name or key, no quota (one line)": the_probe_failed,
+    (
+        "the endpoint probe failed: an endpoint dead from the start, a wrong model name or key, no quota (one line)"
+    ): the_probe_failed,
     "a bad option value, data file or case file, or a gate figure no suite of the run has (one line)": bad_input,
 }
 

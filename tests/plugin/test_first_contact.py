@@ -112,8 +112,8 @@ def test_a_misspelt_gate_figure_stops_the_run_before_any_request(
     [
         (
             "--tooleval-fail-under=acebench.overal=0.8",
-            "ERROR: --tooleval-fail-under: no figure 'acebench.overal' in this run (did you mean 'acebench.en.overall'?); "
-            "its figures are acebench.en.normal_atom_bool, ",
+            "ERROR: --tooleval-fail-under: no figure 'acebench.overal' in this run "
+            "(did you mean 'acebench.en.overall'?); its figures are acebench.en.normal_atom_bool, ",
         ),
         (
             "--tooleval-fail-under=overal=0.8",

@@ -146,8 +146,8 @@ def test_without_a_test_set_file_one_line_says_where_to_get_it(
     result.stdout.fnmatch_lines(
         [
             "SKIPPED [[]1[]] test_gpt4tools.py:*: GPT4Tools: no test-set file; download gpt4tools_test_unseen.json by "
-            "hand from the links in the GPT4Tools README (github.com/AILab-CVC/GPT4Tools; Google Drive id *), then pass "
-            "--tooleval-gpt4tools-path FILE or set TOOLEVAL_GPT4TOOLS_PATH",
+            "hand from the links in the GPT4Tools README (github.com/AILab-CVC/GPT4Tools; Google Drive id *), "
+            "then pass --tooleval-gpt4tools-path FILE or set TOOLEVAL_GPT4TOOLS_PATH",
         ]
     )
     assert "tooleval summary" not in result.stdout.str()
@@ -427,5 +427,5 @@ def test_official_metric_cases_score_identically_through_the_plugin(
         ItemMetrics(*(row[m] for m in metrics), uses_tool=uses_tool(row["gt"]["output"])) for row in rows
     )
     subsets = report["summary"]["gpt4tools"]["subsets"]
-    for key, means in zip(("all", "tool", "no_tool"), (expected.overall, expected.tool, expected.no_tool)):
+    for key, means in zip(("all", "tool", "no_tool"), (expected.overall, expected.tool, expected.no_tool), strict=True):
         assert [subsets[key][m] for m in ("n", *metrics)] == [getattr(means, m) for m in ("n", *metrics)]

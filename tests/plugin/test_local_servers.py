@@ -115,7 +115,7 @@ def test_a_request_that_timed_out_waits_until_fewer_are_in_flight_than_were_serv
         answer(limit, queued[0], 1.0)
         answer(limit, queued[1], 3.5)
         assert limit.shown == 1 and limit.limit >= 2
-        holder = await limit.acquire()
+        await limit.acquire()  # the one slot, held
         retry = asyncio.ensure_future(limit.acquire(after_timeout=True))
         fresh = asyncio.ensure_future(limit.acquire())
         await asyncio.sleep(0)

@@ -98,7 +98,8 @@ def test_a_prompt_too_long_for_the_model_is_an_error_counted_apart(
         [
             "ContextOverflowError: model 'gpt-5-like' at *: the prompt (about * tokens) does not fit the model's "
             "context: HTTP 400: This model's maximum context length is *",
-            f"acebench: {SAMPLES - 1}/{SAMPLES} scored, * 1 error (1 of them prompts too long for the model's context)*",
+            f"acebench: {SAMPLES - 1}/{SAMPLES} scored, * 1 error "
+            "(1 of them prompts too long for the model's context)*",
         ]
     )
     [error] = [s for s in json.loads((pytester.path / "report.json").read_text())["samples"] if s["outcome"] == "error"]

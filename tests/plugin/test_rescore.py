@@ -404,8 +404,8 @@ def test_function_calling_and_cut_answers_come_from_the_response_cache_or_are_na
         assert uncached.ret == 1
         uncached.stdout.fnmatch_lines(
             [
-                f"not rescored: en-{category}_0: its output was cut at 20,000 characters in the report, and the response "
-                "cache does not hold it (its verdict is the report's)",
+                f"not rescored: en-{category}_0: its output was cut at 20,000 characters in the report, "
+                "and the response cache does not hold it (its verdict is the report's)",
                 f"not rescored: en-{category}_1-fc: a function-calling answer is scored from its tool calls, which the "
                 "report does not keep, and the response cache does not hold it (its verdict is the report's)",
             ]

@@ -320,7 +320,7 @@ def test_an_oversized_simulated_response_is_cut_at_3000_characters(
 ) -> None:
     fake_openai.responder = Cast(
         {"List every weather station": [action("listStations", "{}"), response("Many stations.")]},
-        simulator=lambda request: simulated(200, {"stations": ["station-%04d" % n for n in range(400)]}),
+        simulator=lambda request: simulated(200, {"stations": [f"station-{n:04d}" for n in range(400)]}),
     )
     result = pytester.runpytest(*run_args(pytester, fake_openai, data_root), "-k", "simulated-Toy_Weather-1")
     result.assert_outcomes(passed=1)

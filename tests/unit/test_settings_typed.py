@@ -59,7 +59,7 @@ def test_a_suites_options_table_is_read_from_its_fields() -> None:
         mode.parse("mine-mode", "c")  # type: ignore[misc]  # a Literal field's parser is a choice
     assert words.parse("mine-list", "x, y") == ("x", "y")  # type: ignore[misc]
     assert (key.secret, key.parse, folder.path, rate.default) == (True, None, True, 1.5)
-    with pytest.raises(ToolevalUsageError, match="more than 0|positive"):
+    with pytest.raises(ToolevalUsageError, match=r"more than 0|positive"):
         rate.parse("mine-rate", "0")  # type: ignore[misc]
 
 

@@ -1,4 +1,5 @@
-"""ACEBench aggregation: multi-turn dialogues (acebench-scoring §6), per-category rounding (§8.1), groups and OVERALL (§8.2)."""
+"""ACEBench aggregation: multi-turn dialogues (acebench-scoring §6), per-category rounding (§8.1), groups and
+OVERALL (§8.2)."""
 
 from __future__ import annotations
 
@@ -151,7 +152,7 @@ def test_a_subset_of_samples_is_partial_when_counts_are_known() -> None:
 
 
 def test_unscored_samples_make_a_run_partial() -> None:
-    rows = _run(ALL_CATEGORIES, [True]) + [SampleScore("normal_atom_bool", "normal_atom_bool_9", None)]
+    rows = [*_run(ALL_CATEGORIES, [True]), SampleScore("normal_atom_bool", "normal_atom_bool_9", None)]
     summary = summarize(rows)
     assert summary.partial and summary.categories["normal_atom_bool"].scored == 1
 

@@ -336,7 +336,9 @@ def test_the_example_transcript() -> None:
                     "type": "function",
                     "function": {
                         "name": "hiking_fitness_preparation",
-                        "arguments": '{"hiking_duration": 10, "hiking_altitude": 5500, "fitness_level": "intermediate"}',
+                        "arguments": (
+                            '{"hiking_duration": 10, "hiking_altitude": 5500, "fitness_level": "intermediate"}'
+                        ),
                     },
                 }
             ],
@@ -345,7 +347,8 @@ def test_the_example_transcript() -> None:
             "role": "tool",
             "tool_call_id": "call_0",
             "content": (
-                "Here is your customized hiking fitness preparation plan:\n- Training Plan:\n  Cardio three times a week."
+                "Here is your customized hiking fitness preparation plan:\n- Training Plan:\n"
+                "  Cardio three times a week."
             ),
         },
         {"role": "user", "content": "I'm also curious about the gear."},

@@ -72,13 +72,13 @@ def test_the_decoder_evaluates_what_upstreams_eval_meets_and_the_agent_only_arit
     }
     for source, value in rich.items():
         assert _eval(source, DECODER) == value
-    with pytest.raises(UnsupportedExpression, match="^Compare is not evaluated$"):
+    with pytest.raises(UnsupportedExpression, match=r"^Compare is not evaluated$"):
         _agent("(1 < 2) + 1")
-    with pytest.raises(UnsupportedExpression, match="^starred elements are not evaluated$"):
+    with pytest.raises(UnsupportedExpression, match=r"^starred elements are not evaluated$"):
         _agent("[1, *'ab'] + []")
-    with pytest.raises(UnsupportedExpression, match="^dict unpacking is not evaluated$"):
+    with pytest.raises(UnsupportedExpression, match=r"^dict unpacking is not evaluated$"):
         _agent("{**{'a': 1}} | {}")
-    with pytest.raises(UnsupportedExpression, match="^string formatting is not evaluated$"):
+    with pytest.raises(UnsupportedExpression, match=r"^string formatting is not evaluated$"):
         _agent("'%s!' % 'x'")
 
 
@@ -104,7 +104,7 @@ def test_names_are_refused_unless_resolved() -> None:
 def test_python_errors_propagate_and_each_caller_maps_them() -> None:
     with pytest.raises(ZeroDivisionError):
         _eval("1 / 0", DECODER)
-    with pytest.raises(normal.DecodeError, match="^cannot evaluate expression: ZeroDivisionError: division by zero$"):
+    with pytest.raises(normal.DecodeError, match=r"^cannot evaluate expression: ZeroDivisionError: division by zero$"):
         normal.fold_constant(ast.parse("1 / 0", mode="eval").body)
     with pytest.raises(agent.AgentDecodeError) as raised:
         agent.decode_message("[f(a=1/0)]", agent.DecodeMode.STEP)

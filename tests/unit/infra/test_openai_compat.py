@@ -161,7 +161,8 @@ async def test_429_without_retry_after_backs_off_with_full_jitter(
     assert reply.text == "ok"
     assert fake_openai.stats.requests == 4
     assert len(sleeps.delays) == 3
-    for ceiling, delay in zip((0.5, 1.0, 1.5), sleeps.delays):  # min(cap, base * 2**n), the cap reached at n=2
+    # min(cap, base * 2**n), the cap reached at n=2
+    for ceiling, delay in zip((0.5, 1.0, 1.5), sleeps.delays, strict=True):
         assert 0.0 <= delay <= ceiling
 
 

@@ -52,8 +52,8 @@ def cache(tmp_path: Path) -> Any:
 @pytest.mark.parametrize(
     "changed",
     [
-        dataclasses.replace(BASE, messages=BASE.messages[:1] + ({"role": "user", "content": "hello!"},)),
-        dataclasses.replace(BASE, messages=BASE.messages[:1] + ({"role": "assistant", "content": "hello"},)),
+        dataclasses.replace(BASE, messages=(*BASE.messages[:1], {"role": "user", "content": "hello!"})),
+        dataclasses.replace(BASE, messages=(*BASE.messages[:1], {"role": "assistant", "content": "hello"})),
         dataclasses.replace(BASE, messages=BASE.messages[1:]),
         dataclasses.replace(BASE, temperature=0.7),
         dataclasses.replace(BASE, temperature=None),

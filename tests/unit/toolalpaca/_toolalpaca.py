@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Any, Union
+from typing import Any
 
 from pytest_tooleval.suites.toolalpaca.data import (
     Api,
@@ -128,7 +128,7 @@ def with_helpers(prompts: Prompts) -> Prompts:
     return replace(prompts, helper_descriptions=dict(HELPER_DESCRIPTIONS))
 
 
-Reply = Union[str, Callable[[list[dict[str, str]]], str]]
+Reply = str | Callable[[list[dict[str, str]]], str]
 
 
 class Script:

@@ -1,4 +1,5 @@
-"""Conformance with the authors' published GPT-4 judgments of ToolAlpaca-7B (judged/ToolAlpaca7b.json, toolalpaca-gpt4tools §3.2)."""
+"""Conformance with the authors' published GPT-4 judgments of ToolAlpaca-7B (judged/ToolAlpaca7b.json,
+toolalpaca-gpt4tools §3.2)."""
 
 from __future__ import annotations
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -169,5 +170,5 @@ def test_helper_descriptions_are_lifted_from_class_bodies_without_running_them()
         "class OtherTool(Base):\n    description = 'not this one'\n"
     )
     assert data.lift_helper_descriptions(source, {"AskTool": "ask"}, "tools.py") == {"ask": "ask {{x}}"}
-    with pytest.raises(DataError, match="tools.py: no description found for other"):
+    with pytest.raises(DataError, match=re.escape("tools.py: no description found for other")):
         data.lift_helper_descriptions(source, {"AskTool": "ask", "OtherTool": "other"}, "tools.py")

@@ -1,4 +1,5 @@
-"""Prompt rendering: the test_v1 agent prompt (toolalpaca-gpt4tools §2.2), the judge prompt (§4.2), the helper prompts (§2.6, §2.8)."""
+"""Prompt rendering: the test_v1 agent prompt (toolalpaca-gpt4tools §2.2), the judge prompt (§4.2), the helper
+prompts (§2.6, §2.8)."""
 
 from __future__ import annotations
 
@@ -48,7 +49,7 @@ def test_retrieval_follows_getdetails_and_getdetails_can_be_left_out() -> None:
         "retrievalDataFromFile",
         "getForecast",
     ]
-    assert [tool.name for tool in agent_tools(api, toy_prompts(), with_get_details=False)][0] == "retrievalDataFromFile"
+    assert agent_tools(api, toy_prompts(), with_get_details=False)[0].name == "retrievalDataFromFile"
 
 
 def test_missing_helper_description_says_where_it_lives(toolalpaca_dir: Path, tmp_path: Path) -> None:

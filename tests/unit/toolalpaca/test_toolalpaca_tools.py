@@ -100,11 +100,14 @@ def test_type_and_enum_errors_use_upstreams_lines() -> None:
         forecast({"city": 7, "days": "three", "units": "kelvin", "detailed": None})
     assert str(caught.value) == "\n".join(
         [
-            'Parameter type error: "city", expected string, but got integer. You need to change the input and try again.',
-            'Parameter type error: "days", expected integer, but got string. You need to change the input and try again.',
+            'Parameter type error: "city", expected string, but got integer. '
+            "You need to change the input and try again.",
+            'Parameter type error: "days", expected integer, but got string. '
+            "You need to change the input and try again.",
             "Parameter type error: \"units\", expected one of ['metric', 'imperial'], but got \"kelvin\". "
             "You need to change the input and try again.",
-            'Parameter type error: "detailed", expected boolean, but got None. You need to change the input and try again.',
+            'Parameter type error: "detailed", expected boolean, but got None. '
+            "You need to change the input and try again.",
         ]
     )
 
@@ -131,13 +134,13 @@ def test_missing_required_parameters_are_listed_after_type_errors() -> None:
     assert str(caught.value) == (
         'Missing required parameters: "region", "email", "level". You need to change the input and try again.'
     )
-    with pytest.raises(RequestRejected, match='^Parameter type error: "region", expected string, but got integer'):
+    with pytest.raises(RequestRejected, match=r'^Parameter type error: "region", expected string, but got integer'):
         alert({"region": 3})
 
 
 def test_uncaught_upstream_failures_crash_the_episode() -> None:
     route = "/forecast/{city}/{day}"
-    with pytest.raises(ToolCrash, match="^'day'$"):
+    with pytest.raises(ToolCrash, match=r"^'day'$"):
         build_request(FORECAST, {"city": "Oslo"}, route=route, method="get", base_url=BASE)
     with pytest.raises(ToolCrash):
         run('{"city": "Oslo"}', Transport(TransportError("connection refused")))

@@ -161,7 +161,8 @@ def test_a_backtracking_pattern_answers_at_once() -> None:
         ),
         ("(?=a)b", "RE2 cannot run it: invalid perl operator: (?=;"),
         ("(?<!a)b", "RE2 cannot run it: invalid perl operator: (?<!;"),
-        # atomic groups and possessive repeats are Python syntax from Python 3.11 on: before, Python's own word comes first
+        # atomic groups and possessive repeats are Python syntax from Python 3.11 on: before, Python's own word
+        # comes first
         (
             "(?>a+)b",
             "RE2 cannot run it: invalid perl operator: (?>;" if PY311 else "unknown extension ?> at position 1",

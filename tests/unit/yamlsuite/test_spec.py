@@ -308,7 +308,8 @@ def test_a_misspelt_top_level_key(tmp_path: Path) -> None:
         ),
         (
             "    user: hi\n    expect:\n      calls:\n        - name: get_weather\n          args: {}\n",
-            "14: cases[0].expect.calls[0]: unknown key 'args' (known: name, arguments, partial); did you mean 'arguments'?",
+            "14: cases[0].expect.calls[0]: unknown key 'args' (known: name, arguments, partial); "
+            "did you mean 'arguments'?",
         ),
         (
             "    turns:\n      - user: hi\n        expect: {no_call: true}\n        tool_result: []\n",
@@ -424,8 +425,8 @@ REF_FAULTS = [
     (
         "      properties:\n        city: {$ref: '#/$defs/a'}\n      $defs:\n        a: {$ref: '#/$defs/b'}\n"
         "        b: {$ref: '#/$defs/a'}\n",
-        "8: tools[0].parameters['$defs'].a['$ref']: the references loop (#/$defs/a -> #/$defs/b) without going into the "
-        "arguments: validating a call would never end",
+        "8: tools[0].parameters['$defs'].a['$ref']: the references loop (#/$defs/a -> #/$defs/b) "
+        "without going into the arguments: validating a call would never end",
     ),
     (
         "      properties:\n        city: {$ref: 'https://example.com/city.json'}\n",
@@ -506,7 +507,8 @@ def test_a_case_with_both_user_and_turns(tmp_path: Path) -> None:
         ),
         ("    turns:\n      - user: hi\n", "11: cases[0].turns[0]: missing required key 'expect'"),
         (
-            "    turns:\n      - user: hi\n        messages: [{role: user, content: hi}]\n        expect: {no_call: true}\n",
+            "    turns:\n      - user: hi\n        messages: [{role: user, content: hi}]\n"
+            "        expect: {no_call: true}\n",
             "12: cases[0].turns[0]: a turn has user or messages, not both",
         ),
         (
