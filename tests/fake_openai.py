@@ -295,6 +295,13 @@ class ServerStats:
         return [r.body for r in self.received]
 
     @property
+    def json_bodies(self) -> list[dict[str, Any]]:
+        """`bodies` where every request sent a JSON object: an AssertionError where one did not."""
+        bodies = self.bodies
+        assert all(body is not None for body in bodies), "a request body was not a JSON object"
+        return [body for body in bodies if body is not None]
+
+    @property
     def headers(self) -> list[dict[str, str]]:
         return [r.headers for r in self.received]
 
@@ -1592,9 +1599,9 @@ def _completion(
         completion["choices"][0]["message"] = {**completion["choices"][0]["message"], **answer.message()}
         completion["choices"][0]["finish_reason"] = "tool_calls"
         if not tools_seen:  # llama-cpp-python counts each call's `functions.<name>:` into the prompt
-            usage = completion["usage"]
-            usage["prompt_tokens"] += len(answer.calls)
-            usage["total_tokens"] += len(answer.calls)
+            counts = completion["usage"]
+            counts["prompt_tokens"] += len(answer.calls)
+            counts["total_tokens"] += len(answer.calls)
         return completion
     text = answer
     finish_reason = "stop"

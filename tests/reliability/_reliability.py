@@ -17,7 +17,9 @@ KEY = "sk-reliability-7Hq2ZpX9vLw3Rk8TnB5yC1dF"
 
 
 def read_report(path: Path) -> dict[str, Any]:
-    return json.loads(path.read_text(encoding="utf-8"))
+    report = json.loads(path.read_text(encoding="utf-8"))
+    assert isinstance(report, dict)
+    return report
 
 
 def verdicts(report: dict[str, Any]) -> dict[tuple[str, str], tuple[Any, ...]]:

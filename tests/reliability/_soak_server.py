@@ -37,7 +37,7 @@ TRANSIENT = [
 
 
 def main() -> None:
-    answers = json.loads(Path(sys.argv[1]).read_text(encoding="utf-8"))
+    answers: dict[str, str] = json.loads(Path(sys.argv[1]).read_text(encoding="utf-8"))
     rate, rng = float(sys.argv[2]), random.Random(int(sys.argv[3]))
     faults = 0
 

@@ -10,6 +10,7 @@ import json
 import socket
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from _reliability import error_section
@@ -21,7 +22,7 @@ DATA = Path("data") / "acebench"
 EN = DATA / "data_all" / "data_en"
 
 
-def rewrite(path: Path, change: Callable[[list[dict]], list[dict]]) -> None:
+def rewrite(path: Path, change: Callable[[list[dict[str, Any]]], list[dict[str, Any]]]) -> None:
     rows = [json.loads(line) for line in path.read_text().splitlines()]
     path.write_text("".join(json.dumps(row) + "\n" for row in change(rows)))
 
@@ -32,8 +33,8 @@ def assert_one_usage_line(result: pytest.RunResult, expected: str) -> None:
     assert "Traceback" not in result.stdout.str() + result.stderr.str()
 
 
-def set_first(field: str, value: object) -> Callable[[list[dict]], list[dict]]:
-    def change(rows: list[dict]) -> list[dict]:
+def set_first(field: str, value: object) -> Callable[[list[dict[str, Any]]], list[dict[str, Any]]]:
+    def change(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         rows[0][field] = value
         return rows
 

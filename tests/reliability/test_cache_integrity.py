@@ -152,4 +152,4 @@ def test_an_answer_is_reused_only_for_the_same_request(
         pytester.runpytest(*live, *options, *data).assert_outcomes(passed=MINI_SAMPLES)
         seen.append((what, fake_openai.stats.requests - before))
     assert seen == [(what, expected) for what, _, _, expected in steps]
-    assert {body["model"] for body in fake_openai.stats.bodies} == {"fake-model", "fake-model-2"}
+    assert {body["model"] for body in fake_openai.stats.json_bodies} == {"fake-model", "fake-model-2"}

@@ -198,7 +198,8 @@ sys.addaudithook(_audit)  # for the life of this process; it records only inside
 @contextmanager
 def contained() -> Iterator[list[tuple[str, str]]]:
     """Record every risky runtime event (code execution, process, file, socket) in this thread meanwhile."""
-    _watching.events = events = []
+    events: list[tuple[str, str]] = []
+    _watching.events = events
     try:
         yield events
     finally:
@@ -236,7 +237,7 @@ def assert_verdict(verdict: Any) -> Verdict:
 
 class _Case(CaseBase):  # what result_payload reads off a case
     suite, id, category, language, index = "acebench", "hostile_0", "normal_atom_bool", "en", 0
-    test_id = "en-hostile_0"
+    test_id, family, marks = "en-hostile_0", "normal", ()
 
 
 def assert_reportable(verdict: Verdict, output: str) -> dict[str, Any]:
@@ -458,7 +459,11 @@ def test_a_number_past_what_json_holds_still_reaches_the_report(sandbox: Path, t
     """The text protocol reads 1E310 as infinity, which the report writes as null and names; a complex number is
     shown by its repr."""
     for case in YAML_CASES["prompt"]:
-        verdict = assert_verdict(run_contained(lambda output, case=case: score_yaml(case, output), text))
+
+        def score(output: str, case: Any = case) -> Verdict:
+            return score_yaml(case, output)
+
+        verdict = assert_verdict(run_contained(score, text))
         written = assert_reportable(verdict, text)
         assert not verdict.valid
         first = written["calls"][0]  # a list of calls per turn, for a conversation
@@ -520,6 +525,7 @@ def score_backtracking(pattern: str, mode: str, text: str, arguments: str | None
     argument's name)."""
     file = BACKTRACKING[pattern]
     suite = YamlSuite([file], {file.path: (mode,)})
+    turns: list[dict[str, Any]]
     if mode == "prompt":
         turns = [{"text": f"[note(text={text!r}, code={text!r})]", "tool_calls": []}, {"text": text, "tool_calls": []}]
     else:
@@ -595,9 +601,11 @@ NESTED = {
 def test_deep_and_huge_native_arguments_get_a_verdict(sandbox: Path, value: str) -> None:
     for pattern in CATASTROPHIC:
         arguments = f'{{"tree": {value}, "code": {value}, "text": {value}}}'
-        argument, words = run_contained(
-            lambda output, pattern=pattern: score_backtracking(pattern, "fc", "", output), arguments
-        )
+
+        def score(output: str, pattern: str = pattern) -> list[Verdict]:
+            return score_backtracking(pattern, "fc", "", output)
+
+        argument, words = run_contained(score, arguments)
         for verdict in (argument, words):
             assert_reportable(assert_verdict(verdict), arguments)
         assert not argument.valid  # too deep, too long, or not what its schema and matcher want

@@ -15,7 +15,7 @@ import sys
 import time
 from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 import pytest
 from _reliability import THIN_TEST, answers_by_prompt, prompt_key, read_report, verdicts
@@ -33,6 +33,13 @@ def cached_answers(cache: Path) -> int:
     with sqlite3.connect(database) as conn:  # opening replays the WAL a killed writer left behind
         assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
         return int(conn.execute("SELECT count(*) FROM replies_v1").fetchone()[0])
+
+
+class Kill(TypedDict, total=False):
+    """When `run_and_kill` kills: one of the two."""
+
+    after_requests: int
+    after_s: float
 
 
 def run_and_kill(
@@ -133,7 +140,7 @@ def test_killed_runs_resume_to_the_uninterrupted_result(
         "--tooleval-report=report.json",
     ]
     rng = random.Random(SEED)
-    kills = [
+    kills: list[Kill] = [
         {"after_requests": rng.randint(5, 60)},
         {"after_requests": rng.randint(5, 40)},
         {"after_s": rng.uniform(0.2, 2.0)},

@@ -29,7 +29,7 @@ SHAPES = {
 }
 
 
-def check_failed_as_malformed(result: pytest.RunResult, report: dict, problem: str) -> None:
+def check_failed_as_malformed(result: pytest.RunResult, report: dict[str, Any], problem: str) -> None:
     """The sample failed (never errored) saying what was wrong, and its category kept it in its denominator."""
     result.assert_outcomes(passed=MINI_SAMPLES - 1, failed=1)
     result.stdout.fnmatch_lines(

@@ -58,7 +58,7 @@ def test_no_artefact_of_an_xdist_run_holds_the_key(
     assert leaks(result.stdout.str() + result.stderr.str()) == []
     assert files_with_the_key(pytester.path) == []  # report, JUnit XML, cache (and its WAL), run boards
     assert (pytester.path / "cache" / "responses.sqlite").exists()
-    assert all(body["messages"] for body in fake_openai.stats.bodies)  # the key did go out, in the header only
+    assert all(body["messages"] for body in fake_openai.stats.json_bodies)  # the key did go out, in the header only
     assert {headers["authorization"] for headers in fake_openai.stats.headers} == {f"Bearer {KEY}"}
 
     samples = {s["id"]: s for s in read_report(pytester.path / "report.json")["samples"]}

@@ -15,6 +15,7 @@ import signal
 import subprocess
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -57,7 +58,7 @@ def test_twenty_runs_under_mixed_faults_stay_flat_and_score_alike(
     pytester: pytest.Pytester,
     default_data: Path,
     monkeypatch: pytest.MonkeyPatch,
-    record_property: pytest.RecordProperty,
+    record_property: Callable[[str, object], None],
 ) -> None:
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     answers = answers_by_prompt(default_data, CATEGORIES)

@@ -17,6 +17,7 @@ from typing import Any
 
 import openai
 import pytest
+from openai.types.chat import ChatCompletionMessage, ChatCompletionMessageParam, ChatCompletionToolParam
 
 from fake_openai import NULL_CONTENT_REFUSED, FakeOpenAI, Fault, ToolCalls
 from pytest_tooleval.models.base import ChatRequest, InfrastructureError
@@ -40,11 +41,15 @@ def chat(server: FakeOpenAI, *messages: str, **params: Any) -> dict[str, Any]:
     body = {"model": "m", "messages": [{"role": "user", "content": m} for m in messages], **params}
     status, _, data = call(server.base_url + "/chat/completions", body)
     assert status == 200, data
-    return json.loads(data)
+    completion = json.loads(data)
+    assert isinstance(completion, dict)
+    return completion
 
 
-def text_of(completion: dict[str, Any]) -> str:
-    return completion["choices"][0]["message"]["content"]
+def text_of(completion: dict[str, Any]) -> str | None:
+    content = completion["choices"][0]["message"]["content"]
+    assert content is None or isinstance(content, str)
+    return content
 
 
 def until(condition: Callable[[], bool], seconds: float = 30.0) -> bool:
@@ -298,7 +303,7 @@ def test_standalone_command(tmp_path: Path) -> None:
         assert process.stdout is not None
         base_url = process.stdout.readline().strip()
         assert base_url.startswith("http://127.0.0.1:") and base_url.endswith("/v1")
-        body = {"model": "m", "messages": [{"role": "user", "content": "the weather?"}]}
+        body: dict[str, Any] = {"model": "m", "messages": [{"role": "user", "content": "the weather?"}]}
         assert call(base_url + "/chat/completions", body)[0] == 503
         assert text_of(json.loads(call(base_url + "/chat/completions", body)[2])) == "[get_weather()]"
         body["messages"][0]["content"] = "hi"
@@ -312,11 +317,23 @@ def test_standalone_command(tmp_path: Path) -> None:
 
 # -- dialects of real servers (issue 26), through the real openai client ---------------------------------------
 
-ECHO_TOOL = {"type": "function", "function": {"name": "echo", "parameters": {"type": "object", "properties": {}}}}
+ECHO_TOOL: ChatCompletionToolParam = {
+    "type": "function",
+    "function": {"name": "echo", "parameters": {"type": "object", "properties": {}}},
+}
 
 
 def openai_client(server: FakeOpenAI) -> openai.OpenAI:
     return openai.OpenAI(base_url=server.base_url, api_key="sk-dialects", max_retries=0, timeout=30)
+
+
+def called_names(message: ChatCompletionMessage) -> list[str]:
+    """The names of the functions the message calls; each of its tool calls must be a function call."""
+    names = []
+    for call in message.tool_calls or []:
+        assert call.type == "function"
+        names.append(call.function.name)
+    return names
 
 
 def test_tools_need_choice_answers_without_a_call_unless_tool_choice_is_sent(fake_openai: FakeOpenAI) -> None:
@@ -334,7 +351,7 @@ def test_tools_need_choice_answers_without_a_call_unless_tool_choice_is_sent(fak
     ignored = client.chat.completions.create(model="m", messages=messages, tools=[ECHO_TOOL])
     assert ignored.choices[0].message.tool_calls is None and ignored.choices[0].message.content == "calling echo"
     called = client.chat.completions.create(model="m", messages=messages, tools=[ECHO_TOOL], tool_choice="auto")
-    assert [call.function.name for call in called.choices[0].message.tool_calls or []] == ["echo"]
+    assert called_names(called.choices[0].message) == ["echo"]
     assert seen == [False, True]
     fake_openai.tools_need_choice = False
     plain = client.chat.completions.create(model="m", messages=messages, tools=[ECHO_TOOL])
@@ -346,12 +363,16 @@ def test_tools_count_into_the_prompt_tokens_unless_they_need_a_system_message(fa
     chatml-function-calling) they reach it only beside a system message, and the model calls them anyway."""
     fake_openai.responder = lambda body: ToolCalls.of(("echo", {})) if "tools" in body else "words"
     client = openai_client(fake_openai)
-    bare: Any = [{"role": "user", "content": "call echo"}]
-    framed: Any = [{"role": "system", "content": "be brief"}, *bare]
+    bare: list[ChatCompletionMessageParam] = [{"role": "user", "content": "call echo"}]
+    framed: list[ChatCompletionMessageParam] = [{"role": "system", "content": "be brief"}, *bare]
 
-    def prompt_tokens(messages: Any, tools: Any = None) -> int:
-        extra: Any = {"tools": tools, "tool_choice": "auto"} if tools else {}
-        completion = client.chat.completions.create(model="m", messages=messages, **extra)
+    def prompt_tokens(
+        messages: list[ChatCompletionMessageParam], tools: list[ChatCompletionToolParam] | None = None
+    ) -> int:
+        if tools:
+            completion = client.chat.completions.create(model="m", messages=messages, tools=tools, tool_choice="auto")
+        else:
+            completion = client.chat.completions.create(model="m", messages=messages)
         assert completion.usage is not None
         return completion.usage.prompt_tokens
 
@@ -359,7 +380,7 @@ def test_tools_count_into_the_prompt_tokens_unless_they_need_a_system_message(fa
     assert prompt_tokens(bare, [ECHO_TOOL]) == prompt_tokens(bare) + tool_words
     fake_openai.tools_need_system = True
     called = client.chat.completions.create(model="m", messages=bare, tools=[ECHO_TOOL], tool_choice="auto")
-    assert [call.function.name for call in called.choices[0].message.tool_calls or []] == ["echo"]
+    assert called_names(called.choices[0].message) == ["echo"]
     assert called.usage is not None and called.usage.prompt_tokens == prompt_tokens(bare) + 1  # `functions.echo:`
     assert prompt_tokens(framed, [ECHO_TOOL]) == prompt_tokens(framed) + tool_words
 

@@ -15,7 +15,7 @@ from typing import Any
 try:
     import httpx2  # what openai's client speaks now
 except ImportError:  # an older openai speaks httpx (the oldest supported: .ci/oldest-constraints.txt)
-    import httpx as httpx2
+    import httpx as httpx2  # type: ignore[no-redef,import-not-found,unused-ignore]  # the one mypy sees is httpx2
 import openai
 import pytest
 import pytest_asyncio
@@ -129,7 +129,7 @@ async def test_request_sends_sampling_params_stop_and_extra_body(
 @pytest.mark.asyncio
 async def test_unset_params_are_not_sent(fake_openai: FakeOpenAI, make_backend: MakeBackend) -> None:
     await make_backend().complete(ASK)
-    (body,) = fake_openai.stats.bodies
+    (body,) = fake_openai.stats.json_bodies
     assert set(body) == {"model", "messages"}
 
 

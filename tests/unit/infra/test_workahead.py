@@ -15,6 +15,7 @@ from pytest_tooleval.answers.hub_client import HubClient
 from pytest_tooleval.answers.pool import MemoryLedger, Pool
 from pytest_tooleval.models.base import InfrastructureError
 from pytest_tooleval.outcome import Answer, InternalError
+from pytest_tooleval.suites.base import Case as SuiteCase
 from pytest_tooleval.suites.base import CaseBase
 
 
@@ -23,6 +24,14 @@ class Case(CaseBase):
     id: str
     suite: str = "acebench"
     language: str = "en"
+    category: str = "normal_atom_bool"
+    family: str = "normal"
+    index: int = 0
+    marks: tuple[str, ...] = ()
+
+    @property
+    def test_id(self) -> str:
+        return f"{self.language}-{self.id}"
 
 
 @pytest.fixture(params=["memory", "board"])
@@ -40,7 +49,7 @@ def run_workahead(
         peak = 0
         current = 0
 
-        async def compute(case: Case) -> Answer:
+        async def compute(case: SuiteCase) -> Answer:
             nonlocal peak, current
             current += 1
             peak = max(peak, current)
@@ -48,7 +57,7 @@ def run_workahead(
             current -= 1
             return Answer(output=f"[answer({case.id})]")
 
-        cases = [Case(f"s{i}") for i in range(samples)]
+        cases: list[SuiteCase] = [Case(f"s{i}") for i in range(samples)]
         workahead = Pool(board or MemoryLedger(), cases, compute, concurrency, resting=lambda: resting[0])
         workahead.start()
         while len(workahead.finished) < samples:
@@ -86,7 +95,7 @@ def stop_midway(tmp_path: Path, drain: bool) -> tuple[set[str], list[str]]:
         computing: list[str] = []
         both_started, stopping = asyncio.Event(), asyncio.Event()
 
-        async def compute(case: Case) -> Answer:
+        async def compute(case: SuiteCase) -> Answer:
             computing.append(case.id)
             if len(computing) == 2:
                 both_started.set()
@@ -123,12 +132,12 @@ def test_the_hub_answers_the_samples_tests_wait_for_first(tmp_path: Path) -> Non
         board = RunBoard(tmp_path / "board.sqlite")
         order: list[str] = []
 
-        async def compute(case: Case) -> Answer:
+        async def compute(case: SuiteCase) -> Answer:
             order.append(case.id)
             await asyncio.sleep(0.01)
             return Answer(output="[done()]")
 
-        cases = [Case(f"s{i}") for i in range(20)]
+        cases: list[SuiteCase] = [Case(f"s{i}") for i in range(20)]
         board.want("acebench/en/s17")  # a worker's test reached s17 before the hub did
         hub = Pool(board, cases, compute, 1, lookup={f"acebench/en/{c.id}": c for c in cases}.get)
         hub.start()
@@ -149,7 +158,8 @@ def test_a_worker_reads_the_hub_answer_or_answers_itself_without_a_hub(tmp_path:
     board.store("acebench/en/s0", {"answer": {"output": "[hub()]"}})
     board.set_state("hub", "on")
     client = HubClient(board)
-    assert client.wait(Case("s0")).output == "[hub()]"
+    answer = client.wait(Case("s0"))
+    assert isinstance(answer, Answer) and answer.output == "[hub()]"
     board.set_state("hub", "off")  # the hub knew none of the tests: each worker answers its own samples
     assert client.wait(Case("s1")) is None
     board.close()
@@ -161,12 +171,12 @@ def test_in_memory_each_sample_is_computed_once_however_many_tests_ask(tmp_path:
     async def scenario() -> dict[str, int]:
         computed: dict[str, int] = {}
 
-        async def compute(case: Case) -> Answer:
+        async def compute(case: SuiteCase) -> Answer:
             computed[case.id] = computed.get(case.id, 0) + 1
             await asyncio.sleep(0.01)
             return Answer(output=case.id)
 
-        cases = [Case(f"s{i}") for i in range(20)]
+        cases: list[SuiteCase] = [Case(f"s{i}") for i in range(20)]
         pool = Pool(MemoryLedger(), cases, compute, 3)
         pool.start()
         answers = await asyncio.gather(*(pool.obtain(case) for case in reversed(cases * 2)))
