@@ -11,6 +11,7 @@ followed by a section number is not a pointer. Nothing here reads the network or
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -47,16 +48,16 @@ def scanned_files() -> list[Path]:
     return sorted(p for top in SCANNED for p in (ROOT / top).rglob("*.py"))
 
 
-def pointers(path: Path, names: set[str]):
+def pointers(path: Path, names: set[str]) -> Iterator[tuple[int, str | None, str, str | None, str]]:
     """(line number, document or None, section, problem or None) for every pointer of one file."""
     fragments = {part.lower() for name in names for part in name.split("-")}
-    context = None  # the document of the nearest earlier full pointer
+    context: str | None = None  # the document of the nearest earlier full pointer
     for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         for match in POINTER.finditer(line):
             before = line[: match.start()]
             named = DOC_BEFORE.search(before)
             word = WORD_BEFORE.search(before)
-            problem = None
+            problem: str | None = None
             if named:
                 doc = context = named.group(1)
             elif word and word.group(1) in names:  # a one-word document name (bfcl)
@@ -78,21 +79,22 @@ def unresolved() -> tuple[int, list[str]]:
         rel = path.relative_to(ROOT)
         for lineno, doc, number, problem, text in pointers(path, set(sections)):
             found += 1
-            if problem is None and doc not in sections:
-                problem = f"no document docs/upstream/{doc}.md"
-            elif problem is None and number not in sections[doc]:
-                problem = f"docs/upstream/{doc}.md has no heading numbered {number}"
+            if problem is None:
+                if doc is None or doc not in sections:
+                    problem = f"no document docs/upstream/{doc}.md"
+                elif number not in sections[doc]:
+                    problem = f"docs/upstream/{doc}.md has no heading numbered {number}"
             if problem:
                 bad.append(f"{rel}:{lineno}: {doc or '?'} {SIGN}{number} (in {text!r}): {problem}")
     return found, bad
 
 
-def test_the_documents_exist():
+def test_the_documents_exist() -> None:
     assert {"acebench-scoring", "acebench-agent", "toolalpaca-gpt4tools"} <= set(doc_sections())
     assert (DOCS / "README.md").is_file()
 
 
-def test_every_pointer_resolves():
+def test_every_pointer_resolves() -> None:
     found, bad = unresolved()
     assert found > 0, "no section pointers found: the scan is broken"
     assert not bad, f"{len(bad)} of {found} section pointers do not resolve:\n" + "\n".join(bad)
@@ -119,14 +121,14 @@ def test_every_pointer_resolves():
         (f"# (scoring {SIGN}4.2)", [(None, "4.2", "abbreviated document name 'scoring'")]),
     ],
 )
-def test_pointer_syntax(tmp_path, text, expected):
+def test_pointer_syntax(tmp_path: Path, text: str, expected: list[tuple[str | None, str, str | None]]) -> None:
     path = tmp_path / "m.py"
     path.write_text(text + "\n", encoding="utf-8")
     names = {"acebench-scoring", "acebench-agent", "toolalpaca-gpt4tools", "bfcl"}
     assert [(doc, number, problem) for _, doc, number, problem, _ in pointers(path, names)] == expected
 
 
-def test_bare_pointers_take_the_earlier_document(tmp_path):
+def test_bare_pointers_take_the_earlier_document(tmp_path: Path) -> None:
     path = tmp_path / "m.py"
     path.write_text(
         f'"""Doc (acebench-agent {SIGN}4)."""\n# bare ({SIGN}5.1)\n# (acebench-scoring {SIGN}7.2)\n# bare ({SIGN}8)\n',
@@ -142,7 +144,7 @@ def test_bare_pointers_take_the_earlier_document(tmp_path):
     ]
 
 
-def test_unnamed_and_abbreviated_pointers_are_problems(tmp_path):
+def test_unnamed_and_abbreviated_pointers_are_problems(tmp_path: Path) -> None:
     path = tmp_path / "m.py"
     path.write_text(f"# bare first ({SIGN}2.2)\n# (acebench-scoring {SIGN}7, agent {SIGN}8)\n", encoding="utf-8")
     problems = [problem for *_, problem, _ in pointers(path, {"acebench-scoring", "acebench-agent"})]

@@ -4,14 +4,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pytest_tooleval.data.files import read_jsonl  # noqa: F401 - re-exported for the tests
-from pytest_tooleval.suites.acebench.categories import NORMAL_COLLECTION_ORDER as NORMAL_CATEGORIES  # noqa: F401
-from pytest_tooleval.suites.acebench.categories import SPECIAL_CATEGORIES  # noqa: F401 - re-exported for the tests
-from pytest_tooleval.suites.acebench.data import (  # noqa: F401 - re-exported for the tests
+from pytest_tooleval.data.files import read_jsonl
+from pytest_tooleval.suites.acebench.categories import NORMAL_COLLECTION_ORDER as NORMAL_CATEGORIES
+from pytest_tooleval.suites.acebench.categories import SPECIAL_CATEGORIES
+from pytest_tooleval.suites.acebench.data import (
     LANGUAGES,
     AceCase,
     load_category,
 )
+
+# re-exported for the tests
+__all__ = ["LANGUAGES", "NORMAL_CATEGORIES", "SPECIAL_CATEGORIES", "read_jsonl", "records", "records_by_id"]
 
 
 def records(root: Path, lang: str, category: str) -> tuple[AceCase, ...]:

@@ -39,7 +39,7 @@ def _steps(category: str, flags: dict[tuple[int, int], bool | None]) -> list[Sam
     ],
 )
 def test_multi_turn_dialogues(
-    flags: dict, accuracy: float, process: float, n: int, steps: int, correct_steps: int
+    flags: dict[tuple[int, int], bool | None], accuracy: float, process: float, n: int, steps: int, correct_steps: int
 ) -> None:
     score = category_score(ADJUST, _steps(ADJUST, flags))
     assert (score.accuracy, score.process_acc, score.n, score.steps, score.correct_steps) == (

@@ -79,7 +79,7 @@ WORKED_EXAMPLES = [
 
 
 @pytest.mark.parametrize(("output", "gt_args", "valid", "error_type", "fixed_valid"), WORKED_EXAMPLES)
-def test_worked_examples(output: str, gt_args: dict, valid: bool, error_type: str, fixed_valid: bool) -> None:
+def test_worked_examples(output: str, gt_args: dict[str, Any], valid: bool, error_type: str, fixed_valid: bool) -> None:
     verdict = score_normal([F], {"f": gt_args}, output)
     assert (verdict.valid, verdict.error_type, verdict.fixed_valid) == (valid, error_type, fixed_valid)
 
@@ -113,7 +113,7 @@ G = _function("g", {"t": {"type": "string"}}, ["t"])
         ("[f(s='x'), f(s='x')]", {"f": {"s": "x"}, "g": {"t": "y"}}, False, "function_mismatch", False),
     ],
 )
-def test_parallel_calls(output: str, gt: dict, valid: bool, error_type: str, fixed_valid: bool) -> None:
+def test_parallel_calls(output: str, gt: dict[str, Any], valid: bool, error_type: str, fixed_valid: bool) -> None:
     verdict = score_normal([S, G], gt, output)
     assert (verdict.valid, verdict.error_type, verdict.fixed_valid) == (valid, error_type, fixed_valid)
 
@@ -183,7 +183,7 @@ STRINGS = {"a": {"type": "array", "items": {"type": "string"}}}
         ({"a": {"type": "string"}}, "[f(a='zzz')]", {"a": {"type": "string"}}, True, ""),
     ],
 )
-def test_type_and_value_rules(properties: dict, output: str, gt_args: dict, valid: bool, error_type: str) -> None:
+def test_type_and_value_rules(properties: dict[str, Any], output: str, gt_args: dict[str, Any], valid: bool, error_type: str) -> None:
     function = _function("f", properties, [])
     if not properties:
         function["parameters"] = {"type": "object", "properties": {}, "required": []}

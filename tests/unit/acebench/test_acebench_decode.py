@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+from typing import Any
 
 import pytest
 
@@ -99,7 +100,7 @@ OFFICIAL_FORMAT_ERRORS = [
 
 
 @pytest.mark.parametrize(("output", "expected"), OFFICIAL_DECODINGS)
-def test_official_decoding(output: str, expected: list) -> None:
+def test_official_decoding(output: str, expected: list[Any]) -> None:
     assert decode_official(output) == expected
 
 
@@ -127,7 +128,7 @@ FIXED_DECODINGS = [
 
 
 @pytest.mark.parametrize(("output", "expected"), FIXED_DECODINGS)
-def test_fixed_decoding(output: str, expected: list) -> None:
+def test_fixed_decoding(output: str, expected: list[Any]) -> None:
     assert decode_fixed(output) == expected
 
 

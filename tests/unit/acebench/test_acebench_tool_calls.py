@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import pytest
 
@@ -49,7 +50,10 @@ def test_arguments_that_are_not_an_object_are_a_format_error(arguments: str, pro
 
 
 def test_rendered_calls_decode_back_to_the_same_calls() -> None:
-    calls = [{"f": {"s": "it's", "n": -1.5, "b": True, "z": None, "o": {"k": ["x y"]}}}, {"g": {}}]
+    calls: list[dict[str, dict[str, Any]]] = [
+        {"f": {"s": "it's", "n": -1.5, "b": True, "z": None, "o": {"k": ["x y"]}}},
+        {"g": {}},
+    ]
     text = render_calls(calls)
     assert text == """[f(s="it's", n=-1.5, b=True, z=None, o={'k': ['x y']}), g()]"""
     assert decode_fixed(text) == calls

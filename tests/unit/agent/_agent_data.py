@@ -22,7 +22,9 @@ def samples(root: str, lang: str, category: str) -> dict[str, tuple[dict[str, An
 
 @cache
 def gold(root: str) -> dict[str, Any]:
-    return json.loads((Path(root) / "agent_gold_sequences.json").read_text(encoding="utf-8"))
+    sequences = json.loads((Path(root) / "agent_gold_sequences.json").read_text(encoding="utf-8"))
+    assert isinstance(sequences, dict)
+    return sequences
 
 
 def prompts(root: str) -> dict[str, dict[str, str]]:

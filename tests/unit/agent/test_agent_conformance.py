@@ -117,6 +117,7 @@ def test_official_traces_replay_identically(root: str, group: tuple[str, str]) -
         verdict = grade(answer, result.end_state, result.process)
         if verdict.valid != row["valid"]:
             problems.append(f"{label}: verdict {verdict.valid}, official {row['valid']}")
+        assert verdict.process is not None, f"{label}: no process accuracy"
         if round(verdict.process, 3) != row["process_accuracy"]:
             problems.append(f"{label}: process {round(verdict.process, 3)}, official {row['process_accuracy']}")
     assert not problems, _report(group, len(rows), problems)
@@ -148,6 +149,7 @@ def test_rollout_replay_matches_direct_execution(root: str, group: tuple[str, st
             problems.append(f"{label}: the scripted finish did not end the rollout")
         if category == "agent_multi_step" or reaching == row["messages"]:
             verdict = score_rollout(answer, rollout)
+            assert verdict.process is not None, f"{label}: no process accuracy"
             if verdict.valid != row["valid"] or round(verdict.process, 3) != row["process_accuracy"]:
                 problems.append(
                     f"{label}: rollout verdict {verdict.valid}/{verdict.process}, official "

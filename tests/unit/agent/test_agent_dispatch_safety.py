@@ -15,6 +15,7 @@ from pytest_tooleval.suites.acebench.agent import (
     execute_turn,
 )
 from pytest_tooleval.suites.acebench.agent.decode import AgentDecodeError
+from pytest_tooleval.suites.acebench.agent.envs.message import MessageApi
 
 PHONE = ["BaseApi", "MessageApi", "ReminderApi", "FoodPlatform"]
 CONFIG = {"BaseApi": {"wifi": False, "logged_in": True}}
@@ -106,7 +107,9 @@ def test_nested_call_source_is_kept_as_text_not_run(sandbox: Path) -> None:
         env, "[send_message(sender_name='Eve', receiver_name='Frank', message=__import__('os').system('touch PWNED'))]"
     )
     assert outcome.message == [{"status": True, "message": "Message successfully sent to Frank."}]
-    assert env.instances["MessageApi"].inbox[7]["message"] == "__import__('os').system('touch PWNED')"
+    messages = env.instances["MessageApi"]
+    assert isinstance(messages, MessageApi)
+    assert messages.inbox[7]["message"] == "__import__('os').system('touch PWNED')"
     assert list(sandbox.iterdir()) == []
 
 

@@ -3,15 +3,22 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 
 from pytest_tooleval.suites.acebench.agent import (
+    Environment,
     build_environment,
     execute_step,
     execute_turn,
 )
+from pytest_tooleval.suites.acebench.agent.envs.base import BaseApi, Scenario
+from pytest_tooleval.suites.acebench.agent.envs.food import FoodPlatform
+from pytest_tooleval.suites.acebench.agent.envs.message import MessageApi
+from pytest_tooleval.suites.acebench.agent.envs.travel import Travel
+
+S = TypeVar("S", bound=Scenario)
 
 PHONE = ["BaseApi", "MessageApi", "ReminderApi", "FoodPlatform"]
 ONLINE = {"BaseApi": {"wifi": True, "logged_in": True}}
@@ -22,6 +29,13 @@ def step(env: Any, *messages: str) -> Any:
     for message in messages:
         outcome = execute_step(env, message)
     return outcome.message
+
+
+def instance(env: Environment, cls: type[S]) -> S:
+    """The environment's instance of `cls`, which it must hold."""
+    found = env.instances[cls.__name__]
+    assert isinstance(found, cls)
+    return found
 
 
 def flags(env: Any) -> dict[str, tuple[Any, Any]]:
@@ -40,12 +54,12 @@ def test_base_config_wins_and_applies_to_every_phone_class() -> None:
     env = build_environment("en", config, PHONE)
     assert set(flags(env).values()) == {(True, False)}
     # The FoodPlatform entry is overwritten by the second (BaseApi) load.
-    assert env.instances["FoodPlatform"].logged_in_users == []
+    assert instance(env, FoodPlatform).logged_in_users == []
 
 
 def test_logged_in_users_come_from_the_base_entry() -> None:
     env = build_environment("en", {"BaseApi": {"logged_in_users": ["Jack"]}}, ["BaseApi", "FoodPlatform"])
-    assert env.instances["FoodPlatform"].logged_in_users == ["Jack"]
+    assert instance(env, FoodPlatform).logged_in_users == ["Jack"]
 
 
 def test_misspelt_config_key_falls_back_to_defaults() -> None:
@@ -57,7 +71,7 @@ def test_instances_are_fresh_per_build() -> None:
     first = build_environment("en", ONLINE, PHONE)
     step(first, "[delete_message(message_id=1)]")
     second = build_environment("en", ONLINE, PHONE)
-    assert 1 in second.instances["MessageApi"].inbox
+    assert 1 in instance(second, MessageApi).inbox
 
 
 def test_unknown_class_is_an_error() -> None:
@@ -112,7 +126,7 @@ def test_multi_turn_error_stops_the_message_and_is_not_registered() -> None:
     outcome = execute_turn(env, "[turn_on_wifi(), delete_message(), login_device()]")
     assert outcome.message == list("Error during execution: {str(e)}")
     assert not outcome.registered
-    assert env.instances["BaseApi"].wifi is True  # the calls before the failure did run
+    assert instance(env, BaseApi).wifi is True  # the calls before the failure did run
 
 
 def test_observations_are_serialised_like_upstream() -> None:
@@ -164,7 +178,7 @@ def test_food_balance_rule_differs_between_languages() -> None:
     # An order costing exactly the balance: en accepts it (total > balance fails), zh refuses (>=).
     for language, allowed in (("en", True), ("zh", False)):
         env = build_environment(language, ONLINE, ["BaseApi", "FoodPlatform"])
-        food = env.instances["FoodPlatform"]
+        food = instance(env, FoodPlatform)
         food.users["Jack"]["balance"] = 78.0
         merchant = "Jiutian BBQ" if language == "en" else "九田家烤肉"
         product = "Grilled Pork Belly" if language == "en" else "烤五花肉"
@@ -237,7 +251,7 @@ def test_travel_booking_and_quirks() -> None:
         "[reserve_flight(user_id='user2', password='password456', flight_no='CA1234', "
         "cabin='Economy Class', payment_method='bank', baggage_count=3)]",
     ) == ["Booking successful. Reservation ID: res_5. Total cost: 1250 yuan (including baggage fees)."]
-    travel = env.instances["Travel"]
+    travel = instance(env, Travel)
     assert travel.reservations[-1] == {
         "reservation_id": "res_5",
         "user_id": "user2",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from _agent_data import samples
@@ -20,7 +21,7 @@ FOOD_GT = {
 }
 
 
-def answer(*gt: dict, mile_stone: list | None = None) -> dict:
+def answer(*gt: dict[str, Any], mile_stone: list[str] | None = None) -> dict[str, Any]:
     return {"ground_truth": list(gt), "mile_stone": mile_stone or ["[a()]"]}
 
 
@@ -36,7 +37,7 @@ def test_wrong_number_of_classes() -> None:
 
 
 def test_dict_attributes_are_subset_checked() -> None:
-    state = {
+    state: dict[str, dict[str, Any]] = {
         "FoodPlatform": {
             "users": {"Eve": {"balance": 412.0}, "Jack": {"balance": 120.0}, "Zed": {"balance": 1.0}},
             "logged_in_users": ["Eve"],
@@ -72,7 +73,7 @@ def test_json_round_trip_before_comparing() -> None:
 
 def test_typo_class_reuses_the_previous_verdict() -> None:
     wrong_base = {"BaseApi": {"wifi": False, "logged_in": True}}
-    typo = {"ReminderAPI": {"reminder_list": {}}}
+    typo: dict[str, Any] = {"ReminderAPI": {"reminder_list": {}}}
     # First entry unmatched: the initial verdict is valid, so the typo'd class is never checked.
     assert grade(answer(typo, BASE_OK), [{"ReminderApi": {"reminder_list": {}}}, BASE_OK], []).valid
     # After a failing class, an unmatched entry repeats that failure.
