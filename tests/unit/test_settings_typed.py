@@ -28,8 +28,12 @@ from toy_suite.toyecho import SUITE as TOYECHO
 ROOT = Path(__file__).parents[2]
 
 
-def declared_and_parsed(model: type[BaseModel], options: tuple[Option, ...]) -> tuple[dict[str, object], ...]:
-    declared = {name: field.annotation for name, field in model.model_fields.items() if name != "sources"}
+def declared_and_parsed(
+    model: type[BaseModel], options: tuple[Option, ...]
+) -> tuple[dict[str, object], dict[str, object]]:
+    declared: dict[str, object] = {
+        name: field.annotation for name, field in model.model_fields.items() if name != "sources"
+    }
     return declared, {option.name.replace("-", "_"): _value_type(option) for option in options}
 
 
@@ -54,13 +58,14 @@ def test_a_suites_options_table_is_read_from_its_fields() -> None:
         mine_rate: float = option_field("more than 0", 1.5, parse_positive)
 
     switch, mode, words, key, folder, rate = Mine.declared_options()
+    assert switch.parse and mode.parse and words.parse and rate.parse  # each has its parser (key: below)
     assert (switch.name, switch.flag, switch.parse("mine-switch", "true")) == ("mine-switch", True, True)
     with pytest.raises(ToolevalUsageError, match="choose one of a, b"):
-        mode.parse("mine-mode", "c")  # type: ignore[misc]  # a Literal field's parser is a choice
-    assert words.parse("mine-list", "x, y") == ("x", "y")  # type: ignore[misc]
+        mode.parse("mine-mode", "c")  # a Literal field's parser is a choice
+    assert words.parse("mine-list", "x, y") == ("x", "y")
     assert (key.secret, key.parse, folder.path, rate.default) == (True, None, True, 1.5)
     with pytest.raises(ToolevalUsageError, match=r"more than 0|positive"):
-        rate.parse("mine-rate", "0")  # type: ignore[misc]
+        rate.parse("mine-rate", "0")
 
 
 def test_a_field_declared_without_option_field_or_of_an_unparsed_type_is_refused() -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Set
 from typing import Any
 
 import pytest
@@ -17,7 +18,6 @@ from pytest_tooleval.report.compare import (
     BOOTSTRAP_MIN_DISCORDANT,
     BOOTSTRAP_MIN_UNITS,
     Comparison,
-    Unit,
     compare,
     run_spreads,
     suite_members,
@@ -40,6 +40,7 @@ from pytest_tooleval.report.stats import (
     sign_flip_test,
     wilson_interval,
 )
+from pytest_tooleval.report.suite_summary import Unit
 from pytest_tooleval.report.summary import RunSummary, SuiteSummary
 from pytest_tooleval.suites.acebench.categories import ALL_CATEGORIES
 from pytest_tooleval.suites.acebench.plugin_suite import SUITE as ACEBENCH
@@ -57,7 +58,7 @@ def brute_force(changes: list[float]) -> float:
         for signs in itertools.product((1, -1), repeat=len(moved))
         if abs(sum(sign * abs(change) for sign, change in zip(signs, moved, strict=True))) >= observed - 1e-9
     )
-    return hits / 2 ** len(moved)
+    return hits / 2.0 ** len(moved)
 
 
 @pytest.mark.parametrize(("lost", "gained"), [(b, c) for b in range(9) for c in range(9)])
@@ -120,7 +121,7 @@ def test_newcombe_takes_the_fractional_table_of_shares() -> None:
 # --- a comparison of tiny categories --------------------------------------------------------------------------
 
 
-def yaml_rows(sizes: dict[str, int], failed: set[str] = frozenset(), variant: str = "") -> list[dict[str, Any]]:
+def yaml_rows(sizes: dict[str, int], failed: Set[str] = frozenset(), variant: str = "") -> list[dict[str, Any]]:
     """One row per case of the YAML suite: categories of the given sizes, cases `<category>_<n>`, every one
     passed but those in `failed`."""
     rows = []
@@ -151,8 +152,8 @@ def test_the_reported_case_one_flip_in_three_one_case_categories() -> None:
     sizes = {"weather": 1, "calendar": 1, "email": 1}
     comparison = compared(yaml_rows(sizes, {"email_0"}, "fc"), yaml_rows(sizes, variant="fc"))
     overall = comparison.figure("yaml.fc.overall")
-    assert overall is not None and overall.interval is not None
-    assert (overall.baseline, overall.current) == (1.0, pytest.approx(2 / 3))
+    assert overall is not None and overall.interval is not None and overall.difference is not None
+    assert overall.baseline == 1.0 and overall.current == pytest.approx(2 / 3)
     assert overall.p == 1.0 and overall.test == "exact"
     low, high = overall.interval
     assert low < overall.difference < 0.0 < high  # never a zero-width interval
@@ -169,6 +170,7 @@ def test_one_flipped_sample_of_categories_of_this_size_is_not_significant(size: 
     overall = comparison.figure("yaml.overall")
     calendar = comparison.figure("yaml.calendar.accuracy")
     assert overall is not None and calendar is not None and overall.interval is not None
+    assert overall.difference is not None
     assert overall.difference == pytest.approx(-1 / size / 3)
     assert (overall.p, overall.test, overall.units, overall.pass_to_fail) == (1.0, "exact", 3 * size, 1)
     assert overall.interval[0] < overall.difference < 0.0 < overall.interval[1]

@@ -6,6 +6,7 @@ import math
 import os
 import subprocess
 import sys
+from collections.abc import Mapping
 from statistics import NormalDist
 
 import pytest
@@ -400,13 +401,14 @@ def test_many_statistics_share_the_single_statistic_replicates() -> None:
 
 
 def test_error_bars_do_not_depend_on_the_order_rows_arrived_in() -> None:
-    from pytest_tooleval.report.compare import Unit, run_spreads
+    from pytest_tooleval.report.compare import run_spreads
+    from pytest_tooleval.report.suite_summary import Unit
 
     units = [Unit("en.a", f"en.a/{n}", n % 3 != 0) for n in range(40)] + [
         Unit("en.b", f"en.b/{n}", n % 2 == 0) for n in range(25)
     ]
 
-    def combine(proportions: dict[str, float]) -> dict[str, float]:
+    def combine(proportions: Mapping[str, float]) -> dict[str, float]:
         return {"en.mean": sum(proportions.values()) / len(proportions)}
 
     forwards = run_spreads(units, combine, replicates=300)

@@ -6,6 +6,7 @@ No data is needed: the function docs and possible answers are written here, in b
 from __future__ import annotations
 
 import json
+from functools import partial
 from typing import Any
 
 import pytest
@@ -152,7 +153,7 @@ HOSTILE = [
 @pytest.mark.parametrize("text", HOSTILE, ids=range(len(HOSTILE)))
 def test_hostile_prompt_answers_end_as_verdicts(text: str) -> None:
     for category, answer in (("simple_python", AREA_ANSWER), ("irrelevance", None), ("parallel", AREA_ANSWER)):
-        verdict = within_30_seconds(lambda c=category, a=answer: check_answer(c, "prompt", text, [AREA], a))
+        verdict = within_30_seconds(partial(check_answer, category, "prompt", text, [AREA], answer))
         assert isinstance(verdict, BfclVerdict)
         json.dumps(verdict.decoded, allow_nan=False)
 
@@ -239,7 +240,10 @@ def test_a_missing_optional_parameter_needs_an_empty_string_among_the_answers() 
 def test_a_value_of_the_possible_answers_type_is_a_variable() -> None:
     # (bfcl §4.2) an int parameter whose possible answer is text takes the text as written
     answer = [{"geometry.area": {**AREA_ANSWER[0]["geometry.area"], "base": ["side_length"]}}]
-    check = lambda text: check_answer("simple_python", "prompt", text, [AREA], answer)  # noqa: E731
+
+    def check(text: str) -> BfclVerdict:
+        return check_answer("simple_python", "prompt", text, [AREA], answer)
+
     assert_verdict(check("[geometry.area(base='side_length', height=5.0)]"), "")
     assert_verdict(check("[geometry.area(base='Side Length', height=5.0)]"), "value_error:others")  # no normalising
 
@@ -256,7 +260,10 @@ def test_a_tuple_parameter_takes_a_tuple_or_a_list() -> None:
 def test_a_list_of_dicts_is_checked_dict_by_dict() -> None:
     doc = function("order", {"items": {"type": "array", "items": {"type": "dict"}}}, ["items"])
     answer = [{"order": {"items": [[{"name": ["tea"], "n": [1, ""]}, {"name": ["cake"]}]]}}]
-    check = lambda text: check_answer("simple_python", "prompt", text, [doc], answer)  # noqa: E731
+
+    def check(text: str) -> BfclVerdict:
+        return check_answer("simple_python", "prompt", text, [doc], answer)
+
     assert_verdict(check("[order(items=[{'name': 'Tea'}, {'name': 'cake', }])]"), "")
     assert_verdict(check("[order(items=[{'name': 'tea'}])]"), "value_error:list_dict_count")
     assert_verdict(check("[order(items=[{'name': 'cake'}, {'name': 'tea'}])]"), "value_error:dict_value")
@@ -281,7 +288,10 @@ def test_parallel_matching_is_order_free(text: str, error_type: str) -> None:
 
 def test_multiple_picks_the_expected_function() -> None:
     answer = [{"math.product": {"a": [3], "b": [4]}}]
-    check = lambda text: check_answer("multiple", "prompt", text, [SUM, PRODUCT], answer)  # noqa: E731
+
+    def check(text: str) -> BfclVerdict:
+        return check_answer("multiple", "prompt", text, [SUM, PRODUCT], answer)
+
     assert_verdict(check("[math.product(a=3, b=4)]"), "")
     assert_verdict(check("[math.sum(a=3, b=4)]"), "simple_function_checker:wrong_func_name")
     assert_verdict(check("[]"), "multiple_function_checker:wrong_count")
@@ -452,6 +462,6 @@ JAVA_JS_HOSTILE = [
 @pytest.mark.parametrize("text", JAVA_JS_HOSTILE, ids=range(len(JAVA_JS_HOSTILE)))
 def test_hostile_java_and_javascript_answers_end_as_verdicts(text: str) -> None:
     for category, doc, answer in (("simple_java", JAVA_DOC, JAVA_ANSWER), ("simple_javascript", JS_DOC, JS_ANSWER)):
-        verdict = within_30_seconds(lambda c=category, d=doc, a=answer: check_answer(c, "prompt", text, [d], a))
+        verdict = within_30_seconds(partial(check_answer, category, "prompt", text, [doc], answer))
         assert isinstance(verdict, BfclVerdict)
         json.dumps(verdict.decoded, allow_nan=False)

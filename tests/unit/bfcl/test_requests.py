@@ -11,12 +11,12 @@ from typing import Any
 
 import pytest
 
+from pytest_tooleval.suites.bfcl.data import language_of
 from pytest_tooleval.suites.bfcl.requests import (
     UPSTREAM_SAMPLING,
     UPSTREAM_TEMPERATURE,
     fc_name_map,
     fc_request,
-    language_of,
     prompt_request,
     upstream_sampling,
 )
