@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import re
 from pathlib import Path
 
@@ -80,11 +81,8 @@ def test_the_matrix_workflow_runs_every_shard_then_merges_and_gates() -> None:
     merging = next(step["run"] for step in gate["steps"] if "pytest_tooleval merge" in step.get("run", ""))
     command = merging[merging.index("python -m pytest_tooleval merge") :]
     parser = build_parser()
-    merge_parser = next(
-        action
-        for action in parser._subparsers._group_actions  # type: ignore[union-attr]
-        if hasattr(action, "choices")
-    ).choices["merge"]
+    subcommands = next(action for action in parser._actions if isinstance(action, argparse._SubParsersAction))
+    merge_parser = subcommands.choices["merge"]
     flags = {flag for action in merge_parser._actions for flag in action.option_strings}
     used = set(re.findall(r"(?<![\w-])(--[a-z][a-z-]+|-o)(?=[ =])", merging))  # the baseline's array's too
     assert {"--baseline", "--max-regression", "--fail-under", "-o", "--markdown", "--html"} <= used <= flags, used

@@ -80,7 +80,9 @@ ALLOWED = {
 
 
 def load(name: str) -> dict[str, Any]:
-    return json.loads((FIXTURES / f"{name}.json").read_text(encoding="utf-8"))
+    run = json.loads((FIXTURES / f"{name}.json").read_text(encoding="utf-8"))
+    assert isinstance(run, dict)
+    return run
 
 
 class Page(HTMLParser):
@@ -546,7 +548,7 @@ def test_write_html_is_atomic(tmp_path: Path, compared: dict[str, Any], monkeypa
     def broken(source: Any, destination: Any) -> None:
         raise OSError("disk full")
 
-    monkeypatch.setattr(html_report.os, "replace", broken)
+    monkeypatch.setattr("pytest_tooleval.report.html.os.replace", broken)
     with pytest.raises(OSError, match="disk full"):
         write_html(compared, target)
     assert "<strong>PASSED</strong>" in target.read_text(encoding="utf-8")  # the old page, whole

@@ -39,7 +39,7 @@ def malformed_row(suite: str) -> dict[str, Any]:
         repeat=1,
     )
     answer = Answer(None, latency_s=1.5, tokens={"prompt": 12}, malformed="tool_calls[0] has no function name")
-    return result_payload(case, size, malformed_result(answer), "official")  # type: ignore[arg-type]
+    return result_payload(case, size, malformed_result(answer), "official")
 
 
 def test_the_row_is_a_failure_saying_what_was_wrong() -> None:

@@ -49,7 +49,9 @@ def row(
     }
     # the payload crosses strict JSON on its way from a worker
     payload = {**base, "outcome": "passed" if metrics.passed else "failed", "details": details}
-    return json.loads(json.dumps(payload, allow_nan=False))
+    crossed = json.loads(json.dumps(payload, allow_nan=False))
+    assert isinstance(crossed, dict)
+    return crossed
 
 
 WRONG_TOOL = TOOL_GT.replace("Segment the Image", "Answer Question About The Image")

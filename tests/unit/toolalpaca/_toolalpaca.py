@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
+from pytest_tooleval.models.base import Reply
 from pytest_tooleval.suites.toolalpaca.data import (
     Api,
     ApiRecord,
@@ -128,18 +129,19 @@ def with_helpers(prompts: Prompts) -> Prompts:
     return replace(prompts, helper_descriptions=dict(HELPER_DESCRIPTIONS))
 
 
-Reply = str | Callable[[list[dict[str, str]]], str]
+# a scripted answer: the text, the model's reply with its token counts, or a function of the request's messages
+Scripted = str | Reply | Callable[[list[dict[str, str]]], str]
 
 
 class Script:
     """An async chat function answering from a list; records every request it gets."""
 
-    def __init__(self, *replies: Reply, name: str = "model") -> None:
+    def __init__(self, *replies: Scripted, name: str = "model") -> None:
         self.replies = list(replies)
         self.requests: list[list[dict[str, str]]] = []
         self.name = name
 
-    async def __call__(self, messages: list[dict[str, str]]) -> str:
+    async def __call__(self, messages: list[dict[str, str]]) -> str | Reply:
         self.requests.append(messages)
         if not self.replies:
             raise AssertionError(f"{self.name} was asked more often than scripted")

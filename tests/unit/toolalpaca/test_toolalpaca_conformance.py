@@ -7,6 +7,7 @@ import asyncio
 import json
 import re
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -73,18 +74,24 @@ def test_judge_prompts_render_exactly_as_published(judged_path: Path, toolalpaca
         case = cases[(entry.api, entry.index)]
         step_count += len(steps)
         unknown_tools += [step.tool for step in steps if step.tool not in ("getDetails", *case.api.functions)]
-        arguments = dict(
-            documentation=case.api.record.NLDocumentation, gold=case.gold, steps=steps, final_output=final_output
+        render = partial(
+            render_judge_prompt,
+            prompts.evaluation,
+            documentation=case.api.record.NLDocumentation,
+            gold=case.gold,
+            steps=steps,
+            final_output=final_output,
         )
-        ours = render_judge_prompt(prompts.evaluation, instruction=case.instruction, **arguments)
+        ours = render(instruction=case.instruction)
         if ours == entry.prompt:
             identical += 1
             continue
         drifted.add((entry.api, entry.index))
+        assert entry.prompt is not None  # judged_solutions parsed it
         # the only difference allowed is the instruction line, and only where the data changed
         assert _instruction_of(entry.prompt) != case.instruction
         published_instruction = _instruction_of(entry.prompt)
-        assert render_judge_prompt(prompts.evaluation, instruction=published_instruction, **arguments) == entry.prompt
+        assert render(instruction=published_instruction) == entry.prompt
     print(f"judge-prompt rendering agreement: {identical}/{rows}")
     assert (identical, rows) == (97, 99)
     assert drifted == INSTRUCTION_DRIFT

@@ -14,6 +14,7 @@ from pytest_tooleval.data.download import canonical_sha256
 from pytest_tooleval.errors import DataError, ToolevalUsageError
 from pytest_tooleval.suites.toolalpaca import data
 from pytest_tooleval.suites.toolalpaca.agent import agent_input
+from pytest_tooleval.suites.toolalpaca.constants import SUBSET_FILES
 from upstream_data import prepared_manifest
 
 
@@ -77,7 +78,7 @@ def test_locate_accepts_the_root_or_the_suite_folder(toolalpaca_dir: Path, tmp_p
 
 
 def _write_subset(root: Path, content: str, subset: str = "simulated") -> Path:
-    path = root / data.SUBSET_FILES[subset]
+    path = root / SUBSET_FILES[subset]
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(content, encoding="utf-8")
     data.load_subset.cache_clear()

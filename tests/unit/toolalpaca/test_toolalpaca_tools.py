@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from functools import partial
 from typing import Any
 
 import pytest
@@ -148,9 +149,9 @@ def test_uncaught_upstream_failures_crash_the_episode() -> None:
 
 def test_relative_route_is_joined_as_upstream_does_unless_fixed() -> None:
     operation = {"parameters": [{"name": "name", "in": "path", "required": True, "schema": {"type": "string"}}]}
-    kwargs = dict(route="api/fruit/{name}", method="get", base_url="https://www.fruityvice.com")
-    assert build_request(operation, {"name": "kiwi"}, **kwargs).url == "https://www.fruityvice.comapi/fruit/kiwi"
-    fixed = build_request(operation, {"name": "kiwi"}, fix_relative_path=True, **kwargs)
+    build = partial(build_request, route="api/fruit/{name}", method="get", base_url="https://www.fruityvice.com")
+    assert build(operation, {"name": "kiwi"}).url == "https://www.fruityvice.comapi/fruit/kiwi"
+    fixed = build(operation, {"name": "kiwi"}, fix_relative_path=True)
     assert fixed.url == "https://www.fruityvice.com/api/fruit/kiwi"
 
 
