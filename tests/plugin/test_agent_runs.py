@@ -19,7 +19,9 @@ THIN_TEST = benchmark_source("acebench")
 @pytest.fixture
 def gold(acebench_56dd66c_dir: Path) -> dict[str, Any]:
     """The gold sequences of the default revision, which the runs below read (the data root's acebench-56dd66c/)."""
-    return json.loads(recorded(acebench_56dd66c_dir, "agent_gold_sequences.json").read_text(encoding="utf-8"))
+    sequences = json.loads(recorded(acebench_56dd66c_dir, "agent_gold_sequences.json").read_text(encoding="utf-8"))
+    assert isinstance(sequences, dict)
+    return sequences
 
 
 @pytest.fixture
@@ -54,7 +56,7 @@ def scripted_by_model(agent_replies: list[str], user_replies: list[str]) -> Any:
 
 
 def report_sample(pytester: pytest.Pytester) -> dict[str, Any]:
-    samples = json.loads((pytester.path / "report.json").read_text())["samples"]
+    samples: list[dict[str, Any]] = json.loads((pytester.path / "report.json").read_text())["samples"]
     assert len(samples) == 1
     return samples[0]
 
@@ -73,9 +75,9 @@ def test_scripted_agent_and_user_complete_multi_turn(
     senders = [entry["sender"] for entry in sample["transcript"]]
     assert senders[0] == "user" and "execution" in senders
     assert sample["transcript"][0]["message"] == "Please message Frank for me."
-    models = [body["model"] for body in fake_openai.stats.bodies]
+    models = [body["model"] for body in fake_openai.stats.json_bodies]
     assert models.count("agent-m") == len(calls) + 1 and "user-m" in models
-    user_system = next(body for body in fake_openai.stats.bodies if body["model"] == "user-m")["messages"][0]
+    user_system = next(body for body in fake_openai.stats.json_bodies if body["model"] == "user-m")["messages"][0]
     assert user_system["role"] == "system" and "Grace" in user_system["content"]  # the instruction is filled in
 
 

@@ -121,7 +121,7 @@ def test_a_replayed_result_folder_sums_up_as_bfcls_leaderboard(
     result.stdout.fnmatch_lines(["*BFCL v4 single-turn (prompt)*", "*live_simple*258/258*"])
     # the figures reach the JUnit XML too, as properties of the test suite, under their gate names
     suite_properties = {
-        element.get("name"): element.get("value")
+        element.attrib["name"]: element.attrib["value"]
         for element in ElementTree.parse(pytester.path / "junit.xml").getroot().iter("property")
         if str(element.get("name")).startswith("tooleval.figure.")
     }

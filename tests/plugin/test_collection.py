@@ -12,7 +12,7 @@ THIN_TEST = benchmark_source("acebench")
 
 
 @pytest.fixture
-def mini(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch):
+def mini(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> list[str]:
     monkeypatch.delenv("TOOLEVAL_DATA_DIR", raising=False)
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     data = write_mini_acebench(pytester.path / "data")

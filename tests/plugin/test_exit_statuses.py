@@ -199,8 +199,8 @@ def dead_without_the_probe(runs: Runs) -> list[int]:
 
 
 def the_probe_failed(runs: Runs) -> list[int]:
-    wrong_model = runs.server(default=Fault.http(404, message="The model `fake-model` does not exist."))  # type: ignore[arg-type]
-    no_quota = runs.server(default=Fault.insufficient_quota())  # type: ignore[arg-type]
+    wrong_model = runs.server(default=Fault.http(404, message="The model `fake-model` does not exist."))
+    no_quota = runs.server(default=Fault.insufficient_quota())
     failed = "ERROR: tooleval: the endpoint probe failed for the model role"
     return [
         runs.run(f"http://127.0.0.1:{closed_port()}/v1", probe=True, saying=failed),

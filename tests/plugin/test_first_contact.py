@@ -4,6 +4,7 @@ as the last lines of the log, run totals, and a hint when -m names a language th
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -221,7 +222,9 @@ def test_junit_xml_carries_each_samples_properties(
     fake_openai.replies.pop(next(iter(RIGHT)))
     pytester.runpytest(*live, *workers, "--junitxml=junit.xml").assert_outcomes(passed=6, failed=1)
     cases = ElementTree.parse(pytester.path / "junit.xml").getroot().iter("testcase")
-    properties = {case.get("name"): {p.get("name"): p.get("value") for p in case.iter("property")} for case in cases}
+    properties = {
+        case.get("name"): {p.attrib["name"]: p.attrib["value"] for p in case.iter("property")} for case in cases
+    }
     assert len(properties) == 7
     failed = next(props for props in properties.values() if props["tooleval.outcome"] == "failed")
     assert failed["tooleval.suite"] == "acebench" and failed["tooleval.language"] == "en"
@@ -237,7 +240,7 @@ def test_junit_xml_carries_each_samples_properties(
 
 @pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["one-process", "xdist"])
 def test_a_dead_endpoint_ends_a_full_run_in_seconds_with_one_line(
-    pytester: pytest.Pytester, data_root, monkeypatch: pytest.MonkeyPatch, workers: list[str]
+    pytester: pytest.Pytester, data_root: Path, monkeypatch: pytest.MonkeyPatch, workers: list[str]
 ) -> None:
     import socket
 

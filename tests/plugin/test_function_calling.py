@@ -316,7 +316,8 @@ def _as_tool_calls(message: str) -> ToolCalls:
     calls = tree.elts if isinstance(tree, ast.List) else [tree]
     return ToolCalls(
         tuple(
-            (ast.unparse(call.func), {kw.arg: ast.literal_eval(kw.value) for kw in call.keywords})
+            # kw.arg is None for a `**` spread, which no gold message has
+            (ast.unparse(call.func), {kw.arg: ast.literal_eval(kw.value) for kw in call.keywords if kw.arg})
             for call in calls
             if isinstance(call, ast.Call)
         )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -50,8 +51,10 @@ def run_args(live_args: list[str], test_set: Path) -> list[str]:
     return [*live_args, f"--tooleval-gpt4tools-path={test_set}"]
 
 
-def read_report(pytester: pytest.Pytester, name: str = "report.json") -> dict:
-    return json.loads((pytester.path / name).read_text())
+def read_report(pytester: pytest.Pytester, name: str = "report.json") -> dict[str, Any]:
+    report = json.loads((pytester.path / name).read_text())
+    assert isinstance(report, dict)
+    return report
 
 
 def write_json(path: Path, value: object) -> Path:
@@ -78,7 +81,7 @@ def test_right_answers_pass_and_the_three_way_table_is_printed(
         ]
     )
     # upstream's inference: the raw instruction as the whole prompt, greedy, 512 new tokens, no stop strings
-    bodies = sorted(fake_openai.stats.bodies, key=lambda body: body["messages"][0]["content"])
+    bodies = sorted(fake_openai.stats.json_bodies, key=lambda body: body["messages"][0]["content"])
     assert [body["messages"] for body in bodies] == [
         [{"role": "user", "content": text}] for text in sorted(INSTRUCTIONS.values())
     ]
@@ -185,7 +188,7 @@ def test_an_explicit_max_tokens_replaces_upstreams_512(
 ) -> None:
     fake_openai.replies.update(RIGHT)
     pytester.runpytest(*run_args, "--tooleval-max-tokens", "64").assert_outcomes(passed=4)
-    assert {body["max_tokens"] for body in fake_openai.stats.bodies} == {64}
+    assert {body["max_tokens"] for body in fake_openai.stats.json_bodies} == {64}
 
 
 def test_the_stop_flag_sends_the_stop_and_labels_the_variant(
@@ -194,7 +197,7 @@ def test_the_stop_flag_sends_the_stop_and_labels_the_variant(
     fake_openai.replies.update(RIGHT)
     result = pytester.runpytest(*run_args, "--tooleval-gpt4tools-stop", "--tooleval-report", "report.json")
     result.assert_outcomes(passed=4)
-    assert [body["stop"] for body in fake_openai.stats.bodies] == [["Observation:"]] * 4
+    assert [body["stop"] for body in fake_openai.stats.json_bodies] == [["Observation:"]] * 4
     result.stdout.fnmatch_lines(["GPT4Tools (variant: stop at 'Observation:', not upstream-compatible)"])
     report = read_report(pytester)
     assert report["fingerprint"]["gpt4tools"]["stop"] == ["Observation:"]
@@ -424,7 +427,7 @@ def test_official_metric_cases_score_identically_through_the_plugin(
         [row[m] for m in metrics] for row in rows
     ]
     expected = aggregate(
-        ItemMetrics(*(row[m] for m in metrics), uses_tool=uses_tool(row["gt"]["output"])) for row in rows
+        ItemMetrics(**{m: row[m] for m in metrics}, uses_tool=uses_tool(row["gt"]["output"])) for row in rows
     )
     subsets = report["summary"]["gpt4tools"]["subsets"]
     for key, means in zip(("all", "tool", "no_tool"), (expected.overall, expected.tool, expected.no_tool), strict=True):

@@ -192,7 +192,12 @@ def test_a_server_that_dies_mid_run_stops_the_run_with_one_line(pytester: pytest
     """It had answered, so the start-up breaker stays closed; ten connection failures spanning the requests' retry
     budget (two retries here: 1.5 s) stop the run, instead of every remaining sample's attempts."""
     fake = FakeOpenAI(latency_s=0.05, default="[get_weather(city='Paris')]").start()
-    killer = threading.Thread(target=lambda: (_wait_for(lambda: fake.stats.requests >= 10), fake.stop()), daemon=True)
+
+    def kill() -> None:
+        _wait_for(lambda: fake.stats.requests >= 10)
+        fake.stop()
+
+    killer = threading.Thread(target=kill, daemon=True)
     killer.start()
     try:
         pytester.makepyfile(test_acebench=benchmark_source("acebench"))

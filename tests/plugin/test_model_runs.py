@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
@@ -38,8 +39,10 @@ def run_args(pytester: pytest.Pytester, fake_openai: FakeOpenAI, monkeypatch: py
     ]
 
 
-def read_report(pytester: pytest.Pytester, name: str = "report.json") -> dict:
-    return json.loads((pytester.path / name).read_text())
+def read_report(pytester: pytest.Pytester, name: str = "report.json") -> dict[str, Any]:
+    report = json.loads((pytester.path / name).read_text())
+    assert isinstance(report, dict)
+    return report
 
 
 def test_right_answers_pass_and_summary_is_printed(
@@ -55,7 +58,7 @@ def test_right_answers_pass_and_summary_is_printed(
     assert {sample["outcome"] for sample in report["samples"]} == {"passed"}
     assert len(report["samples"]) == 7
     assert fake_openai.stats.requests == 7
-    system = fake_openai.stats.bodies[0]["messages"][0]
+    system = fake_openai.stats.json_bodies[0]["messages"][0]
     assert system["role"] == "system" and "'name': 'get_weather'" in system["content"]  # Python repr, as upstream
 
 
@@ -214,7 +217,7 @@ def test_the_sampling_preset_sends_acebenchs_own(
     pytester.runpytest(*run_args, *extra, "-k", "atom_bool", "--tooleval-report=report.json").assert_outcomes(passed=2)
     sent = [
         {key: body[key] for key in ("temperature", "top_p", "max_tokens") if key in body}
-        for body in fake_openai.stats.bodies
+        for body in fake_openai.stats.json_bodies
     ]
     assert sent == [expected, expected]
     fingerprint = read_report(pytester)["fingerprint"]

@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -97,7 +98,7 @@ def folder(request: pytest.FixtureRequest, revision: str) -> Path:
     return acebench_at(request, revision)
 
 
-def run_plugin(pytester: pytest.Pytester, data_root: Path, revision: str, *args: str) -> dict:
+def run_plugin(pytester: pytest.Pytester, data_root: Path, revision: str, *args: str) -> dict[str, Any]:
     pytester.makepyfile(test_acebench=THIN_TEST)
     pytester.runpytest_subprocess(
         f"--tooleval-data-dir={data_root}",
@@ -116,6 +117,7 @@ def run_plugin(pytester: pytest.Pytester, data_root: Path, revision: str, *args:
         *args,
     )
     report = json.loads((pytester.path / "report.json").read_text())
+    assert isinstance(report, dict)
     assert {sample.get("revision") for sample in report["samples"]} == {revision}
     return report
 
@@ -136,7 +138,7 @@ def test_oracle_reproduces_the_official_ceilings(pytester: pytest.Pytester, data
         assert report["summary"]["acebench"][lang]["categories"][category]["accuracy"] == accuracy
 
 
-def _official_rows(folder: Path) -> list[dict]:
+def _official_rows(folder: Path) -> list[dict[str, Any]]:
     path = recorded(folder, "conformance/official_verdicts.jsonl")
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -149,7 +150,7 @@ cases:
 """
 
 
-def a_call_or_words(body: dict[str, object]) -> object:
+def a_call_or_words(body: dict[str, Any]) -> str | ToolCalls:
     """What a tool-calling model answers: a call of the function offered, or words where none fits."""
     text = json.dumps(body["messages"])
     if "tools" in body and "echo function" in text:

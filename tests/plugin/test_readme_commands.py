@@ -235,9 +235,9 @@ def test_a_run_of_your_own_cases_from_an_empty_folder_prints_no_warning(wheel_ve
 
 def test_the_worked_workflow_runs_as_written(wheel_venv: Path, tmp_path: Path) -> None:
     """Its evaluate step, as bash runs it on a runner: no baseline yet, no quarantine file in the repository."""
-    steps = yaml.safe_load(
-        re.search(r"```yaml\n(.*?)```", section("### A worked GitHub Actions workflow", CI_PAGE), re.DOTALL).group(1)
-    )["jobs"]["tooleval"]["steps"]  # type: ignore[union-attr]
+    block = re.search(r"```yaml\n(.*?)```", section("### A worked GitHub Actions workflow", CI_PAGE), re.DOTALL)
+    assert block, "no yaml block in the worked workflow's section"
+    steps = yaml.safe_load(block.group(1))["jobs"]["tooleval"]["steps"]
     script = next(step["run"] for step in steps if step.get("name") == "Evaluate and gate")
     script = as_oracle(script.replace('"${{ inputs.model }}"', "oracle"))
     checkout = tmp_path / "repository"

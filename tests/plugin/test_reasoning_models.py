@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -15,7 +16,7 @@ from mini_acebench import RIGHT, SAMPLES, live_mini_run
 
 
 @pytest.fixture
-def reasoning(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> tuple[FakeOpenAI, list[str]]:
+def reasoning(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[FakeOpenAI, list[str]]]:
     for name in ("TOOLEVAL_DATA_DIR", "OPENAI_API_KEY"):
         monkeypatch.delenv(name, raising=False)
     server = FakeOpenAI(replies=RIGHT, reasoning_model=True, model="gpt-5-like").start()

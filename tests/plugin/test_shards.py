@@ -10,8 +10,9 @@ import pytest
 
 from benchmark_modules import benchmark_source
 from pytest_tooleval.run.shards import assign_shards, cluster_key
-from pytest_tooleval.suites.acebench.data import select
+from pytest_tooleval.suites.acebench.data import AceCase, select
 from pytest_tooleval.suites.acebench.revisions import DEFAULT, revision
+from pytest_tooleval.suites.base import Case
 from upstream_data import recorded
 
 DATA = Path(os.environ.get("TOOLEVAL_DATA_DIR") or "/nonexistent").resolve()
@@ -51,12 +52,16 @@ def test_three_shards_cover_every_sample_exactly_once(
 def test_shards_balance_every_category_and_barely_move_as_samples_come_and_go() -> None:
     from pytest_tooleval.suites.acebench.plugin_suite import SUITE
 
+    def weight(case: Case) -> float:  # the suite's own, as the run calls it: on the suite's cases
+        assert isinstance(case, AceCase)
+        return SUITE.weight(case)
+
     categories = ("normal_atom_bool", "normal_multi_turn_user_adjust", "special_incomplete")
     cases = select(ACEBENCH, ("en",), categories) if (ACEBENCH).is_dir() else []
     if not cases:
         pytest.skip("needs the upstream data")
-    before = assign_shards(cases, 4, SUITE.weight)
-    assert assign_shards(cases[::-1], 4, SUITE.weight) == before  # the order of collection does not matter
+    before = assign_shards(cases, 4, weight)
+    assert assign_shards(cases[::-1], 4, weight) == before  # the order of collection does not matter
     # a dialogue's steps share a shard, so its accuracy can be computed where it ran
     steps: dict[str, set[int]] = {}
     for case in cases:
@@ -75,7 +80,7 @@ def test_shards_balance_every_category_and_barely_move_as_samples_come_and_go() 
         assert max(loads) - min(loads) <= 2 * max(cluster_weights.values()), (category, loads)
     # removing seven samples of one category moves a few others of it, and none of any other category
     removed = {case.id for case in [case for case in cases if case.category == "normal_atom_bool"][::7][:7]}
-    after = assign_shards([case for case in cases if case.id not in removed], 4, SUITE.weight)
+    after = assign_shards([case for case in cases if case.id not in removed], 4, weight)
     moved = [key for key, shard in after.items() if before[key] != shard]
     assert all(key[2].startswith("normal_atom_bool") for key in moved)
     assert len(moved) <= 12, moved
@@ -98,7 +103,10 @@ def test_a_subsample_is_stratified_and_stable_for_a_seed() -> None:
 
     if not (ACEBENCH).is_dir():
         pytest.skip("needs the upstream data")
-    cases = select(ACEBENCH, ("en",), ("normal_atom_bool", "normal_multi_turn_user_adjust", "agent_multi_turn"))
+    # subsample takes a list[Case], which is invariant: a list of AceCase is not one
+    cases: list[Case] = [
+        *select(ACEBENCH, ("en",), ("normal_atom_bool", "normal_multi_turn_user_adjust", "agent_multi_turn"))
+    ]
     first = subsample(cases, 0.2, seed=7)
     assert [case.id for case in first] == [case.id for case in subsample(cases, 0.2, seed=7)]
     assert {case.id for case in first} != {case.id for case in subsample(cases, 0.2, seed=8)}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+from pathlib import Path
 
 import pytest
 
@@ -25,7 +26,7 @@ def pytest_runtest_call(item):
 
 
 @pytest.fixture
-def acebench_args(pytester: pytest.Pytester, data_root, fake_openai: FakeOpenAI) -> list[str]:
+def acebench_args(pytester: pytest.Pytester, data_root: Path, fake_openai: FakeOpenAI) -> list[str]:
     pytester.makepyfile(test_acebench=THIN_TEST)
     fake_openai.default = "[get_weather(city='Paris')]"
     return [

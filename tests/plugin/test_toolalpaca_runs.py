@@ -171,11 +171,13 @@ def run_args(
 
 
 def report(pytester: pytest.Pytester) -> dict[str, Any]:
-    return json.loads((pytester.path / "report.json").read_text())
+    loaded = json.loads((pytester.path / "report.json").read_text())
+    assert isinstance(loaded, dict)
+    return loaded
 
 
 def only_sample(pytester: pytest.Pytester) -> dict[str, Any]:
-    samples = report(pytester)["samples"]
+    samples: list[dict[str, Any]] = report(pytester)["samples"]
     assert len(samples) == 1
     return samples[0]
 
@@ -186,7 +188,8 @@ def bodies(server: FakeOpenAI, model: str) -> list[dict[str, Any]]:
 
 def record_of(sample: dict[str, Any]) -> dict[str, Any]:
     assert sample["transcript"][0]["kind"] == "episode"
-    return sample["transcript"][0]["record"]
+    record: dict[str, Any] = sample["transcript"][0]["record"]
+    return record
 
 
 # ---------------------------------------------------------------------------------------------- simulated
@@ -721,7 +724,7 @@ def test_recorded_episodes_are_judged_again_without_simulating(
     pytester.runpytest(*args, f"--tooleval-model=replay:{generation}", "--tooleval-cache=reuse").assert_outcomes(
         passed=1, failed=2
     )
-    models = {body["model"] for body in fake_openai.stats.bodies}
+    models = {body["model"] for body in fake_openai.stats.json_bodies}
     assert models == {"judge-m"}
     assert fake_openai.stats.requests == 1  # the same episode judged twice: the second answer came from the cache
     failures = {

@@ -117,7 +117,7 @@ def test_right_answers_pass_in_both_protocols(
         ]
     )
     # the two-turn case sent the scripted tool result back before its second request
-    second = [body for body in fake_openai.stats.bodies if "Function results" in body["messages"][-1]["content"]]
+    second = [body for body in fake_openai.stats.json_bodies if "Function results" in body["messages"][-1]["content"]]
     assert len(second) == 1 and '"rain_mm":0' in second[0]["messages"][-1]["content"]
     assert second[0]["messages"][-2] == {
         "role": "assistant",
@@ -128,7 +128,7 @@ def test_right_answers_pass_in_both_protocols(
     result = pytester.runpytest_subprocess(*cases, "--tooleval-mode=fc", "--tooleval-report=fc.json", *workers)
     assert result.ret == pytest.ExitCode.OK, result.stdout.str()[-3000:]
     assert set(outcomes(read(pytester, "fc.json")).values()) == {"passed"}
-    bodies = fake_openai.stats.bodies
+    bodies = fake_openai.stats.json_bodies
     assert bodies and all(
         [tool["function"]["name"] for tool in body["tools"]] == ["get_weather", "add_event"] for body in bodies
     )

@@ -183,7 +183,9 @@ STRINGS = {"a": {"type": "array", "items": {"type": "string"}}}
         ({"a": {"type": "string"}}, "[f(a='zzz')]", {"a": {"type": "string"}}, True, ""),
     ],
 )
-def test_type_and_value_rules(properties: dict[str, Any], output: str, gt_args: dict[str, Any], valid: bool, error_type: str) -> None:
+def test_type_and_value_rules(
+    properties: dict[str, Any], output: str, gt_args: dict[str, Any], valid: bool, error_type: str
+) -> None:
     function = _function("f", properties, [])
     if not properties:
         function["parameters"] = {"type": "object", "properties": {}, "required": []}
