@@ -226,8 +226,8 @@ def test_a_collected_suite_without_its_data_is_one_line_and_exit_4(
     [
         (
             ('"short": ("cat", "dog")', '"short": ("cat", "cat")'),
-            "tooleval suite 'toyecho': its cases 'echo_cat' and 'echo_cat' have the same test id 'toyecho-cat': give each "
-            "case a test id of its own (a variant's must differ too)",
+            "tooleval suite 'toyecho': its cases 'echo_cat' and 'echo_cat' have the same test id 'toyecho-cat': "
+            "give each case a test id of its own (a variant's must differ too)",
         ),
         (
             ('return f"toyecho-{self.word}"', 'return f"echo-{self.word}"'),

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from pytest_tooleval.suite import (
     Answer,
@@ -79,7 +79,7 @@ class SlowSuite:
 
 class SlowPlugin(SuitePlugin[SlowCase]):
     name = "slowscore"
-    markers = {"slowscore": "a slowscore sample"}
+    markers: ClassVar[dict[str, str]] = {"slowscore": "a slowscore sample"}
     options_model = SuiteSettings
     roles = ()
     mark_profiles = (frozenset({"slowscore"}),)

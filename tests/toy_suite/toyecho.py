@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from pytest_tooleval.suite import (
     Answer,
@@ -98,7 +98,11 @@ class EchoSettings(SuiteSettings):
 
 class EchoPlugin(SuitePlugin[EchoCase]):
     name = "toyecho"
-    markers = {"toyecho": "a toyecho sample", "toyecho_short": "a short word", "toyecho_long": "a long word"}
+    markers: ClassVar[dict[str, str]] = {
+        "toyecho": "a toyecho sample",
+        "toyecho_short": "a short word",
+        "toyecho_long": "a long word",
+    }
     options_model = EchoSettings
     roles = ()
     mark_profiles = (frozenset({"toyecho", "toyecho_short"}), frozenset({"toyecho", "toyecho_long"}))
