@@ -426,7 +426,7 @@ YAML_CASES = {mode: YamlSuite([EXAMPLE], {EXAMPLE.path: (mode,)}).cases() for mo
 
 def score_yaml(case: Any, text: str) -> Verdict:
     """Every turn of the case answered with `text`: as the text protocol, or as a native call's arguments."""
-    turn = (
+    turn: dict[str, Any] = (
         {"text": text, "tool_calls": []}
         if case.mode == "prompt"
         else {"text": text[:100], "tool_calls": [["get_weather", text], ["add_event", text[::-1]]]}
