@@ -1,0 +1,243 @@
+"""The API differential harness's shared half (docs/bfcl-multi-turn.md#the-differential-harness).
+
+Standard library only: the recorder (record_upstream.py, run in a scratch venv against bfcl-eval's own classes)
+and the test (test_differential.py, against ours) both import it, so that both run the same call sequences and
+digest results and states the same way.
+
+- `sequences(data_dir, class_name, per_sample)`: seeded call sequences for every sample of the four multi-turn
+  categories that involves the class; arguments drawn from the sample's ground truth and initial_config, and
+  wrong on purpose (types, missing and extra arguments, unknown ids, empty strings, negative numbers).
+- `canonical(value)`: a public state (or any value) as JSON that keeps what `==` sees: dict key order, tuples
+  apart from lists, sets sorted, floats by repr, objects (the file system's Directory and File) as nested objects.
+- `run(sequence, execute, state)`: runs the calls and returns one digest line per call.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import hashlib
+import json
+import random
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+CATEGORIES = ("base", "miss_func", "miss_param", "long_context")
+DOC_FILES = {
+    "GorillaFileSystem": "gorilla_file_system",
+    "MathAPI": "math_api",
+    "MessageAPI": "message_api",
+    "TwitterAPI": "posting_api",
+    "TicketAPI": "ticket_api",
+    "TradingBot": "trading_bot",
+    "TravelAPI": "travel_booking",
+    "VehicleControlAPI": "vehicle_control",
+}
+CALLS_PER_SEQUENCE = (8, 16)
+ERROR_PREFIX = "Error during execution: "
+
+
+@dataclass(frozen=True)
+class Call:
+    method: str
+    args: tuple[Any, ...]
+    kwargs: dict[str, Any]
+
+    def text(self) -> str:
+        parts = [repr(value) for value in self.args] + [f"{key}={value!r}" for key, value in self.kwargs.items()]
+        return f"{self.method}({', '.join(parts)})"
+
+
+@dataclass(frozen=True)
+class Sequence:
+    sample_id: str
+    class_name: str
+    number: int
+    long_context: bool
+    scenario: dict[str, Any]
+    calls: tuple[Call, ...]
+
+    @property
+    def key(self) -> str:
+        return f"{self.sample_id}/{self.class_name}/{self.number}"
+
+    def digest(self) -> str:
+        """What the sequence is (scenario and calls), so a changed generator shows as stale records."""
+        text = json.dumps([self.long_context, canonical(self.scenario), [call.text() for call in self.calls]])
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+# ------------------------------------------------------------------------------------------ generation
+
+
+def method_docs(data_dir: Path, class_name: str) -> dict[str, tuple[list[str], list[str]]]:
+    """{method: (parameter names in doc order, required names)} from the class's function-doc file."""
+    out: dict[str, tuple[list[str], list[str]]] = {}
+    path = data_dir / "multi_turn_func_doc" / f"{DOC_FILES[class_name]}.json"
+    for line in path.read_text(encoding="utf-8").splitlines():
+        doc = json.loads(line)
+        parameters = doc["parameters"]
+        out[doc["name"]] = (list(parameters.get("properties", {})), list(parameters.get("required", [])))
+    return out
+
+
+def samples(data_dir: Path) -> Iterator[tuple[dict[str, Any], list[list[str]]]]:
+    """Every multi-turn question entry with its ground truth, the four categories in order."""
+    for category in CATEGORIES:
+        questions = (data_dir / f"BFCL_v4_multi_turn_{category}.json").read_text(encoding="utf-8").splitlines()
+        answers = (data_dir / "possible_answer" / f"BFCL_v4_multi_turn_{category}.json").read_text(encoding="utf-8")
+        for question, answer in zip(questions, answers.splitlines(), strict=True):
+            yield json.loads(question), json.loads(answer)["ground_truth"]
+
+
+def sequences(data_dir: Path, class_name: str, per_sample: int = 2) -> list[Sequence]:
+    docs = method_docs(data_dir, class_name)
+    out: list[Sequence] = []
+    for entry, ground_truth in samples(data_dir):
+        if class_name not in entry["involved_classes"]:
+            continue
+        scenario = entry["initial_config"].get(class_name, {})
+        pool = _value_pool(ground_truth, scenario, docs)
+        for number in range(per_sample):
+            rng = random.Random(f"{entry['id']}:{class_name}:{number}")  # str seeds do not depend on the hash seed
+            count = rng.randint(*CALLS_PER_SEQUENCE)
+            calls = tuple(_call(rng, docs, pool) for _ in range(count))
+            out.append(
+                Sequence(entry["id"], class_name, number, "long_context" in entry["id"], copy.deepcopy(scenario), calls)
+            )
+    return out
+
+
+@dataclass
+class _Pool:
+    by_name: dict[str, list[Any]]  # ground-truth values of each parameter name
+    seen: list[Any]  # scalars of the initial config (ids, names, contents)
+    gt_calls: list[Call]
+
+
+_ODD = (None, True, 1.5, -1, 0, 99999, "", "1", [], ["x"], {"bogus": 1}, ("a",), "unknown_id_zz")
+
+
+def _value_pool(ground_truth: list[list[str]], scenario: Any, docs: dict[str, Any]) -> _Pool:
+    by_name: dict[str, list[Any]] = {}
+    gt_calls: list[Call] = []
+    for turn in ground_truth:
+        for text in turn:
+            call = _parse_call(text)
+            if call is None or call.method not in docs:
+                continue
+            gt_calls.append(call)
+            names = docs[call.method][0]
+            for name, value in zip(names, call.args, strict=False):
+                by_name.setdefault(name, []).append(value)
+            for name, value in call.kwargs.items():
+                by_name.setdefault(name, []).append(value)
+    seen: list[Any] = []
+    _scalars(scenario, seen)
+    return _Pool(by_name, seen[:200], gt_calls)
+
+
+def _scalars(value: Any, out: list[Any]) -> None:
+    if isinstance(value, dict):
+        for key, item in value.items():
+            out.append(int(key) if isinstance(key, str) and key.isdigit() else key)
+            _scalars(item, out)
+    elif isinstance(value, list):
+        for item in value:
+            _scalars(item, out)
+    elif not isinstance(value, float):
+        out.append(value)
+
+
+def _parse_call(text: str) -> Call | None:
+    node = ast.parse(text, mode="eval").body
+    if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name):
+        return None
+    args = tuple(ast.literal_eval(arg) for arg in node.args)
+    kwargs = {keyword.arg: ast.literal_eval(keyword.value) for keyword in node.keywords if keyword.arg}
+    return Call(node.func.id, args, kwargs)
+
+
+def _call(rng: random.Random, docs: dict[str, tuple[list[str], list[str]]], pool: _Pool) -> Call:
+    if pool.gt_calls and rng.random() < 0.3:  # a ground-truth call as it is
+        return copy.deepcopy(rng.choice(pool.gt_calls))
+    method = rng.choice(sorted(docs))
+    names, required = docs[method]
+    kwargs: dict[str, Any] = {}
+    for name in names:
+        if name not in required and rng.random() < 0.4:
+            continue
+        kwargs[name] = _value(rng, name, pool)
+    shape = rng.random()
+    if shape < 0.06 and kwargs:  # a missing argument
+        del kwargs[rng.choice(sorted(kwargs))]
+    elif shape < 0.12:  # an extra one
+        kwargs["bogus_argument"] = 1
+    if shape > 0.85 and kwargs:  # positional, in doc order
+        return Call(method, tuple(kwargs.values()), {})
+    return Call(method, (), kwargs)
+
+
+def _value(rng: random.Random, name: str, pool: _Pool) -> Any:
+    roll = rng.random()
+    if roll < 0.45 and pool.by_name.get(name):
+        return copy.deepcopy(rng.choice(pool.by_name[name]))
+    if roll < 0.7 and pool.seen:
+        return copy.deepcopy(rng.choice(pool.seen))
+    if roll < 0.8:
+        return rng.randint(-2, 12)
+    return copy.deepcopy(rng.choice(_ODD))
+
+
+# ------------------------------------------------------------------------------------------ digests
+
+
+def canonical(value: Any) -> Any:
+    """A value as JSON that keeps everything `==` compares, and order where `==` sees order."""
+    if value is None or isinstance(value, (bool, str)):
+        return value
+    if isinstance(value, int):
+        return {"int": repr(value)}
+    if isinstance(value, float):
+        return {"float": repr(value)}
+    if isinstance(value, list):
+        return [canonical(item) for item in value]
+    if isinstance(value, tuple):
+        return {"tuple": [canonical(item) for item in value]}
+    if isinstance(value, (set, frozenset)):
+        return {"set": sorted((canonical(item) for item in value), key=lambda item: json.dumps(item))}
+    if isinstance(value, dict):
+        return {"dict": [[canonical(key), canonical(item)] for key, item in value.items()]}
+    # an object of the API (Directory, File): its class name and its public attributes
+    attributes = {name: item for name, item in vars(value).items() if not name.startswith("_") and name != "parent"}
+    return {"object": type(value).__name__, "attributes": canonical(attributes)}
+
+
+def _short(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def call_digest(result: str, is_error: bool, state: dict[str, Any]) -> str:
+    """One call's line: digest of the result string, the error flag, digest of the canonical public state."""
+    state_text = json.dumps(canonical(state), ensure_ascii=False)
+    return f"{_short(result)}:{int(is_error)}:{_short(state_text)}"
+
+
+def run(
+    sequence: Sequence,
+    execute: Callable[[Call], tuple[str, bool]],
+    state: Callable[[], dict[str, Any]],
+    show: Callable[[int, Call, str, bool, dict[str, Any]], None] | None = None,
+) -> list[str]:
+    """The digest lines of a sequence: `execute(call)` gives (result string, is error) on a loaded instance,
+    `state()` its public state after the call; `show` sees each call's plain values (the recorder's --show)."""
+    lines = []
+    for index, call in enumerate(sequence.calls):
+        result, is_error = execute(call)
+        now = state()
+        if show is not None:
+            show(index, call, result, is_error, now)
+        lines.append(call_digest(result, is_error, now))
+    return lines
