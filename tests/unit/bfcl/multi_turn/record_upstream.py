@@ -5,7 +5,7 @@ Run in a scratch venv that has bfcl-eval 2026.3.23 (no dependencies) and mpmath,
 project's package:
 
     /tmp/bfcl-ref-mt/bin/python tests/unit/bfcl/multi_turn/record_upstream.py --data-dir ../shared/data/bfcl \\
-        TicketAPI TwitterAPI
+        MessageAPI TicketAPI TwitterAPI
 
 It writes tests/unit/bfcl/multi_turn/upstream_digests.json (one digest line per call, per sequence; classes not
 named are kept as they were). `--show SEQUENCE_KEY` instead prints upstream's plain values for one sequence (the

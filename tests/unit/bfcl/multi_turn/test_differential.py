@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from pytest_tooleval.suites.bfcl.multi_turn.apis import api_methods, public_state
+from pytest_tooleval.suites.bfcl.multi_turn.apis.message import MessageAPI
 from pytest_tooleval.suites.bfcl.multi_turn.apis.posting import TwitterAPI
 from pytest_tooleval.suites.bfcl.multi_turn.apis.ticket import TicketAPI
 from pytest_tooleval.suites.bfcl.multi_turn.results import error_string, result_string
@@ -26,7 +27,7 @@ from pytest_tooleval.suites.bfcl.upstream import WHEEL_ENV, load_tables
 from . import differential
 
 DIGESTS = Path(__file__).with_name("upstream_digests.json")
-CLASSES: dict[str, Any] = {"TicketAPI": TicketAPI, "TwitterAPI": TwitterAPI}
+CLASSES: dict[str, Any] = {"MessageAPI": MessageAPI, "TicketAPI": TicketAPI, "TwitterAPI": TwitterAPI}
 PARTS = ("result string", "is-error flag", "public state")
 
 
