@@ -12,11 +12,10 @@ from __future__ import annotations
 
 import ast
 import copy
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from types import MappingProxyType
-from typing import Any
 
 from ....data.download import canonical_sha256
 from ....errors import DataError
@@ -69,14 +68,15 @@ class Tables:
 
     values: Mapping[str, object]
 
-    def value(self, selector: str) -> Any:  # a literal of any shape: its reader narrows it
-        """A deep copy of one table (KeyError for a selector that was not lifted)."""
+    def value(self, selector: str) -> object:
+        """A deep copy of one table (KeyError for a selector that was not lifted); its reader narrows it."""
         return copy.deepcopy(self.values[selector])
 
-    def default_state(self, class_name: str) -> dict[str, Any]:
-        """A deep copy of the class's DEFAULT_STATE (values of any shape, as upstream's scenarios)."""
+    def default_state(self, class_name: str) -> dict[str, object]:
+        """A deep copy of the class's DEFAULT_STATE: {attribute: its value when the scenario does not give one}."""
         state = self.value(f"{STATE_MODULES[class_name]}.DEFAULT_STATE")
-        assert isinstance(state, dict)
+        if not isinstance(state, dict):
+            raise DataError(f"bfcl tables: {class_name}'s DEFAULT_STATE is not a dict")
         return state
 
     def content(self) -> dict[str, object]:
@@ -214,7 +214,8 @@ def decode(value: object) -> object:
     return {key: decode(item) for key, item in value.items()}
 
 
-def _hashable(key: object) -> Any:  # a dict key read back: any hashable literal
-    hash(key)
+def _hashable(key: object) -> Hashable:  # a dict key or set member read back
+    if not isinstance(key, Hashable):
+        raise TypeError(f"{type(key).__name__} cannot be a key")
     return key
 

@@ -2,22 +2,27 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import TypedDict
 
 from .....json_value import JSONValue
 from ..tables import Tables
 
-Tweet = dict[str, Any]  # a tweet as loaded or posted: the scenario's values, of any type, kept as they are
+
+class Tweet(TypedDict):
+    id: int
+    username: str
+    content: str
+    tags: list[str]
+    mentions: list[str]
 
 
-class _Unset:
-    """The default of `post_tweet`'s lists: replaced by the instance's own shared list (see `post_tweet`)."""
+Comment = dict[str, str]  # {"username", "content"}
+Outcome = dict[str, JSONValue]  # a status or an error
 
-    def __repr__(self) -> str:
-        return "[]"
-
-
-_UNSET: Any = _Unset()
+# the defaults of `post_tweet`'s lists: markers only, never stored (the instance's own lists are)
+_NO_TAGS: list[str] = []
+_NO_MENTIONS: list[str] = []
 
 
 class TwitterAPI:
@@ -26,8 +31,8 @@ class TwitterAPI:
     Attributes:
         username, password: the account's credentials.
         authenticated: whether `authenticate_twitter` succeeded (or the scenario says so).
-        tweets: {tweet id (int): tweet dict}.
-        comments: {tweet id: [{"username", "content"}]}; loaded ids stay strings, new ones are ints.
+        tweets: {tweet id (int): tweet}.
+        comments: {tweet id: [comment]}; loaded ids stay strings, new ones are ints.
         retweets: {username: [tweet ids]}.
         following_list: the user names followed.
         tweet_counter: the id the next tweet gets.
@@ -37,9 +42,9 @@ class TwitterAPI:
     password: str
     authenticated: bool
     tweets: dict[int, Tweet]
-    comments: dict[Any, list[dict[str, Any]]]
-    retweets: dict[str, list[Any]]
-    following_list: list[Any]
+    comments: dict[int | str, list[Comment]]
+    retweets: dict[str, list[int]]
+    following_list: list[str]
     tweet_counter: int
 
     def __init__(self, tables: Tables) -> None:
@@ -47,10 +52,10 @@ class TwitterAPI:
         # upstream's `tags=[]`/`mentions=[]` defaults are one list each that every tweet posted without them
         # shares, and `mention` extends in place: kept per instance, never across instances or samples
         # (docs/bfcl-multi-turn.md#fresh-process-semantics)
-        self._default_tags: list[Any] = []
-        self._default_mentions: list[Any] = []
+        self._default_tags: list[str] = []
+        self._default_mentions: list[str] = []
 
-    def load_scenario(self, scenario: dict[str, Any], long_context: bool = False) -> None:
+    def load_scenario(self, scenario: Mapping[str, JSONValue], long_context: bool = False) -> None:
         defaults = self._tables.default_state("TwitterAPI")
         for name in ("username", "password", "authenticated", "tweets", "comments", "retweets", "following_list",
                      "tweet_counter"):
@@ -66,17 +71,18 @@ class TwitterAPI:
     def posting_get_login_status(self) -> dict[str, bool]:
         return {"login_status": bool(self.authenticated)}
 
-    def post_tweet(self, content: str, tags: list[str] = _UNSET, mentions: list[str] = _UNSET) -> Tweet:
+    def post_tweet(self, content: str, tags: list[str] = _NO_TAGS, mentions: list[str] = _NO_MENTIONS
+                   ) -> Tweet | Outcome:
         if not self.authenticated:
             return _not_authenticated("posting")
         tweet: Tweet = {"id": self.tweet_counter, "username": self.username, "content": content,
-                        "tags": self._default_tags if tags is _UNSET else tags,
-                        "mentions": self._default_mentions if mentions is _UNSET else mentions}
+                        "tags": self._default_tags if tags is _NO_TAGS else tags,
+                        "mentions": self._default_mentions if mentions is _NO_MENTIONS else mentions}
         self.tweets[self.tweet_counter] = tweet  # stored and returned as the same object
         self.tweet_counter += 1
         return tweet
 
-    def retweet(self, tweet_id: int) -> dict[str, str]:
+    def retweet(self, tweet_id: int) -> Outcome:
         if not self.authenticated:
             return _not_authenticated("retweeting")
         if tweet_id not in self.tweets:
@@ -87,7 +93,7 @@ class TwitterAPI:
         mine.append(tweet_id)
         return {"retweet_status": "Successfully retweeted"}
 
-    def comment(self, tweet_id: int, comment_content: str) -> dict[str, str]:
+    def comment(self, tweet_id: int, comment_content: str) -> Outcome:
         if not self.authenticated:
             return _not_authenticated("commenting")
         if tweet_id not in self.tweets:
@@ -95,13 +101,13 @@ class TwitterAPI:
         self.comments.setdefault(tweet_id, []).append({"username": self.username, "content": comment_content})
         return {"comment_status": "Comment added successfully"}
 
-    def mention(self, tweet_id: int, mentioned_usernames: list[str]) -> dict[str, str]:
+    def mention(self, tweet_id: int, mentioned_usernames: list[str]) -> Outcome:
         if tweet_id not in self.tweets:  # no authentication asked, as upstream
             return _no_tweet(tweet_id)
         self.tweets[tweet_id]["mentions"].extend(mentioned_usernames)  # in place: a shared default list too
         return {"mention_status": "Users mentioned successfully"}
 
-    def follow_user(self, username_to_follow: str) -> dict[str, JSONValue]:
+    def follow_user(self, username_to_follow: str) -> Outcome:
         if not self.authenticated:
             return _not_authenticated("following")
         if username_to_follow in self.following_list:
@@ -109,12 +115,12 @@ class TwitterAPI:
         self.following_list.append(username_to_follow)
         return {"follow_status": True}
 
-    def list_all_following(self) -> dict[str, Any]:
+    def list_all_following(self) -> dict[str, list[str]] | Outcome:
         if not self.authenticated:
             return _not_authenticated("listing following")
         return {"following_list": self.following_list}
 
-    def unfollow_user(self, username_to_unfollow: str) -> dict[str, JSONValue]:
+    def unfollow_user(self, username_to_unfollow: str) -> Outcome:
         if not self.authenticated:
             return _not_authenticated("unfollowing")
         if username_to_unfollow not in self.following_list:
@@ -122,7 +128,7 @@ class TwitterAPI:
         self.following_list.remove(username_to_unfollow)
         return {"unfollow_status": True}
 
-    def get_tweet(self, tweet_id: int) -> Tweet:
+    def get_tweet(self, tweet_id: int) -> Tweet | Outcome:
         if tweet_id not in self.tweets:
             return _no_tweet(tweet_id)
         return self.tweets[tweet_id]
@@ -133,10 +139,10 @@ class TwitterAPI:
     def search_tweets(self, keyword: str) -> list[Tweet]:
         # per tweet, content first, then the tags: an odd keyword fails only when a tweet is looked at
         return [tweet for tweet in self.tweets.values()
-                if _lower(keyword) in _lower(tweet["content"])
-                or _lower(keyword) in [_lower(tag) for tag in tweet["tags"]]]
+                if keyword.lower() in tweet["content"].lower()
+                or keyword.lower() in [tag.lower() for tag in tweet["tags"]]]
 
-    def get_tweet_comments(self, tweet_id: int) -> Any:  # the stored list, or an error dict
+    def get_tweet_comments(self, tweet_id: int) -> list[Comment] | Outcome:  # the stored list itself
         if tweet_id not in self.tweets:
             return _no_tweet(tweet_id)
         return self.comments.get(tweet_id, [])
@@ -147,13 +153,9 @@ class TwitterAPI:
                 "retweet_count": len(self.retweets.get(username, []))}
 
 
-def _lower(text: Any) -> Any:  # a value of the scenario or of the call, of any type: `.lower()` raises as upstream's
-    return text.lower()
-
-
-def _not_authenticated(action: str) -> dict[str, Any]:
+def _not_authenticated(action: str) -> Outcome:
     return {"error": f"User not authenticated. Please authenticate before {action}."}
 
 
-def _no_tweet(tweet_id: object) -> dict[str, Any]:
+def _no_tweet(tweet_id: object) -> Outcome:
     return {"error": f"Tweet with ID {tweet_id} not found."}

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
 
 from .....json_value import JSONValue
 from ..tables import Tables
 
-Ticket = dict[str, JSONValue]
+Ticket = dict[str, JSONValue]  # id, title, description, status, priority, created_by[, resolution]
 _EDITABLE = ("title", "description", "status", "priority")
 
 
@@ -27,11 +27,10 @@ class TicketAPI:
     def __init__(self, tables: Tables) -> None:
         self._tables = tables
 
-    def load_scenario(self, scenario: dict[str, Any], long_context: bool = False) -> None:
+    def load_scenario(self, scenario: Mapping[str, JSONValue], long_context: bool = False) -> None:
         defaults = self._tables.default_state("TicketAPI")
-        self.ticket_queue = scenario.get("ticket_queue", defaults["ticket_queue"])
-        self.ticket_counter = scenario.get("ticket_counter", defaults["ticket_counter"])
-        self.current_user = scenario.get("current_user", defaults["current_user"])
+        for name in ("ticket_queue", "ticket_counter", "current_user"):
+            setattr(self, name, scenario.get(name, defaults[name]))
 
     def create_ticket(self, title: str, description: str = "", priority: int = 1) -> Ticket:
         if not self.current_user:
@@ -49,13 +48,13 @@ class TicketAPI:
         found = self._find(ticket_id)
         return found if found else _missing(ticket_id)
 
-    def close_ticket(self, ticket_id: int) -> dict[str, JSONValue]:
+    def close_ticket(self, ticket_id: int) -> Ticket:
         return self._set_status(ticket_id, "Closed", "closed", {})
 
-    def resolve_ticket(self, ticket_id: int, resolution: str) -> dict[str, JSONValue]:
+    def resolve_ticket(self, ticket_id: int, resolution: str) -> Ticket:
         return self._set_status(ticket_id, "Resolved", "resolved", {"resolution": resolution})
 
-    def edit_ticket(self, ticket_id: int, updates: dict[str, JSONValue]) -> dict[str, JSONValue]:
+    def edit_ticket(self, ticket_id: int, updates: dict[str, JSONValue]) -> Ticket:
         found = self._find(ticket_id)
         if not found:
             return _missing(ticket_id)
@@ -89,12 +88,12 @@ class TicketAPI:
         if not status:
             return mine
         # both sides lowered per ticket, the ticket's first: an odd `status` fails only when a ticket is compared
-        return [ticket for ticket in mine if _lower(ticket["status"]) == _lower(status)]
+        return [ticket for ticket in mine if _lower(ticket["status"]) == status.lower()]
 
     def _find(self, ticket_id: object) -> Ticket | None:
         return next((ticket for ticket in self.ticket_queue if ticket["id"] == ticket_id), None)
 
-    def _set_status(self, ticket_id: int, status: str, verb: str, extra: Ticket) -> dict[str, JSONValue]:
+    def _set_status(self, ticket_id: int, status: str, verb: str, extra: Ticket) -> Ticket:
         found = self._find(ticket_id)
         if not found:
             return _missing(ticket_id)
@@ -105,9 +104,12 @@ class TicketAPI:
         return {"status": f"Ticket {ticket_id} has been {verb} successfully."}
 
 
-def _lower(text: Any) -> Any:  # a value of the scenario or of the call, of any type: `.lower()` raises as upstream's
-    return text.lower()
+def _lower(value: JSONValue) -> str:
+    """`value.lower()`; for a value that is not a string, the AttributeError CPython raises for it."""
+    if isinstance(value, str):
+        return value.lower()
+    raise AttributeError(f"'{type(value).__name__}' object has no attribute 'lower'")
 
 
-def _missing(ticket_id: object) -> dict[str, JSONValue]:
+def _missing(ticket_id: object) -> Ticket:
     return {"error": f"Ticket with ID {ticket_id} not found."}
