@@ -66,7 +66,7 @@ class Sequence:
     def digest(self) -> str:
         """What the sequence is (scenario and calls), so a changed generator shows as stale records."""
         text = json.dumps([self.long_context, canonical(self.scenario), [call.text() for call in self.calls]])
-        return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+        return _short(text)
 
 
 # ------------------------------------------------------------------------------------------ generation
@@ -216,7 +216,7 @@ def canonical(value: Any) -> Any:
 
 
 def _short(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
 
 
 def call_digest(result: str, is_error: bool, state: dict[str, Any]) -> str:
@@ -241,3 +241,25 @@ def run(
             show(index, call, result, is_error, now)
         lines.append(call_digest(result, is_error, now))
     return lines
+
+
+def pack(sequence: Sequence, lines: list[str]) -> str:
+    """One sequence's record as one string: its digest, then each call's line, a state unchanged from the call
+    before written `=`."""
+    out, before = [sequence.digest()], ""
+    for line in lines:
+        result, error, state = line.split(":")
+        out.append(f"{result}:{error}:{'=' if state == before else state}")
+        before = state
+    return " ".join(out)
+
+
+def unpack(record: str) -> tuple[str, list[str]]:
+    """`pack` undone: (the sequence's digest, each call's full line)."""
+    digest, *tokens = record.split(" ")
+    lines, before = [], ""
+    for token in tokens:
+        result, error, state = token.split(":")
+        before = before if state == "=" else state
+        lines.append(f"{result}:{error}:{before}")
+    return digest, lines

@@ -7,7 +7,7 @@ project's package:
     /tmp/bfcl-ref-mt/bin/python tests/unit/bfcl/multi_turn/record_upstream.py --data-dir ../shared/data/bfcl \\
         MessageAPI TicketAPI TwitterAPI
 
-It writes tests/unit/bfcl/multi_turn/upstream_digests.json (one digest line per call, per sequence; classes not
+It writes tests/unit/bfcl/multi_turn/upstream_digests.json (a digest per call, per sequence; classes not
 named are kept as they were). `--show SEQUENCE_KEY` instead prints upstream's plain values for one sequence (the
 result string, the error flag and the canonical state after each call) to compare with ours by hand.
 
@@ -92,14 +92,15 @@ def main() -> int:
     for class_name in options.classes:
         runs = {}
         for sequence in differential.sequences(options.data_dir, class_name, options.per_sample):
-            runs[sequence.key] = {"sequence": sequence.digest(), "calls": record(sequence, None)}
+            runs[sequence.key] = differential.pack(sequence, record(sequence, None))
         classes[class_name] = {"per_sample": options.per_sample, "sequences": runs}
-        print(f"{class_name}: {len(runs)} sequences, {sum(len(run['calls']) for run in runs.values())} calls")
+        calls = sum(len(differential.unpack(run)[1]) for run in runs.values())
+        print(f"{class_name}: {len(runs)} sequences, {calls} calls")
     stored["about"] = (
-        "sha256 digests (16 hex) of what bfcl-eval's own API classes return and hold after each call "
+        "sha256 digests (12 hex) of what bfcl-eval's own API classes return and hold after each call "
         "of the differential sequences (tests/unit/bfcl/multi_turn/differential.py), recorded by "
-        "record_upstream.py in a scratch venv. A call's line is result:is_error:state. Only digests "
-        "are kept, no upstream text."
+        "record_upstream.py in a scratch venv. Per sequence: its own digest, then per call "
+        "result:is_error:state ('=' for a state unchanged). Only digests are kept, no upstream text."
     )
     stored["bfcl_eval"] = "2026.3.23"
     stored["python"] = sys.version.split()[0]

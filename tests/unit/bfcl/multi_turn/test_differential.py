@@ -82,12 +82,12 @@ def test_same_digests_as_upstream(class_name: str, bfcl_dir: Path, tables: Table
     )
     problems = []
     for sequence in sequences:
-        upstream = recorded["sequences"][sequence.key]
-        if upstream["sequence"] != sequence.digest():
+        digest, upstream = differential.unpack(recorded["sequences"][sequence.key])
+        if digest != sequence.digest():
             problems.append(f"{sequence.key}: not the recorded sequence (rerun record_upstream.py)")
             continue
         ours = replay(sequence, tables)
-        for index, (mine, theirs) in enumerate(zip(ours, upstream["calls"], strict=True)):
+        for index, (mine, theirs) in enumerate(zip(ours, upstream, strict=True)):
             if mine != theirs:
                 parts = [part for part, a, b in zip(PARTS, mine.split(":"), theirs.split(":"), strict=True) if a != b]
                 problems.append(
