@@ -94,4 +94,8 @@ def test_same_digests_as_upstream(class_name: str, bfcl_dir: Path, tables: Table
                     f"{sequence.key} call {index} {sequence.calls[index].text()}: {' and '.join(parts)} differ"
                 )
                 break
-    assert not problems, f"{len(problems)} of {len(sequences)} sequences differ:\n" + "\n".join(problems[:20])
+    assert not problems, (
+        f"{len(problems)} of {len(sequences)} sequences differ:\n"
+        + "\n".join(problems[:20])
+        + f"\nupstream's values: record_upstream.py --data-dir <bfcl> --show <sequence> {class_name} (scratch venv)"
+    )
