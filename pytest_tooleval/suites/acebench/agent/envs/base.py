@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import operator
 from collections.abc import Mapping
 from typing import ClassVar
 
@@ -87,3 +88,17 @@ def with_text(
 def is_false(flag: object) -> bool:
     """Upstream tests its flags with ``== False`` (so 0 counts as off and None as on); keep that."""
     return bool(flag == False)  # noqa: E712  (ACEBench quirk: equality, not truthiness; acebench-agent §3)
+
+
+def lowered(value: object) -> str | bytes | bytearray:
+    """``value.lower()`` on whatever the model sent or a method stored: a value without it fails as Python fails."""
+    if isinstance(value, (str, bytes, bytearray)):
+        return value.lower()
+    raise AttributeError(f"'{type(value).__name__}' object has no attribute 'lower'")
+
+
+def lowered_in(needle: object, haystack: object) -> bool:
+    """Upstream's ``needle.lower() in haystack.lower()``: evaluated in that order, with Python's errors (a bytes
+    needle in a str haystack raises the TypeError ``in`` raises)."""
+    lowered_needle = lowered(needle)
+    return operator.contains(lowered(haystack), lowered_needle)

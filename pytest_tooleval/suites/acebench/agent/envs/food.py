@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import copy
+import operator
 from collections.abc import Mapping
 from typing import Any, TypedDict
 
-from .base import BaseApi, is_false, with_text
+from .base import BaseApi, is_false, lowered, lowered_in, with_text
 
 
 class _Account(TypedDict):
@@ -201,20 +202,19 @@ class FoodPlatform(BaseApi):
             return self._fail("no_orders")
         return {"status": True, "orders": mine}
 
-    def search_orders(self, keyword: Any) -> dict[str, object]:
-        # Upstream calls keyword.lower() whatever the model sent (a non-string fails as Python fails).
+    def search_orders(self, keyword: object) -> dict[str, object]:
         found = [order for order in self.orders
-                 if keyword.lower() in order["merchant_name"].lower() or self._items_match(keyword, order)]
+                 if lowered_in(keyword, order["merchant_name"]) or self._items_match(keyword, order)]
         if not found:
             return self._fail("no_match")
         return {"status": True, "orders": found}
 
-    def _items_match(self, keyword: Any, order: _Order) -> bool:
+    def _items_match(self, keyword: object, order: _Order) -> bool:
         for item in order.get("items", []):
-            needle = keyword.lower()
+            needle = lowered(keyword)
             if self._language == "zh":
                 # ACEBench quirk: the zh class lower-cases the item dict itself and crashes (§3.4).
                 raise AttributeError(f"'{type(item).__name__}' object has no attribute 'lower'")
-            if needle in item["product"].lower():
+            if operator.contains(item["product"].lower(), needle):  # `needle in ...`: a bytes needle raises
                 return True
         return False

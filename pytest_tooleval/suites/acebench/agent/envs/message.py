@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, TypedDict
+from typing import TypedDict
 
-from .base import BaseApi, is_false, with_text
+from .base import BaseApi, is_false, lowered_in, with_text
 
 
 class _User(TypedDict):
@@ -168,7 +168,7 @@ class MessageApi(BaseApi):
             return self._fail("none_between")
         return {"status": True, "messages": found}
 
-    def search_messages(self, user_name: object, keyword: Any) -> dict[str, object]:
+    def search_messages(self, user_name: object, keyword: object) -> dict[str, object]:
         if user_name not in self.user_list:
             return self._fail("unknown_user")
         user_id = self.user_list[user_name]["user_id"]
@@ -176,8 +176,7 @@ class MessageApi(BaseApi):
         for mid, entry in self.inbox.items():
             involved = entry["sender_id"] == user_id or entry["receiver_id"] == user_id
             # Same operand order as upstream, so a non-string keyword or text fails the same way.
-            text: Any = entry["message"]  # whatever send_message stored
-            if involved and keyword.lower() in text.lower():
+            if involved and lowered_in(keyword, entry["message"]):
                 found.append({"id": mid, "sender_id": entry["sender_id"], "receiver_id": entry["receiver_id"],
                               "message": entry["message"]})
         if not found:

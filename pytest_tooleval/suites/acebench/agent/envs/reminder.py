@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import ClassVar
 
-from .base import BaseApi, is_false, with_text
+from .base import BaseApi, is_false, lowered_in, with_text
 
 _TODO_EN = (
     'First, help Frank place a food delivery order at "Hema Fresh," ordering two "Fresh Gift Packs." Then, send '
@@ -109,12 +109,9 @@ class ReminderApi(BaseApi):
         self.reminder_list[reminder_id]["notified"] = True
         return self._ok("notified", reminder_id=reminder_id)
 
-    def search_reminders(self, keyword: Any) -> dict[str, object]:
-        # Upstream calls .lower() on whatever was sent and stored (a non-string fails as Python fails).
+    def search_reminders(self, keyword: object) -> dict[str, object]:
         for reminder in self.reminder_list.values():
-            title: Any = reminder["title"]
-            description: Any = reminder["description"]
-            if keyword.lower() in title.lower() or keyword.lower() in description.lower():
+            if lowered_in(keyword, reminder["title"]) or lowered_in(keyword, reminder["description"]):
                 # ACEBench quirk: upstream formats the stored time with .strftime, and no stored time (a string
                 # or another literal) has that method, so every match crashes (acebench-agent §3.3).
                 raise AttributeError(f"'{type(reminder['time']).__name__}' object has no attribute 'strftime'")
