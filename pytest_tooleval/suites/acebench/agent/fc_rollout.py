@@ -52,7 +52,7 @@ def scripted_turns(turns: Sequence[AgentTurn], then: str = FINISH) -> FcAskFn:
 
 
 async def run_fc_rollout(
-    record: Mapping[str, Any],
+    record: Mapping[str, object],
     language: str,
     prompts: Mapping[str, Mapping[str, str]],
     tools: ToolSet,

@@ -28,7 +28,7 @@ def oracle_agent(gold: Mapping[str, object], language: str, sample_id: str) -> A
 
 
 async def run_oracle(
-    record: Mapping[str, Any],
+    record: Mapping[str, object],
     language: str,
     gold: Mapping[str, object],
     prompts: Mapping[str, Mapping[str, str]] | None = None,

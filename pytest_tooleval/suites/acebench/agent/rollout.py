@@ -101,7 +101,7 @@ def _line(entry: Entry, execution_label: str) -> str:
 
 
 async def run_rollout(
-    record: Mapping[str, Any],
+    record: Mapping[str, object],
     language: str,
     prompts: Mapping[str, Mapping[str, str]] | None,
     ask_agent: AskFn,
@@ -112,7 +112,8 @@ async def run_rollout(
     """Run one agent sample to its end.
 
     Args:
-        record: the sample (``id``, ``question``, ``initial_config``, ``involved_classes``, ``function``).
+        record: the sample (``id``, ``question``, ``initial_config``, ``involved_classes``, ``function``). No
+            loader checks those agent fields: the loops below use them as upstream does, whatever they hold.
         language: "en" or "zh" (picks the environment texts and prompts).
         prompts: the ``prompts.json`` mapping; None sends the bare transcript, for scripted agents only.
         ask_agent: the agent model: chat messages in, reply text out.
@@ -255,14 +256,14 @@ def scripted(replies: Iterable[str], then: str = FINISH) -> AskFn:
     return ask
 
 
-def silent_user(record: Mapping[str, Any]) -> AskFn:
+def silent_user(record: Mapping[str, object]) -> AskFn:
     """The user when there is no simulator (the oracle): opens with the sample's instruction, then only
     ever says ``finish conversation``."""
     return scripted([str(record["question"])])
 
 
 async def replay(
-    record: Mapping[str, Any],
+    record: Mapping[str, object],
     language: str,
     agent_messages: Sequence[str],
     user_turns: Sequence[str] | None = None,

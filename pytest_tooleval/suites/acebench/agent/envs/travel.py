@@ -276,7 +276,7 @@ class Travel(Scenario):
             if user["bank_balance"] + amount < 0:
                 return False
             user["bank_balance"] += amount
-        # object other method changes nothing and still reports success.
+        # Any other method changes nothing and still reports success.
         return True
 
     # -- bookings --------------------------------------------------------------------------------------
