@@ -3,6 +3,8 @@ does on every JSON value, raising the same exception class where it fails (bfcl 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from ...json_value import JSONObject, JSONValue
 
 
@@ -30,3 +32,40 @@ def concat(value: JSONValue, text: str) -> str:
     if isinstance(value, str):
         return value + text
     raise TypeError(f"unsupported operand type(s) for +: '{type(value).__name__}' and 'str'")
+
+
+def contains(container: JSONValue, element: object) -> bool:
+    """``element in container``: a TypeError for a number, a boolean or None, or for a string and a non-string."""
+    if isinstance(container, (list, dict)):
+        return element in container
+    if isinstance(container, str):
+        if isinstance(element, str):
+            return element in container
+        raise TypeError(f"'in <string>' requires string as left operand, not {type(element).__name__}")
+    raise TypeError(f"argument of type '{type(container).__name__}' is not iterable")
+
+
+def subscript(container: JSONValue, key: object) -> JSONValue:
+    """``container[key]``: an object's keys are strings, a list's and a string's indexes integers."""
+    if isinstance(container, dict):
+        hash(key)  # an unhashable key: a TypeError
+        if isinstance(key, str):
+            return container[key]
+        raise KeyError(key)
+    if isinstance(container, (list, str)) and isinstance(key, int):
+        return container[key]
+    raise TypeError(f"'{type(container).__name__}' object is not subscriptable by {type(key).__name__}")
+
+
+def iterate(value: JSONValue) -> Iterable[JSONValue]:
+    """``iter(value)``: a list's items, an object's keys, a string's characters; a TypeError for a scalar."""
+    if isinstance(value, (list, dict, str)):
+        return value
+    raise TypeError(f"'{type(value).__name__}' object is not iterable")
+
+
+def length(value: JSONValue) -> int:
+    """``len(value)``: a TypeError for a number, a boolean or None."""
+    if isinstance(value, (list, dict, str)):
+        return len(value)
+    raise TypeError(f"object of type '{type(value).__name__}' has no len()")

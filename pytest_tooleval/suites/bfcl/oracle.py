@@ -19,6 +19,7 @@ from typing import Any
 
 from ...json_value import JSONObject, JSONValue
 from .data import Sample, language_of
+from .dynamic import as_getter, item
 
 #: what the oracle says to a question no function fits (bfcl §5): words, which decode to no call
 NO_CALL_TEXT = "None of the given functions fits this request."
@@ -36,7 +37,7 @@ def _oracle_output(sample: Sample, mode: str) -> str | list[dict[str, str]] | No
     if sample.ground_truth is None:  # the relevance categories
         if "irrelevance" in sample.category:
             return NO_CALL_TEXT
-        calls.append((str(sample.functions[0]["name"]), {}))
+        calls.append((str(item(sample.functions[0], "name")), {}))
     else:
         for call in sample.ground_truth:
             if len(call) != 1:
@@ -58,7 +59,10 @@ def _oracle_output(sample: Sample, mode: str) -> str | list[dict[str, str]] | No
 
 
 def _function(sample: Sample, name: str) -> JSONObject:
-    return next((function for function in sample.functions if function.get("name") == name), {})
+    for function in sample.functions:
+        if as_getter(function).get("name") == name:
+            return as_getter(function)
+    return {}
 
 
 def _parameters(sample: Sample, name: str) -> JSONObject:
