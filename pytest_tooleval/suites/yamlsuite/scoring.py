@@ -39,7 +39,6 @@ if TYPE_CHECKING:
     from referencing.jsonschema import Schema
 
     from ...json_value import JSONValue
-
     from .spec import Expectation, ExpectedCall, Matcher, ToolSpec
 
 __all__ = ["Call", "Problem", "assess", "check", "decode_text_calls", "decode_tool_calls"]
@@ -498,8 +497,8 @@ def _pattern_properties(validator: _Descending, pattern_properties: Mapping[str,
                 yield from validator.descend(value, subschema, path=key, schema_path=pattern)
 
 
-def _additional_properties(validator: _Descending, additional: JSONValue, instance: object, schema: Mapping[str, JSONValue]
-                           ) -> Iterator[ValidationError]:
+def _additional_properties(validator: _Descending, additional: JSONValue, instance: object,
+                           schema: Mapping[str, JSONValue]) -> Iterator[ValidationError]:
     """The properties neither `properties` nor a `patternProperties` pattern covers, checked against
     `additional` (false: not allowed)."""
     from jsonschema.exceptions import ValidationError
