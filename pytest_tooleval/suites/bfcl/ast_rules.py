@@ -16,8 +16,8 @@ from typing import TypeAlias
 
 from ...json_value import JSONObject, JSONValue
 from ...text import counted
+from ..json_ops import as_getter, as_object, contains, item, iterate, length, subscript
 from . import java_js_types
-from .dynamic import as_getter, as_object, contains, item, iterate, length, subscript
 
 __all__ = ["UNSUPPORTED", "Call", "CheckOutcome", "check_calls", "normalize_string", "safe_repr"]
 

@@ -18,8 +18,8 @@ from collections.abc import Callable, Collection
 from typing import Any
 
 from ...json_value import JSONObject, JSONValue
+from ..json_ops import as_getter, item
 from .data import Sample, language_of
-from .dynamic import as_getter, item
 
 #: what the oracle says to a question no function fits (bfcl §5): words, which decode to no call
 NO_CALL_TEXT = "None of the given functions fits this request."

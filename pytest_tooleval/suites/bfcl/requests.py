@@ -12,8 +12,8 @@ import json
 from dataclasses import dataclass
 
 from ...json_value import JSONObject, JSONValue
+from ..json_ops import as_getter, as_object, concat, item
 from .data import language_of
-from .dynamic import as_getter, as_object, concat, item
 from .templates import Templates, fill
 
 # bfcl's generation defaults for an OpenAI-compatible chat model (bfcl §2.3): its CLI's temperature, and the

@@ -16,7 +16,7 @@ from typing import TypeAlias, TypeVar
 from ...data.download import canonical_sha256
 from ...errors import DataError
 from ...json_value import JSONObject, JSONValue
-from .dynamic import as_getter
+from ..json_ops import as_getter
 
 PROMPTS_FILE = "bfcl_eval/constants/default_prompts.py"
 TYPES_FILE = "bfcl_eval/constants/type_mappings.py"

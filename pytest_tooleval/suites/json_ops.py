@@ -1,11 +1,12 @@
-"""Reading parsed JSON the way bfcl's dynamic Python does, with types: each helper does what the plain expression
-does on every JSON value, raising the same exception class where it fails (bfcl §4.8 counts on those)."""
+"""Reading parsed JSON the way upstream's untyped Python does, with types: each helper does what the plain expression
+does on every JSON value, raising the same exception class where it fails (an upstream evaluator's verdict, or its
+crash, can depend on that: bfcl §4.8)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ...json_value import JSONObject, JSONValue
+from ..json_value import JSONObject, JSONValue
 
 
 def item(value: JSONValue, key: str) -> JSONValue:
