@@ -100,10 +100,17 @@ def sequences(data_dir: Path, class_name: str, per_sample: int = 2) -> list[Sequ
             continue
         scenario = entry["initial_config"].get(class_name, {})
         pool = _value_pool(ground_truth, scenario, docs)
+        for name, values in EXTRA_VALUES.get(class_name, {}).items():
+            pool.by_name.setdefault(name, []).extend(values)
         for number in range(per_sample):
             rng = random.Random(f"{entry['id']}:{class_name}:{number}")  # str seeds do not depend on the hash seed
             count = rng.randint(*CALLS_PER_SEQUENCE)
             calls = tuple(_call(rng, docs, pool) for _ in range(count))
+            out.append(
+                Sequence(entry["id"], class_name, number, "long_context" in entry["id"], copy.deepcopy(scenario), calls)
+            )
+        for number, script in enumerate(SCRIPTS.get(class_name, ()), start=per_sample):
+            calls = tuple(call for text in script if (call := _parse_call(text)) is not None)
             out.append(
                 Sequence(entry["id"], class_name, number, "long_context" in entry["id"], copy.deepcopy(scenario), calls)
             )
@@ -263,3 +270,103 @@ def unpack(record: str) -> tuple[str, list[str]]:
         before = before if state == "=" else state
         lines.append(f"{result}:{error}:{before}")
     return digest, lines
+
+
+# ------------------------------------------------------------------------------------------ per-class extras
+# Values a class's parameters get beside the ground truth's, for shapes the samples rarely hold.
+
+_FS_NAMES = [".", "..", "/", "", "a/b", "../x", "/nope", "bad|name", "new_dir", ".hidden", "x.txt", ("t",)]
+EXTRA_VALUES: dict[str, dict[str, list[Any]]] = {
+    "GorillaFileSystem": {
+        **{
+            name: _FS_NAMES
+            for name in ("folder", "dir_name", "file_name", "source", "destination", "file_name1", "file_name2")
+        },
+        "path": [".", "/", "..", "/nope", "a/b", "", None],
+        "name": ["", ".", "txt", None],
+        "mode": ["l", "w", "c", "x"],
+        "lines": [0, -2, 3, 100, "5"],
+        "content": ["one\ntwo\nthree", "", "two\none", 5],
+        "pattern": ["o", "", "zz"],
+        "human_readable": [True, False],
+        "a": [True, False],
+    },
+}
+
+# Scripted sequences, run on every sample's scenario after the random ones: call chains a random draw rarely makes,
+# for quirks that need several calls in order to show.
+SCRIPTS: dict[str, tuple[tuple[str, ...], ...]] = {
+    "GorillaFileSystem": (
+        (  # copies share their entries; a moved directory keeps its children's parent links; pwd names the root
+            "mkdir(dir_name='qd')",
+            "cd(folder='qd')",
+            "touch(file_name='f')",
+            "echo(content='hi', file_name='f')",
+            "mkdir(dir_name='sub')",
+            "cd(folder='..')",
+            "cp(source='qd', destination='qc')",
+            "cd(folder='qc')",
+            "echo(content='changed', file_name='f')",
+            "cd(folder='..')",
+            "cd(folder='qd')",
+            "cat(file_name='f')",
+            "cd(folder='..')",
+            "mv(source='qd', destination='qm')",
+            "cd(folder='qm')",
+            "cd(folder='sub')",
+            "pwd()",
+            "cd(folder='..')",
+            "pwd()",
+            "cd(folder='/')",
+            "pwd()",
+            "find(path='/', name='q')",
+            "du(human_readable=True)",
+            "du()",
+        ),
+        (  # copying onto an existing name raises; echo into a directory raises; a "." entry (moving it would
+            # make the tree cyclic); a tuple name, checked as its text in the destination
+            "mkdir(dir_name='qe')",
+            "touch(file_name='g')",
+            "cp(source='g', destination='qe')",
+            "cp(source='g', destination='qe')",
+            "echo(content='x', file_name='qe')",
+            "cd(folder='qe')",
+            "mkdir(dir_name=\"('t',)\")",
+            "cd(folder='..')",
+            "cp(source='g', destination=('t',))",
+            "ls()",
+            "mv(source=('t',), destination='qe')",
+            "mkdir(dir_name='.')",
+            "cat(file_name='.')",
+            "ls(a=True)",
+            "rm(file_name='.')",
+            "rmdir(dir_name='qe')",
+            "rm(file_name='qe')",
+            "ls(a=True)",
+            "wc(file_name='g', mode='c')",
+            "tail(file_name='g', lines=0)",
+        ),
+        (  # listings and searches of the sample's own tree; line-wise commands on files of known content
+            "ls()",
+            "find()",
+            "cd(folder='/')",
+            "find(path='.', name='.')",
+            "pwd()",
+            "cd(folder='..')",
+            "diff(file_name1='a', file_name2='b')",
+            "touch(file_name='a')",
+            "touch(file_name='b')",
+            "echo(content='1\\n2\\n3', file_name='a')",
+            "echo(content='1\\nx\\n3\\n4', file_name='b')",
+            "diff(file_name1='a', file_name2='b')",
+            "tail(file_name='b', lines=-1)",
+            "sort(file_name='b')",
+            "grep(file_name='b', pattern='x')",
+            "wc(file_name='b', mode='w')",
+            "mv(source='a', destination='b')",
+            "mv(source='a', destination='c')",
+            "cp(source='c', destination='b')",
+            "cat(file_name='c')",
+        ),
+    ),
+}

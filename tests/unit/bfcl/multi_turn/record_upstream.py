@@ -7,8 +7,9 @@ project's package:
     /tmp/bfcl-ref-mt/bin/python tests/unit/bfcl/multi_turn/record_upstream.py --data-dir ../shared/data/bfcl \\
         MessageAPI TicketAPI TwitterAPI
 
-It writes tests/unit/bfcl/multi_turn/upstream_digests.json (a digest per call, per sequence; classes not
-named are kept as they were). `--show SEQUENCE_KEY` instead prints upstream's plain values for one sequence (the
+It writes tests/unit/bfcl/multi_turn/upstream_digests.json, or the file `--output` names (a digest per call, per
+sequence; classes not named are kept as they were; GorillaFileSystem's are in upstream_digests_GorillaFileSystem.json,
+recorded with `--per-sample 4`). `--show SEQUENCE_KEY` instead prints upstream's plain values for one sequence (the
 result string, the error flag and the canonical state after each call) to compare with ours by hand.
 
 The calls go through upstream's executor (`execute_multi_turn_func_call`), as the checker runs them. It evaluates
@@ -36,6 +37,7 @@ def main() -> int:
     parser.add_argument("--data-dir", type=Path, required=True)
     parser.add_argument("--per-sample", type=int, default=2)
     parser.add_argument("--show", metavar="SEQUENCE_KEY")
+    parser.add_argument("--output", type=Path, default=OUTPUT, help="digests file (one per class keeps merges easy)")
     options = parser.parse_args()
 
     from bfcl_eval.eval_checker.multi_turn_eval import multi_turn_utils
@@ -87,7 +89,7 @@ def main() -> int:
         print(f"no sequence {options.show}", file=sys.stderr)
         return 1
 
-    stored = json.loads(OUTPUT.read_text(encoding="utf-8")) if OUTPUT.exists() else {}
+    stored = json.loads(options.output.read_text(encoding="utf-8")) if options.output.exists() else {}
     classes = stored.setdefault("classes", {})
     for class_name in options.classes:
         runs = {}
@@ -104,7 +106,7 @@ def main() -> int:
     )
     stored["bfcl_eval"] = "2026.3.23"
     stored["python"] = sys.version.split()[0]
-    OUTPUT.write_text(json.dumps(dict(sorted(stored.items())), indent=1) + "\n", encoding="utf-8")
+    options.output.write_text(json.dumps(dict(sorted(stored.items())), indent=1) + "\n", encoding="utf-8")
     return 0
 
 

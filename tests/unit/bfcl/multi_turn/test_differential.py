@@ -2,8 +2,9 @@
 (docs/bfcl-multi-turn.md#the-differential-harness).
 
 The sequences come from differential.py; upstream's digests were recorded by record_upstream.py in a scratch
-venv and committed (upstream_digests.json). A mismatch names the sequence, the call and the part that differs;
-`record_upstream.py --show <sequence>` then prints upstream's values for it.
+venv and committed (upstream_digests.json, and upstream_digests_<class>.json for the classes kept apart). A
+mismatch names the sequence, the call and the part that differs; `record_upstream.py --show <sequence>` then
+prints upstream's values for it.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any
 import pytest
 
 from pytest_tooleval.suites.bfcl.multi_turn.apis import api_methods, public_state
+from pytest_tooleval.suites.bfcl.multi_turn.apis.file_system import GorillaFileSystem
 from pytest_tooleval.suites.bfcl.multi_turn.apis.message import MessageAPI
 from pytest_tooleval.suites.bfcl.multi_turn.apis.posting import TwitterAPI
 from pytest_tooleval.suites.bfcl.multi_turn.apis.ticket import TicketAPI
@@ -26,8 +28,9 @@ from pytest_tooleval.suites.bfcl.upstream import WHEEL_ENV, load_tables
 
 from . import differential
 
-DIGESTS = Path(__file__).with_name("upstream_digests.json")
+DIGESTS = sorted(Path(__file__).parent.glob("upstream_digests*.json"))  # one file per class, or several in one
 CLASSES: dict[str, Any] = {"MessageAPI": MessageAPI, "TicketAPI": TicketAPI, "TwitterAPI": TwitterAPI}
+CLASSES["GorillaFileSystem"] = GorillaFileSystem
 PARTS = ("result string", "is-error flag", "public state")
 
 
@@ -53,6 +56,14 @@ def tables(tmp_path_factory: pytest.TempPathFactory) -> Tables:
     return load_tables(tmp_path_factory.mktemp("cache"), True, wheel=Path(wheel))
 
 
+def recorded_classes() -> dict[str, Any]:
+    """The recorded classes of every digests file, by class name."""
+    out: dict[str, Any] = {}
+    for path in DIGESTS:
+        out.update(json.loads(path.read_text(encoding="utf-8"))["classes"])
+    return out
+
+
 def execute(methods: dict[str, Any], call: differential.Call) -> tuple[str, bool]:
     """One call as the executor will make it: by name, on fresh copies of the arguments."""
     method = methods.get(call.method)
@@ -74,7 +85,7 @@ def replay(sequence: differential.Sequence, tables: Tables) -> list[str]:
 
 @pytest.mark.parametrize("class_name", sorted(CLASSES))
 def test_same_digests_as_upstream(class_name: str, bfcl_dir: Path, tables: Tables) -> None:
-    recorded = json.loads(DIGESTS.read_text(encoding="utf-8"))["classes"][class_name]
+    recorded = recorded_classes()[class_name]
     sequences = differential.sequences(bfcl_dir, class_name, recorded["per_sample"])
     assert len(sequences) >= 200
     assert sorted(sequence.key for sequence in sequences) == sorted(recorded["sequences"]), (
