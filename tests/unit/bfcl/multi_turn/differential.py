@@ -21,6 +21,7 @@ import json
 import random
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -263,3 +264,9 @@ def unpack(record: str) -> tuple[str, list[str]]:
         before = before if state == "=" else state
         lines.append(f"{result}:{error}:{before}")
     return digest, lines
+
+
+# ------------------------------------------------------------------------------------------ TravelAPI
+# verify_traveler_information computes an age from today's date: both sides pin "today" to this day, so that
+# the drawn birth dates near the 18-year boundary give the same verdicts whenever the test runs.
+TODAY = date(2026, 3, 23)

@@ -20,14 +20,16 @@ from pytest_tooleval.suites.bfcl.multi_turn.apis import api_methods, public_stat
 from pytest_tooleval.suites.bfcl.multi_turn.apis.message import MessageAPI
 from pytest_tooleval.suites.bfcl.multi_turn.apis.posting import TwitterAPI
 from pytest_tooleval.suites.bfcl.multi_turn.apis.ticket import TicketAPI
+from pytest_tooleval.suites.bfcl.multi_turn.apis.trading import TradingBot
 from pytest_tooleval.suites.bfcl.multi_turn.results import error_string, result_string
 from pytest_tooleval.suites.bfcl.multi_turn.tables import Tables
 from pytest_tooleval.suites.bfcl.upstream import WHEEL_ENV, load_tables
 
 from . import differential
 
-DIGESTS = Path(__file__).with_name("upstream_digests.json")
+DIGESTS = sorted(Path(__file__).parent.glob("upstream_digests*.json"))  # one file, or one per class
 CLASSES: dict[str, Any] = {"MessageAPI": MessageAPI, "TicketAPI": TicketAPI, "TwitterAPI": TwitterAPI}
+CLASSES["TradingBot"] = TradingBot
 PARTS = ("result string", "is-error flag", "public state")
 
 
@@ -72,9 +74,19 @@ def replay(sequence: differential.Sequence, tables: Tables) -> list[str]:
     return differential.run(sequence, lambda call: execute(methods, call), lambda: public_state(instance))
 
 
+def recorded_classes() -> dict[str, Any]:
+    """{class: its record} over every digests file (a class recorded in two files is an error)."""
+    classes: dict[str, Any] = {}
+    for path in DIGESTS:
+        for class_name, record in json.loads(path.read_text(encoding="utf-8"))["classes"].items():
+            assert class_name not in classes, f"{class_name} is recorded twice ({path.name})"
+            classes[class_name] = record
+    return classes
+
+
 @pytest.mark.parametrize("class_name", sorted(CLASSES))
 def test_same_digests_as_upstream(class_name: str, bfcl_dir: Path, tables: Tables) -> None:
-    recorded = json.loads(DIGESTS.read_text(encoding="utf-8"))["classes"][class_name]
+    recorded = recorded_classes()[class_name]
     sequences = differential.sequences(bfcl_dir, class_name, recorded["per_sample"])
     assert len(sequences) >= 200
     assert sorted(sequence.key for sequence in sequences) == sorted(recorded["sequences"]), (
