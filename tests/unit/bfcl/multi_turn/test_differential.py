@@ -9,6 +9,7 @@ venv and committed (upstream_digests.json). A mismatch names the sequence, the c
 from __future__ import annotations
 
 import copy
+import functools
 import json
 import os
 from pathlib import Path
@@ -21,6 +22,7 @@ from pytest_tooleval.suites.bfcl.multi_turn.apis.message import MessageAPI
 from pytest_tooleval.suites.bfcl.multi_turn.apis.posting import TwitterAPI
 from pytest_tooleval.suites.bfcl.multi_turn.apis.ticket import TicketAPI
 from pytest_tooleval.suites.bfcl.multi_turn.apis.trading import TradingBot
+from pytest_tooleval.suites.bfcl.multi_turn.apis.travel import TravelAPI
 from pytest_tooleval.suites.bfcl.multi_turn.results import error_string, result_string
 from pytest_tooleval.suites.bfcl.multi_turn.tables import Tables
 from pytest_tooleval.suites.bfcl.upstream import WHEEL_ENV, load_tables
@@ -30,6 +32,7 @@ from . import differential
 DIGESTS = sorted(Path(__file__).parent.glob("upstream_digests*.json"))  # one file, or one per class
 CLASSES: dict[str, Any] = {"MessageAPI": MessageAPI, "TicketAPI": TicketAPI, "TwitterAPI": TwitterAPI}
 CLASSES["TradingBot"] = TradingBot
+CLASSES["TravelAPI"] = functools.partial(TravelAPI, today=differential.TODAY)  # the recorder pins it too
 PARTS = ("result string", "is-error flag", "public state")
 
 
