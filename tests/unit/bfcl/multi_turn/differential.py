@@ -20,7 +20,8 @@ import hashlib
 import json
 import random
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -122,6 +123,7 @@ class _Pool:
     by_name: dict[str, list[Any]]  # ground-truth values of each parameter name
     seen: list[Any]  # scalars of the initial config (ids, names, contents)
     gt_calls: list[Call]
+    top: dict[str, Any] = field(default_factory=dict)  # the scenario's top-level strings, by key (for ALIASES)
 
 
 _ODD = (None, True, 1.5, -1, 0, 99999, "", "1", [], ["x"], {"bogus": 1}, ("a",), "unknown_id_zz")
@@ -143,7 +145,10 @@ def _value_pool(ground_truth: list[list[str]], scenario: Any, docs: dict[str, An
                 by_name.setdefault(name, []).append(value)
     seen: list[Any] = []
     _scalars(scenario, seen)
-    return _Pool(by_name, seen[:200], gt_calls)
+    top = (
+        {key: value for key, value in scenario.items() if isinstance(value, str)} if isinstance(scenario, dict) else {}
+    )
+    return _Pool(by_name, seen[:200], gt_calls, top)
 
 
 def _scalars(value: Any, out: list[Any]) -> None:
@@ -188,6 +193,13 @@ def _call(rng: random.Random, docs: dict[str, tuple[list[str], list[str]]], pool
 
 
 def _value(rng: random.Random, name: str, pool: _Pool) -> Any:
+    if name in SHAPES and rng.random() < 0.5:  # a parameter's own shapes (below); draws only for these names
+        return rng.choice(SHAPES[name])
+    if name in ALIASES and rng.random() < 0.8:
+        known = [pool.top[ALIASES[name]]] if ALIASES[name] in pool.top else []
+        known += pool.by_name.get(ALIASES[name], [])
+        if known:
+            return copy.deepcopy(rng.choice(known))
     roll = rng.random()
     if roll < 0.45 and pool.by_name.get(name):
         return copy.deepcopy(rng.choice(pool.by_name[name]))
@@ -370,3 +382,26 @@ SCRIPTS: dict[str, tuple[tuple[str, ...], ...]] = {
         ),
     ),
 }
+
+
+# ------------------------------------------------------------------------------------------ TravelAPI
+# verify_traveler_information computes an age from today's date: both sides pin "today" to this day, so that
+# the drawn birth dates near the 18-year boundary give the same verdicts whenever the test runs.
+TODAY = date(2026, 3, 23)
+
+# birth dates around the 18th birthday on TODAY (one of them a 29 February), a young one and near-miss formats
+SHAPES: dict[str, tuple[Any, ...]] = {
+    "date_of_birth": (
+        "2008-03-23",
+        "2008-03-24",
+        "2008-02-29",
+        "2007-03-24",
+        "2015-07-01",
+        "2008-3-24",
+        "23-03-2008",
+        "2008-03-23T00:00:00",
+    ),
+    "passport_number": ("US1234567", "US", "us1234567", " US1234567", "GB1234567"),
+}
+# the traveller's names as the scenario or authenticate_travel set them, so that verification gets past the name check
+ALIASES = {"first_name": "user_first_name", "last_name": "user_last_name"}

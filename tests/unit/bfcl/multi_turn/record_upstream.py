@@ -8,13 +8,15 @@ project's package:
         MessageAPI TicketAPI TwitterAPI
 
 It writes tests/unit/bfcl/multi_turn/upstream_digests.json, or the file `--output` names (a digest per call, per
-sequence; classes not named are kept as they were; GorillaFileSystem's are in upstream_digests_GorillaFileSystem.json,
-recorded with `--per-sample 4`). `--show SEQUENCE_KEY` instead prints upstream's plain values for one sequence (the
+sequence; classes not named are kept as they were): GorillaFileSystem, TradingBot and TravelAPI keep theirs in
+upstream_digests_<class>.json (GorillaFileSystem's recorded with `--per-sample 4`).
+`--show SEQUENCE_KEY` instead prints upstream's plain values for one sequence (the
 result string, the error flag and the canonical state after each call) to compare with ours by hand.
 
 The calls go through upstream's executor (`execute_multi_turn_func_call`), as the checker runs them. It evaluates
 call text: only the generator's calls are fed to it. Fresh-process semantics: the executor's cached instances and
-post_tweet's shared default lists are reset before every sequence.
+post_tweet's shared default lists, and the long-context travel cards and bookings, are reset before every
+sequence; TravelAPI's "today" is pinned to differential.TODAY.
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ def main() -> int:
     parser.add_argument("--data-dir", type=Path, required=True)
     parser.add_argument("--per-sample", type=int, default=2)
     parser.add_argument("--show", metavar="SEQUENCE_KEY")
-    parser.add_argument("--output", type=Path, default=OUTPUT, help="digests file (one per class keeps merges easy)")
+    parser.add_argument("--output", type=Path, default=OUTPUT, help="the digests file to update (default: %(default)s)")
     options = parser.parse_args()
 
     from bfcl_eval.eval_checker.multi_turn_eval import multi_turn_utils
@@ -47,6 +49,9 @@ def main() -> int:
         for name in [name for name in vars(multi_turn_utils) if name.endswith("_instance")]:
             delattr(multi_turn_utils, name)
         posting_api.TwitterAPI.post_tweet.__defaults__ = ([], [])
+        reset_travel()
+
+    reset_travel = travel_fixtures()
 
     def record(sequence: differential.Sequence, show: Any) -> list[str]:
         reset()
@@ -89,7 +94,8 @@ def main() -> int:
         print(f"no sequence {options.show}", file=sys.stderr)
         return 1
 
-    stored = json.loads(options.output.read_text(encoding="utf-8")) if options.output.exists() else {}
+    output = options.output
+    stored = json.loads(output.read_text(encoding="utf-8")) if output.exists() else {}
     classes = stored.setdefault("classes", {})
     for class_name in options.classes:
         runs = {}
@@ -106,8 +112,41 @@ def main() -> int:
     )
     stored["bfcl_eval"] = "2026.3.23"
     stored["python"] = sys.version.split()[0]
-    options.output.write_text(json.dumps(dict(sorted(stored.items())), indent=1) + "\n", encoding="utf-8")
+    output.write_text(json.dumps(dict(sorted(stored.items())), indent=1) + "\n", encoding="utf-8")
     return 0
+
+
+def travel_fixtures() -> Any:
+    """TravelAPI's fresh-process semantics and its pinned calendar; returns the reset to run before a sequence.
+
+    The long-context extension cards and bookings are inserted by reference and debited in place: their module
+    dicts are restored from a snapshot. `verify_traveler_information` reads `datetime.today()`: the module's
+    `datetime` is replaced by a subclass whose today is differential.TODAY."""
+    import copy
+    import datetime as datetime_module
+
+    from bfcl_eval.eval_checker.multi_turn_eval.func_source_code import long_context, travel_booking
+
+    pinned = differential.TODAY
+
+    class PinnedDatetime(datetime_module.datetime):
+        @classmethod
+        def today(cls) -> Any:
+            return cls(pinned.year, pinned.month, pinned.day)
+
+    travel_booking.datetime = PinnedDatetime
+    snapshots = {
+        name: copy.deepcopy(getattr(long_context, name))
+        for name in ("CREDIT_CARD_EXTENSION", "BOOKING_RECORD_EXTENSION")
+    }
+
+    def reset() -> None:
+        for name, snapshot in snapshots.items():
+            table = getattr(long_context, name)
+            table.clear()
+            table.update(copy.deepcopy(snapshot))
+
+    return reset
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ prints upstream's values for it.
 from __future__ import annotations
 
 import copy
+import functools
 import json
 import os
 from pathlib import Path
@@ -22,15 +23,19 @@ from pytest_tooleval.suites.bfcl.multi_turn.apis.file_system import GorillaFileS
 from pytest_tooleval.suites.bfcl.multi_turn.apis.message import MessageAPI
 from pytest_tooleval.suites.bfcl.multi_turn.apis.posting import TwitterAPI
 from pytest_tooleval.suites.bfcl.multi_turn.apis.ticket import TicketAPI
+from pytest_tooleval.suites.bfcl.multi_turn.apis.trading import TradingBot
+from pytest_tooleval.suites.bfcl.multi_turn.apis.travel import TravelAPI
 from pytest_tooleval.suites.bfcl.multi_turn.results import error_string, result_string
 from pytest_tooleval.suites.bfcl.multi_turn.tables import Tables
 from pytest_tooleval.suites.bfcl.upstream import WHEEL_ENV, load_tables
 
 from . import differential
 
-DIGESTS = sorted(Path(__file__).parent.glob("upstream_digests*.json"))  # one file per class, or several in one
+DIGESTS = sorted(Path(__file__).parent.glob("upstream_digests*.json"))  # one file, or one per class
 CLASSES: dict[str, Any] = {"MessageAPI": MessageAPI, "TicketAPI": TicketAPI, "TwitterAPI": TwitterAPI}
 CLASSES["GorillaFileSystem"] = GorillaFileSystem
+CLASSES["TradingBot"] = TradingBot
+CLASSES["TravelAPI"] = functools.partial(TravelAPI, today=differential.TODAY)  # the recorder pins it too
 PARTS = ("result string", "is-error flag", "public state")
 
 
@@ -56,14 +61,6 @@ def tables(tmp_path_factory: pytest.TempPathFactory) -> Tables:
     return load_tables(tmp_path_factory.mktemp("cache"), True, wheel=Path(wheel))
 
 
-def recorded_classes() -> dict[str, Any]:
-    """The recorded classes of every digests file, by class name."""
-    out: dict[str, Any] = {}
-    for path in DIGESTS:
-        out.update(json.loads(path.read_text(encoding="utf-8"))["classes"])
-    return out
-
-
 def execute(methods: dict[str, Any], call: differential.Call) -> tuple[str, bool]:
     """One call as the executor will make it: by name, on fresh copies of the arguments."""
     method = methods.get(call.method)
@@ -81,6 +78,16 @@ def replay(sequence: differential.Sequence, tables: Tables) -> list[str]:
     instance.load_scenario(copy.deepcopy(sequence.scenario), long_context=sequence.long_context)
     methods = api_methods(instance)
     return differential.run(sequence, lambda call: execute(methods, call), lambda: public_state(instance))
+
+
+def recorded_classes() -> dict[str, Any]:
+    """{class: its record} over every digests file (a class recorded in two files is an error)."""
+    classes: dict[str, Any] = {}
+    for path in DIGESTS:
+        for class_name, record in json.loads(path.read_text(encoding="utf-8"))["classes"].items():
+            assert class_name not in classes, f"{class_name} is recorded twice ({path.name})"
+            classes[class_name] = record
+    return classes
 
 
 @pytest.mark.parametrize("class_name", sorted(CLASSES))
