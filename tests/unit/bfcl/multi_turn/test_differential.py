@@ -22,6 +22,7 @@ from pytest_tooleval.suites.bfcl.multi_turn.apis.file_system import GorillaFileS
 from pytest_tooleval.suites.bfcl.multi_turn.apis.message import MessageAPI
 from pytest_tooleval.suites.bfcl.multi_turn.apis.posting import TwitterAPI
 from pytest_tooleval.suites.bfcl.multi_turn.apis.ticket import TicketAPI
+from pytest_tooleval.suites.bfcl.multi_turn.apis.vehicle import VehicleControlAPI
 from pytest_tooleval.suites.bfcl.multi_turn.results import error_string, result_string
 from pytest_tooleval.suites.bfcl.multi_turn.tables import Tables
 from pytest_tooleval.suites.bfcl.upstream import WHEEL_ENV, load_tables
@@ -31,6 +32,7 @@ from . import differential
 DIGESTS = sorted(Path(__file__).parent.glob("upstream_digests*.json"))  # one file per class, or several in one
 CLASSES: dict[str, Any] = {"MessageAPI": MessageAPI, "TicketAPI": TicketAPI, "TwitterAPI": TwitterAPI}
 CLASSES["GorillaFileSystem"] = GorillaFileSystem
+CLASSES["VehicleControlAPI"] = VehicleControlAPI
 PARTS = ("result string", "is-error flag", "public state")
 
 
