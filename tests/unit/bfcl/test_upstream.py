@@ -92,6 +92,11 @@ def api_sources() -> dict[str, str]:
         module, *scope, name = selector.split(".")
         lines = files.setdefault(f"{SOURCE_DIR}{module}.py", ['import os\nos.system("touch SHOULD_NOT_EXIST")'])
         statement = f"return ({number}, ...)" if name == "return" else f"{name} = {{{number}: ({number},)}}"
+        if name.startswith("if:"):  # a compare-and-assign chain
+            target = "return " if name == "if:return" else f"{name[3:]} = "
+            statement = (
+                f"if x == {number}:\n            {target}{{{number}: 1}}\n        else:\n            {target}None"
+            )
         lines.append(f"class {scope[0]}:\n    def {scope[1]}(self):\n        {statement}" if scope else statement)
     return {path: "\n".join(lines) + "\n" for path, lines in files.items()}
 

@@ -23,7 +23,8 @@ from ....errors import DataError
 SOURCE_DIR = "bfcl_eval/eval_checker/multi_turn_eval/func_source_code/"
 
 # what is lifted, as "<module>.<NAME>" (module level) or "<module>.<Class>.<method>.<NAME>" (inside that method;
-# NAME "return" is the method's one literal return value)
+# NAME "return" is the method's one literal return value; NAME "if:<target>" is the method's if/elif chain that
+# compares parameters with literals and assigns a literal to <target>, or returns one for "if:return")
 SELECTORS = (
     *(f"long_context.{name}" for name in (
         "WATCH_LIST_EXTENSION", "TRANSACTION_HISTORY_EXTENSION", "MA_5_EXTENSION", "MA_20_EXTENSION",
@@ -46,6 +47,8 @@ SELECTORS = (
     "vehicle_control.MILE_PER_GALLON",
     "vehicle_control.MAX_BATTERY_VOLTAGE",
     "vehicle_control.MIN_BATTERY_VOLTAGE",
+    "vehicle_control.VehicleControlAPI.estimate_distance.if:distance",
+    "vehicle_control.VehicleControlAPI.get_zipcode_based_on_city.if:return",
 )
 
 # the module each class's DEFAULT_STATE is in
@@ -126,7 +129,10 @@ def lift_tables(sources: Mapping[str, str]) -> Tables:
                 trees[path] = ast.parse(sources[path], filename=path)
             except (SyntaxError, ValueError) as exc:
                 raise DataError(f"{path}: not readable Python ({exc})") from None
-        values[selector] = lift_literal(trees[path], scope, name, path)
+        if name.startswith(BRANCHES):
+            values[selector] = lift_branches(trees[path], scope, name[len(BRANCHES):], path)
+        else:
+            values[selector] = lift_literal(trees[path], scope, name, path)
     return Tables(MappingProxyType(values))
 
 
@@ -147,6 +153,66 @@ def lift_literal(tree: ast.Module, scope: list[str], name: str, origin: str) -> 
         return ast.literal_eval(found[0])
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
         raise DataError(f"{origin}: {where} is not a literal") from None
+
+
+BRANCHES = "if:"
+
+
+def lift_branches(tree: ast.Module, scope: list[str], target: str, origin: str) -> list[list[object]]:
+    """The method's one if/elif chain whose branches each assign a literal to `target` (or return one, `target`
+    "return"), read as data, never run: `[[alternatives, value], ...]`, in the chain's order.
+
+    A branch's condition is `or` of alternatives, each an `and` of `parameter == literal` comparisons, given as
+    {parameter: literal}; the final `else` branch has alternatives None (and is absent when the chain has none).
+    """
+    where = ".".join([*scope, BRANCHES + target])
+    chains = [statement for statement in _method(tree, scope, origin).body
+              if isinstance(statement, ast.If) and _branch_value(statement.body, target) is not None]
+    if len(chains) != 1:
+        raise DataError(f"{origin}: {where}: {len(chains)} matching if chains, expected one")
+    out: list[list[object]] = []
+    node: ast.If | None = chains[0]
+    try:
+        while node is not None:
+            value = _branch_value(node.body, target)
+            if value is None:
+                raise ValueError("a branch that is not one literal assignment")
+            out.append([_alternatives(node.test), ast.literal_eval(value)])
+            rest = node.orelse
+            if len(rest) == 1 and isinstance(rest[0], ast.If):
+                node = rest[0]
+                continue
+            if rest:
+                other = _branch_value(rest, target)
+                if other is None:
+                    raise ValueError("an else that is not one literal assignment")
+                out.append([None, ast.literal_eval(other)])
+            node = None
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError) as exc:
+        raise DataError(f"{origin}: {where} is not a compare-and-assign chain ({exc})") from None
+    return out
+
+
+def _branch_value(body: list[ast.stmt], target: str) -> ast.expr | None:
+    if len(body) != 1:
+        return None
+    found = _assigned(body[0], target)
+    return found[0] if found else None
+
+
+def _alternatives(test: ast.expr) -> list[dict[str, object]]:
+    options = test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or) else [test]
+    out = []
+    for option in options:
+        terms = option.values if isinstance(option, ast.BoolOp) and isinstance(option.op, ast.And) else [option]
+        compared: dict[str, object] = {}
+        for term in terms:
+            if not (isinstance(term, ast.Compare) and isinstance(term.left, ast.Name) and len(term.ops) == 1
+                    and isinstance(term.ops[0], ast.Eq) and term.left.id not in compared):
+                raise ValueError("a condition that is not parameter == literal")
+            compared[term.left.id] = ast.literal_eval(term.comparators[0])
+        out.append(compared)
+    return out
 
 
 def _method(tree: ast.Module, scope: list[str], origin: str) -> ast.FunctionDef:

@@ -8,15 +8,16 @@ project's package:
         MessageAPI TicketAPI TwitterAPI
 
 It writes tests/unit/bfcl/multi_turn/upstream_digests.json, or the file `--output` names (a digest per call, per
-sequence; classes not named are kept as they were): GorillaFileSystem, TradingBot and TravelAPI keep theirs in
-upstream_digests_<class>.json (GorillaFileSystem's recorded with `--per-sample 4`).
-`--show SEQUENCE_KEY` instead prints upstream's plain values for one sequence (the
-result string, the error flag and the canonical state after each call) to compare with ours by hand.
+sequence; classes not named are kept as they were): GorillaFileSystem, TradingBot, TravelAPI and
+VehicleControlAPI keep theirs in upstream_digests_<class>.json (GorillaFileSystem's and
+VehicleControlAPI's recorded with `--per-sample 4`). `--show SEQUENCE_KEY` instead prints upstream's plain
+values for one sequence (the result string, the error flag and the canonical state after each call) to
+compare with ours by hand.
 
 The calls go through upstream's executor (`execute_multi_turn_func_call`), as the checker runs them. It evaluates
-call text: only the generator's calls are fed to it. Fresh-process semantics: the executor's cached instances and
-post_tweet's shared default lists, and the long-context travel cards and bookings, are reset before every
-sequence; TravelAPI's "today" is pinned to differential.TODAY.
+call text: only the generator's calls are fed to it. Fresh-process semantics: the executor's cached instances,
+post_tweet's shared default lists, the long-context travel cards and bookings and the long-context weather
+dict are reset before every sequence; TravelAPI's "today" is pinned to differential.TODAY.
 """
 
 from __future__ import annotations
@@ -43,12 +44,17 @@ def main() -> int:
     options = parser.parse_args()
 
     from bfcl_eval.eval_checker.multi_turn_eval import multi_turn_utils
+    from bfcl_eval.eval_checker.multi_turn_eval.func_source_code import long_context as extensions
     from bfcl_eval.eval_checker.multi_turn_eval.func_source_code import posting_api
+
+    weather = dict(extensions.LONG_WEATHER_EXTENSION)  # get_outside_temperature_from_google writes into it
 
     def reset() -> None:
         for name in [name for name in vars(multi_turn_utils) if name.endswith("_instance")]:
             delattr(multi_turn_utils, name)
         posting_api.TwitterAPI.post_tweet.__defaults__ = ([], [])
+        extensions.LONG_WEATHER_EXTENSION.clear()
+        extensions.LONG_WEATHER_EXTENSION.update(weather)
         reset_travel()
 
     reset_travel = travel_fixtures()

@@ -25,6 +25,7 @@ from pytest_tooleval.suites.bfcl.multi_turn.apis.posting import TwitterAPI
 from pytest_tooleval.suites.bfcl.multi_turn.apis.ticket import TicketAPI
 from pytest_tooleval.suites.bfcl.multi_turn.apis.trading import TradingBot
 from pytest_tooleval.suites.bfcl.multi_turn.apis.travel import TravelAPI
+from pytest_tooleval.suites.bfcl.multi_turn.apis.vehicle import VehicleControlAPI
 from pytest_tooleval.suites.bfcl.multi_turn.results import error_string, result_string
 from pytest_tooleval.suites.bfcl.multi_turn.tables import Tables
 from pytest_tooleval.suites.bfcl.upstream import WHEEL_ENV, load_tables
@@ -36,6 +37,7 @@ CLASSES: dict[str, Any] = {"MessageAPI": MessageAPI, "TicketAPI": TicketAPI, "Tw
 CLASSES["GorillaFileSystem"] = GorillaFileSystem
 CLASSES["TradingBot"] = TradingBot
 CLASSES["TravelAPI"] = functools.partial(TravelAPI, today=differential.TODAY)  # the recorder pins it too
+CLASSES["VehicleControlAPI"] = VehicleControlAPI
 PARTS = ("result string", "is-error flag", "public state")
 
 

@@ -11,7 +11,14 @@ from pathlib import Path
 import pytest
 
 from pytest_tooleval.errors import DataError, ToolevalUsageError
-from pytest_tooleval.suites.bfcl.multi_turn.tables import SELECTORS, Tables, decode, encode, lift_literal
+from pytest_tooleval.suites.bfcl.multi_turn.tables import (
+    SELECTORS,
+    Tables,
+    decode,
+    encode,
+    lift_branches,
+    lift_literal,
+)
 from pytest_tooleval.suites.bfcl.upstream import WHEEL_ENV, load_pin, load_tables, tables_file
 
 
@@ -89,6 +96,43 @@ def test_lift_literal(source: str, scope: list[str], name: str, expected: object
 def test_lift_literal_refuses_what_the_pinned_wheel_does_not_hold(source: str, scope: list[str], problem: str) -> None:
     with pytest.raises(DataError, match=problem):
         lift_literal(ast.parse(source), scope, "A", "m.py")
+
+
+CHAIN = (
+    "class C:\n"
+    "    def m(self, a, b):\n"
+    "        if (a == '1' and b == '2') or (a == '2' and b == '1'):\n"
+    "            d = {'v': 1.5}\n"
+    "        elif a == 3:\n"
+    "            d = {'v': 2}\n"
+    "        else:\n"
+    "            d = {'error': 'none'}\n"
+    "        return d\n"
+)
+
+
+def test_lift_branches_reads_a_compare_and_assign_chain() -> None:
+    assert lift_branches(ast.parse(CHAIN), ["C", "m"], "d", "m.py") == [
+        [[{"a": "1", "b": "2"}, {"a": "2", "b": "1"}], {"v": 1.5}],
+        [[{"a": 3}], {"v": 2}],
+        [None, {"error": "none"}],
+    ]
+    returning = CHAIN.replace("d = ", "return ").replace("        return d\n", "")
+    assert lift_branches(ast.parse(returning), ["C", "m"], "return", "m.py")[1] == [[{"a": 3}], {"v": 2}]
+
+
+@pytest.mark.parametrize(
+    ("change", "problem"),
+    [
+        (("a == 3", "a > 3"), "not a compare-and-assign chain"),
+        (("a == 3", "a == f()"), "not a compare-and-assign chain"),
+        (("d = {'v': 2}", "d = g()"), "not a compare-and-assign chain"),
+        (("d = {'v': 1.5}", "e = 1"), "0 matching if chains"),
+    ],
+)
+def test_lift_branches_refuses_other_shapes(change: tuple[str, str], problem: str) -> None:
+    with pytest.raises(DataError, match=problem):
+        lift_branches(ast.parse(CHAIN.replace(*change)), ["C", "m"], "d", "m.py")
 
 
 @pytest.mark.parametrize(
