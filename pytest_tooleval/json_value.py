@@ -7,5 +7,5 @@ from __future__ import annotations
 
 from typing import TypeAlias
 
-JSONValue: TypeAlias = "None | bool | int | float | str | list[JSONValue] | dict[str, JSONValue]"
+JSONValue: TypeAlias = "bool | int | float | str | list[JSONValue] | dict[str, JSONValue] | None"
 JSONObject: TypeAlias = "dict[str, JSONValue]"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -25,20 +26,20 @@ NO_USER_MODEL = (
 
 
 @cache
-def _gold(root: Path) -> dict[str, Any]:
+def _gold(root: Path) -> dict[str, object]:
     path = root / GOLD_FILE
     if not path.exists():
         raise SampleError(
             f"the oracle needs verified gold call sequences for agent samples ({GOLD_FILE} in the data folder "
             f"{root}); the upstream milestones cannot serve as gold (acebench-agent §8)"
         )
-    gold: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    gold: dict[str, object] = json.loads(path.read_text(encoding="utf-8"))
     return gold
 
 
-async def run_agent_case(case: AceCase, access: ModelAccess, prompts: dict[str, Any], root: Path,
+async def run_agent_case(case: AceCase, access: ModelAccess, prompts: Mapping[str, Mapping[str, str]], root: Path,
                          max_turns: int, step_prompt_language: str | None,
-                         sampling: dict[str, Any] | None = None) -> Answer:
+                         sampling: dict[str, object] | None = None) -> Answer:
     record = case.record
     if access.kind == "oracle":
         result = await run_oracle(record, case.language, _gold(root), prompts)
@@ -62,7 +63,7 @@ async def run_agent_case(case: AceCase, access: ModelAccess, prompts: dict[str, 
     return _answer(result, agent_meter.latency_s, role_tokens({"agent": agent_meter, "user": user_meter}))
 
 
-def _recorded_row(case: AceCase, access: ModelAccess) -> dict[str, Any]:
+def _recorded_row(case: AceCase, access: ModelAccess) -> dict[str, Any]:  # a replay file's row: only messages checked
     assert access.replay is not None
     row = access.replay.lookup(case.language, case.id)
     if row is None or not isinstance(row.get("messages"), list):
@@ -78,9 +79,9 @@ def _user_meter(case: AceCase, access: ModelAccess) -> Meter | None:
     return Meter(access.user_chat)
 
 
-async def run_fc_agent_case(case: AceCase, access: ModelAccess, prompts: dict[str, Any], root: Path,
+async def run_fc_agent_case(case: AceCase, access: ModelAccess, prompts: Mapping[str, Mapping[str, str]], root: Path,
                             max_turns: int, step_prompt_language: str | None,
-                            sampling: dict[str, Any] | None = None) -> Answer:
+                            sampling: dict[str, object] | None = None) -> Answer:
     """An agent sample in function-calling mode: the functions go as `tools`, calls come back as tool_calls."""
     record = case.record
     tools = agent_tools(record["function"])
@@ -101,7 +102,7 @@ async def run_fc_agent_case(case: AceCase, access: ModelAccess, prompts: dict[st
     agent_meter = Meter(access.chat)
     extra = dict(sampling or {})
 
-    async def ask_agent(messages: list[dict[str, Any]]) -> AgentTurn:
+    async def ask_agent(messages: list[dict[str, object]]) -> AgentTurn:
         reply = await agent_meter(messages, tools=tools.tools, **extra)
         return AgentTurn(reply.text, tuple(call.to_json() for call in reply.tool_calls))
 
@@ -110,8 +111,8 @@ async def run_fc_agent_case(case: AceCase, access: ModelAccess, prompts: dict[st
     return _answer(result, agent_meter.latency_s, role_tokens({"agent": agent_meter, "user": user_meter}))
 
 
-async def replay_transcript(case: AceCase, transcript: list[Any], prompts: dict[str, Any], max_turns: int,
-                            step_prompt_language: str | None) -> Answer:
+async def replay_transcript(case: AceCase, transcript: list[object], prompts: Mapping[str, Mapping[str, str]],
+                            max_turns: int, step_prompt_language: str | None) -> Answer:
     """A finished rollout played again from its report transcript: the agent's messages (their tool calls in
     function-calling mode) and the user's turns go back through the environments, so the end state is the one the
     run reached, to grade against another revision's ground truth (`python -m pytest_tooleval rescore`). The caller
@@ -135,7 +136,7 @@ async def replay_transcript(case: AceCase, transcript: list[Any], prompts: dict[
     return _answer(result)
 
 
-def agent_tools(functions: Any) -> ToolSet:
+def agent_tools(functions: object) -> ToolSet:
     try:
         return tool_schemas(functions if isinstance(functions, list) else [functions])
     except ToolSchemaError as exc:
@@ -150,7 +151,7 @@ def _gold_turn(message: str, tools: ToolSet, turn: int) -> AgentTurn:
     return AgentTurn("", calls)
 
 
-def _recorded_turn(message: Any, turn: int) -> AgentTurn:
+def _recorded_turn(message: object, turn: int) -> AgentTurn:
     """A recorded agent message: text, or {"content", "tool_calls"} with calls as {"name", "arguments"} or in
     the chat-completions shape ({"id", "function": {"name", "arguments"}})."""
     if isinstance(message, str):
@@ -161,7 +162,7 @@ def _recorded_turn(message: Any, turn: int) -> AgentTurn:
     return AgentTurn(str(message.get("content") or ""), calls)
 
 
-def recorded_tool_calls(value: Any, where: str) -> tuple[dict[str, str], ...]:
+def recorded_tool_calls(value: object, where: str) -> tuple[dict[str, str], ...]:
     """Recorded tool calls in either shape, as {"id", "name", "arguments"} (arguments as JSON text)."""
     if value is None:
         return ()
@@ -179,7 +180,7 @@ def recorded_tool_calls(value: Any, where: str) -> tuple[dict[str, str], ...]:
     return tuple(calls)
 
 
-def _with_sampling(meter: Meter, sampling: dict[str, Any]) -> AskFn:
+def _with_sampling(meter: Meter, sampling: dict[str, object]) -> AskFn:
     async def ask(messages: list[dict[str, str]]) -> str:
         return (await meter(messages, **sampling)).text
 
@@ -204,7 +205,7 @@ def _answer(result: RolloutResult, latency_s: float = 0.0, tokens: dict[str, int
     return Answer(agent_messages, latency_s, tokens or {}, transcript, state=state)
 
 
-def _plain(value: Any) -> Any:
+def _plain(value: object) -> object:
     if isinstance(value, (str, int, float, bool, type(None))):
         return value
     return json.loads(json.dumps(value, default=str))

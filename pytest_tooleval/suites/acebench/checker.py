@@ -12,11 +12,14 @@ Those give ``CheckResult(valid=False, error_type=UPSTREAM_CRASH)`` here.
 
 from __future__ import annotations
 
+import operator
 import re
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Container, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+
+from pytest_tooleval.json_value import JSONObject, JSONValue
+from pytest_tooleval.suites.acebench.decode import DecodedCall
 
 __all__ = ["UPSTREAM_CRASH", "CheckResult", "find_description", "normal_checker", "standardize_string"]
 
@@ -30,7 +33,7 @@ class CheckResult:
 
     valid: bool
     error_type: str = ""
-    error: Any = None
+    error: object = None
 
 
 _VALID = CheckResult(True)
@@ -71,25 +74,39 @@ def standardize_string(text: str) -> str:
     return _STANDARDIZE.sub("", text).lower().replace("'", '"')
 
 
-def find_description(functions: Any, gt_key: str) -> Any:
+def find_description(functions: object, gt_key: str) -> object:
     """The first function whose name is a *substring* of the ground-truth key (§4.2 step 4)."""
     if not isinstance(functions, list):
         return functions
     for function in functions:
-        if _get(function, "name") in gt_key:
+        if operator.contains(gt_key, _get(function, "name")):  # `name in gt_key`: a non-string name raises
             return function
     return None
 
 
-def _get(mapping: Any, key: str) -> Any:
+def _get(mapping: object, key: object) -> object:
     """``mapping[key]``, where upstream would raise on a missing key or a non-dict."""
-    try:
+    # Only a dict holding the key answers a string (or None) subscript; every other value raises.
+    if isinstance(mapping, dict) and key in mapping:
         return mapping[key]
-    except (KeyError, TypeError, IndexError):
-        raise _Crash(f"missing {key!r} in {type(mapping).__name__}") from None
+    raise _Crash(f"missing {key!r} in {type(mapping).__name__}")
 
 
-def _to_bool(value: Any) -> Any:
+def _contains(container: object, item: object) -> bool:
+    """``item in container``; a JSON scalar is no container and raises Python's TypeError."""
+    if isinstance(container, Container):
+        return item in container
+    raise TypeError(f"argument of type '{type(container).__name__}' is not iterable")
+
+
+def _iter(value: object) -> Iterator[object]:
+    """``iter(value)``; a JSON scalar raises Python's TypeError."""
+    if isinstance(value, Iterable):
+        return iter(value)
+    raise TypeError(f"'{type(value).__name__}' object is not iterable")
+
+
+def _to_bool(value: object) -> object:
     # ACEBench quirk: the strings "true"/"false" count as booleans in type and dict checks (§4.4, §4.5)
     if isinstance(value, str):
         if value == "true":
@@ -103,14 +120,14 @@ def _to_bool(value: Any) -> Any:
 
 
 def normal_checker(
-    functions: list[dict[str, Any]], calls: Sequence[Mapping[str, Any]], gt: dict[str, Any], *, fixed: bool = False
+    functions: object, calls: Sequence[DecodedCall], gt: dict[str, JSONObject], *, fixed: bool = False
 ) -> CheckResult:
     """Check decoded `calls` against one ground-truth alternative `gt`.
 
     Args:
         functions: the record's ``function`` list (API descriptions).
         calls: decoded calls, ``[{name: {keyword: value}}, ...]``.
-        gt: one alternative, ``{api_name[_<digits>]: {param: value}}``.
+        gt: one alternative, ``{api_name[_<digits>]: {param: value}}`` (the shape data.py's loader checks).
         fixed: apply the fixed scorer's two fixes (see the module docstring).
     """
     try:
@@ -123,7 +140,9 @@ def normal_checker(
         return CheckResult(False, UPSTREAM_CRASH, [message])
 
 
-def _normal_checker(functions: Any, calls: Sequence[Mapping[str, Any]], gt: dict[str, Any], fixed: bool) -> CheckResult:
+def _normal_checker(
+    functions: object, calls: Sequence[DecodedCall], gt: dict[str, JSONObject], fixed: bool
+) -> CheckResult:
     if len(calls) != len(gt):
         return CheckResult(False, "wrong functions number", ["The number of calls differs from the answer."])
 
@@ -164,12 +183,12 @@ def _normal_checker(functions: Any, calls: Sequence[Mapping[str, Any]], gt: dict
     return result
 
 
-def _name(call: Mapping[str, Any]) -> str:
+def _name(call: DecodedCall) -> str:
     return next(iter(call))
 
 
 def _match_one_to_one(
-    functions: Any, calls: Sequence[Mapping[str, Any]], entries: list[tuple[str, str, dict[str, Any]]]
+    functions: object, calls: Sequence[DecodedCall], entries: list[tuple[str, str, JSONObject]]
 ) -> CheckResult:
     """Fixed scorer: every answer entry needs its own call (a perfect bipartite matching)."""
     candidates: list[list[int]] = []
@@ -213,7 +232,7 @@ def _match_one_to_one(
 
 
 def _simple_function_checker(
-    description: Any, call: Mapping[str, Any], gt_args: dict[str, Any], *, fixed: bool
+    description: object, call: DecodedCall, gt_args: JSONObject, *, fixed: bool
 ) -> CheckResult:
     call_args = next(iter(call.values()))
     parameters = _get(description, "parameters")
@@ -236,13 +255,13 @@ def _simple_function_checker(
         )
     model_params = call[func_name]
 
-    for param in _get(parameters, "required"):
+    for param in _iter(_get(parameters, "required")):
         if param not in model_params:
             return CheckResult(False, "lack_args", f"lack required_params: {param}")
 
     for param, value in model_params.items():
         # ACEBench quirk: an optional parameter the answer leaves out may not be supplied (§4.3)
-        if param not in properties or param not in gt_args:
+        if not _contains(properties, param) or param not in gt_args:
             return CheckResult(False, "addition_args", f"addition params: {param}")
         result = _check_param(func_name, param, value, _get(properties, param), gt_args[param], fixed)
         if not result.valid:
@@ -250,9 +269,10 @@ def _simple_function_checker(
     return _VALID
 
 
-def _check_param(func_name: str, param: str, value: Any, details: Any, expected: Any, fixed: bool) -> CheckResult:
-    declared = _get(details, "type")
-    python_type = _declared_type(declared)
+def _check_param(
+    func_name: str, param: str, value: object, details: object, expected: JSONValue, fixed: bool
+) -> CheckResult:
+    declared, python_type = _declared_type(_get(details, "type"))
     inner_type = _inner_type(declared, details) if declared in _NESTED_TYPES else None
     if declared == "tuple" and type(value) is tuple:
         value = list(value)
@@ -270,9 +290,11 @@ def _check_param(func_name: str, param: str, value: Any, details: Any, expected:
         # ACEBench quirk: a value whose answer has another type than declared is not compared (§4.4)
         return _VALID
 
+    # The type check matched type(value) exactly, and the answer's type too or the answer is "" (the
+    # isinstance tests below restate that for the type checker; they are always true where they are reached).
     if python_type is dict:
         return _dict_checker(func_name, param, value, expected)
-    if python_type is list and inner_type is dict:
+    if python_type is list and inner_type is dict and isinstance(value, list) and isinstance(expected, (list, str)):
         if declared == "objectArray":
             if len(value) != len(expected):
                 return CheckResult(False, "value_error:dict_items", ["Wrong number of items for the object array."])
@@ -280,25 +302,25 @@ def _check_param(func_name: str, param: str, value: Any, details: Any, expected:
                 # Upstream calls its dict checker with a missing argument here and raises (§4.5).
                 raise _Crash("objectArray value check")
         return _list_dict_checker(func_name, param, value, expected)
-    if python_type is str:
+    if python_type is str and isinstance(value, str) and isinstance(expected, str):
         return _string_checker(func_name, param, value, expected)
-    if python_type is list:
+    if python_type is list and isinstance(value, list) and isinstance(expected, (list, str)):
         return _list_checker(func_name, param, value, expected)
     # ACEBench quirk: top-level numbers and booleans are never value-checked (§4.5)
     return _VALID
 
 
-def _declared_type(declared: Any) -> type:
-    try:
-        return _TYPE_MAP[declared]
-    except (KeyError, TypeError):
-        raise _Crash(f"unknown declared type {declared!r}") from None
+def _declared_type(declared: object) -> tuple[str, type]:
+    """The declared type's name and Python type; upstream's table lookup raises on any other value."""
+    if isinstance(declared, str) and declared in _TYPE_MAP:
+        return declared, _TYPE_MAP[declared]
+    raise _Crash(f"unknown declared type {declared!r}")
 
 
-def _inner_type(declared: str, details: Any) -> type:
+def _inner_type(declared: str, details: object) -> type:
     items = details.get("items") if isinstance(details, dict) else None
     if isinstance(items, dict) and "type" in items:
-        return _declared_type(items["type"])
+        return _declared_type(items["type"])[1]
     # ACEBench quirk: with no `items`, anything that is not "string"/"enum" is taken as a list of dicts (§4.4)
     if "string" in declared:
         return str
@@ -317,18 +339,18 @@ class _Typed:
     result: CheckResult = _VALID
 
 
-def _answer_type(expected: Any) -> type | None:
+def _answer_type(expected: JSONValue) -> type | None:
     return None if expected == "" else type(expected)  # "" marks an optional parameter
 
 
 def _type_check(
     func_name: str,
     param: str,
-    value: Any,
-    expected: Any,
+    value: object,
+    expected: JSONValue,
     declared: str,
-    python_type: type[Any],
-    inner_type: type[Any] | None,
+    python_type: type,
+    inner_type: type | None,
 ) -> _Typed:
     """Upstream ``type_checker`` (§4.4): validity plus the "variable" flag that skips the value check."""
     answer_type = _answer_type(expected)
@@ -344,7 +366,7 @@ def _type_check(
         for answer_item in _iterate(expected):
             if type(answer_item) is list and not all(
                 _type_check(func_name, param, item, answer_item, str(inner_type), inner_type, None).valid
-                for item in value
+                for item in _iterate(value)  # a list or dict here: the nested declared types map to those
             ):
                 continue
             return _Typed(True, variable)
@@ -372,14 +394,15 @@ def _type_check(
     )
 
 
-def _iterate(expected: Any) -> Any:
-    try:
+def _iterate(expected: object) -> Iterator[object]:
+    if isinstance(expected, Iterable):
         return iter(expected)  # a dict answer iterates over its keys, a string over its characters
-    except TypeError:
-        raise _Crash(f"cannot iterate over answer value {expected!r}") from None
+    raise _Crash(f"cannot iterate over answer value {expected!r}")
 
 
-def _fixed_scalar_check(func_name: str, param: str, value: Any, expected: Any, python_type: type) -> CheckResult:
+def _fixed_scalar_check(
+    func_name: str, param: str, value: object, expected: JSONValue, python_type: type
+) -> CheckResult:
     """Fixed scorer: top-level numbers and booleans must equal the answer."""
     if python_type not in (int, float, bool) or expected == "" or expected is None:
         return _VALID
@@ -398,12 +421,12 @@ def _fixed_scalar_check(func_name: str, param: str, value: Any, expected: Any, p
 # --- value checks -----------------------------------------------------------------------------------
 
 
-def _brief(value: Any, limit: int = 200) -> str:
+def _brief(value: object, limit: int = 200) -> str:
     text = repr(value)
     return text if len(text) <= limit else text[:limit] + "..."
 
 
-def _wrong_value(error_type: str, func_name: str, param: str, expected: Any, value: Any) -> CheckResult:
+def _wrong_value(error_type: str, func_name: str, param: str, expected: object, value: object) -> CheckResult:
     message = f"wrong value for parameter ({param}) of api ({func_name}): "
     return CheckResult(False, error_type, [message + f"expected {_brief(expected)}, got {_brief(value)}"])
 
@@ -415,7 +438,7 @@ def _string_checker(func_name: str, param: str, value: str, expected: str) -> Ch
     return _VALID
 
 
-def _list_checker(func_name: str, param: str, value: list[Any], expected: list[Any]) -> CheckResult:
+def _list_checker(func_name: str, param: str, value: list[object], expected: list[JSONValue] | str) -> CheckResult:
     # Order, length and element types count; string elements are normalised first (§4.5).
     ours = [standardize_string(item) if type(item) is str else item for item in value]
     theirs = [standardize_string(item) if type(item) is str else item for item in expected]
@@ -424,7 +447,7 @@ def _list_checker(func_name: str, param: str, value: list[Any], expected: list[A
     return _VALID
 
 
-def _dict_checker(func_name: str, param: str, value: Any, expected: Any) -> CheckResult:
+def _dict_checker(func_name: str, param: str, value: object, expected: object) -> CheckResult:
     error = _wrong_value("value_error", func_name, param, expected, value)
     if not isinstance(value, dict):
         return error
@@ -452,7 +475,9 @@ def _dict_checker(func_name: str, param: str, value: Any, expected: Any) -> Chec
     return result
 
 
-def _list_dict_checker(func_name: str, param: str, value: list[Any], expected: Any) -> CheckResult:
+def _list_dict_checker(
+    func_name: str, param: str, value: list[object], expected: list[JSONValue] | str
+) -> CheckResult:
     if len(value) != len(expected):
         return _wrong_value("value_error:list_dict_count", func_name, param, expected, value)
     result = CheckResult(True, "list_dict_checker:unclear")

@@ -29,7 +29,7 @@ GRAMMAR_UNSAFE = "grammar_unsafe"
 _BOUNDS = frozenset({"maxLength", "minLength", "maxItems", "minItems"})
 
 
-def grammar_unsafe(functions: Any) -> bool:
+def grammar_unsafe(functions: object) -> bool:
     """Whether a record's functions have a parameter schema (what fc.py sends: `parameters`, or the atom
     categories' `arguments`) that llama-cpp-python 0.3.36 turns into a grammar llama.cpp cannot parse, which
     takes its server down: a regex `pattern` with a backslash (`\\d`, `\\w`, `\\.`, ...: its converter copies them
@@ -40,7 +40,7 @@ def grammar_unsafe(functions: Any) -> bool:
         for function in functions)
 
 
-def _unsafe_schema(node: Any) -> bool:
+def _unsafe_schema(node: object) -> bool:
     if isinstance(node, dict):
         return any((key == "pattern" and isinstance(value, str) and "\\" in value)
                    or (key in _BOUNDS and isinstance(value, int) and value > 1000) or _unsafe_schema(value)
@@ -55,14 +55,14 @@ def family_of(category: str) -> str:
 class PromptRecord(BaseModel):
     model_config = ConfigDict(extra="allow")
     id: str
-    question: Any
-    function: Any
+    question: object
+    function: object
 
 
 class AnswerRecord(BaseModel):
     model_config = ConfigDict(extra="allow")
     id: str
-    ground_truth: Any
+    ground_truth: object
 
 
 @dataclass(frozen=True, eq=False)
@@ -250,7 +250,7 @@ def load_category(root: Path, language: str, category: str) -> tuple[AceCase, ..
     return tuple(cases)
 
 
-def _ground_truth_problem(category: str, truth: Any) -> str | None:
+def _ground_truth_problem(category: str, truth: object) -> str | None:
     """What is wrong with a ground truth the scorers cannot read (the shapes upstream's files hold), or None."""
     if category == "special_irrelevant":
         expected, valid = "a sentence", isinstance(truth, str)
@@ -271,7 +271,7 @@ def _ground_truth_problem(category: str, truth: Any) -> str | None:
     return f"expected {expected}, got {got}"
 
 
-def _validate(model: type[BaseModel], row: dict[str, Any], path: Path, index: int) -> None:
+def _validate(model: type[BaseModel], row: object, path: Path, index: int) -> None:
     try:
         model.model_validate(row)
     except ValidationError as exc:

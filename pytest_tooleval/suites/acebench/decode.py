@@ -50,7 +50,7 @@ MAX_AST_DEPTH = 200
 LIMITS = safe_eval.Limits(int_bits=MAX_INT_BITS, size=MAX_SIZE, depth=MAX_AST_DEPTH, work=5_000_000)
 
 #: One call's arguments, keyword -> value; a ``**kw`` argument lands under the key None, as upstream's does.
-CallArguments = dict[str | None, Any]
+CallArguments = dict[str | None, object]
 #: One decoded call, ``{name: {keyword: value}}``.
 DecodedCall = dict[str, CallArguments]
 
@@ -73,7 +73,7 @@ def ast_depth(node: ast.AST, limit: int = MAX_AST_DEPTH) -> int:
     return deepest
 
 
-def fold_constant(node: ast.expr) -> Any:
+def fold_constant(node: ast.expr) -> object:
     """The value ``eval(ast.unparse(node))`` would give for a literal-only expression, within `LIMITS`.
 
     Raises:
@@ -221,7 +221,7 @@ def _call(node: ast.Call, *, fixed: bool) -> DecodedCall:
     return {safe_eval.dotted_name(node.func): arguments}  # a non-name base adds nothing (§3.1)
 
 
-def _value(node: ast.expr, *, fixed: bool) -> Any:
+def _value(node: ast.expr, *, fixed: bool) -> object:
     """One argument value, by upstream's ``resolve_ast_by_type`` rules."""
     if isinstance(node, ast.Constant):
         return "..." if node.value is Ellipsis else node.value
@@ -230,7 +230,7 @@ def _value(node: ast.expr, *, fixed: bool) -> Any:
     if isinstance(node, ast.List):
         return [_value(item, fixed=fixed) for item in node.elts]
     if isinstance(node, ast.Dict):
-        result: dict[Any, Any] = {}
+        result: dict[object, object] = {}
         for key, value in zip(node.keys, node.values, strict=True):
             if key is None:  # `{**x}` has no key node; upstream fails on it
                 raise DecodeError("dict unpacking is not supported")
@@ -257,7 +257,7 @@ def _value(node: ast.expr, *, fixed: bool) -> Any:
     raise DecodeError(f"unsupported value: {type(node).__name__}")
 
 
-def _unary(node: ast.UnaryOp, *, fixed: bool) -> Any:
+def _unary(node: ast.UnaryOp, *, fixed: bool) -> object:
     operand = node.operand
     if not isinstance(operand, ast.Constant):
         raise DecodeError("a unary operator needs a literal operand")

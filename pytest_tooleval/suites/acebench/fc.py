@@ -47,7 +47,7 @@ class ToolSchemaError(ValueError):
 class ToolSet:
     """One sample's functions as OpenAI tools, and the tool name -> original ACEBench name map."""
 
-    tools: list[dict[str, Any]]
+    tools: list[dict[str, Any]]  # suite.py's type, kept at its boundary
     names: dict[str, str]
 
     def original(self, tool_name: str) -> str:
@@ -59,7 +59,7 @@ class ToolSet:
         return next((tool for tool, name in self.names.items() if name == original), _valid_name(original))
 
 
-def tool_schemas(functions: Sequence[Any]) -> ToolSet:
+def tool_schemas(functions: Sequence[object]) -> ToolSet:
     """A record's ``function`` list as chat-completions tools; the input is not changed.
 
     In every subschema the type names ``dict``, ``list``/``tuple``, ``float``, ``bool`` become ``object``,
@@ -74,7 +74,7 @@ def tool_schemas(functions: Sequence[Any]) -> ToolSet:
         ToolSchemaError: a function that is not a dict, has no name or an unexpected key, uses an unknown
             type name, or has a schema JSON Schema (draft 7) rejects.
     """
-    converted: list[tuple[str, dict[str, Any]]] = []
+    converted: list[tuple[str, dict[str, object]]] = []
     for index, function in enumerate(functions):
         if not isinstance(function, dict) or not isinstance(function.get("name"), str) or not function["name"]:
             raise ToolSchemaError(f"function #{index}: expected a dict with a non-empty string 'name'")
@@ -117,7 +117,7 @@ def _schema_problem(canonical: str) -> str | None:
     return None
 
 
-def _convert(schema: Any, path: str) -> Any:
+def _convert(schema: object, path: str) -> object:
     """`schema` (a private copy, changed in place) in JSON Schema's type names, through every subschema."""
     if isinstance(schema, bool):
         return schema
@@ -227,7 +227,7 @@ _TURN = re.compile(r"(user|system):")
 _TRAILING_BLANK_LINES = re.compile(r"\n\s*\Z")
 
 
-def history_messages(question: str, tools: ToolSet | None = None) -> list[dict[str, Any]]:
+def history_messages(question: str, tools: ToolSet | None = None) -> list[dict[str, object]]:
     """The ``user:``/``system:`` transcript of a normal or special question as chat messages.
 
     A line starting with ``user:`` or ``system:`` opens a turn (without the one space after the colon); other
@@ -254,7 +254,7 @@ def history_messages(question: str, tools: ToolSet | None = None) -> list[dict[s
             turns.append(("user", [line]))
     texts = [(role, _TRAILING_BLANK_LINES.sub("", "\n".join(body))) for role, body in turns]
     calls = [_calls(text) if role == "system" else None for role, text in texts]
-    messages: list[dict[str, Any]] = []
+    messages: list[dict[str, object]] = []
     index = 0
     while index < len(texts):
         (role, text), found = texts[index], calls[index]
@@ -288,7 +288,7 @@ def _calls(text: str) -> list[tuple[str, str]] | None:
     return found if found and all(name for name, _ in found) else None  # "[]", "[f()(x=1)]" are no call lists
 
 
-def _json(value: Any) -> Any:
+def _json(value: object) -> object:
     """`value` with tuples as lists; TypeError for anything JSON has no faithful form of (a ``**kw`` key, bytes)."""
     if value is None or isinstance(value, (bool, int, str)) or (isinstance(value, float) and math.isfinite(value)):
         return value

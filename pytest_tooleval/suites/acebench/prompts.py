@@ -17,7 +17,7 @@ TEMPLATES = ("SYSTEM_PROMPT_FOR_NORMAL_DATA", "SYSTEM_PROMPT_FOR_PREFERENCE_DATA
              "USER_PROMPT")
 
 
-def check_prompts(prompts: Any, languages: tuple[str, ...], path: Path) -> None:
+def check_prompts(prompts: object, languages: tuple[str, ...], path: Path) -> None:
     """Raise DataError naming the first template `single_turn_messages` would miss for one of `languages`."""
     for language in languages:
         module = f"model_inference/prompt_{language}.py"
@@ -35,7 +35,7 @@ def _template(prompts: dict[str, dict[str, str]], language: str, name: str) -> s
 def single_turn_messages(case: AceCase, prompts: dict[str, dict[str, str]]) -> list[dict[str, str]]:
     """[system, user] for a normal or special sample, filled exactly as upstream fills them."""
     record = case.record
-    functions: Any = record["function"]
+    functions: object = record["function"]
     if not isinstance(functions, list):  # upstream wraps a lone dict or string in a list first
         functions = [functions]
     # `{function}` is filled with the list object itself, so the model sees its Python repr, not JSON
@@ -46,7 +46,9 @@ def single_turn_messages(case: AceCase, prompts: dict[str, dict[str, str]]) -> l
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
 
-def fc_single_turn_messages(case: AceCase, prompts: dict[str, dict[str, str]], tools: ToolSet) -> list[dict[str, Any]]:
+def fc_single_turn_messages(
+    case: AceCase, prompts: dict[str, dict[str, str]], tools: ToolSet
+) -> list[dict[str, Any]]:  # suite.py's type, kept at its boundary
     """The function-calling request of a normal or special sample (docs/function-calling.md): the system
     prompt without its output-format instructions and function list (the functions go as `tools`), then
     the conversation of the question as chat messages, earlier calls as tool calls and their results."""

@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -56,7 +57,7 @@ class _Side:
     suite: AceBenchSuite
     cases: dict[tuple[str, str], dict[str, data.AceCase]] = field(default_factory=dict)
 
-    def case(self, row: dict[str, Any]) -> data.AceCase | None:
+    def case(self, row: dict[str, object]) -> data.AceCase | None:
         language, category = str(row["language"]), str(row["category"])
         if category not in ALL_CATEGORIES:
             return None
@@ -108,7 +109,7 @@ def rescore_rows(rows: list[dict[str, Any]], block: dict[str, Any], target: str,
 class _Rescorer:
     old: _Side
     new: _Side
-    side: Any  # revision name -> _Side
+    side: Callable[[str], _Side]  # revision name -> _Side
     context: RescoreContext
     slots: asyncio.Semaphore | None = None
 
@@ -117,14 +118,15 @@ class _Rescorer:
         """The revision the report's run answered under (a rescore's answers are still that run's)."""
         return self.context.answered.get("acebench") or self.old.revision.name
 
-    async def all(self, rows: list[dict[str, Any]]) -> list[RowRescore]:
+    async def all(self, rows: list[dict[str, object]]) -> list[RowRescore]:
         self.slots = asyncio.Semaphore(max(1, self.context.concurrency))
         plans = [self._plan(row) for row in rows]
         if self.context.ask and any(plan[3] for plan in plans):
             self.context.access(True)  # a model that cannot be asked: one line, before anything is
         return list(await asyncio.gather(*(self._row(row, *plan) for row, plan in zip(rows, plans, strict=True))))
 
-    def _plan(self, row: dict[str, Any]) -> tuple[data.AceCase | None, data.AceCase | None, data.AceCase | None, bool]:
+    def _plan(self, row: dict[str, object]) -> tuple[data.AceCase | None, data.AceCase | None,
+                                                     data.AceCase | None, bool]:
         """The row's case under the report's revision, under the target, and under the revision whose prompt its
         answer answers (the report's, or an earlier rescore's); whether the target asks it differently."""
         answered = _answered(row) or self._run_revision
@@ -137,7 +139,7 @@ class _Rescorer:
                    and _prompt(prompt_case, prompt_side) != _prompt(new_case, self.new))
         return old_case, new_case, prompt_case, changed
 
-    async def _row(self, row: dict[str, Any], old_case: data.AceCase | None, new_case: data.AceCase | None,
+    async def _row(self, row: dict[str, object], old_case: data.AceCase | None, new_case: data.AceCase | None,
                    prompt_case: data.AceCase | None, changed: bool) -> RowRescore:
         if new_case is None or old_case is None or prompt_case is None:
             missing = self.new.revision.name if new_case is None else self.old.revision.name
@@ -184,7 +186,7 @@ class _Rescorer:
         assert isinstance(result, SampleResult)
         return result.verdict
 
-    async def _old_answer(self, row: dict[str, Any], case: data.AceCase) -> Answer:
+    async def _old_answer(self, row: dict[str, object], case: data.AceCase) -> Answer:
         """The answer the run scored, from the row where it keeps it whole, else from the model's source."""
         side = self.side(case.revision)
         if case.family == "agent":
@@ -201,7 +203,7 @@ class _Rescorer:
             raise _Carried(f"{why}, and the answer its source gives now differs from the report's output")
         return answer
 
-    async def _rollout(self, row: dict[str, Any], case: data.AceCase, side: _Side) -> Answer:
+    async def _rollout(self, row: dict[str, object], case: data.AceCase, side: _Side) -> Answer:
         from .agent_runner import replay_transcript
 
         transcript = row.get("transcript")
@@ -221,7 +223,7 @@ class _Rescorer:
             raise _Carried(f"{why}, and the rollout its source gives now differs from the report's")
         return answer
 
-    async def _from_source(self, row: dict[str, Any], case: data.AceCase, side: _Side, why: str) -> Answer:
+    async def _from_source(self, row: dict[str, object], case: data.AceCase, side: _Side, why: str) -> Answer:
         """The answer again from where the run had it (the oracle, the replay file, the response cache), never
         asked: `_Carried` with `why` and what failed."""
         try:
@@ -230,7 +232,7 @@ class _Rescorer:
             raise _Carried(f"{why}, and the model's answers cannot be looked up: {exc}") from None
         assert self.slots is not None
         async with self.slots:
-            token = REPEAT.set(int(row.get("repeat", 1)))
+            token = REPEAT.set(_int(row.get("repeat", 1)))
             try:
                 return await side.suite.answer(case, access)
             except NotCached:
@@ -240,14 +242,14 @@ class _Rescorer:
             finally:
                 REPEAT.reset(token)
 
-    async def _asked(self, row: dict[str, Any], case: data.AceCase) -> RowRescore:
+    async def _asked(self, row: dict[str, object], case: data.AceCase) -> RowRescore:
         """A sample whose prompt changed, asked again under the target revision (the cache in front: an answer
         to the new prompt already there is not asked for twice)."""
         access = self.context.access(True)
         assert self.slots is not None
-        size = int(row["category_size"])
+        size = _int(row["category_size"])
         async with self.slots:
-            token = REPEAT.set(int(row.get("repeat", 1)))
+            token = REPEAT.set(_int(row.get("repeat", 1)))
             try:
                 answer = await self.new.suite.answer(case, access)
                 try:
@@ -273,16 +275,16 @@ class _Rescorer:
                           answered=case.revision)
 
 
-def _scored(row: dict[str, Any], case: data.AceCase, verdict: Verdict, scorer: str) -> dict[str, Any]:
+def _scored(row: dict[str, object], case: data.AceCase, verdict: Verdict, scorer: str) -> dict[str, object]:
     """`row` with the verdict's fields, scored against `case`'s revision."""
-    fields = result_payload(case, int(row["category_size"]), SampleResult(verdict, row.get("output")), scorer)
+    fields = result_payload(case, _int(row["category_size"]), SampleResult(verdict, row.get("output")), scorer)
     scored = {**row, **{key: fields.get(key) for key in VERDICT_FIELDS}, "revision": case.revision}
     scored.pop("data_unverified", None)
     scored.pop("rescore", None)
     return scored
 
 
-def _marked(row: dict[str, Any], changed: bool, answered: str, run_revision: str) -> dict[str, Any]:
+def _marked(row: dict[str, object], changed: bool, answered: str, run_revision: str) -> dict[str, object]:
     """A row whose answer is to another revision's prompt says so and which, as does a row answered under another
     revision than the run's (asked again by an earlier rescore): a later rescore reads it."""
     marked = {key: value for key, value in row.items() if key != "rescore"}
@@ -293,21 +295,22 @@ def _marked(row: dict[str, Any], changed: bool, answered: str, run_revision: str
     return marked
 
 
-def _answered(row: dict[str, Any]) -> str | None:
+def _answered(row: dict[str, object]) -> str | None:
     mark = row.get("rescore")
     answered = mark.get("answered") if isinstance(mark, dict) else None
     return answered if isinstance(answered, str) else None
 
 
-def _carry(row: dict[str, Any], reason: str, changed: bool) -> RowRescore:
+def _carry(row: dict[str, object], reason: str, changed: bool) -> RowRescore:
     """A row not rescored: its verdict is the report's, and it says so (its `revision` stays the one it was
     scored against, so the summary names both)."""
-    mark: dict[str, Any] = row["rescore"] if isinstance(row.get("rescore"), dict) else {}
+    rescore = row.get("rescore")
+    mark: dict[str, object] = rescore if isinstance(rescore, dict) else {}
     return RowRescore(row, {**row, "rescore": {**mark, "not_rescored": reason}}, carried=reason,
                       prompt_changed=changed)
 
 
-def _prompt(case: data.AceCase, side: _Side) -> Any:
+def _prompt(case: data.AceCase, side: _Side) -> object:
     """What the model is shown for `case` under `side`'s revision: the messages (and tools) of a normal or
     special sample, an agent sample's whole record (its rollout starts from it)."""
     from .agent_runner import agent_tools
@@ -332,11 +335,19 @@ def _said_here(message: str) -> str:
         .replace("--tooleval-data-unverified", "--tooleval-data-unverified (not for a rescore)")
 
 
+def _int(value: object) -> int:
+    """A count the report's schema checked: an integer, or a float without a fraction, which it lets through."""
+    if isinstance(value, (int, float)):
+        return int(value)
+    raise TypeError(f"int() argument must be a string, a bytes-like object or a real number, not "
+                    f"'{type(value).__name__}'")
+
+
 def _cut(output: str) -> bool:
     return len(output) > OUTPUT_LIMIT and _CLIPPED.fullmatch(output[OUTPUT_LIMIT:]) is not None
 
 
-def _plain(value: Any) -> Any:
+def _plain(value: object) -> object:
     """As the report holds it: JSON values, a non-finite number as null (json_report.strict_plain)."""
     text = json.dumps(value, default=str, allow_nan=True)
     return json.loads(text, parse_constant=lambda _constant: None)

@@ -12,7 +12,7 @@ import os
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal, TypedDict
 
 from ...data.download import Pin
 from ...errors import ToolevalUsageError
@@ -100,7 +100,18 @@ def parse_revision(option: str, text: str) -> str:
     return revision(text.strip()).name
 
 
+class _PinDocument(TypedDict):
+    """A pins/<name>.json file, shipped with the package."""
+
+    upstream: str
+    commit: str
+    url: str
+    files: dict[str, str]
+    prompt_constants: dict[str, list[str]]
+    prompts_sha256: str
+
+
 @cache
-def _pin_document(name: str) -> dict[str, Any]:
-    document: dict[str, Any] = json.loads((PINS / f"{name}.json").read_text(encoding="utf-8"))
+def _pin_document(name: str) -> _PinDocument:
+    document: _PinDocument = json.loads((PINS / f"{name}.json").read_text(encoding="utf-8"))
     return document

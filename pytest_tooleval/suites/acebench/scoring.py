@@ -12,6 +12,7 @@ import math
 import re
 from typing import Any
 
+from pytest_tooleval.json_value import JSONObject, JSONValue
 from pytest_tooleval.suites.acebench.checker import UPSTREAM_CRASH, CheckResult, normal_checker
 from pytest_tooleval.suites.acebench.decode import DecodedCall, DecodeError, decode_fixed, decode_official
 from pytest_tooleval.suites.acebench.special import special_checker
@@ -29,8 +30,12 @@ __all__ = [
 
 _SUFFIX = re.compile(r"_\d+$")
 
+#: A normal category's ground truth: one ``{api: {param: value}}`` alternative or a list of them (the shape
+#: data.py's loader checks).
+GroundTruth = dict[str, JSONObject] | list[dict[str, JSONObject]]
 
-def score_normal(functions: list[dict[str, Any]], ground_truth: Any, output: str,
+
+def score_normal(functions: object, ground_truth: GroundTruth, output: str,
                  decoding: str = "delete_whitespace") -> Verdict:
     """Score one answer of a normal category (single-turn, or one step of a multi-turn dialogue).
 
@@ -54,7 +59,7 @@ def score_normal(functions: list[dict[str, Any]], ground_truth: Any, output: str
 
 def _normal_verdict(official: tuple[CheckResult, list[DecodedCall] | None],
                     fixed: tuple[CheckResult, list[DecodedCall] | None]) -> Verdict:
-    details: dict[str, Any] = {}
+    details: dict[str, object] = {}
     if fixed[0].error_type != official[0].error_type:
         details["fixed_error_type"] = fixed[0].error_type
     result, calls = official
@@ -68,8 +73,8 @@ def _normal_verdict(official: tuple[CheckResult, list[DecodedCall] | None],
     )
 
 
-def score_normal_tool_calls(functions: list[dict[str, Any]], ground_truth: Any,
-                            tool_calls: list[dict[str, Any]], names: dict[str, str] | None = None) -> Verdict:
+def score_normal_tool_calls(functions: object, ground_truth: GroundTruth,
+                            tool_calls: list[dict[str, object]], names: dict[str, str] | None = None) -> Verdict:
     """Score a function-calling answer of a normal category: the same checkers on the calls the JSON arguments
     give. Both scorers see the same calls (no text decoding, so none of its quirks); malformed arguments are
     a format error, with the raw text kept in the error."""
@@ -86,7 +91,7 @@ def score_normal_tool_calls(functions: list[dict[str, Any]], ground_truth: Any,
 
 
 def _check_normal(
-    functions: list[dict[str, Any]], ground_truth: Any, output: str, *, fixed: bool, decoding: str
+    functions: object, ground_truth: GroundTruth, output: str, *, fixed: bool, decoding: str
 ) -> tuple[CheckResult, list[DecodedCall] | None]:
     decode = decode_fixed if fixed else decode_official
     try:
@@ -97,7 +102,7 @@ def _check_normal(
 
 
 def _check_calls(
-    functions: list[dict[str, Any]], ground_truth: Any, calls: list[DecodedCall], *, fixed: bool
+    functions: object, ground_truth: GroundTruth, calls: list[DecodedCall], *, fixed: bool
 ) -> tuple[CheckResult, list[DecodedCall] | None]:
     # §4.1: a list ground truth holds alternatives; the first failure is the one reported.
     alternatives = ground_truth if isinstance(ground_truth, list) else [ground_truth]
@@ -110,7 +115,7 @@ def _check_calls(
     return first_failure or CheckResult(False, "wrong functions number", ["The answer has no alternatives."]), calls
 
 
-def score_special(category: str, ground_truth: Any, output: str) -> Verdict:
+def score_special(category: str, ground_truth: object, output: str) -> Verdict:
     """Score one answer of a special category (``special_incomplete``/``_error_param``/``_irrelevant``).
 
     The special checker has no known bug to fix, so ``fixed_valid`` equals ``valid``.
@@ -131,7 +136,7 @@ def score_special(category: str, ground_truth: Any, output: str) -> Verdict:
 # --- JSON-safe values -------------------------------------------------------------------------------
 
 
-def jsonable(value: Any) -> Any:
+def jsonable(value: object) -> JSONValue:
     """`value` with only JSON types: tuples and sets become lists, non-string keys become strings.
 
     Keys follow ``json.dumps``: None -> "null", True -> "true", numbers -> their text; any other key
@@ -151,7 +156,7 @@ def jsonable(value: Any) -> Any:
     return repr(value)
 
 
-def _json_key(key: Any) -> str:
+def _json_key(key: object) -> str:
     if key is None:
         return "null"
     if isinstance(key, bool):
@@ -166,7 +171,7 @@ def _json_key(key: Any) -> str:
 # --- the oracle's answer -----------------------------------------------------------------------------
 
 
-def render_ground_truth(ground_truth: Any, category: str | None = None) -> str:
+def render_ground_truth(ground_truth: object, category: str | None = None) -> str:
     """The answer a model that knows the ground truth would give, in the prompt's output format.
 
     Normal categories: the first alternative as ``[name(k=repr(v), ...), ...]``, with the ``_<digits>``
@@ -192,13 +197,13 @@ def render_ground_truth(ground_truth: Any, category: str | None = None) -> str:
     raise ValueError("cannot tell which special category this ground truth belongs to; pass category=")
 
 
-def ground_truth_calls(alternative: dict[str, dict[Any, Any]]) -> list[DecodedCall]:
+def ground_truth_calls(alternative: dict[str, JSONObject]) -> list[dict[str, JSONObject]]:
     """One ground-truth alternative as the calls a perfect model makes: names without the ``_<digits>``
     suffix of repeated calls (acebench-scoring §4.9)."""
     return [{_SUFFIX.sub("", name): dict(args)} for name, args in alternative.items()]
 
 
-def _render_special(category: str, ground_truth: Any) -> str:
+def _render_special(category: str, ground_truth: Any) -> str:  # used as its category's shape, unchecked
     if "incomplete" in category:
         sentences = [
             f"Missing necessary parameters ({', '.join(params)}) for the api ({api})"

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from .decode import DecodedCall
 
@@ -25,7 +24,8 @@ class ToolCallFormatError(ValueError):
     """A tool call whose arguments are not a JSON object: the answer's format is wrong (wrong_output_format)."""
 
 
-def decoded_calls(tool_calls: Sequence[Mapping[str, Any]], names: Mapping[str, str] | None = None) -> list[DecodedCall]:
+def decoded_calls(tool_calls: Sequence[Mapping[str, object]],
+                  names: Mapping[str, str] | None = None) -> list[DecodedCall]:
     """`tool_calls` (``{"name", "arguments"}`` each, arguments as the model wrote them) as decoded calls.
 
     Args:
@@ -53,7 +53,8 @@ def decoded_calls(tool_calls: Sequence[Mapping[str, Any]], names: Mapping[str, s
     return calls
 
 
-def written_calls(tool_calls: Sequence[Mapping[str, Any]], names: Mapping[str, str] | None = None) -> tuple[str, bool]:
+def written_calls(tool_calls: Sequence[Mapping[str, object]],
+                  names: Mapping[str, str] | None = None) -> tuple[str, bool]:
     """`tool_calls` as one text, and whether they read as calls: rendered (`render_calls`), or, when some
     arguments are not a JSON object, each call's name and raw arguments, ``[name(<arguments as written>)]``."""
     try:
@@ -64,7 +65,7 @@ def written_calls(tool_calls: Sequence[Mapping[str, Any]], names: Mapping[str, s
         return f"[{shown}]", False
 
 
-def render_calls(calls: Sequence[Mapping[str, Mapping[Any, Any]]]) -> str:
+def render_calls(calls: Sequence[Mapping[str, Mapping[str | None, object] | Mapping[str, object]]]) -> str:
     """A call list in the text protocol, ``[name(key=value, ...), ...]``, values as Python literals."""
     return "[" + ", ".join(
         f"{name}({', '.join(f'{key}={value!r}' for key, value in arguments.items())})"

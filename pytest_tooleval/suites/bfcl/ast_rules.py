@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import TypeAlias
 
+from ...json_value import JSONObject, JSONValue
 from ...text import counted
+from ..json_ops import as_getter, as_object, contains, item, iterate, length, subscript
 from . import java_js_types
 
-__all__ = ["UNSUPPORTED", "CheckOutcome", "check_calls", "normalize_string", "safe_repr"]
+__all__ = ["UNSUPPORTED", "Call", "CheckOutcome", "check_calls", "normalize_string", "safe_repr"]
 
 #: Our error type where bfcl's checker itself would raise (§4.8).
 UNSUPPORTED = "ast_checker:unsupported_value"
@@ -31,6 +33,9 @@ PYTHON_TYPES: dict[str, type] = {
 PYTHON_ITEM_CHECKED = ("array", "tuple")
 #: Java and JavaScript types whose text is converted with the item type (§4.2).
 ITEM_CONVERTED = ("Array", "ArrayList", "array")
+
+#: A decoded call in bfcl's call format, ``{function name: {parameter: value}}`` (what is_call_format checks).
+Call: TypeAlias = "dict[object, dict[object, object]]"
 
 
 @dataclass(frozen=True)
@@ -53,7 +58,7 @@ def _fail(error_type: str, *errors: str) -> CheckOutcome:
     return CheckOutcome(False, error_type, errors)
 
 
-def safe_repr(value: Any, limit: int = 500) -> str:
+def safe_repr(value: object, limit: int = 500) -> str:
     """``repr(value)``, shortened to about `limit` characters, never raising (huge ints, deep nesting)."""
     try:
         text = repr(value)
@@ -66,9 +71,9 @@ def check_calls(
     category: str,
     mode: str,
     language: str,
-    functions: list[dict[str, Any]],
-    calls: list[dict[Any, Any]],
-    possible_answers: list[dict[str, Any]],
+    functions: list[JSONValue],
+    calls: list[Call],
+    possible_answers: list[JSONObject],
 ) -> CheckOutcome:
     """Check decoded `calls` (already in call format) against a sample's possible answers (§4.1, §4.7)."""
     checker = _Checker(language, dots_to_underscores=mode == "fc")
@@ -92,21 +97,21 @@ def normalize_string(text: str) -> str:
     return re.sub(r"[ ,./\-_*^]", "", text).lower().replace("'", '"')
 
 
-def _normalized(value: Any) -> Any:
+def _normalized(value: object) -> object:
     return normalize_string(value) if type(value) is str else value
 
 
-def _first_typed(possible: Any) -> type | None:
+def _first_typed(possible: JSONValue) -> type | None:
     """The type of the first possible answer that is not ``""`` (the mark of an optional parameter, §4.4)."""
-    for answer in possible:
+    for answer in iterate(possible):
         if answer != "":
             return type(answer)
     return None
 
 
-def _find_function(functions: list[dict[str, Any]], name: str) -> dict[str, Any]:
+def _find_function(functions: list[JSONValue], name: str) -> JSONValue:
     for function in functions:
-        if function["name"] == name:
+        if item(function, "name") == name:
             return function
     raise _Unsupported(f"no function named {name!r} among the functions of the sample")
 
@@ -118,18 +123,14 @@ class _Checker:
 
     # --- call counts and matching (§4.1, §4.7) ---
 
-    def multiple(
-        self, functions: list[dict[str, Any]], calls: list[Any], possible: list[dict[str, Any]]
-    ) -> CheckOutcome:
+    def multiple(self, functions: list[JSONValue], calls: list[Call], possible: list[JSONObject]) -> CheckOutcome:
         if len(calls) != len(possible):
             return _fail("multiple_function_checker:wrong_count",
                          f"expected {counted(len(possible), 'call')}, got {len(calls)}")
         expected_name = next(iter(possible[0]))
         return self.function(_find_function(functions, expected_name), calls[0], possible[0])
 
-    def parallel(
-        self, functions: list[dict[str, Any]], calls: list[Any], possible: list[dict[str, Any]]
-    ) -> CheckOutcome:
+    def parallel(self, functions: list[JSONValue], calls: list[Call], possible: list[JSONObject]) -> CheckOutcome:
         if len(calls) != len(possible):
             return _fail(
                 "parallel_function_checker_no_order:wrong_count",
@@ -161,13 +162,15 @@ class _Checker:
 
     # --- one call (§4.1-§4.6) ---
 
-    def function(self, function: dict[str, Any], call: dict[Any, Any], expected: dict[str, Any]) -> CheckOutcome:
+    def function(self, function: JSONValue, call: Call, expected: JSONObject) -> CheckOutcome:
         possible = next(iter(expected.values()))
-        name = function["name"]
-        properties = function["parameters"]["properties"]
-        required = function["parameters"]["required"]
+        name = item(function, "name")
+        properties = item(item(function, "parameters"), "properties")
+        required = item(item(function, "parameters"), "required")
         if self.dots_to_underscores:
             # (bfcl §4.1) function-calling models cannot use "." in names: the expected name carries "_"
+            if not isinstance(name, str):
+                raise AttributeError(f"'{type(name).__name__}' object has no attribute 'replace'")
             name = name.replace(".", "_")
         if name not in call:
             return _fail(
@@ -175,24 +178,25 @@ class _Checker:
                 f"expected a call of {name!r}, got {safe_repr(next(iter(call)), 100)}",
             )
         arguments = call[name]
-        for parameter in required:
-            if parameter not in arguments:
-                return _fail("simple_function_checker:missing_required", f"missing required parameter {parameter!r}")
+        for needed in iterate(required):
+            if needed not in arguments:
+                return _fail("simple_function_checker:missing_required", f"missing required parameter {needed!r}")
         for parameter, value in arguments.items():
-            if parameter not in properties or parameter not in possible:
+            if not contains(properties, parameter) or not contains(possible, parameter):
                 return _fail("simple_function_checker:unexpected_param", f"unexpected parameter {safe_repr(parameter)}")
-            outcome = self.parameter(parameter, value, properties[parameter], possible[parameter])
+            outcome = self.parameter(parameter, value, subscript(properties, parameter), subscript(possible, parameter))
             if not outcome.valid:
                 return outcome
-        for parameter, answers in possible.items():
-            if parameter not in arguments and "" not in answers:
+        for parameter, answers in as_getter(possible).items():
+            if parameter not in arguments and not contains(answers, ""):
                 return _fail(
                     "simple_function_checker:missing_optional",
                     f"parameter {parameter!r} is left out, but no possible answer leaves it out",
                 )
         return _VALID
 
-    def parameter(self, name: str, value: Any, schema: dict[str, Any], answers: list[Any]) -> CheckOutcome:
+    def parameter(self, name: object, value: object, schema_value: JSONValue, answers: JSONValue) -> CheckOutcome:
+        schema = as_object(schema_value)  # indexed by "type" first: a TypeError for anything but an object
         declared = schema["type"]
         item_type: type | None = None
         if self.language in ("java", "javascript"):
@@ -200,15 +204,17 @@ class _Checker:
             table = java_js_types.JAVA_TYPES if self.language == "java" else java_js_types.JS_TYPES
             if declared not in table:
                 raise _Unsupported(f"bfcl has no conversion for the type {declared!r}")
+            assert isinstance(declared, str)  # a key of the table
             expected_type = table[declared]
             if type(value) is not str:
                 error_type = "type_error:java" if self.language == "java" else "type_error:js"
                 return _fail(error_type, f"parameter {name!r}: expected the text of a value, got {safe_repr(value)}")
             convert = java_js_types.java_value if self.language == "java" else java_js_types.js_value
             if declared in ITEM_CONVERTED:
-                declared_item = schema["items"]["type"]
+                declared_item = item(schema["items"], "type")
                 if declared_item not in table:
                     raise _Unsupported(f"bfcl has no conversion for the item type {declared_item!r}")
+                assert isinstance(declared_item, str)  # a key of the table
                 item_type = table[declared_item]
                 value = convert(value, declared, declared_item)
             else:
@@ -216,11 +222,13 @@ class _Checker:
         else:
             if declared not in PYTHON_TYPES:
                 raise _Unsupported(f"bfcl has no Python type for {declared!r}")
+            assert isinstance(declared, str)  # a key of the table
             expected_type = PYTHON_TYPES[declared]
             if declared in PYTHON_ITEM_CHECKED:
-                declared_item = schema["items"]["type"]
+                declared_item = item(schema["items"], "type")
                 if declared_item not in PYTHON_TYPES:
                     raise _Unsupported(f"bfcl has no Python type for the item type {declared_item!r}")
+                assert isinstance(declared_item, str)  # a key of the table
                 item_type = PYTHON_TYPES[declared_item]
         if declared == "tuple" and type(value) is tuple:
             value = list(value)  # possible answers come from JSON, where tuples are lists (§4.6)
@@ -231,15 +239,16 @@ class _Checker:
         if not typed.valid:
             return typed.outcome
         if not typed.is_variable:
-            if expected_type is dict:
+            # a valid type that is no variable's is the declared one: `type(value) is expected_type`
+            if expected_type is dict and type(value) is dict:
                 return _dict_check(name, value, answers)
-            if expected_type is list and item_type is dict:
+            if expected_type is list and item_type is dict and type(value) is list:
                 return _list_of_dicts_check(name, value, answers)
-            if expected_type is str:
+            if expected_type is str and type(value) is str:
                 return _string_check(name, value, answers)
-            if expected_type is list:
+            if expected_type is list and type(value) is list:
                 return _list_check(name, value, answers)
-        if value not in answers:
+        if not contains(answers, value):
             return _fail(
                 "value_error:others",
                 f"parameter {name!r}: got {safe_repr(value)}, expected one of {safe_repr(answers)}",
@@ -258,7 +267,7 @@ class _Typed:
 
 
 def _type_check(
-    name: str, value: Any, answers: list[Any], declared: str, expected_type: type, item_type: type | None
+    name: object, value: object, answers: JSONValue, declared: str, expected_type: type, item_type: type | None
 ) -> _Typed:
     """bfcl's type check: the declared type, or the possible answers' type (a "variable", §4.2)."""
     answer_type = _first_typed(answers)
@@ -269,11 +278,12 @@ def _type_check(
     if type(value) is expected_type:
         if item_type is None:
             return _Typed(True, is_variable)
-        for answer in answers:
+        assert isinstance(value, list)  # only the list types check items (PYTHON_ITEM_CHECKED, ITEM_CONVERTED)
+        for answer in iterate(answers):
             items_pass = True
             if type(answer) is list:
-                for item in cast("list[Any]", value):
-                    if not _type_check(name, item, answer, str(item_type), item_type, None).valid:
+                for element in value:
+                    if not _type_check(name, element, answer, str(item_type), item_type, None).valid:
                         items_pass = False
                         break
             if items_pass:
@@ -294,8 +304,8 @@ def _type_check(
 # --- values (§4.3-§4.6) -----------------------------------------------------------------------------------------
 
 
-def _string_check(name: str, value: str, answers: list[Any]) -> CheckOutcome:
-    normalized = [normalize_string(answer) for answer in answers if type(answer) is str]
+def _string_check(name: object, value: str, answers: JSONValue) -> CheckOutcome:
+    normalized = [normalize_string(answer) for answer in iterate(answers) if type(answer) is str]
     if normalize_string(value) not in normalized:
         return _fail(
             "value_error:string",
@@ -305,9 +315,9 @@ def _string_check(name: str, value: str, answers: list[Any]) -> CheckOutcome:
     return _VALID
 
 
-def _list_check(name: str, value: list[Any], answers: list[Any]) -> CheckOutcome:
-    normalized_value = [_normalized(item) for item in value]
-    normalized_answers = [[_normalized(item) for item in answer] for answer in answers]
+def _list_check(name: object, value: list[object], answers: JSONValue) -> CheckOutcome:
+    normalized_value = [_normalized(element) for element in value]
+    normalized_answers = [[_normalized(element) for element in iterate(answer)] for answer in iterate(answers)]
     if normalized_value not in normalized_answers:
         return _fail(
             "value_error:list/tuple",
@@ -316,30 +326,30 @@ def _list_check(name: str, value: list[Any], answers: list[Any]) -> CheckOutcome
     return _VALID
 
 
-def _dict_check(name: str, value: dict[Any, Any], answers: list[Any]) -> CheckOutcome:
+def _dict_check(name: object, value: dict[object, object], answers: JSONValue) -> CheckOutcome:
     """(bfcl §4.5) the dict must fit one possible answer key by key; the last one tried gives the error."""
     outcome = _fail("dict_checker:unclear", f"parameter {name!r}: no possible answer to compare with")
-    for answer in answers:
+    for answer in iterate(answers):
         if answer == "":
             continue
         errors: list[str] = []
         error_type = "dict_checker:unclear"
-        for key, item in value.items():
-            if key not in answer:
+        for key, element in value.items():
+            if not contains(answer, key):
                 errors.append(f"parameter {name!r}: unexpected key {safe_repr(key)}")
                 error_type = "value_error:dict_key"
                 break
-            accepted = [_normalized(choice) for choice in answer[key]]
-            if _normalized(item) not in accepted:
+            accepted = [_normalized(choice) for choice in iterate(subscript(answer, key))]
+            if _normalized(element) not in accepted:
                 errors.append(
-                    f"parameter {name!r}: key {safe_repr(key)} is {safe_repr(item)}, "
+                    f"parameter {name!r}: key {safe_repr(key)} is {safe_repr(element)}, "
                     f"expected one of {safe_repr(accepted)}"
                 )
                 error_type = "value_error:dict_value"
                 break
         # bfcl quirk: missing keys are looked for even after a failure, and then decide the error type (§4.5)
-        for key, choices in answer.items():
-            if key not in value and "" not in choices:
+        for key, choices in as_getter(answer).items():
+            if key not in value and not contains(choices, ""):
                 errors.append(f"parameter {name!r}: missing key {key!r}")
                 error_type = "value_error:dict_key"
                 break
@@ -349,21 +359,21 @@ def _dict_check(name: str, value: dict[Any, Any], answers: list[Any]) -> CheckOu
     return outcome
 
 
-def _list_of_dicts_check(name: str, value: list[Any], answers: list[Any]) -> CheckOutcome:
+def _list_of_dicts_check(name: object, value: list[object], answers: JSONValue) -> CheckOutcome:
     """(bfcl §4.5) a list of dicts must fit one possible answer dict by dict, in order."""
     outcome = _fail("list_dict_checker:unclear", f"parameter {name!r}: no possible answer to compare with")
-    for answer in answers:
-        if len(value) != len(answer):
+    for answer in iterate(answers):
+        if len(value) != length(answer):
             outcome = _fail(
                 "value_error:list_dict_count",
-                f"parameter {name!r}: {counted(len(value), 'dict')}, expected {len(answer)}",
+                f"parameter {name!r}: {counted(len(value), 'dict')}, expected {length(answer)}",
             )
             continue
         all_fit = True
-        for index, item in enumerate(value):
-            if type(item) is not dict:
-                raise _Unsupported(f"item {index} of {name!r} is a {type(item).__name__}, not a dict")
-            outcome = _dict_check(name, item, [answer[index]])
+        for position, element in enumerate(value):
+            if type(element) is not dict:
+                raise _Unsupported(f"item {position} of {name!r} is a {type(element).__name__}, not a dict")
+            outcome = _dict_check(name, element, [subscript(answer, position)])
             if not outcome.valid:
                 all_fit = False
                 break

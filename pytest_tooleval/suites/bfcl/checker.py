@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal, TypeGuard
 
+from ...json_value import JSONObject, JSONValue
 from . import ast_rules
 from .data import CATEGORIES as CATEGORY_GROUPS
 from .data import RELEVANCE_CATEGORIES, language_of
@@ -49,15 +50,15 @@ class BfclVerdict:
     valid: bool
     error_type: str
     errors: tuple[str, ...]
-    decoded: Any
+    decoded: JSONValue
 
 
 def check_answer(
     category: str,
     mode: Mode,
     output: object,
-    functions: list[dict[str, Any]],
-    ground_truth: list[dict[str, Any]] | None,
+    functions: list[JSONValue],
+    ground_truth: list[JSONObject] | None,
 ) -> BfclVerdict:
     """bfcl's verdict on `output`, a text answer (`mode` "prompt") or recorded function calls ("fc")."""
     if category not in CATEGORIES:
@@ -89,14 +90,14 @@ def check_answer(
     return BfclVerdict(False, outcome.error_type, outcome.errors, plain(decoded))
 
 
-def is_call_format(decoded: object) -> bool:
+def is_call_format(decoded: object) -> TypeGuard[list[ast_rules.Call]]:
     """Whether `decoded` is a list of one-key dicts whose value is a dict, as bfcl requires (§4.8)."""
     if type(decoded) is not list:
         return False
     return all(type(call) is dict and len(call) == 1 and type(next(iter(call.values()))) is dict for call in decoded)
 
 
-def _relevance_verdict(category: str, decoded: Any, *, decode_error: str | None) -> BfclVerdict:
+def _relevance_verdict(category: str, decoded: object, *, decode_error: str | None) -> BfclVerdict:
     """(bfcl §5) an answer holds a call when it decodes to a non-empty list of calls."""
     has_call = decode_error is None and is_call_format(decoded) and len(decoded) > 0
     shown = None if decode_error is not None else plain(decoded)
@@ -128,7 +129,7 @@ def error_message(verdict: BfclVerdict) -> str:
 _MAX_PLAIN_DEPTH = 60
 
 
-def plain(value: Any, depth: int = 0) -> Any:
+def plain(value: object, depth: int = 0) -> JSONValue:
     """`value` as JSON-plain data: tuples and sets become lists, odd scalars and keys become strings."""
     if depth > _MAX_PLAIN_DEPTH:
         return "..."
@@ -153,7 +154,7 @@ def plain(value: Any, depth: int = 0) -> Any:
     return ast_rules.safe_repr(value)
 
 
-def _plain_key(key: Any) -> str:
+def _plain_key(key: object) -> str:
     if isinstance(key, str):
         return key
     if key is None:
@@ -161,5 +162,5 @@ def _plain_key(key: Any) -> str:
     return ast_rules.safe_repr(key)
 
 
-def _short(value: Any) -> str:
+def _short(value: object) -> str:
     return ast_rules.safe_repr(value, limit=200)

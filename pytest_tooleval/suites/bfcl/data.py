@@ -9,10 +9,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from ...data.files import json_lines, read_text
 from ...errors import DataError
+from ...json_value import JSONObject, JSONValue
 from ...text import did_you_mean
 
 #: category -> its leaderboard group, in the leaderboard's column order (bfcl §6)
@@ -67,17 +68,18 @@ class Sample:
 
     category: str
     index: int
-    entry: dict[str, Any] = field(repr=False)
-    ground_truth: list[dict[str, Any]] | None = field(repr=False)
+    entry: JSONObject = field(repr=False)
+    ground_truth: list[JSONObject] | None = field(repr=False)
 
     @property
     def id(self) -> str:
         return str(self.entry["id"])
 
     @property
-    def functions(self) -> list[dict[str, Any]]:
-        functions: list[dict[str, Any]] = self.entry["function"]
-        return functions
+    def functions(self) -> list[JSONValue]:
+        """The function docs (the loader checked they are a list; each is read as bfcl reads it)."""
+        functions = self.entry["function"]
+        return functions if isinstance(functions, list) else []
 
     @property
     def group(self) -> str:
@@ -107,7 +109,7 @@ def load_samples(root: Path, categories: Sequence[str] = ()) -> list[Sample]:
         if category not in chosen:
             continue
         questions = id_rows(question_file(root, category))
-        answers: dict[str, list[dict[str, Any]]] | None = None
+        answers: dict[str, list[JSONObject]] | None = None
         if category not in RELEVANCE_CATEGORIES:
             path = answer_file(root, category)
             answers = {}
@@ -125,7 +127,7 @@ def load_samples(root: Path, categories: Sequence[str] = ()) -> list[Sample]:
     return samples
 
 
-def id_rows(path: Path) -> list[tuple[int, dict[str, Any]]]:
+def id_rows(path: Path) -> list[tuple[int, JSONObject]]:
     """The rows of a JSON Lines file with their line numbers; a row that is no object with an id is a DataError."""
     rows = []
     for number, row in json_lines(read_text(path), path):
@@ -135,8 +137,8 @@ def id_rows(path: Path) -> list[tuple[int, dict[str, Any]]]:
     return rows
 
 
-def _ground_truth(row: dict[str, Any], path: Path, number: int) -> list[dict[str, Any]]:
+def _ground_truth(row: JSONObject, path: Path, number: int) -> list[JSONObject]:
     truth = row.get("ground_truth")
     if not isinstance(truth, list) or not all(isinstance(call, dict) for call in truth):
         raise DataError(f"{path}:{number}: ground_truth is not a list of calls")
-    return truth
+    return [call for call in truth if isinstance(call, dict)]  # all of them

@@ -18,7 +18,7 @@ from __future__ import annotations
 import ast
 import json
 import warnings
-from typing import Any, Literal
+from typing import Literal
 
 from ... import safe_eval
 from . import java_calls, js_calls
@@ -43,7 +43,7 @@ MAX_ANSWER_CHARS = 1_000_000
 ARITHMETIC_LIMITS = safe_eval.Limits(int_bits=100_000, size=1_000_000, depth=200, work=10_000_000)
 
 
-def decode_prompting(text: object, language: Language) -> Any:
+def decode_prompting(text: object, language: Language) -> object:
     """Decode a prompting model's text answer as bfcl's ``default_decode_ast_prompting`` does (§3.1).
 
     Raises:
@@ -75,7 +75,7 @@ def decode_prompting(text: object, language: Language) -> Any:
         raise DecodeError(f"{type(exc).__name__}: {exc}") from None
 
 
-def decode_python_calls(text: str) -> list[dict[Any, Any]]:
+def decode_python_calls(text: str) -> list[dict[str, dict[str | None, object]]]:
     """The calls of a bracketed Python list of calls, read from its syntax tree (§3.1)."""
     # bfcl also trims single quotes here; the text starts with "[" and ends with "]", so that never changes it
     source = text.strip().strip("'")
@@ -99,16 +99,16 @@ def decode_python_calls(text: str) -> list[dict[Any, Any]]:
     return calls
 
 
-def _read_call(call: ast.Call) -> dict[Any, Any]:
+def _read_call(call: ast.Call) -> dict[str, dict[str | None, object]]:
     """``{name: {keyword: value}}``; positional arguments are dropped, ``**x`` lands under None (§3.1)."""
     name = safe_eval.dotted_name(call.func)  # a base that is no plain name adds nothing to the name
-    arguments: dict[str | None, Any] = {}
+    arguments: dict[str | None, object] = {}
     for keyword in call.keywords:
         arguments[keyword.arg] = _read_value(keyword.value)
     return {name: arguments}
 
 
-def _read_value(node: ast.expr) -> Any:
+def _read_value(node: ast.expr) -> object:
     """The value of one argument expression, by bfcl's rules for each kind of node (§3.1)."""
     if isinstance(node, ast.Constant):
         return "..." if node.value is Ellipsis else node.value
@@ -117,7 +117,7 @@ def _read_value(node: ast.expr) -> Any:
     if isinstance(node, ast.List):
         return [_read_value(element) for element in node.elts]
     if isinstance(node, ast.Dict):
-        result = {}
+        result: dict[object, object] = {}
         for key_node, value_node in zip(node.keys, node.values, strict=True):
             if key_node is None:
                 raise DecodeError("a **mapping inside a dict display is not supported")
@@ -146,7 +146,7 @@ def _read_value(node: ast.expr) -> Any:
 _NEGATABLE = (bool, int, float, complex)
 
 
-def _negated_operand(node: ast.UnaryOp) -> Any:
+def _negated_operand(node: ast.UnaryOp) -> object:
     # bfcl quirk: every unary operator (+, -, ~, not) negates the operand's constant (§3.1)
     operand = node.operand
     if not isinstance(operand, ast.Constant) or not isinstance(operand.value, _NEGATABLE):
@@ -154,7 +154,7 @@ def _negated_operand(node: ast.UnaryOp) -> Any:
     return -operand.value
 
 
-def _evaluate_arithmetic(node: ast.BinOp) -> Any:
+def _evaluate_arithmetic(node: ast.BinOp) -> object:
     """The value bfcl's ``eval`` gives a binary operation, computed without executing anything (§3.1)."""
     try:
         return safe_eval.evaluate(node, ARITHMETIC_LIMITS)
@@ -164,7 +164,7 @@ def _evaluate_arithmetic(node: ast.BinOp) -> Any:
         raise DecodeError(f"the expression fails: {type(exc).__name__}: {exc}") from None
 
 
-def decode_function_calls(output: object) -> list[dict[Any, Any]]:
+def decode_function_calls(output: object) -> list[dict[object, object]]:
     """Decode a function-calling answer, ``[{name: arguments_json}, ...]``, as bfcl's FC handlers do (§3.4).
 
     Only the first key of each call is read; its arguments are parsed as JSON and may be any JSON value.
@@ -173,7 +173,7 @@ def decode_function_calls(output: object) -> list[dict[Any, Any]]:
         items = iter(output)  # type: ignore[call-overload]
     except TypeError:
         raise DecodeError(f"the answer is a {type(output).__name__}, not a list of calls") from None
-    calls = []
+    calls: list[dict[object, object]] = []
     for call in items:
         if not isinstance(call, dict):
             raise DecodeError(f"a call is a {type(call).__name__}, not a {{name: arguments}} object")

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
 
 from .errors import DecodeError
 from .tokens import TokenCursor, tokenize
@@ -334,7 +333,7 @@ def parse_java_program(source: str) -> JavaNode:
 # --- bfcl's reading of the tree ---------------------------------------------------------------------------------
 
 
-def decode_java_calls(source: str) -> Any:
+def decode_java_calls(source: str) -> list[dict[str, dict[str | None, str]]] | dict[str, str]:
     """``[{name: {argument: text}}]`` for the first method call of `source`, or ``{}`` without one (§3.2)."""
     tree = parse_java_program(source)
     call = _first_call(tree)

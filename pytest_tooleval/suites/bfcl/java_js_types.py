@@ -9,8 +9,8 @@ bfcl's; the conversions below reproduce its results, quirks included (§4.2 list
 from __future__ import annotations
 
 import re
-from typing import Any
 
+from ...json_value import JSONObject, JSONValue
 from .errors import DecodeError
 
 __all__ = ["JAVA_TYPES", "JS_TYPES", "UnsupportedConversion", "java_value", "js_value"]
@@ -42,7 +42,7 @@ _JS_FLOAT = re.compile(r"^-?\d+(\.\d+)?$")
 _JS_BIGINT = re.compile(r"^-?\d+n$")
 
 
-def java_value(text: str, type_name: str, item_type: str | None = None) -> Any:
+def java_value(text: str, type_name: str, item_type: str | None = None) -> JSONValue:
     """The value bfcl's checker reads from a Java argument text of type `type_name` (§4.2)."""
     if type_name not in JAVA_TYPES:
         raise UnsupportedConversion(f"no conversion for the Java type {type_name!r}")
@@ -70,13 +70,13 @@ def java_value(text: str, type_name: str, item_type: str | None = None) -> Any:
     raise UnsupportedConversion(f"bfcl does not convert the Java type {type_name!r}")
 
 
-def _java_element(text: str, item_type: str | None) -> Any:
+def _java_element(text: str, item_type: str | None) -> JSONValue:
     if item_type in ("char", "String"):
         return text[1:-1]  # the quotes are cut off, whatever the text is
     return java_value(text, item_type) if item_type else _java_untyped(text)
 
 
-def _java_array_list(text: str, item_type: str | None) -> Any:
+def _java_array_list(text: str, item_type: str | None) -> JSONValue:
     as_list = re.search(r"new\s+ArrayList<\w*>\(Arrays\.asList\((.+?)\)\)", text)
     if as_list:
         return [_java_element(part.strip(), item_type) for part in as_list.group(1).split(",")]
@@ -88,7 +88,7 @@ def _java_array_list(text: str, item_type: str | None) -> Any:
     return text
 
 
-def _java_array(text: str, item_type: str | None) -> Any:
+def _java_array(text: str, item_type: str | None) -> JSONValue:
     initialiser = re.search(r"new\s+\w+\[\]\s*\{(.*?)\}", text)
     if not initialiser:
         return text
@@ -98,10 +98,10 @@ def _java_array(text: str, item_type: str | None) -> Any:
     return [_java_untyped(part) for part in parts]
 
 
-def _java_hash_map(text: str) -> Any:
+def _java_hash_map(text: str) -> JSONValue:
     body = re.search(r"new\s+HashMap<.*?>\s*\(\)\s*\{\s*\{?\s*(.*?)\s*\}?\s*\}", text, re.DOTALL)
     if body:
-        entries: dict[str, Any] = {}
+        entries: JSONObject = {}
         if body.group(1).strip():
             for key, value in re.findall(r"put\(\"(.*?)\",\s*(.*?)\)", body.group(1)):
                 entries[key] = _java_untyped(value.strip())
@@ -111,7 +111,7 @@ def _java_hash_map(text: str) -> Any:
     return text
 
 
-def _java_untyped(text: str) -> Any:
+def _java_untyped(text: str) -> JSONValue:
     """A Java literal read without a declared type: boolean, string, long, float, then int or float."""
     if text in ("true", "false"):
         return text == "true"
@@ -124,7 +124,7 @@ def _java_untyped(text: str) -> Any:
     return _python_number(text)
 
 
-def _python_number(text: str) -> Any:
+def _python_number(text: str) -> JSONValue:
     """``int(text)``, else ``float(text)``, else the text (Python refuses integers over 4,300 digits quickly)."""
     try:
         return int(text)
@@ -135,7 +135,7 @@ def _python_number(text: str) -> Any:
             return text
 
 
-def js_value(text: str, type_name: str, item_type: str | None = None) -> Any:
+def js_value(text: str, type_name: str, item_type: str | None = None) -> JSONValue:
     """The value bfcl's checker reads from a JavaScript argument text of type `type_name` (§4.2)."""
     if type_name not in JS_TYPES:
         raise UnsupportedConversion(f"no conversion for the JavaScript type {type_name!r}")
@@ -160,12 +160,12 @@ def js_value(text: str, type_name: str, item_type: str | None = None) -> Any:
 _JS_ARRAY = re.compile(r"\[(.*?)\]|\bnew\s+Array\((.*?)\)")
 
 
-def _js_array(text: str, item_type: str | None) -> Any:
+def _js_array(text: str, item_type: str | None) -> JSONValue:
     code = text.strip()
     try:
         nested = _js_2d_array_end(code)
         if nested is not None:
-            rows = []
+            rows: list[JSONValue] = []
             for index, inner in enumerate(re.findall(r"\[(.*?)\]", code[:nested])):
                 inner = inner.strip()
                 if index == 0 and inner.startswith("["):
@@ -189,14 +189,14 @@ def _js_array(text: str, item_type: str | None) -> Any:
         return code  # bfcl falls back to the text on any failure here
 
 
-def _js_object(text: str) -> Any:
+def _js_object(text: str) -> JSONValue:
     code = text.strip()
     if code == "{}":
         return {}
     match = re.match(r"\{(.*?)\}", code)
     if not match:
         return code
-    entries: dict[str, Any] = {}
+    entries: JSONObject = {}
     try:
         for key, value in _js_object_entries(match.group(1)):
             key = key.strip().strip("'\"")
@@ -333,7 +333,7 @@ def _js_object_entries(body: str) -> list[tuple[str, str]]:
     return entries
 
 
-def _js_untyped(text: str) -> Any:
+def _js_untyped(text: str) -> JSONValue:
     """A JavaScript literal read without a declared type: boolean, quoted string, then int or float."""
     text = text.strip()
     if text in ("true", "false"):

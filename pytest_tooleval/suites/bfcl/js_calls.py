@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
 
 from .errors import DecodeError
 from .tokens import TokenCursor, tokenize
@@ -291,7 +290,7 @@ def parse_js_program(source: str) -> JsNode:
     return _Parser(source).program()
 
 
-def decode_js_calls(source: str) -> Any:
+def decode_js_calls(source: str) -> list[dict[str, dict[str | None, str]]] | None:
     """``[{callee: {argument: text}}]`` for the first top-level call statement, or None without one (§3.3)."""
     tree = parse_js_program(source)
     for statement in tree.children:
@@ -303,7 +302,7 @@ def decode_js_calls(source: str) -> Any:
 
 def _read_call(source: str, call: JsNode) -> dict[str, dict[str | None, str]]:
     callee, arguments_node = call.children
-    arguments: dict[str | None, Any] = {}
+    arguments: dict[str | None, str] = {}
     for child in arguments_node.children:
         if child.kind == "assignment_expression":
             left, _, right = child.children

@@ -17,6 +17,8 @@ import re
 from collections.abc import Callable, Collection
 from typing import Any
 
+from ...json_value import JSONObject, JSONValue
+from ..json_ops import as_getter, item
 from .data import Sample, language_of
 
 #: what the oracle says to a question no function fits (bfcl §5): words, which decode to no call
@@ -24,14 +26,18 @@ NO_CALL_TEXT = "None of the given functions fits this request."
 _PLAIN = re.compile(r"^[A-Za-z_][A-Za-z0-9_.]*$")  # a name Java or JavaScript reads as it is
 
 
-def oracle_output(sample: Sample, mode: str) -> Any:
+def oracle_output(sample: Sample, mode: str) -> Any:  # Any: suite.py (not reshaped yet) reads a prompt answer as str
     """The oracle's answer in `mode` ("prompt": text; "fc": `[{name: arguments JSON}]`), or None if the
     possible answers hold something it cannot write."""
-    calls: list[tuple[str, dict[str, Any]]] = []
+    return _oracle_output(sample, mode)
+
+
+def _oracle_output(sample: Sample, mode: str) -> str | list[dict[str, str]] | None:
+    calls: list[tuple[str, JSONObject]] = []
     if sample.ground_truth is None:  # the relevance categories
         if "irrelevance" in sample.category:
             return NO_CALL_TEXT
-        calls.append((str(sample.functions[0]["name"]), {}))
+        calls.append((str(item(sample.functions[0], "name")), {}))
     else:
         for call in sample.ground_truth:
             if len(call) != 1:
@@ -52,21 +58,35 @@ def oracle_output(sample: Sample, mode: str) -> Any:
     return "[" + ", ".join(written) + "]"
 
 
-def _function(sample: Sample, name: str) -> dict[str, Any]:
-    return next((function for function in sample.functions if function.get("name") == name), {})
+def _function(sample: Sample, name: str) -> JSONObject:
+    for function in sample.functions:
+        if as_getter(function).get("name") == name:
+            return as_getter(function)
+    return {}
 
 
-def _properties(sample: Sample, name: str) -> dict[str, Any]:
-    properties = _function(sample, name).get("parameters", {}).get("properties", {})
+def _parameters(sample: Sample, name: str) -> JSONObject:
+    parameters = _function(sample, name).get("parameters", {})
+    if not isinstance(parameters, dict):  # `.get` on it fails, as it always did
+        raise AttributeError(f"'{type(parameters).__name__}' object has no attribute 'get'")
+    return parameters
+
+
+def _properties(sample: Sample, name: str) -> JSONObject:
+    properties = _parameters(sample, name).get("properties", {})
     return properties if isinstance(properties, dict) else {}
 
 
-def _required(sample: Sample, name: str) -> set[str]:
-    return set(_function(sample, name).get("parameters", {}).get("required", []) or [])
+def _required(sample: Sample, name: str) -> set[JSONValue]:
+    required = _parameters(sample, name).get("required", []) or []
+    if isinstance(required, (int, float)):  # `set()` of a number fails, as it always did
+        raise TypeError(f"'{type(required).__name__}' object is not iterable")
+    chosen: set[JSONValue] = set(required)
+    return chosen
 
 
-def _first_values(parameters: dict[str, Any], required: Collection[str] = ()) -> dict[str, Any]:
-    chosen: dict[str, Any] = {}
+def _first_values(parameters: JSONObject, required: Collection[JSONValue] = ()) -> JSONObject:
+    chosen: JSONObject = {}
     for key, acceptable in parameters.items():
         options = acceptable if isinstance(acceptable, list) else [acceptable]
         if key in required:  # "" would mean "may be left out", which a required parameter may not (bfcl §4.4)
@@ -77,7 +97,7 @@ def _first_values(parameters: dict[str, Any], required: Collection[str] = ()) ->
     return chosen
 
 
-def _chosen(value: Any) -> Any:
+def _chosen(value: JSONValue) -> JSONValue:
     """A value with the first acceptable value taken inside its dicts (their values list the acceptable ones)."""
     if isinstance(value, dict):
         return _first_values(value)
@@ -86,16 +106,18 @@ def _chosen(value: Any) -> Any:
     return value
 
 
-def _as_text(language: str, properties: dict[str, Any], arguments: dict[str, Any]) -> dict[str, str]:
+def _as_text(language: str, properties: JSONObject, arguments: JSONObject) -> JSONObject:
     """A Java or JavaScript call's arguments as the texts a function-calling model sends: a text as it is (no
     decoder takes quotes off here), any other value as its source text."""
     write = _writer(language, properties)
     return {key: value if isinstance(value, str) else write(key, value) for key, value in arguments.items()}
 
 
-def _writer(language: str, properties: dict[str, Any]) -> Callable[[str, Any], str]:
-    def write(key: str, value: Any) -> str:
-        schema = properties.get(key, {}) if isinstance(properties.get(key), dict) else {}
+def _writer(language: str, properties: JSONObject) -> Callable[[str, object], str]:
+    def write(key: str, value: object) -> str:
+        schema = properties.get(key, {})
+        if not isinstance(schema, dict):
+            schema = {}
         declared = str(schema.get("type", ""))
         items = schema.get("items", {})
         item_type = str(items.get("type", "")) if isinstance(items, dict) else ""
@@ -112,7 +134,7 @@ def _quoted(text: str, quote: str = '"') -> str | None:
     return None if quote in text or "\\" in text or "\n" in text else f"{quote}{text}{quote}"
 
 
-def _java(value: Any, declared: str, item_type: str = "") -> str:
+def _java(value: object, declared: str, item_type: str = "") -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if declared == "long" and isinstance(value, int):
@@ -136,7 +158,7 @@ def _java(value: Any, declared: str, item_type: str = "") -> str:
     return _quoted(text) or text  # String and any keep the text: a string literal loses its quotes in decoding
 
 
-def _java_item(value: Any, item_type: str, in_array: bool = False) -> str:
+def _java_item(value: object, item_type: str, in_array: bool = False) -> str:
     if isinstance(value, str):
         if in_array and item_type == "String" and _PLAIN.match(value):
             return value  # an array element keeps its quotes in bfcl's conversion, a bare name does not
@@ -144,7 +166,7 @@ def _java_item(value: Any, item_type: str, in_array: bool = False) -> str:
     return _java(value, item_type)
 
 
-def _js(value: Any, declared: str, item_type: str = "") -> str:
+def _js(value: object, declared: str, item_type: str = "") -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if declared == "Bigint" and isinstance(value, int):
@@ -161,7 +183,7 @@ def _js(value: Any, declared: str, item_type: str = "") -> str:
     return _quoted(text) or _quoted(text, "'") or text
 
 
-def _js_item(value: Any) -> str:
+def _js_item(value: object) -> str:
     if isinstance(value, str):
         return _quoted(value) or _quoted(value, "'") or value
     return _js(value, "")

@@ -10,18 +10,19 @@ from __future__ import annotations
 import copy
 import json
 from dataclasses import dataclass
-from typing import Any
 
+from ...json_value import JSONObject, JSONValue
+from ..json_ops import as_getter, as_object, concat, item
 from .data import language_of
 from .templates import Templates, fill
 
 # bfcl's generation defaults for an OpenAI-compatible chat model (bfcl §2.3): its CLI's temperature, and the
 # request never asks the provider to keep the conversation. No max_tokens, no tool_choice.
 UPSTREAM_TEMPERATURE = 0.001
-UPSTREAM_SAMPLING: dict[str, Any] = {"temperature": UPSTREAM_TEMPERATURE, "store": False}
+UPSTREAM_SAMPLING: dict[str, object] = {"temperature": UPSTREAM_TEMPERATURE, "store": False}
 
 
-def upstream_sampling() -> dict[str, Any]:
+def upstream_sampling() -> dict[str, object]:
     """The sampling keys bfcl adds to every request (a fresh dict, safe to update)."""
     return dict(UPSTREAM_SAMPLING)
 
@@ -36,29 +37,46 @@ class BfclRequest:
             then sends no `tools` key at all, bfcl §2.2).
     """
 
-    messages: list[dict[str, Any]]
-    tools: list[dict[str, Any]] | None
+    messages: JSONValue
+    tools: list[JSONObject] | None
 
 
-def prompt_request(templates: Templates, category: str, entry: dict[str, Any]) -> BfclRequest:
+def prompt_request(templates: Templates, category: str, entry: JSONObject) -> BfclRequest:
     """The messages of bfcl's default prompting format: the system prompt with the function docs as JSON, put
     before the question's own system text when it has one (bfcl §2.1)."""
     functions = hinted_functions(templates, category, entry["function"])
     # bfcl's docs: indented by 4, ASCII-escaped, the standard separators (bfcl §2.1.1)
     system = templates.system_before + json.dumps(functions, indent=4) + templates.system_after
-    messages: list[dict[str, Any]] = copy.deepcopy(entry["question"][0])
-    if messages and messages[0].get("role") == "system":  # (bfcl §2.1.3)
-        messages[0]["content"] = system + "\n\n" + str(messages[0].get("content"))
+    messages = _first_turn(entry)
+    if messages and as_getter(_first(messages)).get("role") == "system":  # (bfcl §2.1.3)
+        first = as_object(_first(messages))
+        first["content"] = system + "\n\n" + str(first.get("content"))
     else:
+        if not isinstance(messages, list):  # bfcl calls `insert` on it
+            raise AttributeError(f"'{type(messages).__name__}' object has no attribute 'insert'")
         messages.insert(0, {"role": "system", "content": system})
     return BfclRequest(messages, None)
 
 
-def fc_request(templates: Templates, category: str, entry: dict[str, Any]) -> BfclRequest:
+def fc_request(templates: Templates, category: str, entry: JSONObject) -> BfclRequest:
     """The messages (the question as it is) and the tools of bfcl's OpenAI FC handler (bfcl §2.2)."""
     tools = [fc_tool(templates, function) for function in hinted_functions(templates, category, entry["function"])]
-    messages: list[dict[str, Any]] = copy.deepcopy(entry["question"][0])
-    return BfclRequest(messages, tools or None)
+    return BfclRequest(_first_turn(entry), tools or None)
+
+
+def _first_turn(entry: JSONObject) -> JSONValue:
+    """A deep copy of ``entry["question"][0]``, the messages of the question's first turn."""
+    return copy.deepcopy(_first(entry["question"]))
+
+
+def _first(value: JSONValue) -> JSONValue:
+    """``value[0]``: an IndexError for an empty list or string, a KeyError for an object, a TypeError for a
+    scalar."""
+    if isinstance(value, (list, str)):
+        return value[0]
+    if isinstance(value, dict):
+        raise KeyError(0)
+    raise TypeError(f"'{type(value).__name__}' object is not subscriptable")
 
 
 def fc_name(name: str) -> str:
@@ -66,39 +84,47 @@ def fc_name(name: str) -> str:
     return name.replace(".", "_")
 
 
-def fc_name_map(entry: dict[str, Any]) -> dict[str, str]:
+def fc_name_map(entry: JSONObject) -> dict[str, str]:
     """{name as sent in FC mode: the function's own name}; the first function wins if two names fold together."""
     names: dict[str, str] = {}
-    for function in entry["function"]:
-        names.setdefault(fc_name(str(function["name"])), str(function["name"]))
+    functions = entry["function"]
+    if not isinstance(functions, (list, dict, str)):
+        raise TypeError(f"'{type(functions).__name__}' object is not iterable")
+    for function in functions:
+        names.setdefault(fc_name(str(item(function, "name"))), str(item(function, "name")))
     return names
 
 
 # ------------------------------------------------------------------------------------------ language hints
 
 
-def hinted_functions(templates: Templates, category: str, functions: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def hinted_functions(templates: Templates, category: str, functions: JSONValue) -> list[JSONObject]:
     """A deep copy of the function docs as bfcl loads them: each description ends with its language's hint,
     and a Java or JavaScript parameter becomes a string whose description says what it stands for (bfcl §2.1.2).
     Both modes send these docs."""
     language = language_of(category)
-    hinted: list[dict[str, Any]] = copy.deepcopy(functions)
-    for function in hinted:
-        function["description"] = function["description"] + templates.language_hints[language]
+    if not isinstance(functions, (list, dict, str)):
+        raise TypeError(f"'{type(functions).__name__}' object is not iterable")
+    hinted: list[JSONObject] = []
+    for value in copy.deepcopy(functions):
+        function = as_object(value)  # bfcl assigns to each function doc: anything but an object fails there
+        hinted.append(function)
+        function["description"] = concat(function["description"], templates.language_hints[language])
         if language == "python":
             continue
         notes = templates.java_notes if language == "java" else templates.javascript_notes
         listed = ("ArrayList", "Array") if language == "java" else ("array",)
-        for parameter in function["parameters"]["properties"].values():
+        for value in as_getter(item(item(function, "parameters"), "properties")).values():
+            parameter = as_object(value)
             kind = parameter["type"]
             note = fill(notes["any"]) if kind == "any" else fill(notes["typed"], str(kind))
             if kind in listed:
-                note += fill(notes["items"], str(parameter["items"]["type"]))
+                note += fill(notes["items"], str(item(parameter["items"], "type")))
                 del parameter["items"]
             if language == "javascript" and kind == "dict" and "properties" in parameter:
                 note += fill(notes["schema"], json.dumps(parameter["properties"]))
                 del parameter["properties"]
-            parameter["description"] = parameter["description"] + note
+            parameter["description"] = concat(parameter["description"], note)
             parameter["type"] = "string"
     return hinted
 
@@ -106,34 +132,47 @@ def hinted_functions(templates: Templates, category: str, functions: list[dict[s
 # ------------------------------------------------------------------------------------------ FC tools
 
 
-def fc_tool(templates: Templates, function: dict[str, Any]) -> dict[str, Any]:
+def fc_tool(templates: Templates, function: JSONObject) -> JSONObject:
     """One hinted function doc as an OpenAI chat-completions tool (bfcl §2.2)."""
     tool = copy.deepcopy(function)
     tool["name"] = fc_name(str(tool["name"]))
-    tool["parameters"]["type"] = "object"
-    tool["parameters"]["properties"] = _openapi_properties(templates, tool["parameters"]["properties"])
+    parameters = as_object(tool["parameters"])
+    parameters["type"] = "object"
+    parameters["properties"] = _openapi_properties(templates, parameters["properties"])
     return {"type": "function", "function": tool}
 
 
-def _openapi_properties(templates: Templates, properties: dict[str, Any]) -> dict[str, Any]:
+def _openapi_properties(templates: Templates, properties: JSONValue) -> JSONObject:
     """bfcl's type names turned into JSON Schema's, in place, as deep as bfcl goes (bfcl §2.2.2): nested objects'
     properties, an array's item type, an array of arrays' inner item type, an array of objects' properties."""
     types = templates.openapi_types
-    for parameter in properties.values():
-        kind = parameter.get("type")
+    properties = as_getter(properties)  # bfcl calls `.values()` on it
+    for value in properties.values():
+        kind = as_getter(value).get("type")
+        parameter = as_object(value)
         if kind == "float":  # a float keeps a trace of itself: a format and a sentence (bfcl §2.2.2)
             parameter["format"] = "float"
-            parameter["description"] = parameter["description"] + templates.float_note
+            parameter["description"] = concat(parameter["description"], templates.float_note)
         parameter["type"] = types.get(kind, "string") if isinstance(kind, str) else "string"
         if parameter["type"] not in ("array", "object"):
             continue
         if "properties" in parameter:
             parameter["properties"] = _openapi_properties(templates, parameter["properties"])
         elif "items" in parameter:
-            items = parameter["items"]
-            items["type"] = types[items["type"]]
+            items = as_object(parameter["items"])
+            items["type"] = types[_key(items["type"])]
             if items["type"] == "array" and "items" in items:
-                items["items"]["type"] = types[items["items"]["type"]]
+                inner = as_object(items["items"])
+                inner["type"] = types[_key(inner["type"])]
             elif items["type"] == "object" and "properties" in items:
                 items["properties"] = _openapi_properties(templates, items["properties"])
     return properties
+
+
+def _key(value: JSONValue) -> str:
+    """`value` as a key of a dict of strings: a KeyError if it is no string (an unhashable one: a TypeError)."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (list, dict)):
+        raise TypeError(f"unhashable type: '{type(value).__name__}'")
+    raise KeyError(value)

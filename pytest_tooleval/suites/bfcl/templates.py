@@ -8,13 +8,15 @@ that hash is pinned, so another wheel's texts are caught rather than sent.
 from __future__ import annotations
 
 import ast
-from collections.abc import Mapping
+from collections.abc import ItemsView, Mapping
 from dataclasses import dataclass, fields
 from types import MappingProxyType
-from typing import Any
+from typing import TypeAlias, TypeVar
 
 from ...data.download import canonical_sha256
 from ...errors import DataError
+from ...json_value import JSONObject, JSONValue
+from ..json_ops import as_getter
 
 PROMPTS_FILE = "bfcl_eval/constants/default_prompts.py"
 TYPES_FILE = "bfcl_eval/constants/type_mappings.py"
@@ -24,6 +26,9 @@ SOURCE_FILES = (PROMPTS_FILE, TYPES_FILE, HINTS_FILE, TOOLS_FILE)
 
 # the pieces of text between the values a note is filled with (a note with one value has two pieces)
 Note = tuple[str, ...]
+#: a module-level value lifted from bfcl's source: a string, or a dict of such values
+_Literal: TypeAlias = "str | dict[str, _Literal]"
+_V = TypeVar("_V")
 
 
 @dataclass(frozen=True)
@@ -50,9 +55,9 @@ class Templates:
     float_note: str
     openapi_types: Mapping[str, str]
 
-    def content(self) -> dict[str, Any]:
+    def content(self) -> JSONObject:
         """The lifted content as plain JSON values (what the pinned hash covers)."""
-        plain: dict[str, Any] = {}
+        plain: JSONObject = {}
         for item in fields(self):
             value = getattr(self, item.name)
             if isinstance(value, Mapping):
@@ -67,18 +72,18 @@ class Templates:
         return hash(self.sha256())
 
     @classmethod
-    def from_content(cls, content: Mapping[str, Any]) -> Templates:
+    def from_content(cls, content: Mapping[str, JSONValue]) -> Templates:
         """Back from `content()` (a templates file); DataError when a field is missing or of the wrong shape."""
         try:
             return cls(
                 system_before=_text(content["system_before"]),
                 system_after=_text(content["system_after"]),
                 doc_format=_text(content["doc_format"]),
-                language_hints=_frozen({key: _text(value) for key, value in content["language_hints"].items()}),
-                java_notes=_frozen({key: _note(value) for key, value in content["java_notes"].items()}),
-                javascript_notes=_frozen({key: _note(value) for key, value in content["javascript_notes"].items()}),
+                language_hints=_frozen({key: _text(value) for key, value in _items(content["language_hints"])}),
+                java_notes=_frozen({key: _note(value) for key, value in _items(content["java_notes"])}),
+                javascript_notes=_frozen({key: _note(value) for key, value in _items(content["javascript_notes"])}),
                 float_note=_text(content["float_note"]),
-                openapi_types=_frozen({key: _text(value) for key, value in content["openapi_types"].items()}),
+                openapi_types=_frozen({key: _text(value) for key, value in _items(content["openapi_types"])}),
             )
         except (KeyError, TypeError, AttributeError, ValueError) as exc:
             raise DataError(f"bfcl templates: malformed content ({type(exc).__name__}: {exc})") from None
@@ -148,11 +153,12 @@ def _system_prompt(source: str) -> tuple[str, str, str]:
     if (output_format is None or param_types is None or layout is None or not isinstance(style, dict)
             or not all(isinstance(style.get(key), str) for key in keys)):
         raise DataError(f"{PROMPTS_FILE}: the texts of the default system prompt ({config_text}) are not all there")
+    texts = {key: value for key, value in style.items() if isinstance(value, str)}  # those of `keys` among them
     try:
-        tool_call = style[tag_key].format(output_format=output_format, param_types=param_types)
-        tools = style["available_tools"].format(format=config["func_doc_fmt"], functions=_FUNCTIONS_MARK)
-        composed = layout.format(persona=style["persona"], task=style["task"], tool_call_format=tool_call,
-                                 multiturn_behavior=style["multiturn_behavior"], available_tools=tools)
+        tool_call = texts[tag_key].format(output_format=output_format, param_types=param_types)
+        tools = texts["available_tools"].format(format=config["func_doc_fmt"], functions=_FUNCTIONS_MARK)
+        composed = layout.format(persona=texts["persona"], task=texts["task"], tool_call_format=tool_call,
+                                 multiturn_behavior=texts["multiturn_behavior"], available_tools=tools)
     except (KeyError, IndexError, ValueError) as exc:
         raise DataError(f"{PROMPTS_FILE}: the default system prompt's fields do not fit ({exc})") from None
     before, mark, after = composed.partition(_FUNCTIONS_MARK)
@@ -270,11 +276,11 @@ def _functions(source: str, origin: str) -> dict[str, ast.FunctionDef]:
     return {node.name: node for node in _parse(source, origin).body if isinstance(node, ast.FunctionDef)}
 
 
-def _module_values(source: str, origin: str) -> dict[str, Any]:
+def _module_values(source: str, origin: str) -> dict[str, _Literal]:
     """Module-level assignments whose value is a string, or a dict of them (nested), in file order.
 
     A name in a dict stands for a string assigned earlier in the module; anything else is skipped."""
-    values: dict[str, Any] = {}
+    values: dict[str, _Literal] = {}
     for node in _parse(source, origin).body:
         if isinstance(node, ast.Assign):
             targets, value = node.targets, node.value
@@ -291,14 +297,16 @@ def _module_values(source: str, origin: str) -> dict[str, Any]:
     return values
 
 
-def _literal(node: ast.expr, known: Mapping[str, Any]) -> Any:
+def _literal(node: ast.expr, known: Mapping[str, _Literal]) -> _Literal | None:
     """A string or a dict of string keys and such values, or None for anything else."""
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return node.value
-    if isinstance(node, ast.Name) and isinstance(known.get(node.id), str):
-        return known[node.id]
+    if isinstance(node, ast.Name):
+        found = known.get(node.id)
+        if isinstance(found, str):
+            return found
     if isinstance(node, ast.Dict):
-        out: dict[str, Any] = {}
+        out: dict[str, _Literal] = {}
         for key, value in zip(node.keys, node.values, strict=True):
             if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
                 return None
@@ -310,24 +318,28 @@ def _literal(node: ast.expr, known: Mapping[str, Any]) -> Any:
     return None
 
 
-def _string_dict(values: Mapping[str, Any], name: str, origin: str) -> dict[str, str]:
+def _string_dict(values: Mapping[str, _Literal], name: str, origin: str) -> dict[str, str]:
     found = values.get(name)
     if not isinstance(found, dict) or not all(isinstance(value, str) for value in found.values()):
         raise DataError(f"{origin}: {name} (a dict of strings) not found")
-    return dict(found)
+    return {key: value for key, value in found.items() if isinstance(value, str)}  # all of them
 
 
-def _text(value: Any) -> str:
+def _items(value: JSONValue) -> ItemsView[str, JSONValue]:
+    return as_getter(value).items()  # an AttributeError for anything but an object, as `.items()` raises
+
+
+def _text(value: object) -> str:
     if not isinstance(value, str):
         raise TypeError(f"expected a string, got {type(value).__name__}")
     return value
 
 
-def _note(value: Any) -> Note:
+def _note(value: object) -> Note:
     if not isinstance(value, list) or not value or not all(isinstance(piece, str) for piece in value):
         raise TypeError("expected a list of strings")
-    return tuple(value)
+    return tuple(piece for piece in value if isinstance(piece, str))  # all of them
 
 
-def _frozen(mapping: dict[str, Any]) -> Mapping[str, Any]:
+def _frozen(mapping: dict[str, _V]) -> Mapping[str, _V]:
     return MappingProxyType(dict(mapping))

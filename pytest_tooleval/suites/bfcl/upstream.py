@@ -29,6 +29,7 @@ from ...data.download import canonical_sha256, move_into_place
 from ...data.files import FileRefused, read_bytes
 from ...data.hashes import sha256_of
 from ...errors import DataError, ToolevalUsageError
+from .multi_turn.tables import Tables, lift_tables, source_files
 from .templates import SOURCE_FILES, Templates, lift_templates
 
 PIN_FILE = Path(__file__).with_name("pin.json")
@@ -52,6 +53,7 @@ class WheelPin:
         files: {path under the data folder: sha256} of every file kept (web_search's questions and answers and
             unused_datasets/ are not, bfcl §1.1).
         templates_sha256: canonical sha256 of the lifted request texts ("" skips that check).
+        tables_sha256: canonical sha256 of the lifted multi-turn tables ("" skips that check).
     """
 
     upstream: str
@@ -62,6 +64,7 @@ class WheelPin:
     prefix: str
     files: Mapping[str, str]
     templates_sha256: str
+    tables_sha256: str = ""
 
     def manifest_text(self) -> str:
         """MANIFEST.json as the data folder holds it, byte for byte (bfcl §1.2)."""
@@ -75,7 +78,7 @@ class WheelPin:
 def load_pin() -> WheelPin:
     raw: dict[str, Any] = json.loads(PIN_FILE.read_text(encoding="utf-8"))
     return WheelPin(raw["upstream"], raw["version"], raw["wheel"], raw["url"], raw["wheel_sha256"],
-                    raw["wheel_path_prefix"], dict(raw["files"]), raw["templates_sha256"])
+                    raw["wheel_path_prefix"], dict(raw["files"]), raw["templates_sha256"], raw.get("tables_sha256", ""))
 
 
 def given_wheel(option: str | None) -> Path | None:
@@ -92,6 +95,11 @@ def data_folder(pin: WheelPin, cache_dir: Path) -> Path:
 def templates_file(pin: WheelPin, cache_dir: Path) -> Path:
     """Where the lifted request texts live in the download cache: beside the data folder, not in it."""
     return cache_dir / f"bfcl-templates-{pin.version}.json"
+
+
+def tables_file(pin: WheelPin, cache_dir: Path) -> Path:
+    """Where the lifted multi-turn tables live in the download cache: beside the templates file."""
+    return cache_dir / f"bfcl-tables-{pin.version}.json"
 
 
 # ------------------------------------------------------------------------------------------ the data
@@ -200,12 +208,15 @@ def _stored_templates(path: Path, pin: WheelPin) -> Templates | None:
 
 
 def _write_templates(templates: Templates, pin: WheelPin, cache_dir: Path) -> None:
-    """Write the templates file whole (a temporary file renamed over it)."""
-    path = templates_file(pin, cache_dir)
-    record = {"wheel": pin.wheel, "wheel_sha256": pin.wheel_sha256, "templates_sha256": templates.sha256(),
-              "templates": templates.content()}
+    _write_record(templates_file(pin, cache_dir), {"wheel": pin.wheel, "wheel_sha256": pin.wheel_sha256,
+                                                   "templates_sha256": templates.sha256(),
+                                                   "templates": templates.content()})
+
+
+def _write_record(path: Path, record: Mapping[str, object]) -> None:
+    """Write a cache file whole (a temporary file renamed over it)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=".bfcl-templates-", dir=path.parent)
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.stem}-", dir=path.parent)
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as out:
             json.dump(record, out, ensure_ascii=False, indent=1)
@@ -213,6 +224,72 @@ def _write_templates(templates: Templates, pin: WheelPin, cache_dir: Path) -> No
     finally:
         with contextlib.suppress(OSError):
             os.unlink(temporary)
+
+
+# ------------------------------------------------------------------------------------------ the tables
+
+
+def load_tables(cache_dir: Path, offline: bool, *, wheel: Path | None = None, pin: WheelPin | None = None,
+                timeout: float = 120.0) -> Tables:
+    """The multi-turn APIs' tables of the pinned wheel (multi_turn/tables.py), found as `load_templates` finds
+    the request texts: from `wheel` when given, else the cache's tables file, else the wheel downloaded.
+
+    Raises:
+        DataError: the wheel is not the pinned one, or its tables are not the pinned tables.
+        ToolevalUsageError: offline, and neither a wheel nor the cache's tables file.
+    """
+    pinned = pin or load_pin()
+    if wheel is not None:
+        tables = _lifted_tables(_read_wheel(wheel, pinned), pinned)
+        with contextlib.suppress(OSError):  # a memo for later runs; a read-only cache just goes without
+            _write_tables(tables, pinned, cache_dir)
+        return tables
+    stored = _stored_tables(tables_file(pinned, cache_dir), pinned)
+    if stored is not None:
+        return stored
+    if offline:
+        raise ToolevalUsageError(
+            f"the multi-turn categories need bfcl-eval {pinned.version}'s API tables, which are not in the cache "
+            f"and --tooleval-offline forbids downloading its wheel: point --tooleval-bfcl-wheel (or {WHEEL_ENV}) "
+            f"at {pinned.wheel} (pip download --no-deps bfcl-eval=={pinned.version}), or run once without "
+            "--tooleval-offline"
+        )
+    archive = _download(pinned, timeout)
+    _install(archive, pinned, cache_dir)
+    return _lifted_tables(archive, pinned)
+
+
+def _stored_tables(path: Path, pin: WheelPin) -> Tables | None:
+    """The tables file's tables, or None when it is missing or not the pinned wheel's (then made again)."""
+    try:
+        stored = json.loads(path.read_text(encoding="utf-8"))
+        content = stored["tables"]
+        if stored["wheel_sha256"] != pin.wheel_sha256:
+            return None
+        if pin.tables_sha256 and canonical_sha256(content) != pin.tables_sha256:
+            return None
+        return Tables.from_content(content)
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, DataError):
+        return None
+
+
+def _write_tables(tables: Tables, pin: WheelPin, cache_dir: Path) -> None:
+    _write_record(tables_file(pin, cache_dir), {"wheel": pin.wheel, "wheel_sha256": pin.wheel_sha256,
+                                                "tables_sha256": tables.sha256(), "tables": tables.content()})
+
+
+def _lifted_tables(archive: bytes, pin: WheelPin) -> Tables:
+    """The multi-turn tables of a verified wheel, checked against the pinned hash."""
+    sources = _members(archive, pin, list(source_files()))
+    try:
+        texts = {path: data.decode("utf-8") for path, data in sources.items()}
+    except UnicodeDecodeError as exc:
+        raise DataError(f"{pin.wheel}: a source file is not UTF-8 ({exc.reason})") from None
+    tables = lift_tables(texts)
+    if pin.tables_sha256 and tables.sha256() != pin.tables_sha256:
+        raise DataError(f"{pin.wheel}: the lifted multi-turn tables have sha256 {tables.sha256()[:12]}, pinned "
+                        f"{pin.tables_sha256[:12]}")
+    return tables
 
 
 # ------------------------------------------------------------------------------------------ the wheel
@@ -281,11 +358,12 @@ def _lifted(archive: bytes, pin: WheelPin) -> Templates:
 
 
 def _install(archive: bytes, pin: WheelPin, cache_dir: Path) -> Templates:
-    """Both things a verified wheel gives, into the cache: the data folder (if missing) and the templates file.
+    """What a verified wheel gives, into the cache: the data folder (if missing), the templates and tables files.
 
     The data files are written into a fresh hidden folder beside the target and that folder renamed into
     place whole, so a concurrent worker or an interrupted run never leaves a half-written data folder."""
     templates = _lifted(archive, pin)
+    tables = _lifted_tables(archive, pin)
     target = data_folder(pin, cache_dir)
     contents = None if (target / "MANIFEST.json").exists() else _data_files(archive, pin)  # verified before writing
     try:
@@ -293,6 +371,7 @@ def _install(archive: bytes, pin: WheelPin, cache_dir: Path) -> Templates:
             target.parent.mkdir(parents=True, exist_ok=True)
             _place(contents, pin, target)
         _write_templates(templates, pin, cache_dir)
+        _write_tables(tables, pin, cache_dir)
     except OSError as exc:
         raise DataError(
             f"{LABEL} data must be downloaded into {cache_dir}, which cannot be written "

@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, ValidationError
 
@@ -48,7 +48,7 @@ _EXPECTED_PREDICTION_OUTPUT = "a string or a non-empty list of strings"
 class DataFileError(ValueError):
     """A GPT4Tools data or prediction file that cannot be used. The message names the file and the item."""
 
-    def __init__(self, path: Path | str, problem: str, *, index: int | None = None, item_id: Any = None) -> None:
+    def __init__(self, path: Path | str, problem: str, *, index: int | None = None, item_id: object = None) -> None:
         self.path = Path(path)
         self.index = index
         self.problem = problem
@@ -119,7 +119,7 @@ class Dataset:
         return iter(self.cases)
 
 
-def _type_name(value: Any) -> str:
+def _type_name(value: object) -> str:
     if value is None:
         return "null"
     return {dict: "object", list: "list", str: "string", bool: "boolean", int: "integer", float: "number"}.get(
@@ -127,7 +127,7 @@ def _type_name(value: Any) -> str:
     )
 
 
-def _describe_errors(exc: ValidationError, raw: Any, expected: Mapping[str, str]) -> str:
+def _describe_errors(exc: ValidationError, raw: object, expected: Mapping[str, str]) -> str:
     problems: dict[str, str] = {}
     for error in exc.errors():
         loc = error["loc"]
@@ -138,13 +138,14 @@ def _describe_errors(exc: ValidationError, raw: Any, expected: Mapping[str, str]
         if error["type"] == "missing":
             problems.setdefault(field, f"{field}: missing")
         elif field in expected:
-            problems.setdefault(field, f"{field}: expected {expected[field]}, found {_type_name(raw.get(field))}")
+            found = raw.get(field) if isinstance(raw, dict) else None  # a field error comes from an object
+            problems.setdefault(field, f"{field}: expected {expected[field]}, found {_type_name(found)}")
         else:
             problems.setdefault(field, f"{field}: {error['msg']}")
     return "; ".join(problems.values())
 
 
-def _read_json_list(path: Path, what: str) -> list[Any]:
+def _read_json_list(path: Path, what: str) -> list[object]:
     try:
         text = read_bytes(path).decode("utf-8")
     except FileRefused as exc:
@@ -165,7 +166,7 @@ def _read_json_list(path: Path, what: str) -> list[Any]:
 
 
 def _validate_all(
-    path: Path, raw_items: Sequence[Any], model: type[_Record], expected: Mapping[str, str]
+    path: Path, raw_items: Sequence[object], model: type[_Record], expected: Mapping[str, str]
 ) -> list[_Record]:
     records: list[_Record] = []
     for index, raw in enumerate(raw_items):
@@ -206,7 +207,7 @@ def load_predictions(path: Path | str) -> tuple[Prediction, ...]:
     return _dedupe(_load_prediction_records(Path(path)))
 
 
-def prediction_records(path: Path, items: Sequence[Any]) -> list[Prediction]:
+def prediction_records(path: Path, items: Sequence[object]) -> list[Prediction]:
     """The records of a prediction file already parsed (the replay reader's), validated, in file order (the
     replay reader refuses an id recorded twice with different outputs, where upstream keeps the last)."""
     expected = {"id": _EXPECTED["id"], "output": _EXPECTED_PREDICTION_OUTPUT}

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from ...verdict import Verdict
 from .data import Case
@@ -38,7 +37,7 @@ def _failed_checks(metrics: ItemMetrics) -> list[str]:
     return [name for name, failed in checks if failed]
 
 
-def score_item(gt_record: Case | Mapping[str, Any], prediction: str) -> Verdict:
+def score_item(gt_record: Case | Mapping[str, object], prediction: str) -> Verdict:
     """Score one model continuation against one test item.
 
     Args:

@@ -10,10 +10,10 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
 
+from ..json_ops import item
 from .data import ToolAlpacaCase, credentials_for
-from .episode import ITERATION_LIMIT_ERROR, Episode, Observation, Step
+from .episode import ITERATION_LIMIT_ERROR, Episode, Observation, Step, TraceEntry
 from .modelfn import ModelFn, ask
 from .parser import AgentFinish, OutputParseError, apply_stop, parse_output
 from .prompts import (
@@ -141,7 +141,7 @@ async def run_episode(
     user_input = agent_input(case, credentials)
     tools = agent_tools(api, prompts, with_get_details=settings.with_get_details)
     tool_names = [tool.name for tool in tools]
-    trace: list[dict[str, Any]] = []
+    trace: list[TraceEntry] = []
     files = EpisodeFiles(settings.clock)
 
     if case.subset == "simulated":
@@ -177,7 +177,7 @@ async def run_episode(
             route, method = api.record.Function_Projection[tool]
             return await call_function(
                 tool_input,
-                operation=api.spec["paths"][route][method],
+                operation=item(item(api.spec["paths"], route), method),
                 route=route,
                 method=method,
                 base_url=base_url,
@@ -190,7 +190,7 @@ async def run_episode(
 
     steps: list[Step] = []
 
-    def ended(**outcome: Any) -> Episode:
+    def ended(**outcome: str | None) -> Episode:
         return Episode(input=user_input, steps=tuple(steps), trace=tuple(trace), **outcome)
 
     for _ in range(settings.max_steps):

@@ -16,15 +16,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cache, cached_property
 from pathlib import Path
-from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, StrictStr, ValidationError
 
 from ...data.download import Pin, lift_member_constants, locate_data
 from ...data.files import read_json, read_text
 from ...errors import DataError, ToolevalUsageError
+from ...json_value import JSONObject, JSONValue
 from ...settings.credentials import keep_out_of_storage
 from ...text import counted, did_you_mean
+from .. import json_ops
 from ..base import CaseBase
 from .constants import SUBSET_FILES, SUBSETS
 from .texts import AgentPromptParts, Prompts
@@ -103,7 +104,7 @@ class Api:
     subset: str
     index: int
     record: ApiRecord = field(repr=False)
-    spec: dict[str, Any] = field(repr=False)
+    spec: JSONObject = field(repr=False)
 
     @property
     def name(self) -> str:
@@ -112,7 +113,7 @@ class Api:
     @property
     def server_url(self) -> str:
         """``servers[0].url`` of the spec: the real base URL (and what the simulator shows in its curl line)."""
-        return str(self.spec["servers"][0]["url"])
+        return str(json_ops.item(json_ops.subscript(self.spec["servers"], 0), "url"))  # the loader checked it is there
 
     @property
     def functions(self) -> dict[str, tuple[str, str]]:
@@ -242,19 +243,19 @@ def select(root: Path, subsets: tuple[str, ...] = SUBSETS) -> list[ToolAlpacaCas
     return [case for subset in subsets for case in load_subset(root, subset)]
 
 
-def _where(path: Path, index: int, name: Any) -> str:
+def _where(path: Path, index: int, name: object) -> str:
     label = f" {name!r}" if isinstance(name, str) else ""
     return f"{path}: API [{index}]{label}"
 
 
-def _json_type(value: Any) -> str:
+def _json_type(value: object) -> str:
     if value is None:
         return "null"
     names = {dict: "an object", list: "a list", str: "a string", bool: "a boolean", int: "a number", float: "a number"}
     return names.get(type(value), type(value).__name__)
 
 
-def _load_api(path: Path, subset: str, index: int, item: Any) -> Api:
+def _load_api(path: Path, subset: str, index: int, item: object) -> Api:
     if not isinstance(item, dict):
         raise DataError(f"{path}: API [{index}]: expected a JSON object, found {_json_type(item)}")
     where = _where(path, index, item.get("Name"))
@@ -291,19 +292,19 @@ def _load_api(path: Path, subset: str, index: int, item: Any) -> Api:
     return Api(subset, index, record, resolve_refs(spec))
 
 
-def resolve_refs(spec: dict[str, Any]) -> dict[str, Any]:
+def resolve_refs(spec: JSONObject) -> JSONObject:
     """A copy of `spec` with local JSON-pointer ``$ref``s replaced by their targets.
 
     Upstream loads the spec with jsonref (§2.5); a ref object is replaced whole, sibling keys dropped. A cyclic
     or dangling ref is left as it is (no eval spec has one).
     """
 
-    def walk(node: Any, active: tuple[str, ...]) -> Any:
+    def walk(node: JSONValue, active: tuple[str, ...]) -> JSONValue:
         if isinstance(node, dict):
             ref = node.get("$ref")
             if isinstance(ref, str) and ref.startswith("#/") and ref not in active:
                 target = _pointer(spec, ref)
-                if target is not _MISSING:
+                if not isinstance(target, _Missing):
                     return walk(target, (*active, ref))
             return {key: walk(value, active) for key, value in node.items()}
         if isinstance(node, list):
@@ -315,10 +316,14 @@ def resolve_refs(spec: dict[str, Any]) -> dict[str, Any]:
     return resolved
 
 
-_MISSING = object()
+class _Missing:
+    """What a JSON pointer to nothing points to."""
 
 
-def _pointer(document: Any, ref: str) -> Any:
+_MISSING = _Missing()
+
+
+def _pointer(document: JSONValue, ref: str) -> JSONValue | _Missing:
     node = document
     for token in ref[2:].split("/"):
         token = token.replace("~1", "/").replace("~0", "~")
@@ -442,11 +447,11 @@ def helper_tool_source() -> str:
     return str(json.loads(PIN_FILE.read_text(encoding="utf-8"))["helper_tool_descriptions"]["file"])
 
 
-def _helper_descriptions(root: Path, constants: dict[str, Any]) -> dict[str, str]:
+def _helper_descriptions(root: Path, constants: JSONObject) -> dict[str, str]:
     pinned = json.loads(PIN_FILE.read_text(encoding="utf-8"))["helper_tool_descriptions"]
     lifted = constants.get(pinned["file"])
     if isinstance(lifted, dict) and all(isinstance(value, str) for value in lifted.values()):
-        return dict(lifted)
+        return {key: value for key, value in lifted.items() if isinstance(value, str)}  # all of them
     source_path = root / pinned["file"]
     if source_path.is_file():
         return lift_helper_descriptions(source_path.read_text(encoding="utf-8"), pinned["classes"], str(source_path))

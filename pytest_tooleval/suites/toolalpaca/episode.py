@@ -4,13 +4,28 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeAlias, TypedDict
 
-__all__ = ["ITERATION_LIMIT_ERROR", "Episode", "Observation", "Step"]
+from ...json_value import JSONObject
+
+__all__ = ["ITERATION_LIMIT_ERROR", "Episode", "Observation", "Step", "TraceEntry"]
 
 # The retrieval tool returns a dict; everything else returns text. Upstream stringifies with str(), so a dict
 # shows as its Python repr wherever it is rendered (§2.8).
-Observation = str | dict[str, Any]
+Observation: TypeAlias = "str | JSONObject"
+
+
+class _TraceKind(TypedDict):
+    kind: str  # "agent", "simulator", "user" or "retrieval"
+
+
+class TraceEntry(_TraceKind, total=False):
+    """One model exchange of an episode: the messages sent (not for the agent, whose prompt the steps rebuild),
+    the reply, and for the agent the number of the step it answered."""
+
+    messages: list[dict[str, str]]
+    reply: str
+    step: int
 
 # ToolAlpaca quirk: at the step cap langchain 0.0.147's forced stop returns only "output", while upstream's
 # agent declares "output" and "Final Thought", so langchain's output-key check raises and generation.py records
@@ -55,7 +70,7 @@ class Episode:
     final_thought: str | None = None
     steps: tuple[Step, ...] = ()
     error: str | None = None
-    trace: tuple[dict[str, Any], ...] = field(default=(), repr=False, compare=False)
+    trace: tuple[TraceEntry, ...] = field(default=(), repr=False, compare=False)
 
     @property
     def stopped(self) -> bool:
@@ -67,11 +82,11 @@ class Episode:
         """Whether upstream sends this episode to the judge: no crash and at least one tool step (§4.1)."""
         return self.error is None and len(self.steps) > 0
 
-    def to_record(self) -> dict[str, Any]:
+    def to_record(self) -> JSONObject:
         """The upstream instance record: ``{"error": ...}``, or input/output/Final Thought/intermediate_steps."""
         if self.error is not None:
             return {"error": self.error}
-        record: dict[str, Any] = {"input": self.input, "output": self.output}
+        record: JSONObject = {"input": self.input, "output": self.output}
         if self.final_thought is not None:
             record["Final Thought"] = self.final_thought
         record["intermediate_steps"] = [
@@ -81,7 +96,9 @@ class Episode:
 
     @classmethod
     def from_record(cls, record: Mapping[str, Any]) -> Episode:
-        """Read an upstream instance record (as written by generation.py) back into an Episode."""
+        """Read an upstream instance record (as written by generation.py) back into an Episode.
+
+        Any: its values go into the Episode as the file has them, as upstream's judge reads them."""
         if "error" in record and "intermediate_steps" not in record:
             return cls(input=str(record.get("input", "")), error=str(record["error"]))
         steps = tuple(

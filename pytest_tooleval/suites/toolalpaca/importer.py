@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from ...data.files import read_json
 from ...errors import DataError
+from ...json_value import JSONObject
 from .episode import Step
 from .judge import Judgement, parse_judge_output
 from .scoring import Summary, summarise
@@ -46,7 +46,7 @@ class JudgedEntry:
 class JudgedFile:
     path: Path
     entries: tuple[JudgedEntry, ...]
-    statistics: dict[str, Any] | None  # the file's own block, as written
+    statistics: JSONObject | None  # the file's own block, as written
 
     def summary(self) -> Summary:
         return summarise(entry.judgement for entry in self.entries)
@@ -74,7 +74,7 @@ def load_judged(path: Path | str) -> JudgedFile:
     return JudgedFile(path, tuple(entries), statistics if isinstance(statistics, dict) else None)
 
 
-def _entry(path: Path, api: str, position: int, item: Any) -> JudgedEntry:
+def _entry(path: Path, api: str, position: int, item: object) -> JudgedEntry:
     where = f"{path}: {api!r} entry [{position}]"
     if not isinstance(item, dict):
         raise DataError(f"{where}: expected a JSON object")

@@ -9,7 +9,7 @@ from __future__ import annotations
 import string
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .episode import Step
 from .parser import LLM_PREFIX, OBSERVATION_PREFIX
@@ -162,7 +162,7 @@ def render_judge_prompt(
     )
 
 
-def render_user_prompt(instructions: str, history: Sequence[tuple[str, Any]]) -> str:
+def render_user_prompt(instructions: str, history: Sequence[tuple[str, object]]) -> str:
     """The getDetails user-simulator prompt: its instructions, then the chat as ``[User]: ...``/``[AI]: ...`` (§2.8).
 
     An AI turn holds the parsed question object, which shows as its Python repr, as upstream renders it.
@@ -170,7 +170,7 @@ def render_user_prompt(instructions: str, history: Sequence[tuple[str, Any]]) ->
     return instructions + "\n" + "\n".join(f"[{role}]: {content}" for role, content in history)
 
 
-def render_retrieval_prompt(template: str, file_content: str, query: Any) -> str:
+def render_retrieval_prompt(template: str, file_content: str, query: object) -> str:
     return string.Template(template).substitute(output=file_content[:RETRIEVAL_INPUT_CHARS], query=query)
 
 

@@ -12,7 +12,7 @@ import re
 import urllib.error
 import urllib.request
 from collections.abc import Callable
-from typing import Any
+from email.message import Message
 
 from .tools import (
     REQUESTS_USER_AGENT,
@@ -38,7 +38,7 @@ class RealHttp:
         user_agent: sent as User-Agent; upstream's client sent requests' own, which some APIs expect.
     """
 
-    def __init__(self, timeout: float, record: Callable[[dict[str, Any]], None] | None = None,
+    def __init__(self, timeout: float, record: Callable[[dict[str, object]], None] | None = None,
                  user_agent: str = REQUESTS_USER_AGENT) -> None:
         self.timeout = timeout
         self.record = record or (lambda entry: None)
@@ -46,7 +46,7 @@ class RealHttp:
 
     async def __call__(self, request: HttpRequest) -> HttpResponse:
         url = request.prepared_url()
-        entry: dict[str, Any] = {"kind": "http", "method": request.method, "url": url}
+        entry: dict[str, object] = {"kind": "http", "method": request.method, "url": url}
         if request.body is not None:
             entry["body"] = request.body
         try:
@@ -82,7 +82,7 @@ class RealHttp:
             raise TransportError(f"{request.method} {url}: {reason}") from None
 
 
-def _response(status: int, headers: Any, content: bytes) -> HttpResponse:
+def _response(status: int, headers: Message | None, content: bytes) -> HttpResponse:
     content_type = headers.get("Content-Type", "") if headers is not None else ""
     match = _CHARSET.search(content_type)
     encoding = match.group(1) if match else "utf-8"

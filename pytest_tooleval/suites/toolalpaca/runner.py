@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ...models.access import ModelAccess, access_kind
 from ...models.meter import Meter, role_tokens
@@ -164,10 +164,10 @@ class ToolAlpacaRunner:
         # keyed by role name: a role's tokens are priced, and told apart from cached ones, by that prefix
         meters = {"agent": agent, "simulator": Meter(simulator) if simulator else None,
                   "toolalpaca_user": Meter(user)}
-        http_log: list[dict[str, Any]] = []
+        http_log: list[dict[str, object]] = []
         transport = None
         if case.subset != "simulated":
-            def record(entry: dict[str, Any]) -> None:
+            def record(entry: dict[str, object]) -> None:
                 http_log.append({**entry, "step": agent.calls - 1})  # the step whose action sent it
 
             transport = RealHttp(self.setup.http_timeout, record)
@@ -241,7 +241,7 @@ def _redacted(answer: Answer, secrets: list[str]) -> Answer:
     if not secrets:
         return answer
 
-    def clean(value: Any) -> Any:
+    def clean(value: object) -> object:
         if isinstance(value, str):
             for secret in secrets:
                 value = value.replace(secret, "***")
@@ -252,25 +252,30 @@ def _redacted(answer: Answer, secrets: list[str]) -> Answer:
             return [clean(item) for item in value]
         return value
 
-    return replace(answer, output=clean(answer.output), transcript=clean(answer.transcript), state=clean(answer.state))
+    def clean_entry(entry: dict[str, object]) -> dict[str, object]:
+        return {key: clean(item) for key, item in entry.items()}
+
+    transcript = None if answer.transcript is None else [clean_entry(entry) for entry in answer.transcript]
+    return replace(answer, output=clean(answer.output), transcript=transcript, state=clean(answer.state))
 
 
-def _clip(text: Any) -> Any:
+def _clip(text: object) -> object:
     return clip(text, TRANSCRIPT_TEXT_LIMIT) if isinstance(text, str) else text
 
 
-def _transcript(episode: Episode, http_log: list[dict[str, Any]], judgement: Judgement) -> list[dict[str, Any]]:
+def _transcript(episode: Episode, http_log: list[dict[str, object]], judgement: Judgement) -> list[dict[str, object]]:
     """The episode record (upstream's shape, for re-judging), every exchange in order, and the judgement.
 
     Model exchanges keep the last message sent (a simulator follow-up is just the request) and the reply.
     """
-    entries: list[dict[str, Any]] = [{"kind": "episode", "input": episode.input, "record": episode.to_record()}]
+    entries: list[dict[str, object]] = [{"kind": "episode", "input": episode.input, "record": episode.to_record()}]
     pending = list(http_log)
     for entry in episode.trace:
-        shown = {key: value for key, value in entry.items() if key != "messages"}
-        if entry.get("messages"):
-            shown["request"] = _clip(entry["messages"][-1]["content"])
-            shown["turns"] = len(entry["messages"])
+        shown: dict[str, object] = {key: value for key, value in entry.items() if key != "messages"}
+        messages = entry.get("messages")
+        if messages:
+            shown["request"] = _clip(messages[-1]["content"])
+            shown["turns"] = len(messages)
         shown["reply"] = _clip(entry.get("reply"))
         entries.append(shown)
         if entry.get("kind") == "agent":  # the step's API calls follow the turn that asked for them
@@ -283,7 +288,7 @@ def _transcript(episode: Episode, http_log: list[dict[str, Any]], judgement: Jud
     return entries
 
 
-def _answer(episode: Episode, judgement: Judgement, transcript: list[dict[str, Any]],
+def _answer(episode: Episode, judgement: Judgement, transcript: list[dict[str, object]],
             meters: dict[str, Meter | None]) -> Answer:
     tokens = role_tokens(meters)
     agent = meters.get("agent")

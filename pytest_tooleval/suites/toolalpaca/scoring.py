@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
 
 from ...verdict import Verdict
 from .episode import Episode
@@ -23,7 +22,7 @@ def verdict(judgement: Judgement, episode: Episode | None = None) -> Verdict:
     ``judge_unparsed``, ``process_<word>``, ``response_<word>``. ``details`` carries the two words and the
     episode's shape; ``process`` is 1.0/0.0 for the process verdict (None when not judged).
     """
-    details: dict[str, Any] = {
+    details: dict[str, object] = {
         "judged": judgement.judged,
         "process_correctness": judgement.process,
         "final_response_correctness": judgement.response,
@@ -87,7 +86,7 @@ class Summary:
     def unparsed(self) -> int:
         return max(self.process.get(UNPARSED, 0), self.response.get(UNPARSED, 0))
 
-    def statistics(self) -> dict[str, Any]:
+    def statistics(self) -> dict[str, int | dict[str, int]]:
         """Upstream's ``statistics`` block (plus ``unparsed`` counts only when there are any)."""
         def counts(table: dict[str, int]) -> dict[str, int]:
             shown = {word: table.get(word, 0) for word in VERDICT_WORDS}
@@ -103,7 +102,7 @@ class Summary:
             "both": self.both,
         }
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, int | float | dict[str, int] | None]:
         return {
             **self.statistics(),
             "procedure": self.procedure_rate,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlsplit
 
 from .modelfn import ModelFn, ask
@@ -24,7 +24,9 @@ from .tools import (
 )
 
 if TYPE_CHECKING:
+    from ...json_value import JSONValue
     from .data import Api
+    from .episode import TraceEntry
 
 __all__ = [
     "CACHE_TOKEN_LIMIT",
@@ -74,7 +76,7 @@ def render_curl(
     return f"curl -X {request.method} {headers} {data} {function_url}"
 
 
-def parse_simulator_reply(text: str) -> tuple[int, Any]:
+def parse_simulator_reply(text: str) -> tuple[int, JSONValue]:
     """(status, body) from a simulator reply: the integer after "Status Code:", the JSON after "Response:".
 
     A response that is not JSON is wrapped as ``{"response": text}``.
@@ -87,6 +89,7 @@ def parse_simulator_reply(text: str) -> tuple[int, Any]:
         response_text = text.split("Response:")[1].split("Explanation:")[0].strip()
     except (IndexError, ValueError) as exc:
         raise SimulatorReplyError(f"unusable simulator reply ({exc})") from None
+    body: JSONValue
     try:
         body = extract_json(response_text)
     except (ValueError, RecursionError):
@@ -122,7 +125,7 @@ class Simulator:
         server_url: str = DEFAULT_SERVER_URL,
         use_cache: bool = True,
         count_tokens: Callable[[list[dict[str, str]], str], int] = estimate_tokens,
-        trace: list[dict[str, Any]] | None = None,
+        trace: list[TraceEntry] | None = None,
     ) -> None:
         self.api = api
         self._template = template
@@ -170,7 +173,7 @@ class Simulator:
         self._remember(prompt, output, tokens)
         return self._respond(status, body)
 
-    async def _sample(self, prompt: list[dict[str, str]]) -> tuple[int, Any, str, int]:
+    async def _sample(self, prompt: list[dict[str, str]]) -> tuple[int, JSONValue, str, int]:
         answer = await ask(self._model, prompt)
         sent = [dict(message) for message in prompt]
         self.trace.append({"kind": "simulator", "messages": sent, "reply": answer.text})
@@ -184,7 +187,7 @@ class Simulator:
             prompt.append({"role": "assistant", "content": output})
 
     @staticmethod
-    def _respond(status: int, body: Any) -> HttpResponse:
+    def _respond(status: int, body: JSONValue) -> HttpResponse:
         if not 100 <= status <= 999:
             # out-of-range codes never reach the client as a response: its status line read fails
             raise TransportError(f"the simulator answered with HTTP status {status}")

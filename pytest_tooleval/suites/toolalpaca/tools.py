@@ -14,10 +14,11 @@ import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
 from urllib.parse import quote, urlencode, urlsplit, urlunsplit
 
-from .episode import Observation
+from ...json_value import JSONObject, JSONValue
+from ..json_ops import as_getter, contains, iterate
+from .episode import Observation, TraceEntry
 from .modelfn import ModelFn, ask
 from .prompts import GET_DETAILS, RETRIEVAL, render_retrieval_prompt, render_user_prompt
 
@@ -89,10 +90,10 @@ class HttpRequest:
 
     method: str
     url: str
-    query: Mapping[str, Any] = field(default_factory=dict)
+    query: Mapping[str, JSONValue] = field(default_factory=dict)
     headers: tuple[tuple[str, str], ...] = (("Content-Type", "application/json"),)
-    cookies: Mapping[str, Any] = field(default_factory=dict)
-    body: Any = None
+    cookies: Mapping[str, JSONValue] = field(default_factory=dict)
+    body: JSONObject | None = None
 
     def body_bytes(self) -> bytes | None:
         """The body as upstream's HTTP client serialises it (default json.dumps, UTF-8), or None."""
@@ -130,11 +131,12 @@ class HttpRequest:
         return list(merged.items())
 
 
-def _encode_query(query: Mapping[str, Any]) -> str:
-    # requests expands iterables into repeated keys (a dict yields its keys) and drops None values
-    pairs: list[tuple[str, Any]] = []
+def _encode_query(query: Mapping[str, JSONValue]) -> str:
+    # requests expands iterables into repeated keys (a dict yields its keys) and drops None values; of JSON
+    # values, strings are kept whole and numbers, booleans and null have no __iter__
+    pairs: list[tuple[str, JSONValue]] = []
     for key, value in query.items():
-        values = [value] if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__") else value
+        values = value if isinstance(value, (list, dict)) else [value]
         pairs.extend((key, item) for item in values if item is not None)
     return urlencode(pairs, doseq=True)
 
@@ -197,7 +199,7 @@ class ToolCrash(Exception):
 # ---------------------------------------------------------------------------------------------- parameters
 
 
-def extract_json(text: str) -> Any:
+def extract_json(text: str) -> JSONObject | list[JSONValue]:
     """Parse the span from the first ``{``/``[`` to the last ``}``/``]`` (upstream's lenient extraction, §2.5).
 
     Raises:
@@ -207,7 +209,9 @@ def extract_json(text: str) -> Any:
     ends = [index for index in (text.rfind("}"), text.rfind("]")) if index != -1]
     if not starts or not ends:
         raise ValueError("no JSON object or array in the text")
-    return json.loads(text[min(starts) : max(ends) + 1])
+    value = json.loads(text[min(starts) : max(ends) + 1])
+    assert isinstance(value, (dict, list))  # JSON text that starts with "{" or "[" is an object or an array
+    return value
 
 
 _SCHEMA_TYPES: dict[str, type] = {
@@ -225,7 +229,7 @@ def _type_name(python_type: type) -> str:
     return str(_TYPE_NAMES.get(python_type))  # upstream prints None for a type outside the table
 
 
-def _declared(holder: Mapping[str, Any]) -> Mapping[str, Any]:
+def _declared(holder: JSONValue) -> JSONObject:
     """Where the evaluated code found a value's type and enum: the ``schema`` entry of what declares it.
 
     ToolAlpaca quirk: the released outputs show query and path values checked against the parameter's
@@ -234,11 +238,11 @@ def _declared(holder: Mapping[str, Any]) -> Mapping[str, Any]:
     the simulator). Reading ``schema`` explains both: parameters have one, body property schemas do not. The
     released code reads the declaring object itself instead, which matches neither (toolalpaca-gpt4tools §2.5).
     """
-    declared = holder.get("schema", {})
-    return declared if isinstance(declared, Mapping) else {}
+    declared = as_getter(holder).get("schema", {})
+    return declared if isinstance(declared, dict) else {}
 
 
-def _check(name: str, schema: Mapping[str, Any], params: dict[str, Any]) -> list[tuple[str, str, str]]:
+def _check(name: str, schema: JSONObject, params: JSONObject) -> list[tuple[str, str, str]]:
     """Type and enum errors for one supplied value; a coercible string (or int for a number) is converted in
     `params` in place, so later checks and later sends see the converted value, as upstream's do."""
     errors = []
@@ -257,14 +261,14 @@ def _check(name: str, schema: Mapping[str, Any], params: dict[str, Any]) -> list
                 pass
         if not converted:
             errors.append((name, _type_name(target), _type_name(type(params[name]))))
-    if "enum" in schema and params[name] != "" and params[name] not in schema["enum"]:
+    if "enum" in schema and params[name] != "" and not contains(schema["enum"], params[name]):
         errors.append((name, f"one of {schema['enum']}", f'"{params[name]}"'))
     return errors
 
 
 def build_request(
-    operation: Mapping[str, Any],
-    params: dict[str, Any],
+    operation: JSONValue,
+    params: JSONObject,
     *,
     route: str,
     method: str,
@@ -287,28 +291,36 @@ def build_request(
         ToolCrash: what upstream would have crashed on (a path placeholder without a value, an unknown
             parameter location, a body that is not JSON-serialisable).
     """
-    locations: dict[str, dict[str, Any]] = {"query": {}, "header": {}, "path": {}, "cookie": {}}
-    required: dict[tuple[str, str], None] = {}  # ordered set; upstream's set has no stable order
+    locations: dict[str, JSONObject] = {"query": {}, "header": {}, "path": {}, "cookie": {}}
+    required: dict[tuple[JSONValue, JSONValue], None] = {}  # ordered set; upstream's set has no stable order
     errors: list[tuple[str, str, str]] = []
-    for parameter in operation.get("parameters", []):
+    operation = as_getter(operation)  # upstream calls `.get` on it first
+    for parameter_value in iterate(operation.get("parameters", [])):
+        parameter = as_getter(parameter_value)
         key = (parameter.get("in"), parameter.get("name"))
         if parameter.get("required"):
             required[key] = None
-        if parameter["name"] in params:
+        parameter_name = parameter["name"]
+        if parameter_name in params:
+            assert isinstance(parameter_name, str)  # a key of `params`
             required.pop(key, None)
-            if parameter["in"] not in locations:
-                raise ToolCrash(repr(parameter["in"]))
-            locations[parameter["in"]][parameter["name"]] = params[parameter["name"]]
-            errors.extend(_check(parameter["name"], _declared(parameter), params))
+            location = parameter["in"]
+            if location not in locations:
+                raise ToolCrash(repr(location))
+            assert isinstance(location, str)  # a key of `locations`
+            locations[location][parameter_name] = params[parameter_name]
+            errors.extend(_check(parameter_name, _declared(parameter), params))
 
-    body: dict[str, Any] | None = None
-    required_body: dict[str, None] = {}
+    body: JSONObject | None = None
+    required_body: dict[JSONValue, None] = {}
     if "requestBody" in operation:
         body = {}
-        schema = operation["requestBody"].get("content", {}).get("application/json", {}).get("schema", {})
-        if "properties" in schema:
-            required_body = dict.fromkeys(schema.get("required", []))
-            for name, property_schema in schema["properties"].items():
+        content = as_getter(as_getter(operation["requestBody"]).get("content", {}))
+        schema_value = as_getter(content.get("application/json", {})).get("schema", {})
+        if contains(schema_value, "properties"):
+            schema = as_getter(schema_value)
+            required_body = dict.fromkeys(iterate(schema.get("required", [])))
+            for name, property_schema in as_getter(schema["properties"]).items():
                 if name in params:
                     body[name] = params[name]  # undeclared input keys are dropped without a word
                     required_body.pop(name, None)
@@ -376,7 +388,7 @@ class EpisodeFiles:
         self.images[path] = content
         return path
 
-    def read(self, path: Any) -> str | None:
+    def read(self, path: object) -> str | None:
         return self.texts.get(path) if isinstance(path, str) else None
 
 
@@ -386,7 +398,7 @@ class EpisodeFiles:
 async def call_function(
     tool_input: str,
     *,
-    operation: Mapping[str, Any],
+    operation: JSONValue,
     route: str,
     method: str,
     base_url: str,
@@ -450,11 +462,11 @@ class GetDetails:
 
     name = GET_DETAILS
 
-    def __init__(self, user: ModelFn, instructions: str, trace: list[dict[str, Any]] | None = None) -> None:
+    def __init__(self, user: ModelFn, instructions: str, trace: list[TraceEntry] | None = None) -> None:
         self._user = user
         self._instructions = instructions
         self._trace = trace if trace is not None else []
-        self.history: list[tuple[str, Any]] = []
+        self.history: list[tuple[str, JSONValue]] = []
 
     async def __call__(self, tool_input: str, episode_input: str) -> str:
         if not self.history or episode_input != self.history[0][1]:
@@ -486,7 +498,7 @@ class Retrieval:
     name = RETRIEVAL
 
     def __init__(
-        self, model: ModelFn, template: str, files: EpisodeFiles, trace: list[dict[str, Any]] | None = None
+        self, model: ModelFn, template: str, files: EpisodeFiles, trace: list[TraceEntry] | None = None
     ) -> None:
         self._model = model
         self._template = template
@@ -496,6 +508,8 @@ class Retrieval:
     async def __call__(self, tool_input: str) -> Observation:
         try:
             params = extract_json(tool_input)
+            if isinstance(params, list):
+                raise TypeError("list indices must be integers or slices, not str")
             file_path = params["file_path"]
             query = params["query"]
         except (ValueError, KeyError, TypeError, IndexError):

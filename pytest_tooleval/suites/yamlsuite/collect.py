@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import types
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pytest
 
 from . import discovery
 
 if TYPE_CHECKING:
+    from ...hooks.collect import CaseHandle
     from ...run.session import ToolevalSession
 
 TEST_NAME = "test_case"
@@ -40,7 +41,7 @@ def is_case_test(nodeid: str) -> bool:
     return discovery.is_suite_file(Path(nodeid.split("::", 1)[0]))
 
 
-def _check(tooleval_case: Any) -> None:
+def _check(tooleval_case: CaseHandle) -> None:
     """The case's verdict: fails with what the model answered against what the file expects."""
     __tracebackhide__ = True
     tooleval_case.check()

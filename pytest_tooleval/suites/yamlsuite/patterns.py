@@ -32,7 +32,8 @@ import sys
 import threading
 import unicodedata
 import warnings
-from typing import IO, Any
+from types import ModuleType
+from typing import IO, Protocol
 
 __all__ = ["MATCH_BUDGET_MS", "TIMED_OUT", "MatchTimeout", "PatternProblem", "engine", "problem", "search"]
 
@@ -98,13 +99,14 @@ def engine() -> str:
 
 
 @functools.cache
-def _re2() -> Any:
+def _re2() -> ModuleType | None:
     """The `re2` module (google-re2), imported on first use; None when it cannot be."""
     try:
         import re2  # type: ignore[import-untyped]  # google-re2 has no type information
     except ImportError:
         return None
-    return re2
+    module: ModuleType = re2
+    return module
 
 
 def problem(source: str) -> str | None:
@@ -137,8 +139,14 @@ def _utf8(text: str) -> bytes:
         return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace").encode("utf-8")
 
 
+class _Compiled(Protocol):
+    """A compiled RE2 pattern."""
+
+    def search(self, text: bytes) -> object | None: ...
+
+
 @functools.lru_cache(maxsize=512)
-def _compiled(source: str) -> tuple[Any, bool]:
+def _compiled(source: str) -> tuple[_Compiled | None, bool]:
     """(the RE2 pattern, whether a second search without a final newline is needed), or (None, False) under the
     fallback; PatternProblem when the pattern is not a Python regular expression or RE2 cannot run it."""
     try:

@@ -26,7 +26,7 @@ import json
 from collections.abc import Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn, Protocol, TypeGuard
 
 from pytest_tooleval.suites.acebench.decode import MAX_SOURCE_CHARS, DecodeError, decode_fixed
 
@@ -36,7 +36,9 @@ from . import patterns
 if TYPE_CHECKING:
     from jsonschema.exceptions import ValidationError
     from jsonschema.protocols import Validator
+    from referencing.jsonschema import Schema
 
+    from ...json_value import JSONValue
     from .spec import Expectation, ExpectedCall, Matcher, ToolSpec
 
 __all__ = ["Call", "Problem", "assess", "check", "decode_text_calls", "decode_tool_calls"]
@@ -60,7 +62,7 @@ class Call:
     """One call the model made: the tool's name and its arguments, as JSON-like values."""
 
     name: str
-    arguments: dict[str, Any]
+    arguments: dict[str, object]
 
 
 class Problem(NamedTuple):
@@ -109,7 +111,7 @@ def decode_tool_calls(calls: Sequence[tuple[str, str]]) -> list[Call] | str:
     return decoded
 
 
-def _as_json(value: Any) -> Any:
+def _as_json(value: object) -> object:
     """A decoded Python value as JSON carries it: a tuple is an array (the decoder bounds the depth)."""
     if isinstance(value, (list, tuple)):
         return [_as_json(item) for item in value]
@@ -118,7 +120,7 @@ def _as_json(value: Any) -> Any:
     return value
 
 
-def _json_object(text: str) -> dict[str, Any] | None:
+def _json_object(text: str) -> dict[str, object] | None:
     if not text.strip():
         return {}
     try:
@@ -128,7 +130,7 @@ def _json_object(text: str) -> dict[str, Any] | None:
     return value if isinstance(value, dict) else None
 
 
-def _not_json(constant: str) -> Any:
+def _not_json(constant: str) -> NoReturn:
     raise ValueError(f"{constant} is not JSON")  # Python's json reads NaN and Infinity; JSON has neither
 
 
@@ -244,7 +246,7 @@ def _pair_problems(number: int, want: ExpectedCall, call: Call) -> list[Problem]
 # -- matchers ----------------------------------------------------------------------------------------------
 
 
-def _mismatch(matcher: Matcher, got: Any) -> str | None:
+def _mismatch(matcher: Matcher, got: object) -> str | None:
     """Why `got` fails `matcher`, or None when it passes."""
     kind = matcher.kind
     if kind == "exact":
@@ -290,19 +292,19 @@ def _expected(matcher: Matcher) -> str:
     return _show(value)
 
 
-def _values(value: Any) -> list[Any]:
+def _values(value: object) -> list[object]:
     return list(value) if isinstance(value, (list, tuple)) else [value]
 
 
-def _is_number(value: Any) -> bool:
+def _is_number(value: object) -> TypeGuard[int | float]:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-def _same(expected: Any, got: Any) -> bool:
+def _same(expected: object, got: object) -> bool:
     """JSON equality: numbers by value (3 == 3.0), booleans only with booleans, arrays item by item, objects
     key by key. Iterative, and it stops at the first difference, so a hostile value costs at most the size of
     the expected one."""
-    pending = [(expected, got)]
+    pending: list[tuple[object, object]] = [(expected, got)]
     while pending:
         left, right = pending.pop()
         if isinstance(left, bool) or isinstance(right, bool):
@@ -324,7 +326,7 @@ def _same(expected: Any, got: Any) -> bool:
     return True
 
 
-def _same_items(expected: list[Any], got: Any) -> bool:
+def _same_items(expected: list[object], got: object) -> bool:
     """`got` is an array of the expected values in some order, each used once (equality is transitive, so
     taking the first equal item never blocks a later match)."""
     if not isinstance(got, (list, tuple)) or len(got) != len(expected):
@@ -338,16 +340,16 @@ def _same_items(expected: list[Any], got: Any) -> bool:
     return True
 
 
-def _within(got: Any, expected: Any, tolerance: float) -> bool:
+def _within(got: object, expected: object, tolerance: float) -> bool:
     if not (_is_number(got) and _is_number(expected)):
         return False
     try:
-        return bool(abs(got - expected) <= tolerance)  # NaN compares false: it fails
+        return abs(got - expected) <= tolerance  # NaN compares false: it fails
     except OverflowError:  # an integer too large for a float is far out of any tolerance
         return False
 
 
-def _contains(got: Any, needle: Any) -> bool:
+def _contains(got: object, needle: object) -> bool:
     """A substring of a string (case-sensitive, as exact is: a regex says (?i) when case does not matter), or
     an element of an array."""
     if isinstance(got, str):
@@ -392,6 +394,7 @@ def _schema_problems(calls: list[Call], tools: Mapping[str, ToolSpec]) -> list[P
 
 
 def _schema_problem(tool: ToolSpec, arguments: dict[str, Any]) -> str | None:
+    # Any: jsonschema's stubs type an instance as JSON, and the text protocol's values may be bytes or have int keys
     """The most relevant violation of the tool's parameter schema (its place, then jsonschema's message)."""
     from jsonschema.exceptions import best_match
 
@@ -456,10 +459,21 @@ def _validator_class() -> type[Validator]:
                                          "additionalProperties": _additional_properties})
 
 
-def _pattern_keyword(validator: Any, pattern: str, instance: Any, schema: Any) -> Iterator[ValidationError]:
+class _Descending(Protocol):
+    """The validator jsonschema hands a keyword function (its protocol lacks `descend`)."""
+
+    def is_type(self, instance: JSONValue, type: str) -> bool: ...
+
+    def descend(self, instance: object, schema: JSONValue, path: str | int | None = None,
+                schema_path: str | int | None = None) -> Iterator[ValidationError]: ...
+
+
+# Keyword functions: jsonschema calls them with a keyword's value from a schema the meta-schema checked (spec.py)
+def _pattern_keyword(validator: Validator, pattern: str, instance: object, schema: Schema
+                     ) -> Iterator[ValidationError]:
     from jsonschema.exceptions import ValidationError
 
-    if not validator.is_type(instance, "string"):
+    if not isinstance(instance, str) or not validator.is_type(instance, "string"):  # the same test
         return
     found = _search(pattern, instance)
     if isinstance(found, str):
@@ -468,11 +482,11 @@ def _pattern_keyword(validator: Any, pattern: str, instance: Any, schema: Any) -
         yield ValidationError(f"{instance!r} does not match {pattern!r}")
 
 
-def _pattern_properties(validator: Any, pattern_properties: Any, instance: Any, schema: Any
-                        ) -> Iterator[ValidationError]:
+def _pattern_properties(validator: _Descending, pattern_properties: Mapping[str, JSONValue], instance: object,
+                        schema: Schema) -> Iterator[ValidationError]:
     from jsonschema.exceptions import ValidationError
 
-    if not validator.is_type(instance, "object"):
+    if not isinstance(instance, dict) or not validator.is_type(instance, "object"):  # the same test
         return
     for pattern, subschema in pattern_properties.items():
         for key, value in instance.items():
@@ -483,19 +497,22 @@ def _pattern_properties(validator: Any, pattern_properties: Any, instance: Any, 
                 yield from validator.descend(value, subschema, path=key, schema_path=pattern)
 
 
-def _additional_properties(validator: Any, additional: Any, instance: Any, schema: Any) -> Iterator[ValidationError]:
+def _additional_properties(validator: _Descending, additional: JSONValue, instance: object,
+                           schema: Mapping[str, JSONValue]) -> Iterator[ValidationError]:
     """The properties neither `properties` nor a `patternProperties` pattern covers, checked against
     `additional` (false: not allowed)."""
     from jsonschema.exceptions import ValidationError
 
-    if not validator.is_type(instance, "object"):
+    if not isinstance(instance, dict) or not validator.is_type(instance, "object"):  # the same test
         return
+    # both objects, by the meta-schema
     named = schema.get("properties", {})
+    named_patterns = schema.get("patternProperties", {})
     extras = []
     for key in instance:
-        if key in named:
+        if isinstance(named, dict) and key in named:
             continue
-        for pattern in schema.get("patternProperties", {}):
+        for pattern in named_patterns if isinstance(named_patterns, dict) else {}:
             found = _search(pattern, key) if isinstance(key, str) else False
             if isinstance(found, str):
                 yield ValidationError(f"{_show(key, _NAME_SHOWN)}: {found}")
@@ -513,10 +530,10 @@ def _additional_properties(validator: Any, additional: Any, instance: Any, schem
                               f"{'was' if len(extras) == 1 else 'were'} unexpected)")
 
 
-def _unique_items(validator: Any, unique: Any, instance: Any, schema: Any) -> Iterator[ValidationError]:
+def _unique_items(validator: Validator, unique: bool, instance: object, schema: Schema) -> Iterator[ValidationError]:
     from jsonschema.exceptions import ValidationError
 
-    if not unique or not validator.is_type(instance, "array"):
+    if not unique or not isinstance(instance, list) or not validator.is_type(instance, "array"):  # the same test
         return
     seen: set[Hashable] = set()
     for item in instance:
@@ -527,7 +544,7 @@ def _unique_items(validator: Any, unique: Any, instance: Any, schema: Any) -> It
         seen.add(key)
 
 
-def _canonical(value: Any) -> Hashable:
+def _canonical(value: object) -> Hashable:
     """A hashable form of a JSON value, equal for equal values (1 and 1.0 hash alike; true stays apart from 1).
     Deep nesting raises RecursionError, reported by the caller."""
     if isinstance(value, bool):
@@ -544,7 +561,7 @@ def _canonical(value: Any) -> Hashable:
 # -- showing values ----------------------------------------------------------------------------------------
 
 
-def _show(value: Any, limit: int = SHOWN_CHARS) -> str:
+def _show(value: object, limit: int = SHOWN_CHARS) -> str:
     """`value` as a message shows it: Python's literal form (strings quoted, newlines escaped), clipped."""
     if isinstance(value, str) and len(value) > limit:
         return repr(value[:limit])[:limit] + f"... [{len(value)} characters]"
@@ -552,7 +569,7 @@ def _show(value: Any, limit: int = SHOWN_CHARS) -> str:
     return shown if len(shown) <= limit else shown[:limit] + "..."
 
 
-def _literal(value: Any, budget: int, level: int) -> str:
+def _literal(value: object, budget: int, level: int) -> str:
     """`value` written out up to about `budget` characters, so a huge or deep value costs no more than that."""
     if isinstance(value, str):
         return repr(value[:budget + 1])
@@ -594,7 +611,7 @@ def _name(name: str) -> str:
     return _show(name, _NAME_SHOWN)
 
 
-def _names(names: Iterator[str] | Mapping[str, Any]) -> str:
+def _names(names: Iterator[str] | Mapping[str, object]) -> str:
     """Up to `_NAMES_LISTED` names, then how many there are in all."""
     listed = [_name(name) for name in itertools.islice(names, _NAMES_LISTED + 1)]
     if len(listed) <= _NAMES_LISTED:

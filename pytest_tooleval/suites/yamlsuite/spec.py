@@ -18,16 +18,18 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, NoReturn
+from typing import TYPE_CHECKING, Any, Literal, NoReturn, TypedDict, cast, final
 
 import yaml
 
 from ...data.files import YAML_FILE_LIMIT, read_text, yaml_bounds_problem
 from ...errors import DataError
+from ...json_value import JSONObject, JSONValue
 from . import patterns, toolschema
 from .discovery import SUFFIXES
 
 if TYPE_CHECKING:
+    from jsonschema import FormatChecker
     from jsonschema.exceptions import ValidationError
     from jsonschema.protocols import Validator
 
@@ -39,15 +41,88 @@ DEFAULT_MODE: Literal["prompt", "fc"] = "fc"
 MatcherKind = Literal["exact", "any_of", "regex", "tolerance", "unordered", "contains", "absent"]
 
 
+# -- a file as schema.json admits it (read only after check_schema) ----------------------------------------------
+
+
+class _Named(TypedDict):
+    name: str
+
+
+@final
+class _Function(_Named, total=False):
+    description: str
+    parameters: JSONObject
+
+
+@final
+class _WrappedTool(TypedDict):
+    type: Literal["function"]
+    function: _Function
+
+
+class _Message(TypedDict):
+    role: str
+    content: str
+
+
+class _ToolResult(TypedDict):
+    name: str
+    content: JSONValue
+
+
+class _ExpectedCall(_Named, total=False):
+    arguments: JSONObject
+    partial: bool
+
+
+class _Expect(TypedDict, total=False):
+    calls: list[_ExpectedCall]
+    ordered: bool
+    no_call: bool
+    contains: str | list[str]
+    regex: str
+
+
+class _TurnExpect(TypedDict):
+    expect: _Expect
+
+
+class _Turn(_TurnExpect, total=False):
+    user: str
+    messages: list[_Message]
+    tool_results: list[_ToolResult]
+
+
+class _Case(_Named, total=False):
+    category: str
+    tags: list[str]
+    user: str
+    messages: list[_Message]
+    expect: _Expect
+    turns: list[_Turn]
+
+
+class _SuiteParts(TypedDict):
+    tools: list[_Function | _WrappedTool]
+    cases: list[_Case]
+
+
+class _SuiteDocument(_SuiteParts, total=False):
+    category: str
+    tags: list[str]
+    mode: Literal["prompt", "fc"]
+    system: str
+
+
 @dataclass(frozen=True)
 class ToolSpec:
     """A tool the model is offered; `parameters` is a JSON Schema object schema."""
 
     name: str
     description: str
-    parameters: dict[str, Any]
+    parameters: JSONObject
 
-    def openai(self) -> dict[str, Any]:
+    def openai(self) -> JSONObject:
         """The tool as OpenAI's `tools` list takes it (a copy: the request may not change the file's tool)."""
         return {"type": "function", "function": {"name": self.name, "description": self.description,
                                                  "parameters": copy.deepcopy(self.parameters)}}
@@ -62,7 +137,7 @@ class Matcher:
     """
 
     kind: MatcherKind
-    value: Any = None
+    value: Any = None  # JSONValue, or a tuple of them; Any while suite.py (being reshaped) indexes it as it is
     tolerance: float | None = None
 
 
@@ -148,17 +223,17 @@ def load_file(path: Path) -> SuiteFile:
 _MERGE_TAG = "tag:yaml.org,2002:merge"
 
 
-class _Mapping(dict[Any, Any]):
+class _Mapping(dict[object, object]):
     """A YAML mapping that knows the line (1-based) of itself and of each key, and which keys it had to refuse."""
 
     def __init__(self, line: int = 0) -> None:
         super().__init__()
         self.line = line
-        self.lines: dict[Any, int] = {}
+        self.lines: dict[object, int] = {}
         self.problems: list[tuple[int, str]] = []  # (line, message): repeated keys, keys that are not text
 
 
-class _Sequence(list[Any]):
+class _Sequence(list[object]):
     """A YAML sequence that knows the line of itself and of each item."""
 
     def __init__(self, line: int = 0) -> None:
@@ -180,7 +255,7 @@ class _LineLoader(yaml.SafeLoader):
         mapping = _Mapping(_line(node))
         yield mapping  # before its items, as pyyaml does, so an alias inside the mapping can refer to it
         # Repeats are looked for among the keys as written: keys a merge (<<) brings in may be overridden.
-        first_lines: dict[Any, int] = {}
+        first_lines: dict[str, int] = {}
         for key_node, _ in node.value:
             if key_node.tag == _MERGE_TAG or not isinstance(key_node, yaml.ScalarNode):
                 continue  # a list or mapping as a key is refused by construct_mapping, with its line
@@ -231,7 +306,7 @@ for _tag in ("binary", "set", "omap", "pairs"):
     _LineLoader.add_constructor(f"tag:yaml.org,2002:{_tag}", _LineLoader.refuse)
 
 
-def _parse(text: str, path: Path) -> Any:
+def _parse(text: str, path: Path) -> object:
     try:
         # nesting and aliases bounded before anything is built; a recursive alias is refused by check_keys, which
         # names its key
@@ -255,13 +330,17 @@ def _parse(text: str, path: Path) -> Any:
         raise DataError(f"{path}:{line}: malformed YAML (character #x{exc.character:04x}: {exc.reason})") from None
 
 
-def _plain(value: Any) -> Any:
+def _plain(value: JSONValue) -> JSONValue:
     """`value` in plain dicts and lists, as the built values hold it."""
     if isinstance(value, dict):
-        return {key: _plain(item) for key, item in value.items()}
+        return _plain_object(value)
     if isinstance(value, list):
         return [_plain(item) for item in value]
     return value
+
+
+def _plain_object(value: JSONObject) -> JSONObject:
+    return {key: _plain(item) for key, item in value.items()}
 
 
 # -- problems, as one line --------------------------------------------------------------------------------------
@@ -283,7 +362,7 @@ def _key_path(keys: Keys) -> str:
     return text
 
 
-def _shown(value: Any) -> str:
+def _shown(value: object) -> str:
     """A value as a message quotes it: scalars as written (strings cut short), containers by their kind."""
     if isinstance(value, dict):
         return "a mapping"
@@ -297,7 +376,7 @@ def _shown(value: Any) -> str:
 class _Source:
     """A parsed file: its path, its value, and the line of every place in it."""
 
-    def __init__(self, path: Path, document: Any) -> None:
+    def __init__(self, path: Path, document: object) -> None:
         self.path = path
         self.document = document
 
@@ -309,9 +388,11 @@ class _Source:
             if isinstance(value, _Mapping):
                 if key not in value:
                     break
-            elif not (isinstance(value, _Sequence) and isinstance(key, int) and 0 <= key < len(value)):
+                line, value = value.lines[key], value[key]
+            elif isinstance(value, _Sequence) and isinstance(key, int) and 0 <= key < len(value):
+                line, value = value.lines[key], value[key]
+            else:
                 break
-            line, value = value.lines[key], value[key]
         return line
 
     def error(self, keys: Keys, message: str, line_of: str | int | None = None) -> DataError:
@@ -334,12 +415,13 @@ class _Source:
 
         if self.document is None:
             raise DataError(f"{self.path}:1: the file is empty (a suite file has tools and cases)")
-        error = best_match(_suite_validator().iter_errors(self.document))
+        # check_keys found every key text, and the loader builds JSON values only (it refuses sets, binary, NaN)
+        error = best_match(_suite_validator().iter_errors(cast("JSONValue", self.document)))
         if error is not None:
             raise self.error(*_schema_problem(error))
 
 
-def _key_problems(value: Any, keys: Keys, line: int, active: set[int], done: set[int]
+def _key_problems(value: object, keys: Keys, line: int, active: set[int], done: set[int]
                   ) -> Iterator[tuple[int, Keys, str]]:
     if not isinstance(value, (_Mapping, _Sequence)):
         return
@@ -352,7 +434,9 @@ def _key_problems(value: Any, keys: Keys, line: int, active: set[int], done: set
     if isinstance(value, _Mapping):
         yield from ((problem_line, keys, message) for problem_line, message in value.problems)
         for key, item in value.items():
-            yield from _key_problems(item, (*keys, key), value.lines[key], active, done)
+            # a key that is not text has its own problem, on its line, before any inside it: its path is never shown
+            path_key = key if isinstance(key, (str, int)) else repr(key)
+            yield from _key_problems(item, (*keys, path_key), value.lines[key], active, done)
     else:
         for index, item in enumerate(value):
             yield from _key_problems(item, (*keys, index), value.lines[index], active, done)
@@ -368,7 +452,7 @@ def _suite_validator() -> Validator:
     return Draft202012Validator(schema, format_checker=_format_checker())
 
 
-def _format_checker() -> Any:
+def _format_checker() -> FormatChecker:
     """jsonschema's format checks, with `regex` as the matchers run them (patterns.py: RE2's limits too)."""
     from jsonschema import Draft202012Validator, FormatChecker
 
@@ -447,12 +531,13 @@ def _regex_problem(pattern: str) -> str:
 
 # -- the rules beyond the schema, and the built values ----------------------------------------------------------
 
-_NO_PARAMETERS: dict[str, Any] = {"type": "object", "properties": {}}
+_NO_PARAMETERS: JSONObject = {"type": "object", "properties": {}}
 _JSON_TYPES = "array, boolean, integer, null, number, object, string"
 
 
 def _suite_file(source: _Source) -> SuiteFile:
-    document = source.document
+    # check_keys refused keys that are not text, check_schema checked the rest against schema.json
+    document = cast("_SuiteDocument", source.document)
     stem = file_stem(source.path)
     category = document.get("category", stem)
     tags = tuple(document.get("tags", ()))
@@ -472,7 +557,7 @@ def _suite_file(source: _Source) -> SuiteFile:
                      system=document.get("system"), tools=tuple(tools.values()), cases=tuple(cases))
 
 
-def _tools(source: _Source, raws: list[Any]) -> dict[str, ToolSpec]:
+def _tools(source: _Source, raws: list[_Function | _WrappedTool]) -> dict[str, ToolSpec]:
     from jsonschema import Draft202012Validator
     from jsonschema.exceptions import SchemaError
 
@@ -480,11 +565,11 @@ def _tools(source: _Source, raws: list[Any]) -> dict[str, ToolSpec]:
     name_lines: dict[str, int] = {}
     for index, raw in enumerate(raws):
         where: Keys = ("tools", index, "function") if "function" in raw else ("tools", index)
-        function = raw.get("function", raw)
+        function = _unwrapped(raw)
         name = function["name"]
         if name in tools:
             raise source.error((*where, "name"), f"tool {name!r} is defined twice (first on line {name_lines[name]})")
-        parameters = _plain(function.get("parameters", _NO_PARAMETERS))
+        parameters = _plain_object(function.get("parameters", _NO_PARAMETERS))
         try:
             Draft202012Validator.check_schema(parameters)
         except SchemaError as exc:
@@ -502,7 +587,14 @@ def _tools(source: _Source, raws: list[Any]) -> dict[str, ToolSpec]:
     return tools
 
 
-def _turns(source: _Source, raw: Mapping[str, Any], where: Keys, tools: Mapping[str, ToolSpec]) -> tuple[Turn, ...]:
+def _unwrapped(tool: _Function | _WrappedTool) -> _Function:
+    """The function definition of a tool, wrapped in OpenAI's {type: function, function: ...} or not."""
+    if "function" in tool:
+        return tool["function"]
+    return tool
+
+
+def _turns(source: _Source, raw: _Case, where: Keys, tools: Mapping[str, ToolSpec]) -> tuple[Turn, ...]:
     forms = [key for key in ("user", "messages", "turns") if key in raw]
     if len(forms) != 1:
         message = "a case needs one of user, messages or turns" if not forms else \
@@ -533,18 +625,18 @@ def _turns(source: _Source, raw: Mapping[str, Any], where: Keys, tools: Mapping[
     return tuple(turns)
 
 
-def _last_key(source: _Source, where: Keys, keys: list[str]) -> str | None:
+def _last_key(source: _Source, where: Keys, keys: Sequence[str]) -> str | None:
     """Of `keys` (given at `where`), the one written last: where a conflict shows."""
     return max(keys, key=lambda key: source.line((*where, key))) if keys else None
 
 
-def _messages(raw: Mapping[str, Any]) -> tuple[dict[str, str], ...]:
+def _messages(raw: _Case | _Turn) -> tuple[dict[str, str], ...]:
     if "user" in raw:
         return ({"role": "user", "content": raw["user"]},)
     return tuple({"role": message["role"], "content": message["content"]} for message in raw.get("messages", ()))
 
 
-def _expectation(source: _Source, raw: Mapping[str, Any], where: Keys, tools: Mapping[str, ToolSpec]) -> Expectation:
+def _expectation(source: _Source, raw: _Expect, where: Keys, tools: Mapping[str, ToolSpec]) -> Expectation:
     no_call = raw.get("no_call", False)
     if "calls" in raw and no_call:
         raise source.error(where, "expect has calls or no_call: true, not both",
@@ -569,23 +661,27 @@ def _check_tool(source: _Source, name: str, where: Keys, tools: Mapping[str, Too
     return tools[name]
 
 
-def _expected_call(source: _Source, raw: Mapping[str, Any], where: Keys, tools: Mapping[str, ToolSpec]
+def _expected_call(source: _Source, raw: _ExpectedCall, where: Keys, tools: Mapping[str, ToolSpec]
                    ) -> ExpectedCall:
     tool = _check_tool(source, raw["name"], (*where, "name"), tools)
     arguments = raw.get("arguments", {})
     for argument in arguments:
         if not _is_parameter(tool.parameters, argument):
-            known = ", ".join(tool.parameters.get("properties", {})) or "none"
+            properties = tool.parameters.get("properties", {})  # an object, by the meta-schema
+            known = ", ".join(properties if isinstance(properties, dict) else {}) or "none"
             raise source.error((*where, "arguments"), f"{argument!r} is not a parameter of {tool.name} "
                                                       f"(its parameters: {known})", argument)
     return ExpectedCall(name=tool.name, arguments={name: _matcher(value) for name, value in arguments.items()},
                         partial=raw.get("partial", False))
 
 
-def _is_parameter(parameters: Mapping[str, Any], name: str) -> bool:
-    if name in parameters.get("properties", {}):
+def _is_parameter(parameters: JSONObject, name: str) -> bool:
+    # properties and patternProperties are objects, by the meta-schema
+    properties = parameters.get("properties", {})
+    if isinstance(properties, dict) and name in properties:
         return True
-    if any(_found(pattern, name) for pattern in parameters.get("patternProperties", {})):
+    named_patterns = parameters.get("patternProperties", {})
+    if any(_found(pattern, name) for pattern in (named_patterns if isinstance(named_patterns, dict) else {})):
         return True
     # Only an explicit additionalProperties opens the schema: JSON Schema's default (open) would let every
     # misspelt argument through, and tools rarely say it.
@@ -599,15 +695,23 @@ def _found(pattern: str, name: str) -> bool:
         return False
 
 
-def _matcher(raw: Any) -> Matcher:
+def _matcher(raw: JSONValue) -> Matcher:
     """The matcher of one argument: a mapping is one (the schema checked its keys), anything else a literal."""
     if not isinstance(raw, dict):
         return Matcher("exact", _plain(raw))
     if "value" in raw:
-        return Matcher("tolerance", raw["value"], float(raw["tolerance"]))
-    ((kind, value),) = raw.items()
+        tolerance = raw["tolerance"]
+        assert isinstance(tolerance, (int, float))  # a number, by schema.json
+        return Matcher("tolerance", raw["value"], float(tolerance))
+    ((key, value),) = raw.items()
+    kind = _MATCHER_KINDS[key]  # one of them, by schema.json
     if kind in ("any_of", "unordered"):
+        assert isinstance(value, list)  # an array, by schema.json
         return Matcher(kind, tuple(_plain(item) for item in value))
     if kind == "absent":
         return Matcher("absent")
     return Matcher(kind, _plain(value))
+
+
+_MATCHER_KINDS: dict[str, MatcherKind] = {kind: kind for kind in ("exact", "any_of", "regex", "unordered", "contains",
+                                                                   "absent")}

@@ -20,9 +20,14 @@ The walk keeps its own stack, so a deep schema costs no recursion.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING
 
+from ...json_value import JSONObject, JSONValue
 from . import patterns
+
+if TYPE_CHECKING:
+    from referencing._core import Resolver  # the class Registry.resolver returns; referencing does not export it
+    from referencing.jsonschema import Schema
 
 Place = tuple[str | int, ...]  # keys from the top of the parameters schema
 
@@ -44,11 +49,11 @@ class _Places:
     """Every mapping of the document, by identity, and where each is: its parent's id and its key there (a place
     is built only to be reported, so a deep schema costs no long tuples)."""
 
-    def __init__(self, document: Any) -> None:
-        self.mappings: dict[int, dict[str, Any]] = {}
+    def __init__(self, document: JSONValue) -> None:
+        self.mappings: dict[int, JSONObject] = {}
         self.parents: dict[int, tuple[int, str | int]] = {}  # id -> (the id of the container, the key in it)
         seen: set[int] = set()
-        pending: list[tuple[Any, int | None, str | int]] = [(document, None, "")]
+        pending: list[tuple[JSONValue, int | None, str | int]] = [(document, None, "")]
         while pending:
             value, parent, key = pending.pop()
             if not isinstance(value, (dict, list)) or id(value) in seen:
@@ -77,10 +82,10 @@ class _Node:
 
     def __init__(self) -> None:
         # (the schema, the reference that leads there, or None for allOf, not, ...)
-        self.same_value: list[tuple[Any, Reference | None]] = []
+        self.same_value: list[tuple[object, Reference | None]] = []  # only their identities are used
 
 
-def problem(parameters: Any) -> tuple[Place, str] | None:
+def problem(parameters: JSONObject) -> tuple[Place, str] | None:
     """The first fault of the tool's schema `parameters` (already valid for the meta-schema), as (place, message),
     or None."""
     from referencing.exceptions import NoSuchAnchor, PointerToNowhere, Unresolvable
@@ -88,7 +93,7 @@ def problem(parameters: Any) -> tuple[Place, str] | None:
 
     places = _Places(parameters)
     nodes: dict[int, _Node] = {}
-    pending: list[tuple[Any, Any]] = [(parameters, _root_resolver(parameters))]
+    pending: list[tuple[object, Resolver[Schema]]] = [(parameters, _root_resolver(parameters))]
     unevaluated: Place | None = None
     pattern_properties = False
     while pending:
@@ -130,15 +135,17 @@ def problem(parameters: Any) -> tuple[Place, str] | None:
     return _loop(places, nodes)
 
 
-def _root_resolver(parameters: Any) -> Any:
+def _root_resolver(parameters: JSONObject) -> Resolver[Schema]:
     """A resolver of the tool's schema that knows it and the meta-schemas, and retrieves nothing."""
     import jsonschema_specifications  # type: ignore[import-untyped]  # jsonschema's own dependency
     from referencing.jsonschema import DRAFT202012
 
-    return jsonschema_specifications.REGISTRY.resolver_with_root(DRAFT202012.create_resource(parameters))
+    resolver: Resolver[Schema] = jsonschema_specifications.REGISTRY.resolver_with_root(
+        DRAFT202012.create_resource(parameters))
+    return resolver
 
 
-def _pattern_problem(schema: dict[str, Any], places: _Places, schema_id: int) -> tuple[Place, str] | None:
+def _pattern_problem(schema: JSONObject, places: _Places, schema_id: int) -> tuple[Place, str] | None:
     pattern = schema.get("pattern")
     if isinstance(pattern, str):
         reason = patterns.problem(pattern)
@@ -152,17 +159,21 @@ def _pattern_problem(schema: dict[str, Any], places: _Places, schema_id: int) ->
     return None
 
 
-def _subschemas(schema: dict[str, Any]) -> Iterator[tuple[Any, bool]]:
+def _subschemas(schema: JSONObject) -> Iterator[tuple[JSONValue, bool]]:
     """(subschema, whether it applies to the same value) of each keyword holding schemas."""
     for keyword in _SAME_VALUE_ONE + _INNER_ONE:
-        if keyword in schema and not isinstance(schema[keyword], list):
-            yield schema[keyword], keyword in _SAME_VALUE_ONE
+        if keyword in schema:
+            value = schema[keyword]
+            if not isinstance(value, list):
+                yield value, keyword in _SAME_VALUE_ONE
     for keyword in _SAME_VALUE_MANY + _INNER_MANY:
-        if isinstance(schema.get(keyword), list):
-            yield from ((child, keyword in _SAME_VALUE_MANY) for child in schema[keyword])
+        children = schema.get(keyword)
+        if isinstance(children, list):
+            yield from ((child, keyword in _SAME_VALUE_MANY) for child in children)
     for keyword in _SAME_VALUE_MAP + _INNER_MAP:
-        if isinstance(schema.get(keyword), dict):
-            yield from ((child, keyword in _SAME_VALUE_MAP) for child in schema[keyword].values())
+        named = schema.get(keyword)
+        if isinstance(named, dict):
+            yield from ((child, keyword in _SAME_VALUE_MAP) for child in named.values())
 
 
 def _loop(places: _Places, nodes: dict[int, _Node]) -> tuple[Place, str] | None:

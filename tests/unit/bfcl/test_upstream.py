@@ -18,6 +18,7 @@ import pytest
 
 from file_server import FileServer
 from pytest_tooleval.errors import DataError, ToolevalUsageError
+from pytest_tooleval.suites.bfcl.multi_turn.tables import SELECTORS, SOURCE_DIR, lift_tables
 from pytest_tooleval.suites.bfcl.templates import (
     HINTS_FILE,
     PROMPTS_FILE,
@@ -32,7 +33,9 @@ from pytest_tooleval.suites.bfcl.upstream import (
     ensure_data,
     given_wheel,
     load_pin,
+    load_tables,
     load_templates,
+    tables_file,
     templates_file,
 )
 
@@ -81,6 +84,25 @@ def _func_doc_language_specific_pre_processing(function, category):
 """,
 }
 
+
+def api_sources() -> dict[str, str]:
+    """The multi-turn API source files in the shape the tables are read in: one literal per selector."""
+    files: dict[str, list[str]] = {}
+    for number, selector in enumerate(SELECTORS):
+        module, *scope, name = selector.split(".")
+        lines = files.setdefault(f"{SOURCE_DIR}{module}.py", ['import os\nos.system("touch SHOULD_NOT_EXIST")'])
+        statement = f"return ({number}, ...)" if name == "return" else f"{name} = {{{number}: ({number},)}}"
+        if name.startswith("if:"):  # a compare-and-assign chain
+            target = "return " if name == "if:return" else f"{name[3:]} = "
+            statement = (
+                f"if x == {number}:\n            {target}{{{number}: 1}}\n        else:\n            {target}None"
+            )
+        lines.append(f"class {scope[0]}:\n    def {scope[1]}(self):\n        {statement}" if scope else statement)
+    return {path: "\n".join(lines) + "\n" for path, lines in files.items()}
+
+
+API_SOURCES = api_sources()
+
 DATA = {
     "BFCL_v4_simple_python.json": b'{"id": "simple_python_0", "question": [[]], "function": []}\n',
     "possible_answer/BFCL_v4_simple_python.json": b'{"id": "simple_python_0", "ground_truth": []}\n',
@@ -94,7 +116,7 @@ PREFIX = "bfcl_eval/data/"
 def build_wheel(data: dict[str, bytes], sources: dict[str, str] = SOURCES) -> bytes:
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as wheel:
-        for path, text in sources.items():
+        for path, text in {**sources, **API_SOURCES}.items():
             wheel.writestr(path, text)
         for path, content in {**data, **NOT_KEPT}.items():
             wheel.writestr(PREFIX + path, content)
@@ -112,6 +134,7 @@ def small_pin(url: str, wheel: bytes) -> WheelPin:
         PREFIX,
         {path: hashlib.sha256(content).hexdigest() for path, content in DATA.items()},
         lift_templates(SOURCES).sha256(),
+        lift_tables(API_SOURCES).sha256(),
     )
 
 
@@ -160,6 +183,9 @@ def test_a_good_wheel_gives_the_pinned_folder_and_the_texts_beside_it(
     assert templates.javascript_notes["schema"] == (" schema ", "")
     assert templates.language_hints == {"java": " (java)", "javascript": " (js)", "python": " (py)"}
     assert templates.float_note == " (a float)"
+    tables = load_tables(cache, True, pin=pin)  # the same download kept the multi-turn tables beside the texts
+    assert server.hits == 1 and tables_file(pin, cache).parent == cache
+    assert tables.value(SELECTORS[0]) == {0: (0,)}
 
 
 def test_a_wheel_with_another_hash_is_refused(server: FileServer, tmp_path: Path) -> None:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import replace
-from typing import Any
 
 from pytest_tooleval.verdict import Verdict
 
@@ -36,7 +35,7 @@ from .rollout import (
 )
 
 
-def score_rollout(possible_answer: Mapping[str, Any], result: RolloutResult) -> Verdict:
+def score_rollout(possible_answer: Mapping[str, object], result: RolloutResult) -> Verdict:
     """The official verdict for a finished rollout, with the rollout's own facts added to ``details``."""
     verdict = grade(possible_answer, result.end_state, result.process)
     facts = {"turns": result.turns, "hit_turn_limit": result.hit_turn_limit, "finished": result.finished,

@@ -12,7 +12,7 @@ import ast
 import enum
 import re
 from dataclasses import dataclass
-from typing import Any, NoReturn
+from typing import NoReturn
 
 from .... import safe_eval
 from ..decode import MAX_SOURCE_CHARS
@@ -23,7 +23,7 @@ from ..decode import MAX_SOURCE_CHARS
 LIMITS = safe_eval.Limits(int_bits=4_096, size=100_000, depth=250, arithmetic_only=True, bound_literals=False)
 
 
-def not_evaluated(node: ast.AST, evaluate: Any) -> NoReturn:
+def not_evaluated(node: ast.AST, evaluate: object) -> NoReturn:
     """The agent's fallback for nodes beyond `LIMITS` (comparisons, calls, ...): refused, in its own words."""
     raise safe_eval.UnsupportedExpression(f"{type(node).__name__} is not evaluated")
 
@@ -59,7 +59,7 @@ class DecodedCall:
     """
 
     name: str
-    arguments: dict[Any, Any]
+    arguments: dict[object, object]
 
 
 _CALL_SPAN = re.compile(r"\[.*\]")  # no DOTALL: the span must sit on one line
@@ -139,13 +139,13 @@ def _decode(message: str, mode: DecodeMode) -> list[DecodedCall]:
 
 
 def _call(node: ast.Call) -> DecodedCall:
-    arguments: dict[Any, Any] = {}
+    arguments: dict[object, object] = {}
     for keyword in node.keywords:  # positional arguments are dropped
         arguments[keyword.arg] = _value(keyword.value)
     return DecodedCall(safe_eval.dotted_name(node.func), arguments)
 
 
-def _value(node: Any) -> Any:
+def _value(node: object) -> object:
     """Upstream's argument conversion, quirks included (acebench-agent §4 step 5)."""
     if isinstance(node, ast.Constant):
         return "..." if node.value is Ellipsis else node.value
@@ -178,7 +178,7 @@ def _value(node: Any) -> Any:
     raise Exception(f"Unsupported AST type: {type(node)}")
 
 
-def _negated_operand(operand: ast.expr) -> Any:
+def _negated_operand(operand: ast.expr) -> object:
     # ACEBench quirk: any unary operator negates the operand's constant, so +4 -> -4 and not True -> -1 (§4).
     if not hasattr(operand, "value"):
         raise AttributeError(f"'{type(operand).__name__}' object has no attribute 'value'")
@@ -191,11 +191,11 @@ def _negated_operand(operand: ast.expr) -> Any:
 # -- rebuilding the call string ------------------------------------------------------------------------------
 
 
-def _rebuild_arguments(arguments: dict[Any, Any]) -> str:
+def _rebuild_arguments(arguments: dict[object, object]) -> str:
     return ", ".join(f"{key}={_rebuild_value(value)}" for key, value in arguments.items())
 
 
-def _rebuild_value(value: Any) -> str:
+def _rebuild_value(value: object) -> str:
     if isinstance(value, dict):
         # ACEBench quirk: a dict argument is rebuilt as a nested call named after its first key (§4 step 5).
         name = list(value.keys())[0]  # noqa: RUF015  (IndexError on {}, as upstream)

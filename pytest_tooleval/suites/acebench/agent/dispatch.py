@@ -12,9 +12,8 @@ import ast
 import inspect
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from .... import safe_eval
 from .decode import LIMITS, AgentDecodeError, DecodeMode, decode_message, not_evaluated
@@ -45,7 +44,7 @@ class Execution:
         registered: whether upstream would record the instances for the end state after this turn.
     """
 
-    message: list[Any] | str
+    message: list[object] | str
     registered: bool
 
 
@@ -68,7 +67,7 @@ def _position(source: str, offset: int) -> tuple[int, int]:
     return source.count("\n", 0, offset) + 1, len(source[line_start:offset].encode("utf-8"))
 
 
-def _run(source: str, instance: Scenario, offset: int) -> Any:
+def _run(source: str, instance: Scenario, offset: int) -> object:
     tree = ast.parse(source, filename="<string>", mode="eval")
     compile(tree, "<string>", "eval")  # the compiler's own SyntaxErrors, as eval would raise them; runs nothing
     inserted = _position(source, offset)
@@ -77,7 +76,7 @@ def _run(source: str, instance: Scenario, offset: int) -> Any:
         # Only the name we inserted stands for the instance; the same word written by the model is undefined.
         return isinstance(node, ast.Name) and node.id == _TARGET and (node.lineno, node.col_offset) == inserted
 
-    def calls_and_methods(node: ast.AST, evaluate: Any) -> Any:
+    def calls_and_methods(node: ast.AST, evaluate: Callable[[ast.AST], object]) -> object:
         if isinstance(node, ast.Attribute):
             # Upstream's eval could also see its module globals and builtins; we resolve no other name.
             owner = instance if is_inserted(node.value) else evaluate(node.value)
@@ -113,8 +112,8 @@ def run_calls(env: Environment, call_strings: Sequence[str], stop_on_error: bool
             artefact and the instances are not registered. Otherwise (multi_step) the error text becomes
             that call's observation and later calls still run.
     """
-    results: list[Any] = []
-    last: Any = _UNSET  # upstream's func_call_result: it outlives failing and unknown calls in a message
+    results: list[object] = []
+    last: object = _UNSET  # upstream's func_call_result: it outlives failing and unknown calls in a message
     for call_string in call_strings:
         try:
             for instance, source, offset in _bind(env, call_string):
@@ -130,7 +129,7 @@ def run_calls(env: Environment, call_strings: Sequence[str], stop_on_error: bool
     return Execution(serialise(results), registered=True)
 
 
-def serialise(results: Sequence[Any]) -> list[Any]:
+def serialise(results: Sequence[object]) -> list[object]:
     """Observations as the agent receives them (acebench-agent §2.3): dicts through JSON, others through
     ``str``, then every string through ``json.loads`` where it parses."""
     rendered = []

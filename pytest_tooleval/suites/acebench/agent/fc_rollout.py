@@ -20,7 +20,7 @@ from . import prompts as prompt_text
 from .decode import routes_to_execution
 from .dispatch import execute_step, execute_turn
 from .envs import build_environment
-from .rollout import FINISH, STEP, AskFn, RolloutResult, _close, _execution, _finishes, category_of, silent_user
+from .rollout import FINISH, STEP, AskFn, Entry, RolloutResult, _close, _execution, _finishes, category_of, silent_user
 
 
 @dataclass(frozen=True)
@@ -31,21 +31,28 @@ class AgentTurn:
     calls: tuple[dict[str, str], ...] = ()
 
 
-FcAskFn = Callable[[list[dict[str, Any]]], Awaitable[AgentTurn]]
+class _AgentEntry(Entry, total=False):
+    """An agent message with native calls: the calls, and the text sent beside them."""
+
+    tool_calls: list[dict[str, str]]
+    content: str
+
+
+FcAskFn = Callable[[list[dict[str, object]]], Awaitable[AgentTurn]]
 
 
 def scripted_turns(turns: Sequence[AgentTurn], then: str = FINISH) -> FcAskFn:
     """An agent that gives `turns` one per call, then says `then` forever (the oracle, replays)."""
     queue = list(turns)
 
-    async def ask(_messages: list[dict[str, Any]]) -> AgentTurn:
+    async def ask(_messages: list[dict[str, object]]) -> AgentTurn:
         return queue.pop(0) if queue else AgentTurn(then)
 
     return ask
 
 
 async def run_fc_rollout(
-    record: Mapping[str, Any],
+    record: Mapping[str, object],
     language: str,
     prompts: Mapping[str, Mapping[str, str]],
     tools: ToolSet,
@@ -69,7 +76,7 @@ def _read(turn: AgentTurn, tools: ToolSet) -> tuple[str, bool]:
     return written_calls(turn.calls, tools.names)
 
 
-def _assistant(turn: AgentTurn, message: str, is_calls: bool) -> dict[str, Any]:
+def _assistant(turn: AgentTurn, message: str, is_calls: bool) -> dict[str, object]:
     if not is_calls:  # unread calls are carried as the text they are, so no call id waits for a result
         return {"role": "assistant", "content": message}
     calls = [{"id": call["id"], "type": "function", "function": {"name": call["name"], "arguments": call["arguments"]}}
@@ -78,7 +85,7 @@ def _assistant(turn: AgentTurn, message: str, is_calls: bool) -> dict[str, Any]:
     return {"role": "assistant", "content": turn.content, "tool_calls": calls}
 
 
-def _results(turn: AgentTurn | None, observation: Any) -> list[dict[str, Any]]:
+def _results(turn: AgentTurn | None, observation: list[object] | str) -> list[dict[str, object]]:
     """The execution's observation as messages: one tool message per call id, each with its own observation
     when there is one per call; otherwise (the nudge, an error, text that ran as calls) the whole of it."""
     whole = observation if isinstance(observation, str) else json.dumps(observation, ensure_ascii=False, default=str)
@@ -90,12 +97,12 @@ def _results(turn: AgentTurn | None, observation: Any) -> list[dict[str, Any]]:
             for index, call in enumerate(turn.calls)]
 
 
-def _observation_text(value: Any) -> str:
+def _observation_text(value: object) -> str:
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
 
 
-def _agent_entry(turn: AgentTurn, message: str, recipient: str) -> dict[str, Any]:
-    entry: dict[str, Any] = {"sender": "agent", "recipient": recipient, "message": message}
+def _agent_entry(turn: AgentTurn, message: str, recipient: str) -> _AgentEntry:
+    entry: _AgentEntry = {"sender": "agent", "recipient": recipient, "message": message}
     if turn.calls:
         entry["tool_calls"] = [dict(call) for call in turn.calls]
         if turn.content:
@@ -108,9 +115,9 @@ async def _multi_step(record: Mapping[str, Any], language: str, prompts: Mapping
     result = RolloutResult(str(record["id"]), STEP, language)
     env = build_environment(language, record["initial_config"], record["involved_classes"])
     system = prompt_text.step_agent_messages(prompts, prompt_language, record["function"], "")[0]["content"]
-    messages: list[dict[str, Any]] = [{"role": "system", "content": fc_system_prompt(system)},
+    messages: list[dict[str, object]] = [{"role": "system", "content": fc_system_prompt(system)},
                                       {"role": "user", "content": str(record["question"])}]
-    history: list[dict[str, Any]] = [{"sender": "user", "recipient": "agent", "message": record["question"]}]
+    history: list[Entry] = [{"sender": "user", "recipient": "agent", "message": record["question"]}]
     pending: AgentTurn | None = None
     for index in range(max_turns):
         result.turns = index + 1
@@ -121,7 +128,7 @@ async def _multi_step(record: Mapping[str, Any], language: str, prompts: Mapping
             messages.append(_assistant(turn, message, is_calls))
             pending = turn if is_calls else None
             # as in the text protocol, every agent message goes to the executor (text gets the nudge)
-            current = _agent_entry(turn, message, "execution" if is_calls else "user")
+            current: Entry = _agent_entry(turn, message, "execution" if is_calls else "user")
         else:
             current = _execution(result, env, last["message"], execute_step)
             messages.extend(_results(pending, current["message"]))
@@ -140,9 +147,9 @@ async def _multi_turn(record: Mapping[str, Any], language: str, prompts: Mapping
     simulator = prompt_text.user_simulator_start(prompts, language, classes, record["question"])
     opening = await ask_user(list(simulator))
     simulator.append({"role": "system", "content": opening})  # the simulator's own layout (acebench-agent §5.2)
-    messages: list[dict[str, Any]] = [{"role": "system", "content": fc_system_prompt(system)},
+    messages: list[dict[str, object]] = [{"role": "system", "content": fc_system_prompt(system)},
                                       {"role": "user", "content": opening}]
-    history: list[dict[str, Any]] = [{"sender": "user", "recipient": "agent", "message": opening}]
+    history: list[Entry] = [{"sender": "user", "recipient": "agent", "message": opening}]
     pending: AgentTurn | None = None
     for index in range(max_turns):
         result.turns = index + 1
@@ -152,7 +159,7 @@ async def _multi_turn(record: Mapping[str, Any], language: str, prompts: Mapping
             reply = await ask_user(list(simulator))
             simulator.append({"role": "system", "content": reply})
             messages.append({"role": "user", "content": reply})
-            current: dict[str, Any] = {"sender": "user", "recipient": "agent", "message": reply}
+            current: Entry = {"sender": "user", "recipient": "agent", "message": reply}
         elif last["recipient"] == "agent":
             turn = await ask_agent(list(messages))
             message, is_calls = _read(turn, tools)

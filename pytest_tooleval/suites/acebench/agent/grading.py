@@ -54,7 +54,7 @@ def check_class(model_entry: Mapping[str, Any], gt_entry: Mapping[str, Any]) -> 
 
 
 def check_end_state(
-    end_state: Sequence[Mapping[str, Any]], ground_truth: Any
+    end_state: Sequence[Mapping[str, object]], ground_truth: Any
 ) -> tuple[bool, str, list[list[str]], list[str]]:
     """Upstream's ``agent_eval`` for one sample.
 
@@ -117,7 +117,7 @@ def process_accuracy(mile_stone: Sequence[Any], process: Sequence[str], end_to_e
     return milestone_score(mile_stone, process)
 
 
-def state_diff(end_state: Sequence[Mapping[str, Any]], ground_truth: Any) -> list[str]:
+def state_diff(end_state: Sequence[Mapping[str, object]], ground_truth: Any) -> list[str]:
     """Readable lines for every graded attribute that differs from the ground truth."""
     gt = ground_truth if isinstance(ground_truth, list) else [ground_truth]
     state = json.loads(json.dumps(list(end_state), default=str))
@@ -153,12 +153,12 @@ def state_diff(end_state: Sequence[Mapping[str, Any]], ground_truth: Any) -> lis
     return lines
 
 
-def _show(value: Any) -> str:
+def _show(value: object) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True)
 
 
 def grade(
-    possible_answer: Mapping[str, Any], end_state: Sequence[Mapping[str, Any]], process: Sequence[str]
+    possible_answer: Mapping[str, Any], end_state: Sequence[Mapping[str, object]], process: Sequence[str]
 ) -> Verdict:
     """Score one agent sample as upstream does.
 
@@ -170,7 +170,7 @@ def grade(
     valid, error_type, error, unchecked = check_end_state(end_state, possible_answer["ground_truth"])
     mile_stone = possible_answer.get("mile_stone", [])
     process_score = process_accuracy(mile_stone, process, valid)
-    details: dict[str, Any] = {
+    details: dict[str, object] = {
         "process_rounded": round(process_score, 3),
         "state_diff": state_diff(end_state, possible_answer["ground_truth"]),
         "unchecked_classes": unchecked,

@@ -13,7 +13,7 @@ from typing import Any
 from .rollout import AskFn, RolloutResult, run_rollout, scripted, silent_user
 
 
-def oracle_messages(gold: Mapping[str, Any], language: str, sample_id: str) -> list[str]:
+def oracle_messages(gold: Mapping[str, Any], language: str, sample_id: str) -> list[str]:  # the file, unchecked
     """The agent messages, one per agent turn, for ``sample_id`` from the parsed gold file."""
     try:
         entry = gold[language][sample_id]
@@ -22,15 +22,15 @@ def oracle_messages(gold: Mapping[str, Any], language: str, sample_id: str) -> l
     return list(entry["calls"])
 
 
-def oracle_agent(gold: Mapping[str, Any], language: str, sample_id: str) -> AskFn:
+def oracle_agent(gold: Mapping[str, object], language: str, sample_id: str) -> AskFn:
     """An agent callable that answers with the gold calls, then ``finish conversation``."""
     return scripted(oracle_messages(gold, language, sample_id))
 
 
 async def run_oracle(
-    record: Mapping[str, Any],
+    record: Mapping[str, object],
     language: str,
-    gold: Mapping[str, Any],
+    gold: Mapping[str, object],
     prompts: Mapping[str, Mapping[str, str]] | None = None,
 ) -> RolloutResult:
     """The full rollout with the oracle agent (and the silent user for multi_turn)."""

@@ -7,7 +7,6 @@ and each function picks the constants of the file the upstream code path uses.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 Prompts = Mapping[str, Mapping[str, str]]
 Messages = list[dict[str, str]]
@@ -35,7 +34,7 @@ def _suffix(language: str) -> str:
     return language.upper()
 
 
-def step_agent_messages(prompts: Prompts, language: str, functions: Sequence[Any], history: str) -> Messages:
+def step_agent_messages(prompts: Prompts, language: str, functions: Sequence[object], history: str) -> Messages:
     """The multi_step agent's request: system prompt, then the function list and the transcript.
 
     The constants are named ``MULTI_TURN_AGENT_PROMPT_*`` upstream even in the multi_step files. No domain
@@ -51,7 +50,7 @@ def step_agent_messages(prompts: Prompts, language: str, functions: Sequence[Any
 
 
 def turn_agent_messages(
-    prompts: Prompts, language: str, functions: Sequence[Any], involved_classes: Sequence[str], history: str
+    prompts: Prompts, language: str, functions: Sequence[object], involved_classes: Sequence[str], history: str
 ) -> Messages:
     """The multi_turn agent's request: system prompt + TRAVEL policy (if Travel) + BASE policy (if BaseApi)."""
     suffix = _suffix(language)

@@ -10,14 +10,24 @@ import re
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from types import MappingProxyType
-from typing import Any
+from typing import Any, TypedDict
 
 from . import prompts as prompt_text
 from .decode import AgentDecodeError, routes_to_execution
 from .dispatch import Execution, execute_step, execute_turn
-from .envs import build_environment
+from .envs import Environment, build_environment
 
 AskFn = Callable[[list[dict[str, str]]], Awaitable[str]]
+
+
+class Entry(TypedDict):
+    """One dialogue message as upstream's history holds it."""
+
+    sender: str
+    recipient: str
+    # The record's question as the data file gives it, a reply, or an execution's observation list (or the
+    # nudge); upstream uses it by its sender's role, unchecked (`in`, str(), the executor).
+    message: Any
 
 FINISH = "finish conversation"
 STEP = "agent_multi_step"
@@ -55,16 +65,16 @@ class RolloutResult:
     sample_id: str
     category: str
     language: str
-    transcript: list[dict[str, Any]] = field(default_factory=list)
+    transcript: list[Entry] = field(default_factory=list)
     process: list[str] = field(default_factory=list)
-    observations: list[Any] = field(default_factory=list)
-    end_state: list[dict[str, Any]] = field(default_factory=list)
+    observations: list[list[object] | str] = field(default_factory=list)
+    end_state: list[dict[str, object]] = field(default_factory=list)
     state_recorded: bool = False
     turns: int = 0
     hit_turn_limit: bool = False
     finished: bool = False
 
-    def to_payload(self) -> dict[str, Any]:
+    def to_payload(self) -> dict[str, object]:
         return asdict(self)
 
 
@@ -76,12 +86,12 @@ def category_of(sample_id: str) -> str:
     return category
 
 
-def _ends(message: Any) -> bool:
+def _ends(message: str | list[object]) -> bool:
     # ACEBench quirk: substring test on text, list membership on an observation list (acebench-agent §5.1).
     return FINISH in message
 
 
-def _line(entry: Mapping[str, Any], execution_label: str) -> str:
+def _line(entry: Entry, execution_label: str) -> str:
     sender, message = entry["sender"], entry["message"]
     if sender == "user":
         return f"user:{message}\n"
@@ -91,7 +101,7 @@ def _line(entry: Mapping[str, Any], execution_label: str) -> str:
 
 
 async def run_rollout(
-    record: Mapping[str, Any],
+    record: Mapping[str, object],
     language: str,
     prompts: Mapping[str, Mapping[str, str]] | None,
     ask_agent: AskFn,
@@ -102,7 +112,8 @@ async def run_rollout(
     """Run one agent sample to its end.
 
     Args:
-        record: the sample (``id``, ``question``, ``initial_config``, ``involved_classes``, ``function``).
+        record: the sample (``id``, ``question``, ``initial_config``, ``involved_classes``, ``function``). No
+            loader checks those agent fields: the loops below use them as upstream does, whatever they hold.
         language: "en" or "zh" (picks the environment texts and prompts).
         prompts: the ``prompts.json`` mapping; None sends the bare transcript, for scripted agents only.
         ask_agent: the agent model: chat messages in, reply text out.
@@ -128,7 +139,7 @@ async def _multi_step(
 ) -> RolloutResult:
     result = RolloutResult(str(record["id"]), STEP, language)
     env = build_environment(language, record["initial_config"], record["involved_classes"])
-    history: list[dict[str, Any]] = [{"sender": "user", "recipient": "agent", "message": record["question"]}]
+    history: list[Entry] = [{"sender": "user", "recipient": "agent", "message": record["question"]}]
     transcript = ""
     for index in range(max_turns):
         result.turns = index + 1
@@ -144,7 +155,7 @@ async def _multi_step(
             reply = _text(await ask_agent(request))
             # Upstream labels the recipient with re.match on "[...]"; the loop ignores it.
             recipient = "execution" if re.match(r"\[.*?\]", reply) else "user"
-            current: dict[str, Any] = {"sender": "agent", "recipient": recipient, "message": reply}
+            current: Entry = {"sender": "agent", "recipient": recipient, "message": reply}
         else:
             current = _execution(result, env, last["message"], execute_step)
         history.append(current)
@@ -171,7 +182,7 @@ async def _multi_turn(
     opening = _text(await ask_user(list(simulator)))
     # ACEBench quirk: the simulator's own replies are stored with role "system" (acebench-agent §5.2).
     simulator.append({"role": "system", "content": opening})
-    history: list[dict[str, Any]] = [{"sender": "user", "recipient": "agent", "message": opening}]
+    history: list[Entry] = [{"sender": "user", "recipient": "agent", "message": opening}]
     transcript = ""
     for index in range(max_turns):
         result.turns = index + 1
@@ -181,7 +192,7 @@ async def _multi_turn(
             simulator.append({"role": "user", "content": prompt_text.strip_speaker(last["message"])})
             reply = _text(await ask_user(list(simulator)))
             simulator.append({"role": "system", "content": reply})
-            current: dict[str, Any] = {"sender": "user", "recipient": "agent", "message": reply}
+            current: Entry = {"sender": "user", "recipient": "agent", "message": reply}
         elif last["recipient"] == "agent":
             if prompts is None:
                 request = [{"role": "user", "content": transcript}]
@@ -199,14 +210,14 @@ async def _multi_turn(
     return _close(result, history, env)
 
 
-def _text(reply: Any) -> str:
+def _text(reply: object) -> str:
     if not isinstance(reply, str):
         raise TypeError(f"the agent and user callables must return str, got {type(reply).__name__}")
     return reply
 
 
-def _execution(result: RolloutResult, env: Any, message: str,
-               execute: Callable[[Any, str], Execution]) -> dict[str, Any]:
+def _execution(result: RolloutResult, env: Environment, message: str,
+               execute: Callable[[Environment, str], Execution]) -> Entry:
     """Run the agent's call message on the environment; the execution's message for the history."""
     result.process.append(message)
     outcome = execute(env, message)
@@ -214,7 +225,7 @@ def _execution(result: RolloutResult, env: Any, message: str,
     return {"sender": "execution", "recipient": "agent", "message": outcome.message}
 
 
-def _finishes(result: RolloutResult, index: int, current: Mapping[str, Any]) -> bool:
+def _finishes(result: RolloutResult, index: int, current: Entry) -> bool:
     # A finish in the very first agent message does not count: the check starts at index 2.
     result.finished = index > 1 and _ends(current["message"])
     return result.finished
@@ -225,7 +236,7 @@ def _record(result: RolloutResult, outcome: Execution) -> None:
     result.state_recorded = result.state_recorded or outcome.registered
 
 
-def _close(result: RolloutResult, history: list[dict[str, Any]], env: Any) -> RolloutResult:
+def _close(result: RolloutResult, history: list[Entry], env: Environment) -> RolloutResult:
     result.transcript = history
     result.hit_turn_limit = not result.finished
     result.end_state = env.snapshot() if result.state_recorded else []
@@ -245,14 +256,14 @@ def scripted(replies: Iterable[str], then: str = FINISH) -> AskFn:
     return ask
 
 
-def silent_user(record: Mapping[str, Any]) -> AskFn:
+def silent_user(record: Mapping[str, object]) -> AskFn:
     """The user when there is no simulator (the oracle): opens with the sample's instruction, then only
     ever says ``finish conversation``."""
     return scripted([str(record["question"])])
 
 
 async def replay(
-    record: Mapping[str, Any],
+    record: Mapping[str, object],
     language: str,
     agent_messages: Sequence[str],
     user_turns: Sequence[str] | None = None,
@@ -284,7 +295,7 @@ def execute_messages(record: Mapping[str, Any], language: str, messages: Sequenc
     category = category_of(str(record["id"]))
     result = RolloutResult(str(record["id"]), category, language)
     env = build_environment(language, record["initial_config"], record["involved_classes"])
-    history: list[dict[str, Any]] = []
+    history: list[Entry] = []
     for message in messages:
         result.process.append(message)
         history.append({"sender": "agent", "recipient": "execution", "message": message})

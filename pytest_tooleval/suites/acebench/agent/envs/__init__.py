@@ -51,7 +51,7 @@ class Environment:
     instances: dict[str, Scenario] = field(default_factory=dict)
     methods: dict[str, list[Scenario]] = field(default_factory=dict)
 
-    def snapshot(self) -> list[dict[str, Any]]:
+    def snapshot(self) -> list[dict[str, object]]:
         """The graded attributes as upstream's result file holds them: one ``{class: {attr: value}}`` per
         class, after a JSON round trip (int keys become strings, tuples lists; acebench-scoring §7.1)."""
         state = [
@@ -59,7 +59,7 @@ class Environment:
             for name, inst in self.instances.items()
         ]
         # default=str keeps a rollout alive where upstream's json.dumps would crash on an odd value (a set).
-        round_tripped: list[dict[str, Any]] = json.loads(json.dumps(state, ensure_ascii=False, default=str))
+        round_tripped: list[dict[str, object]] = json.loads(json.dumps(state, ensure_ascii=False, default=str))
         return round_tripped
 
 
@@ -68,6 +68,7 @@ def build_environment(
 ) -> Environment:
     """Fresh instances for one rollout, configured as upstream does.
 
+    ``initial_config`` is the record's, unchecked: upstream uses each class's entry as a dict, whatever it is.
     Each class's scenario loader runs twice, first with the class's own config entry and then with the
     ``BaseApi`` entry, so the BaseApi entry wins everywhere and a misspelt key (zh ``Baspi``) is ignored
     (acebench-agent §2.1).

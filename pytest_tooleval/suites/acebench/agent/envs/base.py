@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import copy
+import operator
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import ClassVar
 
 LANGUAGES = ("en", "zh")
 
@@ -35,17 +36,17 @@ class Scenario:
         """Whether a model may call ``name`` on this instance (the allow-list; never ``getattr`` on a guess)."""
         return name in self.api_methods(self._language)
 
-    def _load_scenario(self, config: Mapping[str, Any]) -> None:
+    def _load_scenario(self, config: Mapping[str, object]) -> None:
         """Apply one ``initial_config`` entry (upstream calls this twice, see envs.build_environment)."""
 
-    def _text(self, key: str, **values: Any) -> str:
+    def _text(self, key: str, **values: object) -> str:
         # str.format renders values exactly as upstream's f-strings do (format(value, "")).
         return self.TEXT[self._language][key].format(**values)
 
-    def _ok(self, key: str, **values: Any) -> dict[str, Any]:
+    def _ok(self, key: str, **values: object) -> dict[str, object]:
         return {"status": True, "message": self._text(key, **values)}
 
-    def _fail(self, key: str, **values: Any) -> dict[str, Any]:
+    def _fail(self, key: str, **values: object) -> dict[str, object]:
         return {"status": False, "message": self._text(key, **values)}
 
 
@@ -60,19 +61,19 @@ class BaseApi(Scenario):
 
     def __init__(self, language: str = "en") -> None:
         super().__init__(language)
-        self.wifi: Any = False
-        self.logged_in: Any = True
+        self.wifi: object = False
+        self.logged_in: object = True
 
-    def _load_scenario(self, config: Mapping[str, Any]) -> None:
+    def _load_scenario(self, config: Mapping[str, object]) -> None:
         # Values are taken verbatim, whatever their type (acebench-agent §2.1).
         self.wifi = copy.deepcopy(config.get("wifi", False))
         self.logged_in = copy.deepcopy(config.get("logged_in", True))
 
-    def turn_on_wifi(self) -> dict[str, Any]:
+    def turn_on_wifi(self) -> dict[str, object]:
         self.wifi = True
         return self._ok("wifi_on")
 
-    def login_device(self) -> dict[str, Any]:
+    def login_device(self) -> dict[str, object]:
         self.logged_in = True
         return self._ok("device_login")
 
@@ -84,6 +85,20 @@ def with_text(
     return {lang: {**parent.get(lang, {}), **own.get(lang, {})} for lang in LANGUAGES}
 
 
-def is_false(flag: Any) -> bool:
+def is_false(flag: object) -> bool:
     """Upstream tests its flags with ``== False`` (so 0 counts as off and None as on); keep that."""
     return bool(flag == False)  # noqa: E712  (ACEBench quirk: equality, not truthiness; acebench-agent §3)
+
+
+def lowered(value: object) -> str | bytes | bytearray:
+    """``value.lower()`` on whatever the model sent or a method stored: a value without it fails as Python fails."""
+    if isinstance(value, (str, bytes, bytearray)):
+        return value.lower()
+    raise AttributeError(f"'{type(value).__name__}' object has no attribute 'lower'")
+
+
+def lowered_in(needle: object, haystack: object) -> bool:
+    """Upstream's ``needle.lower() in haystack.lower()``: evaluated in that order, with Python's errors (a bytes
+    needle in a str haystack raises the TypeError ``in`` raises)."""
+    lowered_needle = lowered(needle)
+    return operator.contains(lowered(haystack), lowered_needle)

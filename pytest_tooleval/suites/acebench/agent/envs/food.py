@@ -3,10 +3,42 @@
 from __future__ import annotations
 
 import copy
+import operator
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypedDict
 
-from .base import BaseApi, is_false, with_text
+from .base import BaseApi, is_false, lowered, lowered_in, with_text
+
+
+class _Account(TypedDict):
+    user_id: str
+    password: str
+    balance: float
+
+
+class _Product(TypedDict):
+    product: str
+    price: float
+
+
+class _Merchant(TypedDict):
+    merchant_id: str
+    service_type: str
+    menu: list[_Product]
+
+
+class _OrderLine(TypedDict):
+    product: str  # equal to a menu product, so a string
+    quantity: int
+    price_per_unit: float
+
+
+class _Order(TypedDict):
+    user_name: object  # whatever the model sent, once it was found among the logged-in users
+    merchant_name: str
+    items: list[_OrderLine]
+    total_price: float
+
 
 _ACCOUNTS = (
     ("Eve", "U100", "password123", 500.0),
@@ -85,11 +117,11 @@ class FoodPlatform(BaseApi):
     def __init__(self, language: str = "en") -> None:
         super().__init__(language)
         zh = language == "zh"
-        self.users: dict[Any, dict[str, Any]] = {
+        self.users: dict[object, _Account] = {
             name: {"user_id": uid, "password": password, "balance": balance}
             for name, uid, password, balance in _ACCOUNTS
         }
-        self.merchant_list: dict[Any, dict[str, Any]] = {
+        self.merchant_list: dict[str, _Merchant] = {
             (zh_name if zh else en_name): {
                 "merchant_id": mid,
                 "service_type": kind,  # English in both languages
@@ -97,14 +129,15 @@ class FoodPlatform(BaseApi):
             }
             for mid, en_name, zh_name, kind, menu in _MERCHANTS
         }
-        self.logged_in_users: list[Any] = []
-        self.orders: list[dict[str, Any]] = []
+        # Loaded verbatim from the configuration, whatever its type; upstream uses it as a list (`in`, append).
+        self.logged_in_users: Any = []
+        self.orders: list[_Order] = []
 
-    def _load_scenario(self, config: Mapping[str, Any]) -> None:
+    def _load_scenario(self, config: Mapping[str, object]) -> None:
         super()._load_scenario(config)
         self.logged_in_users = copy.deepcopy(config.get("logged_in_users", []))
 
-    def login_food_platform(self, username: Any, password: Any) -> dict[str, Any]:
+    def login_food_platform(self, username: object, password: object) -> dict[str, object]:
         # Only this instance's Wi-Fi flag matters; the device login does not (acebench-agent §11.4).
         if is_false(self.wifi):
             return self._fail("no_wifi")
@@ -117,23 +150,23 @@ class FoodPlatform(BaseApi):
         self.logged_in_users.append(username)
         return self._ok("logged_in", username=username)
 
-    def view_logged_in_users(self) -> dict[str, Any]:
+    def view_logged_in_users(self) -> dict[str, object]:
         if not self.logged_in_users:
             return self._fail("nobody")
         return {"status": True, "logged_in_users": self.logged_in_users}
 
-    def check_balance(self, user_name: Any) -> Any:
+    def check_balance(self, user_name: object) -> object:
         if user_name in self.users:
             return self.users[user_name]["balance"]
         return 0.0  # upstream also prints a notice to stdout; the agent never sees it
 
-    def add_food_delivery_order(self, username: Any, merchant_name: Any, items: Any) -> dict[str, Any]:
+    def add_food_delivery_order(self, username: object, merchant_name: object, items: Any) -> dict[str, object]:
         if username not in self.logged_in_users:
             return self._fail("not_logged_in", username=username)
         if merchant_name not in self.merchant_list:
             return self._fail("unknown_merchant")
         total = 0.0
-        lines = []
+        lines: list[_OrderLine] = []
         for item in items:
             product = item.get("product")
             quantity = item.get("quantity", 1)
@@ -156,31 +189,32 @@ class FoodPlatform(BaseApi):
                             "total_price": total})
         return self._ok("ordered", merchant=merchant_name, total=total)
 
-    def get_products(self, merchant_name: Any) -> Any:
-        merchant = self.merchant_list.get(merchant_name)
+    def get_products(self, merchant_name: object) -> object:
+        # `in` then index, as .get does (an unhashable name raises the same TypeError); .get needs a str key.
+        merchant = self.merchant_list[merchant_name] if merchant_name in self.merchant_list else None  # noqa: SIM401
         if merchant:
             return merchant["menu"]
         return self._fail("no_menu", merchant=merchant_name)
 
-    def view_orders(self, user_name: Any) -> dict[str, Any]:
+    def view_orders(self, user_name: object) -> dict[str, object]:
         mine = [order for order in self.orders if order["user_name"] == user_name]
         if not mine:
             return self._fail("no_orders")
         return {"status": True, "orders": mine}
 
-    def search_orders(self, keyword: Any) -> dict[str, Any]:
+    def search_orders(self, keyword: object) -> dict[str, object]:
         found = [order for order in self.orders
-                 if keyword.lower() in order["merchant_name"].lower() or self._items_match(keyword, order)]
+                 if lowered_in(keyword, order["merchant_name"]) or self._items_match(keyword, order)]
         if not found:
             return self._fail("no_match")
         return {"status": True, "orders": found}
 
-    def _items_match(self, keyword: Any, order: dict[str, Any]) -> bool:
+    def _items_match(self, keyword: object, order: _Order) -> bool:
         for item in order.get("items", []):
-            needle = keyword.lower()
+            needle = lowered(keyword)
             if self._language == "zh":
                 # ACEBench quirk: the zh class lower-cases the item dict itself and crashes (§3.4).
                 raise AttributeError(f"'{type(item).__name__}' object has no attribute 'lower'")
-            if needle in item["product"].lower():
+            if operator.contains(item["product"].lower(), needle):  # `needle in ...`: a bytes needle raises
                 return True
         return False

@@ -3,9 +3,26 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import TypedDict
 
-from .base import BaseApi, is_false, with_text
+from .base import BaseApi, is_false, lowered_in, with_text
+
+
+class _User(TypedDict):
+    user_id: str
+    phone_number: str
+    occupation: str
+
+
+class _SentMessage(TypedDict):
+    sender_id: str
+    receiver_id: str
+    message: object  # whatever the model sent
+
+
+class _Message(_SentMessage, total=False):
+    time: str  # ACEBench quirk: only the initial messages have a time (acebench-agent §11.1)
+
 
 _USERS = (
     ("Eve", "USR100", "123-456-7890", "Software Engineer"),
@@ -97,10 +114,10 @@ class MessageApi(BaseApi):
     def __init__(self, language: str = "en") -> None:
         super().__init__(language)
         self.max_capacity = 6
-        self.user_list: dict[str, dict[str, Any]] = {
+        self.user_list: dict[str, _User] = {
             name: {"user_id": uid, "phone_number": phone, "occupation": job} for name, uid, phone, job in _USERS
         }
-        self.inbox: dict[Any, dict[str, Any]] = {
+        self.inbox: dict[object, _Message] = {
             mid: {"sender_id": src, "receiver_id": dst, "message": zh if (zh and language == "zh") else en,
                   "time": when}
             for mid, src, dst, when, en, zh in _INBOX
@@ -108,7 +125,7 @@ class MessageApi(BaseApi):
         # Ids only grow: the first sent message is 7 even after deletions (acebench-agent §11.2).
         self.message_id_counter = 6
 
-    def send_message(self, sender_name: Any, receiver_name: Any, message: Any) -> dict[str, Any]:
+    def send_message(self, sender_name: object, receiver_name: object, message: object) -> dict[str, object]:
         # Checks in upstream order: login, Wi-Fi, capacity, then the names.
         if is_false(self.logged_in):
             return self._fail("send_logged_out")
@@ -125,7 +142,7 @@ class MessageApi(BaseApi):
         self.inbox[self.message_id_counter] = {"sender_id": sender_id, "receiver_id": receiver_id, "message": message}
         return self._ok("sent", receiver=receiver_name)
 
-    def delete_message(self, message_id: Any) -> dict[str, Any]:
+    def delete_message(self, message_id: object) -> dict[str, object]:
         if is_false(self.logged_in):
             return self._fail("delete_logged_out")
         if message_id not in self.inbox:  # exact key lookup: "4" is not 4, but 4.0 and True match ints
@@ -133,7 +150,7 @@ class MessageApi(BaseApi):
         del self.inbox[message_id]
         return self._ok("deleted", message_id=message_id)
 
-    def view_messages_between_users(self, sender_name: Any, receiver_name: Any) -> dict[str, Any]:
+    def view_messages_between_users(self, sender_name: object, receiver_name: object) -> dict[str, object]:
         if is_false(self.logged_in):
             return self._fail("view_logged_out")
         if sender_name not in self.user_list:
@@ -151,7 +168,7 @@ class MessageApi(BaseApi):
             return self._fail("none_between")
         return {"status": True, "messages": found}
 
-    def search_messages(self, user_name: Any, keyword: Any) -> dict[str, Any]:
+    def search_messages(self, user_name: object, keyword: object) -> dict[str, object]:
         if user_name not in self.user_list:
             return self._fail("unknown_user")
         user_id = self.user_list[user_name]["user_id"]
@@ -159,32 +176,32 @@ class MessageApi(BaseApi):
         for mid, entry in self.inbox.items():
             involved = entry["sender_id"] == user_id or entry["receiver_id"] == user_id
             # Same operand order as upstream, so a non-string keyword or text fails the same way.
-            if involved and keyword.lower() in entry["message"].lower():
+            if involved and lowered_in(keyword, entry["message"]):
                 found.append({"id": mid, "sender_id": entry["sender_id"], "receiver_id": entry["receiver_id"],
                               "message": entry["message"]})
         if not found:
             return self._fail("no_keyword")
         return {"status": True, "messages": found}
 
-    def get_all_message_times_with_ids(self) -> dict[Any, Any]:
+    def get_all_message_times_with_ids(self) -> dict[str, object] | dict[object, str]:
         if is_false(self.logged_in):
             return self._fail("times_logged_out")
         return {mid: entry["time"] for mid, entry in self.inbox.items()}
 
-    def get_latest_message_id(self) -> dict[str, Any]:
+    def get_latest_message_id(self) -> dict[str, object]:
         if is_false(self.logged_in):
             return self._fail("latest_logged_out")
         return self._extreme_id("latest", later=True)
 
-    def get_earliest_message_id(self) -> dict[str, Any]:
+    def get_earliest_message_id(self) -> dict[str, object]:
         if is_false(self.logged_in):
             return self._fail("earliest_logged_out")
         return self._extreme_id("earliest", later=False)
 
-    def _extreme_id(self, key: str, later: bool) -> dict[str, Any]:
+    def _extreme_id(self, key: str, later: bool) -> dict[str, object]:
         if not self.inbox:
             return self._fail("empty")
-        best_id: Any = None
+        best_id: object = None
         best_time: datetime | None = None
         for mid, entry in self.inbox.items():
             when = datetime.strptime(entry["time"], _DATE)  # KeyError 'time' once a sent message exists

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import ClassVar
 
-from .base import BaseApi, is_false, with_text
+from .base import BaseApi, is_false, lowered_in, with_text
 
 _TODO_EN = (
     'First, help Frank place a food delivery order at "Hema Fresh," ordering two "Fresh Gift Packs." Then, send '
@@ -61,14 +61,14 @@ class ReminderApi(BaseApi):
         super().__init__(language)
         self.max_capacity = 6
         todo = _TODO_ZH if language == "zh" else _TODO_EN
-        self.reminder_list: dict[Any, dict[str, Any]] = {
+        self.reminder_list: dict[object, dict[str, object]] = {
             key: {"reminder_id": rid, "title": title, "description": text or todo, "time": when, "notified": False}
             for key, rid, title, text, when in _REMINDERS
         }
         # New reminders get key == reminder_id == 4, 5, ...; the stored ones are keyed 1-3 (§11.2).
         self.reminder_id_counter = 3
 
-    def view_reminder_by_title(self, title: Any) -> dict[str, Any]:
+    def view_reminder_by_title(self, title: object) -> dict[str, object]:
         if is_false(self.logged_in):
             return self._fail("view_logged_out")
         for reminder in self.reminder_list.values():
@@ -76,7 +76,7 @@ class ReminderApi(BaseApi):
                 return {"status": True, "reminder": reminder}
         return self._fail("no_title", title=title)
 
-    def add_reminder(self, title: Any, description: Any, time: Any) -> dict[str, Any]:
+    def add_reminder(self, title: object, description: object, time: object) -> dict[str, object]:
         if is_false(self.logged_in):
             return self._fail("add_logged_out")
         if len(self.reminder_list) >= self.max_capacity:
@@ -88,7 +88,7 @@ class ReminderApi(BaseApi):
                                    "notified": False}
         return self._ok("added", title=title)
 
-    def delete_reminder(self, reminder_id: Any) -> dict[str, Any]:
+    def delete_reminder(self, reminder_id: object) -> dict[str, object]:
         if is_false(self.logged_in):
             return self._fail("delete_logged_out")
         if reminder_id not in self.reminder_list:  # the dict key, not the reminder_id field
@@ -96,22 +96,22 @@ class ReminderApi(BaseApi):
         del self.reminder_list[reminder_id]
         return self._ok("deleted", reminder_id=reminder_id)
 
-    def view_all_reminders(self) -> dict[str, Any]:
+    def view_all_reminders(self) -> dict[str, object]:
         if not self.reminder_list:
             return self._fail("none")
         listing = [{"title": r["title"], "description": r["description"], "time": r["time"],
                     "notified": r["notified"]} for r in self.reminder_list.values()]
         return {"status": True, "reminders": listing}
 
-    def mark_as_notified(self, reminder_id: Any) -> dict[str, Any]:
+    def mark_as_notified(self, reminder_id: object) -> dict[str, object]:
         if reminder_id not in self.reminder_list:
             return self._fail("unknown_id")
         self.reminder_list[reminder_id]["notified"] = True
         return self._ok("notified", reminder_id=reminder_id)
 
-    def search_reminders(self, keyword: Any) -> dict[str, Any]:
+    def search_reminders(self, keyword: object) -> dict[str, object]:
         for reminder in self.reminder_list.values():
-            if keyword.lower() in reminder["title"].lower() or keyword.lower() in reminder["description"].lower():
+            if lowered_in(keyword, reminder["title"]) or lowered_in(keyword, reminder["description"]):
                 # ACEBench quirk: upstream formats the stored time with .strftime, and no stored time (a string
                 # or another literal) has that method, so every match crashes (acebench-agent §3.3).
                 raise AttributeError(f"'{type(reminder['time']).__name__}' object has no attribute 'strftime'")

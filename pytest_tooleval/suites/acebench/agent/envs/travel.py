@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import datetime, timedelta
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal, TypedDict, TypeVar
 
 from .base import Scenario
 
@@ -41,6 +41,43 @@ _RESERVATIONS = (
     ("res_3", "user2", "MH1765", True, "Xiamen", "Chengdu"),
     ("res_4", "user2", "MU2616", True, "Chengdu", "Xiamen"),
 )
+
+
+class _User(TypedDict):
+    user_name: str
+    password: str
+    cash_balance: float
+    bank_balance: float
+    membership_level: str
+
+
+class _Flight(TypedDict):
+    flight_no: str
+    origin: str
+    destination: str
+    depart_time: str
+    arrival_time: str
+    status: str
+    seats_available: int
+    economy_price: int
+    business_price: int
+
+
+class _Booking(TypedDict):
+    reservation_id: str
+    user_id: object  # the model's values from here on, stored as sent
+    flight_no: object
+    payment_method: object
+    cabin: object
+    baggage: Any  # upstream adds the model's add_baggage to it with +, whatever both are
+
+
+class _Reservation(_Booking, total=False):
+    origin: str  # only the four initial reservations have a route (acebench-agent §11.7)
+    destination: str
+
+
+_Record = TypeVar("_Record", bound=Mapping[str, object])
 
 _FREE_BAGS = {"regular": (1, 2), "silver": (2, 3), "gold": (3, 3)}  # (economy, business)
 _TIME_FORMAT = "%Y-%m-%d %H:%M:%S"
@@ -139,39 +176,39 @@ class Travel(Scenario):
 
         economy, business = _CABINS[language]
         self._economy, self._business = economy, business
-        self.users: dict[Any, dict[str, Any]] = {
+        self.users: dict[object, _User] = {
             uid: {"user_name": name, "password": password, "cash_balance": cash, "bank_balance": bank,
                   "membership_level": level}
             for uid, name, password, cash, bank, level in _USERS
         }
-        self.flights: list[dict[str, Any]] = [
+        self.flights: list[_Flight] = [
             {"flight_no": no, "origin": city(src), "destination": city(dst), "depart_time": dep,
              "arrival_time": arr, "status": "available", "seats_available": seats, "economy_price": eco,
              "business_price": biz}
             for no, src, dst, dep, arr, seats, eco, biz in _FLIGHTS
         ]
-        self.reservations: list[dict[str, Any]] = [
+        self.reservations: list[_Reservation] = [
             {"reservation_id": rid, "user_id": uid, "flight_no": no, "payment_method": "bank",
              "cabin": business if biz else economy, "baggage": 1, "origin": city(src), "destination": city(dst)}
             for rid, uid, no, biz, src, dst in _RESERVATIONS
         ]
 
-    def _load_scenario(self, config: Any) -> None:
+    def _load_scenario(self, config: object) -> None:
         """Travel ignores its configuration (acebench-agent §2.1)."""
 
     # -- lookups ---------------------------------------------------------------------------------------
 
-    def _first(self, records: list[dict[str, Any]], **match: Any) -> dict[str, Any] | None:
+    def _first(self, records: list[_Record], **match: object) -> _Record | None:
         return next((r for r in records if all(r[k] == v for k, v in match.items())), None)
 
-    def _fare(self, flight: dict[str, Any], cabin: Any) -> Any:
+    def _fare(self, flight: _Flight, cabin: object) -> int:
         # Anything but the economy name is charged at the business fare.
         return flight["economy_price"] if cabin == self._economy else flight["business_price"]
 
-    def _error(self) -> dict[str, Any]:
+    def _error(self) -> dict[str, object]:
         return {"status": "error", "message": self._text("bad_login")}
 
-    def get_flight_details(self, origin: Any = None, destination: Any = None) -> Any:
+    def get_flight_details(self, origin: object = None, destination: object = None) -> object:
         flights = self.flights
         if origin:
             flights = [f for f in flights if f["origin"] == origin]
@@ -181,13 +218,13 @@ class Travel(Scenario):
             return self._text("no_direct")
         return [dict(f) for f in flights]
 
-    def get_user_details(self, user_id: Any, password: Any) -> dict[str, Any]:
+    def get_user_details(self, user_id: object, password: object) -> dict[str, object]:
         user = self.users.get(user_id)
         if user and user["password"] == password:
             return {key: value for key, value in user.items() if key != "password"}
         return self._error()
 
-    def get_reservation_details(self, reservation_id: Any = None, user_id: Any = None) -> Any:
+    def get_reservation_details(self, reservation_id: object = None, user_id: object = None) -> object:
         if reservation_id:
             chosen = [r for r in self.reservations if r["reservation_id"] == reservation_id]
         elif user_id:
@@ -196,17 +233,18 @@ class Travel(Scenario):
             return {"status": "error", "message": self._text("need_id")}
         return [{**r, "flight_info": self._first(self.flights, flight_no=r["flight_no"])} for r in chosen]
 
-    def authenticate_user(self, user_id: Any, password: Any) -> dict[str, Any]:
+    def authenticate_user(self, user_id: object, password: object) -> _User | dict[str, object]:
         user = self.users.get(user_id)
         if user and user["password"] == password:
             return user
         return self._error()
 
-    def get_baggage_allowance(self, membership_level: Any, cabin_class: Any) -> Any:
-        table = {level: {self._economy: eco, self._business: biz} for level, (eco, biz) in _FREE_BAGS.items()}
+    def get_baggage_allowance(self, membership_level: object, cabin_class: object) -> int:
+        table: dict[object, dict[object, int]] = {level: {self._economy: eco, self._business: biz}
+                                                  for level, (eco, biz) in _FREE_BAGS.items()}
         return table.get(membership_level, {}).get(cabin_class, 0)
 
-    def find_transfer_flights(self, origin_city: Any, transfer_city: Any, destination_city: Any) -> Any:
+    def find_transfer_flights(self, origin_city: object, transfer_city: object, destination_city: object) -> object:
         first_legs = [f for f in self.flights
                       if f["origin"] == origin_city and f["destination"] == transfer_city
                       and f["status"] == "available"]
@@ -221,13 +259,15 @@ class Travel(Scenario):
                     pairs.append({"first_leg": first, "second_leg": second})
         return pairs if pairs else self._text("no_transfer")
 
-    def calculate_baggage_fee(self, membership_level: Any, cabin_class: Any, baggage_count: Any) -> Any:
-        table = {level: {self._economy: eco, self._business: biz} for level, (eco, biz) in _FREE_BAGS.items()}
+    def calculate_baggage_fee(self, membership_level: object, cabin_class: object, baggage_count: Any) -> Any:
+        table: dict[object, dict[object, int]] = {level: {self._economy: eco, self._business: biz}
+                                                  for level, (eco, biz) in _FREE_BAGS.items()}
         free = table[membership_level][cabin_class]  # KeyError for an unknown level or cabin
         # Every bag over the allowance is charged.
         return max(baggage_count - free, 0) * 50
 
-    def update_balance(self, user: Any, payment_method: Any, amount: Any) -> bool:
+    # user and amount: a record and a number from our own calls, anything from the model's (indexed and added to).
+    def update_balance(self, user: Any, payment_method: object, amount: Any) -> bool:
         if payment_method == "cash":
             if user["cash_balance"] + amount < 0:
                 return False
@@ -241,20 +281,22 @@ class Travel(Scenario):
 
     # -- bookings --------------------------------------------------------------------------------------
 
-    def reserve_flight(self, user_id: Any, password: Any, flight_no: Any, cabin: Any, payment_method: Any,
-                       baggage_count: Any) -> Any:
+    def reserve_flight(self, user_id: object, password: object, flight_no: object, cabin: object,
+                       payment_method: object, baggage_count: object) -> object:
         user = self.authenticate_user(user_id, password)
         if not user:  # ACEBench quirk: the error dict is truthy, so this never fires (§3.5)
             return self._text("auth_failed")
-        flight: Any = self._first(self.flights, flight_no=flight_no, status="available")
-        # No existence check: an unknown flight fails here with "'NoneType' object is not subscriptable".
+        flight = self._first(self.flights, flight_no=flight_no, status="available")
+        if flight is None:  # no existence check upstream: its fare lookup subscripts None
+            raise TypeError("'NoneType' object is not subscriptable")
         total = self._fare(flight, cabin)
         # A failed login surfaces here as KeyError 'membership_level' (acebench-agent §3.5).
         total += self.calculate_baggage_fee(user["membership_level"], cabin, baggage_count)
         if payment_method not in ["cash", "bank"]:  # checked only after the cost
             return self._text("bad_payment")
-        account: Any = self.users.get(user_id)
-        balance_key = "cash_balance" if payment_method == "cash" else "bank_balance"
+        account = self.users[user_id]  # upstream's .get: the login above found this user
+        balance_key: Literal["cash_balance", "bank_balance"] = (
+            "cash_balance" if payment_method == "cash" else "bank_balance")
         if total > account[balance_key]:
             return self._text("cash_short" if payment_method == "cash" else "bank_short")
         account[balance_key] -= total
@@ -265,8 +307,8 @@ class Travel(Scenario):
                                   "payment_method": payment_method, "cabin": cabin, "baggage": baggage_count})
         return self._text("booked", rid=rid, total=total)
 
-    def modify_flight(self, user_id: Any, reservation_id: Any, new_flight_no: Any = None, new_cabin: Any = None,
-                      add_baggage: Any = 0, new_payment_method: Any = None) -> str:
+    def modify_flight(self, user_id: object, reservation_id: object, new_flight_no: object = None,
+                      new_cabin: object = None, add_baggage: Any = 0, new_payment_method: object = None) -> str:
         reservation = self._first(self.reservations, reservation_id=reservation_id, user_id=user_id)
         if not reservation:
             return self._text("no_reservation")
@@ -307,7 +349,7 @@ class Travel(Scenario):
             notes.append(self._text("no_fees"))
         return " ".join(notes)
 
-    def cancel_reservation(self, user_id: Any, reservation_id: Any, reason: Any) -> str:
+    def cancel_reservation(self, user_id: object, reservation_id: object, reason: object) -> str:
         user = self.users.get(user_id, None)
         if not user:
             return self._text("bad_user")
@@ -333,11 +375,11 @@ class Travel(Scenario):
         self.process_refund(user, refund)
         return self._text("fee_cancel", fee=fee, refund=refund)
 
-    def process_refund(self, user: Any, amount: Any) -> None:
+    def process_refund(self, user: Any, amount: Any) -> None:  # as update_balance
         user["cash_balance"] += amount
         # Upstream then logs a line naming user["user_name"]; the lookup still fails on a nameless dict.
         user["user_name"]
 
-    def calculate_price_difference(self, flight: Any, old_cabin: Any, new_cabin: Any) -> Any:
-        prices = {self._economy: flight["economy_price"], self._business: flight["business_price"]}
+    def calculate_price_difference(self, flight: Any, old_cabin: object, new_cabin: object) -> Any:
+        prices: dict[object, Any] = {self._economy: flight["economy_price"], self._business: flight["business_price"]}
         return prices.get(new_cabin, 0) - prices.get(old_cabin, 0)
