@@ -33,7 +33,7 @@ from pytest_tooleval.suites.acebench.agent import (
     execute_messages,
     score_rollout,
 )
-from pytest_tooleval.suites.acebench.scoring import score_normal, score_special
+from pytest_tooleval.suites.acebench.scoring import GroundTruth, score_normal, score_special
 from pytest_tooleval.suites.base import CaseBase
 from pytest_tooleval.suites.gpt4tools.scoring import score_item
 from pytest_tooleval.suites.toolalpaca.judge import Judgement, parse_judge_output
@@ -267,7 +267,7 @@ FUNCTIONS = [
         },
     }
 ]
-NORMAL_TRUTHS = [
+NORMAL_TRUTHS: list[GroundTruth] = [
     {"get_weather": {"city": "Paris"}},
     [{"get_weather": {"city": "Paris", "days": 3}}, {"get_weather": {"city": "Rome"}}],
     {"get_weather": {"city": "Paris", "tags": ["a", "b"], "filters": {"a": 1.5}}},

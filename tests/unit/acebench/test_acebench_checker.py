@@ -12,7 +12,7 @@ from pytest_tooleval.suites.acebench.checker import (
     normal_checker,
     standardize_string,
 )
-from pytest_tooleval.suites.acebench.scoring import score_normal
+from pytest_tooleval.suites.acebench.scoring import GroundTruth, score_normal
 
 
 def _function(name: str, properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
@@ -119,7 +119,7 @@ def test_parallel_calls(output: str, gt: dict[str, Any], valid: bool, error_type
 
 
 def test_alternatives_any_may_match_and_the_first_failure_is_reported() -> None:
-    alternatives = [{"f": {"s": "first"}}, {"f": {"s": "second"}}]
+    alternatives: GroundTruth = [{"f": {"s": "first"}}, {"f": {"s": "second"}}]
     assert score_normal([S], alternatives, "[f(s='second')]").valid
     failed = score_normal([S], alternatives, "[f(s='third')]")
     assert (failed.valid, failed.error_type) == (False, "value_error:string")
@@ -137,7 +137,7 @@ def test_description_is_found_by_substring_of_the_suffixed_key() -> None:
 def test_real_names_ending_in_digits_are_unpassable() -> None:
     # zh normal_similar_api_2 shape (§4.9): the key is the real name, and its suffix is stripped.
     function = _function("personalized_learning_2", {"s": {"type": "string"}}, ["s"])
-    gt = {"personalized_learning_2": {"s": "x"}}
+    gt: GroundTruth = {"personalized_learning_2": {"s": "x"}}
     assert score_normal([function], gt, "[personalized_learning_2(s='x')]").error_type == "function_mismatch"
     assert score_normal([function], gt, "[personalized_learning(s='x')]").error_type == "wrong_function_name"
 

@@ -277,7 +277,7 @@ def test_every_question_becomes_messages(acebench_dir: Path, lang: str, category
             tools: ToolSet | None = tool_schemas(case.record["function"])
         except ToolSchemaError:
             tools = None
-        messages = history_messages(question, tools)
+        messages: list[dict[str, Any]] = history_messages(question, tools)
         _check_shape(messages, case.id)
         texts = "\n".join(m["content"] for m in messages if m.get("content") is not None)
         call_messages = [m for m in messages if m.get("tool_calls")]
@@ -361,7 +361,7 @@ def test_several_calls_share_one_result_and_ids_count_on() -> None:
         "user: b\nsystem: [g(n=2)]\nsystem: 天气。\n"
     )
     tools = tool_schemas([{"name": "geo.find"}, {"name": "g"}])
-    messages = history_messages(question, tools)
+    messages: list[dict[str, Any]] = history_messages(question, tools)
     assert [m["role"] for m in messages] == ["user", "assistant", "tool", "tool", "user", "assistant", "tool"]
     first = messages[1]["tool_calls"]
     assert [(c["id"], c["function"]["name"], c["function"]["arguments"]) for c in first] == [
@@ -370,7 +370,8 @@ def test_several_calls_share_one_result_and_ids_count_on() -> None:
     ]
     assert [(m["tool_call_id"], m["content"]) for m in messages[2:4]] == [("call_0", "done"), ("call_1", "done")]
     assert messages[5]["tool_calls"][0]["id"] == "call_2" and messages[6]["content"] == "天气。"
-    assert history_messages(question)[1]["tool_calls"][0]["function"]["name"] == "geo.find"  # no ToolSet: as is
+    untooled: list[dict[str, Any]] = history_messages(question)
+    assert untooled[1]["tool_calls"][0]["function"]["name"] == "geo.find"  # no ToolSet: as is
 
 
 def test_continuation_lines_and_prefix_spacing() -> None:
@@ -403,7 +404,7 @@ def test_a_system_turn_that_is_not_a_call_list_stays_text(turn: str) -> None:
 def test_a_call_list_without_a_result_stays_text() -> None:
     assert history_messages("user: q\nsystem: [f(a=1)]\nuser: next")[1] == {"role": "assistant", "content": "[f(a=1)]"}
     assert history_messages("user: q\nsystem: [f(a=1)]")[1] == {"role": "assistant", "content": "[f(a=1)]"}
-    back_to_back = history_messages("user: q\nsystem: [f(a=1)]\nsystem: [f(a=2)]\nsystem: r")
+    back_to_back: list[dict[str, Any]] = history_messages("user: q\nsystem: [f(a=1)]\nsystem: [f(a=2)]\nsystem: r")
     assert [m["role"] for m in back_to_back] == ["user", "assistant", "assistant", "tool"]
     assert back_to_back[1]["content"] == "[f(a=1)]" and back_to_back[2]["tool_calls"][0]["id"] == "call_0"
 

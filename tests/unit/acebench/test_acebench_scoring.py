@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from pytest_tooleval.suites.acebench.scoring import (
+    GroundTruth,
     jsonable,
     render_ground_truth,
     score_normal,
@@ -27,8 +28,8 @@ def test_render_normal(gt: object, rendered: str) -> None:
 def test_rendered_answer_passes_unless_whitespace_is_lost() -> None:
     schema = {"type": "object", "properties": {"o": {"type": "object"}}, "required": ["o"]}
     functions = [{"name": "f", "description": "", "parameters": schema}]
-    plain = {"f": {"o": {"k": ["NY"]}}}
-    spaced = {"f": {"o": {"k": ["New York"]}}}
+    plain: GroundTruth = {"f": {"o": {"k": ["NY"]}}}
+    spaced: GroundTruth = {"f": {"o": {"k": ["New York"]}}}
     assert score_normal(functions, plain, render_ground_truth(plain)).valid
     verdict = score_normal(functions, spaced, render_ground_truth(spaced))
     assert (verdict.valid, verdict.fixed_valid) == (False, True)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from json_narrow import as_list
 from pytest_tooleval.suites.acebench.scoring import render_ground_truth, score_special
 from pytest_tooleval.suites.acebench.special import special_checker
 
@@ -67,7 +68,7 @@ def test_examples(category: str, output: str, gt: object, valid: bool, error_typ
 def test_the_last_failing_entry_gives_the_error() -> None:
     result = special_checker("special_error_param", "nothing here", {"a": ["x"], "b": ["y"]})
     assert (result.valid, result.error_type) == (False, "error_detection")
-    assert "b" in result.error[0]
+    assert "b" in as_list(result.error)[0]
 
 
 def test_unknown_category_is_refused() -> None:

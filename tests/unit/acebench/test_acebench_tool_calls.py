@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from pytest_tooleval.suites.acebench.decode import decode_fixed
-from pytest_tooleval.suites.acebench.scoring import score_normal, score_normal_tool_calls
+from pytest_tooleval.suites.acebench.scoring import GroundTruth, score_normal, score_normal_tool_calls
 from pytest_tooleval.suites.acebench.tool_calls import (
     ToolCallFormatError,
     decoded_calls,
@@ -83,7 +83,7 @@ def test_tool_calls_meet_no_whitespace_quirk_where_the_text_protocol_does() -> N
             },
         }
     ]
-    truth = {"f": {"o": {"k": ["New York"]}}}
+    truth: GroundTruth = {"f": {"o": {"k": ["New York"]}}}
     assert not score_normal(functions, truth, "[f(o={'k': ['New York']})]").valid
     verdict = score_normal_tool_calls(functions, truth, [{"name": "f", "arguments": '{"o": {"k": ["New York"]}}'}])
     assert verdict.valid and verdict.fixed_valid

@@ -7,6 +7,7 @@ from typing import Any, TypeVar
 
 import pytest
 
+from json_narrow import as_object
 from pytest_tooleval.suites.acebench.agent import (
     Environment,
     build_environment,
@@ -84,8 +85,9 @@ def test_snapshot_round_trips_through_json() -> None:
     step(env, "[delete_message(message_id=4)]", "[send_message(sender_name='Eve', receiver_name='Jack', message='hi')]")
     base, message = env.snapshot()
     assert base == {"BaseApi": {"wifi": True, "logged_in": True}}
-    assert message["MessageApi"]["inbox"]["7"] == {"sender_id": "USR100", "receiver_id": "USR105", "message": "hi"}
-    assert "4" not in message["MessageApi"]["inbox"]
+    inbox = as_object(message["MessageApi"])["inbox"]
+    assert inbox["7"] == {"sender_id": "USR100", "receiver_id": "USR105", "message": "hi"}
+    assert "4" not in inbox
 
 
 # -- dispatch --------------------------------------------------------------------------------------------------
@@ -233,7 +235,7 @@ def test_zh_search_orders_crashes_on_item_names() -> None:
 def test_reminders_keys_and_zh_only_methods() -> None:
     env = build_environment("zh", ONLINE, ["BaseApi", "ReminderApi"])
     step(env, "[add_reminder(title='t', description='d', time=[2024, 7])]")
-    reminders = env.snapshot()[1]["ReminderApi"]["reminder_list"]
+    reminders = as_object(env.snapshot()[1]["ReminderApi"])["reminder_list"]
     assert reminders["4"] == {"reminder_id": 4, "title": "t", "description": "d", "time": [2024, 7], "notified": False}
     assert step(env, "[mark_as_notified(reminder_id=1)]") == [{"status": True, "message": "提醒ID 1 已标记为已通知"}]
     assert step(env, "[search_reminders(keyword='team')]") == [

@@ -10,6 +10,7 @@ import pytest
 from _agent_data import prompts as load_prompts
 from _agent_data import samples
 
+from json_narrow import as_object
 from pytest_tooleval.suites.acebench.agent import (
     NUDGE,
     RolloutResult,
@@ -96,7 +97,7 @@ def test_multi_step_turn_limit_ends_cleanly_with_the_reached_state() -> None:
     result = run(STEP_RECORD, agent, max_turns=7)
     assert result.turns == 7 and result.hit_turn_limit and not result.finished
     assert len(agent.requests) == 4 and len(result.process) == 3
-    assert result.state_recorded and result.end_state[0]["BaseApi"]["wifi"] is True
+    assert result.state_recorded and as_object(result.end_state[0]["BaseApi"])["wifi"] is True
 
 
 def test_multi_step_default_limit_is_twenty_agent_messages() -> None:
@@ -195,7 +196,7 @@ def test_multi_turn_without_user_model_uses_the_silent_user() -> None:
     result = run(TURN_RECORD, Recorder(["[turn_on_wifi()]", "All done?"]))
     assert result.transcript[0]["message"] == "You are Eve."  # the silent user opens with the instruction
     assert result.transcript[-1] == {"sender": "user", "recipient": "agent", "message": "finish conversation"}
-    assert result.end_state[0]["BaseApi"]["wifi"] is True
+    assert as_object(result.end_state[0]["BaseApi"])["wifi"] is True
 
 
 def test_do_nothing_agent_fails_multi_turn_7_officially(acebench_dir: Path) -> None:

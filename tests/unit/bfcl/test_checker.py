@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from hang_guard import within_30_seconds
+from json_narrow import as_list, as_object
 from pytest_tooleval.suites.bfcl.ast_rules import UNSUPPORTED, normalize_string
 from pytest_tooleval.suites.bfcl.checker import BfclVerdict, check_answer, error_message, language_of
 from pytest_tooleval.suites.bfcl.decode import DecodeError, decode_function_calls, decode_prompting
@@ -35,7 +36,7 @@ AREA = function(
     },
     ["base", "height"],
 )
-AREA_ANSWER = [
+AREA_ANSWER: list[dict[str, Any]] = [
     {
         "geometry.area": {
             "base": [10],
@@ -161,7 +162,7 @@ def test_hostile_prompt_answers_end_as_verdicts(text: str) -> None:
 def test_a_huge_hex_integer_is_a_verdict_with_plain_decoded_data() -> None:
     verdict = simple("[geometry.area(base=0x" + "f" * 5000 + ", height=5.0)]")
     assert_verdict(verdict, "value_error:others")
-    assert verdict.decoded[0]["geometry.area"]["base"].startswith("0xfff")
+    assert as_object(as_list(verdict.decoded)[0])["geometry.area"]["base"].startswith("0xfff")
 
 
 def test_infinite_values_are_plain_strings_in_decoded() -> None:
@@ -232,14 +233,14 @@ def test_simple_rules(text: str, error_type: str) -> None:
 
 
 def test_a_missing_optional_parameter_needs_an_empty_string_among_the_answers() -> None:
-    answer = [{"geometry.area": {**AREA_ANSWER[0]["geometry.area"], "unit": ["meters"]}}]
+    answer: list[dict[str, Any]] = [{"geometry.area": {**AREA_ANSWER[0]["geometry.area"], "unit": ["meters"]}}]
     verdict = check_answer("simple_python", "prompt", "[geometry.area(base=10, height=5.0)]", [AREA], answer)
     assert_verdict(verdict, "simple_function_checker:missing_optional")
 
 
 def test_a_value_of_the_possible_answers_type_is_a_variable() -> None:
     # (bfcl §4.2) an int parameter whose possible answer is text takes the text as written
-    answer = [{"geometry.area": {**AREA_ANSWER[0]["geometry.area"], "base": ["side_length"]}}]
+    answer: list[dict[str, Any]] = [{"geometry.area": {**AREA_ANSWER[0]["geometry.area"], "base": ["side_length"]}}]
 
     def check(text: str) -> BfclVerdict:
         return check_answer("simple_python", "prompt", text, [AREA], answer)
@@ -250,7 +251,7 @@ def test_a_value_of_the_possible_answers_type_is_a_variable() -> None:
 
 def test_a_tuple_parameter_takes_a_tuple_or_a_list() -> None:
     doc = function("move", {"to": {"type": "tuple", "items": {"type": "float"}}}, ["to"])
-    answer = [{"move": {"to": [[1.0, 2.0]]}}]
+    answer: list[dict[str, Any]] = [{"move": {"to": [[1.0, 2.0]]}}]
     for text in ("[move(to=(1.0, 2.0))]", "[move(to=[1.0, 2.0])]"):
         assert_verdict(check_answer("simple_python", "prompt", text, [doc], answer), "")
     # an item of the wrong type fails the item check: "nested", as the value has the possible answers' type
@@ -259,7 +260,7 @@ def test_a_tuple_parameter_takes_a_tuple_or_a_list() -> None:
 
 def test_a_list_of_dicts_is_checked_dict_by_dict() -> None:
     doc = function("order", {"items": {"type": "array", "items": {"type": "dict"}}}, ["items"])
-    answer = [{"order": {"items": [[{"name": ["tea"], "n": [1, ""]}, {"name": ["cake"]}]]}}]
+    answer: list[dict[str, Any]] = [{"order": {"items": [[{"name": ["tea"], "n": [1, ""]}, {"name": ["cake"]}]]}}]
 
     def check(text: str) -> BfclVerdict:
         return check_answer("simple_python", "prompt", text, [doc], answer)
@@ -282,12 +283,12 @@ PRODUCT = function("math.product", {"a": {"type": "integer"}, "b": {"type": "int
     ],
 )
 def test_parallel_matching_is_order_free(text: str, error_type: str) -> None:
-    answer = [{"math.sum": {"a": [1], "b": [2]}}, {"math.product": {"a": [3], "b": [4]}}]
+    answer: list[dict[str, Any]] = [{"math.sum": {"a": [1], "b": [2]}}, {"math.product": {"a": [3], "b": [4]}}]
     assert_verdict(check_answer("parallel_multiple", "prompt", text, [SUM, PRODUCT], answer), error_type)
 
 
 def test_multiple_picks_the_expected_function() -> None:
-    answer = [{"math.product": {"a": [3], "b": [4]}}]
+    answer: list[dict[str, Any]] = [{"math.product": {"a": [3], "b": [4]}}]
 
     def check(text: str) -> BfclVerdict:
         return check_answer("multiple", "prompt", text, [SUM, PRODUCT], answer)
@@ -298,7 +299,7 @@ def test_multiple_picks_the_expected_function() -> None:
 
 
 def test_a_ground_truth_naming_no_known_function_is_our_own_error_type() -> None:
-    answer = [{"math.power": {"a": [3]}}]
+    answer: list[dict[str, Any]] = [{"math.power": {"a": [3]}}]
     assert_verdict(check_answer("multiple", "prompt", "[math.power(a=3)]", [SUM], answer), UNSUPPORTED)
 
 
@@ -322,7 +323,7 @@ JAVA_DOC = function(
     },
     ["key"],
 )
-JAVA_ANSWER = [
+JAVA_ANSWER: list[dict[str, Any]] = [
     {"Cache.put": {"key": ["k1"], "size": [5, ""], "ratio": [1.5, ""], "on": [True, ""], "names": [["a", "b"], ""],
                    "ids": [[1, 2], ""], "meta": [{"x": ["1"]}, ""]}}
 ]  # fmt: skip
@@ -351,7 +352,7 @@ def test_java_answers(text: str, error_type: str) -> None:
 def test_java_short_statement_rule() -> None:
     # (bfcl §3.2) tree-sitter turns a statement of at most 10 characters without ";" into an error
     doc = function("ab", {"x": {"type": "integer"}}, ["x"])
-    answer = [{"ab": {"x": [1]}}]
+    answer: list[dict[str, Any]] = [{"ab": {"x": [1]}}]
     assert_verdict(check_answer("simple_java", "prompt", "[ab(x=1)]", [doc], answer), "ast_decoder:decoder_failed")
     assert_verdict(check_answer("simple_java", "prompt", "[ab(x=1);]", [doc], answer), "")
     assert_verdict(check_answer("simple_java", "prompt", "[ab(x=00001)]", [doc], answer), "")  # 11 characters
@@ -369,7 +370,7 @@ JS_DOC = function(
     },
     ["url"],
 )
-JS_ANSWER = [
+JS_ANSWER: list[dict[str, Any]] = [
     {"fetchData": {"url": ["a.com"], "retries": [3, ""], "big": [7, ""], "ok": [True, ""], "tags": [["x", "y"], ""],
                    "opts": [{"method": ["GET"]}, ""]}}
 ]  # fmt: skip

@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from hang_guard import within_30_seconds
+from pytest_tooleval.json_value import JSONValue
 from pytest_tooleval.suites.bfcl.checker import check_answer
 from pytest_tooleval.suites.bfcl.decode import MAX_ANSWER_CHARS
 
@@ -97,7 +98,7 @@ CASES = [
 ]
 
 
-def read_sample(folder: Path, category: str, sample_id: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+def read_sample(folder: Path, category: str, sample_id: str) -> tuple[list[JSONValue], list[dict[str, Any]]]:
     """(functions, ground truth) of one sample."""
     question = _entry(folder / f"BFCL_v4_{category}.json", sample_id)
     answer = _entry(folder / "possible_answer" / f"BFCL_v4_{category}.json", sample_id)

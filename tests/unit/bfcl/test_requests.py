@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from json_narrow import as_list, as_object
 from pytest_tooleval.suites.bfcl.data import language_of
 from pytest_tooleval.suites.bfcl.requests import (
     UPSTREAM_SAMPLING,
@@ -71,8 +72,8 @@ def doc(name: str, properties: dict[str, Any]) -> dict[str, Any]:
 def test_prompt_mode_puts_the_docs_as_json_in_a_new_system_message() -> None:
     sample = entry([doc("math.add", {"a": {"type": "integer", "description": "A."}})])
     request = prompt_request(OWN, "simple_python", sample)
-    system = request.messages[0]
-    assert system["role"] == "system" and request.messages[1:] == sample["question"][0]
+    system = as_object(as_list(request.messages)[0])
+    assert system["role"] == "system" and as_list(request.messages)[1:] == sample["question"][0]
     docs = json.loads(system["content"].removeprefix("SYSTEM-HEAD<").removesuffix(">SYSTEM-TAIL"))
     assert docs[0]["description"] == "Does it. [py]"
     assert docs[0]["name"] == "math.add"  # prompt mode keeps the dot
@@ -83,13 +84,13 @@ def test_prompt_mode_puts_the_docs_as_json_in_a_new_system_message() -> None:
 def test_prompt_mode_puts_its_system_prompt_before_the_questions_own() -> None:
     sample = entry([], [{"role": "system", "content": "Be terse."}, {"role": "user", "content": "hi"}])
     request = prompt_request(OWN, "live_irrelevance", sample)
-    assert len(request.messages) == 2
-    assert request.messages[0]["content"] == "SYSTEM-HEAD<[]>SYSTEM-TAIL\n\nBe terse."
+    assert len(as_list(request.messages)) == 2
+    assert as_object(as_list(request.messages)[0])["content"] == "SYSTEM-HEAD<[]>SYSTEM-TAIL\n\nBe terse."
 
 
 def test_docs_are_ascii_escaped_as_bfcl_sends_them() -> None:
     sample = entry([doc("f", {"city": {"type": "string", "description": "Ciudad, p. ej. Bogotá"}})])
-    content = prompt_request(OWN, "live_simple", sample).messages[0]["content"]
+    content = as_object(as_list(prompt_request(OWN, "live_simple", sample).messages)[0])["content"]
     assert "Bogot\\u00e1" in content and "Bogotá" not in content
 
 
@@ -108,9 +109,10 @@ def test_java_parameters_become_described_strings() -> None:
     )
     for request in (prompt_request(OWN, "simple_java", sample), fc_request(OWN, "simple_java", sample)):
         if request.tools is None:
-            function = json.loads(request.messages[0]["content"][len("SYSTEM-HEAD<") : -len(">SYSTEM-TAIL")])[0]
+            content = as_object(as_list(request.messages)[0])["content"]
+            function = json.loads(content[len("SYSTEM-HEAD<") : -len(">SYSTEM-TAIL")])[0]
         else:
-            function = request.tools[0]["function"]
+            function = as_object(request.tools[0]["function"])
         properties = function["parameters"]["properties"]
         assert function["description"] == "Does it. [java]"
         assert properties["xs"] == {"type": "string", "description": "Xs. [java ArrayList] [items String]"}
@@ -133,7 +135,7 @@ def test_javascript_dicts_carry_their_schema_in_the_description() -> None:
     )
     tool = fc_request(OWN, "simple_javascript", sample).tools
     assert tool is not None
-    properties = tool[0]["function"]["parameters"]["properties"]
+    properties = as_object(tool[0]["function"])["parameters"]["properties"]
     assert properties["d"] == {"type": "string", "description": f"D. [js dict] [schema {json.dumps(schema)}]"}
     assert properties["xs"] == {"type": "string", "description": "Xs. [js array] [items integer]"}
 
@@ -172,7 +174,7 @@ def test_fc_mode_renames_and_maps_types_as_deep_as_bfcl_goes() -> None:
     assert request.tools is not None
     tool = request.tools[0]
     assert tool["type"] == "function"
-    function = tool["function"]
+    function = as_object(tool["function"])
     assert function["name"] == "geo_distance"
     assert function["parameters"]["type"] == "object"
     properties = function["parameters"]["properties"]

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from _toolalpaca import toy_case, toy_record
 
+from json_narrow import as_object
 from pytest_tooleval.data.download import canonical_sha256
 from pytest_tooleval.errors import DataError, ToolevalUsageError
 from pytest_tooleval.suites.toolalpaca import data
@@ -37,7 +38,8 @@ def test_subsets_have_upstream_counts_and_stable_ids(toolalpaca_dir: Path) -> No
 
 def test_specs_are_resolved_and_tools_listed_in_file_order(toolalpaca_dir: Path) -> None:
     superset = next(c for c in data.load_subset(toolalpaca_dir, "simulated") if c.api_name == "Apache Superset").api
-    schema = superset.spec["paths"]["/createDashboard"]["post"]["requestBody"]["content"]["application/json"]["schema"]
+    body = as_object(superset.spec["paths"])["/createDashboard"]["post"]["requestBody"]
+    schema = body["content"]["application/json"]["schema"]
     assert "$ref" not in schema and "properties" in schema
     assert '"$ref"' in superset.documentation_for_simulator  # the simulator sees the spec as written
     cataas = next(c for c in data.load_subset(toolalpaca_dir, "real") if c.api_name == "Cataas").api

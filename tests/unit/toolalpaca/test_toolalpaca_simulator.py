@@ -8,6 +8,8 @@ import json
 import pytest
 from _toolalpaca import TOY_SPEC, Script, simulated, toy_api, toy_prompts
 
+from json_narrow import as_object
+from pytest_tooleval.json_value import JSONObject
 from pytest_tooleval.models.base import Reply
 from pytest_tooleval.suites.toolalpaca.simulator import (
     Simulator,
@@ -31,13 +33,13 @@ DEFAULT_HEADERS = (
 
 
 def get_forecast(city: str = "São Paulo") -> HttpRequest:
-    operation = API.spec["paths"]["/forecast/{city}"]["get"]
+    operation = as_object(API.spec["paths"])["/forecast/{city}"]["get"]
     return build_request(operation, {"city": city, "days": 3}, route="/forecast/{city}", method="get", base_url=PREFIX)
 
 
 def post_alert() -> HttpRequest:
-    operation = API.spec["paths"]["/alerts"]["post"]
-    params = {"region": "north", "email": "a@b.c", "level": 2}
+    operation = as_object(API.spec["paths"])["/alerts"]["post"]
+    params: JSONObject = {"region": "north", "email": "a@b.c", "level": 2}
     return build_request(operation, params, route="/alerts", method="post", base_url=PREFIX)
 
 

@@ -9,6 +9,8 @@ from typing import Any
 import pytest
 from _toolalpaca import Script, toy_api
 
+from json_narrow import as_object
+from pytest_tooleval.json_value import JSONObject
 from pytest_tooleval.suites.toolalpaca.tools import (
     ERROR_ADVICE,
     INVALID_JSON_MESSAGE,
@@ -28,8 +30,8 @@ from pytest_tooleval.suites.toolalpaca.tools import (
 )
 
 API = toy_api()
-FORECAST = API.spec["paths"]["/forecast/{city}"]["get"]
-ALERTS = API.spec["paths"]["/alerts"]["post"]
+FORECAST = as_object(API.spec["paths"])["/forecast/{city}"]["get"]
+ALERTS = as_object(API.spec["paths"])["/alerts"]["post"]
 BASE = "http://127.0.0.1:5678/Toy Weather"
 
 
@@ -64,7 +66,7 @@ def run(
     files: EpisodeFiles | None = None,
     route: str = "/forecast/{city}",
 ) -> str:
-    operation = API.spec["paths"][route]["get"]
+    operation = as_object(API.spec["paths"])[route]["get"]
     return asyncio.run(
         call_function(
             tool_input,
@@ -148,7 +150,9 @@ def test_uncaught_upstream_failures_crash_the_episode() -> None:
 
 
 def test_relative_route_is_joined_as_upstream_does_unless_fixed() -> None:
-    operation = {"parameters": [{"name": "name", "in": "path", "required": True, "schema": {"type": "string"}}]}
+    operation: JSONObject = {
+        "parameters": [{"name": "name", "in": "path", "required": True, "schema": {"type": "string"}}]
+    }
     build = partial(build_request, route="api/fruit/{name}", method="get", base_url="https://www.fruityvice.com")
     assert build(operation, {"name": "kiwi"}).url == "https://www.fruityvice.comapi/fruit/kiwi"
     fixed = build(operation, {"name": "kiwi"}, fix_relative_path=True)

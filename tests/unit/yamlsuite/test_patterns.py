@@ -126,6 +126,7 @@ def test_the_classes_are_pythons_on_every_assigned_character(klass: str) -> None
     if patterns.engine() != "re2":
         pytest.skip("google-re2 is not installed: Python's re runs the patterns")
     compiled, _ = patterns._compiled(klass)
+    assert compiled is not None and hasattr(compiled, "findall")  # an re2 pattern: _Compiled names only search
     text = _assigned()
     found = [match.decode("utf-8") for match in compiled.findall(text.encode("utf-8"))]
     assert found == re.findall(klass, text)

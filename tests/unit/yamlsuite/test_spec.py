@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
+from json_narrow import as_object
 from pytest_tooleval.errors import DataError
 from pytest_tooleval.suites.yamlsuite.spec import (
     SCHEMA_PATH,
@@ -235,7 +236,7 @@ def test_the_built_values_are_plain_and_tools_convert_to_openai(tmp_path: Path) 
             "parameters": tool.parameters,
         },
     }
-    sent["function"]["parameters"]["properties"].clear()
+    as_object(sent["function"])["parameters"]["properties"].clear()
     assert "title" in tool.parameters["properties"]  # the request cannot change the file's tool
     with pytest.raises(KeyError):
         suite.tool("get_wether")

@@ -126,7 +126,7 @@ class _Pool:
     top: dict[str, Any] = field(default_factory=dict)  # the scenario's top-level strings, by key (for ALIASES)
 
 
-_ODD = (None, True, 1.5, -1, 0, 99999, "", "1", [], ["x"], {"bogus": 1}, ("a",), "unknown_id_zz")
+_ODD: tuple[object, ...] = (None, True, 1.5, -1, 0, 99999, "", "1", [], ["x"], {"bogus": 1}, ("a",), "unknown_id_zz")
 
 
 def _value_pool(ground_truth: list[list[str]], scenario: Any, docs: dict[str, Any]) -> _Pool:

@@ -26,10 +26,13 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import differential  # beside this script; stdlib only
+if TYPE_CHECKING:  # mypy reads this folder as the package it is under pytest
+    from . import differential
+else:  # run as a script, outside any package: differential.py is beside it
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import differential  # stdlib only
 
 OUTPUT = Path(__file__).with_name("upstream_digests.json")
 

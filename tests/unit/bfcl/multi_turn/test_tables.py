@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from json_narrow import as_list
 from pytest_tooleval.errors import DataError, ToolevalUsageError
 from pytest_tooleval.suites.bfcl.multi_turn.tables import (
     SELECTORS,
@@ -46,11 +47,12 @@ def test_the_wheel_gives_the_pinned_tables_and_the_cache_keeps_them(wheel: Path,
 def test_the_tables_hold_what_json_cannot(wheel: Path, tmp_path: Path) -> None:
     tables = load_tables(tmp_path, True, wheel=wheel)
     costs = tables.value("travel_booking.TravelAPI.get_flight_cost.base_costs")
+    assert isinstance(costs, dict)
     assert all(isinstance(key, tuple) and len(key) == 2 for key in costs)
-    assert tables.value("long_context.WATCH_LIST_EXTENSION")[-1] is Ellipsis
+    assert as_list(tables.value("long_context.WATCH_LIST_EXTENSION"))[-1] is Ellipsis
     assert isinstance(tables.value("travel_booking.TravelAPI.book_flight.valid_classes"), set)
     state = tables.default_state("TicketAPI")
-    state["ticket_queue"].append({"id": 1})
+    as_list(state["ticket_queue"]).append({"id": 1})
     assert tables.default_state("TicketAPI")["ticket_queue"] == []  # copies, never the table itself
 
 
