@@ -11,16 +11,28 @@ import contextlib
 import threading
 from collections.abc import Awaitable, Callable
 from concurrent.futures import Future
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
 
+from .base import ChatRequest
 from .breaker import Breaker
 from .limits import Resting
 from .storage import StorageLog
 
 if TYPE_CHECKING:
-    from .factory import Probe
+    from .openai_compat import OpenAIBackend
 
 T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Probe:
+    """One small request that checks a model role's endpoint, key, model name and parameters before a run
+    (models/factory.py `probe_endpoints`)."""
+
+    role: str  # "model" for the model under test, else the helper role's name
+    backend: OpenAIBackend  # the role's: what it learns (refused parameters) holds for the run
+    request: ChatRequest
 
 
 class Engine:
@@ -34,7 +46,7 @@ class Engine:
         self.breaker = Breaker()  # likewise: a dead endpoint stops the run (models/breaker.py)
         # what the process's cache and board failed to keep (storage.py)
         self.storage = storage if storage is not None else StorageLog()
-        # one per live chat function (models/factory.Probe): each holds the process's backend for its role
+        # one per live chat function: each holds the process's backend for its role
         self.probes: list[Probe] = []
 
     @property

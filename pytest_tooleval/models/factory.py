@@ -18,7 +18,7 @@ from ..text import split_think_block
 from .access import ChatFn, ModelAccess, Role, access_kind, role_option
 from .base import REPEAT, ChatRequest, ModelBackend, Reply
 from .breaker import STOPPED
-from .engine import Engine
+from .engine import Engine, Probe
 from .meter import note_reply, note_served_from_cache
 from .replay import ReplayReader, load_replay
 
@@ -26,7 +26,6 @@ if TYPE_CHECKING:
     from .batch import BatchLane
     from .cache import CacheRun, ResponseCache
     from .limits import SharedRateLimiter
-    from .openai_compat import OpenAIBackend
 
 
 def build_access(settings: Settings, cache_dir: Path, engine: Engine, board_path: Callable[[], Path],
@@ -97,15 +96,6 @@ TOOLS_SEEN_MIN_TOKENS = 10
 NO_TOOL_CALL_HINT = ("serve the model with tool calling (vLLM: --enable-auto-tool-choice --tool-call-parser NAME; "
                      "llama.cpp: --jinja; llama-cpp-python: a chat format with function calling), or use "
                      "--tooleval-mode prompt (or skip the probe: --tooleval-no-probe)")
-
-
-@dataclass(frozen=True)
-class Probe:
-    """One small request that checks a model role's endpoint, key, model name and parameters before a run."""
-
-    role: str  # "model" for the model under test, else the helper role's name
-    backend: OpenAIBackend  # what it learns (refused parameters) holds for the run
-    request: ChatRequest
 
 
 async def probe_endpoints(probes: Sequence[Probe]) -> dict[str, JSONObject]:
