@@ -19,7 +19,7 @@ import operator
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, NoReturn
+from typing import Any, NoReturn, TypeGuard
 
 __all__ = [
     "BINARY_OPERATORS",
@@ -65,9 +65,9 @@ class UnsupportedExpression(Exception):
 
 
 #: Resolves a bare name to its value, or raises.
-NameResolver = Callable[[str], Any]
+NameResolver = Callable[[str], object]
 #: Called as ``fallback(node, evaluate_child)`` for a node the evaluator does not handle itself.
-Fallback = Callable[[ast.AST, Callable[[ast.AST], Any]], Any]
+Fallback = Callable[[ast.AST, Callable[[ast.AST], object]], object]
 
 
 def dotted_name(callee: ast.expr) -> str:
@@ -90,7 +90,7 @@ def undefined_name(name: str) -> NoReturn:
 
 def evaluate(
     node: ast.AST, limits: Limits, *, names: NameResolver | None = None, fallback: Fallback | None = None
-) -> Any:
+) -> object:
     """Value of an expression node as Python's ``eval`` would compute it, within `limits`.
 
     Args:
@@ -108,7 +108,7 @@ def evaluate(
 
 # --- operators ------------------------------------------------------------------------------------
 
-BINARY_OPERATORS: dict[type[ast.operator], Callable[[Any, Any], Any]] = {
+BINARY_OPERATORS: dict[type[ast.operator], Callable[[object, object], object]] = {
     ast.Add: operator.add,
     ast.Sub: operator.sub,
     ast.Mult: operator.mul,
@@ -124,14 +124,15 @@ BINARY_OPERATORS: dict[type[ast.operator], Callable[[Any, Any], Any]] = {
     ast.MatMult: operator.matmul,
 }
 
-UNARY_OPERATORS: dict[type[ast.unaryop], Callable[[Any], Any]] = {
+#: The operators take any operand, as Python's do: a wrong type raises their own TypeError.
+UNARY_OPERATORS: dict[type[ast.unaryop], Callable[[Any], object]] = {
     ast.UAdd: operator.pos,
     ast.USub: operator.neg,
     ast.Invert: operator.invert,
     ast.Not: operator.not_,
 }
 
-_COMPARE: dict[type[ast.cmpop], Callable[[Any, Any], Any]] = {
+_COMPARE: dict[type[ast.cmpop], Callable[[Any, Any], object]] = {
     ast.Eq: operator.eq,
     ast.NotEq: operator.ne,
     ast.Lt: operator.lt,
@@ -142,6 +143,7 @@ _COMPARE: dict[type[ast.cmpop], Callable[[Any, Any], Any]] = {
     ast.NotIn: lambda a, b: not operator.contains(b, a),
     # `is` / `is not` are left out: their result on literals depends on interpreter caching.
 }
+_SUBSCRIPT: Callable[[Any, Any], object] = operator.getitem  # `container[index]`, on whatever the values are
 
 _SEQUENCES = (str, bytes, list, tuple)
 _FORMAT_NUMBER = re.compile(r"\d+")
@@ -150,7 +152,7 @@ _FORMAT_NUMBER = re.compile(r"\d+")
 # --- sizes ----------------------------------------------------------------------------------------
 
 
-def _size(value: Any) -> int:
+def _size(value: object) -> int:
     """Upper bound of the cost of `value`: characters for text, nested elements for containers."""
     if isinstance(value, (str, bytes)):
         return max(1, len(value))
@@ -163,7 +165,7 @@ def _size(value: Any) -> int:
     return 1
 
 
-def _is_int(value: Any) -> bool:
+def _is_int(value: object) -> TypeGuard[int]:
     return isinstance(value, int)  # bools included: Python treats True as 1 in arithmetic
 
 
@@ -184,7 +186,7 @@ class _Evaluation:
         if self.limits.work is not None and self.spent > self.limits.work:
             raise UnsupportedExpression("expression too expensive to evaluate")
 
-    def check(self, value: Any, size: int) -> tuple[Any, int]:
+    def check(self, value: object, size: int) -> tuple[object, int]:
         bits = self.limits.int_bits
         if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > bits:
             raise UnsupportedExpression(f"integer result larger than {bits} bits")
@@ -192,10 +194,10 @@ class _Evaluation:
             raise UnsupportedExpression(f"value larger than {self.limits.size} characters/elements")
         return value, size
 
-    def literal(self, value: Any, size: int) -> tuple[Any, int]:
+    def literal(self, value: object, size: int) -> tuple[object, int]:
         return self.check(value, size) if self.limits.bound_literals else (value, size)
 
-    def value(self, node: ast.AST, depth: int) -> tuple[Any, int]:
+    def value(self, node: ast.AST, depth: int) -> tuple[object, int]:
         """Value of `node` and an upper bound of its size."""
         if depth > self.limits.depth:
             raise UnsupportedExpression("expression nested too deeply")
@@ -229,7 +231,7 @@ class _Evaluation:
             if isinstance(node, ast.Subscript):
                 container, size = self.value(node.value, inner)
                 index, _ = self.value(node.slice, inner)
-                return self.check(container[index], size)  # a part is never larger than the whole
+                return self.check(_SUBSCRIPT(container, index), size)  # a part is never larger than the whole
             if isinstance(node, ast.Slice):
                 parts = (node.lower, node.upper, node.step)
                 return slice(*[None if part is None else self.value(part, inner)[0] for part in parts]), 1
@@ -237,10 +239,10 @@ class _Evaluation:
             return self.fallback(node, lambda child: self.value(child, inner)[0]), 1
         raise UnsupportedExpression(f"unsupported expression in a computed value: {type(node).__name__}")
 
-    def elements(self, elts: list[ast.expr], depth: int) -> tuple[list[Any], int]:
+    def elements(self, elts: list[ast.expr], depth: int) -> tuple[list[object], int]:
         if self.limits.arithmetic_only and any(isinstance(e, ast.Starred) for e in elts):
             raise UnsupportedExpression("starred elements are not evaluated")
-        items: list[Any] = []
+        items: list[object] = []
         size = 1
         for elt in elts:
             if isinstance(elt, ast.Starred):
@@ -258,8 +260,8 @@ class _Evaluation:
         self.charge(size)
         return items, size
 
-    def dict(self, node: ast.Dict, depth: int) -> tuple[Any, int]:
-        result: dict[Any, Any] = {}
+    def dict(self, node: ast.Dict, depth: int) -> tuple[object, int]:
+        result: dict[object, object] = {}
         size = 1
         for key_node, value_node in zip(node.keys, node.values, strict=True):
             if key_node is None and self.limits.arithmetic_only:
@@ -278,9 +280,9 @@ class _Evaluation:
         self.charge(size)
         return self.literal(result, size)
 
-    def boolop(self, node: ast.BoolOp, depth: int) -> tuple[Any, int]:
+    def boolop(self, node: ast.BoolOp, depth: int) -> tuple[object, int]:
         is_and = isinstance(node.op, ast.And)
-        value: Any = None
+        value: object = None
         size = 1
         for operand in node.values:
             value, size = self.value(operand, depth)
@@ -288,7 +290,7 @@ class _Evaluation:
                 break
         return value, size
 
-    def compare(self, node: ast.Compare, depth: int) -> tuple[Any, int]:
+    def compare(self, node: ast.Compare, depth: int) -> tuple[object, int]:
         left, left_size = self.value(node.left, depth)
         for op, right_node in zip(node.ops, node.comparators, strict=True):
             compare = _COMPARE.get(type(op))
@@ -301,7 +303,7 @@ class _Evaluation:
             left, left_size = right, right_size
         return True, 1
 
-    def binop(self, node: ast.BinOp, depth: int) -> tuple[Any, int]:
+    def binop(self, node: ast.BinOp, depth: int) -> tuple[object, int]:
         left, left_size = self.value(node.left, depth)
         right, right_size = self.value(node.right, depth)
         op = type(node.op)
@@ -319,7 +321,7 @@ class _Evaluation:
         self.charge(size)
         return self.check(BINARY_OPERATORS[op](left, right), size)
 
-    def product_size(self, left: Any, left_size: int, right: Any, right_size: int) -> int:
+    def product_size(self, left: object, left_size: int, right: object, right_size: int) -> int:
         """Predicted size of ``left * right`` before it is computed."""
         if isinstance(left, _SEQUENCES) and _is_int(right):
             return max(1, left_size * max(0, int(right)))
@@ -329,7 +331,7 @@ class _Evaluation:
         # product is cheap to compute and is checked afterwards.
         return left_size + right_size
 
-    def check_power(self, base: Any, exponent: Any) -> None:
+    def check_power(self, base: object, exponent: object) -> None:
         if not (_is_int(base) and _is_int(exponent)) or exponent <= 0 or abs(base) <= 1:
             return  # floats overflow to an error quickly; 0, 1 and -1 stay small; negative powers are floats
         bits = self.limits.int_bits

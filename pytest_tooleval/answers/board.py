@@ -26,10 +26,13 @@ import time
 import uuid
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import IO, TYPE_CHECKING, TypeVar
 
 from ..models.storage import BOARD, StorageLog, unwritable
 from ..text import plain_data
+
+if TYPE_CHECKING:
+    from .codec import Encoded
 
 try:
     import fcntl
@@ -127,12 +130,15 @@ class RunBoard:
             (self.owner, time.time() + self.lease_s, key, row[0]),
         ).rowcount), True)  # the holder stopped: if the take-over cannot be written, answer it here all the same
 
-    def result(self, key: str) -> dict[str, Any] | None:
+    def result(self, key: str) -> Encoded | None:
         row = self._do(lambda conn: conn.execute("SELECT result FROM claims WHERE key = ? AND done = 1",
                                                  (key,)).fetchone(), None)
-        return None if row is None else dict(json.loads(row[0]))
+        if row is None:
+            return None
+        stored: Encoded = json.loads(row[0])  # `store` writes nothing but an Encoded, as a JSON object
+        return stored
 
-    def store(self, key: str, result: dict[str, Any]) -> None:
+    def store(self, key: str, result: Encoded) -> None:
         safe = plain_data(result)
         try:
             if not isinstance(safe, dict):
@@ -228,7 +234,7 @@ def _alive_marker(board: Path) -> Path:
     return board.with_name(board.name + ".alive")
 
 
-def _hold_alive(board: Path) -> Any:
+def _hold_alive(board: Path) -> IO[bytes] | None:
     """A shared lock on the board's `.alive` file, held by every process of the run while it has the board
     open; the system lets go of it when the process ends, however it ends."""
     if fcntl is None:  # pragma: no cover

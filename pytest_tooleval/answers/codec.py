@@ -3,12 +3,25 @@
 from __future__ import annotations
 
 from dataclasses import asdict
-from typing import Any
+from typing import Any, TypedDict
 
 from ..errors import ContextOverflowError
 from ..models.base import InfrastructureError
 from ..outcome import Answer, InternalError, SampleError, Skipped
 from ..suites.base import Case
+
+
+class EncodedError(TypedDict):
+    type: str  # the exception's class, as `decode` raises it again
+    message: str
+
+
+class Encoded(TypedDict, total=False):
+    """A sample's answer as kept and shared: one of its keys."""
+
+    answer: dict[str, Any]  # an Answer's fields (asdict), as `decode` passes them to Answer again
+    skip: str
+    error: EncodedError
 
 
 def sample_key(case: Case) -> str:
@@ -17,18 +30,18 @@ def sample_key(case: Case) -> str:
             + (f"/r{case.repeat}" if case.repeat > 1 else ""))
 
 
-def encode_answer(answer: Answer | Skipped) -> dict[str, Any]:
+def encode_answer(answer: Answer | Skipped) -> Encoded:
     if isinstance(answer, Skipped):  # a suite decided while answering that the sample is not evaluated
         return {"skip": answer.reason}
     return {"answer": asdict(answer)}
 
 
-def encode_error(exc: BaseException) -> dict[str, Any]:
+def encode_error(exc: BaseException) -> Encoded:
     kind = type(exc).__name__ if isinstance(exc, (InfrastructureError, SampleError)) else "InternalError"
     return {"error": {"type": kind, "message": str(exc) if kind != "InternalError" else f"{type(exc).__name__}: {exc}"}}
 
 
-def decode(result: dict[str, Any]) -> Answer | Skipped:
+def decode(result: Encoded) -> Answer | Skipped:
     if "skip" in result:
         return Skipped(result["skip"])
     if "error" in result:

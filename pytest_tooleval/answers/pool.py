@@ -13,14 +13,14 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any, Protocol
+from typing import Protocol
 
 from ..models.engine import Engine
 from ..models.limits import URGENT
 from ..models.meter import asked_tokens
 from ..outcome import Answer, Skipped
 from ..suites.base import Case
-from .codec import decode, encode_answer, encode_error, sample_key
+from .codec import Encoded, decode, encode_answer, encode_error, sample_key
 from .progress import Progress
 
 POLL_S = (0.005, 0.1)  # first and largest wait between looks at a sample another process is computing
@@ -34,8 +34,8 @@ class Ledger(Protocol):
 
     def try_claim(self, key: str) -> bool: ...
     def take_over_if_dead(self, key: str) -> bool: ...
-    def result(self, key: str) -> dict[str, Any] | None: ...
-    def store(self, key: str, result: dict[str, Any]) -> None: ...
+    def result(self, key: str) -> Encoded | None: ...
+    def store(self, key: str, result: Encoded) -> None: ...
     def renew(self) -> None: ...
     def release(self) -> None: ...
     def next_wanted(self) -> str | None: ...
@@ -47,7 +47,7 @@ class MemoryLedger:
 
     def __init__(self) -> None:
         self._claimed: set[str] = set()
-        self._results: dict[str, dict[str, Any]] = {}
+        self._results: dict[str, Encoded] = {}
 
     def try_claim(self, key: str) -> bool:
         if key in self._claimed:
@@ -58,10 +58,10 @@ class MemoryLedger:
     def take_over_if_dead(self, key: str) -> bool:
         return False
 
-    def result(self, key: str) -> dict[str, Any] | None:
+    def result(self, key: str) -> Encoded | None:
         return self._results.get(key)
 
-    def store(self, key: str, result: dict[str, Any]) -> None:
+    def store(self, key: str, result: Encoded) -> None:
         self._results[key] = result
 
     def renew(self) -> None:
@@ -102,12 +102,12 @@ class Pool:
         self.in_progress = 0
         self._next = 0
         self._stopping = False
-        self._local: dict[str, asyncio.Future[dict[str, Any]]] = {}
+        self._local: dict[str, asyncio.Future[Encoded]] = {}
         self._tasks: list[asyncio.Task[None]] = []
         self._heartbeat_task: asyncio.Task[None] | None = None
         # answers finished in this process, readable from the test's thread without a round trip to the loop
         # (a dict assignment is atomic, and each key is written once)
-        self.finished: dict[str, dict[str, Any]] = {}
+        self.finished: dict[str, Encoded] = {}
         # answers that asked the endpoint, and when the latest came (seconds from the start): the ETA's pace
         self._started = time.monotonic()
         self._live = 0
@@ -245,8 +245,8 @@ class Pool:
         case = self.lookup(key)
         return None if case is None else (key, case)
 
-    async def _run(self, key: str, case: Case) -> dict[str, Any]:
-        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+    async def _run(self, key: str, case: Case) -> Encoded:
+        future: asyncio.Future[Encoded] = asyncio.get_running_loop().create_future()
         self._local[key] = future
         try:
             result = encode_answer(await self.compute(case))
@@ -276,7 +276,7 @@ class Pool:
 
 
 
-def _asked(result: dict[str, Any]) -> bool:
+def _asked(result: Encoded) -> bool:
     """Whether the endpoint was asked for this result (an error was; an answer the cache served whole was not)."""
     if "error" in result:
         return True

@@ -180,7 +180,7 @@ def cache_path(pin: Pin, cache_root: Path) -> Path:
 def _fetch(url: str, timeout: float) -> bytes:
     try:
         with urllib.request.urlopen(url, timeout=timeout) as response:  # a pinned https URL
-            body: bytes = response.read()  # urlopen is typed as returning Any
+            body: bytes = response.read()  # urlopen's result has no static type: read() gives bytes
             return body
     except (urllib.error.URLError, OSError) as exc:
         raise DataError(

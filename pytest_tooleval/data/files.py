@@ -13,10 +13,16 @@ import os
 import re
 import stat
 import sys
+from collections.abc import Hashable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import DataError
+from ..json_value import JSONObject, JSONValue
+
+if TYPE_CHECKING:
+    import yaml
 
 #: The most bytes read from one JSON, JSON Lines or text file (data, replay files, reports): a replay of every
 #: sample of a benchmark with its transcripts is tens of megabytes.
@@ -90,23 +96,24 @@ def read_text(path: Path, limit: int = FILE_LIMIT) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n")  # as open() reads text: universal newlines
 
 
-def read_json(path: Path) -> Any:
+def read_json(path: Path) -> Any:  # exported to suites (suite.py), which read it as their file's shape
     return parse_json(read_text(path), path)
 
 
-def parse_json(text: str, path: Path) -> Any:
+def parse_json(text: str, path: Path) -> JSONValue:
     """One JSON document read from `path`."""
     try:
-        return json.loads(text)
+        value: JSONValue = json.loads(text)
+        return value
     except json.JSONDecodeError as exc:
         raise DataError(f"{path}:{exc.lineno}:{exc.colno}: malformed JSON ({exc.msg})") from None
     except (RecursionError, ValueError) as exc:
         raise DataError(f"{path}:{_unreadable_line(text, exc)}: {unreadable_json(exc)}") from None
 
 
-def json_lines(text: str, path: Path) -> list[tuple[int, Any]]:
+def json_lines(text: str, path: Path) -> list[tuple[int, JSONValue]]:
     """The values of JSON Lines text read from `path`, with their line numbers (blank lines skipped)."""
-    values = []
+    values: list[tuple[int, JSONValue]] = []
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
@@ -157,9 +164,9 @@ def _unreadable_line(text: str, exc: BaseException) -> int:
     return 1
 
 
-def read_jsonl(path: Path) -> list[dict[str, Any]]:
+def read_jsonl(path: Path) -> list[JSONObject]:
     """JSON Lines, one object a line (blank lines skipped)."""
-    rows = []
+    rows: list[JSONObject] = []
     for number, row in json_lines(read_text(path), path):
         if not isinstance(row, dict):
             raise DataError(f"{path}:{number}: expected a JSON object, got {type(row).__name__}")
@@ -176,6 +183,14 @@ YAML_MAX_DEPTH = 100
 YAML_MAX_ALIASED = 100_000
 
 
+@dataclass
+class _Open:
+    """A list or mapping of a YAML text being read: its anchor, and the values it holds so far (itself included)."""
+
+    anchor: str | None
+    values: int = 1
+
+
 def yaml_bounds_problem(text: str, *, recursive_aliases: bool = False) -> tuple[int, str] | None:
     """Where (the line) and why a YAML text exceeds what may be loaded from it: nesting deeper than
     `YAML_MAX_DEPTH`, aliases bringing in more than `YAML_MAX_ALIASED` values, or (unless `recursive_aliases`,
@@ -186,7 +201,7 @@ def yaml_bounds_problem(text: str, *, recursive_aliases: bool = False) -> tuple[
     """
     import yaml
 
-    open_collections: list[list[Any]] = []  # [anchor or None, values so far] of each list or mapping being read
+    open_collections: list[_Open] = []  # each list or mapping being read
     sizes: dict[str, int] = {}  # anchor -> the values it holds, itself included
     open_anchors: list[str] = []
     aliased = 0
@@ -210,12 +225,13 @@ def yaml_bounds_problem(text: str, *, recursive_aliases: bool = False) -> tuple[
         elif isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
             if len(open_collections) >= YAML_MAX_DEPTH:
                 return line, f"lists and mappings are nested more than {YAML_MAX_DEPTH} levels deep"
-            open_collections.append([event.anchor, 1])
+            open_collections.append(_Open(event.anchor))
             if event.anchor:
                 open_anchors.append(event.anchor)
             continue
         elif isinstance(event, yaml.CollectionEndEvent):
-            anchor, size = open_collections.pop()
+            closed = open_collections.pop()
+            anchor, size = closed.anchor, closed.values
             if anchor:
                 sizes[anchor] = size
                 open_anchors.remove(anchor)
@@ -224,11 +240,11 @@ def yaml_bounds_problem(text: str, *, recursive_aliases: bool = False) -> tuple[
             if event.anchor:
                 sizes[event.anchor] = 1
         if open_collections:
-            open_collections[-1][1] += size
+            open_collections[-1].values += size
     return None
 
 
-def read_yaml(path: Path, where: str) -> Any:
+def read_yaml(path: Path, where: str) -> Any:  # its callers check the shape of the file they asked for
     """A configuration file's YAML value; a usage error (one line starting with `where`) when it cannot be one.
     Safe loading only (the file builds plain values, never objects), and a key given twice is an error: YAML
     would keep the last one silently, so one of two settings (or quarantined ids) would be lost. Nesting and
@@ -259,13 +275,13 @@ def read_yaml(path: Path, where: str) -> Any:
         raise ToolevalUsageError(f"{where}: not YAML{line}: {problem}") from None
 
 
-def _unique_keys_loader() -> Any:
+def _unique_keys_loader() -> type[yaml.SafeLoader]:
     """yaml.SafeLoader that refuses a mapping key given twice, naming it and the line of its second use."""
     import yaml
 
     class UniqueKeys(yaml.SafeLoader):
-        def construct_mapping(self, node: Any, deep: bool = False) -> Any:
-            seen: set[Any] = set()
+        def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Hashable, object]:
+            seen: set[object] = set()
             for key_node, _ in node.value:
                 key = self.construct_object(key_node, deep=True)
                 if isinstance(key, (str, int, float, bool)) or key is None:

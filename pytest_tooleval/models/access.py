@@ -11,6 +11,7 @@ from .replay import ReplayStore
 
 if TYPE_CHECKING:
     from ..settings.options import Settings
+    from .batch import BatchLane
 
 _T = TypeVar("_T")
 
@@ -67,7 +68,7 @@ class ModelAccess:
     replay: ReplayStore | None = None
     roles: dict[str, ChatFn] = field(default_factory=dict)
     model: str = ""
-    batch: dict[str, Any] | None = None
+    batch: dict[str, BatchLane] | None = None
 
     @property
     def user_chat(self) -> ChatFn | None:

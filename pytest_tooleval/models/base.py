@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 
 from ..errors import InfrastructureError
+from ..json_value import JSONObject
 
 __all__ = ["REPEAT", "ChatRequest", "InfrastructureError", "ModelBackend", "Reply", "ToolCall"]
 
@@ -18,14 +19,14 @@ REPEAT: ContextVar[int] = ContextVar("tooleval_repeat", default=1)
 class ChatRequest:
     """One chat-completions request, as sent (and as keyed in the cache)."""
 
-    messages: tuple[dict[str, Any], ...]  # chat messages; assistant `tool_calls` and `tool` results included
+    messages: tuple[JSONObject, ...]  # chat messages; assistant `tool_calls` and `tool` results included
     temperature: float | None = None
     top_p: float | None = None
     max_tokens: int | None = None
     stop: tuple[str, ...] | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
+    extra: JSONObject = field(default_factory=dict)
     # the functions the model may call natively, as OpenAI `tools` entries (None: not sent, the text protocol)
-    tools: tuple[dict[str, Any], ...] | None = None
+    tools: tuple[JSONObject, ...] | None = None
     repeat: int = 1  # the sample's repeat (never sent): its own cache key from the second on
 
 

@@ -32,13 +32,14 @@ import json
 import os
 import re
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from contextvars import ContextVar
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Final, Protocol, TypeVar
 
 from ..errors import ToolevalUsageError
+from ..json_value import JSONObject, JSONValue
 from ..text import counted
 from .base import ChatRequest, InfrastructureError, Reply
 from .cache import cache_key, worth_keeping
@@ -52,12 +53,26 @@ if TYPE_CHECKING:
     from .cache import ResponseCache
     from .openai_compat import OpenAIBackend
 
+_Answer = TypeVar("_Answer")  # what a call of the files or batches endpoints gives (a raw response)
+_Found = TypeVar("_Found")  # what a `before_retry` finds instead
+
+
+class _Raw(Protocol):
+    """A raw response of the files and batches endpoints, as far as it is read."""
+
+    @property
+    def content(self) -> bytes: ...
+
+    @property
+    def status_code(self) -> int: ...
+
+
 @dataclass
 class Collection:
     """What the collecting pass gathers: for each role collected, its requests (cache key -> body)."""
 
     roles: frozenset[str]
-    wanted: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
+    wanted: dict[str, dict[str, JSONObject]] = field(default_factory=dict)
     keys: list[str] = field(default_factory=list)  # the keys this collection recorded (one case's, in a run)
 
 
@@ -105,7 +120,7 @@ class BatchSummary:
     unavailable: str | None = None  # the endpoint has no Batch API: every sample was asked as usual
     pending: int = 0  # requests of batches still running when --tooleval-batch-wait ran out (not run now)
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> JSONObject:
         return asdict(self)
 
     @classmethod
@@ -188,7 +203,7 @@ class BatchLane:
         self.failures: dict[str, str] = {}  # key -> why its entry came back without an answer (the fallback's)
         self.refused: dict[str, str] = {}  # key -> why its entries were refused (duplicates): always an error
 
-    def cache_identity(self) -> dict[str, Any]:
+    def cache_identity(self) -> JSONObject:
         return self.backend.cache_identity()  # the lane changes nothing about an answer: the same keys
 
     async def complete(self, request: ChatRequest) -> Reply:
@@ -217,7 +232,7 @@ class BatchLane:
 
     # -- the batch phase -----------------------------------------------------------------------------------
 
-    async def run(self, wanted: dict[str, dict[str, Any]]) -> BatchSummary:
+    async def run(self, wanted: dict[str, JSONObject]) -> BatchSummary:
         """Send the requests `wanted` (key -> body) that no earlier batch holds, wait for every batch holding
         one, and keep their answers."""
         started = time.monotonic()
@@ -253,13 +268,13 @@ class BatchLane:
         self.say(summary.line())
         return summary
 
-    async def _resumable(self, wanted: dict[str, Any],
-                         summary: BatchSummary) -> tuple[dict[str, set[str]], dict[str, dict[str, Any]]]:
+    async def _resumable(self, wanted: dict[str, JSONObject],
+                         summary: BatchSummary) -> tuple[dict[str, set[str]], dict[str, JSONObject]]:
         """The batches of the ledger holding some of `wanted` that the endpoint knows (each with its first poll);
         a "creating" entry becomes the batch the endpoint made from its file, or is dropped (and its file
         deleted) when there is none; an entry whose batch the endpoint does not know is dropped."""
         pending: dict[str, set[str]] = {}
-        first: dict[str, dict[str, Any]] = {}
+        first: dict[str, JSONObject] = {}
         for entry in self.ledger.entries():
             if not entry.keys & wanted.keys():
                 continue
@@ -294,7 +309,7 @@ class BatchLane:
             pending[batch_id] = set(entry.keys)
         return pending, first
 
-    async def _submit(self, bodies: dict[str, dict[str, Any]]) -> str:
+    async def _submit(self, bodies: dict[str, JSONObject]) -> str:
         """Upload the requests and create their batch; the ledger holds it before the create request leaves."""
         lines = "".join(json.dumps({"custom_id": key, "method": "POST", "url": ENDPOINT, "body": body},
                                    ensure_ascii=False, separators=(",", ":")) + "\n" for key, body in bodies.items())
@@ -316,7 +331,7 @@ class BatchLane:
         create = functools.partial(client.batches.with_raw_response.create, input_file_id=file_id, endpoint=ENDPOINT,
                                    completion_window=WINDOW, metadata={"created_by": "pytest-tooleval"})
 
-        async def made() -> dict[str, Any] | None:  # before a create is tried again: did the last one make it?
+        async def made() -> JSONObject | None:  # before a create is tried again: did the last one make it?
             return await self._find_created(file_id, since)
 
         try:
@@ -342,7 +357,7 @@ class BatchLane:
                  "picks it up when started again")
         return batch_id
 
-    async def _find_created(self, file_id: str, since: float) -> dict[str, Any] | None:
+    async def _find_created(self, file_id: str, since: float) -> JSONObject | None:
         """The batch the endpoint made from `file_id`, if any (GET /v1/batches, newest first)."""
         client = self.backend.client()
         after: str | None = None
@@ -357,13 +372,13 @@ class BatchLane:
             for item in items:
                 if item.get("input_file_id") == file_id:
                     return item
-            made = [item["created_at"] for item in items if isinstance(item.get("created_at"), (int, float))]
+            made = [created for item in items if isinstance(created := item.get("created_at"), (int, float))]
             if not more or not items or (made and min(made) < since - LIST_SLACK_S):
                 return None
             after = str(items[-1]["id"])
         return None
 
-    async def _poll(self, batch_id: str) -> dict[str, Any]:
+    async def _poll(self, batch_id: str) -> JSONObject:
         """The batch as the endpoint has it now; _Unknown when it does not know it (404)."""
         client = self.backend.client()
         try:
@@ -381,7 +396,7 @@ class BatchLane:
         return batch
 
     async def _wait_and_collect(self, batch_id: str, keys: set[str], summary: BatchSummary,
-                                deadline: float | None, batch: dict[str, Any] | None = None) -> None:
+                                deadline: float | None, batch: JSONObject | None = None) -> None:
         client = self.backend.client()
         shown, shown_at = "", 0.0
         while True:
@@ -394,6 +409,8 @@ class BatchLane:
                         f"tooleval batch: {batch_id} is unknown to {self.backend.endpoint} ({exc}): dropped from the "
                         "ledger; a rerun submits its requests again")) from None
             counts = batch.get("request_counts")
+            if not isinstance(counts, dict):
+                counts = None  # _batch_object lets only a dict or None through
             state = (f"{batch['status']}, {counts.get('completed', 0) if counts else 0} of "
                      f"{counts.get('total', 0) if counts else len(keys)} done, "
                      f"{counts.get('failed', 0) if counts else 0} failed")
@@ -413,7 +430,7 @@ class BatchLane:
             batch = None
         files: list[tuple[str, bytes]] = []
         for label, file_id in (("output file", batch["output_file_id"]), ("error file", batch["error_file_id"])):
-            if file_id:
+            if isinstance(file_id, str) and file_id:  # a str or None (_batch_object)
                 try:
                     raw = await self._call(_bound(client.files.with_raw_response.content, file_id))
                 except _CallFailed as exc:
@@ -431,7 +448,7 @@ class BatchLane:
     def _read_results(self, files: list[tuple[str, bytes]], keys: set[str], summary: BatchSummary) -> set[str]:
         """Keep the answers of a batch's output and error files, reading only the entries of `keys` (the
         requests the batch was sent with); the keys decided (answered, failed or refused)."""
-        copies: dict[str, list[tuple[str, dict[str, Any], bool]]] = {}  # key -> (where, entry, not UTF-8)
+        copies: dict[str, list[tuple[str, JSONObject, bool]]] = {}  # key -> (where, entry, not UTF-8)
         for name, data in files:
             for number, raw in enumerate(data.split(b"\n"), start=1):
                 if not raw.strip():
@@ -440,6 +457,7 @@ class BatchLane:
                     text, garbled = raw.decode("utf-8"), False
                 except UnicodeDecodeError:  # still read, to know whose entry is broken
                     text, garbled = raw.decode("utf-8", "replace"), True
+                entry: JSONValue
                 try:
                     entry = json.loads(text)
                 except (ValueError, RecursionError):  # not JSON, an integer too long, nested too deeply
@@ -460,7 +478,9 @@ class BatchLane:
                                   "is scored", summary)
                 continue
             where, entry, garbled = found[0]
-            response = entry.get("response") if isinstance(entry.get("response"), dict) else None
+            response = entry.get("response")
+            if not isinstance(response, dict):
+                response = None
             status = response.get("status_code") if response else None
             if garbled:
                 self._failed(key, f"malformed_entry: {where} is not UTF-8", summary)
@@ -498,8 +518,8 @@ class BatchLane:
 
     # -- the files and batches endpoints -------------------------------------------------------------------
 
-    async def _call(self, call: Callable[[], Awaitable[Any]], *, first: bool = False, retry: bool = True,
-                    before_retry: Callable[[], Awaitable[Any]] | None = None) -> Any:
+    async def _call(self, call: Callable[[], Awaitable[_Answer]], *, first: bool = False, retry: bool = True,
+                    before_retry: Callable[[], Awaitable[_Found | None]] | None = None) -> _Answer | _Found:
         """One request to the files or batches endpoints (its raw answer), retried by the chat requests' own
         table and backoff (openai_compat.classify, OpenAIBackend.retry_delay); a 404 or 405 on the first ones
         means the endpoint has no Batch API (vLLM, Ollama). `before_retry` is asked before each retry: what it
@@ -525,11 +545,12 @@ class BatchLane:
             if before_retry is not None and (instead := await before_retry()) is not None:
                 return instead
 
-    def _json(self, raw: Any) -> Any:
+    def _json(self, raw: _Raw) -> JSONValue:
         """The JSON of a raw answer; _Invalid when it is none (cut off, not UTF-8, HTML)."""
         data = bytes(raw.content)
         try:
-            return json.loads(data)
+            value: JSONValue = json.loads(data)
+            return value
         except (ValueError, RecursionError):  # UnicodeDecodeError included; nested too deeply
             shown = self._clean(data[:60].decode("utf-8", "replace"), 60)
             raise _Invalid(f"the answer is not JSON (HTTP {raw.status_code}, {len(data)} bytes: {shown!r})") from None
@@ -553,7 +574,7 @@ class _Ledger:
     """A file per batch submitted (or being created) and not yet collected, in `<cache>/batches/`, and the lock
     that lets one run at a time submit from a cache folder (see the module's docstring)."""
 
-    def __init__(self, folder: Path, identity: Callable[[], dict[str, Any]], say: Callable[[str], None]) -> None:
+    def __init__(self, folder: Path, identity: Callable[[], JSONObject], say: Callable[[str], None]) -> None:
         self.folder = folder
         self.identity = identity  # the model and endpoint the entries belong to: its lane's cache identity
         self.say = say
@@ -589,7 +610,7 @@ class _Ledger:
         finally:
             handle.close()
 
-    def write_entry(self, name: str, content: dict[str, Any]) -> Path:
+    def write_entry(self, name: str, content: Mapping[str, object]) -> Path:  # written as JSON
         self.folder.mkdir(parents=True, exist_ok=True)
         target = self.folder / name
         temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
@@ -664,7 +685,7 @@ class _Unknown(Exception):
     """The endpoint does not know the batch (404)."""
 
 
-def _bound(function: Callable[[str], Any], argument: str) -> Callable[[], Any]:
+def _bound(function: Callable[[str], Awaitable[_Answer]], argument: str) -> Callable[[], Awaitable[_Answer]]:
     return lambda: function(argument)
 
 
@@ -672,11 +693,11 @@ def _safe(batch_id: str) -> str:
     return "".join(char if char.isalnum() or char in "-_" else "_" for char in batch_id)[:120]
 
 
-def _shown(value: Any) -> str:
+def _shown(value: JSONValue) -> str:
     return "none" if value is None else json.dumps(value)[:40]
 
 
-def _object_id(data: dict[str, Any], name: str = "id", *, optional: bool = False) -> None:
+def _object_id(data: JSONObject, name: str = "id", *, optional: bool = False) -> None:
     value = data.get(name)
     if value is None and optional:
         return
@@ -684,7 +705,7 @@ def _object_id(data: dict[str, Any], name: str = "id", *, optional: bool = False
         raise _Invalid(f"the answer has no valid {name} ({_shown(value)})")
 
 
-def _file_object(data: Any) -> dict[str, Any]:
+def _file_object(data: JSONValue) -> JSONObject:
     """A File object (POST /v1/files) as far as it is used: its id."""
     if not isinstance(data, dict):
         raise _Invalid(f"the answer is a JSON {type(data).__name__}, not a file object")
@@ -692,7 +713,7 @@ def _file_object(data: Any) -> dict[str, Any]:
     return data
 
 
-def _batch_object(data: Any) -> dict[str, Any]:
+def _batch_object(data: JSONValue) -> JSONObject:
     """A Batch object as far as it is used: id, status (one of STATUSES), its files' ids, counts and errors."""
     if not isinstance(data, dict):
         raise _Invalid(f"the answer is a JSON {type(data).__name__}, not a batch")
@@ -713,20 +734,21 @@ def _batch_object(data: Any) -> dict[str, Any]:
     return data
 
 
-def _batch_page(data: Any) -> tuple[list[dict[str, Any]], bool]:
+def _batch_page(data: JSONValue) -> tuple[list[JSONObject], bool]:
     """A page of GET /v1/batches: its batches, and whether more follow."""
-    items = data.get("data") if isinstance(data, dict) else None
-    if not isinstance(items, list):
+    if not isinstance(data, dict) or not isinstance(items := data.get("data"), list):
         raise _Invalid("the answer is not a list of batches")
+    batches: list[JSONObject] = []
     for item in items:
         if not isinstance(item, dict):
             raise _Invalid(f"the list holds a JSON {type(item).__name__}, not a batch")
         _object_id(item)
         _object_id(item, "input_file_id", optional=True)
-    return items, data.get("has_more") is True
+        batches.append(item)
+    return batches, data.get("has_more") is True
 
 
-def _entry_id(entry: dict[str, Any]) -> str:
+def _entry_id(entry: JSONObject) -> str:
     value = entry.get("id")
     return f"id {value}" if isinstance(value, str) and _ID.fullmatch(value) else "no id"
 
@@ -737,9 +759,12 @@ def _label(reason: str) -> str:
     return label if _LABEL.fullmatch(label) else "error"
 
 
-def _batch_reason(batch: dict[str, Any]) -> str:
+def _batch_reason(batch: JSONObject) -> str:
     """Why a batch's entries that neither file mentions have no answer."""
-    errors = (batch.get("errors") or {}).get("data") or []
+    # _batch_object let through errors that are None or a dict, whose data is a list or empty
+    found = batch.get("errors") or {}
+    data = found.get("data") if isinstance(found, dict) else None
+    errors = data if isinstance(data, list) else []
     first = errors[0] if errors and isinstance(errors[0], dict) else None
     if first is not None:
         code, message = first.get("code"), first.get("message")
@@ -748,12 +773,12 @@ def _batch_reason(batch: dict[str, Any]) -> str:
     return f"batch_{batch['status']}"
 
 
-def _entry_reason(entry: dict[str, Any], response: dict[str, Any] | None) -> str:
-    error = entry.get("error") if isinstance(entry.get("error"), dict) else None
-    if error is not None:
+def _entry_reason(entry: JSONObject, response: JSONObject | None) -> str:
+    error = entry.get("error")
+    if isinstance(error, dict):
         return f"{error.get('code') or 'error'}: {error.get('message') or ''}".strip()
     body = response.get("body") if response else None
-    message = (body.get("error") or {}).get("message") if isinstance(body, dict) and isinstance(
-        body.get("error"), dict) else None
+    said = body.get("error") if isinstance(body, dict) else None
+    message = said.get("message") if isinstance(said, dict) else None
     status = response.get("status_code") if response else None
     return f"HTTP {status}: {message or 'no answer'}"

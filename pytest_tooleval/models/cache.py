@@ -36,8 +36,9 @@ import warnings
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
+from ..json_value import JSONObject, JSONValue
 from ..settings.credentials import sealed, unsealed
 from ..text import plain_data, plain_text
 from .base import ChatRequest, ModelBackend, Reply, ToolCall
@@ -88,11 +89,11 @@ class CacheRun:
         """Whether an answer the run `written_by` wrote is this run's to use."""
         return self.mode == "reuse" or written_by == self.id
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> JSONObject:
         return {"id": self.id, "mode": self.mode, "resumed": self.resumed}
 
     @classmethod
-    def from_dict(cls, value: Mapping[str, Any]) -> CacheRun:
+    def from_dict(cls, value: Mapping[str, object]) -> CacheRun:
         resumed = value.get("resumed")
         return cls(str(value["id"]), str(value.get("mode") or "resume"),
                    float(resumed) if isinstance(resumed, (int, float)) else None)
@@ -145,14 +146,14 @@ def end_run(path: Path, run: CacheRun) -> None:
             conn.close()
 
 
-def cache_key(identity: Mapping[str, Any], request: ChatRequest) -> str:
+def cache_key(identity: Mapping[str, JSONValue], request: ChatRequest) -> str:
     """sha256 of the canonical JSON of everything that determines an answer.
 
     Args:
         identity: the backend's `cache_identity()` (kind, model, endpoint host and path); never the key.
         request: the request; messages, sampling parameters, stop and extra all count.
     """
-    payload = {
+    payload: JSONObject = {
         "v": KEY_VERSION,
         "backend": dict(identity),
         "messages": [_keyed(m) for m in request.messages],
@@ -171,7 +172,7 @@ def cache_key(identity: Mapping[str, Any], request: ChatRequest) -> str:
     return hashlib.sha256(canonical.encode("ascii")).hexdigest()
 
 
-def _keyed(message: Mapping[str, Any]) -> dict[str, Any]:
+def _keyed(message: JSONObject) -> JSONObject:
     """A message as its key sees it. An assistant message with `tool_calls` is sent with `content: ""` (issue 26:
     llama-cpp-python refuses null) and keyed as it was when it was sent with null, which asks the same: the
     answers cached then still match."""
@@ -433,7 +434,7 @@ class ResponseCache:
 
 @runtime_checkable
 class _HasCacheIdentity(Protocol):
-    def cache_identity(self) -> Mapping[str, Any]: ...
+    def cache_identity(self) -> Mapping[str, JSONValue]: ...
 
 
 class CachedBackend:
@@ -450,7 +451,7 @@ class CachedBackend:
             another is asked again.
     """
 
-    def __init__(self, backend: ModelBackend, cache: ResponseCache, *, identity: Mapping[str, Any] | None = None,
+    def __init__(self, backend: ModelBackend, cache: ResponseCache, *, identity: Mapping[str, JSONValue] | None = None,
                  fingerprint: Callable[[], str | None] = lambda: None):
         self.backend = backend
         self.cache = cache
@@ -458,7 +459,7 @@ class CachedBackend:
         self._identity = None if identity is None else dict(identity)
         self._fingerprint = fingerprint
 
-    def cache_identity(self) -> dict[str, Any]:
+    def cache_identity(self) -> JSONObject:
         if self._identity is not None:
             return dict(self._identity)
         if isinstance(self.backend, _HasCacheIdentity):
@@ -508,11 +509,13 @@ def worth_keeping(reply: Reply) -> bool:
     return bool(reply.text or reply.tool_calls)
 
 
-def _read_tool_calls(stored: Any) -> tuple[ToolCall, ...] | None:
+def _read_tool_calls(stored: object) -> tuple[ToolCall, ...] | None:
     """The stored tool_calls column: () when empty, None when it does not read back as calls."""
     if stored is None:
         return ()
     try:
+        if not isinstance(stored, (str, bytes, bytearray)):
+            raise TypeError(f"not JSON text: {type(stored).__name__}")  # as json.loads raises
         items = json.loads(stored)
         return tuple(ToolCall(str(item["id"]), str(item["name"]), str(item["arguments"])) for item in items)
     except (TypeError, KeyError, ValueError):

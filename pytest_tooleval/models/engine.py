@@ -11,13 +11,28 @@ import contextlib
 import threading
 from collections.abc import Awaitable, Callable
 from concurrent.futures import Future
-from typing import Any, TypeVar
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, TypeVar
 
+from .base import ChatRequest
 from .breaker import Breaker
 from .limits import Resting
 from .storage import StorageLog
 
+if TYPE_CHECKING:
+    from .openai_compat import OpenAIBackend
+
 T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Probe:
+    """One small request that checks a model role's endpoint, key, model name and parameters before a run
+    (models/factory.py `probe_endpoints`)."""
+
+    role: str  # "model" for the model under test, else the helper role's name
+    backend: OpenAIBackend  # the role's: what it learns (refused parameters) holds for the run
+    request: ChatRequest
 
 
 class Engine:
@@ -25,14 +40,14 @@ class Engine:
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name="tooleval-engine", daemon=True)
         self._thread.start()
-        self._closers: list[Callable[[], Awaitable[Any]]] = []
+        self._closers: list[Callable[[], Awaitable[object]]] = []
         self._flushers: list[Callable[[], None]] = []
         self.resting = Resting()  # shared by the process's model backends
         self.breaker = Breaker()  # likewise: a dead endpoint stops the run (models/breaker.py)
         # what the process's cache and board failed to keep (storage.py)
         self.storage = storage if storage is not None else StorageLog()
-        # one per live chat function (models/factory.Probe): each holds the process's backend for its role
-        self.probes: list[Any] = []
+        # one per live chat function: each holds the process's backend for its role
+        self.probes: list[Probe] = []
 
     @property
     def loop(self) -> asyncio.AbstractEventLoop:
@@ -44,7 +59,7 @@ class Engine:
     def run(self, coroutine: Awaitable[T]) -> T:
         return self.submit(coroutine).result()
 
-    def on_close(self, closer: Callable[[], Awaitable[Any]]) -> None:
+    def on_close(self, closer: Callable[[], Awaitable[object]]) -> None:
         self._closers.append(closer)
 
     def on_flush(self, flusher: Callable[[], None]) -> None:

@@ -6,30 +6,33 @@ import dataclasses
 import hashlib
 import json
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import InfrastructureError, MalformedReply
+from ..json_value import JSONObject
 from ..settings.options import Settings
 from ..text import split_think_block
 from .access import ChatFn, ModelAccess, Role, access_kind, role_option
-from .base import REPEAT, ChatRequest, Reply
+from .base import REPEAT, ChatRequest, ModelBackend, Reply
 from .breaker import STOPPED
-from .engine import Engine
+from .engine import Engine, Probe
 from .meter import note_reply, note_served_from_cache
 from .replay import ReplayReader, load_replay
 
 if TYPE_CHECKING:
+    from .batch import BatchLane
     from .cache import CacheRun, ResponseCache
+    from .limits import SharedRateLimiter
 
 
 def build_access(settings: Settings, cache_dir: Path, engine: Engine, board_path: Callable[[], Path],
                  roles: Sequence[Role] = (), replay_readers: Sequence[ReplayReader] = (), *,
                  probe_tools: bool = False, probe_system: bool = False, say: Callable[[str], None] = print,
                  cache_only: bool = False, cache_run: CacheRun | None = None,
-                 served: Mapping[str, dict[str, Any]] | None = None) -> ModelAccess:
+                 served: Mapping[str, JSONObject] | None = None) -> ModelAccess:
     """The run's model access; `board_path` gives the run board's file (asked only for the rpm/tpm limits file
     beside it); `roles` are the helper models of the suites in the run, `replay_readers` their recorded-output
     formats (suites/base.py); `probe_tools`: a suite offers the model `tools`, so its probe offers one too;
@@ -52,15 +55,15 @@ def build_access(settings: Settings, cache_dir: Path, engine: Engine, board_path
         access = ModelAccess("replay", replay=replay, roles=live.roles(roles, None))
         live.close_cache_last()
         return access
-    limiter = None
+    limiter: SharedRateLimiter | None = None
     if settings.rpm or settings.tpm:
         from .limits import SharedRateLimiter
 
         limiter = SharedRateLimiter(board_path().with_suffix(".limits.sqlite"), settings.rpm, settings.tpm)
         engine.on_close(_closing(limiter.close))
-    reasoning = {"reasoning_effort": settings.reasoning_effort} if settings.reasoning_effort else {}
+    reasoning: JSONObject = {"reasoning_effort": settings.reasoning_effort} if settings.reasoning_effort else {}
     # --tooleval-batch: every role's batch lane, appended as its chat function is built (models/batch.py)
-    lanes: list[Any] | None = [] if settings.batch else None
+    lanes: list[BatchLane] | None = [] if settings.batch else None
     chat = live.chat(model, settings.base_url, settings.api_key, settings.temperature, settings.max_tokens, limiter,
                      extra=reasoning, probe_tools=probe_tools, probe_system=probe_system, lanes=lanes, say=say)
     if settings.reasoning == "strip":
@@ -76,7 +79,7 @@ PROBE_PROMPT = "Reply with the single word: ok"
 PROBE_MAX_TOKENS = 16
 # offered by the probe of a model that will be asked with `tools`: an endpoint without tool calling refuses it,
 # and one that drops the tools (llama-cpp-python without tool_choice) answers without calling it
-PROBE_TOOL = {"type": "function", "function": {
+PROBE_TOOL: JSONObject = {"type": "function", "function": {
     "name": "echo", "description": "Repeat a word.",
     "parameters": {"type": "object", "properties": {"word": {"type": "string"}}}}}
 PROBE_TOOL_PROMPT = "Call the echo function with the word: ok"
@@ -84,7 +87,7 @@ PROBE_TOOL_MAX_TOKENS = 64  # a call's JSON takes more tokens than a word
 # the probe's system message, when every request with tools has one (ACEBench's, YAML files with `system:`)
 PROBE_SYSTEM = "You are a helpful assistant."
 # --tooleval-tools-system empty: put before the messages of a request that offers tools and has no system message
-EMPTY_SYSTEM: dict[str, Any] = {"role": "system", "content": ""}
+EMPTY_SYSTEM: JSONObject = {"role": "system", "content": ""}
 # Tools that reach the prompt add their names, descriptions and schemas: the echo tool is some 40 tokens as JSON,
 # and every chat template adds words around it. Fewer than this many added tokens means they were left out: a
 # server may still count what it appends after the prompt (llama-cpp-python's `functions.echo:` before the
@@ -95,22 +98,13 @@ NO_TOOL_CALL_HINT = ("serve the model with tool calling (vLLM: --enable-auto-too
                      "--tooleval-mode prompt (or skip the probe: --tooleval-no-probe)")
 
 
-@dataclass(frozen=True)
-class Probe:
-    """One small request that checks a model role's endpoint, key, model name and parameters before a run."""
-
-    role: str  # "model" for the model under test, else the helper role's name
-    backend: Any  # the role's OpenAIBackend: what it learns (refused parameters) holds for the run
-    request: ChatRequest
-
-
-async def probe_endpoints(probes: Sequence[Probe]) -> dict[str, dict[str, Any]]:
+async def probe_endpoints(probes: Sequence[Probe]) -> dict[str, JSONObject]:
     """Ask each distinct (model, endpoint, parameters) once; the endpoint profile of each role. Raises the
     first failure as a usage error naming the role, the endpoint, the cause and the fix."""
     from ..errors import ToolevalError, ToolevalUsageError
 
-    profile: dict[str, dict[str, Any]] = {}
-    seen: dict[tuple[str, str, str], dict[str, Any]] = {}
+    profile: dict[str, JSONObject] = {}
+    seen: dict[tuple[str, str, str], JSONObject] = {}
     for probe in probes:
         backend = probe.backend
         key = (backend.model, backend.endpoint, repr(probe.request))
@@ -149,7 +143,9 @@ async def probe_endpoints(probes: Sequence[Probe]) -> dict[str, dict[str, Any]]:
             seen[key] = {"model": backend.model, "endpoint": backend.endpoint, "served_by": reply.served_by,
                          "system_fingerprint": reply.system_fingerprint, "latency_s": round(reply.latency_s, 3),
                          "adapted": dict(backend.adaptations)}
-        backend.fingerprint = seen[key]["system_fingerprint"]  # a cached answer made under another is asked again
+        # a cached answer made under another fingerprint is asked again (it is reply.system_fingerprint: str or None)
+        fingerprint = seen[key]["system_fingerprint"]
+        backend.fingerprint = fingerprint if isinstance(fingerprint, str) else None
         profile.setdefault(probe.role, seen[key])
     return profile
 
@@ -189,7 +185,7 @@ async def _check_tools_seen(probe: Probe, with_tools: int) -> None:
 def _without_think_blocks(chat: ChatFn) -> ChatFn:
     """--tooleval-reasoning strip: the model under test's answers without their leading think block."""
 
-    async def ask(messages: list[dict[str, Any]], **overrides: Any) -> Reply:
+    async def ask(messages: list[JSONObject], **overrides: object) -> Reply:
         reply: Reply = await chat(messages, **overrides)
         thought, answer = split_think_block(reply.text)
         if thought is None:
@@ -240,7 +236,7 @@ class _Live:
     engine: Engine
     cache: ResponseCache | None
     cache_only: bool = False  # answers from the cache alone: a miss is an error, never a request
-    served: dict[str, dict[str, Any]] = dataclasses.field(default_factory=dict)  # by backend label, when told
+    served: dict[str, JSONObject] = dataclasses.field(default_factory=dict)  # by backend label, when told
 
     def close_cache_last(self) -> None:
         """Close the cache after the clients (closers run in order); the last connection to close folds the
@@ -248,7 +244,7 @@ class _Live:
         if self.cache is not None:
             self.engine.on_close(_closing(self.cache.close))
 
-    def roles(self, roles: Sequence[Role], limiter: Any, lanes: list[Any] | None = None,
+    def roles(self, roles: Sequence[Role], limiter: SharedRateLimiter | None, lanes: list[BatchLane] | None = None,
               say: Callable[[str], None] = print) -> dict[str, ChatFn]:
         """One chat function per helper role whose model is set (`--tooleval-<role>-model`), with the role's
         own endpoint, key, temperature and max_tokens where it declares them (otherwise the agent's)."""
@@ -279,9 +275,9 @@ class _Live:
         return functions
 
     def chat(self, model: str, base_url: str | None, api_key: str | None, temperature: float | None,
-             max_tokens: int | None, limiter: Any = None, *, top_p: float | None = None,
-             extra: dict[str, Any] | None = None, role: str = "model", probe_tools: bool = False,
-             probe_system: bool = False, lanes: list[Any] | None = None,
+             max_tokens: int | None, limiter: SharedRateLimiter | None = None, *, top_p: float | None = None,
+             extra: JSONObject | None = None, role: str = "model", probe_tools: bool = False,
+             probe_system: bool = False, lanes: list[BatchLane] | None = None,
              say: Callable[[str], None] = print) -> ChatFn:
         return _chat_function(self.settings, self.engine, model, base_url, api_key, temperature, max_tokens,
                               limiter, self.cache, top_p=self.settings.top_p if top_p is None else top_p,
@@ -292,15 +288,16 @@ class _Live:
 
 def _chat_function(settings: Settings, engine: Engine, model: str, base_url: str | None,
                    api_key: str | None, temperature: float | None, max_tokens: int | None,
-                   limiter: Any = None, cache: ResponseCache | None = None, *, top_p: float | None = None,
-                   extra: dict[str, Any] | None = None, role: str = "model", probe_tools: bool = False,
-                   probe_system: bool = False, lanes: list[Any] | None = None, say: Callable[[str], None] = print,
-                   cache_only: bool = False, served: Mapping[str, dict[str, Any]] | None = None) -> ChatFn:
+                   limiter: SharedRateLimiter | None = None, cache: ResponseCache | None = None, *,
+                   top_p: float | None = None, extra: JSONObject | None = None, role: str = "model",
+                   probe_tools: bool = False, probe_system: bool = False, lanes: list[BatchLane] | None = None,
+                   say: Callable[[str], None] = print, cache_only: bool = False,
+                   served: Mapping[str, JSONObject] | None = None) -> ChatFn:
     from .cache import CachedBackend
     from .limits import starts_slow
     from .openai_compat import OpenAIBackend
 
-    backend: Any = OpenAIBackend(
+    asked = OpenAIBackend(
         model=model,
         base_url=base_url,
         api_key=api_key,
@@ -312,27 +309,27 @@ def _chat_function(settings: Settings, engine: Engine, model: str, base_url: str
         resting=engine.resting,
         breaker=engine.breaker,
     )
-    engine.on_close(backend.aclose)
-    if served and backend.label in served:  # what the controller learnt the endpoint serves (xdist)
-        backend.served = served[backend.label]
-    asked = backend
+    engine.on_close(asked.aclose)
+    if served and asked.label in served:  # what the controller learnt the endpoint serves (xdist)
+        asked.served = served[asked.label]
+    backend: ModelBackend = asked
     # the endpoint probe asks the backend itself (never the cache) once, with this role's parameters
     # with tools (--tooleval-mode fc) it asks for a call of the one it offers, shaped as the samples ask: with a
     # system message only when every request with tools has one (a server may render tools only into one)
     prompt, limit = (PROBE_TOOL_PROMPT, PROBE_TOOL_MAX_TOKENS) if probe_tools else (PROBE_PROMPT, PROBE_MAX_TOKENS)
-    system: tuple[dict[str, Any], ...] = ()
+    system: tuple[JSONObject, ...] = ()
     if probe_tools and probe_system:
         system = ({"role": "system", "content": PROBE_SYSTEM},)
     elif probe_tools and role == "model" and settings.tools_system == "empty":
         system = (EMPTY_SYSTEM,)  # as the samples without one will be sent
-    engine.probes.append(Probe(role, backend, ChatRequest(
+    engine.probes.append(Probe(role, asked, ChatRequest(
         (*system, {"role": "user", "content": prompt}), temperature=temperature, top_p=top_p,
         max_tokens=None if max_tokens is None else min(max_tokens, limit), extra=dict(extra or {}),
         tools=(PROBE_TOOL,) if probe_tools else None)))
     if lanes is not None:  # --tooleval-batch: between the cache and the endpoint (models/batch.py)
         from .batch import BatchLane
 
-        lane = BatchLane(backend, cache, settings.cache_path, poll_s=settings.batch_poll,
+        lane = BatchLane(asked, cache, settings.cache_path, poll_s=settings.batch_poll,
                          fallback=settings.batch_fallback, say=say, role=role, wait_s=settings.batch_wait)
         lanes.append(lane)
         backend = lane
@@ -344,9 +341,9 @@ def _chat_function(settings: Settings, engine: Engine, model: str, base_url: str
     run_max_tokens, run_temperature, run_top_p = max_tokens, temperature, top_p
     empty_system = role == "model" and settings.tools_system == "empty"
 
-    async def chat(messages: list[dict[str, Any]], *, max_tokens: int | None = None,
+    async def chat(messages: list[JSONObject], *, max_tokens: int | None = None,
                    stop: tuple[str, ...] | None = None, sampling: bool = True, temperature: float | None = None,
-                   top_p: float | None = None, tools: Sequence[dict[str, Any]] | None = None) -> Reply:
+                   top_p: float | None = None, tools: Sequence[JSONObject] | None = None) -> Reply:
         # a suite may override the run's sampling (its upstream's: --tooleval-sampling upstream) and
         # max_tokens, add stop strings for its own protocol (GPT4Tools: 512 tokens), and offer `tools`
         # (ACEBench's function-calling mode)
@@ -384,12 +381,13 @@ class _CacheOnly:
     """Where a live backend would be asked: a miss of the cache in front is an error, and nothing is sent. The
     wrapped backend still names the requests' cache keys (its endpoint and model)."""
 
-    def __init__(self, backend: Any) -> None:
+    def __init__(self, backend: Any) -> None:  # an OpenAIBackend, or its BatchLane; read as it always was
         self.backend = backend
         self.name = backend.name
 
-    def cache_identity(self) -> Any:
-        return self.backend.cache_identity()
+    def cache_identity(self) -> JSONObject:
+        identity: JSONObject = self.backend.cache_identity()
+        return identity
 
     async def complete(self, request: ChatRequest) -> Reply:
         raise NotCached(f"{self.backend.label}: not in the response cache")
@@ -398,7 +396,7 @@ class _CacheOnly:
         await self.backend.aclose()
 
 
-def _closing(close: Any) -> Any:
+def _closing(close: Callable[[], object]) -> Callable[[], Awaitable[None]]:
     """An engine closer (a coroutine function) for a plain close()."""
 
     async def closer() -> None:

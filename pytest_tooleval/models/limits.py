@@ -38,9 +38,9 @@ import sqlite3
 import threading
 import time
 from collections import deque
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 from urllib.parse import urlsplit
 
 # set while computing a sample a test is blocked on: its requests take the next free slot, before queued work
@@ -337,8 +337,8 @@ class SharedRateLimiter:
             self._conn.close()
 
 
-def estimate_tokens(messages: tuple[dict[str, Any], ...] | list[dict[str, Any]],
-                    tools: tuple[dict[str, Any], ...] | None = None) -> int:
+def estimate_tokens(messages: Sequence[Mapping[str, object]],
+                    tools: Sequence[Mapping[str, object]] | None = None) -> int:
     """A rough prompt size before the endpoint tells us the real one: about four characters a token (the
     tools offered count too: the model reads their schemas)."""
     characters = sum(len(str(message.get("content", ""))) for message in messages)

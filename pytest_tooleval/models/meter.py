@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Any
 
 from .base import Reply
 
@@ -127,7 +126,7 @@ class Meter:
         self.latency_s = 0.0
         self.tokens: dict[str, int] = {}
 
-    async def __call__(self, messages: list[dict[str, Any]], **overrides: Any) -> Reply:
+    async def __call__(self, messages: Sequence[Mapping[str, object]], **overrides: object) -> Reply:
         reply = await self.chat(messages, **overrides)
         self.calls += 1
         self.latency_s += reply.latency_s
@@ -153,7 +152,7 @@ Prices = dict[str, tuple[float, float]]  # model -> (input, output) price per mi
 BATCH_PRICE_SHARE = 0.5  # a request answered through the Batch API costs half (OpenAI's batch price)
 
 
-def row_cost(tokens: dict[str, Any], role_models: dict[str, str | None], prices: Prices,
+def row_cost(tokens: Mapping[str, float], role_models: dict[str, str | None], prices: Prices,
              batched: str | None = None) -> float | None:
     """The estimated price of one sample's tokens: each role's prompt and completion tokens at its model's price
     (`role_models`: token-key prefix -> model, "" for the model under test); None when a model has no price.

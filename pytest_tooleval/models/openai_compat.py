@@ -28,6 +28,7 @@ import openai
 
 from ..data.files import unreadable_json
 from ..errors import ContextOverflowError, MalformedReply, NotAsked
+from ..json_value import JSONObject, JSONValue
 from ..settings.credentials import MASK, MIN_SECRET_CHARS, redact, redact_all, url_credentials
 from ..text import counted, plain_text
 from .base import ChatRequest, InfrastructureError, Reply, ToolCall
@@ -294,7 +295,7 @@ class OpenAIBackend:
         self.adaptations: dict[str, str] = {}
         # what the endpoint says it serves under this model's name (models/served.py), once asked: part of the
         # cache keys; and the system_fingerprint its probe answer carried, which a cached answer must share
-        self.served: dict[str, Any] | None = None
+        self.served: JSONObject | None = None
         self.fingerprint: str | None = None
         self.sent = 0  # HTTP attempts, retries included (the run's totals)
         self.retried = 0
@@ -305,9 +306,9 @@ class OpenAIBackend:
     def __repr__(self) -> str:  # no key: reprs end up in tracebacks and `pytest -l` locals
         return f"OpenAIBackend(model={self.model!r}, endpoint={self.endpoint!r})"
 
-    def cache_identity(self) -> dict[str, Any]:
+    def cache_identity(self) -> JSONObject:
         """What distinguishes this backend's answers in a response cache: never the key."""
-        identity: dict[str, Any] = {"backend": "openai", "model": self.model, "endpoint": self.endpoint}
+        identity: JSONObject = {"backend": "openai", "model": self.model, "endpoint": self.endpoint}
         if self.served is not None:
             identity["served"] = self.served
         return identity
@@ -394,7 +395,7 @@ class OpenAIBackend:
         """Requests on the wire now, from every loop (read from another thread: a snapshot, not a lock)."""
         return sum(state.slots.in_use for state in list(self._states.values()))
 
-    def concurrency(self) -> dict[str, Any] | None:
+    def concurrency(self) -> JSONObject | None:
         """How the in-flight limit moved (models/limits.py): ceiling, now, peak and every cut with its reason,
         for the busiest loop (the engine's; a pytest-asyncio loop per test sees a request or two); None before
         any request."""
@@ -409,13 +410,13 @@ class OpenAIBackend:
 
     # -- the Batch API (models/batch.py) --------------------------------------------------------------------
 
-    def request_body(self, request: ChatRequest) -> dict[str, Any]:
+    def request_body(self, request: ChatRequest) -> JSONObject:
         """The JSON body `complete` would send for `request` (what a batch line carries)."""
         params = self._adapted(self._params(request))
-        extra = params.pop("extra_body", None) or {}
+        extra: JSONObject = params.pop("extra_body", None) or {}  # _params puts a dict there, if anything
         return {**params, **extra}
 
-    def reply_from_completion(self, completion: Any) -> Reply:
+    def reply_from_completion(self, completion: JSONValue) -> Reply:
         """A chat completion as a batch's output file holds it, read as `complete` reads an answer;
         MalformedResponse when it is not one."""
         return self._reply(_extract(completion), 0.0)
@@ -441,7 +442,7 @@ class OpenAIBackend:
         return self._rng.uniform(0.0, ceiling)
 
     async def _attempt(self, client: openai.AsyncOpenAI, params: dict[str, Any]) -> _Answer | _Failure:
-        body: Any = None
+        body: JSONValue = None
         try:
             # the raw body, read as JSON: building the SDK's typed objects cost a fifth of each request's CPU.
             # The client's timeout bounds each read; this deadline bounds the whole request, so that a body
@@ -581,7 +582,7 @@ class OpenAIBackend:
         await self.aclose()
 
 
-def _extract(completion: Any) -> _Answer:
+def _extract(completion: JSONValue) -> _Answer:
     # Compatible servers omit or mistype fields, so any shape can arrive: check what we use.
     if not isinstance(completion, dict):
         raise MalformedResponse(f"the response is a JSON {type(completion).__name__}, not an object")
@@ -594,7 +595,8 @@ def _extract(completion: Any) -> _Answer:
             code = error.get("code")
             raise ErrorInBody(f"{said} (code {code})" if isinstance(code, (str, int)) and code != "" else said)
         raise MalformedResponse("the response has no choices")
-    message = choices[0].get("message") if isinstance(choices[0], dict) else None
+    first: JSONObject = choices[0] if isinstance(choices[0], dict) else {}  # then it has no message
+    message = first.get("message")
     if not isinstance(message, dict):
         raise MalformedResponse("the first choice has no message")
     content = message.get("content")
@@ -602,7 +604,7 @@ def _extract(completion: Any) -> _Answer:
         raise MalformedResponse(f"the message content is a {type(content).__name__}, not text")
     usage = completion.get("usage")
     usage = usage if isinstance(usage, dict) else {}
-    finish_reason = choices[0].get("finish_reason")
+    finish_reason = first.get("finish_reason")
     # DeepSeek and vLLM's reasoning parsers return `reasoning_content`, some servers `reasoning`
     reasoning = next((value for key in ("reasoning_content", "reasoning")
                       if isinstance(value := message.get(key), str) and value), None)

@@ -21,18 +21,22 @@ from typing import Any
 
 from ..data.files import json_lines, parse_json, read_text
 from ..errors import DataError, ToolevalUsageError
+from ..json_value import JSONValue
 from ..text import counted
 
 # (path, parsed JSON document or None) -> rows in the suite's own format, or None when it is not one
-ReplayReader = Callable[[Path, Any], "list[dict[str, Any]] | None"]
+ReplayReader = Callable[[Path, JSONValue], "list[Row] | None"]
 Key = tuple[str | None, str]
+#: a recorded row: JSON as read, or what a suite's reader made of its upstream format (tuples included)
+Row = dict[str, object]
 
 
 @dataclass(frozen=True)
 class ReplayStore:
     source: str
-    rows: dict[Key, dict[str, Any]]
+    rows: dict[Key, Row]
 
+    # what the row holds is the suite's business (the module's docstring): it reads it as it likes
     def lookup(self, language: str | None, sample_id: str) -> dict[str, Any] | None:
         return self.rows.get((language, sample_id)) or self.rows.get((None, sample_id))
 
@@ -42,7 +46,7 @@ class Recorded:
     """One recorded row and where it was read: the file, and its line (JSON Lines) or item (a JSON array, from
     0); a suite's reader that does not say gives the row's place in what it read ("row", from 1)."""
 
-    row: dict[str, Any]
+    row: Row
     path: Path
     unit: str  # "line", "item" or "row"
     number: int
@@ -85,20 +89,21 @@ def read_recorded(path: Path, language: str | None = None) -> list[Recorded]:
             for item in _recorded(path, *_read(path))]
 
 
-def unique_rows(recorded: Iterable[Recorded], where: str) -> list[dict[str, Any]]:
+def unique_rows(recorded: Iterable[Recorded], where: str) -> list[Row]:
     """The rows, one per id and language: a copy that repeats a row exactly is dropped, and two different rows
     for one id are a DataError naming the ids and where each copy is (`where` starts the line)."""
     return list(_index(recorded, where).values())
 
 
-def _read(path: Path) -> tuple[str, Any]:
+def _read(path: Path) -> tuple[str, JSONValue]:
     """The file's text, and its one JSON value when it holds a JSON array (not JSON Lines), else None."""
     text = read_text(path)
     return text, parse_json(text, path) if text.lstrip().startswith("[") else None
 
 
-def _recorded(path: Path, text: str, document: Any) -> list[Recorded]:
+def _recorded(path: Path, text: str, document: JSONValue) -> list[Recorded]:
     """The rows of a JSON array document (numbered by item), or of the JSON Lines `text` (numbered by line)."""
+    numbered: Sequence[tuple[int, object]]
     if isinstance(document, list):
         numbered, unit = list(enumerate(document)), "item"
     else:
@@ -112,7 +117,7 @@ def _recorded(path: Path, text: str, document: Any) -> list[Recorded]:
     return recorded
 
 
-def _index(recorded: Iterable[Recorded], where: str) -> dict[Key, dict[str, Any]]:
+def _index(recorded: Iterable[Recorded], where: str) -> dict[Key, Row]:
     copies: dict[Key, list[Recorded]] = {}
     for item in recorded:
         copies.setdefault(item.key, []).append(item)

@@ -14,11 +14,15 @@ import hashlib
 import json
 import time
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import TYPE_CHECKING
 
 import openai
 
+from ..json_value import JSONObject, JSONValue
 from ..text import counted, plain_text
+
+if TYPE_CHECKING:
+    from .openai_compat import OpenAIBackend
 
 __all__ = ["identify_served", "served_identity", "stable_entry"]
 
@@ -28,7 +32,7 @@ ENTRY_CHARS = 4_000  # a larger entry is kept as its sha256 (keys, reports and x
 ATTEMPTS = 3  # a listing that fails to connect, or with a 5xx, is asked again (a passing fault would re-ask all)
 
 
-def stable_entry(entry: dict[str, Any], now: float) -> dict[str, Any]:
+def stable_entry(entry: JSONObject, now: float) -> JSONObject:
     """The listing's entry less what changes between two listings of the same model."""
     kept = {key: value for key, value in entry.items() if key not in NOT_THE_MODEL}
     created = kept.get("created")
@@ -37,8 +41,8 @@ def stable_entry(entry: dict[str, Any], now: float) -> dict[str, Any]:
     return kept
 
 
-def served_identity(listing: Any, model: str, now: float,
-                    redact: Callable[[str], str] = lambda text: text) -> dict[str, Any]:
+def served_identity(listing: JSONValue, model: str, now: float,
+                    redact: Callable[[str], str] = lambda text: text) -> JSONObject:
     """What a `/v1/models` body says of `model`: {"listed": true, "entry": ...}, or {"listed": false, "why": ...};
     `redact` takes the run's secrets out of the entry (a server might echo a key)."""
     data = listing.get("data") if isinstance(listing, dict) else None
@@ -51,18 +55,19 @@ def served_identity(listing: Any, model: str, now: float,
     text = redact(plain_text(text))
     if len(text) > ENTRY_CHARS:
         return {"listed": True, "entry_sha256": hashlib.sha256(text.encode("utf-8")).hexdigest()}
-    kept: dict[str, Any] = json.loads(text)
+    kept: JSONObject = json.loads(text)  # the dumps of a dict, above
     return {"listed": True, "entry": kept}
 
 
-async def _listing(backend: Any) -> Any:
+async def _listing(backend: OpenAIBackend) -> JSONValue:
     """The endpoint's `/v1/models` body, read as JSON (raises the client's errors)."""
     client: openai.AsyncOpenAI = backend.client()
     response = await asyncio.wait_for(client.models.with_raw_response.list(), backend.timeout)
-    return json.loads(response.content)
+    listing: JSONValue = json.loads(response.content)
+    return listing
 
 
-async def _identify(backend: Any) -> dict[str, Any]:
+async def _identify(backend: OpenAIBackend) -> JSONObject:
     why = ""
     for attempt in range(ATTEMPTS):
         try:
@@ -78,7 +83,7 @@ async def _identify(backend: Any) -> dict[str, Any]:
     return {"listed": False, "why": why}
 
 
-async def identify_served(backends: Iterable[Any]) -> dict[str, dict[str, Any]]:
+async def identify_served(backends: Iterable[OpenAIBackend]) -> dict[str, JSONObject]:
     """Ask each distinct backend's endpoint what it serves under its model's name, and set `backend.served`;
     by label (`model 'x' at host/v1`), as a worker is told it."""
     every = list(backends)

@@ -17,10 +17,11 @@ from __future__ import annotations
 import sqlite3
 import tempfile
 import threading
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..json_value import JSONObject
 from ..text import counted
 
 if TYPE_CHECKING:
@@ -64,9 +65,12 @@ class StorageLog:
             else:
                 fault.lost += count
 
-    def as_dicts(self) -> list[dict[str, Any]]:
+    def as_dicts(self) -> list[JSONObject]:
+        return [asdict(fault) for fault in self._snapshot()]
+
+    def _snapshot(self) -> list[StorageFault]:
         with self._lock:
-            return [asdict(fault) for fault in self._faults.values()]
+            return [replace(fault) for fault in self._faults.values()]
 
     def merge(self, faults: list[dict[str, Any]]) -> None:
         """Add another process's faults (its `as_dicts`)."""
@@ -81,23 +85,23 @@ class StorageLog:
     def lines(self) -> list[str]:
         """One summary line per store that failed."""
         lines = []
-        for fault in self.as_dicts():
-            if fault["store"] == CACHE and fault["off"]:
-                lines.append(f"tooleval: response cache in {fault['folder']}: {fault['error']}; this run's answers "
+        for fault in self._snapshot():
+            if fault.store == CACHE and fault.off:
+                lines.append(f"tooleval: response cache in {fault.folder}: {fault.error}; this run's answers "
                              "were not cached (each was asked and scored): point --tooleval-cache-dir (or "
                              "TOOLEVAL_CACHE_DIR) at a writable folder to keep them")
-            elif fault["store"] == CACHE:
-                kept = (f"{counted(fault['lost'], 'answer')} {'was' if fault['lost'] == 1 else 'were'} not cached "
-                        "(writing it was turned off for the rest of the run)" if fault["lost"] else "nothing was lost")
-                if fault["skipped_locked"]:
-                    kept += (f"; {counted(fault['skipped_locked'], 'write')} "
-                             f"{'was' if fault['skipped_locked'] == 1 else 'were'} skipped while another process held "
+            elif fault.store == CACHE:
+                kept = (f"{counted(fault.lost, 'answer')} {'was' if fault.lost == 1 else 'were'} not cached "
+                        "(writing it was turned off for the rest of the run)" if fault.lost else "nothing was lost")
+                if fault.skipped_locked:
+                    kept += (f"; {counted(fault.skipped_locked, 'write')} "
+                             f"{'was' if fault.skipped_locked == 1 else 'were'} skipped while another process held "
                              "its write lock")
-                lines.append(f"tooleval: response cache in {fault['folder']}: {fault['error']}; {kept}; every "
+                lines.append(f"tooleval: response cache in {fault.folder}: {fault.error}; {kept}; every "
                              "answer was scored, and a rerun asks again for what is missing")
             else:
-                lines.append(f"tooleval: run board in {fault['folder']}: {fault['error']}; "
-                             f"{counted(fault['lost'], 'result')} "
+                lines.append(f"tooleval: run board in {fault.folder}: {fault.error}; "
+                             f"{counted(fault.lost, 'result')} "
                              "could not be shared between processes (the processes that needed them asked "
                              "again); every answer was scored")
         return lines
