@@ -80,7 +80,8 @@ def _report(mismatches: list[str], total: int) -> str:
 @cache
 def _official_rows(path: str) -> dict[tuple[str, str], list[dict[str, Any]]]:
     grouped: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
-    for row in read_jsonl(Path(path)):
+    rows: list[dict[str, Any]] = read_jsonl(Path(path))
+    for row in rows:
         grouped[(row["lang"], row["category"])].append(row)
     return dict(grouped)
 
@@ -119,7 +120,8 @@ REAL_VALID = {"e6db74b": 753, "56dd66c": 792}
 @cache
 def _real_verdicts(path: str) -> dict[str, list[dict[str, Any]]]:
     grouped: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for row in read_jsonl(Path(path)):
+    rows: list[dict[str, Any]] = read_jsonl(Path(path))
+    for row in rows:
         assert (row["lang"], row["model"]) == ("en", REAL_MODEL)
         grouped[row["category"]].append(row)
     return dict(grouped)
@@ -134,7 +136,8 @@ def test_real_model_verdicts(ace: AceData, category: str) -> None:
     real = ace.root / "conformance" / "real"
     verdicts = _real(ace)[category]
     # The result files use upstream's layout; the multi-turn ones list steps in another order: match by id.
-    results = {row["id"]: row["result"] for row in read_jsonl(real / REAL_MODEL / f"data_{category}_result.json")}
+    rows: list[dict[str, Any]] = read_jsonl(real / REAL_MODEL / f"data_{category}_result.json")
+    results = {row["id"]: row["result"] for row in rows}
     data_ids = sorted(record.id for record in records(ace.root, "en", category))
     assert sorted(results) == sorted(row["id"] for row in verdicts) == data_ids
     mismatches = []

@@ -15,6 +15,7 @@ import cache_writer
 import pytest
 
 from fake_openai import FakeOpenAI, Fault
+from pytest_tooleval.json_value import JSONObject
 from pytest_tooleval.models import cache as cache_module
 from pytest_tooleval.models.base import ChatRequest, InfrastructureError, Reply
 from pytest_tooleval.models.cache import (
@@ -96,7 +97,7 @@ def test_spellings_of_the_same_question_share_a_key() -> None:
     assert cache_key(IDENTITY, dataclasses.replace(BASE, stop=())) == cache_key(
         IDENTITY, dataclasses.replace(BASE, stop=None)
     )
-    reordered = ({"content": "sys", "role": "system"}, {"content": "hello", "role": "user"})
+    reordered: tuple[JSONObject, ...] = ({"content": "sys", "role": "system"}, {"content": "hello", "role": "user"})
     assert cache_key(IDENTITY, dataclasses.replace(BASE, messages=reordered)) == cache_key(IDENTITY, BASE)
     assert cache_key(dict(reversed(list(IDENTITY.items()))), BASE) == cache_key(IDENTITY, BASE)
 
@@ -422,10 +423,10 @@ async def test_the_writes_wait_for_a_held_lock_in_their_own_thread_never_in_fron
 
 def test_an_assistant_call_message_keys_alike_with_empty_or_null_content() -> None:
     """Tool-call messages are sent with `content: ""` since issue 26 (null before): answers cached then match."""
-    call = {"id": "call_0", "type": "function", "function": {"name": "f", "arguments": "{}"}}
+    call: JSONObject = {"id": "call_0", "type": "function", "function": {"name": "f", "arguments": "{}"}}
 
     def key(content: Any) -> str:
-        messages = (
+        messages: tuple[JSONObject, ...] = (
             {"role": "user", "content": "q"},
             {"role": "assistant", "content": content, "tool_calls": [call]},
             {"role": "tool", "tool_call_id": "call_0", "content": "r"},

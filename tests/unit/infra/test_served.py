@@ -9,6 +9,7 @@ import time
 import pytest
 
 from fake_openai import FakeOpenAI
+from pytest_tooleval.json_value import JSONObject
 from pytest_tooleval.models.openai_compat import OpenAIBackend
 from pytest_tooleval.models.served import ENTRY_CHARS, identify_served, served_identity, stable_entry
 
@@ -16,7 +17,7 @@ NOW = 1_800_000_000.0
 
 
 def test_what_changes_between_two_listings_is_left_out() -> None:
-    vllm = {
+    vllm: JSONObject = {
         "id": "m",
         "object": "model",
         "created": int(NOW) - 3,
@@ -33,12 +34,15 @@ def test_what_changes_between_two_listings_is_left_out() -> None:
         "parent": None,
         "max_model_len": 32768,
     }
-    ollama = {"id": "qwen2.5:7b", "object": "model", "created": 1_700_000_000, "owned_by": "library"}
+    ollama: JSONObject = {"id": "qwen2.5:7b", "object": "model", "created": 1_700_000_000, "owned_by": "library"}
     assert stable_entry(ollama, NOW)["created"] == 1_700_000_000  # when the model was made: it names the model
 
 
 def test_a_model_is_found_by_its_id_or_said_missing() -> None:
-    listing = {"object": "list", "data": [{"id": "other"}, {"id": "m", "meta": {"n_params": 7_000_000_000}}]}
+    listing: JSONObject = {
+        "object": "list",
+        "data": [{"id": "other"}, {"id": "m", "meta": {"n_params": 7_000_000_000}}],
+    }
     assert served_identity(listing, "m", NOW) == {
         "listed": True,
         "entry": {"id": "m", "meta": {"n_params": 7_000_000_000}},
@@ -51,10 +55,15 @@ def test_a_model_is_found_by_its_id_or_said_missing() -> None:
 
 
 def test_a_huge_or_odd_entry_stays_small_and_plain_text() -> None:
-    huge = {"object": "list", "data": [{"id": "m", "blob": "x" * (ENTRY_CHARS * 2)}]}
+    huge: JSONObject = {"object": "list", "data": [{"id": "m", "blob": "x" * (ENTRY_CHARS * 2)}]}
     identity = served_identity(huge, "m", NOW)
-    assert set(identity) == {"listed", "entry_sha256"} and len(identity["entry_sha256"]) == 64
-    odd = {"object": "list", "data": [{"id": "m", "note": "\ud83d alone", "key": "sk-secret-0123456789abc"}]}
+    assert set(identity) == {"listed", "entry_sha256"}
+    sha256 = identity["entry_sha256"]
+    assert isinstance(sha256, str) and len(sha256) == 64
+    odd: JSONObject = {
+        "object": "list",
+        "data": [{"id": "m", "note": "\ud83d alone", "key": "sk-secret-0123456789abc"}],
+    }
     identity = served_identity(odd, "m", NOW, redact=lambda text: text.replace("sk-secret-0123456789abc", "***"))
     assert identity["entry"] == {"id": "m", "note": "\ufffd alone", "key": "***"}
 
@@ -66,7 +75,7 @@ def test_the_lookup_asks_the_endpoint_once_per_model_and_sets_each_backend() -> 
         second = OpenAIBackend("my-model", base_url=server.base_url, api_key="sk-x")  # another role's
         missing = OpenAIBackend("nobody", base_url=server.base_url, api_key="sk-x")
 
-        async def look() -> dict[str, dict[str, object]]:
+        async def look() -> dict[str, JSONObject]:
             try:
                 return await identify_served([first, second, missing])
             finally:

@@ -9,12 +9,13 @@ from pathlib import Path
 import pytest
 
 from fake_openai import TOOLS_REFUSED, FakeOpenAI, ToolCalls
+from pytest_tooleval.json_value import JSONObject
 from pytest_tooleval.models.base import ChatRequest, InfrastructureError, Reply, ToolCall
 from pytest_tooleval.models.cache import KEY_VERSION, CachedBackend, ResponseCache, cache_key
 from pytest_tooleval.models.openai_compat import OpenAIBackend
 
 KEY = "sk-test-tools-0123456789SECRET"
-TOOL = {
+TOOL: JSONObject = {
     "type": "function",
     "function": {
         "name": "get_weather",
@@ -137,4 +138,6 @@ def test_the_tools_offered_count_in_the_prompt_size_estimate() -> None:
 
     plain = estimate_tokens(ASK.messages)
     assert plain == estimate_tokens(ASK.messages, None)  # text-protocol estimates are what they were
-    assert estimate_tokens(ASK.messages, ASK.tools) == (len(ASK.messages[0]["content"]) + len(str(TOOL))) // 4
+    question = ASK.messages[0]["content"]
+    assert isinstance(question, str)
+    assert estimate_tokens(ASK.messages, ASK.tools) == (len(question) + len(str(TOOL))) // 4
