@@ -114,8 +114,9 @@ class Comparison:
 
 
 def suite_members(suite: SuitePlugin[Any]) -> tuple[UnitsFn, CombineFn] | None:
-    """A SuitePlugin's optional `units` and `combine` (suites/base.py), or None when it lacks either."""
-    units, combine = suite.units, suite.combine
+    """A suite's optional `Figures.units` and `Figures.combine` (suites/base.py), or None when it lacks either."""
+    figures = suite.figures
+    units, combine = figures.units, figures.combine
     return None if units is None or combine is None else (units, combine)
 
 

@@ -247,10 +247,10 @@ def check_rows(path: str, rows: list[dict[str, Any]]) -> None:
     from ..suites import registered
 
     suites = registered()
-    # what each suite's summariser reads of a row's details (SuitePlugin.row_details_schema): a validator per
+    # what each suite's summariser reads of a row's details (Figures.row_details_schema): a validator per
     # suite, half the time of an if/then per row
     row_of = {name: Draft202012Validator({**ROW, "properties": {**ROW["properties"], "details": details}})
-              for name, suite in suites.items() if (details := suite.row_details_schema()) is not None}
+              for name, suite in suites.items() if (details := suite.figures.row_details_schema()) is not None}
     for index, row in enumerate(rows):
         suite = row.get("suite")
         validator = row_of.get(suite, _ROW) if isinstance(suite, str) else _ROW
