@@ -177,6 +177,7 @@ ROW: dict[str, Any] = {
         **{name: TEXT for name in ("suite", "language", "id", "category", "test_id", "variant")},
         "index": COUNT, "category_size": COUNT, "repeat": {"type": "integer", "minimum": 1},
         "outcome": {"enum": ["passed", "failed", "error", "skipped"]},
+        # fixed_valid: an older report's, beside valid (ACEBench's rows keep it in their details now)
         "valid": {"type": ["boolean", "null"]}, "fixed_valid": {"type": ["boolean", "null"]},
         "error_type": TEXT_OR_NULL, "batched": TEXT_OR_NULL, "quarantined": TEXT_OR_NULL,
         "latency_s": {"type": ["number", "null"], "minimum": 0},
