@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..outcome import Skipped
-from ..suites.base import answer_case
+from ..suites.base import answer_by_access
 from ..text import counted
 from .repeats import REPEAT, original, repeat_of
 
@@ -64,7 +64,7 @@ class BatchRound:
                 token = COLLECTING.set(collection)
                 repeat = REPEAT.set(repeat_of(case))
                 try:
-                    await answer_case(self.run.suite(case.suite), original(case), access)
+                    await answer_by_access(self.run.suite(case.suite), original(case), access)
                 except Deferred:
                     pass  # its request is collected
                 except Exception:  # whatever went wrong happens again in its test, which reports it

@@ -153,7 +153,7 @@ RescoreFn = Callable[[list[dict[str, Any]], Mapping[str, Any], str, "RescoreCont
 
 class Suite(Protocol[CaseT]):
     """A benchmark loaded for one run (by `SuitePlugin.load`): its cases, how to answer and score one. The core
-    picks the answer's source (`answer_case`): the oracle, a recorded row, or the live model."""
+    picks the answer's source (`answer_by_access`): the oracle, a recorded row, or the live model."""
 
     def cases(self) -> Sequence[CaseT]: ...
 
@@ -177,7 +177,7 @@ class Suite(Protocol[CaseT]):
         ...
 
 
-async def answer_case(suite: Suite[Any], case: Case, access: ModelAccess) -> Answer | Skipped:
+async def answer_by_access(suite: Suite[Any], case: Case, access: ModelAccess) -> Answer | Skipped:
     """The oracle / replay / live switch, once for every suite."""
     if access.kind == "oracle":
         return await suite.oracle(case)
