@@ -55,8 +55,8 @@ def test_shards_balance_every_category_and_barely_move_as_samples_come_and_go() 
     cases = select(ACEBENCH, ("en",), categories) if (ACEBENCH).is_dir() else []
     if not cases:
         pytest.skip("needs the upstream data")
-    before = assign_shards(cases, 4, SUITE.weight)
-    assert assign_shards(cases[::-1], 4, SUITE.weight) == before  # the order of collection does not matter
+    before = assign_shards(cases, 4, SUITE.hints.weight)
+    assert assign_shards(cases[::-1], 4, SUITE.hints.weight) == before  # the order of collection does not matter
     # a dialogue's steps share a shard, so its accuracy can be computed where it ran
     steps: dict[str, set[int]] = {}
     for case in cases:
@@ -68,14 +68,14 @@ def test_shards_balance_every_category_and_barely_move_as_samples_come_and_go() 
         members = [case for case in cases if case.category == category]
         cluster_weights: dict[tuple[str, str, str], float] = {}
         for case in members:
-            cluster_weights[cluster_key(case)] = cluster_weights.get(cluster_key(case), 0.0) + SUITE.weight(case)
+            cluster_weights[cluster_key(case)] = cluster_weights.get(cluster_key(case), 0.0) + SUITE.hints.weight(case)
         loads = [
             sum(weight for key, weight in cluster_weights.items() if before[key] == shard) for shard in (1, 2, 3, 4)
         ]
         assert max(loads) - min(loads) <= 2 * max(cluster_weights.values()), (category, loads)
     # removing seven samples of one category moves a few others of it, and none of any other category
     removed = {case.id for case in [case for case in cases if case.category == "normal_atom_bool"][::7][:7]}
-    after = assign_shards([case for case in cases if case.id not in removed], 4, SUITE.weight)
+    after = assign_shards([case for case in cases if case.id not in removed], 4, SUITE.hints.weight)
     moved = [key for key, shard in after.items() if before[key] != shard]
     assert all(key[2].startswith("normal_atom_bool") for key in moved)
     assert len(moved) <= 12, moved
