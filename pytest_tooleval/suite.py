@@ -1,6 +1,6 @@
 """Everything a benchmark suite needs from pytest-tooleval, in one import (docs/writing-a-suite.md).
 
-    from pytest_tooleval.suite import Answer, CaseBase, SuitePlugin, ...
+    import pytest_tooleval.suite as tooleval  # tooleval.SuitePlugin, tooleval.Answer, ...
 
 The names live in the plugin's own modules; this one only gathers them, and stays cheap to import (no model
 client), since a suite's plugin object is imported by every pytest process.
@@ -42,18 +42,34 @@ from .settings.options import (
     parse_list,
     parse_positive,
 )
-from .suites.base import Case, CaseBase, Role, Skipped, Suite, SuitePlugin, Unit
+from .suites.base import (
+    Case,
+    CaseBase,
+    CategoryFigures,
+    Figures,
+    Hints,
+    Role,
+    Skipped,
+    Suite,
+    SuitePlugin,
+    Tools,
+    Unit,
+    Upstream,
+)
 from .verdict import Verdict
 
 __all__ = [
     "Answer",
     "Case",
     "CaseBase",
+    "CategoryFigures",
     "CellTable",
     "Data",
     "DataError",
     "FigureBlock",
     "FigureRow",
+    "Figures",
+    "Hints",
     "InfrastructureError",
     "Meter",
     "ModelAccess",
@@ -79,7 +95,9 @@ __all__ = [
     "Table",
     "ToolCall",
     "ToolevalUsageError",
+    "Tools",
     "Unit",
+    "Upstream",
     "Verdict",
     "choice",
     "ensure_downloaded",

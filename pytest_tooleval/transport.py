@@ -105,7 +105,6 @@ def result_payload(case: Case, category_size: int, result: SampleResult, scorer:
     payload.update(
         outcome="passed" if passed else "failed",
         valid=verdict.valid,
-        fixed_valid=verdict.fixed_valid,
         error_type=verdict.error_type,
         error=verdict.error,
         output=output,
@@ -138,5 +137,5 @@ def result_payload(case: Case, category_size: int, result: SampleResult, scorer:
 
 def error_payload(case: Case, category_size: int, reason: str, outcome: str = "error") -> dict[str, Any]:
     payload = case_fields(case, category_size)
-    payload.update(outcome=outcome, valid=None, fixed_valid=None, error_type="", error=reason, output=None)
+    payload.update(outcome=outcome, valid=None, error_type="", error=reason, output=None)
     return payload

@@ -5,6 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+#: the details key of a bug-fixed scorer's verdict (--tooleval-scorer fixed); reports before it kept it at the top
+FIXED_VALID = "fixed_valid"
+
 
 @dataclass(frozen=True)
 class Verdict:
@@ -16,8 +19,8 @@ class Verdict:
         error: upstream-style error details, JSON-safe (list, str or None).
         calls: the decoded calls (JSON-safe), or None when decoding failed.
         process: process accuracy where the category defines one (agent samples), else None.
-        fixed_valid: the verdict of the bug-fixed scorer, None where it was not computed.
-        details: anything else a report should keep (end-state diffs, per-step flags, ...).
+        details: anything else a report should keep (end-state diffs, per-step flags, ...); a suite with a
+            bug-fixed scorer keeps that scorer's verdict under `FIXED_VALID` (ACEBench).
     """
 
     valid: bool
@@ -25,12 +28,17 @@ class Verdict:
     error: Any = None
     calls: Any = None
     process: float | None = None
-    fixed_valid: bool | None = None
     details: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def fixed(self) -> bool | None:
+        """The bug-fixed scorer's verdict (`details[FIXED_VALID]`), or None where the suite computed none."""
+        found = self.details.get(FIXED_VALID)
+        return found if isinstance(found, bool) else None
 
     def passed(self, scorer: str) -> bool:
         """Whether the sample passes under `scorer` ("official" or "fixed"): the one place that decides it. The
         fixed scorer falls back to the official verdict where it computed none."""
-        if scorer == "fixed" and self.fixed_valid is not None:
-            return self.fixed_valid
+        if scorer == "fixed" and self.fixed is not None:
+            return self.fixed
         return self.valid

@@ -20,6 +20,7 @@ from ..suites import plugin, selected_by_marks
 from ..suites.base import Case
 from ..text import clip, counted
 from ..transport import PROPERTY, as_property, error_payload, result_payload
+from ..verdict import FIXED_VALID
 
 NO_MODEL = "no model to evaluate: pass --tooleval-model NAME (or 'oracle', or 'replay:PATH')"
 NO_DATA = "no model and no local data: pass --tooleval-model NAME (data is downloaded on first use)"
@@ -236,6 +237,8 @@ def describe_failure(case: Case, result: SampleResult, scorer: str) -> str:
     if verdict.calls is not None:
         lines.append(f"  decoded:  {_trim(_show(verdict.calls))}")
     for key, value in verdict.details.items():
+        if key == FIXED_VALID:  # said in the note below
+            continue
         lines.append(f"  {key}: {_trim(_show(value))}")
     lines.append(f"  output:   {_trim(_show(result.output))}")
     asked, called = result.tool_answers.get("asked", 0), result.tool_answers.get("called", 0)
@@ -248,8 +251,8 @@ def describe_failure(case: Case, result: SampleResult, scorer: str) -> str:
         counts = ", ".join(f"{role} {count}" for role, count in result.cut.items())
         lines.append(f"  finish_reason: length in {counted(sum(result.cut.values()), 'answer')} ({counts}): they "
                      "stopped at max_tokens; scored as they are, as upstream does")
-    other = verdict.valid if scorer == "fixed" else verdict.fixed_valid
-    if other is not None and other != (verdict.fixed_valid if scorer == "fixed" else verdict.valid):
+    other = verdict.valid if scorer == "fixed" else verdict.fixed
+    if other is not None and other != (verdict.fixed if scorer == "fixed" else verdict.valid):
         other_name = "official" if scorer == "fixed" else "fixed"
         lines.append(f"  note: the {other_name} scorer says {'valid' if other else 'invalid'}")
     return "\n".join(lines)

@@ -138,13 +138,14 @@ class Controller:
         run = self.session.run
         for name, suite in registered().items():
             block = before.get(name) if isinstance(before, dict) else None
-            old = suite.revision_of(block) if isinstance(block, dict) else None  # None: a suite without revisions
+            # None: a suite without revisions
+            old = suite.upstream.revision_of(block) if isinstance(block, dict) else None
             if old is None or run.unavailable(name) is not None or not selected_by_marks(name, run.markexpr):
                 continue
-            new = suite.revision_of(None, self.session.settings)
+            new = suite.upstream.revision_of(None, self.session.settings)
             if old != new:
                 raise ToolevalUsageError(
-                    f"--tooleval-baseline: {path} was scored against {suite.title} {old}, this run against "
+                    f"--tooleval-baseline: {path} was scored against {suite.figures.title} {old}, this run against "
                     f"{new}: the figures would differ by the benchmark's changes too; rescore it first: python -m "
                     f"pytest_tooleval rescore {path} --{name}-revision {new} -o rescored.json, and compare with that")
 

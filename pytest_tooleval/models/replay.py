@@ -4,7 +4,7 @@ The generic formats: a JSON Lines file of rows, a JSON array of rows, or a folde
 object with an "id" (and "lang"/"language" when ids repeat across languages; otherwise it serves every
 language). What else a row holds is the suite's business ({"result"} for single answers, {"messages"} for
 agent trajectories, {"episode"} for ToolAlpaca). A suite may read its own upstream formats first
-(`SuitePlugin.replay_rows`: ACEBench's result folders, ToolAlpaca's generation output, GPT4Tools' prediction
+(`Upstream.replay_rows`: ACEBench's result folders, ToolAlpaca's generation output, GPT4Tools' prediction
 files and chunk folders); the file is parsed once either way.
 
 One sample, one recorded answer: an id (in one language) recorded twice with different contents is refused,

@@ -1,9 +1,9 @@
 """A run against a baseline run (a previous JSON report), sample by sample (docs/release-gate.md).
 
 Pure: the current rows, the baseline document and the suites' optional comparison members in, a `Comparison`
-out. A suite declares its units (`SuitePlugin.units`: one sample, or one dialogue whose steps all count, per
+out. A suite declares its units (`Figures.units`: one sample, or one dialogue whose steps all count, per
 unit, each counted in one proportion figure) and how its other figures follow from those proportions
-(`SuitePlugin.combine`). Units are paired by key; a unit without a verdict in either run, or present in one run
+(`Figures.combine`). Units are paired by key; a unit without a verdict in either run, or present in one run
 only, is counted and named, never paired. A proportion figure gets the exact McNemar test on its discordant
 pairs and Newcombe's paired score interval; a figure combined from several (a group, OVERALL) gets a paired
 bootstrap that resamples units within each proportion, so every category keeps its size, or, with too little to
@@ -15,13 +15,10 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-from .suite_summary import CombineFn, Unit, UnitsFn
-
-if TYPE_CHECKING:
-    from ..suites.base import SuitePlugin
 from . import stats
+from .suite_summary import CombineFn, Unit, UnitsFn
 
 #: fingerprint keys that describe the model under test (or where it was served): they may differ
 MODEL_KEYS = frozenset({"model", "endpoint_host", "endpoint_profile"})
@@ -113,9 +110,23 @@ class Comparison:
         }
 
 
-def suite_members(suite: SuitePlugin[Any]) -> tuple[UnitsFn, CombineFn] | None:
-    """A SuitePlugin's optional `units` and `combine` (suites/base.py), or None when it lacks either."""
-    units, combine = suite.units, suite.combine
+class _Figures(Protocol):  # suites/base.py Figures, as far as a comparison reads it (the contract stands above)
+    @property
+    def units(self) -> UnitsFn | None: ...
+
+    @property
+    def combine(self) -> CombineFn | None: ...
+
+
+class _Suite(Protocol):
+    @property
+    def figures(self) -> _Figures: ...
+
+
+def suite_members(suite: _Suite) -> tuple[UnitsFn, CombineFn] | None:
+    """A suite's optional `Figures.units` and `Figures.combine` (suites/base.py), or None when it lacks either."""
+    figures = suite.figures
+    units, combine = figures.units, figures.combine
     return None if units is None or combine is None else (units, combine)
 
 

@@ -158,7 +158,7 @@ class SampleRow(Part):
     repeat: Maybe[int] = None
     outcome: Maybe[Text] = None
     valid: Maybe[bool] = None
-    fixed_valid: Maybe[bool] = None
+    fixed_valid: Maybe[bool] = None  # older reports: ACEBench's rows keep it in `details` now
     error_type: Maybe[Text] = None
     error: Json = None  # a message, or a suite's list of them
     output: Json = None

@@ -167,7 +167,7 @@ class Row:
 
 @dataclass(frozen=True)
 class Block:
-    """A summary block of a suite (a language, a protocol), as the suite draws it (`SuitePlugin.figure_blocks`)."""
+    """A summary block of a suite (a language, a protocol), as the suite draws it (`Figures.figure_blocks`)."""
 
     suite: str
     drawn: FigureBlock
@@ -210,7 +210,7 @@ def _row(suite: str, drawn: FigureRow, compared: Mapping[str, ComparedFigure],
 
 
 def blocks(report: ReportDocument) -> list[Block]:
-    """Every summary block of the report, as each suite draws its own (`SuitePlugin.figure_blocks`; a suite
+    """Every summary block of the report, as each suite draws its own (`Figures.figure_blocks`; a suite
     not installed here: its members shaped as categories, groups and OVERALL)."""
     compared, gated = _compared(report), _gated(report)
     return [Block(str(suite), drawn, [_row(str(suite), row, compared, gated) for row in drawn.rows])

@@ -212,7 +212,7 @@ def _regression(check: Regression) -> str:
 
 
 def _suite(suite: str, block: object) -> list[list[str]]:
-    """The suite's sections: its own (`SuitePlugin.report_sections`), or its numeric figures."""
+    """The suite's sections: its own (`Figures.report_sections`), or its numeric figures."""
     return [_section(section) for section in sections_of(suite, block)]
 
 

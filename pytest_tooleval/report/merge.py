@@ -323,7 +323,7 @@ def _gate(summary: RunSummary, options: GateOptions, comparison: Comparison | No
     elsewhere: dict[str, list[str] | None] = {}
     for name, suite in registered().items():
         if name not in ran:
-            declared = suite.figure_names(defaults)
+            declared = suite.figures.figure_names(defaults)
             elsewhere[name] = None if declared is None else list(declared)
     thresholds = dict(options.fail_under)
     valid = [f"{suite}.{figure}" for suite, figures in ran.items() for figure in figures or []]

@@ -1,7 +1,7 @@
 """A repeated run's figures (--tooleval-repeats k): per figure, the mean over the k asks with its 95% interval,
 pass^k (the share of units that passed every time) and the flaky units (passed some times, failed others).
 
-Units are the suite's (`SuitePlugin.units`), one set per repeat, joined by key. The mean of a proportion is the
+Units are the suite's (`Figures.units`), one set per repeat, joined by key. The mean of a proportion is the
 mean over units of each unit's share of passed asks (pass@1, estimated from all k), its interval a bootstrap
 over units within each proportion (units are resampled whole, with all their asks: the repeats of a sample are
 not independent samples), and the combined figures (groups, OVERALL) follow from those means by the suite's

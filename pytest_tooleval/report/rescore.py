@@ -231,7 +231,7 @@ def rescore(path: str, options: RescoreOptions, *, output: str | None = None,
     plan: dict[str, tuple[RescoreFn, dict[str, Any], str, str]] = {}
     for name, wanted in options.revisions.items():
         suite = registered().get(name)
-        rescorer = None if suite is None else suite.rescore
+        rescorer = None if suite is None else suite.upstream.rescore
         if suite is None or rescorer is None:
             raise ToolevalUsageError(f"rescore: {name} has no revisions to rescore to")
         block = fingerprint.get(name)
@@ -241,12 +241,12 @@ def rescore(path: str, options: RescoreOptions, *, output: str | None = None,
             raise ToolevalUsageError(f"rescore: {path}: its fingerprint has no {name} block (a damaged report: run "
                                      "it again)")
         target = _target(suite, name, wanted)
-        named = suite.revision_of(block)
+        named = suite.upstream.revision_of(block)
         if named is None:  # a suite that can rescore declares its revisions too
             raise ToolevalUsageError(f"rescore: {name} has no revisions to rescore to")
         source = str(named)
         if source == target:
-            raise ToolevalUsageError(f"rescore: {path} is already scored against {suite.title} "
+            raise ToolevalUsageError(f"rescore: {path} is already scored against {suite.figures.title} "
                                      f"{target}: nothing to rescore (--{name}-revision names the revision to "
                                      "rescore it to)")
         plan[name] = (rescorer, block, source, target)
@@ -265,7 +265,7 @@ def rescore(path: str, options: RescoreOptions, *, output: str | None = None,
         requests = _requests(engine)
     finally:
         engine.close()
-    return _assembled(path, document, results, requests, now(), {name: plugin(name).title for name in plan})
+    return _assembled(path, document, results, requests, now(), {name: plugin(name).figures.title for name in plan})
 
 
 def _run_revision(document: dict[str, Any], suite: str, source: str) -> str:
@@ -285,7 +285,8 @@ def _rows_of(rows: list[dict[str, Any]], suite: str) -> list[dict[str, Any]]:
 
 def _target(suite: SuitePlugin[Any], name: str, wanted: str) -> str:
     """The revision `wanted` names, as the suite's own option reads it; a usage error naming this command's option."""
-    option = next((option for option in suite.options if option.name == f"{name}-revision"), None)
+    option = next((option for option in suite.options_model.declared_options()
+                   if option.name == f"{name}-revision"), None)
     if option is None or option.parse is None:
         return wanted
     try:
@@ -358,7 +359,7 @@ class _Access:
             if problem is not None:
                 raise ToolevalUsageError(problem)
         roles = [role for suite in self.suites for role in suite.roles]
-        readers = [suite.replay_rows for suite in self.suites]  # None from a suite without a format of its own
+        readers = [suite.upstream.replay_rows for suite in self.suites]  # None from a suite without a format of its own
         try:
             # the report's answers, whichever run of its model cached them (its run, or the run it reused)
             reading: CacheRun = new_run("reuse")

@@ -177,6 +177,7 @@ ROW: dict[str, Any] = {
         **{name: TEXT for name in ("suite", "language", "id", "category", "test_id", "variant")},
         "index": COUNT, "category_size": COUNT, "repeat": {"type": "integer", "minimum": 1},
         "outcome": {"enum": ["passed", "failed", "error", "skipped"]},
+        # fixed_valid: an older report's, beside valid (ACEBench's rows keep it in their details now)
         "valid": {"type": ["boolean", "null"]}, "fixed_valid": {"type": ["boolean", "null"]},
         "error_type": TEXT_OR_NULL, "batched": TEXT_OR_NULL, "quarantined": TEXT_OR_NULL,
         "latency_s": {"type": ["number", "null"], "minimum": 0},
@@ -247,10 +248,10 @@ def check_rows(path: str, rows: list[dict[str, Any]]) -> None:
     from ..suites import registered
 
     suites = registered()
-    # what each suite's summariser reads of a row's details (SuitePlugin.row_details_schema): a validator per
+    # what each suite's summariser reads of a row's details (Figures.row_details_schema): a validator per
     # suite, half the time of an if/then per row
     row_of = {name: Draft202012Validator({**ROW, "properties": {**ROW["properties"], "details": details}})
-              for name, suite in suites.items() if (details := suite.row_details_schema()) is not None}
+              for name, suite in suites.items() if (details := suite.figures.row_details_schema()) is not None}
     for index, row in enumerate(rows):
         suite = row.get("suite")
         validator = row_of.get(suite, _ROW) if isinstance(suite, str) else _ROW

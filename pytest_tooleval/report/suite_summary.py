@@ -1,4 +1,4 @@
-"""What a suite's summariser returns (`SuitePlugin.summarize`, suites/base.py): its tables and figures, and the
+"""What a suite's summariser returns (`Figures.summarize`, suites/base.py): its tables and figures, and the
 outcome counts every summary carries. A leaf module, so that the suite contract can name these without importing
 the run's summary (report/summary.py, which re-exports them)."""
 
@@ -58,7 +58,7 @@ def outcome_counts(rows: list[dict[str, Any]]) -> dict[str, int]:
 
 @dataclass(frozen=True)
 class Unit:
-    """One unit of a proportion figure (`SuitePlugin.units`): a sample, or a dialogue (its outcome: every step
+    """One unit of a proportion figure (`Figures.units`): a sample, or a dialogue (its outcome: every step
     passed).
 
     Attributes:

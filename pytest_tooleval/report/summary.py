@@ -47,7 +47,7 @@ def summarize(rows: list[dict[str, Any]], plugin: Callable[[str], SuitePlugin[An
     summaries = {}
     for suite, suite_rows in sorted(by_suite.items()):
         first = [row for row in suite_rows if int(row.get("repeat", 1)) == 1]
-        summary = plugin(suite).summarize(first)
+        summary = plugin(suite).figures.summarize(first)
         if len(first) < len(suite_rows):
             summary = _with_repeats(summary, plugin(suite), suite_rows)
         summaries[suite] = summary

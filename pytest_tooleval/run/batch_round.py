@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..outcome import Skipped
+from ..suites.base import answer_by_access
 from ..text import counted
 from .repeats import REPEAT, original, repeat_of
 
@@ -41,7 +42,7 @@ class BatchRound:
         self._access = access
         by_role: dict[str, list[Case]] = {}
         for case in cases:
-            role = plugin(case.suite).batched_role(original(case))
+            role = plugin(case.suite).hints.batched_role(original(case))
             if role in access.batch:
                 by_role.setdefault(role, []).append(case)
         self.summary = engine.run(self._collect_and_send(access, by_role))
@@ -63,7 +64,7 @@ class BatchRound:
                 token = COLLECTING.set(collection)
                 repeat = REPEAT.set(repeat_of(case))
                 try:
-                    await self.run.suite(case.suite).answer(original(case), access)
+                    await answer_by_access(self.run.suite(case.suite), original(case), access)
                 except Deferred:
                     pass  # its request is collected
                 except Exception:  # whatever went wrong happens again in its test, which reports it

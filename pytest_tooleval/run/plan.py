@@ -11,7 +11,7 @@ from ..models.access import role_option
 from ..models.replay import ReplayReader
 from ..settings.options import Settings, shard_parts
 from ..suites import plugin, registered, suites_for_test_id
-from ..suites.base import Case, CaseBase, Role, Suite
+from ..suites.base import Case, CaseBase, Role, Suite, Tools
 from .quarantine import read_quarantine
 from .repeats import original, repeated
 from .shards import ClusterKey, assign_shards, cluster_key, subsample
@@ -63,7 +63,8 @@ class Run:
             # samples per category in the benchmark: the payloads carry it, so a summary knows a partial category
             self.category_sizes.update(Counter(_size_key(case) for case in cases))
             if self.settings.shard:  # over the whole benchmark, so that -k, -m and --tooleval-sample move nothing
-                self._shards.update(assign_shards(cases, shard_parts(self.settings.shard)[1], plugin(name).weight))
+                parts = shard_parts(self.settings.shard)[1]
+                self._shards.update(assign_shards(cases, parts, plugin(name).hints.weight))
             cases = subsample(cases, self.settings.sample, self.settings.seed)  # --tooleval-sample (shards.py)
             cases = repeated(cases, self.settings.repeats)  # --tooleval-repeats: the same samples again
             self._cases[name] = cases
@@ -108,21 +109,21 @@ class Run:
         """Each suite's priority first (long rollouts before short samples, so they never form a tail), stable
         otherwise."""
         suites = registered()
-        return sorted(cases, key=lambda case: suites[case.suite].priority(case))
+        return sorted(cases, key=lambda case: suites[case.suite].hints.priority(case))
 
     def replay_readers(self) -> list[ReplayReader]:
-        """The replay formats of the suites loaded in this run (SuitePlugin.replay_rows: None from a suite without
+        """The replay formats of the suites loaded in this run (Upstream.replay_rows: None from a suite without
         one, whose reader then never claims a file)."""
-        return [plugin(name).replay_rows for name in self._suites]
+        return [plugin(name).upstream.replay_rows for name in self._suites]
 
     def asks_with_tools(self) -> bool:
         """Whether a suite loaded in this run offers the model native `tools` (the probe then offers one too)."""
-        return any(plugin(name).asks_with_tools(self.settings) for name in self._suites)
+        return any(plugin(name).hints.tools(self.settings) is not Tools.NONE for name in self._suites)
 
     def tools_without_system(self) -> bool:
         """Whether a suite loaded in this run offers `tools` in a request without a system message (the probe's
         request with tools then has none either)."""
-        return any(plugin(name).tools_without_system(self.settings) for name in self._suites)
+        return any(plugin(name).hints.tools(self.settings) is Tools.WITHOUT_SYSTEM for name in self._suites)
 
     def helper_roles(self) -> tuple[Role, ...]:
         """The helper models of the suites loaded in this run: no client for a role no collected test uses."""
@@ -135,10 +136,14 @@ class Run:
 
 
 def _check_cases(name: str, cases: list[Case]) -> None:
-    """A suite's cases as the core relies on them: each names the suite, and its test id is its own and starts
-    with one of the suite's id_prefixes (pytest would run two cases of one id as `id0` and `id1`, and the xdist
-    controller and the reports find a test's suite by its prefix). One line, at load, before anything is asked."""
-    prefixes = tuple(plugin(name).id_prefixes)
+    """A suite's cases as the core relies on them: each names the suite, its test id is its own and starts with
+    one of the suite's id_prefixes (pytest would run two cases of one id as `id0` and `id1`, and the xdist
+    controller and the reports find a test's suite by its prefix), and its marks are declared markers (pytest
+    warns of unknown ones, and `-m` rules suites out by their declarations; a suite without mark profiles, the
+    yaml suite, registers its files' tags as it reads them). One line, at load, before anything is asked."""
+    declared = plugin(name)
+    prefixes = tuple(declared.id_prefixes)
+    markers = declared.markers if declared.mark_profiles else None
     seen: dict[str, Case] = {}
     for case in cases:
         if case.suite != name:
@@ -148,6 +153,10 @@ def _check_cases(name: str, cases: list[Case]) -> None:
             raise ToolevalUsageError(
                 f"tooleval suite {name!r}: its case {case.id!r} has the test id {case.test_id!r}, which starts with "
                 f"none of the suite's id_prefixes ({', '.join(map(repr, prefixes)) or 'none declared'})")
+        if markers is not None and (undeclared := [mark for mark in case.marks if mark not in markers]):
+            raise ToolevalUsageError(
+                f"tooleval suite {name!r}: its case {case.id!r} is marked {', '.join(map(repr, undeclared))}, which "
+                "the suite's markers do not declare")
         if (first := seen.setdefault(case.test_id, case)) is not case:
             raise ToolevalUsageError(
                 f"tooleval suite {name!r}: its cases {first.id!r} and {case.id!r} have the same test id "

@@ -27,6 +27,7 @@ from ..models.meter import SAMPLE_REPLIES, SERVED_FROM_CACHE, SampleReplies
 from ..models.storage import STORAGE_ERRORS, StorageLog
 from ..outcome import Answer, SampleResult, Skipped, malformed_result, over_time_result
 from ..settings.options import Settings
+from ..suites.base import answer_by_access
 from ..text import utc_minute
 from . import deadline
 from .batch_round import BatchRound
@@ -242,11 +243,12 @@ class ToolevalSession:
         not_run = self.batch.still_running(case) or self.budget.refusal()
         if not_run is not None:
             return not_run
-        # the suite answers the case itself; its requests know which repeat they are (repeats.py)
+        # the suite answers the case (the core picks oracle, replay or live); its requests know which repeat they
+        # are (repeats.py)
         replies = SampleReplies()
         token, served, ended = REPEAT.set(repeat_of(case)), SERVED_FROM_CACHE.set({}), SAMPLE_REPLIES.set(replies)
         try:
-            answer = await self.run.suite(case.suite).answer(original(case), self.access)
+            answer = await answer_by_access(self.run.suite(case.suite), original(case), self.access)
             cached = SERVED_FROM_CACHE.get() or {}
         except NotAsked as exc:  # the run stopped before this sample's request left: it did not run
             return Skipped(f"{NOT_ASKED}{exc}")

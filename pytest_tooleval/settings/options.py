@@ -1,6 +1,6 @@
 """One Settings object, resolved once per process: CLI > TOOLEVAL_* env > ini/pyproject > default.
 
-Every option is declared once: the core ones in CORE_OPTIONS, each suite's in its SuitePlugin.options. The
+Every option is declared once: the core ones in CORE_OPTIONS, each suite's in its SuitePlugin.options_model. The
 same table drives `addoption`, `addini`, the env twin, validation and the header line that says where each
 value came from.
 """

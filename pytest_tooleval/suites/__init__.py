@@ -61,7 +61,7 @@ def all_options() -> tuple[Option, ...]:
     options = list(CORE_OPTIONS)
     seen = {option.name: "the core" for option in options}
     for suite in registered().values():
-        for option in suite.options:
+        for option in suite.options_model.declared_options():
             if option.name in seen:
                 raise ToolevalUsageError(f"tooleval suite {suite.name!r} declares --tooleval-{option.name}, "
                                          f"which {seen[option.name]} already declares")
@@ -109,7 +109,7 @@ def figure_names(settings: Settings) -> dict[str, list[str] | None]:
     """Each registered suite's figure names under these settings (None: the suite does not declare them)."""
     names: dict[str, list[str] | None] = {}
     for name, suite in registered().items():
-        declared = suite.figure_names(settings)
+        declared = suite.figures.figure_names(settings)
         names[name] = None if declared is None else list(declared)
     return names
 
@@ -118,7 +118,7 @@ def selection_hints(settings: Settings, markexpr: str) -> list[str]:
     """What the suites say about a `-m` that could not select some of their samples (e.g. a language not loaded)."""
     if not markexpr:
         return []
-    return [text for suite in registered().values() if (text := suite.selection_hint(settings, markexpr))]
+    return [text for suite in registered().values() if (text := suite.hints.selection_hint(settings, markexpr))]
 
 
 def _installed(suite: str) -> SuitePlugin[Any] | None:
@@ -130,25 +130,25 @@ def _installed(suite: str) -> SuitePlugin[Any] | None:
 
 
 def title_of(suite: str) -> str:
-    """The suite's title (`SuitePlugin.title`), or its name."""
+    """The suite's title (`Figures.title`), or its name."""
     found = _installed(suite)
-    return suite if found is None else found.title
+    return suite if found is None else found.figures.title
 
 
 def sections_of(suite: str, block: object) -> list[ReportSection]:
-    """The suite's summary block as the suite shows it (`report_sections`), or the generic view."""
+    """The suite's summary block as the suite shows it (`Figures.report_sections`), or the generic view."""
     from ..report.sections import generic_sections
 
     found = _installed(suite)
-    return generic_sections(suite, block) if found is None else found.report_sections(block)
+    return generic_sections(suite, block) if found is None else found.figures.report_sections(block)
 
 
 def figure_blocks_of(suite: str, block: object) -> list[FigureBlock]:
-    """The suite's summary block as figure blocks (`figure_blocks`), or the generic view."""
+    """The suite's summary block as figure blocks (`Figures.figure_blocks`), or the generic view."""
     from ..report.sections import generic_figure_blocks
 
     found = _installed(suite)
-    return generic_figure_blocks(suite, block) if found is None else found.figure_blocks(block)
+    return generic_figure_blocks(suite, block) if found is None else found.figures.figure_blocks(block)
 
 
 def _has_mark(profile: frozenset[str]) -> Callable[..., bool]:

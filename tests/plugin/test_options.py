@@ -104,5 +104,5 @@ def test_fixed_scorer_decides_the_outcome_and_both_verdicts_are_reported(
     for name in ("official.json", "fixed.json"):
         report = json.loads((pytester.path / name).read_text())
         rome = next(s for s in report["samples"] if s["id"] == "normal_atom_bool_1")
-        assert (rome["valid"], rome["fixed_valid"]) == (True, False)
+        assert (rome["valid"], rome["details"]["fixed_valid"]) == (True, False)
     assert json.loads((pytester.path / "fixed.json").read_text())["fingerprint"]["scorer"] == "fixed"

@@ -54,7 +54,7 @@ def test_shards_balance_every_category_and_barely_move_as_samples_come_and_go() 
 
     def weight(case: Case) -> float:  # the suite's own, as the run calls it: on the suite's cases
         assert isinstance(case, AceCase)
-        return SUITE.weight(case)
+        return SUITE.hints.weight(case)
 
     categories = ("normal_atom_bool", "normal_multi_turn_user_adjust", "special_incomplete")
     cases = select(ACEBENCH, ("en",), categories) if (ACEBENCH).is_dir() else []
@@ -73,7 +73,7 @@ def test_shards_balance_every_category_and_barely_move_as_samples_come_and_go() 
         members = [case for case in cases if case.category == category]
         cluster_weights: dict[tuple[str, str, str], float] = {}
         for case in members:
-            cluster_weights[cluster_key(case)] = cluster_weights.get(cluster_key(case), 0.0) + SUITE.weight(case)
+            cluster_weights[cluster_key(case)] = cluster_weights.get(cluster_key(case), 0.0) + SUITE.hints.weight(case)
         loads = [
             sum(weight for key, weight in cluster_weights.items() if before[key] == shard) for shard in (1, 2, 3, 4)
         ]

@@ -14,6 +14,8 @@ from benchmark_modules import benchmark_source
 from fake_openai import FakeOpenAI
 from mini_gpt4tools import ITEMS, write_test_set
 from mini_toolalpaca import write_mini_toolalpaca
+from pytest_tooleval.suites import REQUIRED
+from pytest_tooleval.suites.base import SuitePlugin
 from refused_runs import refused_line
 from toy_suite.install import install_toy_suite
 
@@ -62,7 +64,7 @@ def test_a_fourth_suite_from_an_installed_package_runs_like_the_built_in_ones(
         *workers,
         "-v",
         "--tooleval-report=report.json",
-        "--tooleval-fail-under=toyecho.short.accuracy=1,long.accuracy=0.9",
+        "--tooleval-fail-under=toyecho.en.short=1,en.long=0.9",
     )
     result.assert_outcomes(passed=4, failed=1)
     result.stdout.re_match_lines(
@@ -74,12 +76,13 @@ def test_a_fourth_suite_from_an_installed_package_runs_like_the_built_in_ones(
     result.stdout.fnmatch_lines(
         [
             "*tooleval summary*",
-            "toyecho words",
-            "short * 2 * 1.000",
-            "long * 3 * 0.667",
+            "toyecho en",
+            "short * 2/2 * 0 * 1.000 * [[]0.342, 1.000[]]",
+            "long * 3/3 * 0 * 0.667 * [[]0.208, 0.939[]]",
+            "OVERALL (mean of categories) * 0.833 *",
             "toyecho: 5/5 scored, 4 passed, 1 failed, 0 errors",
-            "tooleval gate: toyecho.short.accuracy = 1.000 >= 1.000 ok",
-            "tooleval gate: toyecho.long.accuracy MISSED: 0.667 < 0.900 (short by 0.233)",
+            "tooleval gate: toyecho.en.short = 1.000 >= 1.000 ok",
+            "tooleval gate: toyecho.en.long MISSED: 0.667 < 0.900 (short by 0.233)",
             "tooleval gate: FAILED",
         ]
     )
@@ -87,7 +90,7 @@ def test_a_fourth_suite_from_an_installed_package_runs_like_the_built_in_ones(
     report = json.loads((pytester.path / "report.json").read_text())
     assert report["fingerprint"]["toyecho"]["shout"] is False
     assert "acebench" not in report["fingerprint"] and set(report["summary"]) == {"toyecho"}
-    assert report["summary"]["toyecho"]["figures"]["accuracy"] == 0.8
+    assert report["summary"]["toyecho"]["figures"]["en.overall"] == pytest.approx((1 + 2 / 3) / 2)
     assert sorted(row["id"] for row in report["samples"]) == sorted(f"echo_{word}" for word in WORDS)
     assert fake_openai.stats.requests == 5
     assert not (pytester.path / "cache" / "acebench").exists()  # no other suite's data was looked for
@@ -114,7 +117,16 @@ def test_the_toy_suite_replays_recorded_answers(pytester: pytest.Pytester, toy: 
     recorded.write_text("".join(json.dumps({"id": f"echo_{word}", "result": word}) + "\n" for word in WORDS[:4]))
     result = pytester.runpytest(*toy, f"--tooleval-model=replay:{recorded}", "-rE")
     result.assert_outcomes(passed=4, errors=1)
-    result.stdout.fnmatch_lines(["*SampleError: no recorded answer for echo_hippopotamus*"])
+    result.stdout.fnmatch_lines(["*SampleError: no recorded output for en/echo_hippopotamus in *answers.jsonl*"])
+
+
+def test_the_suite_contract_has_twelve_members() -> None:
+    """What a newcomer learns before writing a suite: six declarations, three methods (`load` and `fingerprint`
+    to write, `unavailable` optional) and three objects with defaults. Every public name counts."""
+    public = {name for name in dir(SuitePlugin) if not name.startswith("_")}
+    members = public | set(REQUIRED)  # the declarations are annotations a type checker reads, not attributes
+    assert sorted(members) == sorted([*REQUIRED, "unavailable", "load", "fingerprint", "figures", "upstream", "hints"])
+    assert len(members) <= 12
 
 
 # -- one suite, its own data only ------------------------------------------------------------------------
@@ -225,28 +237,34 @@ def test_a_collected_suite_without_its_data_is_one_line_and_exit_4(
     ("change", "message"),
     [
         (
-            ('"short": ("cat", "dog")', '"short": ("cat", "cat")'),
+            ('("dog", "short")', '("cat", "short")'),
             "tooleval suite 'toyecho': its cases 'echo_cat' and 'echo_cat' have the same test id 'toyecho-cat': "
             "give each case a test id of its own (a variant's must differ too)",
         ),
         (
-            ('return f"toyecho-{self.word}"', 'return f"echo-{self.word}"'),
+            ('f"toyecho-{w}"', 'f"echo-{w}"'),
             "tooleval suite 'toyecho': its case 'echo_cat' has the test id 'echo-cat', which starts with none of the "
             "suite's id_prefixes ('toyecho-')",
         ),
         (
-            ('suite = "toyecho"', 'suite = "echo"'),
+            ('suite: str = "toyecho"', 'suite: str = "echo"'),
             "tooleval suite 'toyecho': its case 'echo_cat' names the suite 'echo': a case's suite is the SuitePlugin's "
             "name",
         ),
+        (
+            ('f"toyecho_{category}"', 'f"toy_{category}"'),
+            "tooleval suite 'toyecho': its case 'echo_cat' is marked 'toy_short', which the suite's markers do not "
+            "declare",
+        ),
     ],
-    ids=["same-test-id", "undeclared-prefix", "other-suite"],
+    ids=["same-test-id", "undeclared-prefix", "other-suite", "undeclared-marker"],
 )
 def test_cases_the_core_cannot_rely_on_stop_the_run_at_load(
     pytester: pytest.Pytester, toy: list[str], change: tuple[str, str], message: str
 ) -> None:
-    """pytest would run two cases of one id as `id0` and `id1`, and the xdist controller finds a test's suite
-    by its prefix: such cases are refused in one line before anything is asked."""
+    """pytest would run two cases of one id as `id0` and `id1`, the xdist controller finds a test's suite by its
+    prefix, and `-m` rules suites out by their declared marks: such cases are refused in one line before anything
+    is asked."""
     module = pytester.path / "site" / "toyecho_suite" / "__init__.py"
     text = module.read_text(encoding="utf-8")
     assert change[0] in text

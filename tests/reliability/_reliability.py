@@ -25,7 +25,12 @@ def read_report(path: Path) -> dict[str, Any]:
 def verdicts(report: dict[str, Any]) -> dict[tuple[str, str], tuple[Any, ...]]:
     """Per sample: what decides its score (outcome, both verdicts, error type)."""
     return {
-        (s["language"], s["id"]): (s["outcome"], s["valid"], s["fixed_valid"], s["error_type"])
+        (s["language"], s["id"]): (
+            s["outcome"],
+            s["valid"],
+            (s.get("details") or {}).get("fixed_valid"),
+            s["error_type"],
+        )
         for s in report["samples"]
     }
 

@@ -231,7 +231,7 @@ def sandbox(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
 def assert_verdict(verdict: Any) -> Verdict:
     assert isinstance(verdict, Verdict)
     assert isinstance(verdict.valid, bool)
-    assert verdict.fixed_valid is None or isinstance(verdict.fixed_valid, bool)
+    assert verdict.fixed is None or isinstance(verdict.fixed, bool)
     return verdict
 
 

@@ -116,7 +116,7 @@ def test_a_permanent_fault_errors_its_test_naming_the_cause(
     assert fnmatch.fnmatchcase(line, f"InfrastructureError: {where}: {cause}")
     report = read_report(pytester.path / "report.json")
     errored = [s for s in report["samples"] if s["outcome"] != "passed"]
-    assert [(s["id"], s["outcome"], s["valid"], s["fixed_valid"]) for s in errored] == [
+    assert [(s["id"], s["outcome"], s["valid"], s.get("fixed_valid")) for s in errored] == [
         (FAULTED_ID, "error", None, None)
     ]
     assert fnmatch.fnmatchcase(errored[0]["error"], f"InfrastructureError: model 'fake-model' at *: {cause}")

@@ -19,10 +19,7 @@ from pytest_tooleval.suite import (
     Skipped,
     SuitePlugin,
     SuiteSettings,
-    SuiteSummary,
-    Table,
     Verdict,
-    outcome_counts,
 )
 
 KINDS = ("quick", "spin", "backtrack")
@@ -62,6 +59,12 @@ class SlowSuite:
     def cases(self) -> list[SlowCase]:
         return [SlowCase(kind, index) for index, kind in enumerate(KINDS)]
 
+    async def oracle(self, case: SlowCase) -> Answer:
+        return Answer(case.kind)
+
+    async def replayed(self, case: SlowCase, row: dict[str, Any], access: ModelAccess) -> Answer:
+        return Answer(case.kind)
+
     async def answer(self, case: SlowCase, access: ModelAccess) -> Answer | Skipped:
         return Answer(case.kind)
 
@@ -85,29 +88,11 @@ class SlowPlugin(SuitePlugin[SlowCase]):
     mark_profiles = (frozenset({"slowscore"}),)
     id_prefixes = ("slowscore-",)
 
-    def unavailable(self, settings: Settings) -> str | None:
-        return None
-
     def load(self, settings: Settings) -> SlowSuite:
         return SlowSuite()
 
-    def summarize(self, rows: list[dict[str, Any]]) -> SuiteSummary:
-        scored = [row for row in rows if row["outcome"] != "error"]
-        accuracy = sum(row["outcome"] == "passed" for row in scored) / len(scored) if scored else 0.0
-        return SuiteSummary(
-            "slowscore",
-            [Table("slowscore", ["scored", "accuracy"], [[len(scored), accuracy]])],
-            {"accuracy": accuracy},
-            False,
-            outcome_counts(rows),
-            {},
-        )
-
     def fingerprint(self, settings: Settings) -> dict[str, Any]:
         return {}
-
-    def priority(self, case: SlowCase) -> int:
-        return 1
 
 
 SUITE = SlowPlugin()

@@ -162,7 +162,7 @@ def test_an_interval_reads_in_the_reports_as_in_the_terminal() -> None:
         }
         for index in range(50)
     ]
-    summary = RunSummary({"acebench": ACEBENCH.summarize(rows)})
+    summary = RunSummary({"acebench": ACEBENCH.figures.summarize(rows)})
     document = assemble({"model": "m"}, summary, rows, None, {})
     terminal = render_summary(summary)
     assert re.search(r"normal_atom_bool +50/50 +0 +0\.740 +\[0\.604, 0\.841\]", terminal), terminal

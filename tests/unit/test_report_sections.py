@@ -1,4 +1,4 @@
-"""The suite contract's report members (suites/base.py `report_sections`, `figure_blocks`): the built-in suites
+"""The suite contract's report members (suites/base.py `Figures.report_sections`, `figure_blocks`): the built-in suites
 give their own sections through them, a suite that says nothing gets the generic views, and a report of a suite
 not installed here is rendered with those generic views too (report/sections.py)."""
 
@@ -25,9 +25,9 @@ def load(name: str) -> dict[str, Any]:
 
 def test_a_suite_that_says_nothing_gets_the_generic_views() -> None:
     block = {"en": {"categories": {"short": {"accuracy": 0.5, "scored": 2, "n": 2}}, "overall": 0.5}}
-    assert TOY.report_sections(block) == generic_sections("toyecho", block)
-    assert TOY.figure_blocks(block) == generic_figure_blocks("toyecho", block)
-    [drawn] = TOY.figure_blocks(block)
+    assert TOY.figures.report_sections(block) == generic_sections("toyecho", block)
+    assert TOY.figures.figure_blocks(block) == generic_figure_blocks("toyecho", block)
+    [drawn] = TOY.figures.figure_blocks(block)
     assert (drawn.title, drawn.language, [row.figure for row in drawn.rows]) == (
         "toyecho en",
         "en",
@@ -38,7 +38,7 @@ def test_a_suite_that_says_nothing_gets_the_generic_views() -> None:
 def test_the_built_in_suites_say_their_own() -> None:
     summary = load("three_suites")["summary"]
     for name in ("acebench", "toolalpaca", "gpt4tools"):
-        sections = registered()[name].report_sections(summary[name])
+        sections = registered()[name].figures.report_sections(summary[name])
         assert sections != generic_sections(title_of(name), summary[name])
         assert isinstance(sections[0].title[0], Data) and str(sections[0].title[0].value).startswith(title_of(name))
     assert [title_of(name) for name in ("acebench", "toolalpaca", "gpt4tools")] == [

@@ -243,7 +243,7 @@ def test_an_acebench_overall_counts_the_units_and_flips_of_its_language_only() -
 
 def test_a_runs_own_combined_interval_of_tiny_categories_is_the_mover_of_their_wilson_intervals() -> None:
     units = [Unit("a.accuracy", "a/0", True), Unit("b.accuracy", "b/0", True), Unit("c.accuracy", "c/0", False)]
-    overall = run_spreads(units, YAML.combine)["overall"]
+    overall = run_spreads(units, YAML.figures.combine)["overall"]
     parts = [
         (1 / 3, 1.0, wilson_interval(1, 1)),
         (1 / 3, 1.0, wilson_interval(1, 1)),
@@ -253,7 +253,7 @@ def test_a_runs_own_combined_interval_of_tiny_categories_is_the_mover_of_their_w
     assert overall.interval == pytest.approx(mover_interval(parts))  # the bootstrap's was [0.667, 0.667]
     assert 0.0 < overall.interval[0] < 2 / 3 < overall.interval[1] < 1.0
     every = [Unit("a.accuracy", f"a/{index}", True) for index in range(40)]  # every replicate alike
-    assert run_spreads(every, YAML.combine)["overall"].interval == pytest.approx(wilson_interval(40, 40))
+    assert run_spreads(every, YAML.figures.combine)["overall"].interval == pytest.approx(wilson_interval(40, 40))
 
 
 CATEGORIES = [name for name in ALL_CATEGORIES if "multi_turn" not in name]  # a sample is a unit

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from ...settings.options import ReasoningEffort, Settings, SuiteSettings, option_field, reasoning_effort_help
-from ..base import Role, SuitePlugin
+from ..base import Figures, Hints, Role, SuitePlugin, Tools, Upstream
 from .revisions import DEFAULT, REVISIONS, parse_revision
 
 if TYPE_CHECKING:
@@ -52,45 +52,45 @@ def languages(settings: Settings) -> tuple[str, ...]:
     return LANGUAGES if language == "all" else (language,)
 
 
-class AceBenchPlugin(SuitePlugin["AceCase"]):
-    name = "acebench"
-    title = "ACEBench"
-    markers: ClassVar[dict[str, str]] = {
-        "acebench": "an ACEBench sample",
-        "normal": "an ACEBench normal-family sample",
-        "special": "an ACEBench special-family sample",
-        "agent": "an ACEBench agent-family sample",
-        "en": "an English sample",
-        "zh": "a Chinese sample",
-        "grammar_unsafe": "an fc sample with a function schema a grammar-based server may fail to compile (a regex "
-                          "pattern with a backslash, a length bound over 1,000): llama-cpp-python's "
-                          "chatml-function-calling crashes on it (docs/models.md)",
-    }
-    options_model = AceBenchSettings
-    roles = (Role("user", "user"),)  # plays the user in agent_multi_turn
-    mark_profiles = tuple(frozenset({"acebench", family, language, *unsafe}) for family in FAMILIES
-                          for language in LANGUAGES for unsafe in ((), ("grammar_unsafe",)))
-    id_prefixes = tuple(f"{language}-" for language in LANGUAGES)
+class AceBenchFigures(Figures):
+    """ACEBench's tables and figures (summary.py), shown as report.py does."""
+
+    def summarize(self, rows: list[dict[str, Any]]) -> SuiteSummary:
+        from .summary import summarize_acebench
+
+        return summarize_acebench(rows)
+
+    def units(self, rows: list[dict[str, Any]]) -> list[Unit]:
+        from .summary import units
+
+        return units(rows)
+
+    def combine(self, proportions: Mapping[str, float]) -> dict[str, float]:
+        from .summary import combine
+
+        return combine(proportions)
 
     def report_sections(self, block: Any) -> list[ReportSection]:
         from .report import sections
 
         return sections(self.title, block)
 
-    def unavailable(self, settings: Settings) -> str | None:
-        return None
-
-    def load(self, settings: Settings) -> AceBenchSuite:
-        from . import data
-        from .suite import AceBenchSuite
+    def figure_names(self, settings: Settings) -> list[str]:
+        """Every figure a run of these languages and categories can give (summary.py names them)."""
+        from .categories import ALL_CATEGORIES, GROUPS
 
         own = AceBenchSettings.of(settings)
-        folder = data.locate(settings.data_dir, settings.cache_path, settings.offline, own.acebench_revision,
-                             unverified=own.data_unverified)
-        return AceBenchSuite(folder.root, languages(settings), own.categories, revision=folder.revision,
-                             data_verified=folder.verified,
-                             max_dialog_turns=own.max_dialog_turns, step_prompts=own.agent_step_prompts,
-                             sampling=model_sampling(settings), mode=settings.mode)
+        categories = own.categories or ALL_CATEGORIES
+        protocols = {"prompt": ("",), "fc": ("fc.",), "both": ("", "fc.")}[settings.mode]
+        names = [f"{language}.{protocol}{name}" for language in languages(settings) for protocol in protocols
+                 for name in (*categories, *(group.lower() for group in GROUPS), "overall")]
+        if settings.repeats > 1:  # report/repeated.py
+            names += [f"{name}.{kind}" for name in list(names) for kind in ("mean", "pass_k")]
+        return names
+
+
+class AceBenchUpstream(Upstream):
+    """ACEBench's pinned revisions, rescoring between them, and its result folders as recorded outputs."""
 
     def revision_of(self, block: Mapping[str, Any] | None, settings: Settings | None = None) -> str:
         """The revision a report's fingerprint block names, or this run's (block None). A report from before
@@ -107,10 +107,85 @@ class AceBenchPlugin(SuitePlugin["AceCase"]):
 
         return rescore_rows(rows, dict(block), target, context)
 
-    def summarize(self, rows: list[dict[str, Any]]) -> SuiteSummary:
-        from .summary import summarize_acebench
+    def replay_rows(self, path: Path, document: Any) -> list[dict[str, Any]] | None:
+        """An upstream result folder, `result_all/result_<lang>/<model>/data_<category>_result.json` (the model
+        folder, a result_<lang> folder holding one model, or result_all itself): rows take the folder's language."""
+        from ...models.replay import read_recorded, unique_rows
 
-        return summarize_acebench(rows)
+        files = sorted(path.rglob("data_*_result.json")) if path.is_dir() else []
+        recorded = []
+        for file in files:
+            language = next((part[len("result_"):] for part in file.parts if part in ("result_en", "result_zh")), None)
+            recorded.extend(read_recorded(file, language))
+        return unique_rows(recorded, f"--tooleval-model replay:{path}") or None
+
+
+class AceBenchHints(Hints["AceCase"]):
+    """Agent rollouts first and unbatched; shards by prompt length; tools under fc and both."""
+
+    def priority(self, case: AceCase) -> int:
+        return 0 if case.family == "agent" else 1  # rollouts take many requests: start them first
+
+    def batched_role(self, case: AceCase) -> str | None:
+        """--tooleval-batch: a normal or special sample is one request of the model (its dialogue history is in
+        the prompt); an agent rollout is many, each depending on the last."""
+        return None if case.family == "agent" else "model"
+
+    def weight(self, case: AceCase) -> float:
+        """A sample's expected cost beside the others of its category, for --tooleval-shard (shards.py): its
+        prompt's length (the question and the functions), which its tokens follow."""
+        return float(len(json.dumps(case.record.get("question"), ensure_ascii=False))
+                     + len(json.dumps(case.record.get("function"), ensure_ascii=False)))
+
+    def selection_hint(self, settings: Settings, markexpr: str) -> str | None:
+        """`-m zh` on an en run selects nothing: say which option loads the other language."""
+        missing = [language for language in LANGUAGES
+                   if language not in languages(settings) and re.search(rf"\b{language}\b", markexpr)]
+        if not missing:
+            return None
+        language = AceBenchSettings.of(settings).language
+        return (f"-m {markexpr!r} names {', '.join(missing)}, but --tooleval-language {language} loaded "
+                f"only {', '.join(languages(settings))} samples: add --tooleval-language all")
+
+    def tools(self, settings: Settings) -> Tools:
+        """--tooleval-mode fc or both: the model is offered the functions as `tools` (the probe checks it can);
+        every request with tools starts with the sample's system prompt (fc.py, agent/fc_rollout.py)."""
+        return Tools.NONE if settings.mode == "prompt" else Tools.WITH_SYSTEM
+
+
+class AceBenchPlugin(SuitePlugin["AceCase"]):
+    name = "acebench"
+    markers: ClassVar[dict[str, str]] = {
+        "acebench": "an ACEBench sample",
+        "normal": "an ACEBench normal-family sample",
+        "special": "an ACEBench special-family sample",
+        "agent": "an ACEBench agent-family sample",
+        "en": "an English sample",
+        "zh": "a Chinese sample",
+        "grammar_unsafe": "an fc sample with a function schema a grammar-based server may fail to compile (a regex "
+                          "pattern with a backslash, a length bound over 1,000): llama-cpp-python's "
+                          "chatml-function-calling crashes on it (docs/models.md)",
+    }
+    options_model = AceBenchSettings
+    roles = (Role("user", "user"),)  # plays the user in agent_multi_turn
+    mark_profiles = tuple(frozenset({"acebench", family, language, *unsafe}) for family in FAMILIES
+                          for language in LANGUAGES for unsafe in ((), ("grammar_unsafe",)))
+    id_prefixes = tuple(f"{language}-" for language in LANGUAGES)
+    figures = AceBenchFigures("acebench", "ACEBench")
+    upstream = AceBenchUpstream()
+    hints = AceBenchHints()
+
+    def load(self, settings: Settings) -> AceBenchSuite:
+        from . import data
+        from .suite import AceBenchSuite
+
+        own = AceBenchSettings.of(settings)
+        folder = data.locate(settings.data_dir, settings.cache_path, settings.offline, own.acebench_revision,
+                             unverified=own.data_unverified)
+        return AceBenchSuite(folder.root, languages(settings), own.categories, revision=folder.revision,
+                             data_verified=folder.verified,
+                             max_dialog_turns=own.max_dialog_turns, step_prompts=own.agent_step_prompts,
+                             sampling=model_sampling(settings), mode=settings.mode)
 
     def fingerprint(self, settings: Settings) -> dict[str, Any]:
         """The ACEBench knobs behind a score: the revision first, whether the data was checked against its pin, and
@@ -138,73 +213,6 @@ class AceBenchPlugin(SuitePlugin["AceCase"]):
             "user_model": own.user_model,
             "data_manifest_sha256": None if root is None else manifest_sha256(root),
         }
-
-    def replay_rows(self, path: Path, document: Any) -> list[dict[str, Any]] | None:
-        """An upstream result folder, `result_all/result_<lang>/<model>/data_<category>_result.json` (the model
-        folder, a result_<lang> folder holding one model, or result_all itself): rows take the folder's language."""
-        from ...models.replay import read_recorded, unique_rows
-
-        files = sorted(path.rglob("data_*_result.json")) if path.is_dir() else []
-        recorded = []
-        for file in files:
-            language = next((part[len("result_"):] for part in file.parts if part in ("result_en", "result_zh")), None)
-            recorded.extend(read_recorded(file, language))
-        return unique_rows(recorded, f"--tooleval-model replay:{path}") or None
-
-    def figure_names(self, settings: Settings) -> list[str]:
-        """Every figure a run of these languages and categories can give (summary.py names them)."""
-        from .categories import ALL_CATEGORIES, GROUPS
-
-        own = AceBenchSettings.of(settings)
-        categories = own.categories or ALL_CATEGORIES
-        protocols = {"prompt": ("",), "fc": ("fc.",), "both": ("", "fc.")}[settings.mode]
-        names = [f"{language}.{protocol}{name}" for language in languages(settings) for protocol in protocols
-                 for name in (*categories, *(group.lower() for group in GROUPS), "overall")]
-        if settings.repeats > 1:  # report/repeated.py
-            names += [f"{name}.{kind}" for name in list(names) for kind in ("mean", "pass_k")]
-        return names
-
-    def selection_hint(self, settings: Settings, markexpr: str) -> str | None:
-        """`-m zh` on an en run selects nothing: say which option loads the other language."""
-        missing = [language for language in LANGUAGES
-                   if language not in languages(settings) and re.search(rf"\b{language}\b", markexpr)]
-        if not missing:
-            return None
-        language = AceBenchSettings.of(settings).language
-        return (f"-m {markexpr!r} names {', '.join(missing)}, but --tooleval-language {language} loaded "
-                f"only {', '.join(languages(settings))} samples: add --tooleval-language all")
-
-    def asks_with_tools(self, settings: Settings) -> bool:
-        """--tooleval-mode fc or both: the model is offered the functions as `tools` (the probe checks it can)."""
-        return settings.mode != "prompt"
-
-    def tools_without_system(self, settings: Settings) -> bool:
-        """Every request with tools starts with the sample's system prompt (fc.py, agent/fc_rollout.py)."""
-        return False
-
-    def units(self, rows: list[dict[str, Any]]) -> list[Unit]:
-        from .summary import units
-
-        return units(rows)
-
-    def combine(self, proportions: Mapping[str, float]) -> dict[str, float]:
-        from .summary import combine
-
-        return combine(proportions)
-
-    def priority(self, case: AceCase) -> int:
-        return 0 if case.family == "agent" else 1  # rollouts take many requests: start them first
-
-    def batched_role(self, case: AceCase) -> str | None:
-        """--tooleval-batch: a normal or special sample is one request of the model (its dialogue history is in
-        the prompt); an agent rollout is many, each depending on the last."""
-        return None if case.family == "agent" else "model"
-
-    def weight(self, case: AceCase) -> float:
-        """A sample's expected cost beside the others of its category, for --tooleval-shard (shards.py): its
-        prompt's length (the question and the functions), which its tokens follow."""
-        return float(len(json.dumps(case.record.get("question"), ensure_ascii=False))
-                     + len(json.dumps(case.record.get("function"), ensure_ascii=False)))
 
 
 SUITE = AceBenchPlugin()

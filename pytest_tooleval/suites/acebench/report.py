@@ -1,4 +1,4 @@
-"""ACEBench's summary in the reports (SuitePlugin.report_sections): per language (and protocol) its categories,
+"""ACEBench's summary in the reports (Figures.report_sections): per language (and protocol) its categories,
 then the groups and OVERALL, as summary.py writes them; a member of another shape as its numeric figures."""
 
 from __future__ import annotations

@@ -40,7 +40,7 @@ from .revisions import REVISIONS, Revision, revision
 from .suite import AceBenchSuite
 
 #: the row fields a verdict sets (transport.result_payload); the rest of a rescored row is the run's
-VERDICT_FIELDS = ("outcome", "valid", "fixed_valid", "error_type", "error", "calls", "process", "details")
+VERDICT_FIELDS = ("outcome", "valid", "error_type", "error", "calls", "process", "details")
 _CLIPPED = re.compile(r"\.\.\. \[\d+ more characters\]")
 
 
@@ -281,6 +281,7 @@ def _scored(row: dict[str, object], case: data.AceCase, verdict: Verdict, scorer
     scored = {**row, **{key: fields.get(key) for key in VERDICT_FIELDS}, "revision": case.revision}
     scored.pop("data_unverified", None)
     scored.pop("rescore", None)
+    scored.pop("fixed_valid", None)  # an older report's, at the top of the row: the verdict's details hold it now
     return scored
 
 

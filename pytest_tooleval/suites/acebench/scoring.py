@@ -1,7 +1,7 @@
 """Per-sample ACEBench scoring for the normal and special categories, and the oracle's renderer.
 
 `score_normal` and `score_special` turn one model answer into a `Verdict` the way upstream's
-``eval_main`` does for one sample (acebench-scoring §4.1, §5); `Verdict.fixed_valid` carries the
+``eval_main`` does for one sample (acebench-scoring §4.1, §5); `details["fixed_valid"]` carries the
 fixed scorer's opinion. `render_ground_truth` writes the answer a perfect model would give, for the
 oracle backend. All of it is pure.
 """
@@ -17,7 +17,7 @@ from pytest_tooleval.suites.acebench.checker import UPSTREAM_CRASH, CheckResult,
 from pytest_tooleval.suites.acebench.decode import DecodedCall, DecodeError, decode_fixed, decode_official
 from pytest_tooleval.suites.acebench.special import special_checker
 from pytest_tooleval.suites.acebench.tool_calls import ToolCallFormatError, decoded_calls, render_calls
-from pytest_tooleval.verdict import Verdict
+from pytest_tooleval.verdict import FIXED_VALID, Verdict
 
 __all__ = [
     "ground_truth_calls",
@@ -49,7 +49,7 @@ def score_normal(functions: object, ground_truth: GroundTruth, output: str,
     Returns:
         A `Verdict`. ``calls`` holds the officially decoded calls made JSON-safe by `jsonable` (None
         when decoding failed); ``error``/``error_type`` are those of the first alternative when none
-        matches, as upstream writes them; ``fixed_valid`` is the fixed decoder and checker's verdict,
+        matches, as upstream writes them; ``details["fixed_valid"]`` is the fixed decoder and checker's verdict,
         and ``details["fixed_error_type"]`` its error type when that differs from the official one.
     """
     official = _check_normal(functions, ground_truth, output, fixed=False, decoding=decoding)
@@ -59,7 +59,7 @@ def score_normal(functions: object, ground_truth: GroundTruth, output: str,
 
 def _normal_verdict(official: tuple[CheckResult, list[DecodedCall] | None],
                     fixed: tuple[CheckResult, list[DecodedCall] | None]) -> Verdict:
-    details: dict[str, object] = {}
+    details: dict[str, object] = {FIXED_VALID: fixed[0].valid}
     if fixed[0].error_type != official[0].error_type:
         details["fixed_error_type"] = fixed[0].error_type
     result, calls = official
@@ -68,7 +68,6 @@ def _normal_verdict(official: tuple[CheckResult, list[DecodedCall] | None],
         error_type=result.error_type if not result.valid else "",
         error=None if result.valid else jsonable(result.error),
         calls=None if calls is None else jsonable(calls),
-        fixed_valid=fixed[0].valid,
         details=details,
     )
 
@@ -118,7 +117,7 @@ def _check_calls(
 def score_special(category: str, ground_truth: object, output: str) -> Verdict:
     """Score one answer of a special category (``special_incomplete``/``_error_param``/``_irrelevant``).
 
-    The special checker has no known bug to fix, so ``fixed_valid`` equals ``valid``.
+    The special checker has no known bug to fix, so ``details["fixed_valid"]`` equals ``valid``.
     """
     try:
         result = special_checker(category, output, ground_truth)
@@ -129,7 +128,7 @@ def score_special(category: str, ground_truth: object, output: str) -> Verdict:
         valid=result.valid,
         error_type=result.error_type,
         error=None if result.valid else jsonable(result.error),
-        fixed_valid=result.valid,
+        details={FIXED_VALID: result.valid},
     )
 
 

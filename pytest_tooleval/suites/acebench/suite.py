@@ -43,19 +43,55 @@ class AceBenchSuite:
         return data.select(self.root, self.languages, self.categories, self.mode, self.revision.name,
                            unverified=not self.data_verified)
 
-    async def answer(self, case: data.AceCase, access: ModelAccess) -> Answer:
-        """Everything that talks to a model (runs on the engine's loop)."""
+    async def oracle(self, case: data.AceCase) -> Answer:
+        """The ground truth as a perfect model answers it; an agent sample plays its gold calls through its
+        environment (agent_runner.py, with an oracle access)."""
         if case.family == "agent":
-            # rollouts pull in the environments: load them lazily
-            from .agent_runner import run_agent_case, run_fc_agent_case
+            return await self._agent_answer(case, ModelAccess("oracle"))
+        if case.mode == "fc":
+            from .agent_runner import agent_tools
 
-            run = run_fc_agent_case if case.mode == "fc" else run_agent_case
-            return await run(case, access, self.prompts, self.root, self.max_dialog_turns, self.step_prompt_language,
-                             self.sampling.get("agent", {}))
+            tools = agent_tools(case.record["function"])
+            return _fc_answer(*_oracle_fc_answer(case, tools), tools)
+        return Answer(render_ground_truth(case.ground_truth, case.category))
+
+    async def replayed(self, case: data.AceCase, row: dict[str, Any], access: ModelAccess) -> Answer:
+        """A recorded output (`result`; under fc `tool_calls` and `content`); an agent sample's recorded messages
+        are played through its environment again."""
+        if case.family == "agent":
+            return await self._agent_answer(case, access)
+        assert access.replay is not None
+        if case.mode == "fc":
+            from .agent_runner import agent_tools, recorded_tool_calls
+
+            if "tool_calls" not in row and "result" not in row:
+                raise SampleError(f"no recorded tool_calls or output for {case.language}/{case.id} in "
+                                  f"{access.replay.source}")
+            calls = recorded_tool_calls(row.get("tool_calls"), f"{access.replay.source}: {case.language}/{case.id}")
+            result = row.get("content", row.get("result", ""))
+            return _fc_answer(result if isinstance(result, str) else str(result), calls,
+                              agent_tools(case.record["function"]))
+        if "result" not in row:
+            raise SampleError(f"no recorded output for {case.language}/{case.id} in {access.replay.source}")
+        result = row["result"]
+        return Answer(result if isinstance(result, str) else str(result))
+
+    async def answer(self, case: data.AceCase, access: ModelAccess) -> Answer:
+        """Everything that talks to a live model (runs on the engine's loop)."""
+        if case.family == "agent":
+            return await self._agent_answer(case, access)
         if case.mode == "fc":
             return await self._fc_single_answer(case, access)
         output, latency, tokens, reasoning = await self._single_answer(case, access)
         return Answer(output, latency, tokens, reasoning=reasoning)
+
+    async def _agent_answer(self, case: data.AceCase, access: ModelAccess) -> Answer:
+        # rollouts pull in the environments: load them lazily
+        from .agent_runner import run_agent_case, run_fc_agent_case
+
+        run = run_fc_agent_case if case.mode == "fc" else run_agent_case
+        return await run(case, access, self.prompts, self.root, self.max_dialog_turns, self.step_prompt_language,
+                         self.sampling.get("agent", {}))
 
     def score(self, case: data.AceCase, answer: Answer) -> SampleResult:
         """Pure scoring (runs in the test's own thread)."""
@@ -78,15 +114,6 @@ class AceBenchSuite:
 
     async def _single_answer(self, case: data.AceCase,
                              access: ModelAccess) -> tuple[str, float, dict[str, int], str | None]:
-        if access.kind == "oracle":
-            return render_ground_truth(case.ground_truth, case.category), 0.0, {}, None
-        if access.kind == "replay":
-            assert access.replay is not None
-            row = access.replay.lookup(case.language, case.id)
-            if row is None or "result" not in row:
-                raise SampleError(f"no recorded output for {case.language}/{case.id} in {access.replay.source}")
-            result = row["result"]
-            return (result if isinstance(result, str) else str(result)), 0.0, {}, None
         assert access.chat is not None
         reply = await access.chat(single_turn_messages(case, self.prompts), **self.sampling.get("single", {}))
         text = reply.text
@@ -97,32 +124,22 @@ class AceBenchSuite:
     async def _fc_single_answer(self, case: data.AceCase, access: ModelAccess) -> Answer:
         """A normal or special sample in function-calling mode: the functions as `tools`, the conversation as
         messages; the answer keeps the tool calls as sent (scored from them) and the text beside them."""
-        from .agent_runner import agent_tools, recorded_tool_calls
+        from .agent_runner import agent_tools
         from .prompts import fc_single_turn_messages
 
         tools = agent_tools(case.record["function"])
-        latency, tokens, reasoning = 0.0, {}, None
-        if access.kind == "oracle":
-            content, calls = _oracle_fc_answer(case, tools)
-        elif access.kind == "replay":
-            assert access.replay is not None
-            row = access.replay.lookup(case.language, case.id)
-            if row is None or ("tool_calls" not in row and "result" not in row):
-                raise SampleError(f"no recorded tool_calls or output for {case.language}/{case.id} in "
-                                  f"{access.replay.source}")
-            calls = recorded_tool_calls(row.get("tool_calls"), f"{access.replay.source}: {case.language}/{case.id}")
-            result = row.get("content", row.get("result", ""))
-            content = result if isinstance(result, str) else str(result)
-        else:
-            assert access.chat is not None
-            reply = await access.chat(fc_single_turn_messages(case, self.prompts, tools), tools=tools.tools,
-                                      **self.sampling.get("single", {}))
-            content, calls = reply.text, tuple(call.to_json() for call in reply.tool_calls)
-            latency, tokens, reasoning = reply.latency_s, reply_tokens(reply), reply.reasoning
-        state = {"tool_calls": [dict(call) for call in calls], "content": content, "names": dict(tools.names)}
-        return Answer(shown_answer(content, calls, tools), latency, tokens, state=state, reasoning=reasoning)
+        assert access.chat is not None
+        reply = await access.chat(fc_single_turn_messages(case, self.prompts, tools), tools=tools.tools,
+                                  **self.sampling.get("single", {}))
+        return _fc_answer(reply.text, tuple(call.to_json() for call in reply.tool_calls), tools, reply.latency_s,
+                          reply_tokens(reply), reply.reasoning)
 
 
+def _fc_answer(content: str, calls: Any, tools: Any, latency: float = 0.0, tokens: dict[str, int] | None = None,
+               reasoning: str | None = None) -> Answer:
+    """A function-calling answer: scored from its calls as sent and the text beside them."""
+    state = {"tool_calls": [dict(call) for call in calls], "content": content, "names": dict(tools.names)}
+    return Answer(shown_answer(content, calls, tools), latency, tokens or {}, state=state, reasoning=reasoning)
 
 
 def _oracle_fc_answer(case: data.AceCase, tools: Any) -> tuple[str, tuple[dict[str, str], ...]]:

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ...settings.options import Settings, SuiteSettings, option_field
-from ..base import SuitePlugin
+from ..base import Figures, Hints, SuitePlugin, Tools, Upstream
 from .data import CATEGORIES
 
 if TYPE_CHECKING:
@@ -32,42 +32,8 @@ class BfclSettings(SuiteSettings):
         path=True)
 
 
-class BfclPlugin(SuitePlugin["BfclCase"]):
-    name = "bfcl"
-    title = "BFCL v4 (single-turn)"
-    markers: ClassVar[dict[str, str]] = {
-        "bfcl": "a BFCL v4 single-turn sample",
-        "non_live": "a BFCL sample of the non-live (expert-written) categories",
-        "live": "a BFCL sample of the live (user-contributed) categories",
-        **{category: f"a BFCL {category} sample" for category in CATEGORIES},
-    }
-    options_model = BfclSettings
-    roles = ()
-    mark_profiles = tuple(frozenset({"bfcl", group, category}) for category, group in CATEGORIES.items())
-    # bfcl's own ids, each its category's name and a number: simple_python_0, live_simple_0-0-0
-    id_prefixes = tuple(f"{category}_" for category in CATEGORIES)
-
-    def unavailable(self, settings: Settings) -> str | None:
-        return None
-
-    def load(self, settings: Settings) -> BfclSuite:
-        from .suite import BfclSuite
-        from .upstream import ensure_data, given_wheel
-
-        own = BfclSettings.of(settings)
-        if settings.mode == "both" and (settings.model or "").startswith("replay:"):
-            from ...errors import ToolevalUsageError
-
-            raise ToolevalUsageError("BFCL replay: a result folder holds one protocol; pass --tooleval-mode prompt "
-                                     "(text results) or fc (lists of calls)")
-        root = ensure_data(settings.data_dir, settings.cache_path, settings.offline,
-                           wheel=given_wheel(own.bfcl_wheel))
-        model = settings.model or ""
-        asks = bool(model) and model != "oracle" and not model.startswith("replay:")
-        # only a live model needs bfcl's request texts: read them now, so that a run that cannot get them stops
-        # before any request, with one line
-        return BfclSuite(root, own.bfcl_categories, mode=settings.mode, sampling=model_sampling(settings),
-                         templates=_templates(settings) if asks else None)
+class BfclFigures(Figures):
+    """BFCL's tables and figures (summary.py), shown as report.py does."""
 
     def summarize(self, rows: list[dict[str, Any]]) -> SuiteSummary:
         from .summary import summarize_bfcl
@@ -94,24 +60,17 @@ class BfclPlugin(SuitePlugin["BfclCase"]):
 
         return figure_blocks(self.title, block)
 
-    def fingerprint(self, settings: Settings) -> dict[str, Any] | None:
-        """What changes a BFCL score besides the model: the release, the data in use (located, never downloaded),
-        the protocol and the sampling."""
-        from ...data.download import manifest_sha256
-        from ...errors import DataError, ToolevalUsageError
-        from .upstream import ensure_data
+    def figure_names(self, settings: Settings) -> list[str]:
+        """Every figure a run of these categories can give (summary.py names them)."""
+        from .summary import figure_names
 
-        try:
-            root: Path | None = ensure_data(settings.data_dir, settings.cache_path, True)
-        except (ToolevalUsageError, DataError):
-            root = None
-        return {
-            "version": VERSION,
-            "categories": list(BfclSettings.of(settings).bfcl_categories),
-            "mode": settings.mode,
-            "model_sampling": model_sampling(settings),
-            "data_manifest_sha256": None if root is None else manifest_sha256(root),
-        }
+        prefixes = {"prompt": ("",), "fc": ("fc.",), "both": ("", "fc.")}[settings.mode]
+        return [name for prefix in prefixes
+                for name in figure_names(BfclSettings.of(settings).bfcl_categories or tuple(CATEGORIES), prefix)]
+
+
+class BfclUpstream(Upstream):
+    """bfcl's own result layout as recorded outputs."""
 
     def replay_rows(self, path: Path, document: Any) -> list[dict[str, Any]] | None:
         """bfcl's own result layout: `DIR/<non_live|live>/BFCL_v4_<category>_result.json` (JSON Lines of
@@ -131,20 +90,9 @@ class BfclPlugin(SuitePlugin["BfclCase"]):
         recorded = [item for file in files for item in _result_rows(file)]
         return unique_rows(recorded, f"--tooleval-model replay:{path}") or None
 
-    def figure_names(self, settings: Settings) -> list[str]:
-        """Every figure a run of these categories can give (summary.py names them)."""
-        from .summary import figure_names
 
-        prefixes = {"prompt": ("",), "fc": ("fc.",), "both": ("", "fc.")}[settings.mode]
-        return [name for prefix in prefixes
-                for name in figure_names(BfclSettings.of(settings).bfcl_categories or tuple(CATEGORIES), prefix)]
-
-    def asks_with_tools(self, settings: Settings) -> bool:
-        """--tooleval-mode fc or both: the model is offered the functions as `tools`."""
-        return settings.mode != "prompt"
-
-    def priority(self, case: BfclCase) -> int:
-        return 1
+class BfclHints(Hints["BfclCase"]):
+    """Every sample is one request; shards by prompt length; tools under fc and both."""
 
     def batched_role(self, case: BfclCase) -> str | None:
         """--tooleval-batch: every sample is one request of the model."""
@@ -155,6 +103,67 @@ class BfclPlugin(SuitePlugin["BfclCase"]):
         entry = case.sample.entry
         return float(len(json.dumps(entry.get("question"), ensure_ascii=False))
                      + len(json.dumps(entry.get("function"), ensure_ascii=False)))
+
+    def tools(self, settings: Settings) -> Tools:
+        """--tooleval-mode fc or both: the model is offered the functions as `tools`, BFCL's questions with no
+        system message."""
+        return Tools.NONE if settings.mode == "prompt" else Tools.WITHOUT_SYSTEM
+
+
+class BfclPlugin(SuitePlugin["BfclCase"]):
+    name = "bfcl"
+    markers: ClassVar[dict[str, str]] = {
+        "bfcl": "a BFCL v4 single-turn sample",
+        "non_live": "a BFCL sample of the non-live (expert-written) categories",
+        "live": "a BFCL sample of the live (user-contributed) categories",
+        **{category: f"a BFCL {category} sample" for category in CATEGORIES},
+    }
+    options_model = BfclSettings
+    roles = ()
+    mark_profiles = tuple(frozenset({"bfcl", group, category}) for category, group in CATEGORIES.items())
+    # bfcl's own ids, each its category's name and a number: simple_python_0, live_simple_0-0-0
+    id_prefixes = tuple(f"{category}_" for category in CATEGORIES)
+    figures = BfclFigures("bfcl", "BFCL v4 (single-turn)")
+    upstream = BfclUpstream()
+    hints = BfclHints()
+
+    def load(self, settings: Settings) -> BfclSuite:
+        from .suite import BfclSuite
+        from .upstream import ensure_data, given_wheel
+
+        own = BfclSettings.of(settings)
+        if settings.mode == "both" and (settings.model or "").startswith("replay:"):
+            from ...errors import ToolevalUsageError
+
+            raise ToolevalUsageError("BFCL replay: a result folder holds one protocol; pass --tooleval-mode prompt "
+                                     "(text results) or fc (lists of calls)")
+        root = ensure_data(settings.data_dir, settings.cache_path, settings.offline,
+                           wheel=given_wheel(own.bfcl_wheel))
+        model = settings.model or ""
+        asks = bool(model) and model != "oracle" and not model.startswith("replay:")
+        # only a live model needs bfcl's request texts: read them now, so that a run that cannot get them stops
+        # before any request, with one line
+        return BfclSuite(root, own.bfcl_categories, mode=settings.mode, sampling=model_sampling(settings),
+                         templates=_templates(settings) if asks else None)
+
+    def fingerprint(self, settings: Settings) -> dict[str, Any] | None:
+        """What changes a BFCL score besides the model: the release, the data in use (located, never downloaded),
+        the protocol and the sampling."""
+        from ...data.download import manifest_sha256
+        from ...errors import DataError, ToolevalUsageError
+        from .upstream import ensure_data
+
+        try:
+            root: Path | None = ensure_data(settings.data_dir, settings.cache_path, True)
+        except (ToolevalUsageError, DataError):
+            root = None
+        return {
+            "version": VERSION,
+            "categories": list(BfclSettings.of(settings).bfcl_categories),
+            "mode": settings.mode,
+            "model_sampling": model_sampling(settings),
+            "data_manifest_sha256": None if root is None else manifest_sha256(root),
+        }
 
 
 def model_sampling(settings: Settings) -> dict[str, Any]:

@@ -98,16 +98,21 @@ class BfclSuite:
             raise SampleError("bfcl: the request texts were not loaded (the suite was loaded for scoring only)")
         return self._templates
 
+    async def oracle(self, case: BfclCase) -> Answer:
+        output = oracle_output(case.sample, case.mode)
+        if output is None:
+            raise SampleError(f"bfcl {case.id}: the oracle cannot render these possible answers "
+                              "(docs/bfcl.md, the oracle's ceiling)")
+        return Answer(output)
+
+    async def replayed(self, case: BfclCase, row: dict[str, Any], access: ModelAccess) -> Answer:
+        if "result" not in row and "output" not in row:
+            assert access.replay is not None
+            raise SampleError(f"no recorded result for bfcl {case.id} in {access.replay.source}")
+        return Answer(row.get("result", row.get("output")))
+
     async def answer(self, case: BfclCase, access: ModelAccess) -> Answer:
         """What the model answers, as bfcl records it (runs on the engine's loop)."""
-        if access.kind == "oracle":
-            output = oracle_output(case.sample, case.mode)
-            if output is None:
-                raise SampleError(f"bfcl {case.id}: the oracle cannot render these possible answers "
-                                  "(docs/bfcl.md, the oracle's ceiling)")
-            return Answer(output)
-        if access.kind == "replay":
-            return Answer(self._replayed(case, access))
         from .requests import fc_request, prompt_request
 
         assert access.chat is not None
@@ -128,10 +133,3 @@ class BfclSuite:
         verdict = Verdict(found.valid, found.error_type, None if found.valid else error_message(found),
                           calls=found.decoded, details={"mode": case.mode})
         return SampleResult(verdict, answer.output, answer.latency_s, answer.tokens)
-
-    def _replayed(self, case: BfclCase, access: ModelAccess) -> Any:
-        assert access.replay is not None
-        row = access.replay.lookup(case.language, case.id)
-        if row is None or ("result" not in row and "output" not in row):
-            raise SampleError(f"no recorded result for bfcl {case.id} in {access.replay.source}")
-        return row.get("result", row.get("output"))

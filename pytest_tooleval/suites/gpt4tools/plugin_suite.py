@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from ...settings.options import Settings, SuiteSettings, option_field
-from ..base import SuitePlugin
+from ..base import Figures, Hints, SuitePlugin, Upstream
 from .constants import MAX_NEW_TOKENS, STOP
 
 if TYPE_CHECKING:
@@ -43,19 +43,13 @@ def max_tokens(settings: Settings) -> int | None:
     return None if settings.max_tokens is None else int(settings.max_tokens)
 
 
-class GPT4ToolsPlugin(SuitePlugin["GPT4ToolsCase"]):
-    name = "gpt4tools"
-    title = "GPT4Tools"
-    markers: ClassVar[dict[str, str]] = {
-        "gpt4tools": "a GPT4Tools test-set item",
-        "gpt4tools_tool": "a GPT4Tools item whose gold answer uses a tool",
-        "gpt4tools_no_tool": "a GPT4Tools item whose gold answer uses no tool",
-        "en": "an English sample",
-    }
-    options_model = GPT4ToolsSettings
-    roles = ()
-    mark_profiles = tuple(frozenset({"gpt4tools", f"gpt4tools_{kind}", "en"}) for kind in ("tool", "no_tool"))
-    id_prefixes = ("gpt4tools-",)
+class GPT4ToolsFigures(Figures):
+    """GPT4Tools' five metrics (summary.py), shown as report.py does."""
+
+    def summarize(self, rows: list[dict[str, Any]]) -> SuiteSummary:
+        from .summary import summarize_gpt4tools
+
+        return summarize_gpt4tools(rows)
 
     def report_sections(self, block: Any) -> list[ReportSection]:
         from .report import sections
@@ -68,6 +62,50 @@ class GPT4ToolsPlugin(SuitePlugin["GPT4ToolsCase"]):
         return {"type": ["object", "null"], "properties": {
             **{name: FRACTION_OR_NULL for name in ("thought", "action", "args", "sr", "iou")},
             "uses_tool": {"type": "boolean"}, "variant": TEXT}}
+
+    def figure_names(self, settings: Settings) -> list[str]:
+        """The five metrics over all items, and over the tool and no-tool items."""
+        return [f"{prefix}{metric}" for prefix in ("", "tool.", "no_tool.")
+                for metric in ("thought", "action", "args", "sr", "iou")]
+
+
+class GPT4ToolsUpstream(Upstream):
+    """Upstream's prediction files as recorded outputs."""
+
+    def replay_rows(self, path: Path, document: Any) -> list[dict[str, Any]] | None:
+        """Upstream's prediction files and chunk folders (see suite.recorded_rows)."""
+        from .suite import recorded_rows
+
+        return recorded_rows(path, document)
+
+
+class GPT4ToolsHints(Hints["GPT4ToolsCase"]):
+    """Every item is one request; shards by instruction length."""
+
+    def batched_role(self, case: GPT4ToolsCase) -> str | None:
+        """--tooleval-batch: every item is one request of the model."""
+        return "model"
+
+    def weight(self, case: GPT4ToolsCase) -> float:
+        """For --tooleval-shard (shards.py): the instruction's length, which its prompt tokens follow."""
+        return float(len(case.item.instruction))
+
+
+class GPT4ToolsPlugin(SuitePlugin["GPT4ToolsCase"]):
+    name = "gpt4tools"
+    markers: ClassVar[dict[str, str]] = {
+        "gpt4tools": "a GPT4Tools test-set item",
+        "gpt4tools_tool": "a GPT4Tools item whose gold answer uses a tool",
+        "gpt4tools_no_tool": "a GPT4Tools item whose gold answer uses no tool",
+        "en": "an English sample",
+    }
+    options_model = GPT4ToolsSettings
+    roles = ()
+    mark_profiles = tuple(frozenset({"gpt4tools", f"gpt4tools_{kind}", "en"}) for kind in ("tool", "no_tool"))
+    id_prefixes = ("gpt4tools-",)
+    figures = GPT4ToolsFigures("gpt4tools", "GPT4Tools")
+    upstream = GPT4ToolsUpstream()
+    hints = GPT4ToolsHints()
 
     def unavailable(self, settings: Settings) -> str | None:
         return None if GPT4ToolsSettings.of(settings).gpt4tools_path else WHERE_TO_GET
@@ -82,17 +120,6 @@ class GPT4ToolsPlugin(SuitePlugin["GPT4ToolsCase"]):
             raise DataError(WHERE_TO_GET)
         return GPT4ToolsSuite(load_test_set(own.gpt4tools_path), max_tokens=max_tokens(settings),
                               stop=own.gpt4tools_stop, prompt_in_output=own.gpt4tools_prompt_in_output)
-
-    def replay_rows(self, path: Path, document: Any) -> list[dict[str, Any]] | None:
-        """Upstream's prediction files and chunk folders (see suite.recorded_rows)."""
-        from .suite import recorded_rows
-
-        return recorded_rows(path, document)
-
-    def summarize(self, rows: list[dict[str, Any]]) -> SuiteSummary:
-        from .summary import summarize_gpt4tools
-
-        return summarize_gpt4tools(rows)
 
     def fingerprint(self, settings: Settings) -> dict[str, Any] | None:
         """What changes a GPT4Tools score besides the model: the test-set file and the request parameters."""
@@ -114,22 +141,6 @@ class GPT4ToolsPlugin(SuitePlugin["GPT4ToolsCase"]):
             "stop": list(STOP) if own.gpt4tools_stop else None,
             "prompt_in_output": own.gpt4tools_prompt_in_output,
         }
-
-    def figure_names(self, settings: Settings) -> list[str]:
-        """The five metrics over all items, and over the tool and no-tool items."""
-        return [f"{prefix}{metric}" for prefix in ("", "tool.", "no_tool.")
-                for metric in ("thought", "action", "args", "sr", "iou")]
-
-    def priority(self, case: GPT4ToolsCase) -> int:
-        return 1
-
-    def batched_role(self, case: GPT4ToolsCase) -> str | None:
-        """--tooleval-batch: every item is one request of the model."""
-        return "model"
-
-    def weight(self, case: GPT4ToolsCase) -> float:
-        """For --tooleval-shard (shards.py): the instruction's length, which its prompt tokens follow."""
-        return float(len(case.item.instruction))
 
 
 SUITE = GPT4ToolsPlugin()

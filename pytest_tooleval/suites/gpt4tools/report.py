@@ -1,4 +1,4 @@
-"""GPT4Tools' summary in the reports (SuitePlugin.report_sections): upstream's means (SR_thought, SR_act,
+"""GPT4Tools' summary in the reports (Figures.report_sections): upstream's means (SR_thought, SR_act,
 SR_args, SR, IoU) over all items, the tool-use items and the no-tool items."""
 
 from __future__ import annotations

@@ -92,12 +92,22 @@ class GPT4ToolsSuite:
     def cases(self) -> list[GPT4ToolsCase]:
         return [GPT4ToolsCase(item, index) for index, item in enumerate(self.dataset)]
 
+    async def oracle(self, case: GPT4ToolsCase) -> Answer:
+        return Answer(case.item.output)
+
+    async def replayed(self, case: GPT4ToolsCase, row: dict[str, Any], access: ModelAccess) -> Answer:
+        """A recorded continuation, the prompt cut as --tooleval-gpt4tools-prompt-in-output says."""
+        assert access.replay is not None
+        output: Any = row.get("output", row.get("result"))  # upstream's prediction files, or generic result rows
+        if output is None or (isinstance(output, (list, tuple)) and not output):
+            raise SampleError(f"no recorded output for gpt4tools item {case.id} in {access.replay.source} "
+                              "(upstream leaves unpredicted items out of N)")
+        first = str(output if isinstance(output, str) else output[0])
+        strip = {"yes": True, "no": False}.get(self.prompt_in_output, first.startswith(case.item.instruction))
+        return Answer(prediction_text(first, case.item.instruction, strip_prompt=strip))
+
     async def answer(self, case: GPT4ToolsCase, access: ModelAccess) -> Answer:
         """The continuation after the prompt (runs on the engine's loop)."""
-        if access.kind == "oracle":
-            return Answer(case.item.output)
-        if access.kind == "replay":
-            return Answer(self._replayed(case, access))
         assert access.chat is not None
         reply = await access.chat([{"role": "user", "content": case.item.instruction}],
                                   max_tokens=self.max_tokens, stop=STOP if self.stop else None)
@@ -115,17 +125,6 @@ class GPT4ToolsSuite:
         details["variant"] = STOP_VARIANT if self.stop else UPSTREAM
         verdict = replace(verdict, details=details)
         return SampleResult(verdict, answer.output, answer.latency_s, answer.tokens)
-
-    def _replayed(self, case: GPT4ToolsCase, access: ModelAccess) -> str:
-        assert access.replay is not None
-        row = access.replay.lookup(case.language, case.id) or {}
-        output: Any = row.get("output", row.get("result"))  # upstream's prediction files, or generic result rows
-        if output is None or (isinstance(output, (list, tuple)) and not output):
-            raise SampleError(f"no recorded output for gpt4tools item {case.id} in {access.replay.source} "
-                              "(upstream leaves unpredicted items out of N)")
-        first = str(output if isinstance(output, str) else output[0])
-        strip = {"yes": True, "no": False}.get(self.prompt_in_output, first.startswith(case.item.instruction))
-        return prediction_text(first, case.item.instruction, strip_prompt=strip)
 
 
 def load_test_set(path_text: str) -> Dataset:

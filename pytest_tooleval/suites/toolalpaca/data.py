@@ -160,6 +160,11 @@ class ToolAlpacaCase(CaseBase):
         return (self.suite, self.subset)
 
     @property
+    def replay_ids(self) -> tuple[str, ...]:
+        """Upstream's generation output names an instance `<API Name>/<index>` (models/replay.py)."""
+        return (f"{self.api_name}/{self.index}",)
+
+    @property
     def expected_text(self) -> str:
         """The gold steps, one ``Action Action_Input`` per step (placeholders as written)."""
         return "; ".join(f"{step.Action} {step.Action_Input}" for step in self.gold)

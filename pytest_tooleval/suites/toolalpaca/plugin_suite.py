@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from ...models.access import access_kind
 from ...settings.options import Settings
-from ..base import Role, SuitePlugin
+from ..base import Figures, Hints, Role, SuitePlugin, Upstream
 from .constants import NO_ORACLE, NOT_CONFIGURED, SUBSET_FILES, SUBSETS, ToolAlpacaSettings
 
 if TYPE_CHECKING:
@@ -16,9 +16,70 @@ if TYPE_CHECKING:
     from .data import ToolAlpacaCase
     from .runner import ToolAlpacaRunner
 
+class ToolAlpacaFigures(Figures):
+    """ToolAlpaca's three rates (summary.py), shown as report.py does."""
+
+    def summarize(self, rows: list[dict[str, Any]]) -> SuiteSummary:
+        from .summary import summarize_toolalpaca
+
+        return summarize_toolalpaca(rows)
+
+    def report_sections(self, block: Any) -> list[ReportSection]:
+        from .report import sections
+
+        return sections(self.title, block)
+
+    def row_details_schema(self) -> dict[str, Any] | None:
+        from ...report.shard_check import TEXT, TEXT_OR_NULL  # checking a shard: jsonschema is loaded
+
+        return {"type": ["object", "null"], "properties": {
+            "judged": {"type": "boolean"}, "process_correctness": TEXT_OR_NULL,
+            "final_response_correctness": TEXT_OR_NULL, "setup": TEXT, "deviations": {"type": "array", "items": TEXT}}}
+
+    def figure_names(self, settings: Settings) -> list[str]:
+        """Upstream's three rates for each subset of the run, and for its `-documented` view where one exists."""
+        from .data import UNDOCUMENTED_GOLD
+        from .scoring import DOCUMENTED_SUFFIX
+
+        chosen = subsets(settings)
+        flagged = {key[0] for key in UNDOCUMENTED_GOLD}  # subsets with a view without undocumented gold calls
+        views = [*chosen, *(subset + DOCUMENTED_SUFFIX for subset in chosen if subset in flagged)]
+        return [f"{view}.{rate}" for view in views for rate in ("procedure", "response", "overall")]
+
+
+class ToolAlpacaUpstream(Upstream):
+    """Upstream's generation output as recorded episodes."""
+
+    def replay_rows(self, path: Path, document: Any) -> list[dict[str, Any]] | None:
+        """Upstream's generation output: the eval file written back with `Instances` aligned to `Instructions`
+        (toolalpaca-gpt4tools §3.1), one row per instance, id `<API Name>/<index>`, the instance (an episode
+        record, §2.10) under "episode"."""
+        if not (isinstance(document, list) and document and all(
+                isinstance(item, dict) and isinstance(item.get("Name"), str) and isinstance(item.get("Instances"), list)
+                for item in document)):
+            return None
+        from ...models.replay import Recorded, unique_rows
+
+        # an API named twice gives its ids twice: refused when their episodes differ (models/replay.py)
+        return unique_rows([Recorded({"id": f"{item['Name']}/{index}", "episode": instance}, path, "item", number)
+                            for number, item in enumerate(document)
+                            for index, instance in enumerate(item["Instances"])], f"--tooleval-model replay:{path}")
+
+
+class ToolAlpacaHints(Hints["ToolAlpacaCase"]):
+    """Episodes start early; the judge's one request may be batched."""
+
+    def priority(self, case: ToolAlpacaCase) -> int:
+        return 0  # an episode is a chain of agent, simulator and judge calls: start it early
+
+    def batched_role(self, case: ToolAlpacaCase) -> str | None:
+        """--tooleval-batch: the judge is asked once, after the episode, which the agent and the simulator play
+        out as usual (their answers cached, so the test replays the same episode and finds the judgement)."""
+        return "judge"
+
+
 class ToolAlpacaPlugin(SuitePlugin["ToolAlpacaCase"]):
     name = "toolalpaca"
-    title = "ToolAlpaca"
     markers: ClassVar[dict[str, str]] = {
         "toolalpaca": "a ToolAlpaca instruction (an agent episode judged by a model)",
         "simulated": "a ToolAlpaca instruction on a simulated API",
@@ -32,18 +93,9 @@ class ToolAlpacaPlugin(SuitePlugin["ToolAlpacaCase"]):
                   (("simulator", "simulator"), ("toolalpaca_user", "toolalpaca-user"), ("judge", "judge")))
     mark_profiles = (frozenset({"toolalpaca", "simulated"}), frozenset({"toolalpaca", "real"}))
     id_prefixes = tuple(f"{subset}-" for subset in SUBSETS)
-
-    def report_sections(self, block: Any) -> list[ReportSection]:
-        from .report import sections
-
-        return sections(self.title, block)
-
-    def row_details_schema(self) -> dict[str, Any] | None:
-        from ...report.shard_check import TEXT, TEXT_OR_NULL  # checking a shard: jsonschema is loaded
-
-        return {"type": ["object", "null"], "properties": {
-            "judged": {"type": "boolean"}, "process_correctness": TEXT_OR_NULL,
-            "final_response_correctness": TEXT_OR_NULL, "setup": TEXT, "deviations": {"type": "array", "items": TEXT}}}
+    figures = ToolAlpacaFigures("toolalpaca", "ToolAlpaca")
+    upstream = ToolAlpacaUpstream()
+    hints = ToolAlpacaHints()
 
     def unavailable(self, settings: Settings) -> str | None:
         """A run meant for another suite (no ToolAlpaca models), the oracle (there is no gold episode to play),
@@ -63,11 +115,6 @@ class ToolAlpacaPlugin(SuitePlugin["ToolAlpacaCase"]):
         root = data.locate(settings.data_dir, settings.cache_path, settings.offline)
         return ToolAlpacaRunner(root, subsets(settings), RunSetup.from_settings(settings))
 
-    def summarize(self, rows: list[dict[str, Any]]) -> SuiteSummary:
-        from .summary import summarize_toolalpaca
-
-        return summarize_toolalpaca(rows)
-
     def fingerprint(self, settings: Settings) -> dict[str, Any]:
         """The helper models, sampling and variants behind a ToolAlpaca score, and how they differ from upstream."""
         from .runner import RunSetup
@@ -76,39 +123,6 @@ class ToolAlpacaPlugin(SuitePlugin["ToolAlpacaCase"]):
         subset = ToolAlpacaSettings.of(settings).toolalpaca_subset
         return {"subset": subset, "setup": setup.label, "deviations": list(setup.deviations),
                 "real_apis": setup.real_enabled}
-
-    def replay_rows(self, path: Path, document: Any) -> list[dict[str, Any]] | None:
-        """Upstream's generation output: the eval file written back with `Instances` aligned to `Instructions`
-        (toolalpaca-gpt4tools §3.1), one row per instance, id `<API Name>/<index>`, the instance (an episode
-        record, §2.10) under "episode"."""
-        if not (isinstance(document, list) and document and all(
-                isinstance(item, dict) and isinstance(item.get("Name"), str) and isinstance(item.get("Instances"), list)
-                for item in document)):
-            return None
-        from ...models.replay import Recorded, unique_rows
-
-        # an API named twice gives its ids twice: refused when their episodes differ (models/replay.py)
-        return unique_rows([Recorded({"id": f"{item['Name']}/{index}", "episode": instance}, path, "item", number)
-                            for number, item in enumerate(document)
-                            for index, instance in enumerate(item["Instances"])], f"--tooleval-model replay:{path}")
-
-    def figure_names(self, settings: Settings) -> list[str]:
-        """Upstream's three rates for each subset of the run, and for its `-documented` view where one exists."""
-        from .data import UNDOCUMENTED_GOLD
-        from .scoring import DOCUMENTED_SUFFIX
-
-        chosen = subsets(settings)
-        flagged = {key[0] for key in UNDOCUMENTED_GOLD}  # subsets with a view without undocumented gold calls
-        views = [*chosen, *(subset + DOCUMENTED_SUFFIX for subset in chosen if subset in flagged)]
-        return [f"{view}.{rate}" for view in views for rate in ("procedure", "response", "overall")]
-
-    def priority(self, case: ToolAlpacaCase) -> int:
-        return 0  # an episode is a chain of agent, simulator and judge calls: start it early
-
-    def batched_role(self, case: ToolAlpacaCase) -> str | None:
-        """--tooleval-batch: the judge is asked once, after the episode, which the agent and the simulator play
-        out as usual (their answers cached, so the test replays the same episode and finds the judgement)."""
-        return "judge"
 
 
 def subsets(settings: Settings) -> tuple[str, ...]:

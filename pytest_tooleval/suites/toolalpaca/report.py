@@ -1,4 +1,4 @@
-"""ToolAlpaca's summary in the reports (SuitePlugin.report_sections): upstream's Procedure / Response / Overall
+"""ToolAlpaca's summary in the reports (Figures.report_sections): upstream's Procedure / Response / Overall
 percentages per subset, one decimal as upstream prints them, with the setup they were judged under."""
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ...models.access import ModelAccess, access_kind
 from ...models.meter import Meter, role_tokens
@@ -137,13 +137,16 @@ class ToolAlpacaRunner:
 
     # ------------------------------------------------------------------------------------------ answering
 
+    async def oracle(self, case: data.ToolAlpacaCase) -> Answer:
+        raise SampleError(NO_ORACLE)
+
+    async def replayed(self, case: data.ToolAlpacaCase, row: dict[str, Any], access: ModelAccess) -> Answer:
+        """The recorded episode, judged again (on the engine's loop)."""
+        assert access.replay is not None
+        return await self._rejudge(case, _replayed(case, row, access.replay), access)
+
     async def answer(self, case: data.ToolAlpacaCase, access: ModelAccess) -> Answer | Skipped:
-        """Run or replay the episode and judge it (on the engine's loop)."""
-        if access.kind == "oracle":
-            raise SampleError(NO_ORACLE)
-        if access.kind == "replay":
-            assert access.replay is not None
-            return await self._rejudge(case, _replayed(case, access.replay), access)
+        """Run the episode and judge it (on the engine's loop)."""
         assert access.chat is not None
         reason = self.suite.skip_reason(case, real_enabled=self.setup.real_enabled)
         if reason:
@@ -218,11 +221,10 @@ class ToolAlpacaRunner:
                             answer.transcript)
 
 
-def _replayed(case: data.ToolAlpacaCase, store: ReplayStore) -> Episode:
+def _replayed(case: data.ToolAlpacaCase, row: dict[str, Any], store: ReplayStore) -> Episode:
     """The recorded episode of `case`: a row {"id": <test id>, "episode": <record>}, or an instance of
-    upstream's generation output (row id ``<API Name>/<index>``, see models/replay.py)."""
-    row = store.lookup(case.language, case.id) or store.lookup(case.language, f"{case.api_name}/{case.index}")
-    record = row.get("episode") if row else None
+    upstream's generation output (row id ``<API Name>/<index>``, `replay_ids`, see models/replay.py)."""
+    record = row.get("episode")
     if not isinstance(record, dict):
         raise SampleError(f"no recorded episode for {case.id} in {store.source} (rows need an \"episode\" record)")
     return Episode.from_record(record)

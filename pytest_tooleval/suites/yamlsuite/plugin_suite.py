@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ...settings.options import Settings, SuiteSettings
-from ..base import SuitePlugin, Unit
+from ..base import Figures, Hints, SuitePlugin, Tools, Unit
 from . import discovery
 
 if TYPE_CHECKING:
@@ -26,24 +26,23 @@ if TYPE_CHECKING:
 MODES = ("prompt", "fc")
 
 
-class YamlSuitePlugin(SuitePlugin["YamlCase"]):
-    name = "yaml"
-    # the files' tags are registered as the files are read (collect.py)
-    markers: ClassVar[dict[str, str]] = {"yaml": "a case of your own *.tooleval.yaml files"}
-    # no options of its own: --tooleval-mode (a core option) overrides a file's own protocol (see `modes`)
-    options_model = SuiteSettings
-    roles = ()
-    mark_profiles = ()  # the tags are the files': any -m may select a case
+class YamlFigures(Figures):
+    """Each file category's accuracy and `overall` (summary.py), shown as report.py does."""
 
-    @property
-    def id_prefixes(self) -> tuple[str, ...]:
-        """`<file stem>-` of every file (found on first use: only when no other suite claims a test id)."""
-        from .spec import file_stem
+    def summarize(self, rows: list[dict[str, Any]]) -> SuiteSummary:
+        from .summary import summarize_yaml
 
-        return tuple(f"{file_stem(path)}-" for path in discovery.suite_files())
+        return summarize_yaml(rows)
 
-    def unavailable(self, settings: Settings) -> str | None:
-        return None  # without files there is no test to run
+    def units(self, rows: list[dict[str, Any]]) -> list[Unit]:
+        from .summary import units
+
+        return units(rows)
+
+    def combine(self, proportions: Mapping[str, float]) -> dict[str, float]:
+        from .summary import combine
+
+        return combine(proportions)
 
     def report_sections(self, block: Any) -> list[ReportSection]:
         from .report import sections
@@ -59,53 +58,6 @@ class YamlSuitePlugin(SuitePlugin["YamlCase"]):
         from .report import figure_blocks
 
         return figure_blocks(self.title, block)
-
-    def load(self, settings: Settings) -> YamlSuite:
-        """Every file, validated (a problem is one line naming the file, line and key: DataError)."""
-        from .suite import YamlSuite
-
-        files = suite_files()
-        return YamlSuite(files, {file.path: modes(file.mode, settings) for file in files})
-
-    def summarize(self, rows: list[dict[str, Any]]) -> SuiteSummary:
-        from .summary import summarize_yaml
-
-        return summarize_yaml(rows)
-
-    def fingerprint(self, settings: Settings) -> dict[str, Any] | None:
-        """The files (by content) and the protocols they ran in."""
-        from ...data.files import YAML_FILE_LIMIT, read_bytes
-
-        files: dict[str, str | None] = {}
-        for path in discovery.suite_files():
-            try:
-                files[_shown(path)] = hashlib.sha256(read_bytes(path, YAML_FILE_LIMIT)).hexdigest()
-            except OSError:
-                files[_shown(path)] = None
-        return {"files": files, "mode": _mode(settings) or "as each file says"}
-
-    def priority(self, case: YamlCase) -> int:
-        return 0 if len(case.spec.turns) > 1 else 1  # conversations first: they take a request per turn
-
-    def weight(self, case: YamlCase) -> float:
-        """For --tooleval-shard: the length of the case's messages, which its prompt tokens follow."""
-        return float(sum(len(message.get("content") or "") for turn in case.spec.turns for message in turn.messages))
-
-    def batched_role(self, case: YamlCase) -> str | None:
-        """--tooleval-batch: a one-turn case is one request of the model."""
-        return "model" if len(case.spec.turns) == 1 else None
-
-    def asks_with_tools(self, settings: Settings) -> bool:
-        if chosen := _mode(settings):
-            return chosen != "prompt"
-        return any(file.mode == "fc" for file in suite_files())
-
-    def tools_without_system(self, settings: Settings) -> bool:
-        """A file run in fc mode without `system:` whose cases start without a system message of their own."""
-        return any("fc" in modes(file.mode, settings) and file.tools and not file.system
-                   and any(not case.turns[0].messages or case.turns[0].messages[0].get("role") != "system"
-                           for case in file.cases)
-                   for file in suite_files())
 
     def figure_names(self, settings: Settings) -> list[str]:
         """`<category>.accuracy` of every file's categories and `overall`, whichever protocol one mode asks in;
@@ -123,15 +75,73 @@ class YamlSuitePlugin(SuitePlugin["YamlCase"]):
             names += [f"{name}.{kind}" for name in list(names) for kind in ("mean", "pass_k")]
         return names
 
-    def units(self, rows: list[dict[str, Any]]) -> list[Unit]:
-        from .summary import units
 
-        return units(rows)
+class YamlHints(Hints["YamlCase"]):
+    """Conversations first; one-turn cases batched; tools as the files say."""
 
-    def combine(self, proportions: Mapping[str, float]) -> dict[str, float]:
-        from .summary import combine
+    def priority(self, case: YamlCase) -> int:
+        return 0 if len(case.spec.turns) > 1 else 1  # conversations first: they take a request per turn
 
-        return combine(proportions)
+    def weight(self, case: YamlCase) -> float:
+        """For --tooleval-shard: the length of the case's messages, which its prompt tokens follow."""
+        return float(sum(len(message.get("content") or "") for turn in case.spec.turns for message in turn.messages))
+
+    def batched_role(self, case: YamlCase) -> str | None:
+        """--tooleval-batch: a one-turn case is one request of the model."""
+        return "model" if len(case.spec.turns) == 1 else None
+
+    def tools(self, settings: Settings) -> Tools:
+        """Tools when a file runs in fc mode; without a system message when such a file has no `system:` and
+        some case starts without a system message of its own."""
+        chosen = _mode(settings)
+        if not (chosen != "prompt" if chosen else any(file.mode == "fc" for file in suite_files())):
+            return Tools.NONE
+        bare = any("fc" in modes(file.mode, settings) and file.tools and not file.system
+                   and any(not case.turns[0].messages or case.turns[0].messages[0].get("role") != "system"
+                           for case in file.cases)
+                   for file in suite_files())
+        return Tools.WITHOUT_SYSTEM if bare else Tools.WITH_SYSTEM
+
+
+class YamlSuitePlugin(SuitePlugin["YamlCase"]):
+    name = "yaml"
+    # the files' tags are registered as the files are read (collect.py)
+    markers: ClassVar[dict[str, str]] = {"yaml": "a case of your own *.tooleval.yaml files"}
+    # no options of its own: --tooleval-mode (a core option) overrides a file's own protocol (see `modes`)
+    options_model = SuiteSettings
+    roles = ()
+    mark_profiles = ()  # the tags are the files': any -m may select a case
+    figures = YamlFigures("yaml")
+    hints = YamlHints()
+
+    @property
+    def id_prefixes(self) -> tuple[str, ...]:
+        """`<file stem>-` of every file (found on first use: only when no other suite claims a test id)."""
+        from .spec import file_stem
+
+        return tuple(f"{file_stem(path)}-" for path in discovery.suite_files())
+
+    def unavailable(self, settings: Settings) -> str | None:
+        return None  # without files there is no test to run
+
+    def load(self, settings: Settings) -> YamlSuite:
+        """Every file, validated (a problem is one line naming the file, line and key: DataError)."""
+        from .suite import YamlSuite
+
+        files = suite_files()
+        return YamlSuite(files, {file.path: modes(file.mode, settings) for file in files})
+
+    def fingerprint(self, settings: Settings) -> dict[str, Any] | None:
+        """The files (by content) and the protocols they ran in."""
+        from ...data.files import YAML_FILE_LIMIT, read_bytes
+
+        files: dict[str, str | None] = {}
+        for path in discovery.suite_files():
+            try:
+                files[_shown(path)] = hashlib.sha256(read_bytes(path, YAML_FILE_LIMIT)).hexdigest()
+            except OSError:
+                files[_shown(path)] = None
+        return {"files": files, "mode": _mode(settings) or "as each file says"}
 
 
 def suite_files() -> list[SuiteFile]:

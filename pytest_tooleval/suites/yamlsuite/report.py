@@ -1,6 +1,6 @@
 """Your cases in the reports: a block per protocol (summary.py), each category's cases, accuracy, interval and
 detectable difference, OVERALL (the mean of the categories), and the failed cases with the checks that failed;
-as headed tables (SuitePlugin.report_sections) and as charts of figures (SuitePlugin.figure_blocks)."""
+as headed tables (Figures.report_sections) and as charts of figures (Figures.figure_blocks)."""
 
 from __future__ import annotations
 

@@ -99,12 +99,22 @@ class YamlSuite:
                 cases += [YamlCase(file, spec, 0, mode, "" if number == 0 else mode) for spec in file.cases]
         return [YamlCase(case.file, case.spec, index, case.mode, case.variant) for index, case in enumerate(cases)]
 
+    async def oracle(self, case: YamlCase) -> Answer:
+        expected = [_oracle_turn(turn, case.mode) for turn in case.spec.turns]
+        return Answer(_shown(expected), state=expected)
+
+    async def replayed(self, case: YamlCase, row: dict[str, Any], access: ModelAccess) -> Answer:
+        """A recorded answer: `turns` ([{"text", "tool_calls"}], one per turn), or for a one-turn case an `output`
+        text (the generic replay rows)."""
+        turns = row.get("turns")
+        if not isinstance(turns, list):
+            output = row.get("output", row.get("result"))
+            if not isinstance(output, str):
+                raise SampleError(f"the recorded answer of {case.test_id} has neither turns nor an output text")
+            turns = [{"text": output, "tool_calls": row.get("tool_calls") or []}]
+        return Answer(_shown(turns), state=turns)
+
     async def answer(self, case: YamlCase, access: ModelAccess) -> Answer | Skipped:
-        if access.kind == "oracle":
-            expected = [_oracle_turn(turn, case.mode) for turn in case.spec.turns]
-            return Answer(_shown(expected), state=expected)
-        if access.kind == "replay":
-            return _replayed(case, access)
         assert access.chat is not None
         messages: list[dict[str, Any]] = []
         system = _system_text(case)
@@ -245,22 +255,6 @@ def _continuation(reply: Reply, results: Sequence[ToolResult], number: int, *, f
         lines = "\n".join(f"{result.name}: {result.content}" for result in results)
         messages.append({"role": "user", "content": f"Function results:\n{lines}"})
     return messages
-
-
-def _replayed(case: YamlCase, access: ModelAccess) -> Answer:
-    """A recorded answer: `turns` ([{"text", "tool_calls"}], one per turn), or for a one-turn case an `output`
-    text (the generic replay rows)."""
-    assert access.replay is not None
-    row = access.replay.lookup(case.language, case.test_id) or access.replay.lookup(case.language, case.id)
-    if row is None:
-        raise SampleError(f"no recorded answer for {case.test_id} in {access.replay.source}")
-    turns = row.get("turns")
-    if not isinstance(turns, list):
-        output = row.get("output", row.get("result"))
-        if not isinstance(output, str):
-            raise SampleError(f"the recorded answer of {case.test_id} has neither turns nor an output text")
-        turns = [{"text": output, "tool_calls": row.get("tool_calls") or []}]
-    return Answer(_shown(turns), state=turns)
 
 
 def _shown(turns: list[dict[str, Any]]) -> Any:

@@ -81,7 +81,7 @@ WORKED_EXAMPLES = [
 @pytest.mark.parametrize(("output", "gt_args", "valid", "error_type", "fixed_valid"), WORKED_EXAMPLES)
 def test_worked_examples(output: str, gt_args: dict[str, Any], valid: bool, error_type: str, fixed_valid: bool) -> None:
     verdict = score_normal([F], {"f": gt_args}, output)
-    assert (verdict.valid, verdict.error_type, verdict.fixed_valid) == (valid, error_type, fixed_valid)
+    assert (verdict.valid, verdict.error_type, verdict.fixed) == (valid, error_type, fixed_valid)
 
 
 def test_two_calls_without_brackets_form_a_tuple() -> None:
@@ -115,7 +115,7 @@ G = _function("g", {"t": {"type": "string"}}, ["t"])
 )
 def test_parallel_calls(output: str, gt: dict[str, Any], valid: bool, error_type: str, fixed_valid: bool) -> None:
     verdict = score_normal([S, G], gt, output)
-    assert (verdict.valid, verdict.error_type, verdict.fixed_valid) == (valid, error_type, fixed_valid)
+    assert (verdict.valid, verdict.error_type, verdict.fixed) == (valid, error_type, fixed_valid)
 
 
 def test_alternatives_any_may_match_and_the_first_failure_is_reported() -> None:

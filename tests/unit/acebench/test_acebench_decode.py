@@ -215,7 +215,7 @@ def test_hostile_output_is_a_quick_format_error(output: str) -> None:
     functions = [{"name": "f", "parameters": parameters}]
     with cost() as peak:
         verdict = score_normal(functions, {"f": {"a": "x"}}, output)
-    assert (verdict.valid, verdict.error_type, verdict.fixed_valid) == (False, "wrong_output_format", False)
+    assert (verdict.valid, verdict.error_type, verdict.fixed) == (False, "wrong_output_format", False)
     # refused before anything big is built: the most is the tree of the longest source parsed (100,000
     # characters, some 25 MiB); folding the concatenation of lists would hold 180 MiB, parsing the longest
     # output 880 MiB

@@ -32,7 +32,7 @@ def test_rendered_answer_passes_unless_whitespace_is_lost() -> None:
     spaced: GroundTruth = {"f": {"o": {"k": ["New York"]}}}
     assert score_normal(functions, plain, render_ground_truth(plain)).valid
     verdict = score_normal(functions, spaced, render_ground_truth(spaced))
-    assert (verdict.valid, verdict.fixed_valid) == (False, True)
+    assert (verdict.valid, verdict.fixed) == (False, True)
 
 
 @pytest.mark.parametrize(

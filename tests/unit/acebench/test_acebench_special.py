@@ -62,7 +62,7 @@ EXAMPLES = [
 @pytest.mark.parametrize(("category", "output", "gt", "valid", "error_type"), EXAMPLES)
 def test_examples(category: str, output: str, gt: object, valid: bool, error_type: str) -> None:
     verdict = score_special(category, gt, output)
-    assert (verdict.valid, verdict.error_type, verdict.fixed_valid) == (valid, error_type, valid)
+    assert (verdict.valid, verdict.error_type, verdict.fixed) == (valid, error_type, valid)
 
 
 def test_the_last_failing_entry_gives_the_error() -> None:

@@ -86,12 +86,12 @@ def test_tool_calls_meet_no_whitespace_quirk_where_the_text_protocol_does() -> N
     truth: GroundTruth = {"f": {"o": {"k": ["New York"]}}}
     assert not score_normal(functions, truth, "[f(o={'k': ['New York']})]").valid
     verdict = score_normal_tool_calls(functions, truth, [{"name": "f", "arguments": '{"o": {"k": ["New York"]}}'}])
-    assert verdict.valid and verdict.fixed_valid
+    assert verdict.valid and verdict.fixed
 
 
 def test_a_malformed_call_fails_both_scorers_as_a_format_error() -> None:
     verdict = score_normal_tool_calls(
         FUNCTIONS, {"geo.find_city": {"name": "Paris"}}, [{"name": "geo_find_city", "arguments": "{"}], NAMES
     )
-    assert (verdict.valid, verdict.fixed_valid, verdict.error_type) == (False, False, "wrong_output_format")
+    assert (verdict.valid, verdict.fixed, verdict.error_type) == (False, False, "wrong_output_format")
     assert verdict.calls is None

@@ -193,7 +193,7 @@ def test_acebench_result_folders_of_two_models_are_refused_where_they_differ(tmp
         {"id": "normal_atom_bool_0", "result": "[g()]"},
     )
     root = tmp_path / "result_all"
-    assert refused(root, [ACEBENCH.replay_rows]) == (
+    assert refused(root, [ACEBENCH.upstream.replay_rows]) == (
         f"--tooleval-model replay:{root}: id 'normal_atom_bool_0' (en) is recorded twice with different contents "
         f"({first} line 1, {second} line 1): {KEEP_ONE}"
     )
@@ -205,7 +205,7 @@ def test_acebench_languages_keep_their_ids_apart(tmp_path: Path) -> None:
             tmp_path / "result_all" / f"result_{language}" / "model" / "data_normal_atom_bool_result.json",
             {"id": "normal_atom_bool_0", "result": answer},
         )
-    store = load_replay(str(tmp_path / "result_all"), [ACEBENCH.replay_rows])
+    store = load_replay(str(tmp_path / "result_all"), [ACEBENCH.upstream.replay_rows])
     assert (store.lookup("en", "normal_atom_bool_0") or {})["result"] == "[f()]"
     assert (store.lookup("zh", "normal_atom_bool_0") or {})["result"] == "[g()]"
 
@@ -218,13 +218,13 @@ def test_a_bfcl_result_file_with_an_id_twice_is_refused(tmp_path: Path) -> None:
         {"id": "simple_python_0", "result": "[f(a=3)]"},
     )
     folder = tmp_path / "model"
-    assert refused(folder, [BFCL.replay_rows]) == (
+    assert refused(folder, [BFCL.upstream.replay_rows]) == (
         f"--tooleval-model replay:{folder}: id 'simple_python_0' is recorded twice with different contents "
         f"({path} lines 1 and 3): {KEEP_ONE}"
     )
     # the same rows repeated exactly: read once
     jsonl(path, {"id": "simple_python_0", "result": "[f(a=1)]"}, {"id": "simple_python_0", "result": "[f(a=1)]"})
-    assert rows(load_replay(str(folder), [BFCL.replay_rows])) == {
+    assert rows(load_replay(str(folder), [BFCL.upstream.replay_rows])) == {
         "simple_python_0": {"id": "simple_python_0", "result": "[f(a=1)]"}
     }
 
@@ -237,7 +237,7 @@ def test_a_gpt4tools_prediction_file_with_an_id_twice_is_refused(tmp_path: Path)
         {"id": 8, "output": "x"},
         {"id": 7, "output": "second"},
     )
-    assert refused(path, [GPT4TOOLS.replay_rows]) == (
+    assert refused(path, [GPT4TOOLS.upstream.replay_rows]) == (
         f"--tooleval-model replay:{path}: id '7' is recorded twice with different contents ({path} items [0] and "
         f"[2]): {KEEP_ONE}"
     )
@@ -247,7 +247,7 @@ def test_gpt4tools_chunks_repeating_a_record_exactly_are_read_once(tmp_path: Pat
     folder = tmp_path / "run"
     array(folder / "run_0.json", {"id": 1, "output": "a"}, {"id": 2, "output": "b"})
     array(folder / "run_1.json", {"id": 2, "output": "b"}, {"id": 3, "output": "c"})
-    assert rows(load_replay(str(folder), [GPT4TOOLS.replay_rows])) == {
+    assert rows(load_replay(str(folder), [GPT4TOOLS.upstream.replay_rows])) == {
         "1": {"id": "1", "output": "a"},
         "2": {"id": "2", "output": "b"},
         "3": {"id": "3", "output": "c"},
@@ -258,7 +258,7 @@ def test_gpt4tools_chunks_that_disagree_are_refused_naming_both(tmp_path: Path) 
     folder = tmp_path / "run"
     first = array(folder / "run_0.json", {"id": 1, "output": "a"}, {"id": 2, "output": "b"})
     second = array(folder / "run_1.json", {"id": 2, "output": "B"})
-    assert refused(folder, [GPT4TOOLS.replay_rows]) == (
+    assert refused(folder, [GPT4TOOLS.upstream.replay_rows]) == (
         f"--tooleval-model replay:{folder}: id '2' is recorded twice with different contents ({first} item [1], "
         f"{second} item [0]): {KEEP_ONE}"
     )
@@ -268,7 +268,7 @@ def test_a_gpt4tools_chunk_the_decoder_gives_up_on_is_named(tmp_path: Path) -> N
     folder = tmp_path / "run"
     array(folder / "run_0.json", {"id": 1, "output": "a"})
     (folder / "run_1.json").write_text("[" * DEEP + "]" * DEEP, encoding="utf-8")
-    assert refused(folder, [GPT4TOOLS.replay_rows]) == (
+    assert refused(folder, [GPT4TOOLS.upstream.replay_rows]) == (
         f"--tooleval-model replay:{folder}: {folder / 'run_1.json'}: lists and objects nested too deeply to read"
     )
 
@@ -280,7 +280,7 @@ def test_toolalpaca_generation_output_naming_an_api_twice_is_refused(tmp_path: P
         {"Name": "Weather", "Instances": [episode]},
         {"Name": "Weather", "Instances": [{**episode, "output": "other"}]},
     )
-    assert refused(path, [TOOLALPACA.replay_rows]) == (
+    assert refused(path, [TOOLALPACA.upstream.replay_rows]) == (
         f"--tooleval-model replay:{path}: id 'Weather/0' is recorded twice with different contents ({path} items "
         f"[0] and [1]): {KEEP_ONE}"
     )
