@@ -3,19 +3,22 @@
 
 Default states, the long-context extensions, the route costs, the exchange rates, the airport, symbol and sector
 maps: each is a literal assigned at module level or inside a named method of one of the wheel's API source files.
-They are read from the syntax tree with `ast.literal_eval` (nothing of bfcl-eval is imported or run), hashed, and
-the hash is pinned (pin.json `tables_sha256`), as the request texts are (templates.py). They are kept in the cache
-beside the data folder, in a tagged JSON that keeps what JSON cannot hold: tuples, non-string keys, `...`.
+They are read from the syntax tree with `ast.literal_eval`, numeric-literal arithmetic such as `5 / 9` folded
+first as Python folds it (nothing of bfcl-eval is imported or run), hashed, and the hash is pinned (pin.json
+`tables_sha256`), as the request texts are (templates.py). They are kept in the cache beside the data folder, in a
+tagged JSON that keeps what JSON cannot hold: tuples, non-string keys, `...`.
 """
 
 from __future__ import annotations
 
 import ast
 import copy
-from collections.abc import Hashable, Mapping
+import operator
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from types import MappingProxyType
+from typing import Any, ClassVar
 
 from ....data.download import canonical_sha256
 from ....errors import DataError
@@ -35,6 +38,7 @@ SELECTORS = (
     *(f"{module}.DEFAULT_STATE" for module in (
         "message_api", "posting_api", "ticket_api", "trading_bot", "travel_booking", "vehicle_control")),
     "math_api.MathAPI.si_unit_conversion.to_meters",
+    "math_api.MathAPI.imperial_si_conversion.conversion",  # holds 5 / 9: numeric arithmetic, folded (_fold)
     "trading_bot.TradingBot.get_symbol_by_name.symbol_map",
     "trading_bot.TradingBot.get_available_stocks.sector_map",
     "travel_booking.TravelAPI.get_flight_cost.base_costs",
@@ -150,8 +154,8 @@ def lift_literal(tree: ast.Module, scope: list[str], name: str, origin: str) -> 
     if len(found) != 1:
         raise DataError(f"{origin}: {where} is assigned {len(found)} times, expected one literal")
     try:
-        return ast.literal_eval(found[0])
-    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return ast.literal_eval(_fold(found[0]))
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError, ZeroDivisionError, OverflowError):
         raise DataError(f"{origin}: {where} is not a literal") from None
 
 
@@ -213,6 +217,41 @@ def _alternatives(test: ast.expr) -> list[dict[str, object]]:
             compared[term.left.id] = ast.literal_eval(term.comparators[0])
         out.append(compared)
     return out
+
+
+class _Folder(ast.NodeTransformer):
+    """Numeric-literal arithmetic (`5 / 9`, `-1 * 2`) made one constant, computed as Python computes it: no name,
+    call or other operator is folded, so what is left for `ast.literal_eval` is still only literals."""
+
+    _OPERATORS: ClassVar[dict[type[ast.operator], Callable[[Any, Any], Any]]] = {
+        ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv}
+
+    def visit_BinOp(self, node: ast.BinOp) -> ast.expr:
+        self.generic_visit(node)
+        compute = self._OPERATORS.get(type(node.op))
+        left, right = _number(node.left), _number(node.right)
+        if compute is None or left is None or right is None:
+            return node
+        return ast.copy_location(ast.Constant(compute(left, right)), node)
+
+    def visit_UnaryOp(self, node: ast.UnaryOp) -> ast.expr:
+        self.generic_visit(node)
+        operand = _number(node.operand)
+        if not isinstance(node.op, (ast.USub, ast.UAdd)) or operand is None:
+            return node
+        return ast.copy_location(ast.Constant(-operand if isinstance(node.op, ast.USub) else +operand), node)
+
+
+def _number(node: ast.expr) -> int | float | None:
+    value = node.value if isinstance(node, ast.Constant) else None
+    return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def _fold(node: ast.expr) -> ast.expr:
+    """`node` with its numeric-literal arithmetic folded (a copy; ZeroDivisionError for a division by zero)."""
+    folded = _Folder().visit(copy.deepcopy(node))
+    assert isinstance(folded, ast.expr)
+    return folded
 
 
 def _method(tree: ast.Module, scope: list[str], origin: str) -> ast.FunctionDef:

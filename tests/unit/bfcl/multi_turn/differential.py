@@ -497,3 +497,81 @@ SCRIPTS["VehicleControlAPI"] = (
         "displayCarStatus(option='fuel')",
     ),
 )
+
+# MathAPI: numbers at the edges of float and of its checks (overflow, zero, bool, str), precisions mpmath and decimal
+# refuse or read oddly, units on both sides of its tables; an int of 400 digits, and power's results beyond the
+# 4,300-digit str limit (the result string's own failure is an error string)
+_BIG = 10**400  # scripts write it as its digits: call text holds literals only
+_MATH_NUMBERS = [0, -0.0, 2, 8, -8, 2.5, 1e308, -1e308, 2**70, _BIG, "8", None, True, [1], 0.1]
+EXTRA_VALUES["MathAPI"] = {
+    **{name: _MATH_NUMBERS for name in ("value", "a", "b", "number", "part", "whole")},
+    "base": [2, 10, 1, 0, -2, 0.5, "e", 2**70, None],
+    "exponent": [0.5, -1, 2, 1000, 5000, 1e5, "2"],
+    "precision": [1, 5, 30, 0, -3, 1.5, "7", None, True],  # no huge one: mpmath would work at that many digits
+    "decimal_places": [0, 2, -1, -400, None, 1.5, "2"],
+    "numbers": [[], [1, 2, 3], [2.5, 1], [1e308, -1e308], [_BIG, 1], [1, "2"], "abc", [[1]], [True], 0, {"k": 1}],
+    "unit_in": [
+        "km",
+        "m",
+        "cm",
+        "mm",
+        "um",
+        "nm",
+        "celsius",
+        "fahrenheit",
+        "kg",
+        "lb",
+        "miles",
+        "in",
+        "ft",
+        "x",
+        ["m"],
+    ],
+    "unit_out": ["km", "m", "nm", "celsius", "fahrenheit", "lb", "kg", "cm", "yd", "", ("m",)],
+}
+SCRIPTS["MathAPI"] = (
+    (  # precisions set one after another: each call's digits are its own (upstream's setting is process-global)
+        "logarithm(value=8, base=2, precision=50)",
+        "logarithm(value=10, base=3, precision=5)",
+        "logarithm(value=10, base=3, precision='x')",
+        "logarithm(value=10, base=3, precision=None)",
+        "logarithm(value=10, base=3)",
+        "logarithm(value=-8, base=2, precision=12)",
+        "logarithm(value=8, base=1, precision=12)",
+        "logarithm(value='x', base=2, precision=12)",
+        "logarithm(value=0, base=2, precision=12)",
+        "square_root(number=2, precision=40)",
+        "square_root(number=2, precision=3)",
+        "square_root(number=2, precision=0)",
+        "square_root(number=2, precision='3')",
+        f"square_root(number=2.25, precision={10**19})",
+        "square_root(number=-0.0, precision=4)",
+        f"square_root(number={_BIG}, precision=5)",
+        "power(base=99999, exponent=99999)",
+        "power(base=0, exponent=-1)",
+        "power(base=2.0, exponent=5000)",
+        "power(base=-8, exponent=0.5)",
+    ),
+    (  # conversions through both tables, the celsius and fahrenheit formulas, statistics at the edges
+        "imperial_si_conversion(value=100, unit_in='celsius', unit_out='fahrenheit')",
+        "imperial_si_conversion(value=212, unit_in='fahrenheit', unit_out='celsius')",
+        f"imperial_si_conversion(value={_BIG}, unit_in='kg', unit_out='lb')",
+        "imperial_si_conversion(value=[1], unit_in='m', unit_out='m')",
+        "imperial_si_conversion(value=1, unit_in=['m'], unit_out=['m'])",
+        "si_unit_conversion(value=3, unit_in='km', unit_out='nm')",
+        f"si_unit_conversion(value={_BIG}, unit_in='m', unit_out='m')",
+        "si_unit_conversion(value=1, unit_in=['m'], unit_out='m')",
+        "standard_deviation(numbers=[1e308, -1e308])",
+        f"standard_deviation(numbers=[{_BIG}, 1])",
+        f"mean(numbers=[{_BIG}, 1])",
+        "min_value(numbers='abc')",
+        "max_value(numbers={'k': 1})",
+        "sum_values(numbers='abc')",
+        f"multiply(a={_BIG}, b=0.5)",
+        f"divide(a={_BIG}, b=3)",
+        "divide(a=1, b=-0.0)",
+        "percentage(part=1, whole=[])",
+        "round_number(number=2.675, decimal_places=2)",
+        "absolute_value(number='x')",
+    ),
+)

@@ -20,6 +20,7 @@ import pytest
 
 from pytest_tooleval.suites.bfcl.multi_turn.apis import api_methods, public_state
 from pytest_tooleval.suites.bfcl.multi_turn.apis.file_system import GorillaFileSystem
+from pytest_tooleval.suites.bfcl.multi_turn.apis.math_api import MathAPI
 from pytest_tooleval.suites.bfcl.multi_turn.apis.message import MessageAPI
 from pytest_tooleval.suites.bfcl.multi_turn.apis.posting import TwitterAPI
 from pytest_tooleval.suites.bfcl.multi_turn.apis.ticket import TicketAPI
@@ -38,6 +39,7 @@ CLASSES["GorillaFileSystem"] = GorillaFileSystem
 CLASSES["TradingBot"] = TradingBot
 CLASSES["TravelAPI"] = functools.partial(TravelAPI, today=differential.TODAY)  # the recorder pins it too
 CLASSES["VehicleControlAPI"] = VehicleControlAPI
+CLASSES["MathAPI"] = MathAPI
 PARTS = ("result string", "is-error flag", "public state")
 
 
@@ -68,11 +70,10 @@ def execute(methods: dict[str, Any], call: differential.Call) -> tuple[str, bool
     method = methods.get(call.method)
     if method is None:
         return error_string(NameError(f"name '{call.method}' is not defined")), True
-    try:
-        value = method(*copy.deepcopy(call.args), **copy.deepcopy(call.kwargs))
+    try:  # the result string too: an int past str's digit limit fails there, an error string upstream
+        return result_string(method(*copy.deepcopy(call.args), **copy.deepcopy(call.kwargs))), False
     except Exception as exc:
         return error_string(exc), True
-    return result_string(value), False
 
 
 def replay(sequence: differential.Sequence, tables: Tables) -> list[str]:

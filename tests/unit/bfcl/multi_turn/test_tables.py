@@ -80,6 +80,8 @@ def test_a_cache_file_with_other_tables_is_not_used(tmp_path: Path) -> None:
             {("a", "b"): 1},
         ),
         ("class C:\n    def m(self):\n        return ['x', ...]\n", ["C", "m"], "return", ["x", ...]),
+        # numeric-literal arithmetic folded as Python computes it (MathAPI's 5 / 9)
+        ("A = {'f': 5 / 9, 'g': -2 * 3 + 1 - 0.5, 'h': -(1 / 4)}\n", [], "A", {"f": 5 / 9, "g": -5.5, "h": -0.25}),
     ],
 )
 def test_lift_literal(source: str, scope: list[str], name: str, expected: object) -> None:
@@ -92,6 +94,10 @@ def test_lift_literal(source: str, scope: list[str], name: str, expected: object
         ("A = 1\nA = 2\n", [], "assigned 2 times"),
         ("B = 1\n", [], "assigned 0 times"),
         ("A = f()\n", [], "not a literal"),
+        ("A = 1 / 0\n", [], "not a literal"),
+        ("A = 2 ** 3\n", [], "not a literal"),  # only + - * / are folded
+        ("A = 'a' * 3\n", [], "not a literal"),  # and only over numbers
+        ("A = x / 9\n", [], "not a literal"),
         ("class C:\n    pass\n", ["C", "m"], "C.m not found"),
     ],
 )
