@@ -39,6 +39,8 @@ def pytest_configure(config: pytest.Config) -> None:
     # directory: the path is made absolute once, before any test (inner pytest runs inherit it so). A clone
     # without that folder uses what the plugin has downloaded, and the tests that need more skip, named.
     root = _data_root(os.environ.get("TOOLEVAL_DATA_DIR"))
+    global _DATA_ROOT
+    _DATA_ROOT = root  # what the data fixtures read: a test may drop the variable before it first asks for one
     if root is None:
         os.environ.pop("TOOLEVAL_DATA_DIR", None)
     else:
@@ -50,6 +52,10 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 _OURS = pytest.StashKey[bool]()
+# the data root found at start (None: none), fixed for the session: the session fixtures below are made the first
+# time a test asks, which may be after that test's monkeypatch removed TOOLEVAL_DATA_DIR for its inner runs, and a
+# skip there would be cached for every later test of the worker
+_DATA_ROOT: Path | None = None
 # a folder in the layout of ../shared/data holds this of the default ACEBench revision
 _DATA_MARKER = Path("acebench-56dd66c") / "MANIFEST.json"
 
@@ -138,9 +144,9 @@ def pytest_sessionfinish(session: pytest.Session) -> Generator[None, None, None]
 
 def _suite_dir(suite: str, marker_file: str) -> Path:
     """The folder with `suite`'s upstream data, from TOOLEVAL_DATA_DIR (the root, or the suite folder itself)."""
-    root = os.environ.get("TOOLEVAL_DATA_DIR")
+    root = _DATA_ROOT
     if root:
-        for candidate in (Path(root) / suite, Path(root)):
+        for candidate in (root / suite, root):
             if (candidate / marker_file).exists():
                 return candidate
     pytest.skip(_NO_DATA.format(suite=suite))
@@ -174,10 +180,10 @@ def acebench_56dd66c_dir() -> Path:
 def data_root() -> Path:
     """The folder holding every suite's data (TOOLEVAL_DATA_DIR, as ../shared/data): ACEBench's revisions side by
     side, so a run picks the one its --tooleval-acebench-revision names."""
-    root = os.environ.get("TOOLEVAL_DATA_DIR")
-    if not root or not (Path(root) / "acebench-56dd66c" / "MANIFEST.json").exists():
+    root = _DATA_ROOT
+    if not root or not (root / "acebench-56dd66c" / "MANIFEST.json").exists():
         pytest.skip(_NO_DATA.format(suite="acebench-56dd66c"))
-    return Path(root)
+    return root
 
 
 @pytest.fixture(scope="session")

@@ -229,17 +229,6 @@ def test_category_languages_and_sampling() -> None:
 
 
 @pytest.fixture(scope="module")
-def bfcl_dir() -> Path:
-    root = os.environ.get("TOOLEVAL_DATA_DIR")
-    if not root:
-        pytest.skip("needs the upstream bfcl data: set TOOLEVAL_DATA_DIR to a folder holding bfcl/")
-    for candidate in (Path(root) / "bfcl", Path(root)):
-        if (candidate / "BFCL_v4_simple_python.json").exists():
-            return candidate
-    pytest.skip(f"needs the upstream bfcl data: {root} holds no bfcl/")
-
-
-@pytest.fixture(scope="module")
 def wheel_templates(tmp_path_factory: pytest.TempPathFactory) -> Templates:
     wheel = os.environ.get(WHEEL_ENV)
     if not wheel:

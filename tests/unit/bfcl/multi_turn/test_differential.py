@@ -44,17 +44,6 @@ PARTS = ("result string", "is-error flag", "public state")
 
 
 @pytest.fixture(scope="module")
-def bfcl_dir() -> Path:
-    root = os.environ.get("TOOLEVAL_DATA_DIR")
-    if not root:
-        pytest.skip("needs the upstream bfcl data: set TOOLEVAL_DATA_DIR to a folder holding bfcl/")
-    for candidate in (Path(root) / "bfcl", Path(root)):
-        if (candidate / "BFCL_v4_multi_turn_base.json").exists():
-            return candidate
-    pytest.skip(f"needs the upstream bfcl data: {root} holds no bfcl/")
-
-
-@pytest.fixture(scope="module")
 def tables(tmp_path_factory: pytest.TempPathFactory) -> Tables:
     wheel = os.environ.get(WHEEL_ENV)
     if not wheel:
