@@ -19,16 +19,17 @@ import tempfile
 import urllib.error
 import urllib.request
 import zipfile
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, Protocol, TypeVar
 
 from ...data.download import canonical_sha256, move_into_place
 from ...data.files import FileRefused, read_bytes
 from ...data.hashes import sha256_of
 from ...errors import DataError, ToolevalUsageError
+from ...json_value import JSONValue
 from .multi_turn.tables import Tables, lift_tables, source_files
 from .templates import SOURCE_FILES, Templates, lift_templates
 
@@ -162,55 +163,100 @@ def _check_folder(folder: Path, pin: WheelPin, cache_dir: Path, *, cached: bool)
     _checked.add(key)
 
 
-# ------------------------------------------------------------------------------------------ the templates
+# ------------------------------------------------------------------------------------------ what is lifted
 
 
-def load_templates(cache_dir: Path, offline: bool, *, wheel: Path | None = None, pin: WheelPin | None = None,
-                   timeout: float = 120.0) -> Templates:
-    """The request texts of the pinned wheel: from `wheel` when given, else the cache's templates file, else
-    the wheel downloaded (which also fills the cache's data folder, if it is empty).
+class _Lifted(Protocol):
+    """What a lifter makes of the wheel's sources: content that goes into a cache file and its canonical hash."""
 
-    Raises:
-        DataError: the wheel is not the pinned one, or its texts are not the pinned texts.
-        ToolevalUsageError: offline, and neither a wheel nor the cache's templates file.
+    def content(self) -> Mapping[str, object]: ...
+
+    def sha256(self) -> str: ...
+
+
+_L = TypeVar("_L", bound=_Lifted)
+
+
+@dataclass(frozen=True)
+class _Artifact(Generic[_L]):
+    """One kind of thing lifted from the wheel's sources with `ast` and memoised beside the data folder.
+
+    Attributes:
+        what: how messages name it ("request texts").
+        needed_by: what needs it, for the offline error ("asking a model").
+        key: its key in the cache file, and its pin's `<key>_sha256`.
+        file: where the cache file lives.
+        sources: the wheel's files it is lifted from.
+        lift: sources (path -> text) -> the artifact.
+        restore: a cache file's content -> the artifact (DataError when it is not one).
     """
-    pinned = pin or load_pin()
-    if wheel is not None:
-        templates = _lifted(_read_wheel(wheel, pinned), pinned)
-        with contextlib.suppress(OSError):  # a memo for later runs; a read-only cache just goes without
-            _write_templates(templates, pinned, cache_dir)
-        return templates
-    stored = _stored_templates(templates_file(pinned, cache_dir), pinned)
-    if stored is not None:
-        return stored
-    if offline:
-        raise ToolevalUsageError(
-            f"asking a model needs bfcl-eval {pinned.version}'s request texts, which are not in the cache and "
-            f"--tooleval-offline forbids downloading its wheel: point --tooleval-bfcl-wheel (or {WHEEL_ENV}) at "
-            f"{pinned.wheel} (pip download --no-deps bfcl-eval=={pinned.version}), or run once without "
-            "--tooleval-offline"
-        )
-    return _install(_download(pinned, timeout), pinned, cache_dir)
 
+    what: str
+    needed_by: str
+    key: str
+    file: Callable[[WheelPin, Path], Path]
+    sources: Callable[[], list[str]]
+    lift: Callable[[Mapping[str, str]], _L]
+    restore: Callable[[Mapping[str, JSONValue]], _L]
 
-def _stored_templates(path: Path, pin: WheelPin) -> Templates | None:
-    """The templates file's texts, or None when it is missing or not the pinned wheel's (then made again)."""
-    try:
-        stored = json.loads(path.read_text(encoding="utf-8"))
-        content = stored["templates"]
-        if stored["wheel_sha256"] != pin.wheel_sha256:
+    def pinned_sha256(self, pin: WheelPin) -> str:
+        return pin.templates_sha256 if self.key == "templates" else pin.tables_sha256
+
+    def lifted(self, archive: bytes, pin: WheelPin) -> _L:
+        """The artifact of a verified wheel, checked against the pinned hash."""
+        sources = _members(archive, pin, self.sources())
+        try:
+            texts = {path: data.decode("utf-8") for path, data in sources.items()}
+        except UnicodeDecodeError as exc:
+            raise DataError(f"{pin.wheel}: a source file is not UTF-8 ({exc.reason})") from None
+        made = self.lift(texts)
+        pinned = self.pinned_sha256(pin)
+        if pinned and made.sha256() != pinned:
+            raise DataError(f"{pin.wheel}: the lifted {self.what} have sha256 {made.sha256()[:12]}, pinned "
+                            f"{pinned[:12]}")
+        return made
+
+    def stored(self, pin: WheelPin, cache_dir: Path) -> _L | None:
+        """The cache file's artifact, or None when it is missing or not the pinned wheel's (then made again)."""
+        try:
+            stored = json.loads(self.file(pin, cache_dir).read_text(encoding="utf-8"))
+            content = stored[self.key]
+            if stored["wheel_sha256"] != pin.wheel_sha256:
+                return None
+            pinned = self.pinned_sha256(pin)
+            if pinned and canonical_sha256(content) != pinned:
+                return None
+            return self.restore(content)
+        except (OSError, ValueError, KeyError, TypeError, AttributeError, DataError):
             return None
-        if pin.templates_sha256 and canonical_sha256(content) != pin.templates_sha256:
-            return None
-        return Templates.from_content(content)
-    except (OSError, ValueError, KeyError, TypeError, DataError):
-        return None
 
+    def write(self, made: _L, pin: WheelPin, cache_dir: Path) -> None:
+        _write_record(self.file(pin, cache_dir), {"wheel": pin.wheel, "wheel_sha256": pin.wheel_sha256,
+                                                  f"{self.key}_sha256": made.sha256(), self.key: made.content()})
 
-def _write_templates(templates: Templates, pin: WheelPin, cache_dir: Path) -> None:
-    _write_record(templates_file(pin, cache_dir), {"wheel": pin.wheel, "wheel_sha256": pin.wheel_sha256,
-                                                   "templates_sha256": templates.sha256(),
-                                                   "templates": templates.content()})
+    def load(self, cache_dir: Path, offline: bool, wheel: Path | None, pin: WheelPin | None,
+             timeout: float) -> _L:
+        """From `wheel` when given, else the cache file, else the wheel downloaded (which also fills the cache's
+        data folder, if it is empty, and the other artifacts' files)."""
+        pinned = pin or load_pin()
+        if wheel is not None:
+            made = self.lifted(_read_wheel(wheel, pinned), pinned)
+            with contextlib.suppress(OSError):  # a memo for later runs; a read-only cache just goes without
+                self.write(made, pinned, cache_dir)
+            return made
+        stored = self.stored(pinned, cache_dir)
+        if stored is not None:
+            return stored
+        if offline:
+            raise ToolevalUsageError(
+                f"{self.needed_by} needs bfcl-eval {pinned.version}'s {self.what}, which are not in the cache and "
+                f"--tooleval-offline forbids downloading its wheel: point --tooleval-bfcl-wheel (or {WHEEL_ENV}) "
+                f"at {pinned.wheel} (pip download --no-deps bfcl-eval=={pinned.version}), or run once without "
+                "--tooleval-offline"
+            )
+        archive = _download(pinned, timeout)
+        _install(archive, pinned, cache_dir)
+        return self.lifted(archive, pinned)
 
 
 def _write_record(path: Path, record: Mapping[str, object]) -> None:
@@ -226,70 +272,32 @@ def _write_record(path: Path, record: Mapping[str, object]) -> None:
             os.unlink(temporary)
 
 
-# ------------------------------------------------------------------------------------------ the tables
+_TEMPLATES = _Artifact("request texts", "asking a model", "templates", templates_file, lambda: list(SOURCE_FILES),
+                       lift_templates, Templates.from_content)
+_TABLES = _Artifact("multi-turn API tables", "the multi-turn categories", "tables", tables_file,
+                    lambda: list(source_files()), lift_tables, Tables.from_content)
+
+
+def load_templates(cache_dir: Path, offline: bool, *, wheel: Path | None = None, pin: WheelPin | None = None,
+                   timeout: float = 120.0) -> Templates:
+    """The request texts of the pinned wheel (templates.py).
+
+    Raises:
+        DataError: the wheel is not the pinned one, or its texts are not the pinned texts.
+        ToolevalUsageError: offline, and neither a wheel nor the cache's templates file.
+    """
+    return _TEMPLATES.load(cache_dir, offline, wheel, pin, timeout)
 
 
 def load_tables(cache_dir: Path, offline: bool, *, wheel: Path | None = None, pin: WheelPin | None = None,
                 timeout: float = 120.0) -> Tables:
-    """The multi-turn APIs' tables of the pinned wheel (multi_turn/tables.py), found as `load_templates` finds
-    the request texts: from `wheel` when given, else the cache's tables file, else the wheel downloaded.
+    """The multi-turn APIs' tables of the pinned wheel (multi_turn/tables.py).
 
     Raises:
         DataError: the wheel is not the pinned one, or its tables are not the pinned tables.
         ToolevalUsageError: offline, and neither a wheel nor the cache's tables file.
     """
-    pinned = pin or load_pin()
-    if wheel is not None:
-        tables = _lifted_tables(_read_wheel(wheel, pinned), pinned)
-        with contextlib.suppress(OSError):  # a memo for later runs; a read-only cache just goes without
-            _write_tables(tables, pinned, cache_dir)
-        return tables
-    stored = _stored_tables(tables_file(pinned, cache_dir), pinned)
-    if stored is not None:
-        return stored
-    if offline:
-        raise ToolevalUsageError(
-            f"the multi-turn categories need bfcl-eval {pinned.version}'s API tables, which are not in the cache "
-            f"and --tooleval-offline forbids downloading its wheel: point --tooleval-bfcl-wheel (or {WHEEL_ENV}) "
-            f"at {pinned.wheel} (pip download --no-deps bfcl-eval=={pinned.version}), or run once without "
-            "--tooleval-offline"
-        )
-    archive = _download(pinned, timeout)
-    _install(archive, pinned, cache_dir)
-    return _lifted_tables(archive, pinned)
-
-
-def _stored_tables(path: Path, pin: WheelPin) -> Tables | None:
-    """The tables file's tables, or None when it is missing or not the pinned wheel's (then made again)."""
-    try:
-        stored = json.loads(path.read_text(encoding="utf-8"))
-        content = stored["tables"]
-        if stored["wheel_sha256"] != pin.wheel_sha256:
-            return None
-        if pin.tables_sha256 and canonical_sha256(content) != pin.tables_sha256:
-            return None
-        return Tables.from_content(content)
-    except (OSError, ValueError, KeyError, TypeError, AttributeError, DataError):
-        return None
-
-
-def _write_tables(tables: Tables, pin: WheelPin, cache_dir: Path) -> None:
-    _write_record(tables_file(pin, cache_dir), {"wheel": pin.wheel, "wheel_sha256": pin.wheel_sha256,
-                                                "tables_sha256": tables.sha256(), "tables": tables.content()})
-
-
-def _lifted_tables(archive: bytes, pin: WheelPin) -> Tables:
-    """The multi-turn tables of a verified wheel, checked against the pinned hash."""
-    sources = _members(archive, pin, list(source_files()))
-    try:
-        texts = {path: data.decode("utf-8") for path, data in sources.items()}
-    except UnicodeDecodeError as exc:
-        raise DataError(f"{pin.wheel}: a source file is not UTF-8 ({exc.reason})") from None
-    tables = lift_tables(texts)
-    if pin.tables_sha256 and tables.sha256() != pin.tables_sha256:
-        raise DataError(f"{pin.wheel}: the lifted multi-turn tables have sha256 {tables.sha256()[:12]}, pinned "
-                        f"{pin.tables_sha256[:12]}")
-    return tables
+    return _TABLES.load(cache_dir, offline, wheel, pin, timeout)
 
 
 # ------------------------------------------------------------------------------------------ the wheel
@@ -343,42 +351,27 @@ def _members(archive: bytes, pin: WheelPin, wanted: list[str]) -> dict[str, byte
         raise DataError(f"{pin.wheel}: not a readable wheel ({exc})") from None
 
 
-def _lifted(archive: bytes, pin: WheelPin) -> Templates:
-    """The request texts of a verified wheel, checked against the pinned hash."""
-    sources = _members(archive, pin, list(SOURCE_FILES))
-    try:
-        texts = {path: data.decode("utf-8") for path, data in sources.items()}
-    except UnicodeDecodeError as exc:
-        raise DataError(f"{pin.wheel}: a source file is not UTF-8 ({exc.reason})") from None
-    templates = lift_templates(texts)
-    if pin.templates_sha256 and templates.sha256() != pin.templates_sha256:
-        raise DataError(f"{pin.wheel}: the lifted request texts have sha256 {templates.sha256()[:12]}, pinned "
-                        f"{pin.templates_sha256[:12]}")
-    return templates
-
-
-def _install(archive: bytes, pin: WheelPin, cache_dir: Path) -> Templates:
+def _install(archive: bytes, pin: WheelPin, cache_dir: Path) -> None:
     """What a verified wheel gives, into the cache: the data folder (if missing), the templates and tables files.
 
     The data files are written into a fresh hidden folder beside the target and that folder renamed into
     place whole, so a concurrent worker or an interrupted run never leaves a half-written data folder."""
-    templates = _lifted(archive, pin)
-    tables = _lifted_tables(archive, pin)
+    templates = _TEMPLATES.lifted(archive, pin)
+    tables = _TABLES.lifted(archive, pin)
     target = data_folder(pin, cache_dir)
     contents = None if (target / "MANIFEST.json").exists() else _data_files(archive, pin)  # verified before writing
     try:
         if contents is not None:
             target.parent.mkdir(parents=True, exist_ok=True)
             _place(contents, pin, target)
-        _write_templates(templates, pin, cache_dir)
-        _write_tables(tables, pin, cache_dir)
+        _TEMPLATES.write(templates, pin, cache_dir)
+        _TABLES.write(tables, pin, cache_dir)
     except OSError as exc:
         raise DataError(
             f"{LABEL} data must be downloaded into {cache_dir}, which cannot be written "
             f"({exc.strerror or exc}): point --tooleval-data-dir (or TOOLEVAL_DATA_DIR) at a copy of the data, or "
             "--tooleval-cache-dir (or TOOLEVAL_CACHE_DIR) at a writable folder"
         ) from None
-    return templates
 
 
 def _data_files(archive: bytes, pin: WheelPin) -> dict[str, bytes]:
