@@ -61,6 +61,9 @@ class Reply:
     served_by: str | None = None
     system_fingerprint: str | None = None
     tool_calls: tuple[ToolCall, ...] = ()  # native calls (a request with `tools`); the text may then be empty
+    # the assistant message as the server sent it, every field kept (keys and texts made storable): what a
+    # conversation that echoes the message back sends (BFCL multi-turn); None where it was never seen
+    message: JSONObject | None = field(default=None, compare=False, repr=False)
     # a reply the response cache served: when it was made (epoch seconds) and the tag of the run that asked it;
     # where an answer came from, not what it says: two replies that say the same are equal
     cached_at: float | None = field(default=None, compare=False)

@@ -59,7 +59,7 @@ _TABLE = "replies_v1"  # a new layout gets a new table, and old files stay reada
 _RUNS = "cache_runs_v1"  # one row per run that wrote answers: when it started, and ended (NULL: it never finished)
 _SQLITE_CORRUPT, _SQLITE_NOTADB = 11, 26
 _ADDED_COLUMNS = (("reasoning", "TEXT"), ("reasoning_tokens", "INTEGER"), ("tool_calls", "TEXT"), ("run", "TEXT"),
-                  ("fingerprint", "TEXT"))
+                  ("fingerprint", "TEXT"), ("message", "TEXT"))
 CACHE_MODES = ("resume", "reuse", "fresh", "off")  # --tooleval-cache
 READ_BUSY_S = 2.0  # a read that finds the file busy this long turns reading off: the requests are asked instead
 WRITE_BUSY_S = 2.0  # how long a write waits for another process's write lock before it is skipped
@@ -258,13 +258,13 @@ class ResponseCache:
         gives now (where both are known); else None, and the request is asked."""
         row = conn.execute(
             "SELECT text, prompt_tokens, completion_tokens, finish_reason, latency_s, reasoning, reasoning_tokens, "
-            f"tool_calls, run, fingerprint, created FROM {_TABLE} WHERE key = ?",
+            f"tool_calls, run, fingerprint, created, message FROM {_TABLE} WHERE key = ?",
             (key,),
         ).fetchone()
         if row is None:
             return None
         (text, prompt_tokens, completion_tokens, finish_reason, latency_s, reasoning, reasoning_tokens, calls,
-         written_by, made_by, created) = row
+         written_by, made_by, created, message) = row
         if not run.reads(written_by):
             return None
         if fingerprint and made_by and made_by != fingerprint:
@@ -285,6 +285,7 @@ class ResponseCache:
             tool_calls=tool_calls,
             cached_at=float(created) if isinstance(created, (int, float)) else None,
             cached_run=written_by if isinstance(written_by, str) else None,
+            message=_read_message(message),
         )
 
     def put(self, key: str, reply: Reply) -> None:
@@ -298,19 +299,21 @@ class ResponseCache:
         conn.execute(
             f"INSERT INTO {_TABLE} "
             "(key, text, prompt_tokens, completion_tokens, finish_reason, latency_s, created, reasoning, "
-            "reasoning_tokens, tool_calls, run, fingerprint) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+            "reasoning_tokens, tool_calls, run, fingerprint, message) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
             "ON CONFLICT(key) DO UPDATE SET text = excluded.text, prompt_tokens = excluded.prompt_tokens, "
             "completion_tokens = excluded.completion_tokens, finish_reason = excluded.finish_reason, "
             "latency_s = excluded.latency_s, created = excluded.created, reasoning = excluded.reasoning, "
             "reasoning_tokens = excluded.reasoning_tokens, tool_calls = excluded.tool_calls, run = excluded.run, "
-            f"fingerprint = excluded.fingerprint WHERE {_TABLE}.run IS NOT excluded.run",
+            "fingerprint = excluded.fingerprint, message = excluded.message "
+            f"WHERE {_TABLE}.run IS NOT excluded.run",
             # what an endpoint sent is stored as sqlite takes it: a count past its 64-bit integers (2**64-1, a
             # common server bug) as unknown, text with no lone surrogate half
             (key, plain_text(reply.text), _integer(reply.prompt_tokens), _integer(reply.completion_tokens),
              _text(reply.finish_reason), _real(reply.latency_s), time.time(), _text(reply.reasoning),
              _integer(reply.reasoning_tokens),
              json.dumps([plain_data(call.to_json()) for call in reply.tool_calls]) if reply.tool_calls else None,
-             run_id, _text(reply.system_fingerprint)),
+             run_id, _text(reply.system_fingerprint),
+             None if reply.message is None else json.dumps(plain_data(reply.message))),
         )
 
     # -- during a run: never in the way of an answer ---------------------------------------------------
@@ -520,6 +523,18 @@ def _read_tool_calls(stored: object) -> tuple[ToolCall, ...] | None:
         return tuple(ToolCall(str(item["id"]), str(item["name"]), str(item["arguments"])) for item in items)
     except (TypeError, KeyError, ValueError):
         return None
+
+
+def _read_message(stored: object) -> JSONObject | None:
+    """The stored message column: None when absent (an entry written before it was kept) or unreadable; the
+    reply's other fields still stand, and a suite that needs the message rebuilds it from them."""
+    if not isinstance(stored, str):
+        return None
+    try:
+        message = json.loads(stored)
+    except (ValueError, RecursionError):
+        return None
+    return message if isinstance(message, dict) else None
 
 
 class _Corrupt(sqlite3.DatabaseError):

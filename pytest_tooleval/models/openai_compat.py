@@ -198,6 +198,7 @@ class _Answer:
     served_by: str | None = None
     system_fingerprint: str | None = None
     tool_calls: tuple[ToolCall, ...] = ()
+    message: JSONObject | None = None
 
 
 @dataclass(frozen=True)
@@ -499,7 +500,26 @@ class OpenAIBackend:
             system_fingerprint=self._optional_text(outcome.system_fingerprint),
             tool_calls=tuple(ToolCall(self._reply_text(call.id), self._reply_text(call.name),
                                       self._reply_text(call.arguments)) for call in outcome.tool_calls),
+            message=None if outcome.message is None else self._reply_json(outcome.message),
         )
+
+    def _reply_json(self, message: JSONObject) -> JSONObject | None:
+        """The message with every text, keys too, through `_reply_text`; None when it is nested too deeply to
+        walk (it could not be stored or sent back either)."""
+        def clean(value: JSONValue) -> JSONValue:
+            if isinstance(value, str):
+                return self._reply_text(value)
+            if isinstance(value, dict):
+                return {self._reply_text(key): clean(item) for key, item in value.items()}
+            if isinstance(value, list):
+                return [clean(item) for item in value]
+            return value
+
+        try:
+            cleaned = clean(message)
+        except RecursionError:
+            return None
+        return cleaned if isinstance(cleaned, dict) else None
 
     def _optional_text(self, text: str | None) -> str | None:
         return None if text is None else self._reply_text(text)
@@ -621,6 +641,7 @@ def _extract(completion: JSONValue) -> _Answer:
         reasoning_tokens=_count(details.get("reasoning_tokens")) if isinstance(details, dict) else None,
         served_by=_text_or_none(completion.get("model")),
         system_fingerprint=_text_or_none(completion.get("system_fingerprint")),
+        message=message,
     )
 
 

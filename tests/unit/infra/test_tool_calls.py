@@ -141,3 +141,43 @@ def test_the_tools_offered_count_in_the_prompt_size_estimate() -> None:
     question = ASK.messages[0]["content"]
     assert isinstance(question, str)
     assert estimate_tokens(ASK.messages, ASK.tools) == (len(question) + len(str(TOOL))) // 4
+
+
+@pytest.mark.asyncio
+async def test_the_message_is_kept_as_the_server_sent_it_through_the_cache(
+    fake_openai: FakeOpenAI, tmp_path: Path
+) -> None:
+    # a conversation that echoes the assistant message back (BFCL multi-turn) needs every field, null content too
+    fake_openai.reasoning_content = f"thinking with {KEY}"
+    fake_openai.enqueue(ToolCalls.of(("get_weather", {"city": "Paris"})))
+    with ResponseCache(tmp_path / "cache.sqlite") as cache:
+        async with backend(fake_openai) as model:
+            cached = CachedBackend(model, cache)
+            first = await cached.complete(ASK)
+            cache.flush()
+            second = await cached.complete(ASK)
+    expected_call = {
+        "id": "call_fake_0",
+        "type": "function",
+        "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'},
+    }
+    assert first.message == {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [expected_call],
+        "reasoning_content": "thinking with ***",  # the key never reaches the cache or a later request
+    }
+    assert second.cached and second.message == first.message
+    assert KEY not in (tmp_path / "cache.sqlite").read_bytes().decode("utf-8", "replace")
+
+
+def test_an_entry_written_before_messages_were_kept_reads_back_without_one(tmp_path: Path) -> None:
+    with ResponseCache(tmp_path / "cache.sqlite") as cache:
+        cache.put("k", Reply("hi", message={"role": "assistant", "content": "hi"}))
+        assert cache.get("k") == Reply("hi", cached=True)
+        cache._conn.execute("UPDATE replies_v1 SET message = NULL WHERE key = 'k'")
+        old = cache.get("k")
+        assert old is not None and old.text == "hi" and old.message is None
+        cache._conn.execute("UPDATE replies_v1 SET message = '[1, 2' WHERE key = 'k'")
+        unreadable = cache.get("k")
+        assert unreadable is not None and unreadable.message is None
