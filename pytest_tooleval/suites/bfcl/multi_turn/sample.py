@@ -1,5 +1,5 @@
-"""One multi-turn sample as the loader completes it (docs/bfcl-multi-turn.md#samples), shared by the executor,
-the checker and the driving loop."""
+"""One multi-turn sample as the loader completes it (docs/bfcl-multi-turn.md#samples-and-result-files), shared
+by the executor, the checker and the driving loop."""
 
 from __future__ import annotations
 
