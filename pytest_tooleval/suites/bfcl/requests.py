@@ -44,9 +44,7 @@ class BfclRequest:
 def prompt_request(templates: Templates, category: str, entry: JSONObject) -> BfclRequest:
     """The messages of bfcl's default prompting format: the system prompt with the function docs as JSON, put
     before the question's own system text when it has one (bfcl §2.1)."""
-    functions = hinted_functions(templates, category, entry["function"])
-    # bfcl's docs: indented by 4, ASCII-escaped, the standard separators (bfcl §2.1.1)
-    system = templates.system_before + json.dumps(functions, indent=4) + templates.system_after
+    system = system_prompt(templates, hinted_functions(templates, category, entry["function"]))
     messages = _first_turn(entry)
     if messages and as_getter(_first(messages)).get("role") == "system":  # (bfcl §2.1.3)
         first = as_object(_first(messages))
@@ -56,6 +54,13 @@ def prompt_request(templates: Templates, category: str, entry: JSONObject) -> Bf
             raise AttributeError(f"'{type(messages).__name__}' object has no attribute 'insert'")
         messages.insert(0, {"role": "system", "content": system})
     return BfclRequest(messages, None)
+
+
+def system_prompt(templates: Templates, functions: list[JSONObject]) -> str:
+    """bfcl's default system prompt around the (hinted) function docs (bfcl §2.1; multi-turn:
+    bfcl-multiturn §3.4)."""
+    # bfcl's docs: indented by 4, ASCII-escaped, the standard separators (bfcl §2.1.1)
+    return templates.system_before + json.dumps(functions, indent=4) + templates.system_after
 
 
 def fc_request(templates: Templates, category: str, entry: JSONObject) -> BfclRequest:

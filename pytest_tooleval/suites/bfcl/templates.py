@@ -8,6 +8,7 @@ that hash is pinned, so another wheel's texts are caught rather than sent.
 from __future__ import annotations
 
 import ast
+import string
 from collections.abc import ItemsView, Mapping
 from dataclasses import dataclass, fields
 from types import MappingProxyType
@@ -44,6 +45,10 @@ class Templates:
             description} (bfcl §2.1.2); "typed", "items" and "schema" take one value.
         float_note: appended to a float parameter's description in FC mode (bfcl §2.2).
         openapi_types: bfcl's type name -> the JSON Schema type it sends in FC mode.
+        held_out_fc: the user message of a multi-turn turn that reveals held-out docs, FC mode
+            (bfcl-multiturn §3.2).
+        held_out_prompting: the same in prompt mode, in two pieces around the docs' Python `str()`
+            (bfcl-multiturn §3.4).
     """
 
     system_before: str
@@ -54,6 +59,8 @@ class Templates:
     javascript_notes: Mapping[str, Note]
     float_note: str
     openapi_types: Mapping[str, str]
+    held_out_fc: str
+    held_out_prompting: Note
 
     def content(self) -> JSONObject:
         """The lifted content as plain JSON values (what the pinned hash covers)."""
@@ -62,6 +69,8 @@ class Templates:
             value = getattr(self, item.name)
             if isinstance(value, Mapping):
                 value = {key: list(inner) if isinstance(inner, tuple) else inner for key, inner in value.items()}
+            elif isinstance(value, tuple):
+                value = list(value)
             plain[item.name] = value
         return plain
 
@@ -84,6 +93,8 @@ class Templates:
                 javascript_notes=_frozen({key: _note(value) for key, value in _items(content["javascript_notes"])}),
                 float_note=_text(content["float_note"]),
                 openapi_types=_frozen({key: _text(value) for key, value in _items(content["openapi_types"])}),
+                held_out_fc=_text(content["held_out_fc"]),
+                held_out_prompting=_note(content["held_out_prompting"]),
             )
         except (KeyError, TypeError, AttributeError, ValueError) as exc:
             raise DataError(f"bfcl templates: malformed content ({type(exc).__name__}: {exc})") from None
@@ -110,6 +121,7 @@ def lift_templates(sources: Mapping[str, str]) -> Templates:
         raise DataError(f"bfcl wheel lacks {', '.join(missing)}")
     before, after, doc_format = _system_prompt(sources[PROMPTS_FILE])
     hints, java, javascript = _language_notes(sources[HINTS_FILE])
+    held_out_fc, held_out_prompting = _held_out_messages(sources[PROMPTS_FILE])
     return Templates(
         system_before=before,
         system_after=after,
@@ -120,6 +132,8 @@ def lift_templates(sources: Mapping[str, str]) -> Templates:
         float_note=_float_note(sources[TOOLS_FILE]),
         openapi_types=_frozen(_string_dict(_module_values(sources[TYPES_FILE], TYPES_FILE), "GORILLA_TO_OPENAPI",
                                            TYPES_FILE)),
+        held_out_fc=held_out_fc,
+        held_out_prompting=held_out_prompting,
     )
 
 
@@ -165,6 +179,36 @@ def _system_prompt(source: str) -> tuple[str, str, str]:
     if not mark or _FUNCTIONS_MARK in after:
         raise DataError(f"{PROMPTS_FILE}: the default system prompt does not hold the function docs once")
     return before, after, config["func_doc_fmt"]
+
+
+# ------------------------------------------------------------------------------------------ held-out docs
+
+_HELD_OUT_FC = "DEFAULT_USER_PROMPT_FOR_ADDITIONAL_FUNCTION_FC"
+_HELD_OUT_PROMPTING = "DEFAULT_USER_PROMPT_FOR_ADDITIONAL_FUNCTION_PROMPTING"
+
+
+def _held_out_messages(source: str) -> tuple[str, Note]:
+    """The user messages of a multi-turn turn that reveals held-out docs (bfcl-multiturn §3.2, §3.4): FC mode's
+    text, and prompt mode's format string split around its one `{functions}` field (its escapes undone, as
+    `format` does)."""
+    values = _module_values(source, PROMPTS_FILE)
+    fc, prompting = values.get(_HELD_OUT_FC), values.get(_HELD_OUT_PROMPTING)
+    if not isinstance(fc, str) or not isinstance(prompting, str):
+        raise DataError(f"{PROMPTS_FILE}: the held-out-function user messages are not there")
+    pieces = [""]
+    try:
+        for literal, name, spec, conversion in string.Formatter().parse(prompting):
+            pieces[-1] += literal
+            if name is None:
+                continue
+            if name != "functions" or spec or conversion is not None:
+                raise ValueError(f"field {name!r}")
+            pieces.append("")
+    except ValueError as exc:
+        raise DataError(f"{PROMPTS_FILE}: {_HELD_OUT_PROMPTING} is not understood ({exc})") from None
+    if len(pieces) != 2:
+        raise DataError(f"{PROMPTS_FILE}: {_HELD_OUT_PROMPTING} does not hold {{functions}} exactly once")
+    return fc, tuple(pieces)
 
 
 # ------------------------------------------------------------------------------------------ language notes
@@ -298,9 +342,12 @@ def _module_values(source: str, origin: str) -> dict[str, _Literal]:
 
 
 def _literal(node: ast.expr, known: Mapping[str, _Literal]) -> _Literal | None:
-    """A string or a dict of string keys and such values, or None for anything else."""
+    """A string (a `+` of strings too) or a dict of string keys and such values, or None for anything else."""
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return node.value
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left, right = _literal(node.left, known), _literal(node.right, known)
+        return left + right if isinstance(left, str) and isinstance(right, str) else None
     if isinstance(node, ast.Name):
         found = known.get(node.id)
         if isinstance(found, str):

@@ -51,6 +51,8 @@ OWN = Templates(
         "any": "string",
         "boolean": "boolean",
     },
+    held_out_fc="[more]",
+    held_out_prompting=("", "\n[more]"),
 )
 
 

@@ -52,6 +52,9 @@ PROMPT_STYLE_TEMPLATES = {"classic": {
 _LAYOUT = "{persona} {task}|{tool_call_format}|{multiturn_behavior}|{available_tools}"
 PROMPT_TEMPLATE_MAPPING = {"plaintext": _LAYOUT}
 DEFAULT_SYSTEM_PROMPT_FORMAT = "ret_fmt=python&tool_call_tag=False&func_doc_fmt=json&prompt_fmt=plaintext&style=classic"
+DEFAULT_USER_PROMPT_FOR_ADDITIONAL_FUNCTION_FC = ("More tools.")
+DEFAULT_USER_PROMPT_FOR_ADDITIONAL_FUNCTION_PROMPTING = "{functions}\\n" + (
+    DEFAULT_USER_PROMPT_FOR_ADDITIONAL_FUNCTION_FC)
 """,
     TYPES_FILE: 'GORILLA_TO_OPENAPI = {"float": "number", "string": "string"}\n',
     HINTS_FILE: """def _get_language_specific_hint(category):
@@ -367,3 +370,26 @@ def test_sources_not_in_bfcls_shape_are_refused_by_name() -> None:
     with pytest.raises(DataError, match="not json"):
         xml_docs = SOURCES[PROMPTS_FILE].replace("func_doc_fmt=json", "func_doc_fmt=xml")
         lift_templates({**SOURCES, PROMPTS_FILE: xml_docs})
+
+
+def test_the_held_out_messages_are_lifted_as_format_fills_them() -> None:
+    templates = lift_templates(SOURCES)
+    assert templates.held_out_fc == "More tools."
+    assert templates.held_out_prompting == ("", "\nMore tools.")
+    braces = SOURCES[PROMPTS_FILE].replace('("More tools.")', '("{{More}} tools.")')
+    assert lift_templates({**SOURCES, PROMPTS_FILE: braces}).held_out_prompting == ("", "\n{More} tools.")
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "message"),
+    [
+        ('"{functions}\\n" + ', '"{docs}\\n" + ', "not understood"),
+        ('"{functions}\\n" + ', '"{functions!r}\\n" + ', "not understood"),
+        ('"{functions}\\n" + ', '"\\n" + ', "exactly once"),
+        ("DEFAULT_USER_PROMPT_FOR_ADDITIONAL_FUNCTION_FC = ", "OTHER = ", "are not there"),
+    ],
+)
+def test_held_out_messages_not_in_bfcls_shape_are_refused(old: str, new: str, message: str) -> None:
+    assert old in SOURCES[PROMPTS_FILE]
+    with pytest.raises(DataError, match=message):
+        lift_templates({**SOURCES, PROMPTS_FILE: SOURCES[PROMPTS_FILE].replace(old, new, 1)})
