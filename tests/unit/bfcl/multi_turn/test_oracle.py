@@ -1,0 +1,47 @@
+"""The oracle: the ground truth written as a model's answers passes every sample in both protocols, as bfcl-eval
+scores the same answers (800/800, bfcl-multiturn spec §1.4)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from pytest_tooleval.suites.bfcl.multi_turn.checker import judge
+from pytest_tooleval.suites.bfcl.multi_turn.decode import decode_fc, decode_prompt
+from pytest_tooleval.suites.bfcl.multi_turn.oracle import keyword_calls, oracle_result
+from pytest_tooleval.suites.bfcl.multi_turn.sample import CATEGORIES, MultiTurnSample
+from pytest_tooleval.suites.bfcl.multi_turn.tables import Tables
+
+
+@pytest.mark.parametrize("mode", ["fc", "prompt"])
+@pytest.mark.parametrize("category", CATEGORIES)
+def test_the_ground_truth_passes_every_sample(
+    category: str, mode: str, mt_samples: dict[str, list[MultiTurnSample]], mt_tables: Tables
+) -> None:
+    decode = decode_fc if mode == "fc" else decode_prompt
+    samples = mt_samples[category]
+    failed = {
+        sample.id: verdict.error_type
+        for sample in samples
+        if not (verdict := judge(sample, oracle_result(sample, mode), decode, mt_tables)).valid
+    }
+    assert len(samples) == 200 and failed == {}
+
+
+def test_positional_ground_truth_is_named_by_signature(mt_samples: dict[str, list[MultiTurnSample]]) -> None:
+    sample = mt_samples["multi_turn_base"][0]
+    named = keyword_calls(sample, ["sort('final_report.pdf')", "mv(source='a', destination='b')"])
+    assert named == [("sort", {"file_name": "final_report.pdf"}), ("mv", {"source": "a", "destination": "b"})]
+    fc_turns = oracle_result(sample, "fc")
+    assert len(fc_turns) == len(sample.ground_truth)
+    first_step = fc_turns[0][0]
+    assert isinstance(first_step, list) and all(
+        isinstance(json.loads(next(iter(c.values()))), dict) for c in first_step
+    )
+
+
+def test_a_call_of_no_involved_class_is_refused(mt_samples: dict[str, list[MultiTurnSample]]) -> None:
+    sample = mt_samples["multi_turn_base"][0]
+    with pytest.raises(ValueError, match="calls no method"):
+        keyword_calls(sample, ["book_flight(x=1)"])
