@@ -36,9 +36,11 @@ def test_positional_ground_truth_is_named_by_signature(mt_samples: dict[str, lis
     fc_turns = oracle_result(sample, "fc")
     assert len(fc_turns) == len(sample.ground_truth)
     first_step = fc_turns[0][0]
-    assert isinstance(first_step, list) and all(
-        isinstance(json.loads(next(iter(c.values()))), dict) for c in first_step
-    )
+    assert isinstance(first_step, list)
+    for call in first_step:
+        assert isinstance(call, dict) and len(call) == 1
+        (arguments,) = call.values()
+        assert isinstance(arguments, str) and isinstance(json.loads(arguments), dict)
 
 
 def test_a_call_of_no_involved_class_is_refused(mt_samples: dict[str, list[MultiTurnSample]]) -> None:
