@@ -40,10 +40,10 @@ def keyword_calls(sample: MultiTurnSample, calls: list[str]) -> list[tuple[str, 
     return named
 
 
-def oracle_result(sample: MultiTurnSample, mode: str) -> list[list[JSONValue]]:
+def oracle_result(sample: MultiTurnSample, mode: str) -> list[JSONValue]:
     """The result entry a model answering with the ground truth leaves: per turn, its raw steps (FC: a list
     of `{name: arguments JSON}`; prompt: the text of a Python list of calls)."""
-    turns: list[list[JSONValue]] = []
+    turns: list[JSONValue] = []
     for calls in sample.ground_truth:
         if not calls:
             turns.append([])

@@ -35,7 +35,9 @@ def test_positional_ground_truth_is_named_by_signature(mt_samples: dict[str, lis
     assert named == [("sort", {"file_name": "final_report.pdf"}), ("mv", {"source": "a", "destination": "b"})]
     fc_turns = oracle_result(sample, "fc")
     assert len(fc_turns) == len(sample.ground_truth)
-    first_step = fc_turns[0][0]
+    first_turn = fc_turns[0]
+    assert isinstance(first_turn, list) and len(first_turn) == 1
+    first_step = first_turn[0]
     assert isinstance(first_step, list)
     for call in first_step:
         assert isinstance(call, dict) and len(call) == 1
