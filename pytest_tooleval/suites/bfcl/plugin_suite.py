@@ -11,12 +11,14 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from ...settings.options import Settings, SuiteSettings, option_field
 from ..base import Figures, Hints, SuitePlugin, Tools, Upstream
 from .data import CATEGORIES
+from .multi_turn.sample import CATEGORIES as MULTI_TURN
 
 if TYPE_CHECKING:
     from ...models.replay import Recorded
     from ...report.sections import FigureBlock, ReportSection
     from ...report.suite_summary import SuiteSummary, Unit
-    from .suite import BfclCase, BfclSuite
+    from .multi_turn.tables import Tables
+    from .suite import BfclCase, BfclMultiTurnCase, BfclSuite
     from .templates import Templates
 
 VERSION = "2026.3.23"  # the bfcl-eval release whose data and checker the suite reproduces
@@ -25,7 +27,8 @@ class BfclSettings(SuiteSettings):
     """BFCL's options, typed: `BfclSettings.of(settings).bfcl_categories`."""
 
     bfcl_categories: tuple[str, ...] = option_field(
-        "BFCL: comma list of single-turn categories to collect (default: all 13)", ())
+        "BFCL: comma list of categories to collect (default: the 13 single-turn ones; the 4 multi-turn ones, "
+        "multi_turn_base, _miss_func, _miss_param and _long_context, run when named)", ())
     bfcl_wheel: str | None = option_field(
         f"BFCL: a local copy of bfcl_eval-{VERSION}-py3-none-any.whl (pip download --no-deps bfcl-eval=={VERSION}), "
         "checked against its pinned sha256: the data and the request texts come from it instead of a download",
@@ -73,13 +76,14 @@ class BfclUpstream(Upstream):
     """bfcl's own result layout as recorded outputs."""
 
     def replay_rows(self, path: Path, document: Any) -> list[dict[str, Any]] | None:
-        """bfcl's own result layout: `DIR/<non_live|live>/BFCL_v4_<category>_result.json` (JSON Lines of
+        """bfcl's own result layout: `DIR/<non_live|live|multi_turn>/BFCL_v4_<category>_result.json` (JSON Lines of
         `{"id", "result"}`), or one such file."""
         files = sorted(path.rglob("BFCL_v4_*_result.json")) if path.is_dir() else []
         if not files and path.name.startswith("BFCL_v4_") and path.name.endswith("_result.json"):
             files = [path]
         # a model's folder holds <non_live|live>/BFCL_v4_*: bfcl's result/ folder holds one such folder per model
-        models = sorted({file.parent.parent for file in files if file.parent.name in ("non_live", "live")})
+        models = sorted({file.parent.parent for file in files
+                         if file.parent.name in ("non_live", "live", "multi_turn")})
         if len(models) > 1:
             from ...errors import DataError
 
@@ -91,15 +95,25 @@ class BfclUpstream(Upstream):
         return unique_rows(recorded, f"--tooleval-model replay:{path}") or None
 
 
-class BfclHints(Hints["BfclCase"]):
-    """Every sample is one request; shards by prompt length; tools under fc and both."""
+class BfclHints(Hints["BfclCase | BfclMultiTurnCase"]):
+    """A single-turn sample is one request, a multi-turn sample a conversation; shards by prompt length; tools
+    under fc and both."""
 
-    def batched_role(self, case: BfclCase) -> str | None:
-        """--tooleval-batch: every sample is one request of the model."""
-        return "model"
+    def batched_role(self, case: BfclCase | BfclMultiTurnCase) -> str | None:
+        """--tooleval-batch: a single-turn sample is one request of the model; a multi-turn one asks each step
+        after the last one's results, so it is asked live."""
+        from .suite import BfclMultiTurnCase
 
-    def weight(self, case: BfclCase) -> float:
-        """For --tooleval-shard: the prompt's length (the question and the function docs), which its tokens follow."""
+        return None if isinstance(case, BfclMultiTurnCase) else "model"
+
+    def weight(self, case: BfclCase | BfclMultiTurnCase) -> float:
+        """For --tooleval-shard: the prompt's length (the question and the function docs), which its tokens
+        follow; a multi-turn sample's once per turn, as each turn asks at least once."""
+        from .suite import BfclMultiTurnCase
+
+        if isinstance(case, BfclMultiTurnCase):
+            docs = len(json.dumps(case.sample.functions, ensure_ascii=False))
+            return float(len(case.sample.turns) * (docs + len(json.dumps(case.sample.turns, ensure_ascii=False))))
         entry = case.sample.entry
         return float(len(json.dumps(entry.get("question"), ensure_ascii=False))
                      + len(json.dumps(entry.get("function"), ensure_ascii=False)))
@@ -110,19 +124,22 @@ class BfclHints(Hints["BfclCase"]):
         return Tools.NONE if settings.mode == "prompt" else Tools.WITHOUT_SYSTEM
 
 
-class BfclPlugin(SuitePlugin["BfclCase"]):
+class BfclPlugin(SuitePlugin["BfclCase | BfclMultiTurnCase"]):
     name = "bfcl"
     markers: ClassVar[dict[str, str]] = {
         "bfcl": "a BFCL v4 single-turn sample",
         "non_live": "a BFCL sample of the non-live (expert-written) categories",
         "live": "a BFCL sample of the live (user-contributed) categories",
         **{category: f"a BFCL {category} sample" for category in CATEGORIES},
+        "multi_turn": "a BFCL multi-turn sample (played turn by turn against simulated APIs)",
+        **{category: f"a BFCL {category} sample" for category in MULTI_TURN},
     }
     options_model = BfclSettings
     roles = ()
-    mark_profiles = tuple(frozenset({"bfcl", group, category}) for category, group in CATEGORIES.items())
-    # bfcl's own ids, each its category's name and a number: simple_python_0, live_simple_0-0-0
-    id_prefixes = tuple(f"{category}_" for category in CATEGORIES)
+    mark_profiles = (tuple(frozenset({"bfcl", group, category}) for category, group in CATEGORIES.items())
+                     + tuple(frozenset({"bfcl", "multi_turn", category}) for category in MULTI_TURN))
+    # bfcl's own ids, each its category's name and a number: simple_python_0, live_simple_0-0-0, multi_turn_base_0
+    id_prefixes = tuple(f"{category}_" for category in (*CATEGORIES, *MULTI_TURN))
     figures = BfclFigures("bfcl", "BFCL v4 (single-turn)")
     upstream = BfclUpstream()
     hints = BfclHints()
@@ -141,10 +158,12 @@ class BfclPlugin(SuitePlugin["BfclCase"]):
                            wheel=given_wheel(own.bfcl_wheel))
         model = settings.model or ""
         asks = bool(model) and model != "oracle" and not model.startswith("replay:")
-        # only a live model needs bfcl's request texts: read them now, so that a run that cannot get them stops
-        # before any request, with one line
+        multi_turn = any(category in MULTI_TURN for category in own.bfcl_categories)
+        # only a live model needs bfcl's request texts, and only multi-turn its API tables: read them now, so that
+        # a run that cannot get them stops before any request, with one line
         return BfclSuite(root, own.bfcl_categories, mode=settings.mode, sampling=model_sampling(settings),
-                         templates=_templates(settings) if asks else None)
+                         templates=_templates(settings) if asks else None,
+                         tables=_tables(settings) if multi_turn else None)
 
     def fingerprint(self, settings: Settings) -> dict[str, Any] | None:
         """What changes a BFCL score besides the model: the release, the data in use (located, never downloaded),
@@ -182,6 +201,13 @@ def _templates(settings: Settings) -> Templates:
 
     wheel = given_wheel(BfclSettings.of(settings).bfcl_wheel)
     return load_templates(settings.cache_path, settings.offline, wheel=wheel)
+
+
+def _tables(settings: Settings) -> Tables:
+    from .upstream import given_wheel, load_tables
+
+    wheel = given_wheel(BfclSettings.of(settings).bfcl_wheel)
+    return load_tables(settings.cache_path, settings.offline, wheel=wheel)
 
 
 def _result_rows(file: Path) -> list[Recorded]:

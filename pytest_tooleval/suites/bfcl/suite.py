@@ -19,6 +19,9 @@ from ...verdict import Verdict
 from ..base import CaseBase
 from .checker import Mode
 from .data import RELEVANCE_CATEGORIES, Sample, load_samples
+from .multi_turn.sample import CATEGORIES as MULTI_TURN
+from .multi_turn.sample import MultiTurnSample
+from .multi_turn.tables import Tables
 from .oracle import oracle_output
 from .templates import Templates
 
@@ -70,51 +73,117 @@ class BfclCase(CaseBase):
         return oracle_output(self.sample, PROMPT) or ""
 
 
+@dataclass(frozen=True)
+class BfclMultiTurnCase(CaseBase):
+    """One multi-turn sample in one protocol: played turn by turn, judged on state and results
+    (docs/bfcl-multi-turn.md)."""
+
+    sample: MultiTurnSample
+    variant: str = ""
+
+    suite = "bfcl"
+    language = "en"
+    family = "multi_turn"
+
+    @property
+    def id(self) -> str:
+        return self.sample.id
+
+    @property
+    def category(self) -> str:
+        return self.sample.category
+
+    @property
+    def index(self) -> int:
+        return self.sample.index
+
+    @property
+    def mode(self) -> Mode:
+        return "fc" if self.variant == FC else "prompt"
+
+    @property
+    def test_id(self) -> str:
+        return self.id if not self.variant else f"{self.id}-{self.variant}"
+
+    @property
+    def marks(self) -> tuple[str, ...]:
+        return ("bfcl", "multi_turn", self.category)
+
+    @property
+    def expected_text(self) -> str:
+        return " | ".join(", ".join(calls) or "(no call)" for calls in self.sample.ground_truth)
+
+
 class BfclSuite:
     name = "bfcl"
 
     def __init__(self, root: Path, categories: Sequence[str] = (), *, mode: str = PROMPT,
-                 sampling: dict[str, Any] | None = None, templates: Templates | None = None) -> None:
+                 sampling: dict[str, Any] | None = None, templates: Templates | None = None,
+                 tables: Tables | None = None) -> None:
         """
         Args:
             root: the data folder (`bfcl/`).
-            categories: the categories to collect (all 13 when empty).
+            categories: the categories to collect (the 13 single-turn ones when empty; the multi-turn ones only
+                when named).
             mode: "prompt", "fc" or "both" (--tooleval-mode).
             sampling: keyword arguments of every request (bfcl's own under --tooleval-sampling upstream).
             templates: bfcl's request texts, lifted from the wheel (needed only when a live model answers).
+            tables: the multi-turn APIs' tables, lifted from the wheel (needed when a multi-turn category runs).
         """
+        from .multi_turn.data import load_samples as load_multi_turn
+
         self.root = root
-        self.samples = load_samples(root, categories)
+        single = [category for category in categories if category not in MULTI_TURN]
+        self.samples = load_samples(root, single) if single or not categories else []
+        self.multi_turn = [sample for category in MULTI_TURN if category in categories
+                           for sample in load_multi_turn(root, category)]
         self.mode = mode
         self.sampling = sampling or {}
         self._templates = templates
+        self._tables = tables
 
-    def cases(self) -> list[BfclCase]:
+    def cases(self) -> list[BfclCase | BfclMultiTurnCase]:
         variants = {"prompt": ("",), "fc": (FC,), "both": ("", FC)}[self.mode]
-        return [BfclCase(sample, variant) for variant in variants for sample in self.samples]
+        cases: list[BfclCase | BfclMultiTurnCase] = [
+            BfclCase(sample, variant) for variant in variants for sample in self.samples]
+        return cases + [BfclMultiTurnCase(sample, variant) for variant in variants for sample in self.multi_turn]
+
+    def tables(self) -> Tables:
+        if self._tables is None:  # load() reads them whenever a multi-turn category is chosen
+            raise SampleError("bfcl: the multi-turn API tables were not loaded")
+        return self._tables
 
     def templates(self) -> Templates:
         if self._templates is None:  # load() reads them for every live model
             raise SampleError("bfcl: the request texts were not loaded (the suite was loaded for scoring only)")
         return self._templates
 
-    async def oracle(self, case: BfclCase) -> Answer:
+    async def oracle(self, case: BfclCase | BfclMultiTurnCase) -> Answer:
+        if isinstance(case, BfclMultiTurnCase):
+            from .multi_turn.oracle import oracle_result
+
+            return Answer(oracle_result(case.sample, case.mode))
         output = oracle_output(case.sample, case.mode)
         if output is None:
             raise SampleError(f"bfcl {case.id}: the oracle cannot render these possible answers "
                               "(docs/bfcl.md, the oracle's ceiling)")
         return Answer(output)
 
-    async def replayed(self, case: BfclCase, row: dict[str, Any], access: ModelAccess) -> Answer:
+    async def replayed(self, case: BfclCase | BfclMultiTurnCase, row: dict[str, Any], access: ModelAccess) -> Answer:
         if "result" not in row and "output" not in row:
             assert access.replay is not None
             raise SampleError(f"no recorded result for bfcl {case.id} in {access.replay.source}")
         return Answer(row.get("result", row.get("output")))
 
-    async def answer(self, case: BfclCase, access: ModelAccess) -> Answer:
+    async def answer(self, case: BfclCase | BfclMultiTurnCase, access: ModelAccess) -> Answer:
         """What the model answers, as bfcl records it (runs on the engine's loop)."""
         from .requests import fc_request, prompt_request
 
+        if isinstance(case, BfclMultiTurnCase):
+            from .multi_turn import run
+
+            return await run.answer(case.sample, case.mode, access, templates=self.templates(), tables=self.tables(),
+                                    sampling=self.sampling)
         assert access.chat is not None
         if case.mode == FC:
             request = fc_request(self.templates(), case.category, case.sample.entry)
@@ -125,9 +194,15 @@ class BfclSuite:
         reply = await access.chat(request.messages, **self.sampling)
         return Answer(reply.text, reply.latency_s, reply_tokens(reply), reasoning=reply.reasoning)
 
-    def score(self, case: BfclCase, answer: Answer) -> SampleResult:
+    def score(self, case: BfclCase | BfclMultiTurnCase, answer: Answer) -> SampleResult:
         """bfcl-eval's verdict on the answer (pure)."""
         from .checker import check_answer, error_message
+
+        if isinstance(case, BfclMultiTurnCase):
+            from .multi_turn import run
+
+            verdict = run.score(case.sample, case.mode, answer.output, self.tables())
+            return SampleResult(verdict, answer.output, answer.latency_s, answer.tokens)
 
         found = check_answer(case.category, case.mode, answer.output, case.sample.functions, case.sample.ground_truth)
         verdict = Verdict(found.valid, found.error_type, None if found.valid else error_message(found),

@@ -10,8 +10,12 @@ Figures, relative to the suite, with `fc.` before each in the function-calling p
 - `hallucination.irrelevance`: the unweighted mean of irrelevance and live_irrelevance; `hallucination.relevance`:
   live_relevance;
 - `overall.single_turn`: the single-turn part of bfcl's Overall Acc, 10% of each of non_live.ast, live.ast and
-  hallucination.irrelevance: multi-turn (30%) and agentic (40%) are not part of this suite and count 0, as bfcl
-  counts a category that was not run; so it is at most 0.30.
+  hallucination.irrelevance: multi-turn (30%) and agentic (40%) count 0, as bfcl counts a category that was not
+  run; so it is at most 0.30;
+- `multi_turn.overall`: the unweighted mean of the multi-turn categories that ran (bfcl's "Multi Turn Overall
+  Acc" over all four);
+- `overall`: bfcl's Overall Acc with multi-turn in it (30%) and agentic (40%), which this suite does not run,
+  counting 0: at most 0.60; given only when all four parts ran.
 """
 
 from __future__ import annotations
@@ -21,7 +25,11 @@ from typing import Any
 
 from ...report.compare import Spread
 from ...report.suite_summary import SuiteSummary, Table, Unit, outcome_counts
-from .data import CATEGORIES, SIZES
+from .data import CATEGORIES
+from .data import SIZES as SINGLE_TURN_SIZES
+from .multi_turn.sample import CATEGORIES as MULTI_TURN
+
+SIZES = {**SINGLE_TURN_SIZES, **dict.fromkeys(MULTI_TURN, 200)}
 
 SIMPLE = ("simple_python", "simple_java", "simple_javascript")
 NON_LIVE_AST = ("multiple", "parallel", "parallel_multiple")  # beside the simple mean
@@ -38,6 +46,8 @@ COMBINED = {
     "hallucination.irrelevance": "Irrelevance detection (mean of irrelevance, live_irrelevance)",
     "hallucination.relevance": "Relevance detection (live_relevance)",
     "overall.single_turn": "Overall Acc, single-turn part only (multi-turn 30% and agentic 40% not run: count 0)",
+    "multi_turn.overall": "Multi-turn overall (mean of the multi-turn categories)",
+    "overall": "Overall Acc (agentic 40% not run: counts 0)",
 }
 PROTOCOLS = {"": "prompt", "fc": "function calling"}
 
@@ -84,9 +94,14 @@ def combine(proportions: Mapping[str, float]) -> dict[str, float]:
         if "live_relevance" in accuracy:
             found["hallucination.relevance"] = accuracy["live_relevance"]
         parts = ("non_live.ast", "live.ast", "hallucination.irrelevance")
+        if multi_turn := [accuracy[name] for name in MULTI_TURN if name in accuracy]:
+            found["multi_turn.overall"] = sum(multi_turn) / len(multi_turn)  # unweighted (bfcl-multiturn §5.6)
+        total = sum(OVERALL_WEIGHTS.values())
         if all(part in found for part in parts):  # bfcl §6.3: the missing groups weigh in as 0
-            total = sum(OVERALL_WEIGHTS.values())
             found["overall.single_turn"] = sum(OVERALL_WEIGHTS[part] * found[part] for part in parts) / total
+            if "multi_turn.overall" in found:
+                found["overall"] = (found["overall.single_turn"]
+                                    + OVERALL_WEIGHTS["multi_turn"] * found["multi_turn.overall"] / total)
         figures.update({f"{prefix}{name}": value for name, value in found.items()})
     return figures
 
@@ -122,7 +137,8 @@ def _protocol_table(figures: Mapping[str, float]) -> Table | None:
             for name in figures if not name.startswith("fc.") and f"fc.{name}" in figures]
     if not body:
         return None
-    return Table("BFCL v4 single-turn: prompt vs function calling", ["figure", "prompt", "fc", "fc - prompt"], body)
+    part = "" if any(name.startswith("multi_turn") for name in figures) else " single-turn"
+    return Table(f"BFCL v4{part}: prompt vs function calling", ["figure", "prompt", "fc", "fc - prompt"], body)
 
 
 def _prefix(row: Mapping[str, Any]) -> str:
@@ -132,7 +148,7 @@ def _prefix(row: Mapping[str, Any]) -> str:
 
 def _block(rows: list[dict[str, Any]], prefix: str, spreads: Mapping[str, Spread]) -> dict[str, Any]:
     categories: dict[str, dict[str, Any]] = {}
-    for category in CATEGORIES:
+    for category in (*CATEGORIES, *MULTI_TURN):
         mine = [row for row in rows if row["category"] == category]
         if not mine:
             continue
@@ -180,7 +196,8 @@ def _table(block: Mapping[str, Any], protocol: str) -> Table:
         if name in groups:
             entry = groups[name]
             body.append([label, "", "", entry["value"], _bar(entry["interval"]), entry["detectable"]])
-    title = f"BFCL v4 single-turn ({protocol})"
+    multi_turn = any(category in MULTI_TURN for category in block["categories"])
+    title = f"BFCL v4 {'single- and multi-turn' if multi_turn else 'single-turn'} ({protocol})"
     if block["partial"]:
         title += ": partial run (" + "; ".join(block["partial_reasons"]) + ")"
     return Table(title, headers, body)
