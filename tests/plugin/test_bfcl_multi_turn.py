@@ -1,0 +1,134 @@
+"""BFCL v4 multi-turn end to end (docs/bfcl-multi-turn.md): the oracle's ceiling, and a live model played turn by
+turn through the real openai client against the local fake, with bfcl's step limit."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from benchmark_modules import benchmark_source
+from fake_openai import FakeOpenAI, ToolCalls
+
+THIN_TEST = benchmark_source("bfcl")
+KEY = "sk-test-0123456789abcdef"
+
+
+@pytest.fixture
+def bfcl_wheel() -> str:
+    wheel = os.environ.get("TOOLEVAL_BFCL_WHEEL")
+    if not wheel:
+        pytest.skip(
+            "needs the upstream bfcl-eval 2026.3.23 wheel for the multi-turn API tables: set TOOLEVAL_BFCL_WHEEL "
+            "(pip download --no-deps bfcl-eval==2026.3.23)"
+        )
+    return wheel
+
+
+@pytest.fixture
+def base_args(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, bfcl_dir: Path, bfcl_wheel: str) -> list[str]:
+    for name in ("OPENAI_API_KEY", "TOOLEVAL_BFCL_CATEGORIES"):
+        monkeypatch.delenv(name, raising=False)
+    pytester.makepyfile(test_bfcl=THIN_TEST)
+    return [
+        f"--tooleval-data-dir={bfcl_dir}",
+        f"--tooleval-cache-dir={pytester.path / 'cache'}",
+        f"--tooleval-bfcl-wheel={bfcl_wheel}",
+        "--tooleval-offline",
+        "-p",
+        "no:cacheprovider",
+    ]
+
+
+def test_the_oracle_passes_a_multi_turn_category_in_both_protocols(
+    pytester: pytest.Pytester, base_args: list[str]
+) -> None:
+    result = pytester.runpytest(
+        "--tooleval-model",
+        "oracle",
+        "--tooleval-bfcl-categories",
+        "multi_turn_long_context",
+        "--tooleval-mode",
+        "both",
+        "-n",
+        "2",
+        "-q",
+        *base_args,
+    )
+    result.assert_outcomes(passed=400)
+    result.stdout.fnmatch_lines(["*multi_turn_long_context*200/200*1.000*", "*Multi-turn overall*1.000*"])
+
+
+def test_a_model_that_always_calls_stops_at_21_queries_and_is_force_terminated(
+    pytester: pytest.Pytester, base_args: list[str], fake_openai: FakeOpenAI
+) -> None:
+    """Every answer is a call that executes: the first turn holds 21 queries, then the sample is force-quit, its
+    remaining turns never asked, and bfcl's checker calls it force-terminated."""
+    fake_openai.responder = lambda body: ToolCalls.of(("pwd", {}))
+    result = pytester.runpytest(
+        "test_bfcl.py::test_bfcl[multi_turn_base_0-fc]",
+        "--tooleval-bfcl-categories",
+        "multi_turn_base",
+        "--tooleval-mode",
+        "fc",
+        "--tooleval-model",
+        "fake-model",
+        "--tooleval-base-url",
+        fake_openai.base_url,
+        "--tooleval-api-key",
+        KEY,
+        "-q",
+        *base_args,
+    )
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*multi_turn:force_terminated*"])
+    bodies: list[dict[str, Any]] = [body for body in fake_openai.stats.bodies if body is not None]
+    assert len(bodies) == 21
+    first, last = bodies[0], bodies[-1]
+    assert [message["role"] for message in first["messages"]] == ["user"]  # FC: no system message
+    assert {tool["function"]["name"] for tool in first["tools"]} >= {"pwd", "cd", "post_tweet"}
+    # each executed step goes back as the assistant message as sent and one tool message with its call's id
+    assert [message["role"] for message in last["messages"]] == ["user"] + ["assistant", "tool"] * 20
+    assert last["messages"][1]["content"] is None and last["messages"][2]["tool_call_id"] == "call_fake_0"
+    assert json.loads(last["messages"][2]["content"]) == {"current_working_directory": "/workspace"}
+
+
+def test_a_model_that_answers_in_words_asks_once_per_turn(
+    pytester: pytest.Pytester, base_args: list[str], fake_openai: FakeOpenAI
+) -> None:
+    """A text answer ends each turn at once (prompt protocol): one query per turn, and the sample fails on its
+    first turn with ground truth, as bfcl judges an empty turn."""
+    fake_openai.default = "I would rather not."
+    result = pytester.runpytest(
+        "test_bfcl.py::test_bfcl[multi_turn_base_0]",
+        "--tooleval-bfcl-categories",
+        "multi_turn_base",
+        "--tooleval-mode",
+        "prompt",
+        "--tooleval-model",
+        "fake-model",
+        "--tooleval-base-url",
+        fake_openai.base_url,
+        "--tooleval-api-key",
+        KEY,
+        "-q",
+        *base_args,
+    )
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*multi_turn:empty_turn_model_response*"])
+    bodies = [body for body in fake_openai.stats.bodies if body is not None]
+    turns = len(
+        json.loads(
+            (Path(os.environ["TOOLEVAL_DATA_DIR"]) / "bfcl" / "BFCL_v4_multi_turn_base.json")
+            .read_text(encoding="utf-8")
+            .splitlines()[0]
+        )["question"]
+    )
+    assert len(bodies) == turns
+    assert bodies[0]["messages"][0]["role"] == "system" and "tools" not in bodies[0]
+    assert [message["role"] for message in bodies[-1]["messages"]] == ["system"] + ["user", "assistant"] * (
+        turns - 1
+    ) + ["user"]
