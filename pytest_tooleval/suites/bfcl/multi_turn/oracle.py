@@ -1,8 +1,8 @@
-"""The ground truth as a model's answers: the oracle of the multi-turn categories (docs/bfcl-multi-turn.md#the-oracle).
+"""The ground truth as a model's answers: the oracle of the multi-turn categories (docs/bfcl-multi-turn.md#in-a-run).
 
 Each turn with ground truth is answered in one step holding all its calls; a turn without ground truth gets no
 step. Positional ground-truth arguments are written as keywords by signature (the prompt decoder drops
-positional arguments, bfcl-multiturn spec §1.4, so verbatim ground truth would fail 96 samples there).
+positional arguments, bfcl-multiturn §1.4, so verbatim ground truth would fail 96 samples there).
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ from ....verdict import Verdict
 from ..templates import Templates
 from .checker import judge
 from .decode import decode_fc, decode_prompt
-from .loop import Protocol, drive
+from .loop import ProtocolName, drive
 from .sample import MultiTurnSample
 from .tables import Tables
 
@@ -40,7 +40,7 @@ def assistant_message(reply: Reply) -> JSONObject:
     return message
 
 
-async def answer(sample: MultiTurnSample, protocol: Protocol, access: ModelAccess, *, templates: Templates,
+async def answer(sample: MultiTurnSample, protocol: ProtocolName, access: ModelAccess, *, templates: Templates,
                  tables: Tables, sampling: Mapping[str, object], today: date | None = None) -> Answer:
     """Play the sample with the model under test; the answer's output is the result entry's `result`."""
     assert access.chat is not None
@@ -63,7 +63,7 @@ async def answer(sample: MultiTurnSample, protocol: Protocol, access: ModelAcces
                   state={"queries": record.queries, "force_quit": record.force_quit})
 
 
-def score(sample: MultiTurnSample, protocol: Protocol, output: JSONValue, tables: Tables) -> Verdict:
+def score(sample: MultiTurnSample, protocol: ProtocolName, output: JSONValue, tables: Tables) -> Verdict:
     """bfcl-eval's verdict on a stored result (pure but for the checker's time bound)."""
     found = judge(sample, output, decode_fc if protocol == "fc" else decode_prompt, tables)
     details: dict[str, object] = {"mode": protocol}

@@ -1,4 +1,4 @@
-"""Fixtures of the multi-turn tests: the API tables lifted from the pinned wheel, and the 800 samples."""
+"""Fixtures of the multi-turn tests: the pinned wheel, the API tables lifted from it, and the 800 samples."""
 
 from __future__ import annotations
 
@@ -14,18 +14,23 @@ from pytest_tooleval.suites.bfcl.upstream import WHEEL_ENV, load_tables
 
 
 @pytest.fixture(scope="session")
-def mt_tables(tmp_path_factory: pytest.TempPathFactory) -> Tables:
-    """The tables of the wheel TOOLEVAL_BFCL_WHEEL points at (the test skips, named, without it)."""
-    wheel = os.environ.get(WHEEL_ENV)
-    if not wheel:
+def wheel() -> Path:
+    """The wheel TOOLEVAL_BFCL_WHEEL points at (the test skips, named, without it)."""
+    found = os.environ.get(WHEEL_ENV)
+    if not found:
         pytest.skip(
-            f"needs the upstream bfcl-eval 2026.3.23 wheel for the API tables: set {WHEEL_ENV} "
+            f"needs the upstream bfcl-eval 2026.3.23 wheel for the request texts and API tables: set {WHEEL_ENV} "
             "(pip download --no-deps bfcl-eval==2026.3.23)"
         )
-    return load_tables(tmp_path_factory.mktemp("tables-cache"), True, wheel=Path(wheel))
+    return Path(found)
 
 
 @pytest.fixture(scope="session")
-def mt_samples(bfcl_dir: Path) -> dict[str, list[MultiTurnSample]]:
-    """The four categories' samples, by category, read by the suite's loader."""
-    return {category: load_samples(bfcl_dir, category) for category in CATEGORIES}
+def tables(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Tables:
+    return load_tables(tmp_path_factory.mktemp("tables-cache"), True, wheel=wheel)
+
+
+@pytest.fixture(scope="session")
+def samples(bfcl_dir: Path) -> dict[str, MultiTurnSample]:
+    """The four categories' 800 samples by id, read by the suite's loader."""
+    return {sample.id: sample for category in CATEGORIES for sample in load_samples(bfcl_dir, category)}

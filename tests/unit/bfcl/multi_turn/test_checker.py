@@ -6,41 +6,18 @@ from __future__ import annotations
 import decimal
 import json
 import math
-import os
 import time
 from dataclasses import replace
-from pathlib import Path
-
-import pytest
 
 from pytest_tooleval.json_value import JSONValue
 from pytest_tooleval.suites.bfcl.multi_turn import checker
-from pytest_tooleval.suites.bfcl.multi_turn.apis import api_methods
 from pytest_tooleval.suites.bfcl.multi_turn.apis.file_system import Directory, File
 from pytest_tooleval.suites.bfcl.multi_turn.checker import MultiTurnVerdict, jsonable, judge
-from pytest_tooleval.suites.bfcl.multi_turn.execute import Side
+from pytest_tooleval.suites.bfcl.multi_turn.oracle import keyword_calls
 from pytest_tooleval.suites.bfcl.multi_turn.sample import MultiTurnSample
 from pytest_tooleval.suites.bfcl.multi_turn.tables import Tables
-from pytest_tooleval.suites.bfcl.upstream import WHEEL_ENV, load_tables
 
-from ._samples import keyword_call, read_samples
 from .differential import TODAY
-
-
-@pytest.fixture(scope="module")
-def tables(tmp_path_factory: pytest.TempPathFactory) -> Tables:
-    wheel = os.environ.get(WHEEL_ENV)
-    if not wheel:
-        pytest.skip(
-            f"needs the upstream bfcl-eval 2026.3.23 wheel for the API tables: set {WHEEL_ENV} "
-            "(pip download --no-deps bfcl-eval==2026.3.23)"
-        )
-    return load_tables(tmp_path_factory.mktemp("cache"), True, wheel=Path(wheel))
-
-
-@pytest.fixture(scope="module")
-def samples(bfcl_dir: Path) -> dict[str, MultiTurnSample]:
-    return {sample.id: sample for sample in read_samples(bfcl_dir)}
 
 
 def stored_calls(raw: JSONValue) -> list[str]:
@@ -51,11 +28,19 @@ def stored_calls(raw: JSONValue) -> list[str]:
 
 
 def replay(sample: MultiTurnSample, tables: Tables) -> list[list[list[str]]]:
-    """The ground truth as the model's answers: one step per turn, positional arguments bound by keyword."""
-    methods: dict[str, object] = {}
-    for instance in Side.create(sample, tables, "names").instances.values():
-        methods.update(api_methods(instance))
-    return [[[keyword_call(call, methods) for call in turn]] if turn else [] for turn in sample.ground_truth]
+    """The ground truth as the model's answers: one step per turn, positional arguments bound by keyword,
+    written as the FC decoder writes calls."""
+    return [
+        [
+            [
+                f"{name}(" + ",".join(f"{key}={value!r}" for key, value in arguments.items()) + ")"
+                for name, arguments in keyword_calls(sample, turn)
+            ]
+        ]
+        if turn
+        else []
+        for turn in sample.ground_truth
+    ]
 
 
 def check(sample: MultiTurnSample, result: object, tables: Tables, **options: float) -> MultiTurnVerdict:
@@ -235,48 +220,3 @@ def test_a_class_order_decides_which_mismatch_is_reported(samples: dict[str, Mul
     assert check(sample, result, tables).details["class"] == "TwitterAPI"
     swapped = replace(sample, involved_classes=["GorillaFileSystem", "TwitterAPI"])
     assert check(swapped, result, tables).details["class"] == "GorillaFileSystem"
-
-
-def fc_calls(raw: JSONValue) -> list[str]:
-    """A stand-in for decode.decode_fc (helper "decode" is writing it), as bfcl-multiturn §4.1 describes FC
-    decoding: each `{name: arguments}` (arguments a JSON text or an object) as `name(k=repr(v),...)`."""
-    steps = [raw] if isinstance(raw, dict) else raw
-    if not isinstance(steps, list):
-        raise ValueError("not a list of calls")  # upstream fails on .items() of a character or of None
-    calls = []
-    for step in steps:
-        if not isinstance(step, dict):
-            raise ValueError("a call is not an object")
-        for name, arguments in step.items():
-            decoded = json.loads(arguments) if isinstance(arguments, str) else arguments
-            if not isinstance(decoded, dict):
-                raise ValueError("arguments are not an object")
-            calls.append(f"{name}(" + ",".join(f"{key}={value!r}" for key, value in decoded.items()) + ")")
-    return calls
-
-
-def official_fc_rows(bfcl_dir: Path, per_group: int = 6) -> list[dict[str, JSONValue]]:
-    """Up to `per_group` FC rows of each (trace kind, official error type), spread over the file."""
-    groups: dict[tuple[str, str], list[dict[str, JSONValue]]] = {}
-    path = bfcl_dir / "conformance" / "multi_turn_official_verdicts.jsonl"
-    for line in path.read_text(encoding="utf-8").splitlines():
-        row = json.loads(line)
-        if row["mode"] == "fc":
-            groups.setdefault((row["kind"], str(row["error_type"])), []).append(row)
-    return [row for rows in groups.values() for row in rows[:: max(1, len(rows) // per_group)][:per_group]]
-
-
-def test_fc_traces_get_the_official_verdicts(
-    bfcl_dir: Path, samples: dict[str, MultiTurnSample], tables: Tables
-) -> None:
-    # the whole FC file (13,756 verdicts) agreed too when run once by hand; this keeps a spread of every kind
-    rows = official_fc_rows(bfcl_dir)
-    assert len({(row["kind"], row["error_type"]) for row in rows}) >= 25
-    mismatches = []
-    for row in rows:
-        sample_id = row["id"]
-        assert isinstance(sample_id, str)
-        verdict = judge(samples[sample_id], row["result"], fc_calls, tables, today=TODAY)
-        if (verdict.valid, verdict.error_type) != (row["valid"], row["error_type"]):
-            mismatches.append((sample_id, row["kind"], row["variant"], row["error_type"], verdict.error_type))
-    assert mismatches == []

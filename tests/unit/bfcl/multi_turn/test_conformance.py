@@ -10,7 +10,6 @@ The rows are judged in 32 chunks (category x mode x a quarter of the ids) so tha
 from __future__ import annotations
 
 import json
-import os
 from collections import Counter
 from collections.abc import Callable
 from functools import cache
@@ -26,7 +25,6 @@ from pytest_tooleval.suites.bfcl.multi_turn.decode import decode_fc, decode_prom
 from pytest_tooleval.suites.bfcl.multi_turn.replay import read_results, result_file
 from pytest_tooleval.suites.bfcl.multi_turn.sample import CATEGORIES, MultiTurnSample
 from pytest_tooleval.suites.bfcl.multi_turn.tables import Tables
-from pytest_tooleval.suites.bfcl.upstream import WHEEL_ENV, load_tables
 from upstream_data import recorded
 
 VERDICTS = "conformance/multi_turn_official_verdicts.jsonl"
@@ -45,17 +43,6 @@ def folder(bfcl_dir: Path) -> Path:
     """The data root's bfcl/, with the verdicts recorded from bfcl-eval's checker (the test skips without them)."""
     recorded(bfcl_dir, VERDICTS)
     return bfcl_dir
-
-
-@pytest.fixture(scope="module")
-def tables(tmp_path_factory: pytest.TempPathFactory) -> Tables:
-    wheel = os.environ.get(WHEEL_ENV)
-    if not wheel:
-        pytest.skip(
-            f"needs the upstream bfcl-eval 2026.3.23 wheel for the API tables: set {WHEEL_ENV} "
-            "(pip download --no-deps bfcl-eval==2026.3.23)"
-        )
-    return load_tables(tmp_path_factory.mktemp("cache"), True, wheel=Path(wheel))
 
 
 @cache

@@ -12,7 +12,6 @@ from __future__ import annotations
 import copy
 import functools
 import json
-import os
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +28,6 @@ from pytest_tooleval.suites.bfcl.multi_turn.apis.travel import TravelAPI
 from pytest_tooleval.suites.bfcl.multi_turn.apis.vehicle import VehicleControlAPI
 from pytest_tooleval.suites.bfcl.multi_turn.results import error_string, result_string
 from pytest_tooleval.suites.bfcl.multi_turn.tables import Tables
-from pytest_tooleval.suites.bfcl.upstream import WHEEL_ENV, load_tables
 
 from . import differential
 
@@ -41,17 +39,6 @@ CLASSES["TravelAPI"] = functools.partial(TravelAPI, today=differential.TODAY)  #
 CLASSES["VehicleControlAPI"] = VehicleControlAPI
 CLASSES["MathAPI"] = MathAPI
 PARTS = ("result string", "is-error flag", "public state")
-
-
-@pytest.fixture(scope="module")
-def tables(tmp_path_factory: pytest.TempPathFactory) -> Tables:
-    wheel = os.environ.get(WHEEL_ENV)
-    if not wheel:
-        pytest.skip(
-            f"needs the upstream bfcl-eval 2026.3.23 wheel for the API tables: set {WHEEL_ENV} "
-            "(pip download --no-deps bfcl-eval==2026.3.23)"
-        )
-    return load_tables(tmp_path_factory.mktemp("cache"), True, wheel=Path(wheel))
 
 
 def execute(methods: dict[str, Any], call: differential.Call) -> tuple[str, bool]:

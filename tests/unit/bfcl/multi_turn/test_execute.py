@@ -22,29 +22,11 @@ from pytest_tooleval.suites.bfcl.multi_turn.execute import Side, denied, instanc
 from pytest_tooleval.suites.bfcl.multi_turn.results import ERROR_PREFIX
 from pytest_tooleval.suites.bfcl.multi_turn.sample import MultiTurnSample
 from pytest_tooleval.suites.bfcl.multi_turn.tables import Tables
-from pytest_tooleval.suites.bfcl.upstream import WHEEL_ENV, load_tables
 
 from . import execute_corpus
-from ._samples import read_samples
 from .differential import TODAY
 
 RECORDED = Path(__file__).with_name("upstream_execute.json")
-
-
-@pytest.fixture(scope="module")
-def tables(tmp_path_factory: pytest.TempPathFactory) -> Tables:
-    wheel = os.environ.get(WHEEL_ENV)
-    if not wheel:
-        pytest.skip(
-            f"needs the upstream bfcl-eval 2026.3.23 wheel for the API tables: set {WHEEL_ENV} "
-            "(pip download --no-deps bfcl-eval==2026.3.23)"
-        )
-    return load_tables(tmp_path_factory.mktemp("cache"), True, wheel=Path(wheel))
-
-
-@pytest.fixture(scope="module")
-def samples(bfcl_dir: Path) -> dict[str, MultiTurnSample]:
-    return {sample.id: sample for sample in read_samples(bfcl_dir)}
 
 
 def side(samples: dict[str, MultiTurnSample], tables: Tables, sample_id: str, name: str = "") -> Side:

@@ -8,7 +8,6 @@ import asyncio
 import copy
 import functools
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -19,7 +18,7 @@ from pytest_tooleval.suites.bfcl.multi_turn.loop import STEP_LIMIT, LoopRecord, 
 from pytest_tooleval.suites.bfcl.multi_turn.sample import MultiTurnSample
 from pytest_tooleval.suites.bfcl.multi_turn.tables import Tables
 from pytest_tooleval.suites.bfcl.templates import Templates
-from pytest_tooleval.suites.bfcl.upstream import WHEEL_ENV, load_tables, load_templates
+from pytest_tooleval.suites.bfcl.upstream import load_templates
 
 from . import loop_scripts
 from .differential import TODAY
@@ -29,24 +28,8 @@ RECORDED = DIGESTS["scripts"]
 
 
 @pytest.fixture(scope="module")
-def wheel() -> Path:
-    wheel = os.environ.get(WHEEL_ENV)
-    if not wheel:
-        pytest.skip(
-            f"needs the upstream bfcl-eval 2026.3.23 wheel for the request texts and API tables: set {WHEEL_ENV} "
-            "(pip download --no-deps bfcl-eval==2026.3.23)"
-        )
-    return Path(wheel)
-
-
-@pytest.fixture(scope="module")
 def templates(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Templates:
     return load_templates(tmp_path_factory.mktemp("cache"), True, wheel=wheel)
-
-
-@pytest.fixture(scope="module")
-def tables(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Tables:
-    return load_tables(tmp_path_factory.mktemp("cache"), True, wheel=wheel)
 
 
 @functools.cache

@@ -1,5 +1,5 @@
 """The oracle: the ground truth written as a model's answers passes every sample in both protocols, as bfcl-eval
-scores the same answers (800/800, bfcl-multiturn spec §1.4)."""
+scores the same answers (800/800, bfcl-multiturn §1.4)."""
 
 from __future__ import annotations
 
@@ -17,20 +17,20 @@ from pytest_tooleval.suites.bfcl.multi_turn.tables import Tables
 @pytest.mark.parametrize("mode", ["fc", "prompt"])
 @pytest.mark.parametrize("category", CATEGORIES)
 def test_the_ground_truth_passes_every_sample(
-    category: str, mode: str, mt_samples: dict[str, list[MultiTurnSample]], mt_tables: Tables
+    category: str, mode: str, samples: dict[str, MultiTurnSample], tables: Tables
 ) -> None:
     decode = decode_fc if mode == "fc" else decode_prompt
-    samples = mt_samples[category]
+    chosen = [sample for sample in samples.values() if sample.category == category]
     failed = {
         sample.id: verdict.error_type
-        for sample in samples
-        if not (verdict := judge(sample, oracle_result(sample, mode), decode, mt_tables)).valid
+        for sample in chosen
+        if not (verdict := judge(sample, oracle_result(sample, mode), decode, tables)).valid
     }
-    assert len(samples) == 200 and failed == {}
+    assert len(chosen) == 200 and failed == {}
 
 
-def test_positional_ground_truth_is_named_by_signature(mt_samples: dict[str, list[MultiTurnSample]]) -> None:
-    sample = mt_samples["multi_turn_base"][0]
+def test_positional_ground_truth_is_named_by_signature(samples: dict[str, MultiTurnSample]) -> None:
+    sample = samples["multi_turn_base_0"]
     named = keyword_calls(sample, ["sort('final_report.pdf')", "mv(source='a', destination='b')"])
     assert named == [("sort", {"file_name": "final_report.pdf"}), ("mv", {"source": "a", "destination": "b"})]
     fc_turns = oracle_result(sample, "fc")
@@ -45,7 +45,7 @@ def test_positional_ground_truth_is_named_by_signature(mt_samples: dict[str, lis
         assert isinstance(arguments, str) and isinstance(json.loads(arguments), dict)
 
 
-def test_a_call_of_no_involved_class_is_refused(mt_samples: dict[str, list[MultiTurnSample]]) -> None:
-    sample = mt_samples["multi_turn_base"][0]
+def test_a_call_of_no_involved_class_is_refused(samples: dict[str, MultiTurnSample]) -> None:
+    sample = samples["multi_turn_base_0"]
     with pytest.raises(ValueError, match="calls no method"):
         keyword_calls(sample, ["book_flight(x=1)"])

@@ -15,7 +15,7 @@ from .vehicle import VehicleControlAPI
 
 API_CLASSES: dict[str, type] = {cls.__name__: cls for cls in (
     GorillaFileSystem, MathAPI, MessageAPI, TwitterAPI, TicketAPI, TradingBot, TravelAPI, VehicleControlAPI)}
-#: the class whose scenario is never loaded (bfcl-multiturn spec §2.1: upstream's one stateless class)
+#: the class whose scenario is never loaded (bfcl-multiturn §2.1: upstream's one stateless class)
 STATELESS = frozenset({"MathAPI"})
 
 
