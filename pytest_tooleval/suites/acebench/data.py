@@ -10,7 +10,6 @@ import json
 from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
-from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -18,6 +17,7 @@ from ...data.download import Pin, cached_or_downloaded, canonical_sha256
 from ...data.files import read_bytes, read_json, read_jsonl
 from ...data.hashes import sha256_of
 from ...errors import DataError, ToolevalUsageError
+from ...json_value import JSONObject, JSONValue
 from ...text import did_you_mean
 from ..base import CaseBase
 from .categories import COLLECTION_ORDER
@@ -72,8 +72,8 @@ class AceCase(CaseBase):
     language: str
     category: str
     index: int  # line index in the category file; upstream pairs and orders by it
-    record: dict[str, Any] = field(repr=False)
-    answer: dict[str, Any] = field(repr=False)
+    record: JSONObject = field(repr=False)
+    answer: JSONObject = field(repr=False)
     mode: str = "prompt"  # "prompt": the text protocol; "fc": native function calling (--tooleval-mode)
     revision: str = ""  # the ACEBench revision it is scored against (revisions.py); its report row names it
     data_unverified: bool = False  # --tooleval-data-unverified: the data was not checked against the pin
@@ -82,8 +82,7 @@ class AceCase(CaseBase):
 
     @property
     def id(self) -> str:
-        sample_id: str = self.record["id"]  # a string: PromptRecord validated it
-        return sample_id
+        return str(self.record["id"])  # a string already: PromptRecord validated it
 
     @property
     def family(self) -> str:
@@ -113,7 +112,7 @@ class AceCase(CaseBase):
         return f"{self.language}-{self.id}{suffix}"
 
     @property
-    def ground_truth(self) -> Any:
+    def ground_truth(self) -> JSONValue:
         return self.answer["ground_truth"]
 
     @property

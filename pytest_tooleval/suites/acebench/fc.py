@@ -14,7 +14,6 @@ import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from pytest_tooleval.suites.acebench.decode import DecodeError, decode_fixed
 
@@ -47,7 +46,7 @@ class ToolSchemaError(ValueError):
 class ToolSet:
     """One sample's functions as OpenAI tools, and the tool name -> original ACEBench name map."""
 
-    tools: list[dict[str, Any]]  # suite.py's type, kept at its boundary
+    tools: list[dict[str, object]]
     names: dict[str, str]
 
     def original(self, tool_name: str) -> str:

@@ -4,6 +4,7 @@ then the groups and OVERALL, as summary.py writes them; a member of another shap
 from __future__ import annotations
 
 from collections.abc import Mapping
+
 from ...report.sections import (
     Cell,
     CellTable,

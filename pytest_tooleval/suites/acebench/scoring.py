@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any
+from typing import TypeGuard
 
 from pytest_tooleval.json_value import JSONObject, JSONValue
 from pytest_tooleval.suites.acebench.checker import UPSTREAM_CRASH, CheckResult, normal_checker
 from pytest_tooleval.suites.acebench.decode import DecodedCall, DecodeError, decode_fixed, decode_official
+from pytest_tooleval.suites.acebench.plain import entries, iterate, joined
 from pytest_tooleval.suites.acebench.special import special_checker
 from pytest_tooleval.suites.acebench.tool_calls import ToolCallFormatError, decoded_calls, render_calls
 from pytest_tooleval.verdict import FIXED_VALID, Verdict
@@ -22,6 +23,7 @@ from pytest_tooleval.verdict import FIXED_VALID, Verdict
 __all__ = [
     "ground_truth_calls",
     "jsonable",
+    "normal_ground_truth",
     "render_ground_truth",
     "score_normal",
     "score_normal_tool_calls",
@@ -33,6 +35,23 @@ _SUFFIX = re.compile(r"_\d+$")
 #: A normal category's ground truth: one ``{api: {param: value}}`` alternative or a list of them (the shape
 #: data.py's loader checks).
 GroundTruth = dict[str, JSONObject] | list[dict[str, JSONObject]]
+
+
+def normal_ground_truth(value: JSONValue) -> GroundTruth:
+    """A normal sample's ``ground_truth`` as its type: data.py's loader refused every other shape."""
+    if _is_alternative(value):
+        return value
+    if isinstance(value, list) and _are_alternatives(value):
+        return value
+    raise ValueError("not a normal category's ground truth: {api: {parameter: value}} or a list of them")
+
+
+def _is_alternative(value: JSONValue) -> TypeGuard[dict[str, JSONObject]]:
+    return isinstance(value, dict) and all(isinstance(args, dict) for args in value.values())
+
+
+def _are_alternatives(value: list[JSONValue]) -> TypeGuard[list[dict[str, JSONObject]]]:
+    return all(_is_alternative(alternative) for alternative in value)
 
 
 def score_normal(functions: object, ground_truth: GroundTruth, output: str,
@@ -202,15 +221,15 @@ def ground_truth_calls(alternative: dict[str, JSONObject]) -> list[dict[str, JSO
     return [{_SUFFIX.sub("", name): dict(args)} for name, args in alternative.items()]
 
 
-def _render_special(category: str, ground_truth: Any) -> str:  # used as its category's shape, unchecked
+def _render_special(category: str, ground_truth: object) -> str:  # used as its category's shape (plain.py)
     if "incomplete" in category:
         sentences = [
-            f"Missing necessary parameters ({', '.join(params)}) for the api ({api})"
-            for api, params in ground_truth.items()
+            f"Missing necessary parameters ({joined(', ', params)}) for the api ({api})"
+            for api, params in entries(ground_truth).items()
         ]
     elif "error" in category:
-        keys = ", ".join(ground_truth)
-        values = ", ".join(str(value) for values in ground_truth.values() for value in values)
+        keys = joined(", ", ground_truth)
+        values = ", ".join(str(value) for values in entries(ground_truth).values() for value in iterate(values))
         sentences = [f"There is incorrect value ({values}) for the parameters ({keys}) in the conversation history."]
     elif "irrelevant" in category:
         sentences = ["Due to the limitations of the function, I cannot solve this problem."]

@@ -3,18 +3,26 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 from ...models.access import ModelAccess
 from ...models.meter import reply_tokens
 from ...outcome import Answer, SampleError, SampleResult
 from ...text import THINK_END
 from . import data
+from .fc import ToolSet
 from .prompts import check_prompts, single_turn_messages
 from .revisions import DEFAULT, Revision
 from .revisions import revision as pinned_revision
-from .scoring import ground_truth_calls, render_ground_truth, score_normal, score_normal_tool_calls, score_special
+from .scoring import (
+    ground_truth_calls,
+    normal_ground_truth,
+    render_ground_truth,
+    score_normal,
+    score_normal_tool_calls,
+    score_special,
+)
 from .tool_calls import written_calls
 
 
@@ -23,7 +31,7 @@ class AceBenchSuite:
 
     def __init__(self, root: Path, languages: tuple[str, ...] = ("en",), categories: tuple[str, ...] = (), *,
                  max_dialog_turns: int = 40, step_prompts: str = "upstream",
-                 sampling: dict[str, dict[str, Any]] | None = None, mode: str = "prompt",
+                 sampling: dict[str, dict[str, object]] | None = None, mode: str = "prompt",
                  revision: Revision | None = None, data_verified: bool = True) -> None:
         self.root = root
         self.revision = revision or pinned_revision(DEFAULT)  # the evaluator behaviour scoring reproduces
@@ -55,7 +63,7 @@ class AceBenchSuite:
             return _fc_answer(*_oracle_fc_answer(case, tools), tools)
         return Answer(render_ground_truth(case.ground_truth, case.category))
 
-    async def replayed(self, case: data.AceCase, row: dict[str, Any], access: ModelAccess) -> Answer:
+    async def replayed(self, case: data.AceCase, row: Mapping[str, object], access: ModelAccess) -> Answer:
         """A recorded output (`result`; under fc `tool_calls` and `content`); an agent sample's recorded messages
         are played through its environment again."""
         if case.family == "agent":
@@ -102,13 +110,13 @@ class AceBenchSuite:
         elif case.family == "special":
             verdict = score_special(case.category, case.ground_truth, answer.output)
         elif case.mode == "fc" and answer.state["tool_calls"]:
-            verdict = score_normal_tool_calls(case.record["function"], case.ground_truth, answer.state["tool_calls"],
-                                              answer.state["names"])
+            verdict = score_normal_tool_calls(case.record["function"], normal_ground_truth(case.ground_truth),
+                                              answer.state["tool_calls"], answer.state["names"])
         elif case.mode == "fc":  # a text answer: scored as in the text protocol
-            verdict = score_normal(case.record["function"], case.ground_truth, answer.state["content"],
-                                   self.revision.decoding(case.category))
+            verdict = score_normal(case.record["function"], normal_ground_truth(case.ground_truth),
+                                   answer.state["content"], self.revision.decoding(case.category))
         else:
-            verdict = score_normal(case.record["function"], case.ground_truth, answer.output,
+            verdict = score_normal(case.record["function"], normal_ground_truth(case.ground_truth), answer.output,
                                    self.revision.decoding(case.category))
         return SampleResult(verdict, answer.output, answer.latency_s, answer.tokens, answer.transcript)
 
@@ -135,19 +143,19 @@ class AceBenchSuite:
                           reply_tokens(reply), reply.reasoning)
 
 
-def _fc_answer(content: str, calls: Any, tools: Any, latency: float = 0.0, tokens: dict[str, int] | None = None,
-               reasoning: str | None = None) -> Answer:
+def _fc_answer(content: str, calls: Sequence[Mapping[str, str]], tools: ToolSet, latency: float = 0.0,
+               tokens: dict[str, int] | None = None, reasoning: str | None = None) -> Answer:
     """A function-calling answer: scored from its calls as sent and the text beside them."""
     state = {"tool_calls": [dict(call) for call in calls], "content": content, "names": dict(tools.names)}
     return Answer(shown_answer(content, calls, tools), latency, tokens or {}, state=state, reasoning=reasoning)
 
 
-def _oracle_fc_answer(case: data.AceCase, tools: Any) -> tuple[str, tuple[dict[str, str], ...]]:
+def _oracle_fc_answer(case: data.AceCase, tools: ToolSet) -> tuple[str, tuple[dict[str, str], ...]]:
     """What a perfect function-calling model answers: the first ground-truth alternative as tool_calls, and the
     special categories' sentence as text (they answer in words in both protocols)."""
     if case.family == "special":
         return render_ground_truth(case.ground_truth, case.category), ()
-    truth = case.ground_truth
+    truth = normal_ground_truth(case.ground_truth)
     alternative = truth[0] if isinstance(truth, list) else truth
     calls = tuple({"id": f"call_{n}", "name": tools.tool_name(name), "arguments": json.dumps(arguments,
                                                                                               ensure_ascii=False)}
@@ -155,7 +163,7 @@ def _oracle_fc_answer(case: data.AceCase, tools: Any) -> tuple[str, tuple[dict[s
     return "", calls
 
 
-def shown_answer(content: str, calls: Any, tools: Any) -> str:
+def shown_answer(content: str, calls: Sequence[Mapping[str, str]], tools: ToolSet) -> str:
     """A function-calling answer as one text: the text, then the calls in the text protocol's form (their raw
     arguments when they do not parse). The special categories score this text; reports show it."""
     if not calls:

@@ -6,45 +6,18 @@ Pure functions over JSON data: the recorded end state, the process list and the 
 from __future__ import annotations
 
 import json
-from collections.abc import Collection, Container, Iterable, Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 
 from pytest_tooleval.json_value import JSONObject
 from pytest_tooleval.text import counted
 from pytest_tooleval.verdict import Verdict
 
+from ..plain import contains, entries, iterate, subscript
+
 WRONG_CLASS_COUNT = "wrong number of class"
 WRONG_ATTRIBUTES = "class attributes wrong"
 
-# The ground truth is the answer file's, unchecked: upstream's plain expressions on it, with Python's exception
-# classes where a shape it does not expect makes them fail (the helpers below).
-
-
-def _entries(value: object) -> Mapping[str, object]:
-    """`value` (a JSON object), about to have ``.items()`` called: an AttributeError for anything but a dict."""
-    if isinstance(value, dict):
-        return value
-    raise AttributeError(f"'{type(value).__name__}' object has no attribute 'items'")
-
-
-def _contains(container: object, element: object) -> bool:
-    """``element in container``."""
-    if isinstance(container, Container):
-        return element in container
-    raise TypeError(f"argument of type '{type(container).__name__}' is not iterable")
-
-
-def _subscript(container: object, key: str) -> object:
-    """``container[key]`` with a string key: a TypeError for anything but a mapping."""
-    if isinstance(container, Mapping):
-        return container[key]
-    raise TypeError(f"'{type(container).__name__}' object is not subscriptable by a string")
-
-
-def _iterate(value: object) -> Iterable[object]:
-    """``iter(value)``: a TypeError for a value that is not iterable."""
-    if isinstance(value, Iterable):
-        return value
-    raise TypeError(f"'{type(value).__name__}' object is not iterable")
+# The ground truth is the answer file's, unchecked: plain.py reads it as upstream's expressions do.
 
 
 def _only_item(entry: Mapping[str, object]) -> tuple[str, object]:
@@ -61,22 +34,22 @@ def check_class(model_entry: Mapping[str, object], gt_entry: Mapping[str, object
     _, actual = _only_item(model_entry)
     valid = True
     errors: list[str] = []
-    for attr, value in _entries(actual).items():
-        if not _contains(expected, attr):
+    for attr, value in entries(actual).items():
+        if not contains(expected, attr):
             valid = False
             errors.append(f"class({scenario}) attributes({attr}) missing in possible_answer.")
             continue
-        wanted = _subscript(expected, attr)
+        wanted = subscript(expected, attr)
         if isinstance(wanted, dict):
             # ACEBench quirk: GT keys must be present and equal; extra model keys are ignored (§7.2).
             for key, sub in wanted.items():
-                if not _contains(value, key):
+                if not contains(value, key):
                     valid = False
                     errors.append(f"class({scenario}) attributes({attr}) wrong, [expected: {wanted}, real: {value}]")
-                elif sub != _subscript(value, key):
+                elif sub != subscript(value, key):
                     valid = False
                     errors.append(f"class({scenario}) attributes({attr}.{key}) wrong, [expected: {sub}, real: "
-                                  f"{_subscript(value, key)}]")
+                                  f"{subscript(value, key)}]")
         elif wanted != value:
             valid = False
             errors.append(f"class({scenario}) attributes({attr}) wrong, [expected: {wanted}, real: {value}]")
@@ -103,13 +76,13 @@ def check_end_state(
     unchecked: list[str] = []
     verdict: tuple[bool, list[str]] = (True, [])
     for gt_entry in gt:
-        match = next((entry for entry in state if set(entry) == set(_iterate(gt_entry))), None)
+        match = next((entry for entry in state if set(entry) == set(iterate(gt_entry))), None)
         if match:
-            verdict = check_class(match, _entries(gt_entry))
+            verdict = check_class(match, entries(gt_entry))
         else:
             # ACEBench quirk: an unmatched GT class reuses the previous class's verdict, so a misspelt
             # class name is never checked (acebench-scoring §7.2, ACEBench#25).
-            unchecked.extend(str(name) for name in _iterate(gt_entry))
+            unchecked.extend(str(name) for name in iterate(gt_entry))
         if not verdict[0]:
             valid = False
             errors.append(verdict[1])
@@ -186,18 +159,18 @@ def state_diff(end_state: Sequence[Mapping[str, object]], ground_truth: object) 
         lines.append(f"recorded {counted(len(state), 'class', 'classes')} {sorted(by_class)}, ground truth has "
                      f"{len(gt)}")
     for gt_entry in gt:
-        for name, expected in _entries(gt_entry).items():
+        for name, expected in entries(gt_entry).items():
             if name not in by_class:
                 lines.append(f"{name}: not recorded (a ground-truth typo is never checked)")
                 continue
             actual = by_class[name]
-            for attr in _names(set(_iterate(expected)) | set(_iterate(actual))):
-                if not _contains(actual, attr):
+            for attr in _names(set(iterate(expected)) | set(iterate(actual))):
+                if not contains(actual, attr):
                     continue  # upstream only checks attributes the model entry holds
-                if not _contains(expected, attr):
+                if not contains(expected, attr):
                     lines.append(f"{name}.{attr}: not in the ground truth")
                     continue
-                want, got = _subscript(expected, attr), _subscript(actual, attr)
+                want, got = subscript(expected, attr), subscript(actual, attr)
                 if isinstance(want, dict) and isinstance(got, dict):
                     for key in want:
                         if key not in got:
