@@ -10,6 +10,7 @@ import json
 from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -17,7 +18,7 @@ from ...data.download import Pin, cached_or_downloaded, canonical_sha256
 from ...data.files import read_bytes, read_json, read_jsonl
 from ...data.hashes import sha256_of
 from ...errors import DataError, ToolevalUsageError
-from ...json_value import JSONObject, JSONValue
+from ...json_value import JSONObject
 from ...text import did_you_mean
 from ..base import CaseBase
 from .categories import COLLECTION_ORDER
@@ -72,7 +73,8 @@ class AceCase(CaseBase):
     language: str
     category: str
     index: int  # line index in the category file; upstream pairs and orders by it
-    record: JSONObject = field(repr=False)
+    # the tests index deep into the record's function lists (tests/unit/acebench/test_acebench_fc.py)
+    record: dict[str, Any] = field(repr=False)
     answer: JSONObject = field(repr=False)
     mode: str = "prompt"  # "prompt": the text protocol; "fc": native function calling (--tooleval-mode)
     revision: str = ""  # the ACEBench revision it is scored against (revisions.py); its report row names it
@@ -82,7 +84,8 @@ class AceCase(CaseBase):
 
     @property
     def id(self) -> str:
-        return str(self.record["id"])  # a string already: PromptRecord validated it
+        sample_id: str = self.record["id"]  # a string: PromptRecord validated it
+        return sample_id
 
     @property
     def family(self) -> str:
@@ -112,7 +115,7 @@ class AceCase(CaseBase):
         return f"{self.language}-{self.id}{suffix}"
 
     @property
-    def ground_truth(self) -> JSONValue:
+    def ground_truth(self) -> Any:  # the tests pass it on as the shape its category has (scoring.GroundTruth)
         return self.answer["ground_truth"]
 
     @property

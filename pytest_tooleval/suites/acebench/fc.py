@@ -14,6 +14,7 @@ import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from pytest_tooleval.suites.acebench.decode import DecodeError, decode_fixed
 
@@ -46,7 +47,7 @@ class ToolSchemaError(ValueError):
 class ToolSet:
     """One sample's functions as OpenAI tools, and the tool name -> original ACEBench name map."""
 
-    tools: list[dict[str, object]]
+    tools: list[dict[str, Any]]  # the tests index into it as theirs (tests/unit/acebench/test_acebench_fc.py)
     names: dict[str, str]
 
     def original(self, tool_name: str) -> str:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 import re
-from typing import TypeGuard
 
 from pytest_tooleval.json_value import JSONObject, JSONValue
 from pytest_tooleval.suites.acebench.checker import UPSTREAM_CRASH, CheckResult, normal_checker
@@ -23,7 +22,6 @@ from pytest_tooleval.verdict import FIXED_VALID, Verdict
 __all__ = [
     "ground_truth_calls",
     "jsonable",
-    "normal_ground_truth",
     "render_ground_truth",
     "score_normal",
     "score_normal_tool_calls",
@@ -35,23 +33,6 @@ _SUFFIX = re.compile(r"_\d+$")
 #: A normal category's ground truth: one ``{api: {param: value}}`` alternative or a list of them (the shape
 #: data.py's loader checks).
 GroundTruth = dict[str, JSONObject] | list[dict[str, JSONObject]]
-
-
-def normal_ground_truth(value: JSONValue) -> GroundTruth:
-    """A normal sample's ``ground_truth`` as its type: data.py's loader refused every other shape."""
-    if _is_alternative(value):
-        return value
-    if isinstance(value, list) and _are_alternatives(value):
-        return value
-    raise ValueError("not a normal category's ground truth: {api: {parameter: value}} or a list of them")
-
-
-def _is_alternative(value: JSONValue) -> TypeGuard[dict[str, JSONObject]]:
-    return isinstance(value, dict) and all(isinstance(args, dict) for args in value.values())
-
-
-def _are_alternatives(value: list[JSONValue]) -> TypeGuard[list[dict[str, JSONObject]]]:
-    return all(_is_alternative(alternative) for alternative in value)
 
 
 def score_normal(functions: object, ground_truth: GroundTruth, output: str,

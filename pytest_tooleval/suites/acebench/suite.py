@@ -15,14 +15,7 @@ from .fc import ToolSet
 from .prompts import check_prompts, single_turn_messages
 from .revisions import DEFAULT, Revision
 from .revisions import revision as pinned_revision
-from .scoring import (
-    ground_truth_calls,
-    normal_ground_truth,
-    render_ground_truth,
-    score_normal,
-    score_normal_tool_calls,
-    score_special,
-)
+from .scoring import ground_truth_calls, render_ground_truth, score_normal, score_normal_tool_calls, score_special
 from .tool_calls import written_calls
 
 
@@ -110,13 +103,13 @@ class AceBenchSuite:
         elif case.family == "special":
             verdict = score_special(case.category, case.ground_truth, answer.output)
         elif case.mode == "fc" and answer.state["tool_calls"]:
-            verdict = score_normal_tool_calls(case.record["function"], normal_ground_truth(case.ground_truth),
-                                              answer.state["tool_calls"], answer.state["names"])
+            verdict = score_normal_tool_calls(case.record["function"], case.ground_truth, answer.state["tool_calls"],
+                                              answer.state["names"])
         elif case.mode == "fc":  # a text answer: scored as in the text protocol
-            verdict = score_normal(case.record["function"], normal_ground_truth(case.ground_truth),
-                                   answer.state["content"], self.revision.decoding(case.category))
+            verdict = score_normal(case.record["function"], case.ground_truth, answer.state["content"],
+                                   self.revision.decoding(case.category))
         else:
-            verdict = score_normal(case.record["function"], normal_ground_truth(case.ground_truth), answer.output,
+            verdict = score_normal(case.record["function"], case.ground_truth, answer.output,
                                    self.revision.decoding(case.category))
         return SampleResult(verdict, answer.output, answer.latency_s, answer.tokens, answer.transcript)
 
@@ -155,7 +148,7 @@ def _oracle_fc_answer(case: data.AceCase, tools: ToolSet) -> tuple[str, tuple[di
     special categories' sentence as text (they answer in words in both protocols)."""
     if case.family == "special":
         return render_ground_truth(case.ground_truth, case.category), ()
-    truth = normal_ground_truth(case.ground_truth)
+    truth = case.ground_truth
     alternative = truth[0] if isinstance(truth, list) else truth
     calls = tuple({"id": f"call_{n}", "name": tools.tool_name(name), "arguments": json.dumps(arguments,
                                                                                               ensure_ascii=False)}
