@@ -18,6 +18,7 @@ from ...data.download import Pin, cached_or_downloaded, canonical_sha256
 from ...data.files import read_bytes, read_json, read_jsonl
 from ...data.hashes import sha256_of
 from ...errors import DataError, ToolevalUsageError
+from ...json_value import JSONObject
 from ...text import did_you_mean
 from ..base import CaseBase
 from .categories import COLLECTION_ORDER
@@ -72,8 +73,9 @@ class AceCase(CaseBase):
     language: str
     category: str
     index: int  # line index in the category file; upstream pairs and orders by it
+    # the tests index deep into the record's function lists (tests/unit/acebench/test_acebench_fc.py)
     record: dict[str, Any] = field(repr=False)
-    answer: dict[str, Any] = field(repr=False)
+    answer: JSONObject = field(repr=False)
     mode: str = "prompt"  # "prompt": the text protocol; "fc": native function calling (--tooleval-mode)
     revision: str = ""  # the ACEBench revision it is scored against (revisions.py); its report row names it
     data_unverified: bool = False  # --tooleval-data-unverified: the data was not checked against the pin
@@ -113,7 +115,7 @@ class AceCase(CaseBase):
         return f"{self.language}-{self.id}{suffix}"
 
     @property
-    def ground_truth(self) -> Any:
+    def ground_truth(self) -> Any:  # the tests pass it on as the shape its category has (scoring.GroundTruth)
         return self.answer["ground_truth"]
 
     @property

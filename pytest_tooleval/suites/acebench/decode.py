@@ -15,7 +15,6 @@ from __future__ import annotations
 import ast
 import re
 import warnings
-from typing import Any
 
 from ... import safe_eval
 
@@ -263,9 +262,9 @@ def _unary(node: ast.UnaryOp, *, fixed: bool) -> object:
         raise DecodeError("a unary operator needs a literal operand")
     if fixed:
         return fold_constant(node)  # Python semantics: +2 is 2, ~5 is -6, not True is False
-    value: Any = operand.value  # any constant: a string or None fails at run time, as upstream's does
-    try:
-        # ACEBench quirk: every unary operator negates, so +2 gives -2, ~5 and not(5) give -5 (§3.1)
+    value = operand.value
+    # ACEBench quirk: every unary operator negates, so +2 gives -2, ~5 and not(5) give -5 (§3.1); the numbers
+    # (bool among them) are the constants `-` takes: a string or None fails at run time, as upstream's does
+    if isinstance(value, (int, float, complex)):
         return -value
-    except TypeError:
-        raise DecodeError(f"cannot negate {type(operand.value).__name__}") from None
+    raise DecodeError(f"cannot negate {type(value).__name__}")

@@ -47,7 +47,7 @@ class ToolSchemaError(ValueError):
 class ToolSet:
     """One sample's functions as OpenAI tools, and the tool name -> original ACEBench name map."""
 
-    tools: list[dict[str, Any]]  # suite.py's type, kept at its boundary
+    tools: list[dict[str, Any]]  # the tests index into it as theirs (tests/unit/acebench/test_acebench_fc.py)
     names: dict[str, str]
 
     def original(self, tool_name: str) -> str:

@@ -7,7 +7,6 @@ fills them the way upstream's inference code does.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from ...errors import DataError
 from .data import AceCase
@@ -48,7 +47,7 @@ def single_turn_messages(case: AceCase, prompts: dict[str, dict[str, str]]) -> l
 
 def fc_single_turn_messages(
     case: AceCase, prompts: dict[str, dict[str, str]], tools: ToolSet
-) -> list[dict[str, Any]]:  # suite.py's type, kept at its boundary
+) -> list[dict[str, object]]:
     """The function-calling request of a normal or special sample (docs/function-calling.md): the system
     prompt without its output-format instructions and function list (the functions go as `tools`), then
     the conversation of the question as chat messages, earlier calls as tool calls and their results."""

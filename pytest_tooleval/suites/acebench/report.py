@@ -4,7 +4,6 @@ then the groups and OVERALL, as summary.py writes them; a member of another shap
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from ...report.sections import (
     Cell,
@@ -40,9 +39,9 @@ def sections(title: str, summary: object) -> list[ReportSection]:
     return found
 
 
-def _language(title: str, name: str, block: Mapping[str, Any]) -> ReportSection:
+def _language(title: str, name: str, block: Mapping[str, object]) -> ReportSection:
     """Categories, then the groups and OVERALL; the interval column only when the block has intervals."""
-    categories = [mapping(entry) for entry in block["categories"].values()]
+    categories = [mapping(entry) for entry in mapping(block["categories"]).values()]  # a Mapping: sections checked
     groups = [(str(key), mapping(group)) for key, group in mapping(block.get("groups")).items()]
     overall: object = block.get("overall")
     overall_interval: object = block.get("overall_interval")

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any
 
 from pytest_tooleval.json_value import JSONObject, JSONValue
 from pytest_tooleval.suites.acebench.checker import UPSTREAM_CRASH, CheckResult, normal_checker
 from pytest_tooleval.suites.acebench.decode import DecodedCall, DecodeError, decode_fixed, decode_official
+from pytest_tooleval.suites.acebench.plain import entries, iterate, joined
 from pytest_tooleval.suites.acebench.special import special_checker
 from pytest_tooleval.suites.acebench.tool_calls import ToolCallFormatError, decoded_calls, render_calls
 from pytest_tooleval.verdict import FIXED_VALID, Verdict
@@ -202,15 +202,15 @@ def ground_truth_calls(alternative: dict[str, JSONObject]) -> list[dict[str, JSO
     return [{_SUFFIX.sub("", name): dict(args)} for name, args in alternative.items()]
 
 
-def _render_special(category: str, ground_truth: Any) -> str:  # used as its category's shape, unchecked
+def _render_special(category: str, ground_truth: object) -> str:  # used as its category's shape (plain.py)
     if "incomplete" in category:
         sentences = [
-            f"Missing necessary parameters ({', '.join(params)}) for the api ({api})"
-            for api, params in ground_truth.items()
+            f"Missing necessary parameters ({joined(', ', params)}) for the api ({api})"
+            for api, params in entries(ground_truth).items()
         ]
     elif "error" in category:
-        keys = ", ".join(ground_truth)
-        values = ", ".join(str(value) for values in ground_truth.values() for value in values)
+        keys = joined(", ", ground_truth)
+        values = ", ".join(str(value) for values in entries(ground_truth).values() for value in iterate(values))
         sentences = [f"There is incorrect value ({values}) for the parameters ({keys}) in the conversation history."]
     elif "irrelevant" in category:
         sentences = ["Due to the limitations of the function, I cannot solve this problem."]

@@ -7,9 +7,9 @@ apply to zh as well.
 
 from __future__ import annotations
 
-from typing import Any
-
 from pytest_tooleval.suites.acebench.checker import CheckResult
+
+from .plain import entries, in_text, iterate
 
 __all__ = ["ERROR_PARAM_PHRASE", "INCOMPLETE_PHRASE", "IRRELEVANT_PHRASE", "special_checker"]
 
@@ -19,7 +19,7 @@ ERROR_PARAM_PHRASE = "There is incorrect value"
 IRRELEVANT_PHRASE = "the limitations of the function"
 
 
-def special_checker(category: str, output: str, gt: Any) -> CheckResult:
+def special_checker(category: str, output: str, gt: object) -> CheckResult:
     """Check one special-category answer.
 
     Args:
@@ -42,30 +42,30 @@ def special_checker(category: str, output: str, gt: Any) -> CheckResult:
     raise ValueError(f"{category!r} is not a special ACEBench category")
 
 
-def _incomplete(output: str, gt: dict[str, list[str]]) -> CheckResult:
+def _incomplete(output: str, gt: object) -> CheckResult:  # data.py checked its shape; plain.py reads it
     result = CheckResult(True)
     # Every entry is checked; a later failure replaces an earlier one's message (upstream keeps the last).
-    for api, params in gt.items():
+    for api, params in entries(gt).items():
         if INCOMPLETE_PHRASE not in output:
             result = CheckResult(False, "error_detection", [f"missing parameters {params} of {api} not reported"])
         elif api not in output:
             result = CheckResult(False, "error_correction", [f"missing parameters {params} reported without {api}"])
         else:
-            for param in params:
+            for param in iterate(params):
                 # ACEBench quirk: plain substring tests, so padded answer values need their spaces (§5)
-                if param not in output:
+                if not in_text(param, output):
                     result = CheckResult(False, "error_correction", [f"missing parameter {param!r} of {api} not named"])
     return result
 
 
-def _error_param(output: str, gt: dict[str, list[str]]) -> CheckResult:
+def _error_param(output: str, gt: object) -> CheckResult:
     result = CheckResult(True)
-    for param, values in gt.items():
+    for param, values in entries(gt).items():
         if ERROR_PARAM_PHRASE not in output:
             result = CheckResult(False, "error_detection", [f"incorrect values {values} of {param} not reported"])
             continue
-        for value in values:
+        for value in iterate(values):
             # ACEBench quirk: only the bad value is looked for, never the parameter name (§5)
-            if value not in output:
+            if not in_text(value, output):
                 result = CheckResult(False, "error_correction", [f"incorrect values {values} of {param} not named"])
     return result

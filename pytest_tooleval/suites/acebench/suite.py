@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 from ...models.access import ModelAccess
 from ...models.meter import reply_tokens
 from ...outcome import Answer, SampleError, SampleResult
 from ...text import THINK_END
 from . import data
+from .fc import ToolSet
 from .prompts import check_prompts, single_turn_messages
 from .revisions import DEFAULT, Revision
 from .revisions import revision as pinned_revision
@@ -23,7 +24,7 @@ class AceBenchSuite:
 
     def __init__(self, root: Path, languages: tuple[str, ...] = ("en",), categories: tuple[str, ...] = (), *,
                  max_dialog_turns: int = 40, step_prompts: str = "upstream",
-                 sampling: dict[str, dict[str, Any]] | None = None, mode: str = "prompt",
+                 sampling: dict[str, dict[str, object]] | None = None, mode: str = "prompt",
                  revision: Revision | None = None, data_verified: bool = True) -> None:
         self.root = root
         self.revision = revision or pinned_revision(DEFAULT)  # the evaluator behaviour scoring reproduces
@@ -55,7 +56,7 @@ class AceBenchSuite:
             return _fc_answer(*_oracle_fc_answer(case, tools), tools)
         return Answer(render_ground_truth(case.ground_truth, case.category))
 
-    async def replayed(self, case: data.AceCase, row: dict[str, Any], access: ModelAccess) -> Answer:
+    async def replayed(self, case: data.AceCase, row: Mapping[str, object], access: ModelAccess) -> Answer:
         """A recorded output (`result`; under fc `tool_calls` and `content`); an agent sample's recorded messages
         are played through its environment again."""
         if case.family == "agent":
@@ -135,14 +136,14 @@ class AceBenchSuite:
                           reply_tokens(reply), reply.reasoning)
 
 
-def _fc_answer(content: str, calls: Any, tools: Any, latency: float = 0.0, tokens: dict[str, int] | None = None,
-               reasoning: str | None = None) -> Answer:
+def _fc_answer(content: str, calls: Sequence[Mapping[str, str]], tools: ToolSet, latency: float = 0.0,
+               tokens: dict[str, int] | None = None, reasoning: str | None = None) -> Answer:
     """A function-calling answer: scored from its calls as sent and the text beside them."""
     state = {"tool_calls": [dict(call) for call in calls], "content": content, "names": dict(tools.names)}
     return Answer(shown_answer(content, calls, tools), latency, tokens or {}, state=state, reasoning=reasoning)
 
 
-def _oracle_fc_answer(case: data.AceCase, tools: Any) -> tuple[str, tuple[dict[str, str], ...]]:
+def _oracle_fc_answer(case: data.AceCase, tools: ToolSet) -> tuple[str, tuple[dict[str, str], ...]]:
     """What a perfect function-calling model answers: the first ground-truth alternative as tool_calls, and the
     special categories' sentence as text (they answer in words in both protocols)."""
     if case.family == "special":
@@ -155,7 +156,7 @@ def _oracle_fc_answer(case: data.AceCase, tools: Any) -> tuple[str, tuple[dict[s
     return "", calls
 
 
-def shown_answer(content: str, calls: Any, tools: Any) -> str:
+def shown_answer(content: str, calls: Sequence[Mapping[str, str]], tools: ToolSet) -> str:
     """A function-calling answer as one text: the text, then the calls in the text protocol's form (their raw
     arguments when they do not parse). The special categories score this text; reports show it."""
     if not calls:

@@ -140,7 +140,7 @@ def _table(language: str, summary: Summary, rows: list[dict[str, Any]], variant:
     for row in rows:
         if row["outcome"] == "error":
             errors[row["category"]] = errors.get(row["category"], 0) + 1
-    body: list[list[Any]] = []
+    body: list[list[object]] = []
     for name in ALL_CATEGORIES:
         score = summary.categories.get(name)
         if score is None:
@@ -175,7 +175,8 @@ def _figures(language: str, summary: Summary) -> dict[str, float]:
     return figures
 
 
-def _json(summary: Summary, rows: list[dict[str, Any]], spreads: dict[str, Spread] | None = None) -> dict[str, Any]:
+def _json(summary: Summary, rows: list[dict[str, Any]],
+          spreads: dict[str, Spread] | None = None) -> dict[str, object]:
     spreads = spreads or {}
     sizes = {row["category"]: row["category_size"] for row in rows}
     categories = {}
@@ -198,7 +199,7 @@ def _json(summary: Summary, rows: list[dict[str, Any]], spreads: dict[str, Sprea
     }
 
 
-def _spread_fields(spread: Spread | None) -> dict[str, Any]:
+def _spread_fields(spread: Spread | None) -> dict[str, object]:
     """A figure's 95% interval (Wilson for a category, a bootstrap over units for a group or OVERALL) and the
     smallest difference its units could detect (docs/release-gate.md); nothing when it has none. Unrounded: the
     reports round them once, as the terminal's table does (a report rounded to 4 places, then printed to 3, would

@@ -12,15 +12,28 @@ from __future__ import annotations
 import json
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from ..fc import ToolSet, fc_system_prompt
+from ..plain import iterate
 from ..tool_calls import written_calls
 from . import prompts as prompt_text
 from .decode import routes_to_execution
 from .dispatch import execute_step, execute_turn
 from .envs import build_environment
-from .rollout import FINISH, STEP, AskFn, Entry, RolloutResult, _close, _execution, _finishes, category_of, silent_user
+from .rollout import (
+    FINISH,
+    STEP,
+    AskFn,
+    Entry,
+    RolloutResult,
+    _close,
+    _execution,
+    _finishes,
+    category_of,
+    class_names,
+    said,
+    silent_user,
+)
 
 
 @dataclass(frozen=True)
@@ -85,16 +98,16 @@ def _assistant(turn: AgentTurn, message: str, is_calls: bool) -> dict[str, objec
     return {"role": "assistant", "content": turn.content, "tool_calls": calls}
 
 
-def _results(turn: AgentTurn | None, observation: list[object] | str) -> list[dict[str, object]]:
+def _results(turn: AgentTurn | None, observation: object) -> list[dict[str, object]]:
     """The execution's observation as messages: one tool message per call id, each with its own observation
     when there is one per call; otherwise (the nudge, an error, text that ran as calls) the whole of it."""
     whole = observation if isinstance(observation, str) else json.dumps(observation, ensure_ascii=False, default=str)
     if turn is None or not turn.calls:
         return [{"role": "user", "content": whole}]
-    paired = isinstance(observation, list) and len(observation) == len(turn.calls)
-    return [{"role": "tool", "tool_call_id": call["id"],
-             "content": _observation_text(observation[index]) if paired else whole}
-            for index, call in enumerate(turn.calls)]
+    if isinstance(observation, list) and len(observation) == len(turn.calls):  # paired
+        return [{"role": "tool", "tool_call_id": call["id"], "content": _observation_text(observation[index])}
+                for index, call in enumerate(turn.calls)]
+    return [{"role": "tool", "tool_call_id": call["id"], "content": whole} for call in turn.calls]
 
 
 def _observation_text(value: object) -> str:
@@ -110,11 +123,11 @@ def _agent_entry(turn: AgentTurn, message: str, recipient: str) -> _AgentEntry:
     return entry
 
 
-async def _multi_step(record: Mapping[str, Any], language: str, prompts: Mapping[str, Mapping[str, str]],
+async def _multi_step(record: Mapping[str, object], language: str, prompts: Mapping[str, Mapping[str, str]],
                       tools: ToolSet, ask_agent: FcAskFn, max_turns: int, prompt_language: str) -> RolloutResult:
     result = RolloutResult(str(record["id"]), STEP, language)
-    env = build_environment(language, record["initial_config"], record["involved_classes"])
-    system = prompt_text.step_agent_messages(prompts, prompt_language, record["function"], "")[0]["content"]
+    env = build_environment(language, record["initial_config"], iterate(record["involved_classes"]))
+    system = prompt_text.step_agent_messages(prompts, prompt_language, iterate(record["function"]), "")[0]["content"]
     messages: list[dict[str, object]] = [{"role": "system", "content": fc_system_prompt(system)},
                                       {"role": "user", "content": str(record["question"])}]
     history: list[Entry] = [{"sender": "user", "recipient": "agent", "message": record["question"]}]
@@ -130,7 +143,7 @@ async def _multi_step(record: Mapping[str, Any], language: str, prompts: Mapping
             # as in the text protocol, every agent message goes to the executor (text gets the nudge)
             current: Entry = _agent_entry(turn, message, "execution" if is_calls else "user")
         else:
-            current = _execution(result, env, last["message"], execute_step)
+            current = _execution(result, env, said(last), execute_step)
             messages.extend(_results(pending, current["message"]))
         history.append(current)
         if _finishes(result, index, current):
@@ -138,12 +151,12 @@ async def _multi_step(record: Mapping[str, Any], language: str, prompts: Mapping
     return _close(result, history, env)
 
 
-async def _multi_turn(record: Mapping[str, Any], language: str, prompts: Mapping[str, Mapping[str, str]],
+async def _multi_turn(record: Mapping[str, object], language: str, prompts: Mapping[str, Mapping[str, str]],
                       tools: ToolSet, ask_agent: FcAskFn, ask_user: AskFn, max_turns: int) -> RolloutResult:
     result = RolloutResult(str(record["id"]), "agent_multi_turn", language)
-    env = build_environment(language, record["initial_config"], record["involved_classes"])
-    classes = record["involved_classes"]
-    system = prompt_text.turn_agent_messages(prompts, language, record["function"], classes, "")[0]["content"]
+    env = build_environment(language, record["initial_config"], iterate(record["involved_classes"]))
+    classes = class_names(record)
+    system = prompt_text.turn_agent_messages(prompts, language, iterate(record["function"]), classes, "")[0]["content"]
     simulator = prompt_text.user_simulator_start(prompts, language, classes, record["question"])
     opening = await ask_user(list(simulator))
     simulator.append({"role": "system", "content": opening})  # the simulator's own layout (acebench-agent §5.2)
@@ -155,7 +168,7 @@ async def _multi_turn(record: Mapping[str, Any], language: str, prompts: Mapping
         result.turns = index + 1
         last = history[-1]
         if last["recipient"] == "user":
-            simulator.append({"role": "user", "content": prompt_text.strip_speaker(last["message"])})
+            simulator.append({"role": "user", "content": prompt_text.strip_speaker(said(last))})
             reply = await ask_user(list(simulator))
             simulator.append({"role": "system", "content": reply})
             messages.append({"role": "user", "content": reply})
@@ -171,7 +184,7 @@ async def _multi_turn(record: Mapping[str, Any], language: str, prompts: Mapping
             pending = turn if is_calls else None
             current = _agent_entry(turn, message, recipient)
         else:
-            current = _execution(result, env, last["message"], execute_turn)
+            current = _execution(result, env, said(last), execute_turn)
             messages.extend(_results(pending, current["message"]))
         history.append(current)
         if _finishes(result, index, current):

@@ -8,18 +8,22 @@ addresses the user, and the rollout ends on the oracle's finish.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
+from ..plain import iterate, subscript
 from .rollout import AskFn, RolloutResult, run_rollout, scripted, silent_user
 
 
-def oracle_messages(gold: Mapping[str, Any], language: str, sample_id: str) -> list[str]:  # the file, unchecked
+def oracle_messages(gold: Mapping[str, object], language: str, sample_id: str) -> list[str]:  # the file, unchecked
     """The agent messages, one per agent turn, for ``sample_id`` from the parsed gold file."""
     try:
-        entry = gold[language][sample_id]
+        entry = subscript(gold[language], sample_id)
     except KeyError:
         raise KeyError(f"no gold sequence for {language}/{sample_id}") from None
-    return list(entry["calls"])
+    calls = list(iterate(subscript(entry, "calls")))
+    messages = [call for call in calls if isinstance(call, str)]
+    if len(messages) != len(calls):  # the agent callables must return str (rollout.py): the same error, sooner
+        raise TypeError(f"the gold calls of {language}/{sample_id} must be strings")
+    return messages
 
 
 def oracle_agent(gold: Mapping[str, object], language: str, sample_id: str) -> AskFn:

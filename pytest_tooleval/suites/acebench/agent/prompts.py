@@ -6,7 +6,7 @@ and each function picks the constants of the file the upstream code path uses.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 Prompts = Mapping[str, Mapping[str, str]]
 Messages = list[dict[str, str]]
@@ -34,7 +34,7 @@ def _suffix(language: str) -> str:
     return language.upper()
 
 
-def step_agent_messages(prompts: Prompts, language: str, functions: Sequence[object], history: str) -> Messages:
+def step_agent_messages(prompts: Prompts, language: str, functions: Iterable[object], history: str) -> Messages:
     """The multi_step agent's request: system prompt, then the function list and the transcript.
 
     The constants are named ``MULTI_TURN_AGENT_PROMPT_*`` upstream even in the multi_step files. No domain
@@ -50,7 +50,7 @@ def step_agent_messages(prompts: Prompts, language: str, functions: Sequence[obj
 
 
 def turn_agent_messages(
-    prompts: Prompts, language: str, functions: Sequence[object], involved_classes: Sequence[str], history: str
+    prompts: Prompts, language: str, functions: Iterable[object], involved_classes: Sequence[str], history: str
 ) -> Messages:
     """The multi_turn agent's request: system prompt + TRAVEL policy (if Travel) + BASE policy (if BaseApi)."""
     suffix = _suffix(language)
@@ -66,7 +66,9 @@ def turn_agent_messages(
     ]
 
 
-def user_simulator_start(prompts: Prompts, language: str, involved_classes: Sequence[str], question: str) -> Messages:
+def user_simulator_start(
+    prompts: Prompts, language: str, involved_classes: Sequence[str], question: object
+) -> Messages:
     """The simulator's first request: its instruction template (BaseApi first, else Travel) and the opening."""
     suffix = _suffix(language)
     if "BaseApi" in involved_classes:

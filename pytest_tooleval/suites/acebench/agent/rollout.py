@@ -10,8 +10,9 @@ import re
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from types import MappingProxyType
-from typing import Any, TypedDict
+from typing import TypedDict
 
+from ..plain import contains, iterate
 from . import prompts as prompt_text
 from .decode import AgentDecodeError, routes_to_execution
 from .dispatch import Execution, execute_step, execute_turn
@@ -26,8 +27,9 @@ class Entry(TypedDict):
     sender: str
     recipient: str
     # The record's question as the data file gives it, a reply, or an execution's observation list (or the
-    # nudge); upstream uses it by its sender's role, unchecked (`in`, str(), the executor).
-    message: Any
+    # nudge); upstream uses it by its sender's role, unchecked (`in`, str(), the executor): `said` reads an
+    # agent's.
+    message: object
 
 FINISH = "finish conversation"
 STEP = "agent_multi_step"
@@ -86,9 +88,9 @@ def category_of(sample_id: str) -> str:
     return category
 
 
-def _ends(message: str | list[object]) -> bool:
+def _ends(message: object) -> bool:
     # ACEBench quirk: substring test on text, list membership on an observation list (acebench-agent §5.1).
-    return FINISH in message
+    return contains(message, FINISH)
 
 
 def _line(entry: Entry, execution_label: str) -> str:
@@ -130,7 +132,7 @@ async def run_rollout(
 
 
 async def _multi_step(
-    record: Mapping[str, Any],
+    record: Mapping[str, object],
     language: str,
     prompts: Mapping[str, Mapping[str, str]] | None,
     ask_agent: AskFn,
@@ -138,7 +140,7 @@ async def _multi_step(
     prompt_language: str,
 ) -> RolloutResult:
     result = RolloutResult(str(record["id"]), STEP, language)
-    env = build_environment(language, record["initial_config"], record["involved_classes"])
+    env = build_environment(language, record["initial_config"], iterate(record["involved_classes"]))
     history: list[Entry] = [{"sender": "user", "recipient": "agent", "message": record["question"]}]
     transcript = ""
     for index in range(max_turns):
@@ -151,13 +153,14 @@ async def _multi_step(
             if prompts is None:
                 request = [{"role": "user", "content": transcript}]
             else:
-                request = prompt_text.step_agent_messages(prompts, prompt_language, record["function"], transcript)
+                request = prompt_text.step_agent_messages(prompts, prompt_language, iterate(record["function"]),
+                                                          transcript)
             reply = _text(await ask_agent(request))
             # Upstream labels the recipient with re.match on "[...]"; the loop ignores it.
             recipient = "execution" if re.match(r"\[.*?\]", reply) else "user"
             current: Entry = {"sender": "agent", "recipient": recipient, "message": reply}
         else:
-            current = _execution(result, env, last["message"], execute_step)
+            current = _execution(result, env, said(last), execute_step)
         history.append(current)
         if _finishes(result, index, current):
             break
@@ -165,7 +168,7 @@ async def _multi_step(
 
 
 async def _multi_turn(
-    record: Mapping[str, Any],
+    record: Mapping[str, object],
     language: str,
     prompts: Mapping[str, Mapping[str, str]] | None,
     ask_agent: AskFn,
@@ -173,8 +176,8 @@ async def _multi_turn(
     max_turns: int,
 ) -> RolloutResult:
     result = RolloutResult(str(record["id"]), TURN, language)
-    env = build_environment(language, record["initial_config"], record["involved_classes"])
-    classes = record["involved_classes"]
+    env = build_environment(language, record["initial_config"], iterate(record["involved_classes"]))
+    classes = class_names(record)
     if prompts is None:
         simulator: list[dict[str, str]] = [{"role": "user", "content": prompt_text.USER_OPENING[language]}]
     else:
@@ -189,7 +192,7 @@ async def _multi_turn(
         last = history[-1]
         transcript += _line(last, "execution:")  # every message enters the multi_turn transcript
         if last["recipient"] == "user":
-            simulator.append({"role": "user", "content": prompt_text.strip_speaker(last["message"])})
+            simulator.append({"role": "user", "content": prompt_text.strip_speaker(said(last))})
             reply = _text(await ask_user(list(simulator)))
             simulator.append({"role": "system", "content": reply})
             current: Entry = {"sender": "user", "recipient": "agent", "message": reply}
@@ -197,17 +200,32 @@ async def _multi_turn(
             if prompts is None:
                 request = [{"role": "user", "content": transcript}]
             else:
-                request = prompt_text.turn_agent_messages(prompts, language, record["function"], classes, transcript)
+                request = prompt_text.turn_agent_messages(prompts, language, iterate(record["function"]), classes,
+                                                          transcript)
             reply = _text(await ask_agent(request))
             recipient = "execution" if routes_to_execution(reply) else "user"
             current = {"sender": "agent", "recipient": recipient, "message": reply}
         else:
             # Routing only lets decodable messages through, so the executor cannot fail to decode here.
-            current = _execution(result, env, last["message"], execute_turn)
+            current = _execution(result, env, said(last), execute_turn)
         history.append(current)
         if _finishes(result, index, current):
             break
     return _close(result, history, env)
+
+
+def said(entry: Entry) -> str:
+    """An agent's message in the history: the reply text `_text` checked (only those go to the executor or the
+    user)."""
+    message = entry["message"]
+    if not isinstance(message, str):
+        raise TypeError(f"an agent message must be str, got {type(message).__name__}")
+    return message
+
+
+def class_names(record: Mapping[str, object]) -> list[str]:
+    """The record's ``involved_classes``, once `build_environment` has accepted each of them as a class name."""
+    return [name for name in iterate(record["involved_classes"]) if isinstance(name, str)]
 
 
 def _text(reply: object) -> str:
@@ -284,7 +302,7 @@ async def replay(
 RAISED = "RAISED "
 
 
-def execute_messages(record: Mapping[str, Any], language: str, messages: Sequence[str]) -> RolloutResult:
+def execute_messages(record: Mapping[str, object], language: str, messages: Sequence[str]) -> RolloutResult:
     """Send each message straight to the category's executor, with no agent loop and no routing.
 
     This is how ``conformance/official_agent_traces.jsonl`` and the gold sequences were recorded. Every
@@ -294,7 +312,7 @@ def execute_messages(record: Mapping[str, Any], language: str, messages: Sequenc
     """
     category = category_of(str(record["id"]))
     result = RolloutResult(str(record["id"]), category, language)
-    env = build_environment(language, record["initial_config"], record["involved_classes"])
+    env = build_environment(language, record["initial_config"], iterate(record["involved_classes"]))
     history: list[Entry] = []
     for message in messages:
         result.process.append(message)

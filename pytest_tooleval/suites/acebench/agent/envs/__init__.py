@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
 
+from ...plain import entries
 from .base import BaseApi, Scenario
 from .food import FoodPlatform
 from .message import MessageApi
@@ -64,7 +64,7 @@ class Environment:
 
 
 def build_environment(
-    language: str, initial_config: Mapping[str, Any], involved_classes: Sequence[str]
+    language: str, initial_config: object, involved_classes: Iterable[object]
 ) -> Environment:
     """Fresh instances for one rollout, configured as upstream does.
 
@@ -75,14 +75,14 @@ def build_environment(
     """
     env = Environment(language=language)
     for name in involved_classes:
-        if name not in CLASSES:
+        if name not in CLASSES or not isinstance(name, str):  # `in` first: an unhashable name is its TypeError
             raise ValueError(f"unknown ACEBench environment class {name!r}; expected one of {sorted(CLASSES)}")
         instance = env.instances.get(name)
         if instance is None:
             instance = CLASSES[name](language)
             # ACEBench quirk: the loader runs twice and the BaseApi entry wins (acebench-agent §2.1).
-            instance._load_scenario(copy.deepcopy(initial_config.get(name, {})))
-            instance._load_scenario(copy.deepcopy(initial_config.get("BaseApi", {})))
+            instance._load_scenario(copy.deepcopy(entries(initial_config, "get").get(name, {})))
+            instance._load_scenario(copy.deepcopy(entries(initial_config, "get").get("BaseApi", {})))
             env.instances[name] = instance
         # A class listed twice is called twice, as upstream's method table lists it twice.
         for method in instance.api_methods(language):

@@ -7,6 +7,8 @@ import operator
 from collections.abc import Mapping
 from typing import ClassVar
 
+from ...plain import entries
+
 LANGUAGES = ("en", "zh")
 
 
@@ -36,8 +38,9 @@ class Scenario:
         """Whether a model may call ``name`` on this instance (the allow-list; never ``getattr`` on a guess)."""
         return name in self.api_methods(self._language)
 
-    def _load_scenario(self, config: Mapping[str, object]) -> None:
-        """Apply one ``initial_config`` entry (upstream calls this twice, see envs.build_environment)."""
+    def _load_scenario(self, config: object) -> None:
+        """Apply one ``initial_config`` entry, whatever it is (upstream calls this twice, see
+        envs.build_environment)."""
 
     def _text(self, key: str, **values: object) -> str:
         # str.format renders values exactly as upstream's f-strings do (format(value, "")).
@@ -64,10 +67,11 @@ class BaseApi(Scenario):
         self.wifi: object = False
         self.logged_in: object = True
 
-    def _load_scenario(self, config: Mapping[str, object]) -> None:
-        # Values are taken verbatim, whatever their type (acebench-agent §2.1).
-        self.wifi = copy.deepcopy(config.get("wifi", False))
-        self.logged_in = copy.deepcopy(config.get("logged_in", True))
+    def _load_scenario(self, config: object) -> None:
+        # Values are taken verbatim, whatever their type (acebench-agent §2.1); the entry is used as a dict.
+        settings = entries(config, "get")
+        self.wifi = copy.deepcopy(settings.get("wifi", False))
+        self.logged_in = copy.deepcopy(settings.get("logged_in", True))
 
     def turn_on_wifi(self) -> dict[str, object]:
         self.wifi = True

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import copy
 import operator
-from collections.abc import Mapping
-from typing import Any, TypedDict
+from typing import TypedDict
 
+from ...plain import contains, entries, iterate
 from .base import BaseApi, is_false, lowered, lowered_in, with_text
 
 
@@ -130,12 +130,12 @@ class FoodPlatform(BaseApi):
             for mid, en_name, zh_name, kind, menu in _MERCHANTS
         }
         # Loaded verbatim from the configuration, whatever its type; upstream uses it as a list (`in`, append).
-        self.logged_in_users: Any = []
+        self.logged_in_users: object = []
         self.orders: list[_Order] = []
 
-    def _load_scenario(self, config: Mapping[str, object]) -> None:
+    def _load_scenario(self, config: object) -> None:
         super()._load_scenario(config)
-        self.logged_in_users = copy.deepcopy(config.get("logged_in_users", []))
+        self.logged_in_users = copy.deepcopy(entries(config, "get").get("logged_in_users", []))
 
     def login_food_platform(self, username: object, password: object) -> dict[str, object]:
         # Only this instance's Wi-Fi flag matters; the device login does not (acebench-agent §11.4).
@@ -145,8 +145,10 @@ class FoodPlatform(BaseApi):
             return self._fail("unknown_user")
         if self.users[username]["password"] != password:
             return self._fail("bad_password")
-        if username in self.logged_in_users:
+        if contains(self.logged_in_users, username):
             return self._fail("already", username=username)
+        if not isinstance(self.logged_in_users, list):  # `.append` on the configured value, whatever it is
+            raise AttributeError(f"'{type(self.logged_in_users).__name__}' object has no attribute 'append'")
         self.logged_in_users.append(username)
         return self._ok("logged_in", username=username)
 
@@ -160,16 +162,16 @@ class FoodPlatform(BaseApi):
             return self.users[user_name]["balance"]
         return 0.0  # upstream also prints a notice to stdout; the agent never sees it
 
-    def add_food_delivery_order(self, username: object, merchant_name: object, items: Any) -> dict[str, object]:
-        if username not in self.logged_in_users:
+    def add_food_delivery_order(self, username: object, merchant_name: object, items: object) -> dict[str, object]:
+        if not contains(self.logged_in_users, username):
             return self._fail("not_logged_in", username=username)
         if merchant_name not in self.merchant_list:
             return self._fail("unknown_merchant")
         total = 0.0
         lines: list[_OrderLine] = []
-        for item in items:
-            product = item.get("product")
-            quantity = item.get("quantity", 1)
+        for item in iterate(items):
+            product = entries(item, "get").get("product")
+            quantity = entries(item, "get").get("quantity", 1)
             # A bool passes (bool is an int); 2.0 does not.
             if not isinstance(quantity, int) or quantity <= 0:
                 return self._fail("bad_quantity", quantity=quantity, product=product)

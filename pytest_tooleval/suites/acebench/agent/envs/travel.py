@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Mapping
 from datetime import datetime, timedelta
-from typing import Any, ClassVar, Literal, TypedDict, TypeVar
+from typing import ClassVar, Literal, TypedDict, TypeVar
 
+from ...plain import add_to, greater, item, larger, less, negative
 from .base import Scenario
 
 _CITY_ZH = {"Beijing": "北京", "Shanghai": "上海", "Nanjing": "南京", "Shenzhen": "深圳", "Xiamen": "厦门",
@@ -69,7 +71,7 @@ class _Booking(TypedDict):
     flight_no: object
     payment_method: object
     cabin: object
-    baggage: Any  # upstream adds the model's add_baggage to it with +, whatever both are
+    baggage: object  # upstream adds the model's add_baggage to it with +, whatever both are (plain.py)
 
 
 class _Reservation(_Booking, total=False):
@@ -259,23 +261,23 @@ class Travel(Scenario):
                     pairs.append({"first_leg": first, "second_leg": second})
         return pairs if pairs else self._text("no_transfer")
 
-    def calculate_baggage_fee(self, membership_level: object, cabin_class: object, baggage_count: Any) -> Any:
+    def calculate_baggage_fee(self, membership_level: object, cabin_class: object, baggage_count: object) -> object:
         table: dict[object, dict[object, int]] = {level: {self._economy: eco, self._business: biz}
                                                   for level, (eco, biz) in _FREE_BAGS.items()}
         free = table[membership_level][cabin_class]  # KeyError for an unknown level or cabin
         # Every bag over the allowance is charged.
-        return max(baggage_count - free, 0) * 50
+        return operator.mul(larger(operator.sub(baggage_count, free), 0), 50)
 
     # user and amount: a record and a number from our own calls, anything from the model's (indexed and added to).
-    def update_balance(self, user: Any, payment_method: object, amount: Any) -> bool:
+    def update_balance(self, user: object, payment_method: object, amount: object) -> bool:
         if payment_method == "cash":
-            if user["cash_balance"] + amount < 0:
+            if less(operator.add(item(user, "cash_balance"), amount), 0):
                 return False
-            user["cash_balance"] += amount
+            add_to(user, "cash_balance", amount)
         elif payment_method == "bank":
-            if user["bank_balance"] + amount < 0:
+            if less(operator.add(item(user, "bank_balance"), amount), 0):
                 return False
-            user["bank_balance"] += amount
+            add_to(user, "bank_balance", amount)
         # Any other method changes nothing and still reports success.
         return True
 
@@ -289,17 +291,17 @@ class Travel(Scenario):
         flight = self._first(self.flights, flight_no=flight_no, status="available")
         if flight is None:  # no existence check upstream: its fare lookup subscripts None
             raise TypeError("'NoneType' object is not subscriptable")
-        total = self._fare(flight, cabin)
         # A failed login surfaces here as KeyError 'membership_level' (acebench-agent §3.5).
-        total += self.calculate_baggage_fee(user["membership_level"], cabin, baggage_count)
+        total: object = operator.add(self._fare(flight, cabin),
+                                     self.calculate_baggage_fee(user["membership_level"], cabin, baggage_count))
         if payment_method not in ["cash", "bank"]:  # checked only after the cost
             return self._text("bad_payment")
         account = self.users[user_id]  # upstream's .get: the login above found this user
         balance_key: Literal["cash_balance", "bank_balance"] = (
             "cash_balance" if payment_method == "cash" else "bank_balance")
-        if total > account[balance_key]:
+        if greater(total, account[balance_key]):
             return self._text("cash_short" if payment_method == "cash" else "bank_short")
-        account[balance_key] -= total
+        account[balance_key] = operator.sub(account[balance_key], total)  # total: a number, compared above
         flight["seats_available"] -= 1  # no seat check: it may go negative
         rid = f"res_{len(self.reservations) + 1}"
         # New reservations carry no origin or destination (acebench-agent §11.7).
@@ -308,7 +310,7 @@ class Travel(Scenario):
         return self._text("booked", rid=rid, total=total)
 
     def modify_flight(self, user_id: object, reservation_id: object, new_flight_no: object = None,
-                      new_cabin: object = None, add_baggage: Any = 0, new_payment_method: object = None) -> str:
+                      new_cabin: object = None, add_baggage: object = 0, new_payment_method: object = None) -> str:
         reservation = self._first(self.reservations, reservation_id=reservation_id, user_id=user_id)
         if not reservation:
             return self._text("no_reservation")
@@ -329,7 +331,7 @@ class Travel(Scenario):
             else:
                 return self._text("change_failed")
         if new_cabin and new_cabin != reservation.get("cabin"):
-            diff = self.calculate_price_difference(current, reservation["cabin"], new_cabin)
+            diff = self._price_difference(current, reservation["cabin"], new_cabin)
             reservation["cabin"] = new_cabin  # changed even when the difference cannot be paid
             if diff > 0:
                 paid = self.update_balance(user, method, -diff)
@@ -337,12 +339,12 @@ class Travel(Scenario):
             elif diff < 0:
                 self.update_balance(user, method, -diff)
                 notes.append(self._text("cabin_refunded", diff=-diff))
-        if add_baggage > 0:
+        if greater(add_baggage, 0):
             allowance = self.get_baggage_allowance(user["membership_level"], reservation["cabin"])
-            bags = reservation.get("baggage", 0) + add_baggage
-            cost = max(0, bags - allowance) * 50
-            if cost > 0:
-                paid = self.update_balance(user, method, -cost)
+            bags: object = operator.add(reservation.get("baggage", 0), add_baggage)
+            cost: object = operator.mul(larger(0, operator.sub(bags, allowance)), 50)
+            if greater(cost, 0):
+                paid = self.update_balance(user, method, negative(cost))
                 notes.append(self._text("bags_paid", cost=cost) if paid else self._text("bags_short"))
             reservation["baggage"] = bags
         if not notes:
@@ -375,11 +377,17 @@ class Travel(Scenario):
         self.process_refund(user, refund)
         return self._text("fee_cancel", fee=fee, refund=refund)
 
-    def process_refund(self, user: Any, amount: Any) -> None:  # as update_balance
-        user["cash_balance"] += amount
+    def process_refund(self, user: object, amount: object) -> None:  # as update_balance
+        add_to(user, "cash_balance", amount)
         # Upstream then logs a line naming user["user_name"]; the lookup still fails on a nameless dict.
-        user["user_name"]
+        item(user, "user_name")
 
-    def calculate_price_difference(self, flight: Any, old_cabin: object, new_cabin: object) -> Any:
-        prices: dict[object, Any] = {self._economy: flight["economy_price"], self._business: flight["business_price"]}
+    def calculate_price_difference(self, flight: object, old_cabin: object, new_cabin: object) -> object:
+        prices: dict[object, object] = {self._economy: item(flight, "economy_price"),
+                                        self._business: item(flight, "business_price")}
+        return operator.sub(prices.get(new_cabin, 0), prices.get(old_cabin, 0))
+
+    def _price_difference(self, flight: _Flight, old_cabin: object, new_cabin: object) -> int:
+        """calculate_price_difference on one of our own flights (modify_flight's call): its prices are ints."""
+        prices: dict[object, int] = {self._economy: flight["economy_price"], self._business: flight["business_price"]}
         return prices.get(new_cabin, 0) - prices.get(old_cabin, 0)
