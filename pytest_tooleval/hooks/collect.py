@@ -11,8 +11,10 @@ from typing import Any
 import pytest
 
 from ..errors import ContextOverflowError, ToolevalUsageError
+from ..json_value import JSONObject
 from ..models.base import InfrastructureError
 from ..outcome import InternalError, SampleError, SampleResult, Skipped
+from ..report.row import tally
 from ..report.summary import token_totals
 from ..run.plan import DATA_ERROR, PLACEHOLDERS
 from ..run.session import ToolevalSession
@@ -191,12 +193,12 @@ def attach_payload(session: ToolevalSession, item: pytest.Item, call: pytest.Cal
     item.stash[PAYLOAD_KEY] = payload
 
 
-PAYLOAD_KEY = pytest.StashKey[dict[str, Any]]()
+PAYLOAD_KEY = pytest.StashKey[JSONObject]()
 
 
-def junit_properties(payload: dict[str, Any], scorer: str) -> list[tuple[str, object]]:
+def junit_properties(payload: JSONObject, scorer: str) -> list[tuple[str, object]]:
     """The sample's JUnit XML properties: flat, short values (the full payload is in the JSON report)."""
-    prompt, completion = token_totals(payload.get("tokens") or {})
+    prompt, completion = token_totals(tally(payload.get("tokens")))
     properties: list[tuple[str, object]] = [
         ("tooleval.suite", payload["suite"]), ("tooleval.category", payload["category"]),
         ("tooleval.language", payload["language"]), ("tooleval.outcome", payload["outcome"]),
