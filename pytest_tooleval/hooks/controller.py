@@ -13,7 +13,7 @@ import os
 import signal
 import threading
 import time
-from collections.abc import Generator, Mapping
+from collections.abc import Callable, Generator, Mapping
 from types import FrameType
 from typing import TYPE_CHECKING, Any
 
@@ -345,15 +345,15 @@ class Controller:
         from ..report.markdown import write_markdown
 
         settings = self.session.settings
-        writers: list[tuple[str, Any]] = []
-        if settings.report:
-            writers.append((settings.report, lambda: write_report(settings.report, document)))
+        writers: list[tuple[str, Callable[[], object]]] = []
+        if (report := settings.report):
+            writers.append((report, lambda: write_report(report, document)))
         if settings.markdown or step_summary:
             where = settings.markdown or "$GITHUB_STEP_SUMMARY"
             writers.append((where, lambda: write_markdown(document, settings.markdown,
                                                           {"GITHUB_STEP_SUMMARY": step_summary or ""})))
-        if settings.html:
-            writers.append((settings.html, lambda: write_html(document, settings.html)))
+        if (html := settings.html):
+            writers.append((html, lambda: write_html(document, html)))
         for where, write in writers:
             try:
                 write()

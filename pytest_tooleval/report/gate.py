@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..json_value import JSONObject, JSONValue
 from ..text import counted, did_you_mean
@@ -14,7 +14,7 @@ from .row import whole
 from .summary import RunSummary
 
 if TYPE_CHECKING:
-    from .compare import Comparison
+    from .compare import Comparison, FigureComparison
 
 
 @dataclass(frozen=True)
@@ -79,7 +79,7 @@ class ErrorCause:
                 "other_causes": self.other_causes, "other_errors": self.other_errors, "text": self.text()}
 
     @classmethod
-    def from_dict(cls, value: Any) -> ErrorCause | None:
+    def from_dict(cls, value: object) -> ErrorCause | None:
         """The cause a report's gate holds (`as_dict`), or None when it holds none or another shape."""
         if not isinstance(value, Mapping):
             return None
@@ -231,7 +231,7 @@ def sort_thresholds(thresholds: dict[str, float], in_run: dict[str, list[str] | 
 def evaluate_regressions(comparison: Comparison, margins: Mapping[str, float], alpha: float) -> list[RegressionCheck]:
     """The --tooleval-max-regression checks: every compared figure a margin's name matches (as thresholds
     match), Holm-corrected together; a name that matches none is a check that fails."""
-    gated: list[tuple[str, float, Any]] = []
+    gated: list[tuple[str, float, FigureComparison | None]] = []
     for name, margin in margins.items():
         found = [entry for entry in comparison.figures if matches(name, entry.figure)]
         gated += [(entry.figure, margin, entry) for entry in found] or [(name, margin, None)]

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 
 from ..json_value import JSONObject, JSONValue
 
-__all__ = ["member_text", "object_entries", "object_of", "object_or_empty", "tally", "whole"]
+__all__ = ["entries", "member_text", "object_entries", "object_of", "object_or_empty", "tally", "whole"]
 
 
 def member_text(row: Mapping[str, JSONValue], name: str, default: str | None = None) -> str:
@@ -44,9 +44,14 @@ def tally(value: JSONValue) -> dict[str, int]:
     return {key: whole(count) for key, count in object_of(value or {}).items()}
 
 
+def entries(value: JSONValue) -> list[JSONValue]:
+    """A list's entries; none for a value that is no list (null: absent)."""
+    return value if isinstance(value, list) else []
+
+
 def object_entries(value: JSONValue) -> list[JSONObject]:
     """The objects among a list's entries (a report's `samples`); none for a value that is no list."""
-    return [entry for entry in value if isinstance(entry, dict)] if isinstance(value, list) else []
+    return [entry for entry in entries(value) if isinstance(entry, dict)]
 
 
 def object_or_empty(value: JSONValue) -> JSONObject:
