@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING
 
 from .json_value import JSONObject, JSONValue
 from .outcome import SampleResult
-from .report.row import whole
 from .text import clip, plain_data
 
 if TYPE_CHECKING:
@@ -96,7 +95,7 @@ def row_key_or_none(row: Mapping[str, JSONValue]) -> tuple[str, str, str, str, i
 def row_key(row: Mapping[str, JSONValue]) -> tuple[str, str, str, str, int]:
     """What tells one sample's row from another's: the same sample in two variants, or asked twice, is two rows."""
     return (_key_text(row, "suite"), _key_text(row, "language"), _key_text(row, "id"), _key_text(row, "variant", ""),
-            whole(row.get("repeat", 1)))
+            _whole(row.get("repeat", 1)))
 
 
 def _key_text(row: Mapping[str, JSONValue], name: str, default: str | None = None) -> str:
@@ -106,6 +105,13 @@ def _key_text(row: Mapping[str, JSONValue], name: str, default: str | None = Non
     if not isinstance(value, str):
         raise KeyError(name)
     return value
+
+
+def _whole(value: JSONValue) -> int:
+    """``int(value)``: a TypeError for a list, an object or None (as report/row.py `whole`, which sits above)."""
+    if isinstance(value, (int, float, str)):
+        return int(value)
+    raise TypeError(f"int() argument must be a string or a real number, not '{type(value).__name__}'")
 
 
 def result_payload(case: Case, category_size: int, result: SampleResult, scorer: str) -> JSONObject:
