@@ -22,6 +22,8 @@ from ..text import THINK_START, counted, did_you_mean
 from .row import whole
 
 if TYPE_CHECKING:
+    from _pytest.terminal import TerminalReporter
+
     from .compare import Comparison
     from .gate import GateResult
     from .summary import RunSummary
@@ -29,7 +31,7 @@ if TYPE_CHECKING:
 THINK_HINT_SHARE = 0.1  # answers beginning with a think block, from which the summary names the strip option
 
 
-def index_teardown_reports(reporter: Any) -> bool:
+def index_teardown_reports(reporter: object) -> bool:
     """Give pytest's own terminal reporter an indexed teardown lookup; False where it has none to replace
     (another plugin's reporter, or a pytest that no longer scans)."""
     from _pytest.terminal import TerminalReporter  # pytest.TerminalReporter only from pytest 8.4 on: the same class
@@ -82,7 +84,7 @@ class RunShown:
     written: Sequence[str]  # the report files written
 
 
-def show_run(reporter: Any, shown: RunShown) -> None:
+def show_run(reporter: TerminalReporter, shown: RunShown) -> None:
     """The tooleval summary: the table, the totals, what kept the run from being whole, the comparison with a
     baseline, the deviations, the gate and the reports written."""
     stopped = shown.stopped
@@ -164,8 +166,8 @@ def show_run(reporter: Any, shown: RunShown) -> None:
         reporter.write_line(stopped, red=True)
 
 
-def _show_quarantine(reporter: Any, quarantine: Mapping[str, str], quarantined: Sequence[Mapping[str, JSONValue]],
-                     rows: Sequence[Mapping[str, JSONValue]]) -> None:
+def _show_quarantine(reporter: TerminalReporter, quarantine: Mapping[str, str],
+                     quarantined: Sequence[Mapping[str, JSONValue]], rows: Sequence[Mapping[str, JSONValue]]) -> None:
     if not quarantine:
         return
     if quarantined:
