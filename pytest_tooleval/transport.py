@@ -6,8 +6,10 @@ Plain JSON-safe dicts, versioned, so `-n0` and `-n8` share one path (xdist seria
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
+from .json_value import JSONObject, JSONValue
 from .outcome import SampleResult
 from .text import clip, plain_data
 
@@ -19,14 +21,14 @@ PAYLOAD_VERSION = 1
 OUTPUT_LIMIT = 20_000  # characters of raw output kept per sample in reports
 
 
-def json_safe(value: dict[str, Any]) -> dict[str, Any]:
+def json_safe(value: Mapping[str, object]) -> JSONObject:
     """Round-trip through JSON: tuples become lists, odd keys and objects become strings, text `plain_text`. A
     field that cannot make the trip (nested past the JSON encoder's depth) is kept as a note, so that the
     sample's verdict still travels (docs/reliability.md)."""
     try:
         return _round_trip(value)
     except (RecursionError, ValueError, TypeError):
-        kept = {}
+        kept: JSONObject = {}
         for name, item in value.items():
             try:
                 kept[name] = _round_trip({"v": item})["v"]
@@ -35,19 +37,19 @@ def json_safe(value: dict[str, Any]) -> dict[str, Any]:
         return kept
 
 
-def _round_trip(value: dict[str, Any]) -> dict[str, Any]:
-    safe: dict[str, Any] = plain_data(json.loads(json.dumps(value, default=str, ensure_ascii=False,
+def _round_trip(value: Mapping[str, object]) -> JSONObject:
+    safe: JSONObject = plain_data(json.loads(json.dumps(value, default=str, ensure_ascii=False,
                                                             skipkeys=False)))
     return safe
 
 
-def as_property(payload: dict[str, Any]) -> str:
+def as_property(payload: JSONObject) -> str:
     """The payload as it rides on a report: JSON text. xdist's pipe (execnet) refuses values JSON takes (an
     integer below -2**31 a model wrote in a call, say, crashed the whole run); a string always travels."""
     return json.dumps(payload, ensure_ascii=False, allow_nan=True)
 
 
-def from_property(value: object) -> dict[str, Any] | None:
+def from_property(value: object) -> JSONObject | None:
     """A payload from a report's property (`as_property`'s text), or None for anything else."""
     if isinstance(value, dict):  # a payload attached in this process before it was encoded
         return value
@@ -60,8 +62,8 @@ def from_property(value: object) -> dict[str, Any] | None:
     return payload if isinstance(payload, dict) else None
 
 
-def case_fields(case: Case, category_size: int) -> dict[str, Any]:
-    fields = {
+def case_fields(case: Case, category_size: int) -> JSONObject:
+    fields: JSONObject = {
         "v": PAYLOAD_VERSION,
         "suite": case.suite,
         "id": case.id,
@@ -82,7 +84,7 @@ def case_fields(case: Case, category_size: int) -> dict[str, Any]:
     return fields
 
 
-def row_key_or_none(row: dict[str, Any]) -> tuple[str, str, str, str, int] | None:
+def row_key_or_none(row: Mapping[str, JSONValue]) -> tuple[str, str, str, str, int] | None:
     """`row_key` of a row read from a file, which may lack the fields."""
     try:
         return row_key(row)
@@ -90,18 +92,35 @@ def row_key_or_none(row: dict[str, Any]) -> tuple[str, str, str, str, int] | Non
         return None
 
 
-def row_key(row: dict[str, Any]) -> tuple[str, str, str, str, int]:
+def row_key(row: Mapping[str, JSONValue]) -> tuple[str, str, str, str, int]:
     """What tells one sample's row from another's: the same sample in two variants, or asked twice, is two rows."""
-    return row["suite"], row["language"], row["id"], row.get("variant", ""), int(row.get("repeat", 1))
+    return (_key_text(row, "suite"), _key_text(row, "language"), _key_text(row, "id"), _key_text(row, "variant", ""),
+            _whole(row.get("repeat", 1)))
 
 
-def result_payload(case: Case, category_size: int, result: SampleResult, scorer: str) -> dict[str, Any]:
+def _key_text(row: Mapping[str, JSONValue], name: str, default: str | None = None) -> str:
+    """A text member of the key: a KeyError when it is missing (and has no default) or is no text, as for a row
+    the document reads (document.py `SampleRow.key`)."""
+    value = row.get(name, default)
+    if not isinstance(value, str):
+        raise KeyError(name)
+    return value
+
+
+def _whole(value: JSONValue) -> int:
+    """``int(value)``: a TypeError for a list, an object or None (as report/row.py `whole`, which sits above)."""
+    if isinstance(value, (int, float, str)):
+        return int(value)
+    raise TypeError(f"int() argument must be a string or a real number, not '{type(value).__name__}'")
+
+
+def result_payload(case: Case, category_size: int, result: SampleResult, scorer: str) -> JSONObject:
     verdict = result.verdict
     passed = verdict.passed(scorer)
     output = result.output
     if isinstance(output, str):
         output = clip(output, OUTPUT_LIMIT)
-    payload = case_fields(case, category_size)
+    payload: dict[str, object] = {**case_fields(case, category_size)}
     payload.update(
         outcome="passed" if passed else "failed",
         valid=verdict.valid,
@@ -135,7 +154,7 @@ def result_payload(case: Case, category_size: int, result: SampleResult, scorer:
     return json_safe(payload)
 
 
-def error_payload(case: Case, category_size: int, reason: str, outcome: str = "error") -> dict[str, Any]:
+def error_payload(case: Case, category_size: int, reason: str, outcome: str = "error") -> JSONObject:
     payload = case_fields(case, category_size)
     payload.update(outcome=outcome, valid=None, error_type="", error=reason, output=None)
     return payload

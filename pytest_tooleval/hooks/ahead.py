@@ -22,21 +22,21 @@ REPORTING_HOOKS = frozenset({
 })
 
 
-def _nothing(*args: Any, **kwargs: Any) -> list[Any]:
+def _nothing(*args: object, **kwargs: object) -> list[object]:
     return []
 
 
 class _Quiet:
     """A hook relay that calls every hook except the reporting ones."""
 
-    def __init__(self, relay: Any) -> None:
+    def __init__(self, relay: object) -> None:
         self._relay = relay
 
-    def __getattr__(self, name: str) -> Any:
+    def __getattr__(self, name: str) -> object:
         return _nothing if name in REPORTING_HOOKS else getattr(self._relay, name)
 
 
-def _quiet(relay: Any) -> Any:
+def _quiet(relay: object) -> Any:  # stands in for pytest's hook relay, whose type it is not
     return _Quiet(relay)
 
 

@@ -6,13 +6,14 @@ import json
 import re
 from dataclasses import dataclass
 from types import TracebackType
-from typing import Any
 
 import pytest
 
 from ..errors import ContextOverflowError, ToolevalUsageError
+from ..json_value import JSONObject
 from ..models.base import InfrastructureError
 from ..outcome import InternalError, SampleError, SampleResult, Skipped
+from ..report.row import tally
 from ..report.summary import token_totals
 from ..run.plan import DATA_ERROR, PLACEHOLDERS
 from ..run.session import ToolevalSession
@@ -20,7 +21,7 @@ from ..suites import plugin, selected_by_marks
 from ..suites.base import Case
 from ..text import clip, counted
 from ..transport import PROPERTY, as_property, error_payload, result_payload
-from ..verdict import FIXED_VALID
+from ..verdict import FIXED_VALID, Verdict
 
 NO_MODEL = "no model to evaluate: pass --tooleval-model NAME (or 'oracle', or 'replay:PATH')"
 NO_DATA = "no model and no local data: pass --tooleval-model NAME (data is downloaded on first use)"
@@ -85,7 +86,7 @@ def is_placeholder(test_id: str) -> bool:
                for what in PLACEHOLDERS)
 
 
-def collected_cases(items: list[pytest.Item]) -> list[Any]:
+def collected_cases(items: list[pytest.Item]) -> list[Case]:
     """The cases of the collected sample tests, in collection order (not the suites' placeholders)."""
     params = [item.callspec.params["tooleval_case"] for item in items  # type: ignore[attr-defined]  # a parametrized Function
               if "tooleval_case" in getattr(getattr(item, "callspec", None), "params", {})]
@@ -113,7 +114,7 @@ class CaseHandle:
     scorer: str
 
     @property
-    def verdict(self) -> Any:
+    def verdict(self) -> Verdict:
         return self.result.verdict
 
     @property
@@ -191,12 +192,12 @@ def attach_payload(session: ToolevalSession, item: pytest.Item, call: pytest.Cal
     item.stash[PAYLOAD_KEY] = payload
 
 
-PAYLOAD_KEY = pytest.StashKey[dict[str, Any]]()
+PAYLOAD_KEY = pytest.StashKey[JSONObject]()
 
 
-def junit_properties(payload: dict[str, Any], scorer: str) -> list[tuple[str, object]]:
+def junit_properties(payload: JSONObject, scorer: str) -> list[tuple[str, object]]:
     """The sample's JUnit XML properties: flat, short values (the full payload is in the JSON report)."""
-    prompt, completion = token_totals(payload.get("tokens") or {})
+    prompt, completion = token_totals(tally(payload.get("tokens")))
     properties: list[tuple[str, object]] = [
         ("tooleval.suite", payload["suite"]), ("tooleval.category", payload["category"]),
         ("tooleval.language", payload["language"]), ("tooleval.outcome", payload["outcome"]),
@@ -258,7 +259,7 @@ def describe_failure(case: Case, result: SampleResult, scorer: str) -> str:
     return "\n".join(lines)
 
 
-def _show(value: Any) -> str:
+def _show(value: object) -> str:
     if isinstance(value, str):
         return value
     return json.dumps(value, ensure_ascii=False, default=str)

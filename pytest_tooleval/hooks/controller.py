@@ -13,13 +13,14 @@ import os
 import signal
 import threading
 import time
-from collections.abc import Generator, Mapping
+from collections.abc import Callable, Generator, Mapping
 from types import FrameType
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from ..errors import NOT_ASKED, ToolevalUsageError
+from ..json_value import JSONObject
 from ..models.access import access_kind
 from ..models.storage import check_cache_dir
 from ..report.gate import (
@@ -31,6 +32,7 @@ from ..report.gate import (
     unknown_name_line,
 )
 from ..report.json_report import check_report_path, report_document, write_report
+from ..report.row import member_text, object_entries, object_or_empty
 from ..report.summary import RunSummary, run_totals, summarize
 from ..report.terminal import (
     RunShown,
@@ -54,18 +56,18 @@ if TYPE_CHECKING:
 class Controller:
     def __init__(self, session: ToolevalSession) -> None:
         self.session = session
-        self.samples: dict[tuple[str, str, str, str, int], dict[str, Any]] = {}
+        self.samples: dict[tuple[str, str, str, str, int], JSONObject] = {}
         self.other_failures = 0
         self.summary: RunSummary | None = None
         self.gate: GateResult | None = None
         self.report_errors: list[str] = []
-        self.quarantined: list[dict[str, Any]] = []  # rows of quarantined samples: in the report, in no figure
-        self.rows: list[dict[str, Any]] = []
-        self.totals: dict[str, Any] = {}  # run_totals of the rows, made once at the end
+        self.quarantined: list[JSONObject] = []  # rows of quarantined samples: in the report, in no figure
+        self.rows: list[JSONObject] = []
+        self.totals: JSONObject = {}  # run_totals of the rows, made once at the end
         self.not_evaluated = {"benchmark test": 0, "yaml suite case": 0}  # tests skipped for want of a model
         self.started = time.monotonic()
         self.wall_s = 0.0
-        self.baseline: dict[str, Any] | None = None  # the --tooleval-baseline report, read at the start
+        self.baseline: JSONObject | None = None  # the --tooleval-baseline report, read at the start
         self.comparison: Comparison | None = None
         self.signalled: str | None = None  # the first SIGINT/SIGTERM this process received (`_on_signal`)
         self.interrupted: str | None = None  # the signal that ended the run before it finished (`_finish`)
@@ -116,7 +118,7 @@ class Controller:
         self._check_baseline_revisions(path)
         if not self.session.settings.strict_baseline:
             return  # the differences are named under the comparison, at the end
-        before = self.baseline.get("fingerprint") or {}
+        before = object_or_empty(self.baseline.get("fingerprint"))
         suites = [name for name in registered() if name in before]
         current = json.loads(json.dumps(fingerprint(self.session.settings, suites), default=str))
         # what the endpoints refused is known after the probe: held against the baseline at the end
@@ -255,7 +257,7 @@ class Controller:
         notes = tuple(f"{name}: not checked (its suite did not run)" for name in outside)
         return {name: value for name, value in thresholds.items() if name not in outside}, notes
 
-    def _crashed_sample(self, report: pytest.TestReport) -> dict[str, Any] | None:
+    def _crashed_sample(self, report: pytest.TestReport) -> JSONObject | None:
         name = report.nodeid.rsplit("::", 1)[-1]
         if not self.session.active or "[" not in name or not name.endswith("]"):
             return None
@@ -301,8 +303,8 @@ class Controller:
         settings = self.session.settings
         batched = self.session.batch.prefixes()
         for row in everything:  # answered through the Batch API: priced at its share (report/summary.py)
-            if row.get("test_id") in batched:
-                row["batched"] = batched[row["test_id"]]
+            if isinstance(test_id := row.get("test_id"), str) and test_id in batched:
+                row["batched"] = batched[test_id]
         self.summary = summarize(rows, plugin)
         _figures_as_junit_properties(session.config, self.summary.figures)
         self.totals = self._totals()
@@ -343,15 +345,15 @@ class Controller:
         from ..report.markdown import write_markdown
 
         settings = self.session.settings
-        writers: list[tuple[str, Any]] = []
-        if settings.report:
-            writers.append((settings.report, lambda: write_report(settings.report, document)))
+        writers: list[tuple[str, Callable[[], object]]] = []
+        if (report := settings.report):
+            writers.append((report, lambda: write_report(report, document)))
         if settings.markdown or step_summary:
             where = settings.markdown or "$GITHUB_STEP_SUMMARY"
             writers.append((where, lambda: write_markdown(document, settings.markdown,
                                                           {"GITHUB_STEP_SUMMARY": step_summary or ""})))
-        if settings.html:
-            writers.append((settings.html, lambda: write_html(document, settings.html)))
+        if (html := settings.html):
+            writers.append((html, lambda: write_html(document, html)))
         for where, write in writers:
             try:
                 write()
@@ -360,13 +362,13 @@ class Controller:
                 if session.exitstatus == pytest.ExitCode.OK:
                     session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
-    def _totals(self) -> dict[str, Any]:
+    def _totals(self) -> JSONObject:
         settings = self.session.settings
         live = access_kind(settings) != "oracle"
         totals = run_totals(self.rows, self.wall_s, requests=self.session.tally.request_counts if live else None,
                             role_models=self.session.run.role_models(), prices=settings.prices or None)
         if live and (moved := self.session.tally.concurrency):
-            totals["concurrency"] = moved  # how each endpoint's in-flight limit moved, and why (models/limits.py)
+            totals["concurrency"] = [*moved]  # how each endpoint's in-flight limit moved, and why (models/limits.py)
         if settings.max_cost is not None:
             totals["cost_ceiling"] = {"usd": settings.max_cost, "not_run": self.session.budget.not_run}
         if self.session.batch.summary is not None:
@@ -379,26 +381,13 @@ class Controller:
         """Whether the run asked every sample it collected: nothing stopped, interrupted or left it short."""
         return (exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED) and not session.shouldstop
                 and not session.shouldfail and self.interrupted is None and not self.session.stopped_because
-                and not self._incomplete() and not self._run_block()["not_run"])
+                and not self._incomplete() and not self._run_counts()[0])
 
-    def _run_block(self) -> dict[str, Any]:
+    def _run_block(self) -> dict[str, object]:
         """The report's `run`: the share of the benchmark (shard, subsample), the samples collected but never
         run (a run stopped early), and the prices its costs were estimated at."""
-        from .collect import is_placeholder
-
         settings = self.session.settings
-        answered = {row.get("test_id") for row in self.samples.values()}
-        collected = set(self.session.collected_test_ids or ())
-        not_run = sorted(test_id for test_id in collected - answered
-                         if not is_placeholder(test_id) and self.session.run.case_for_test_id(test_id) is not None)
-        # skipped rows are not written: counted, so that a merge can tell them from rows a shard lost; those a
-        # stopping run never asked are samples not run, which make a merge of the shard incomplete
-        skips = [row for row in self.samples.values()
-                 if row["outcome"] == "skipped" and row.get("test_id") in collected]
-        stopped = [row["test_id"] for row in skips if str(row.get("error") or "").startswith(NOT_ASKED)]
-        skipped = len(skips) - len(stopped)
-        collected_n = len(collected & answered) + len(not_run)
-        not_run = sorted(not_run + stopped)
+        not_run, collected_n, skipped = self._run_counts()
         return {"shard": settings.shard, "sample": settings.sample,
                 "seed": settings.seed if settings.sample is not None else None,
                 "collected": collected_n, "not_run": not_run, "skipped": skipped,
@@ -409,7 +398,25 @@ class Controller:
                 **({"cache": {**run.as_dict(), "served": self.session.served}}
                    if (run := self.session.cache_run) is not None else {})}
 
-    def _compare(self, rows: list[dict[str, Any]]) -> Comparison:
+    def _run_counts(self) -> tuple[list[str], int, int]:
+        """The run block's samples not run, samples collected, and samples skipped."""
+        from .collect import is_placeholder
+
+        answered = {row.get("test_id") for row in self.samples.values()}
+        collected = set(self.session.collected_test_ids or ())
+        not_run = sorted(test_id for test_id in collected - answered
+                         if not is_placeholder(test_id) and self.session.run.case_for_test_id(test_id) is not None)
+        # skipped rows are not written: counted, so that a merge can tell them from rows a shard lost; those a
+        # stopping run never asked are samples not run, which make a merge of the shard incomplete
+        skips = [row for row in self.samples.values()
+                 if row["outcome"] == "skipped" and row.get("test_id") in collected]
+        stopped = [member_text(row, "test_id") for row in skips
+                   if str(row.get("error") or "").startswith(NOT_ASKED)]
+        skipped = len(skips) - len(stopped)
+        collected_n = len(collected & answered) + len(not_run)
+        return sorted(not_run + stopped), collected_n, skipped
+
+    def _compare(self, rows: list[JSONObject]) -> Comparison:
         from ..report.compare import compare, suite_members
         from ..report.json_report import fingerprint
 
@@ -421,9 +428,9 @@ class Controller:
         # a sample quarantined now is out of the baseline's figures too, so the pairs compare like with like
         # (every repeat of it: a comparison's unit is a sample, its repeats counted within it)
         left_out = {row_key(row)[:4] for row in self.quarantined}
-        baseline = {**self.baseline, "samples": [
-            row for row in self.baseline.get("samples") or [] if isinstance(row, dict)
-            and (key := row_key_or_none(row)) is not None and key[:4] not in left_out]}
+        baseline: JSONObject = {**self.baseline, "samples": [
+            row for row in object_entries(self.baseline.get("samples"))
+            if (key := row_key_or_none(row)) is not None and key[:4] not in left_out]}
         return compare(rows, baseline, path, current, members)
 
     def _shown(self) -> RunShown:
@@ -449,7 +456,7 @@ class Controller:
                                   cost_line(budget.ceiling, budget.spent_usd, budget.not_run)
                                   if budget.not_run and budget.ceiling is not None else None,
                                   None if self.interrupted is None else interrupted_line(self.interrupted,
-                                                                                         self._run_block()))
+                                                                                         *self._run_counts()[:2]))
                 if line is not None]
 
 

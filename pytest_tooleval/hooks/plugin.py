@@ -8,8 +8,7 @@ from __future__ import annotations
 import atexit
 import gc
 import json
-from collections.abc import Generator
-from typing import Any
+from collections.abc import Callable, Generator
 
 import pytest
 
@@ -75,7 +74,7 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(XdistHooks(session, config), "tooleval-xdist")
 
 
-def _terminal_line(config: pytest.Config) -> Any:
+def _terminal_line(config: pytest.Config) -> Callable[[str], None]:
     """A line to pytest's terminal (found when first used: it registers after this plugin)."""
 
     def say(line: str) -> None:
@@ -150,7 +149,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 
 
 @pytest.fixture
-def tooleval_case(request: pytest.FixtureRequest) -> Any:
+def tooleval_case(request: pytest.FixtureRequest) -> CaseHandle:
     """The sample this test evaluates, already answered and scored (an infrastructure failure errors here)."""
     from .collect import answer_case
 
@@ -160,7 +159,8 @@ def tooleval_case(request: pytest.FixtureRequest) -> Any:
 
 
 @pytest.hookimpl(wrapper=True)
-def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, Any]:
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]
+                              ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     callspec = getattr(item, "callspec", None)
     ours = callspec is not None and "tooleval_case" in callspec.params
     if ours and call.excinfo is not None:

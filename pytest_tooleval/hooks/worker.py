@@ -6,8 +6,6 @@ controller rides on xdist's workeroutput, read in distributed.py's `pytest_testn
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 from ..run.session import ToolevalSession
@@ -22,7 +20,7 @@ class WorkerHooks:
     def pytest_sessionfinish(self) -> None:
         """What this worker's cache and board failed to keep (models/storage.py), what its endpoints refused and its
         request counts: xdist sends them to the controller after this hook."""
-        output: dict[str, Any] = self.config.workeroutput  # type: ignore[attr-defined]  # xdist's, on a worker
+        output: dict[str, object] = self.config.workeroutput  # type: ignore[attr-defined]  # xdist's, on a worker
         output["tooleval_storage"] = self.session.flush_storage()
         output["tooleval_adaptations"] = self.session.tally.adaptations
         output["tooleval_requests"] = self.session.tally.request_counts

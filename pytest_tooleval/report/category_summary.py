@@ -9,22 +9,24 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ..json_value import JSONObject, JSONValue
+from .row import whole
 from .suite_summary import SuiteSummary, Table, Unit, outcome_counts
 
 HEADERS = ["category", "scored/total", "errors", "accuracy", "95% interval"]
 
 
-def block_of(row: Mapping[str, Any]) -> str:
+def block_of(row: Mapping[str, JSONValue]) -> str:
     """A row's block: its language, then its variant ("" for the benchmark's own protocol)."""
     variant = row.get("variant") or ""
     return f"{row['language']}.{variant}" if variant else str(row["language"])
 
 
-def figure_of(row: Mapping[str, Any]) -> str:
+def figure_of(row: Mapping[str, JSONValue]) -> str:
     return f"{block_of(row)}.{str(row['category']).replace('.', '_')}"  # a dot would read as a figure's parts
 
 
-def category_units(rows: list[dict[str, Any]]) -> list[Unit]:
+def category_units(rows: list[JSONObject]) -> list[Unit]:
     """A sample is a unit of its category's accuracy."""
     return [Unit(figure_of(row), f"{figure_of(row)}/{row['id']}",
                  None if row["outcome"] == "error" else row["outcome"] == "passed", (str(row["id"]),))
@@ -39,7 +41,7 @@ def combine_categories(proportions: Mapping[str, float]) -> dict[str, float]:
     return {f"{block}.overall": sum(values) / len(values) for block, values in by_block.items()}
 
 
-def summarize_categories(suite: str, title: str, rows: list[dict[str, Any]]) -> SuiteSummary:
+def summarize_categories(suite: str, title: str, rows: list[JSONObject]) -> SuiteSummary:
     """One table per block; the figures and the JSON block at full precision (the reports round them)."""
     from .compare import run_spreads
 
@@ -49,15 +51,15 @@ def summarize_categories(suite: str, title: str, rows: list[dict[str, Any]]) -> 
     for block in sorted({block_of(row) for row in rows}):
         mine = [row for row in rows if block_of(row) == block]
         body: list[list[Any]] = []
-        categories: dict[str, Any] = {}
+        categories: JSONObject = {}
         first: dict[str, int] = {}  # categories in the benchmark's order
-        for row in sorted(mine, key=lambda row: int(row.get("index") or 0)):
+        for row in sorted(mine, key=lambda row: whole(row.get("index") or 0)):
             first.setdefault(str(row["category"]), len(first))
         for category in first:
             members = [row for row in mine if str(row["category"]) == category]
             scored = [row for row in members if row["outcome"] != "error"]
             passed = sum(row["outcome"] == "passed" for row in scored)
-            total = max(int(row.get("category_size") or 0) for row in members) or len(members)
+            total = max(whole(row.get("category_size") or 0) for row in members) or len(members)
             partial = partial or len(scored) < total
             name = figure_of(members[0])
             spread = spreads.get(name)

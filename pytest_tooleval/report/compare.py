@@ -15,9 +15,11 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Protocol
+from typing import Protocol
 
+from ..json_value import JSONObject, JSONValue
 from . import stats
+from .row import member_text, object_entries, object_or_empty, whole
 from .suite_summary import CombineFn, Unit, UnitsFn
 
 #: fingerprint keys that describe the model under test (or where it was served): they may differ
@@ -45,7 +47,7 @@ class FigureComparison:
     # gets when there is too little to resample (docs/release-gate.md, "Small samples")
     test: str = "McNemar"
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> JSONObject:
         return {"figure": self.figure, "kind": self.kind, "baseline": self.baseline, "current": self.current,
                 "difference": self.difference, "interval": None if self.interval is None else list(self.interval),
                 "p": self.p, "units": self.units, "pass_to_fail": self.pass_to_fail,
@@ -78,11 +80,11 @@ class Comparison:
     only_current: list[str]  # "<suite>:<unit key>"
     only_baseline: list[str]
     unscored: list[str]  # units without a verdict in one run or both
-    fingerprint_differences: list[tuple[str, Any, Any]]  # (key, baseline, current)
+    fingerprint_differences: list[tuple[str, JSONValue, JSONValue]]  # (key, baseline, current)
     not_compared: list[str] = field(default_factory=list)  # suites that declare no units
     # a baseline rescored to other benchmark revisions: which, when, its samples that answer an older prompt
     # (report/rescore.py rescore_note); None for a baseline as its run wrote it
-    baseline_rescored: dict[str, Any] | None = None
+    baseline_rescored: JSONObject | None = None
     # samples of this run whose answers the response cache served from the baseline's own run (its `run.cache`
     # tag): those pairs compare the baseline with itself
     own_answers: int = 0
@@ -90,7 +92,7 @@ class Comparison:
     def figure(self, name: str) -> FigureComparison | None:
         return next((entry for entry in self.figures if entry.figure == name), None)
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> JSONObject:
         return {
             "baseline": {"path": self.baseline_path, "model": self.baseline_model,
                          **({"rescored": self.baseline_rescored} if self.baseline_rescored else {})},
@@ -102,10 +104,10 @@ class Comparison:
                                   for flip in self.flips if flip.direction == direction]
                       for direction in ("pass_to_fail", "fail_to_pass")},
             **({"own_answers": self.own_answers} if self.own_answers else {}),
-            "only_current": self.only_current,
-            "only_baseline": self.only_baseline,
-            "unscored": self.unscored,
-            "not_compared": self.not_compared,
+            "only_current": [*self.only_current],
+            "only_baseline": [*self.only_baseline],
+            "unscored": [*self.unscored],
+            "not_compared": [*self.not_compared],
             "bootstrap": {"seed": BOOTSTRAP_SEED, "replicates": BOOTSTRAP_REPLICATES},
         }
 
@@ -130,22 +132,22 @@ def suite_members(suite: _Suite) -> tuple[UnitsFn, CombineFn] | None:
     return None if units is None or combine is None else (units, combine)
 
 
-def compare(rows: list[dict[str, Any]], baseline: Mapping[str, Any], baseline_path: str,
-            current_fingerprint: Mapping[str, Any], members: Mapping[str, tuple[UnitsFn, CombineFn] | None],
+def compare(rows: list[JSONObject], baseline: Mapping[str, JSONValue], baseline_path: str,
+            current_fingerprint: Mapping[str, JSONValue], members: Mapping[str, tuple[UnitsFn, CombineFn] | None],
             *, seed: int = BOOTSTRAP_SEED, replicates: int = BOOTSTRAP_REPLICATES) -> Comparison:
     """Compare this run's `rows` with the `baseline` report document.
 
     Args:
         members: for each suite of the run, its `(units, combine)` members, or None when it has none.
     """
-    base_rows = [row for row in baseline.get("samples") or [] if isinstance(row, dict)]
+    base_rows = object_entries(baseline.get("samples"))
     figures: list[FigureComparison] = []
     flips: list[Flip] = []
     only_current: list[str] = []
     only_baseline: list[str] = []
     unscored: list[str] = []
     not_compared: list[str] = []
-    for suite in sorted({row["suite"] for row in rows}):
+    for suite in sorted({member_text(row, "suite") for row in rows}):
         hooks = members.get(suite)
         if hooks is None:
             not_compared.append(suite)
@@ -177,12 +179,12 @@ def compare(rows: list[dict[str, Any]], baseline: Mapping[str, Any], baseline_pa
         figures += _combined(suite, pairs, combine, seed, replicates, proportions_too=not binary)
     flips.sort(key=lambda flip: (flip.suite, _natural(flip.key)))
     return Comparison(baseline_path, _text(baseline.get("fingerprint"), "model"), figures, flips, only_current,
-                      only_baseline, unscored, fingerprint_differences(baseline.get("fingerprint") or {},
+                      only_baseline, unscored, fingerprint_differences(object_or_empty(baseline.get("fingerprint")),
                                                                         current_fingerprint), not_compared,
                       rescore_note(baseline), own_answers(rows, baseline))
 
 
-def own_answers(rows: list[dict[str, Any]], baseline: Mapping[str, Any]) -> int:
+def own_answers(rows: list[JSONObject], baseline: Mapping[str, JSONValue]) -> int:
     """How many of this run's samples the response cache answered from the baseline run itself: the run's tag in
     the baseline's `run.cache` among a row's `cached_runs` (--tooleval-cache reuse, or a run resuming the one that
     wrote the baseline)."""
@@ -191,25 +193,26 @@ def own_answers(rows: list[dict[str, Any]], baseline: Mapping[str, Any]) -> int:
     tag = cache.get("id") if isinstance(cache, Mapping) else None
     if not isinstance(tag, str) or not tag:
         return 0
-    return sum(1 for row in rows if tag in (row.get("cached_runs") or ()))
+    return sum(1 for row in rows if isinstance(runs := row.get("cached_runs"), list) and tag in runs)
 
 
-def rescore_note(baseline: Mapping[str, Any]) -> dict[str, Any] | None:
+def rescore_note(baseline: Mapping[str, JSONValue]) -> JSONObject | None:
     """What a comparison says of a baseline that was rescored (its `rescore` block, report/rescore.py): the revisions,
     when, and how many of its samples answer an older prompt; None for a baseline as its run wrote it."""
     block = baseline.get("rescore")
     if not isinstance(block, dict) or not isinstance(block.get("revisions"), dict):
         return None
-    changed = [entry for entry in block.get("prompt_changed") or [] if isinstance(entry, dict)]
+    changed = object_entries(block.get("prompt_changed"))
+    not_rescored = block.get("not_rescored")
     return {"revisions": block["revisions"], "at": block.get("at"),
             "prompt_changed": sum(1 for entry in changed if not entry.get("asked")),
             "asked": sum(1 for entry in changed if entry.get("asked")),
-            "not_rescored": len(block.get("not_rescored") or [])}
+            "not_rescored": len(not_rescored) if isinstance(not_rescored, (list, dict, str)) else 0}
 
 
-def rescore_sentence(note: Mapping[str, Any]) -> str:
+def rescore_sentence(note: Mapping[str, JSONValue]) -> str:
     """`rescore_note` as the sentence the terminal and the Markdown print under "Compared with ..."."""
-    revisions: Mapping[str, Any] = note["revisions"] if isinstance(note.get("revisions"), dict) else {}
+    revisions = object_or_empty(note.get("revisions"))
     moved = ", ".join(f"{entry.get('title', name)} {entry.get('from')} to {entry.get('to')}"
                       for name, entry in revisions.items() if isinstance(entry, dict))
     when = f" on {str(note['at'])[:10]}" if note.get("at") else ""
@@ -242,7 +245,7 @@ def _proportion(name: str, units: Sequence[tuple[float, float]]) -> FigureCompar
 
 
 def _alone(weights: Mapping[str, Mapping[str, float]], combine: CombineFn,
-           categories: Mapping[str, Sequence[Any]]) -> dict[str, str]:
+           categories: Mapping[str, Sequence[object]]) -> dict[str, str]:
     """The combined figures that are one category's accuracy and nothing else (weight 1, no constant part: a
     group of a partial run that ran one of its categories, BFCL's `live.ast` over live_simple alone or its
     `hallucination.relevance`), each with that category: the same samples must show the same interval."""
@@ -257,24 +260,25 @@ def _smoothed(successes: float, n: int) -> float:
     return (successes + 0.5) / (n + 1)
 
 
-def _test_ids(units_of: UnitsFn, rows: list[dict[str, Any]]) -> dict[str, tuple[str, ...]]:
+def _test_ids(units_of: UnitsFn, rows: list[JSONObject]) -> dict[str, tuple[str, ...]]:
     """Each unit's test ids (the first ask's: a repeat's id ends in -r2), by unit key: the suite's own `units` asked
     of one row at a time, so a suite need declare nothing more (a dialogue's steps each give the dialogue's key)."""
     found: dict[str, list[str]] = {}
     for row in rows:
-        if int(row.get("repeat", 1)) != 1 or not isinstance(row.get("test_id"), str):
+        test_id = row.get("test_id")
+        if whole(row.get("repeat", 1)) != 1 or not isinstance(test_id, str):
             continue
         for unit in units_of([row]):
-            found.setdefault(unit.key, []).append(row["test_id"])
+            found.setdefault(unit.key, []).append(test_id)
     return {key: tuple(sorted(ids, key=_natural)) for key, ids in found.items()}
 
 
-def _shares(units_of: UnitsFn, rows: list[dict[str, Any]]) -> dict[str, tuple[Unit, float | None]]:
+def _shares(units_of: UnitsFn, rows: list[JSONObject]) -> dict[str, tuple[Unit, float | None]]:
     """Each unit's share of passed asks over the run's repeats (1.0 or 0.0 with one ask); None when an ask has
     no verdict. Units are made per repeat (a unit is one ask of a sample), then joined by key."""
-    by_repeat: dict[int, list[dict[str, Any]]] = {}
+    by_repeat: dict[int, list[JSONObject]] = {}
     for row in rows:
-        by_repeat.setdefault(int(row.get("repeat", 1)), []).append(row)
+        by_repeat.setdefault(whole(row.get("repeat", 1)), []).append(row)
     asks: dict[str, tuple[Unit, list[bool | None]]] = {}
     for repeat in sorted(by_repeat):
         for unit in units_of(by_repeat[repeat]):
@@ -461,10 +465,10 @@ def _differences(figures: tuple[dict[str, float], dict[str, float]], names: Sequ
     return {name: after[name] - before[name] for name in names if name in before and name in after}
 
 
-def fingerprint_differences(baseline: Mapping[str, Any], current: Mapping[str, Any],
-                            prefix: str = "") -> list[tuple[str, Any, Any]]:
+def fingerprint_differences(baseline: Mapping[str, JSONValue], current: Mapping[str, JSONValue],
+                            prefix: str = "") -> list[tuple[str, JSONValue, JSONValue]]:
     """Every fingerprint entry that differs, by dotted key, except those naming the model under test."""
-    out: list[tuple[str, Any, Any]] = []
+    out: list[tuple[str, JSONValue, JSONValue]] = []
     for key in sorted(set(baseline) | set(current)):
         if not prefix and key in MODEL_KEYS:
             continue
@@ -476,11 +480,11 @@ def fingerprint_differences(baseline: Mapping[str, Any], current: Mapping[str, A
     return out
 
 
-def _natural(key: str) -> tuple[Any, ...]:
+def _natural(key: str) -> tuple[int | str, ...]:
     """`key` with its digit runs as numbers: normal_atom_bool_9 before normal_atom_bool_10."""
     return tuple(int(part) if part.isdigit() else part for part in re.split(r"(\d+)", key))
 
 
-def _text(mapping: Any, key: str) -> str | None:
+def _text(mapping: object, key: str) -> str | None:
     value = mapping.get(key) if isinstance(mapping, Mapping) else None
     return value if isinstance(value, str) else None

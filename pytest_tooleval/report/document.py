@@ -16,13 +16,14 @@ blocks) stay the JSON values they are: the suite reads them (suites/base.py `rep
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, TypeVar
 
 from pydantic import (
     BaseModel,
     BeforeValidator,
     ConfigDict,
     Field,
+    GetCoreSchemaHandler,
     PlainValidator,
     PrivateAttr,
     SerializerFunctionWrapHandler,
@@ -32,6 +33,9 @@ from pydantic import (
     model_serializer,
     model_validator,
 )
+from pydantic_core import core_schema
+
+from ..json_value import JSONObject, JSONValue
 
 __all__ = ["CategoryTotals", "ComparedFigure", "Comparison", "Fingerprint", "Flip", "Gate", "GateCheck", "Part",
            "Regression", "ReportDocument", "Run", "SampleRow", "StorageFault", "Totals"]
@@ -39,7 +43,7 @@ __all__ = ["CategoryTotals", "ComparedFigure", "Comparison", "Fingerprint", "Fli
 T = TypeVar("T")
 
 
-def _text(value: Any) -> str:
+def _text(value: object) -> str:
     """Any Python text, a lone surrogate included (replayed model text may hold one; pydantic's own `str` refuses
     it): a report is read as the JSON decoder gave it."""
     if not isinstance(value, str):
@@ -47,7 +51,7 @@ def _text(value: Any) -> str:
     return value
 
 
-def _or_none(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+def _or_none(value: object, handler: ValidatorFunctionWrapHandler) -> object:
     """The value as its field's type, or None when it is of another shape."""
     try:
         return handler(value)
@@ -55,19 +59,19 @@ def _or_none(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
         return None
 
 
-def _entries(value: Any) -> Any:
+def _entries(value: object) -> list[object]:
     """A list of objects: a value that is no list reads as none, an entry that is no object as None."""
     if not isinstance(value, list):
         return []
     return [item if isinstance(item, dict) else None for item in value]
 
 
-def _items(value: Any) -> Any:
+def _items(value: object) -> list[object]:
     """A list of values: a value that is no list reads as none."""
     return value if isinstance(value, list) else []
 
 
-def _mapping(value: Any) -> Any:
+def _mapping(value: object) -> dict[object, object]:
     """An object of JSON values: a value that is no object reads as an empty one."""
     return value if isinstance(value, dict) else {}
 
@@ -80,8 +84,17 @@ Maybe = Annotated[T | None, WrapValidator(_or_none)]
 Number = int | float
 #: a list of objects of this type; an entry that is not an object is None
 Entries = Annotated[list[T | None], BeforeValidator(_entries)]
+class _AsGiven:
+    """Pydantic keeps the value as the JSON decoder gave it: no schema of `JSONValue` (a recursive alias pydantic
+    cannot build), no check (a lone surrogate in a text stays)."""
+
+    @staticmethod
+    def __get_pydantic_core_schema__(source: object, handler: GetCoreSchemaHandler) -> core_schema.CoreSchema:
+        return core_schema.any_schema()
+
+
 #: a JSON value the report holds as it is (a model's output, a suite's block)
-Json = Any
+Json = Annotated[JSONValue, _AsGiven()]
 
 
 class Part(BaseModel):
@@ -94,13 +107,15 @@ class Part(BaseModel):
     model_config = ConfigDict(frozen=True, extra="ignore", strict=True, populate_by_name=True)
 
     _keys: tuple[str, ...] = PrivateAttr(default=())  # the keys given, in their order
-    _rest: dict[str, Any] = PrivateAttr(default_factory=dict)  # the members the model does not name, as given
+    _rest: JSONObject = {}  # the members the model does not name, as given (pydantic copies the default)
 
     @model_validator(mode="wrap")
     @classmethod
-    def _keep_all(cls, value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+    def _keep_all(cls, value: object, handler: ValidatorFunctionWrapHandler) -> Part:
+        made: Part
         if not isinstance(value, dict):
-            return handler(value)
+            made = handler(value)
+            return made
         named = cls._json_names()
         made = handler({key: item for key, item in value.items() if key in named})
         # kept out of pydantic's hands: a key may be any text the JSON decoder gave, a lone surrogate included
@@ -112,13 +127,13 @@ class Part(BaseModel):
         return frozenset(field.alias or name for name, field in cls.model_fields.items())
 
     @model_serializer(mode="wrap")
-    def _in_given_order(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        data: dict[str, Any] = {**handler(self), **self._rest}
+    def _in_given_order(self, handler: SerializerFunctionWrapHandler) -> dict[str, object]:
+        data: dict[str, object] = {**handler(self), **self._rest}
         ordered = {key: data[key] for key in self._keys if key in data}
         ordered.update((key, value) for key, value in data.items() if key not in ordered)
         return ordered
 
-    def plain(self) -> dict[str, Any]:
+    def plain(self) -> JSONObject:
         """The part as JSON-plain values: the keys it was given, in their order."""
         return self.model_dump(mode="python", by_alias=True, exclude_unset=True)
 
@@ -132,7 +147,7 @@ class Part(BaseModel):
         aliases = {name: field.alias or name for name, field in type(self).model_fields.items()}
         return tuple(aliases[name] for name in self.model_fields_set)
 
-    def extras(self) -> dict[str, Any]:
+    def extras(self) -> JSONObject:
         """The members the model does not name, in their order."""
         return dict(self._rest)
 
@@ -205,7 +220,7 @@ class Fingerprint(Part):
     endpoint_adaptations: Json = None
     endpoint_profile: Json = None
 
-    def objects(self) -> Iterator[tuple[str, dict[str, Any]]]:
+    def objects(self) -> Iterator[tuple[str, JSONObject]]:
         """Every member that is an object (the suites' blocks, and the parameters), in the report's order."""
         for key, value in self.plain().items():
             if isinstance(value, dict):
@@ -385,7 +400,7 @@ class StorageFault(Part):
     off: Maybe[bool] = None
 
 
-def _part_or_none(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+def _part_or_none(value: object, handler: ValidatorFunctionWrapHandler) -> object:
     """A block that is not an object reads as absent."""
     return handler(value) if isinstance(value, dict) else None
 
@@ -411,11 +426,11 @@ class ReportDocument(Part):
         return [row for row in self.samples if row is not None]
 
 
-def read_document(value: Any) -> ReportDocument:
+def read_document(value: object) -> ReportDocument:
     """A report's JSON value as the document (a value that is no object reads as an empty report)."""
     return ReportDocument.model_validate(value if isinstance(value, dict) else {})
 
 
-def as_document(report: ReportDocument | Mapping[str, Any]) -> ReportDocument:
+def as_document(report: ReportDocument | Mapping[str, object]) -> ReportDocument:
     """The document itself, or a report's JSON value read as one (`read_document`): the renderers take either."""
     return report if isinstance(report, ReportDocument) else read_document(dict(report))

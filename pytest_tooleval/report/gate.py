@@ -5,14 +5,16 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from ..json_value import JSONObject, JSONValue
 from ..text import counted, did_you_mean
 from . import stats
+from .row import whole
 from .summary import RunSummary
 
 if TYPE_CHECKING:
-    from .compare import Comparison
+    from .compare import Comparison, FigureComparison
 
 
 @dataclass(frozen=True)
@@ -48,7 +50,7 @@ class RegressionCheck:
             return f"tooleval gate: {evidence}: within margin {self.margin:.3f} ok"
         return f"tooleval gate: {evidence}: drop > margin {self.margin:.3f}, not significant at {self.alpha:g} ok"
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> JSONObject:
         return {"figure": self.figure, "margin": self.margin, "baseline": self.baseline, "current": self.current,
                 "difference": self.difference, "interval": None if self.interval is None else list(self.interval),
                 "p": self.p, "p_holm": self.p_holm, "alpha": self.alpha, "regression": self.regressed}
@@ -72,12 +74,12 @@ class ErrorCause:
                 if self.other_causes else "")
         return f"{self.count} {self.category}: {self.reason}{more}"
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> JSONObject:
         return {"category": self.category, "reason": self.reason, "count": self.count,
                 "other_causes": self.other_causes, "other_errors": self.other_errors, "text": self.text()}
 
     @classmethod
-    def from_dict(cls, value: Any) -> ErrorCause | None:
+    def from_dict(cls, value: object) -> ErrorCause | None:
         """The cause a report's gate holds (`as_dict`), or None when it holds none or another shape."""
         if not isinstance(value, Mapping):
             return None
@@ -89,13 +91,13 @@ class ErrorCause:
         return cls(category, reason, *counts)
 
 
-def error_causes(rows: Sequence[Mapping[str, Any]]) -> list[tuple[str, str, int]]:
+def error_causes(rows: Sequence[Mapping[str, JSONValue]]) -> list[tuple[str, str, int]]:
     """The errored samples (first asks, as the error rate counts them) grouped by category and by their one-line
     reason, largest group first: (category, an example message, count). Messages group once what only names
     one sample is taken out (quoted text, numbers, ids), so "HTTP 500 for request 7f3a" and "... 91c2" are one."""
     groups: dict[tuple[str, str], list[str]] = {}
     for row in sorted(rows, key=lambda row: str(row.get("test_id", ""))):
-        if row.get("outcome") != "error" or int(row.get("repeat", 1)) != 1:
+        if row.get("outcome") != "error" or whole(row.get("repeat", 1)) != 1:
             continue
         line = next((part.strip() for part in str(row.get("error") or "").splitlines() if part.strip()),
                     "no message")
@@ -104,7 +106,7 @@ def error_causes(rows: Sequence[Mapping[str, Any]]) -> list[tuple[str, str, int]
     return sorted(causes, key=lambda cause: -cause[2])  # stable: equal groups in the order of their first sample
 
 
-def largest_cause(rows: Sequence[Mapping[str, Any]]) -> ErrorCause | None:
+def largest_cause(rows: Sequence[Mapping[str, JSONValue]]) -> ErrorCause | None:
     causes = error_causes(rows)
     if not causes:
         return None
@@ -229,7 +231,7 @@ def sort_thresholds(thresholds: dict[str, float], in_run: dict[str, list[str] | 
 def evaluate_regressions(comparison: Comparison, margins: Mapping[str, float], alpha: float) -> list[RegressionCheck]:
     """The --tooleval-max-regression checks: every compared figure a margin's name matches (as thresholds
     match), Holm-corrected together; a name that matches none is a check that fails."""
-    gated: list[tuple[str, float, Any]] = []
+    gated: list[tuple[str, float, FigureComparison | None]] = []
     for name, margin in margins.items():
         found = [entry for entry in comparison.figures if matches(name, entry.figure)]
         gated += [(entry.figure, margin, entry) for entry in found] or [(name, margin, None)]
@@ -246,7 +248,7 @@ def evaluate_regressions(comparison: Comparison, margins: Mapping[str, float], a
 
 def evaluate_gate(summary: RunSummary, thresholds: dict[str, float], max_error_rate: float,
                   notes: tuple[str, ...] = (), regressions: tuple[RegressionCheck, ...] = (),
-                  rows: Sequence[Mapping[str, Any]] = ()) -> GateResult:
+                  rows: Sequence[Mapping[str, JSONValue]] = ()) -> GateResult:
     """A threshold applies to every figure whose full name (`<suite>.<figure>`, e.g. `<suite>.en.overall`) is
     the threshold's name or ends with `.<name>`: `overall` gates every suite's and language's overall, `en.overall`
     only the en ones, `<suite>.<figure>` one figure. `rows` (the summary's) name the largest cause of errors."""

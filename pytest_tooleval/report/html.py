@@ -16,7 +16,6 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from ..suites import figure_blocks_of, title_of
 from .document import (
@@ -70,7 +69,7 @@ def esc(value: object) -> str:
     return html.escape(_clean(safe_text(value)), quote=True)  # safe_text: bidi controls too, as their escapes
 
 
-def _json_text(value: Any, indent: int | None = 2) -> str:
+def _json_text(value: object, indent: int | None = 2) -> str:
     return json.dumps(value, ensure_ascii=False, indent=indent, default=str)
 
 
@@ -80,7 +79,7 @@ def _clip(text: str, limit: int = OUTPUT_LIMIT) -> str:
     return f"{text[:limit]}\n… clipped: {len(text)} characters in all"
 
 
-def _shown(value: Any, lines: bool = False) -> str:
+def _shown(value: object, lines: bool = False) -> str:
     """A sample's output or error as text: a string as it is, anything else as JSON (or, with `lines`, a list
     of strings one a line)."""
     if value is None:
@@ -107,11 +106,11 @@ def _given(value: object) -> object:
 # --- reading the document ----------------------------------------------------------------------------------
 
 
-def _map(value: Any) -> Mapping[str, Any]:
+def _map(value: object) -> Mapping[str, object]:
     return value if isinstance(value, Mapping) else {}
 
 
-def _list(value: Any) -> list[Any]:
+def _list(value: object) -> list[object]:
     return list(value) if isinstance(value, (list, tuple)) else []
 
 
@@ -230,7 +229,7 @@ def _regression(item: Regression) -> RegressionCheck:
                            interval, p, p_holm, _num(item.alpha) or 0.05)
 
 
-def gate_lines(gate: Gate | Mapping[str, Any]) -> list[tuple[str, str]]:
+def gate_lines(gate: Gate | Mapping[str, object]) -> list[tuple[str, str]]:
     """(line, status) for each line the terminal prints for this gate (GateResult.lines), the verdict excepted;
     status is "note", "ok" or "fail". `gate`: the document's, or a report's JSON value of it."""
     gate = gate if isinstance(gate, Gate) else Gate.model_validate(dict(gate))
@@ -665,7 +664,7 @@ def _quarantine(report: ReportDocument) -> str:
 # --- comparison details, totals, fingerprint ---------------------------------------------------------------
 
 
-def _named_list(title: str, items: Sequence[Any]) -> str:
+def _named_list(title: str, items: Sequence[object]) -> str:
     if not items:
         return f"<p>{esc(title)}: none</p>"
     listing = "".join(f"<li>{esc(item)}</li>" for item in items)
@@ -702,30 +701,30 @@ def _comparison(report: ReportDocument) -> str:
             f"{_differences(comparison.fingerprint_differences)}{lists}</section>")
 
 
-def _value(value: Any) -> str:
+def _value(value: object) -> str:
     text = _json_text(value)
     return f"<pre>{esc(text)}</pre>" if "\n" in text else f"<code>{esc(text)}</code>"
 
 
-def definitions(values: Mapping[str, Any], css: str) -> str:
+def definitions(values: Mapping[str, object], css: str) -> str:
     """A mapping as a definition list: each value as pretty-printed JSON, escaped."""
     body = "".join(f"<div><dt>{esc(key)}</dt><dd>{_value(value)}</dd></div>" for key, value in values.items())
     return f'<dl class="{css}">{body}</dl>'
 
 
-def _count(value: Any) -> str:
+def _count(value: object) -> str:
     number = _num(value)
     if number is None:
         return "—" if value is None else esc(value)
     return f"{int(number):,}" if number == int(number) else f"{number:,.3f}"
 
 
-def _seconds(value: Any) -> str:
+def _seconds(value: object) -> str:
     number = _num(value)
     return "—" if number is None else f"{number:.2f} s"
 
 
-def _dollars(value: Any, places: int = 2) -> str:
+def _dollars(value: object, places: int = 2) -> str:
     number = _num(value)
     return "—" if number is None else f"${number:,.{places}f}"
 
@@ -764,8 +763,8 @@ def _totals(totals: Totals | None) -> str:
     if cut:  # answers that stopped at max_tokens, scored as they are
         rows.append([esc("answers cut at max_tokens"), esc(", ".join(f"{role} {_count(count)}"
                                                                      for role, count in cut.items()))])
-    for moved in totals.concurrency:
-        moved = _map(moved)
+    for entry in totals.concurrency:
+        moved = _map(entry)
         cuts = [_map(cut) for cut in _list(moved.get("cuts"))]
         if cuts:  # the in-flight limit came down (docs/concurrency.md)
             said = "; ".join(f"{cut.get('from')} to {cut.get('to')} at {cut.get('at_s')} s: {cut.get('reason')}"
@@ -880,7 +879,7 @@ def _page(title: str, parts: Iterable[str]) -> str:
             f'<body>{"".join(parts)}</body></html>\n')
 
 
-def render_html(report: ReportDocument | Mapping[str, Any]) -> str:
+def render_html(report: ReportDocument | Mapping[str, object]) -> str:
     """The report document (as `--tooleval-report` writes it) as one self-contained HTML page."""
     report = as_document(report)
     found = blocks(report)
@@ -895,7 +894,7 @@ def render_html(report: ReportDocument | Mapping[str, Any]) -> str:
         f"<footer>Rendered from the JSON report (schema {esc(report.schema_)}): static, no script.</footer>"])
 
 
-def write_html(report: ReportDocument | Mapping[str, Any], path: str | os.PathLike[str]) -> Path:
+def write_html(report: ReportDocument | Mapping[str, object], path: str | os.PathLike[str]) -> Path:
     """Write the page to `path` atomically (a temporary file beside it, then a rename), creating its folders."""
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)

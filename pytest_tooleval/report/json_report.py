@@ -5,11 +5,13 @@ from __future__ import annotations
 import json
 import math
 import os
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 from .. import __version__
+from ..json_value import JSONObject, JSONValue
 from ..settings.options import Settings
 from .document import ReportDocument
 from .gate import GateResult
@@ -18,7 +20,7 @@ from .summary import RunSummary
 SCHEMA = "pytest-tooleval/report/1"
 
 
-def fingerprint(settings: Settings, suites: list[str] | None = None) -> dict[str, Any]:
+def fingerprint(settings: Settings, suites: list[str] | None = None) -> JSONObject:
     """Everything that changes a score, and nothing secret (the API key never appears): the model and the
     shared request parameters, then one block per suite that ran, from the suite's own fingerprint."""
     from ..suites import plugin
@@ -42,12 +44,13 @@ def fingerprint(settings: Settings, suites: list[str] | None = None) -> dict[str
     }
 
 
-def report_document(settings: Settings, summary: RunSummary, rows: list[dict[str, Any]],
-                    gate: GateResult | None, totals: dict[str, Any],
-                    storage: list[dict[str, Any]] | None = None,
+def report_document(settings: Settings, summary: RunSummary, rows: Sequence[Mapping[str, JSONValue]],
+                    gate: GateResult | None, totals: Mapping[str, object],
+                    storage: Sequence[Mapping[str, object]] | None = None,
                     adaptations: dict[str, dict[str, str]] | None = None,
-                    endpoint_profile: dict[str, dict[str, Any]] | None = None,
-                    comparison: dict[str, Any] | None = None, run: dict[str, Any] | None = None) -> ReportDocument:
+                    endpoint_profile: Mapping[str, object] | None = None,
+                    comparison: Mapping[str, object] | None = None,
+                    run: Mapping[str, object] | None = None) -> ReportDocument:
     """The report as one document: what --tooleval-report writes and the Markdown and HTML render."""
     # what the endpoints' models refused, and what was sent instead: part of what the figures mean
     made = {**fingerprint(settings, list(summary.suites)), "endpoint_adaptations": adaptations or {},
@@ -55,12 +58,13 @@ def report_document(settings: Settings, summary: RunSummary, rows: list[dict[str
     return ReportDocument.model_validate(assemble(made, summary, rows, gate, totals, storage, comparison, run))
 
 
-def assemble(made: dict[str, Any], summary: RunSummary, rows: list[dict[str, Any]], gate: GateResult | None,
-             totals: dict[str, Any], storage: list[dict[str, Any]] | None = None,
-             comparison: dict[str, Any] | None = None, run: dict[str, Any] | None = None) -> dict[str, Any]:
+def assemble(made: Mapping[str, object], summary: RunSummary, rows: Sequence[Mapping[str, JSONValue]],
+             gate: GateResult | None, totals: Mapping[str, object],
+             storage: Sequence[Mapping[str, object]] | None = None, comparison: Mapping[str, object] | None = None,
+             run: Mapping[str, object] | None = None) -> JSONObject:
     """The report's JSON value from its parts (a run's, or a merge of shards', report/merge.py): what
-    `ReportDocument.model_validate` reads."""
-    document = {
+    `ReportDocument.model_validate` reads; each part is written as JSON (`strict_plain`)."""
+    document: dict[str, object] = {
         "schema": SCHEMA,
         "fingerprint": made,
         # which share of the benchmark this run was (--tooleval-shard, --tooleval-sample), what it collected
@@ -68,7 +72,7 @@ def assemble(made: dict[str, Any], summary: RunSummary, rows: list[dict[str, Any
         "run": run,
         "summary": {name: suite.data for name, suite in summary.suites.items()},
         "totals": totals,
-        "storage_faults": storage or [],  # what the cache and the run board failed to keep (storage.py)
+        "storage_faults": list(storage or []),  # what the cache and the run board failed to keep (storage.py)
         "comparison": comparison,  # against --tooleval-baseline (report/compare.py)
         "gate": None if gate is None else {
             "passed": gate.passed,
@@ -87,12 +91,13 @@ def assemble(made: dict[str, Any], summary: RunSummary, rows: list[dict[str, Any
     return strict_plain(document)
 
 
-def strict_plain(document: dict[str, Any]) -> dict[str, Any]:
+def strict_plain(document: Mapping[str, object]) -> JSONObject:
     """`document` as JSON-plain values (tuples become lists, other objects their text) that strict JSON can hold:
     a non-finite number (NaN, an infinity: a model's argument 1e999999, say) becomes null, and the report says
     where in `non_finite`, a list of paths such as samples[3].calls[0].set_level.level."""
-    plain: dict[str, Any] = json.loads(json.dumps(document, default=str))
-    found = [] if "non_finite" not in document else list(plain.pop("non_finite") or [])
+    plain: JSONObject = json.loads(json.dumps(document, default=str))
+    noted = plain.pop("non_finite", None) if "non_finite" in document else None
+    found: list[JSONValue] = [*noted] if isinstance(noted, (list, dict, str)) else []
     stack: list[tuple[Any, str]] = [(plain, "")]
     while stack:  # without recursion: a value may be nested as deep as the JSON decoder allowed
         value, path = stack.pop()
@@ -127,7 +132,7 @@ def write_report(path: str, document: ReportDocument) -> None:
 
 
 def read_report(path: str, what: str = "--tooleval-baseline",
-                hint: str = "name a file a previous run wrote with --tooleval-report") -> dict[str, Any]:
+                hint: str = "name a file a previous run wrote with --tooleval-report") -> JSONObject:
     """A report another run wrote (the baseline, a shard): a usage error of one line when it is not one.
     `what` starts each message (the option or the command), `hint` says which file was meant."""
     from ..data.files import FileRefused, read_bytes, unreadable_json

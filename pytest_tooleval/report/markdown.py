@@ -14,8 +14,8 @@ import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
+from ..json_value import JSONValue
 from ..suites import sections_of, title_of
 from ..text import counted
 from .document import (
@@ -95,7 +95,7 @@ def _details(summary: str, body: list[str]) -> list[str]:
 # --- the document -----------------------------------------------------------------------------------------------
 
 
-def render_markdown(report: ReportDocument | Mapping[str, Any]) -> str:
+def render_markdown(report: ReportDocument | Mapping[str, object]) -> str:
     """The report document (or a report's JSON value) as Markdown: title and context, the gate, each suite's
     tables, the comparison with the baseline, the totals and errored samples."""
     report = as_document(report)
@@ -141,7 +141,7 @@ def _header(fingerprint: Fingerprint) -> list[str]:
     return [title, "", ", ".join(context)] if context else [title]
 
 
-def _revisions(blocks: Mapping[str, Mapping[str, Any]]) -> list[str]:
+def _revisions(blocks: Mapping[str, Mapping[str, JSONValue]]) -> list[str]:
     """`<title> <revision>` for each suite block naming the benchmark revision it scored against, and whether its
     data was checked against that revision's pin."""
     named = []
@@ -405,7 +405,7 @@ def _errored(samples: list[SampleRow | None]) -> list[str]:
 # --- writing ----------------------------------------------------------------------------------------------------
 
 
-def write_markdown(report: ReportDocument | Mapping[str, Any], path: str | None, environ: Mapping[str, str]
+def write_markdown(report: ReportDocument | Mapping[str, object], path: str | None, environ: Mapping[str, str]
                    ) -> list[str]:
     """Write the Markdown to `path` (folders created, atomically) and append it to the file named by
     `$GITHUB_STEP_SUMMARY` when set; the paths written. An OSError propagates."""

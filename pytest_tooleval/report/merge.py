@@ -16,9 +16,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..errors import ToolevalUsageError
+from ..json_value import JSONObject, JSONValue
 from ..settings.options import shard_parts
 from ..text import counted
 from ..transport import row_key, row_key_or_none
@@ -26,6 +27,7 @@ from .compare import fingerprint_differences
 from .document import ReportDocument, Run, SampleRow, Totals
 from .gate import GateResult, evaluate_gate, evaluate_regressions, sort_thresholds, unknown_name_line
 from .json_report import SCHEMA, assemble, read_report
+from .row import member_text, object_entries
 from .shard_check import DAMAGED, Shard, check_category_sizes, read_shard, read_strict
 from .summary import RunSummary, run_totals, summarize
 
@@ -56,7 +58,7 @@ class GateOptions:
 class Merged:
     document: ReportDocument
     summary: RunSummary
-    totals: dict[str, Any]
+    totals: JSONObject
     gate: GateResult | None
     comparison: Comparison | None
     incomplete: str | None  # what is missing (shards, samples never run), or None
@@ -77,7 +79,7 @@ class _Part:
         return self.document.totals or Totals()
 
     @property
-    def made(self) -> dict[str, Any]:
+    def made(self) -> JSONObject:
         return self.document.fingerprint.plain()
 
     @cached_property
@@ -124,12 +126,12 @@ def merge(paths: Sequence[str], gate: GateOptions) -> Merged:
                         role_models=first.role_models or None, prices=_prices(first.prices))
     not_run = sorted({str(test_id) for part in parts for test_id in part.run.not_run})
     ceilings = [part.totals.cost_ceiling for part in parts]
-    cut_by_cost = sum(int(ceiling.get("not_run") or 0) for ceiling in ceilings if isinstance(ceiling, dict))
+    cut_by_cost = sum(_count(ceiling.get("not_run")) for ceiling in ceilings if isinstance(ceiling, dict))
     if any(isinstance(ceiling, dict) for ceiling in ceilings):
         usd = next(ceiling["usd"] for ceiling in ceilings if isinstance(ceiling, dict))
         totals["cost_ceiling"] = {"usd": usd, "not_run": cut_by_cost}
     batches = [part.totals.batch for part in parts]
-    left_in_batch = sum(int(batch.get("not_run") or 0) for batch in batches if isinstance(batch, dict))
+    left_in_batch = sum(_count(batch.get("not_run")) for batch in batches if isinstance(batch, dict))
     without_rows = [line for part in parts if (line := part.checked.incomplete()) is not None]
     without_rows += [f"{Path(part.path).name} was interrupted ({part.run.signal or 'a signal'})"
                      for part in parts if part.run.interrupted is True]  # (its not_run may be empty)
@@ -143,12 +145,15 @@ def merge(paths: Sequence[str], gate: GateOptions) -> Merged:
     storage = [fault.plain() for part in parts for fault in part.document.storage_faults if fault is not None]
     document = assemble(made, summary, everything, result, totals, storage,
                         None if comparison is None else comparison.as_dict(), run)
-    if (non_finite := _carried_non_finite(parts, document["samples"]) + list(document.pop("non_finite", []))):
+    noted = document.pop("non_finite", None)
+    non_finite: list[JSONValue] = [*_carried_non_finite(parts, object_entries(document["samples"])),
+                                   *(noted if isinstance(noted, list) else [])]
+    if non_finite:
         document["non_finite"] = non_finite
     return Merged(ReportDocument.model_validate(document), summary, totals, result, comparison, incomplete)
 
 
-def _summary(parts: list[_Part], kept: list[dict[str, Any]]) -> RunSummary:
+def _summary(parts: list[_Part], kept: list[JSONObject]) -> RunSummary:
     """The suites' summary of the joined rows. Their fields are checked (report/shard_check.py), but a
     suite's summariser reads what its rows mean too: rows it cannot read are refused, naming the shard whose
     rows alone cannot be summarised either (otherwise the error is ours, and raised as it is)."""
@@ -168,7 +173,7 @@ def _summary(parts: list[_Part], kept: list[dict[str, Any]]) -> RunSummary:
         raise
 
 
-def _carried_non_finite(parts: list[_Part], merged_rows: list[dict[str, Any]]) -> list[str]:
+def _carried_non_finite(parts: list[_Part], merged_rows: list[JSONObject]) -> list[str]:
     """The shards' notes of non-finite numbers written as null in their rows (json_report.strict_plain), with
     each row's place in the merged report: as a single run of every sample notes them."""
     place = {row_key(row): index for index, row in enumerate(merged_rows)}
@@ -186,7 +191,7 @@ def _carried_non_finite(parts: list[_Part], merged_rows: list[dict[str, Any]]) -
     return [note for _, note in sorted(carried, key=lambda item: item[0])]
 
 
-def _common_fingerprint(parts: list[_Part]) -> dict[str, Any]:
+def _common_fingerprint(parts: list[_Part]) -> JSONObject:
     """The shards' fingerprint, which must be one: a difference names the key and both files. A suite's block
     may be missing from a shard that has none of its samples."""
     from ..suites import registered
@@ -267,7 +272,12 @@ def _summed(parts: list[_Part], keys: tuple[str, ...]) -> dict[str, int] | None:
     return {key: sum(int(getattr(shard, key) or 0) for shard in totals) for key in keys}
 
 
-def _prices(value: Any) -> dict[str, tuple[float, float]] | None:
+def _count(value: JSONValue) -> int:
+    """A count the shard holds (checked: a whole number, or null for none)."""
+    return int(value) if isinstance(value, (int, float)) else 0
+
+
+def _prices(value: object) -> dict[str, tuple[float, float]] | None:
     if not isinstance(value, dict) or not value:
         return None
     return {str(model): (float(pair[0]), float(pair[1])) for model, pair in value.items()}
@@ -293,7 +303,7 @@ def _incomplete_line(missing_shards: list[str], not_run: list[str], cut_by_cost:
     return "; ".join(reasons) or None
 
 
-def _compare(kept: list[dict[str, Any]], everything: list[dict[str, Any]], made: dict[str, Any],
+def _compare(kept: list[JSONObject], everything: list[JSONObject], made: JSONObject,
              baseline_path: str) -> Comparison:
     """As the controller compares a run (controller.py `_compare`): a sample quarantined now is left out of
     the baseline's figures too."""
@@ -301,18 +311,18 @@ def _compare(kept: list[dict[str, Any]], everything: list[dict[str, Any]], made:
     from .compare import compare, suite_members
 
     baseline = read_report(baseline_path)
-    summary_suites = sorted({row["suite"] for row in kept})
+    summary_suites = sorted({member_text(row, "suite") for row in kept})
     members = {name: suite_members(plugin(name)) for name in summary_suites}
     current = {key: value for key, value in made.items() if key not in PER_SHARD}
     left_out = {row_key(row)[:4] for row in everything if row.get("quarantined")}
     baseline = {**baseline, "samples": [
-        row for row in baseline.get("samples") or [] if isinstance(row, dict)
-        and (key := row_key_or_none(row)) is not None and key[:4] not in left_out]}
+        row for row in object_entries(baseline.get("samples"))
+        if (key := row_key_or_none(row)) is not None and key[:4] not in left_out]}
     return compare(kept, baseline, baseline_path, current, members)
 
 
 def _gate(summary: RunSummary, options: GateOptions, comparison: Comparison | None,
-          incomplete: str | None, rows: list[dict[str, Any]]) -> GateResult:
+          incomplete: str | None, rows: list[JSONObject]) -> GateResult:
     """The gate of the merged run, as the controller's: thresholds by figure name, the error rate, regressions
     against the baseline; incomplete when a shard or sample is missing."""
     from ..settings.options import build_settings

@@ -13,18 +13,20 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from ..json_value import JSONObject
 from . import stats
 from .compare import BOOTSTRAP_REPLICATES, BOOTSTRAP_SEED, _natural
+from .row import whole
 from .suite_summary import Table, Unit
 
 
-def repeat_figures(rows: list[dict[str, Any]], units_of: Callable[[list[dict[str, Any]]], list[Unit]],
+def repeat_figures(rows: list[JSONObject], units_of: Callable[[list[JSONObject]], list[Unit]],
                    combine: Callable[[Mapping[str, float]], dict[str, float]]
-                   ) -> tuple[Table, dict[str, float], dict[str, Any]]:
+                   ) -> tuple[Table, dict[str, float], JSONObject]:
     """(the repeats table, the gateable figures, the report's `repeats` block) of a suite's rows."""
-    by_repeat: dict[int, list[dict[str, Any]]] = {}
+    by_repeat: dict[int, list[JSONObject]] = {}
     for row in rows:
-        by_repeat.setdefault(int(row.get("repeat", 1)), []).append(row)
+        by_repeat.setdefault(whole(row.get("repeat", 1)), []).append(row)
     times = len(by_repeat)
     outcomes: dict[tuple[str, str], list[bool]] = {}
     for repeat in sorted(by_repeat):
@@ -65,6 +67,6 @@ def repeat_figures(rows: list[dict[str, Any]], units_of: Callable[[list[dict[str
                      pass_k, sum(1 for key in flaky if key.startswith(name + "/")) if units else None])
     table = Table(f"repeats: {times} asks of each sample (mean = pass@1; pass^{times}: passed all {times})",
                   ["figure", "units", "mean", "95% interval", f"pass^{times}", "flaky"], body)
-    data = {"times": times, "figures": figures, "flaky": flaky,
-            "intervals": {name: list(result.interval) for name, result in results.items()}}
+    data: JSONObject = {"times": times, "figures": dict(figures), "flaky": [*flaky],
+                        "intervals": {name: [*result.interval] for name, result in results.items()}}
     return table, figures, data

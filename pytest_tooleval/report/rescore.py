@@ -28,7 +28,7 @@ from ..text import counted
 from ..transport import row_key
 from .json_report import SCHEMA, assemble
 from .rescoring import RescoreContext, RowRescore, SuiteRescore
-from .summary import RunSummary, run_totals, summarize
+from .summary import RunSummary, SuiteSummary, run_totals, summarize
 
 if TYPE_CHECKING:
     from ..models.access import ModelAccess
@@ -121,7 +121,8 @@ class Rescored:
         return lines
 
 
-def _figure_table(title: str, result: SuiteRescore, before: Any, after: Any) -> list[str]:
+def _figure_table(title: str, result: SuiteRescore, before: SuiteSummary | None, after: SuiteSummary | None
+                  ) -> list[str]:
     if before is None or after is None:
         return []
     names = list(dict.fromkeys([*after.figures, *before.figures]))
@@ -380,7 +381,7 @@ def _served(document: Mapping[str, Any]) -> dict[str, dict[str, Any]] | None:
     return {str(label): dict(value) for label, value in served.items() if isinstance(value, dict)}
 
 
-def _endpoint_problem(fingerprint: Mapping[str, Any], base_url: str | None) -> str | None:
+def _endpoint_problem(fingerprint: Mapping[str, object], base_url: str | None) -> str | None:
     """Why the endpoint this command would reach is not the report's (its response cache is keyed by the endpoint),
     or None. The report names its host; its probe, when it ran, the whole host[:port]/path."""
     from ..models.openai_compat import DEFAULT_BASE_URL, endpoint_label
@@ -472,7 +473,7 @@ def _record(path: str, document: dict[str, Any], results: dict[str, SuiteRescore
     }
 
 
-def _prices(value: Any) -> dict[str, tuple[float, float]] | None:
+def _prices(value: object) -> dict[str, tuple[float, float]] | None:
     if not isinstance(value, dict) or not value:
         return None
     return {str(model): (float(pair[0]), float(pair[1])) for model, pair in value.items()}

@@ -89,7 +89,7 @@ def loads_strict(path: str, text: str, what: str = "merge") -> Any:
     return value
 
 
-def _holds_non_finite(value: Any) -> bool:
+def _holds_non_finite(value: object) -> bool:
     stack = [value]
     while stack:
         item = stack.pop()
@@ -146,9 +146,9 @@ def _path_text(parts: list[Any]) -> str:
     return text
 
 
-def walk(value: Any) -> Iterator[tuple[str, Any]]:
+def walk(value: object) -> Iterator[tuple[str, object]]:
     """Every value nested in `value` with its path (samples[3].tokens.prompt), depth first, without recursion."""
-    stack: list[tuple[Any, str]] = [(value, "")]
+    stack: list[tuple[object, str]] = [(value, "")]
     while stack:
         item, path = stack.pop()
         yield path, item

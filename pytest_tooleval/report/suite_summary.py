@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import ContextOverflowError, MalformedReply
+from ..json_value import JSONObject
 from ..outcome import SCORING_TIME_LIMIT
 
 
@@ -41,7 +42,7 @@ class SuiteSummary:
     data: dict[str, Any] = field(default_factory=dict)
 
 
-def outcome_counts(rows: list[dict[str, Any]]) -> dict[str, int]:
+def outcome_counts(rows: list[JSONObject]) -> dict[str, int]:
     counts = {"total": len(rows), "scored": 0, "passed": 0, "failed": 0, "errors": 0, "context_overflows": 0,
               "malformed_replies": 0, "over_time": 0}
     for row in rows:
@@ -74,5 +75,5 @@ class Unit:
     samples: tuple[str, ...] = ()
 
 
-UnitsFn = Callable[[list[dict[str, Any]]], list[Unit]]
+UnitsFn = Callable[[list[JSONObject]], list[Unit]]
 CombineFn = Callable[[Mapping[str, float]], dict[str, float]]

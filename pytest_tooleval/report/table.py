@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from tabulate import tabulate
 
+from ..json_value import JSONObject
 from ..text import counted, utc_minute
+from .row import entries, object_entries, object_or_empty, whole
 from .summary import RunSummary
 
 if TYPE_CHECKING:
@@ -42,11 +44,11 @@ def _unscored(counts: dict[str, int]) -> str:
             + (f" ({counts['over_time']} of them past the scoring time limit)" if counts.get("over_time") else ""))
 
 
-def render_totals(totals: dict[str, Any]) -> str:
+def render_totals(totals: JSONObject) -> str:
     """One line of run totals under the table (report.summary.run_totals)."""
     sources = answer_sources_text(totals)
-    return (f"tooleval totals: {counted(totals['samples'], 'sample')} ({totals['scored']} scored, "
-            f"{counted(totals['errors'], 'error')}{'; ' + sources if sources else ''}), "
+    return (f"tooleval totals: {counted(whole(totals['samples']), 'sample')} ({totals['scored']} scored, "
+            f"{counted(whole(totals['errors']), 'error')}{'; ' + sources if sources else ''}), "
             f"{totals['prompt_tokens']:,} prompt + {totals['completion_tokens']:,} completion tokens"
             + (f" ({totals['reasoning_tokens']:,} of them reasoning)" if totals.get("reasoning_tokens") else "")
             + (f", {cut}" if (cut := cut_answers(totals)) else "")
@@ -56,7 +58,7 @@ def render_totals(totals: dict[str, Any]) -> str:
 CACHE_WORDS = {"resume": "resumed from the cache", "reuse": "reused from the cache"}
 
 
-def answer_sources_text(totals: dict[str, Any]) -> str | None:
+def answer_sources_text(totals: JSONObject) -> str | None:
     """"60 asked, 40 resumed from the cache (oldest made 2026-12-05 14:02 UTC)" from run_totals' `answers` (and
     the run's --tooleval-cache, `cache_mode`, where the controller put it); None when no model answered (the
     oracle)."""
@@ -79,19 +81,20 @@ def answer_sources_text(totals: dict[str, Any]) -> str | None:
     return ", ".join(parts)
 
 
-def cut_answers(totals: dict[str, Any]) -> str | None:
+def cut_answers(totals: JSONObject) -> str | None:
     """"3 answers cut at max_tokens (model 2, user 1)" from run_totals' `cut`; None when none was."""
-    cut = {role: count for role, count in (totals.get("cut") or {}).items() if isinstance(count, int) and count}
+    cut = {role: count for role, count in object_or_empty(totals.get("cut")).items()
+           if isinstance(count, int) and count}
     if not cut:
         return None
     return (f"{counted(sum(cut.values()), 'answer')} cut at max_tokens ("
             + ", ".join(f"{_WORD.sub('?', str(role))} {count:,}" for role, count in cut.items()) + ")")
 
 
-def render_no_tool_calls(totals: dict[str, Any]) -> str | None:
+def render_no_tool_calls(totals: JSONObject) -> str | None:
     """The line for a run whose requests offered tools and got no tool call at all (the endpoint may ignore
     `tools`); None otherwise."""
-    answers = totals.get("tool_answers") or {}
+    answers = object_or_empty(totals.get("tool_answers"))
     asked = answers.get("asked")
     if not isinstance(asked, int) or not asked or answers.get("called"):
         return None
@@ -101,19 +104,19 @@ def render_no_tool_calls(totals: dict[str, Any]) -> str | None:
             f"ignore them; {NO_TOOL_CALL_HINT.removesuffix(' (or skip the probe: --tooleval-no-probe)')}")
 
 
-def render_cost(totals: dict[str, Any]) -> str | None:
+def render_cost(totals: JSONObject) -> str | None:
     """The line under the totals: requests and retries, sample latency, and the estimated cost; None when
     there is nothing to say (the oracle sends no request)."""
     parts = []
     if "requests" in totals:
         timed_out = f", {totals['timeouts']:,} timed out" if totals.get("timeouts") else ""
-        parts.append(f"{counted(totals['requests'], 'request')} "
-                     f"({counted(totals['retries'], 'retry', 'retries')}{timed_out})")
+        parts.append(f"{counted(whole(totals['requests']), 'request')} "
+                     f"({counted(whole(totals['retries']), 'retry', 'retries')}{timed_out})")
     if totals.get("latency_p50_s"):
         parts.append(f"sample latency p50 {totals['latency_p50_s']:.2f} s, p95 {totals['latency_p95_s']:.2f} s")
     if "cost_usd" in totals:
-        unpriced = totals.get("unpriced_models") or []
-        batched = " (batch answers at half price)" if (totals.get("batch") or {}).get("answered") else ""
+        unpriced = [str(model) for model in entries(totals.get("unpriced_models"))]
+        batched = " (batch answers at half price)" if object_or_empty(totals.get("batch")).get("answered") else ""
         if totals["cost_usd"] is None:
             parts.append(f"no cost: no --tooleval-prices entry for {', '.join(unpriced) or 'a model'}")
         else:
@@ -121,7 +124,7 @@ def render_cost(totals: dict[str, Any]) -> str | None:
         if totals.get("samples_from_cache"):
             cached = totals.get("cached_cost_usd")
             worth = f", ${cached:,.2f} at those prices" if isinstance(cached, (int, float)) else ""
-            parts.append(f"{counted(totals['samples_from_cache'], 'sample')} answered from the cache{worth}, "
+            parts.append(f"{counted(whole(totals['samples_from_cache']), 'sample')} answered from the cache{worth}, "
                          "not counted")
     return f"tooleval cost: {'; '.join(parts)}" if parts else None
 
@@ -129,12 +132,12 @@ def render_cost(totals: dict[str, Any]) -> str | None:
 CUTS_SHOWN = 3  # per endpoint in the terminal; the JSON report's totals.concurrency has them all
 
 
-def render_concurrency(totals: dict[str, Any]) -> list[str]:
+def render_concurrency(totals: JSONObject) -> list[str]:
     """A line per endpoint whose in-flight limit came down during the run (models/limits.py): where it ended,
     its ceiling, and when and why it was cut."""
     lines = []
-    for moved in totals.get("concurrency") or ():
-        cuts = moved.get("cuts") or []
+    for moved in object_entries(totals.get("concurrency")):
+        cuts = object_entries(moved.get("cuts"))
         if not cuts:
             continue
         shown = "; ".join(f"{cut['from']} to {cut['to']} at {cut['at_s']:g} s: {cut['reason']}"
@@ -145,7 +148,7 @@ def render_concurrency(totals: dict[str, Any]) -> list[str]:
     return lines
 
 
-def made_differently(key: str, old: Any, new: Any) -> str:
+def made_differently(key: str, old: object, new: object) -> str:
     """The warning under a comparison for one fingerprint difference between the baseline and this run."""
     return f"tooleval baseline: made differently: {key} was {old!r}, is {new!r} (the difference may be the change, " \
            "not the model)"

@@ -11,15 +11,19 @@ does not change.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping, Sequence, Sized
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from ..json_value import JSONObject, JSONValue
 from ..text import THINK_START, counted, did_you_mean
+from .row import whole
 
 if TYPE_CHECKING:
+    from _pytest.terminal import TerminalReporter
+
     from .compare import Comparison
     from .gate import GateResult
     from .summary import RunSummary
@@ -27,7 +31,7 @@ if TYPE_CHECKING:
 THINK_HINT_SHARE = 0.1  # answers beginning with a think block, from which the summary names the strip option
 
 
-def index_teardown_reports(reporter: Any) -> bool:
+def index_teardown_reports(reporter: object) -> bool:
     """Give pytest's own terminal reporter an indexed teardown lookup; False where it has none to replace
     (another plugin's reporter, or a pytest that no longer scans)."""
     from _pytest.terminal import TerminalReporter  # pytest.TerminalReporter only from pytest 8.4 on: the same class
@@ -63,11 +67,11 @@ class RunShown:
     not_evaluated: Mapping[str, int]  # tests skipped for want of a model, by kind
     stopped: str | None  # why a dead endpoint stopped the run
     summary: RunSummary | None
-    totals: dict[str, Any]
-    rows: Sequence[dict[str, Any]]  # the rows of every figure
+    totals: JSONObject
+    rows: Sequence[JSONObject]  # the rows of every figure
     interrupted: str | None  # the signal that ended the run
     quarantine: Mapping[str, str]  # --tooleval-quarantine: test id -> why
-    quarantined: Sequence[Mapping[str, Any]]  # the rows of quarantined samples that ran
+    quarantined: Sequence[Mapping[str, JSONValue]]  # the rows of quarantined samples that ran
     batch: str | None  # what --tooleval-batch did, in one line
     incomplete: Sequence[str]  # why the run is incomplete: its batch, its cost ceiling, then a signal
     comparison: Comparison | None
@@ -80,7 +84,7 @@ class RunShown:
     written: Sequence[str]  # the report files written
 
 
-def show_run(reporter: Any, shown: RunShown) -> None:
+def show_run(reporter: TerminalReporter, shown: RunShown) -> None:
     """The tooleval summary: the table, the totals, what kept the run from being whole, the comparison with a
     baseline, the deviations, the gate and the reports written."""
     stopped = shown.stopped
@@ -139,8 +143,8 @@ def show_run(reporter: Any, shown: RunShown) -> None:
     if shown.tools_system == "empty":
         reporter.write_line("tooleval: --tooleval-tools-system empty: requests that offer tools without a system "
                             "message were sent with an empty one (not the benchmark's request)", yellow=True)
-    thinking = sum(1 for row in shown.rows if isinstance(row.get("output"), str)
-                   and row["output"].lstrip().startswith(THINK_START))
+    thinking = sum(1 for row in shown.rows if isinstance(output := row.get("output"), str)
+                   and output.lstrip().startswith(THINK_START))
     if shown.reasoning == "keep" and thinking and thinking >= THINK_HINT_SHARE * len(shown.rows):
         reporter.write_line(f"tooleval: {thinking} of {len(shown.rows)} answers begin with a <think> block, "
                             "which the scorers read as part of the answer (as upstream does): "
@@ -162,8 +166,8 @@ def show_run(reporter: Any, shown: RunShown) -> None:
         reporter.write_line(stopped, red=True)
 
 
-def _show_quarantine(reporter: Any, quarantine: Mapping[str, str], quarantined: Sequence[Mapping[str, Any]],
-                     rows: Sequence[Mapping[str, Any]]) -> None:
+def _show_quarantine(reporter: TerminalReporter, quarantine: Mapping[str, str],
+                     quarantined: Sequence[Mapping[str, JSONValue]], rows: Sequence[Mapping[str, JSONValue]]) -> None:
     if not quarantine:
         return
     if quarantined:
@@ -171,20 +175,20 @@ def _show_quarantine(reporter: Any, quarantine: Mapping[str, str], quarantined: 
         more = f" and {len(quarantined) - 20} more" if len(quarantined) > 20 else ""
         reporter.write_line(f"tooleval quarantine: {counted(len(quarantined), 'sample')} ran apart, in no "
                             f"figure and not gated: {listed}{more}", yellow=True)
-    ran = {row["test_id"] for row in quarantined if int(row.get("repeat", 1)) == 1}  # original ids
+    ran = {row["test_id"] for row in quarantined if whole(row.get("repeat", 1)) == 1}  # original ids
     unmatched = [test_id for test_id in quarantine if test_id not in ran]
     if unmatched:
         # a misspelt id: the closest test id of the run beside it
-        ids = [str(row.get("test_id")) for row in rows if int(row.get("repeat", 1)) == 1]
+        ids = [str(row.get("test_id")) for row in rows if whole(row.get("repeat", 1)) == 1]
         listed = ", ".join(test_id + (f" ({hint})" if (hint := did_you_mean(test_id, ids)) else "")
                            for test_id in unmatched[:20])
         reporter.write_line(f"tooleval quarantine: {counted(len(unmatched), 'id')} matched no sample of this run: "
                             f"{listed}", yellow=True)
 
 
-def interrupted_line(signal: str, run: Mapping[str, Any]) -> str:
-    """A run a signal stopped (`run`: the report's run block)."""
-    return (f"the run was interrupted ({signal}): {len(run['not_run'])} of the {run['collected']} "
+def interrupted_line(signal: str, not_run: Sized, collected: int) -> str:
+    """A run a signal stopped (the report's run block's `not_run` and `collected`)."""
+    return (f"the run was interrupted ({signal}): {len(not_run)} of the {collected} "
             "samples it collected did not run; the figures are of those that finished")
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, runtime_checkable
 
 from ..errors import SampleError
+from ..json_value import JSONObject
 
 # the contract's values live where the core uses them, and are named here for suites
 from ..models.access import Role as Role
@@ -219,7 +220,7 @@ class Figures(ABC):
         self.title = title or suite
 
     @abstractmethod
-    def summarize(self, rows: list[dict[str, Any]]) -> SuiteSummary:
+    def summarize(self, rows: list[JSONObject]) -> SuiteSummary:
         """The suite's figures from its report rows (pure). Figure names are relative: the run prefixes them
         with the suite name."""
 
@@ -256,12 +257,12 @@ class CategoryFigures(Figures):
     and `overall`, the mean of the categories' (each counts once). Figures `<language>[.<variant>].<category>`
     and `<language>[.<variant>].overall`; comparable with a baseline sample by sample."""
 
-    def summarize(self, rows: list[dict[str, Any]]) -> SuiteSummary:
+    def summarize(self, rows: list[JSONObject]) -> SuiteSummary:
         from ..report.category_summary import summarize_categories
 
         return summarize_categories(self.suite, self.title, rows)
 
-    def units(self, rows: list[dict[str, Any]]) -> list[Unit]:
+    def units(self, rows: list[JSONObject]) -> list[Unit]:
         from ..report.category_summary import category_units
 
         return category_units(rows)

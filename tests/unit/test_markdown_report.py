@@ -31,6 +31,7 @@ from typing import Any
 
 import pytest
 
+from json_narrow import as_object
 from pytest_tooleval.report.html import render_html
 from pytest_tooleval.report.json_report import assemble
 from pytest_tooleval.report.markdown import escape, render_markdown, write_markdown
@@ -168,9 +169,9 @@ def test_an_interval_reads_in_the_reports_as_in_the_terminal() -> None:
     assert re.search(r"normal_atom_bool +50/50 +0 +0\.740 +\[0\.604, 0\.841\]", terminal), terminal
     assert "| normal_atom_bool | 50/50 | 0 | 0.740 | [0.604, 0.841] |" in render_markdown(document)
     assert "<td>0.740</td><td>[0.604, 0.841]</td>" in render_html(document)
-    assert document["summary"]["acebench"]["en"]["categories"]["normal_atom_bool"]["interval"][0] == pytest.approx(
-        0.6044684, abs=1e-7
-    )
+    assert as_object(document)["summary"]["acebench"]["en"]["categories"]["normal_atom_bool"]["interval"][
+        0
+    ] == pytest.approx(0.6044684, abs=1e-7)
 
 
 # --- escaping ---------------------------------------------------------------------------------------------------

@@ -144,7 +144,7 @@ def yaml_rows(sizes: dict[str, int], failed: Set[str] = frozenset(), variant: st
 
 def compared(rows: list[dict[str, Any]], before: list[dict[str, Any]], replicates: int = 2000) -> Comparison:
     members = {"yaml": suite_members(YAML), "acebench": suite_members(ACEBENCH)}
-    return compare(rows, {"samples": before, "fingerprint": {}}, "baseline.json", {}, members, replicates=replicates)
+    return compare(rows, {"samples": [*before], "fingerprint": {}}, "baseline.json", {}, members, replicates=replicates)
 
 
 def test_the_reported_case_one_flip_in_three_one_case_categories() -> None:
@@ -459,7 +459,7 @@ def test_a_combined_figure_of_one_category_has_that_categorys_interval() -> None
     members = {"bfcl": suite_members(BFCL)}
     before = bfcl_rows("live_simple", 258, set())
     now = bfcl_rows("live_simple", 258, set(range(20)))  # 20 flips: enough for the bootstrap, were it used
-    comparison = compare(now, {"samples": before, "fingerprint": {}}, "baseline.json", {}, members)
+    comparison = compare(now, {"samples": [*before], "fingerprint": {}}, "baseline.json", {}, members)
     proportion, combined = comparison.figure("bfcl.live_simple.accuracy"), comparison.figure("bfcl.live.ast")
     assert proportion is not None and combined is not None and combined.kind == "combined"
     assert (combined.interval, combined.p, combined.test, combined.units, combined.pass_to_fail) == (

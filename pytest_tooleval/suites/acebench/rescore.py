@@ -248,6 +248,7 @@ class _Rescorer:
         access = self.context.access(True)
         assert self.slots is not None
         size = _int(row["category_size"])
+        after: dict[str, object]  # the verdict's fields, then the row's own the verdict does not set
         async with self.slots:
             token = REPEAT.set(_int(row.get("repeat", 1)))
             try:
@@ -259,12 +260,12 @@ class _Rescorer:
                 assert isinstance(result, SampleResult)
                 if answer.reasoning is not None and result.reasoning is None:
                     result = replace(result, reasoning=answer.reasoning)
-                after = result_payload(case, size, result, self.context.scorer)
+                after = {**result_payload(case, size, result, self.context.scorer)}
             except MalformedReply as exc:  # what came back is the model's answer: a failure, as in a run
                 failed = malformed_result(Answer(None, exc.latency_s, exc.tokens, malformed=exc.problem))
-                after = result_payload(case, size, failed, self.context.scorer)
+                after = {**result_payload(case, size, failed, self.context.scorer)}
             except ToolevalError as exc:
-                after = error_payload(case, size, f"{type(exc).__name__}: {exc}")
+                after = {**error_payload(case, size, f"{type(exc).__name__}: {exc}")}
             finally:
                 REPEAT.reset(token)
         for key in ("repeat", "quarantined"):
