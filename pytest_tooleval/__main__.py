@@ -28,7 +28,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from .errors import ToolevalUsageError
 
@@ -69,7 +69,7 @@ def _merged(args: argparse.Namespace) -> int:
     )
     from .text import tidy_path
 
-    def say(text: str, to: Any = sys.stdout) -> None:
+    def say(text: str, to: TextIO = sys.stdout) -> None:
         print(safe_text(text), file=to)
 
     for path, option, example in ((args.output, "-o", "full.json"), (args.markdown, "--markdown", "summary.md"),
