@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from ..data.files import read_yaml
 from ..errors import ToolevalUsageError
@@ -21,7 +21,18 @@ from ..text import did_you_mean
 if TYPE_CHECKING:
     from jsonschema.exceptions import ValidationError
 
-    from .options import Option
+
+class OptionFields(Protocol):
+    """What the file reads of an option (options.Option, which imports this module: no import back)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def help(self) -> str: ...
+    @property
+    def flag(self) -> bool: ...
+    @property
+    def default(self) -> object: ...
 
 FILE_NAME = "tooleval.yaml"
 FILE_NAMES = (FILE_NAME, "tooleval.yml")  # YAML's two spellings: a tooleval.yml is meant alike
@@ -30,7 +41,7 @@ FILE_NAMES = (FILE_NAME, "tooleval.yml")  # YAML's two spellings: a tooleval.yml
 PUBLISHED_SCHEMA = Path(__file__).parents[1] / "tooleval.schema.json"  # beside the package face, for editors
 
 
-def schema(options: Sequence[Option]) -> JSONObject:
+def schema(options: Sequence[OptionFields]) -> JSONObject:
     """The JSON Schema of the file: one property per option (both spellings), nothing else."""
     properties: JSONObject = {}
     for option in sorted(options, key=lambda option: option.name):
@@ -50,7 +61,7 @@ def schema(options: Sequence[Option]) -> JSONObject:
             "type": "object", "properties": properties, "additionalProperties": False}
 
 
-def read_config_file(folder: Path, options: Sequence[Option]) -> tuple[dict[str, str], Path | None]:
+def read_config_file(folder: Path, options: Sequence[OptionFields]) -> tuple[dict[str, str], Path | None]:
     """The options `folder/tooleval.yaml` (or `tooleval.yml`) sets, as the text their parsers take, and the file
     (None: no file). Both at once is refused: which one was meant?"""
     found = [folder / name for name in FILE_NAMES if (folder / name).exists()]
@@ -79,7 +90,7 @@ def read_config_file(folder: Path, options: Sequence[Option]) -> tuple[dict[str,
     return settings, path
 
 
-def _describe(error: ValidationError, options: Sequence[Option]) -> str:
+def _describe(error: ValidationError, options: Sequence[OptionFields]) -> str:
     if error.validator == "additionalProperties" and isinstance(error.instance, dict):
         known = {option.name for option in options} | {option.name.replace("-", "_") for option in options}
         unknown = sorted(str(key) for key in error.instance if key not in known)
