@@ -28,7 +28,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TextIO
 
 from .errors import ToolevalUsageError
 
@@ -69,15 +69,15 @@ def _merged(args: argparse.Namespace) -> int:
     )
     from .text import tidy_path
 
-    def say(text: str, to: Any = sys.stdout) -> None:
+    def say(text: str, to: TextIO = sys.stdout) -> None:
         print(safe_text(text), file=to)
 
     for path, option, example in ((args.output, "-o", "full.json"), (args.markdown, "--markdown", "summary.md"),
                                   (args.html, "--html", "report.html")):
         if path:
             check_report_path(path, option, example)
-    gate = GateOptions(_option("fail-under", args.fail_under), _option("max-error-rate", args.max_error_rate),
-                       _option("max-regression", args.max_regression), _option("alpha", args.alpha),
+    gate = GateOptions(_thresholds("fail-under", args.fail_under), _fraction("max-error-rate", args.max_error_rate),
+                       _thresholds("max-regression", args.max_regression), _fraction("alpha", args.alpha),
                        # as the plugin reads a path option: from the folder the command started in
                        None if args.baseline is None else tidy_path(str(Path.cwd() / Path(args.baseline).expanduser())))
     merged = merge(args.files, gate)
@@ -143,7 +143,19 @@ def _rescore(args: argparse.Namespace) -> int:
     return rescored.exit_status
 
 
-def _option(name: str, text: str | None) -> Any:
+def _thresholds(name: str, text: str | None) -> dict[str, float]:
+    value = _option(name, text)
+    assert isinstance(value, dict)  # parse_thresholds' value, or the option's default ({})
+    return value
+
+
+def _fraction(name: str, text: str | None) -> float:
+    value = _option(name, text)
+    assert isinstance(value, float)  # parse_fraction's value, or the option's default
+    return value
+
+
+def _option(name: str, text: str | None) -> object:
     """A gate option of the merge as the plugin's option of that name reads it (its parser and its default)."""
     from .suites import all_options
 

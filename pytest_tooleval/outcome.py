@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,7 +27,7 @@ class Answer:
     output: Any  # the raw output text, or the agent's messages
     latency_s: float = 0.0
     tokens: dict[str, int] = field(default_factory=dict)
-    transcript: list[dict[str, Any]] | None = None
+    transcript: Sequence[Mapping[str, object]] | None = None
     state: Any = None  # what scoring needs besides the output (an agent rollout's end state, an episode record)
     reasoning: str | None = None  # the model's reasoning beside its answer: reported, never scored
     # the part of `tokens` the response cache served (an earlier run paid for it); set by the session, not suites
@@ -52,7 +53,7 @@ class SampleResult:
     output: Any = None  # the raw model output (text), or the agent's messages
     latency_s: float = 0.0
     tokens: dict[str, int] = field(default_factory=dict)
-    transcript: list[dict[str, Any]] | None = None
+    transcript: Sequence[Mapping[str, object]] | None = None
     reasoning: str | None = None  # as Answer.reasoning
     cached_tokens: dict[str, int] = field(default_factory=dict)  # as Answer.cached_tokens
     finish_reason: str | None = None  # as Answer.finish_reason

@@ -74,7 +74,7 @@ def plain_text(text: str) -> str:
 TOO_DEEP = "<not kept: nested too deeply to store>"
 
 
-def plain_data(value: Any) -> Any:
+def plain_data(value: Any) -> Any:  # Any: the value goes back into a field of its own type, its shape kept
     """JSON-like `value` (dicts, lists, tuples, strings, numbers) with every string, keys too, `plain_text`; a
     value nested too deeply to walk becomes TOO_DEEP (it could not be stored or sent either)."""
     try:
@@ -83,7 +83,7 @@ def plain_data(value: Any) -> Any:
         return TOO_DEEP
 
 
-def _plain(value: Any) -> Any:
+def _plain(value: object) -> object:
     if isinstance(value, str):
         return plain_text(value)
     if isinstance(value, dict):

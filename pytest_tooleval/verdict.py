@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 #: the details key of a bug-fixed scorer's verdict (--tooleval-scorer fixed); reports before it kept it at the top
 FIXED_VALID = "fixed_valid"
@@ -25,10 +25,10 @@ class Verdict:
 
     valid: bool
     error_type: str = ""
-    error: Any = None
-    calls: Any = None
+    error: object = None
+    calls: object = None
     process: float | None = None
-    details: dict[str, Any] = field(default_factory=dict)
+    details: Mapping[str, object] = field(default_factory=dict)
 
     @property
     def fixed(self) -> bool | None:

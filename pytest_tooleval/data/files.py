@@ -244,7 +244,7 @@ def yaml_bounds_problem(text: str, *, recursive_aliases: bool = False) -> tuple[
     return None
 
 
-def read_yaml(path: Path, where: str) -> Any:  # its callers check the shape of the file they asked for
+def read_yaml(path: Path, where: str) -> object:  # YAML's values (dates, int keys too): callers check the shape
     """A configuration file's YAML value; a usage error (one line starting with `where`) when it cannot be one.
     Safe loading only (the file builds plain values, never objects), and a key given twice is an error: YAML
     would keep the last one silently, so one of two settings (or quarantined ids) would be lost. Nesting and

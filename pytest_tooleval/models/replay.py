@@ -17,7 +17,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from ..data.files import json_lines, parse_json, read_text
 from ..errors import DataError, ToolevalUsageError
@@ -37,7 +36,7 @@ class ReplayStore:
     rows: dict[Key, Row]
 
     # what the row holds is the suite's business (the module's docstring): it reads it as it likes
-    def lookup(self, language: str | None, sample_id: str) -> dict[str, Any] | None:
+    def lookup(self, language: str | None, sample_id: str) -> Row | None:
         return self.rows.get((language, sample_id)) or self.rows.get((None, sample_id))
 
 

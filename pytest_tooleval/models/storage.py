@@ -19,7 +19,7 @@ import tempfile
 import threading
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypedDict
 
 from ..json_value import JSONObject
 from ..text import counted
@@ -42,6 +42,20 @@ class StorageFault:
     lost: int = 0  # answers not cached / results not shared
     skipped_locked: int = 0  # cache writes skipped because another process held the write lock
     off: bool = False  # the store could not be written from the start: the run went on without it
+
+
+class _FaultKeys(TypedDict):
+    store: str
+    folder: str
+    error: str
+
+
+class FaultRecord(_FaultKeys, total=False):
+    """A StorageFault as `as_dicts` writes it (another process's, for `merge`)."""
+
+    lost: int
+    skipped_locked: int
+    off: bool
 
 
 class StorageLog:
@@ -72,7 +86,7 @@ class StorageLog:
         with self._lock:
             return [replace(fault) for fault in self._faults.values()]
 
-    def merge(self, faults: list[dict[str, Any]]) -> None:
+    def merge(self, faults: list[FaultRecord]) -> None:
         """Add another process's faults (its `as_dicts`)."""
         with self._lock:
             for fault in faults:

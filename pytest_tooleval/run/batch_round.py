@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..outcome import Skipped
 from ..suites.base import answer_by_access
@@ -14,6 +14,7 @@ from ..text import counted
 from .repeats import REPEAT, original, repeat_of
 
 if TYPE_CHECKING:
+    from ..json_value import JSONObject
     from ..models.access import ModelAccess
     from ..models.batch import BatchSummary
     from ..models.engine import Engine
@@ -53,7 +54,7 @@ class BatchRound:
         run side by side, as many at a time as --tooleval-concurrency allows."""
         from ..models.batch import COLLECTING, BatchSummary, Collection, Deferred
 
-        wanted: dict[str, dict[str, dict[str, Any]]] = {}  # role -> the requests collected for it
+        wanted: dict[str, dict[str, JSONObject]] = {}  # role -> the requests collected for it
         slots = asyncio.Semaphore(max(1, self.run.settings.concurrency))
 
         async def collect(case: Case, role: str) -> None:

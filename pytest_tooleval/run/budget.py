@@ -3,8 +3,7 @@ samples from starting (docs/scaling.md)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Mapping
 
 from ..models.meter import Prices, asked_tokens, row_cost
 from ..outcome import Skipped
@@ -28,7 +27,7 @@ class CostBudget:
         return Skipped(f"not run: the cost ceiling --tooleval-max-cost {self.ceiling:g} was reached "
                        f"(estimated ${self.spent_usd:.4f})")
 
-    def spend(self, tokens: dict[str, Any], cached: dict[str, Any]) -> None:
+    def spend(self, tokens: Mapping[str, int], cached: Mapping[str, int]) -> None:
         """An answer's cost: what an earlier run paid for (the cache served it) costs this run nothing."""
         if self.ceiling is not None:
             self.spent_usd += row_cost(asked_tokens(tokens, cached), self.role_models(), self.prices) or 0.0

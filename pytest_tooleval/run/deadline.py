@@ -17,7 +17,7 @@ import threading
 import time
 from collections.abc import Callable
 from types import FrameType
-from typing import Any, TypeVar
+from typing import TypeVar
 
 __all__ = ["ScoringTimeLimit", "bounded", "within"]
 
@@ -44,7 +44,7 @@ class _Alarm:
         self.seconds = seconds
         self.pending = False  # the timer may still raise; cleared before anything is put back
         self.started = 0.0
-        self.previous_handler: Any = None
+        self.previous_handler: Callable[[int, FrameType | None], object] | int | signal.Handlers | None = None
         self.previous_timer = (0.0, 0.0)
         self.armed = False
 

@@ -41,7 +41,9 @@ if TYPE_CHECKING:
     from ..answers import AnswerSource
     from ..answers.board import RunBoard
     from ..answers.hub import Hub
-    from ..answers.pool import Pool
+    from ..answers.pool import Pool, PoolSource
+    from ..json_value import JSONObject
+    from ..models.openai_compat import OpenAIBackend
     from ..suites.base import Case
 
 
@@ -56,7 +58,7 @@ class ToolevalSession:
         # endpoint serves (models/served.py); decided by the process that aggregates, told to xdist's workers
         told = told or {}
         self._cache_run: CacheRun | None = CacheRun.from_dict(told["run"]) if told.get("run") else None
-        self.served: dict[str, dict[str, Any]] | None = told.get("served")
+        self.served: dict[str, JSONObject] | None = told.get("served")
         self.hub_client = hub_client  # an xdist worker whose controller answers the samples (the hub)
         self.drain_on_close = False  # set when the session ended normally: see Pool.stop
         self.hub: Hub | None = None  # the xdist controller's
@@ -72,7 +74,7 @@ class ToolevalSession:
         self.storage = StorageLog()  # what this process's cache and board failed to keep (storage.py)
         self.tally = RequestTally(self.backends)  # requests, retries, refused parameters, the workers' too
         self.budget = CostBudget(self.settings.max_cost, self.settings.prices, self.run.role_models)
-        self.endpoint_profile: dict[str, dict[str, Any]] | None = None  # what the probe found, by role
+        self.endpoint_profile: dict[str, JSONObject] | None = None  # what the probe found, by role
         # the parametrize ids this run collected (the controller's view; with xdist, suite placeholders too):
         # the report names the samples among them that never ran
         self.collected_test_ids: list[str] | None = None
@@ -132,7 +134,7 @@ class ToolevalSession:
         return kind == "chat" or (kind == "replay" and any(model for prefix, model in self.run.role_models().items()
                                                            if prefix))
 
-    def told_workers(self) -> dict[str, Any]:
+    def told_workers(self) -> dict[str, object]:
         """What an xdist worker is told of the response cache (workerinput): the run's tag, what the endpoints
         serve (when the controller has asked)."""
         run = self.cache_run
@@ -205,7 +207,7 @@ class ToolevalSession:
         finally:
             breaker.on_trip = notify
 
-    def _own_pool(self) -> Any:
+    def _own_pool(self) -> PoolSource:
         """A worker answering samples the hub did not: claimed on the board, one at a time as tests ask."""
         from ..answers.pool import Pool, PoolSource
 
@@ -272,7 +274,7 @@ class ToolevalSession:
         self.budget.spend(answer.tokens, cached)
         return answer
 
-    def backends(self) -> list[Any] | None:
+    def backends(self) -> list[OpenAIBackend] | None:
         """This process's HTTP backends, one per endpoint (None before it has an engine)."""
         if self._engine is None:
             return None
@@ -286,7 +288,7 @@ class ToolevalSession:
             return self._source.pool
         return None if self.hub is None else self.hub.pool
 
-    def flush_storage(self) -> list[dict[str, Any]]:
+    def flush_storage(self) -> list[JSONObject]:
         """Finish the cache's queued writes; what this process's storage failed to keep (storage.py)."""
         if self._engine is not None:
             self._engine.flush()

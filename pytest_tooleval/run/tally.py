@@ -4,13 +4,16 @@ moves of each endpoint's in-flight limit, this process's own plus what the xdist
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..models.openai_compat import OpenAIBackend
 
 
 class RequestTally:
     """Reads the backends of this process's engine (`backends`: None while it has no engine) and adds the workers'."""
 
-    def __init__(self, backends: Callable[[], list[Any] | None]) -> None:
+    def __init__(self, backends: Callable[[], list[OpenAIBackend] | None]) -> None:
         self.backends = backends
         self._merged_adaptations: dict[str, dict[str, str]] = {}  # the workers' (hooks/distributed.py)
         self._merged_requests: dict[str, int] = {}  # the workers' requests and retries
@@ -36,7 +39,7 @@ class RequestTally:
         return counts
 
     @property
-    def concurrency(self) -> list[dict[str, Any]]:
+    def concurrency(self) -> list[dict[str, Any]]:  # Any: hooks/progress.py indexes the moves as they are
         """How each endpoint's in-flight limit moved in this process (the one that asks: alone, or the hub)."""
         return [moved for backend in self.backends() or [] if (moved := backend.concurrency()) is not None]
 

@@ -11,11 +11,28 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Protocol
 
 from ..data.files import read_yaml
 from ..errors import ToolevalUsageError
+from ..json_value import JSONObject
 from ..text import did_you_mean
+
+if TYPE_CHECKING:
+    from jsonschema.exceptions import ValidationError
+
+
+class OptionFields(Protocol):
+    """What the file reads of an option (options.Option, which imports this module: no import back)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def help(self) -> str: ...
+    @property
+    def flag(self) -> bool: ...
+    @property
+    def default(self) -> object: ...
 
 FILE_NAME = "tooleval.yaml"
 FILE_NAMES = (FILE_NAME, "tooleval.yml")  # YAML's two spellings: a tooleval.yml is meant alike
@@ -24,11 +41,11 @@ FILE_NAMES = (FILE_NAME, "tooleval.yml")  # YAML's two spellings: a tooleval.yml
 PUBLISHED_SCHEMA = Path(__file__).parents[1] / "tooleval.schema.json"  # beside the package face, for editors
 
 
-def schema(options: Sequence[Any]) -> dict[str, Any]:
+def schema(options: Sequence[OptionFields]) -> JSONObject:
     """The JSON Schema of the file: one property per option (both spellings), nothing else."""
-    properties: dict[str, Any] = {}
+    properties: JSONObject = {}
     for option in sorted(options, key=lambda option: option.name):
-        kind: dict[str, Any]
+        kind: JSONObject
         if option.flag:
             kind = {"type": "boolean"}
         elif isinstance(option.default, dict):
@@ -44,7 +61,7 @@ def schema(options: Sequence[Any]) -> dict[str, Any]:
             "type": "object", "properties": properties, "additionalProperties": False}
 
 
-def read_config_file(folder: Path, options: Sequence[Any]) -> tuple[dict[str, str], Path | None]:
+def read_config_file(folder: Path, options: Sequence[OptionFields]) -> tuple[dict[str, str], Path | None]:
     """The options `folder/tooleval.yaml` (or `tooleval.yml`) sets, as the text their parsers take, and the file
     (None: no file). Both at once is refused: which one was meant?"""
     found = [folder / name for name in FILE_NAMES if (folder / name).exists()]
@@ -62,6 +79,7 @@ def read_config_file(folder: Path, options: Sequence[Any]) -> tuple[dict[str, st
     error = jsonschema.exceptions.best_match(jsonschema.Draft7Validator(schema(options)).iter_errors(document))
     if error is not None:
         raise ToolevalUsageError(f"{path}: {_describe(error, options)}")
+    assert isinstance(document, dict)  # the schema's "type": "object"
     settings: dict[str, str] = {}
     for key, value in document.items():
         name = str(key).replace("_", "-")
@@ -72,7 +90,7 @@ def read_config_file(folder: Path, options: Sequence[Any]) -> tuple[dict[str, st
     return settings, path
 
 
-def _describe(error: Any, options: Sequence[Any]) -> str:
+def _describe(error: ValidationError, options: Sequence[OptionFields]) -> str:
     if error.validator == "additionalProperties" and isinstance(error.instance, dict):
         known = {option.name for option in options} | {option.name.replace("-", "_") for option in options}
         unknown = sorted(str(key) for key in error.instance if key not in known)
@@ -85,7 +103,7 @@ def _describe(error: Any, options: Sequence[Any]) -> str:
     return f"{where}: {error.message}" if where else str(error.message)
 
 
-def _as_text(value: Any, where: str, path: Path) -> str:
+def _as_text(value: object, where: str, path: Path) -> str:
     """A YAML value as the command line would spell it: a list as `a,b`, a mapping as `k=v,k2=v2` (a list in it as
     `v/w`, as prices are written). The option's parser splits that text again, so a key or value holding one of the
     separators would change what it reads (`overall=0.1,special: 0.5` would set two thresholds): it is refused,
@@ -112,7 +130,7 @@ def _as_text(value: Any, where: str, path: Path) -> str:
     return "none" if value is None else str(value)
 
 
-def _entry_text(value: Any, where: str, path: Path) -> str:
+def _entry_text(value: object, where: str, path: Path) -> str:
     """A mapping's value as its entry spells it: a scalar, or a list of scalars joined by '/'."""
     parts = value if isinstance(value, list) else [value]
     separators = "=,/" if isinstance(value, list) else "=,"

@@ -172,8 +172,8 @@ REASONING_EFFORT = choice("minimal", "low", "medium", "high")
 class Option:
     name: str  # CLI suffix: --tooleval-<name>; ini key tooleval_<name>; env TOOLEVAL_<NAME>
     help: str
-    default: Any = None
-    parse: Callable[[str, str], Any] | None = None
+    default: object = None
+    parse: Callable[[str, str], object] | None = None
     flag: bool = False  # a store_true switch
     secret: bool = False  # never printed
     path: bool = False  # a file or folder: resolved once, against where it was given (see resolve)
@@ -432,14 +432,14 @@ class _Declared:
     """What `option_field` records of a suite option; the rest comes from the field (settings_of_fields)."""
 
     help: str
-    default: Any
-    parse: Callable[[str, str], Any] | None
+    default: object
+    parse: Callable[[str, str], object] | None
     secret: bool
     path: bool
 
 
-def option_field(help: str, default: Any = None, parse: Callable[[str, str], Any] | None = None, *,
-                 secret: bool = False, path: bool = False) -> Any:
+def option_field(help: str, default: object = None, parse: Callable[[str, str], object] | None = None, *,
+                 secret: bool = False, path: bool = False) -> Any:  # Any: a field's default, as dataclasses.field
     """A suite option, declared once, as a field of the suite's SuiteSettings:
 
         language: Literal["en", "zh", "all"] = option_field("ACEBench language: en, zh or all", "en")
@@ -478,7 +478,7 @@ class SuiteSettings(BaseModel):
 _DECLARED: dict[type[SuiteSettings], tuple[Option, ...]] = {}
 
 
-def _option_of(owner: str, name: str, annotation: Any, declared: object) -> Option:
+def _option_of(owner: str, name: str, annotation: object, declared: object) -> Option:
     if not isinstance(declared, _Declared):
         raise ToolevalUsageError(f"{owner}.{name}: declare the option with "
                                  "pytest_tooleval.suite.option_field(help, default) (docs/writing-a-suite.md)")
@@ -488,7 +488,7 @@ def _option_of(owner: str, name: str, annotation: Any, declared: object) -> Opti
                   secret=declared.secret, path=declared.path)
 
 
-def _without_none(annotation: Any) -> Any:
+def _without_none(annotation: object) -> object:
     """`X | None` -> X; anything else as it is."""
     if typing.get_origin(annotation) in (typing.Union, types.UnionType):
         inner = [arg for arg in typing.get_args(annotation) if arg is not type(None)]
@@ -497,11 +497,11 @@ def _without_none(annotation: Any) -> Any:
     return annotation
 
 
-def _parser_of(owner: str, name: str, kind: Any) -> Callable[[str, str], Any] | None:
+def _parser_of(owner: str, name: str, kind: object) -> Callable[[str, str], object] | None:
     """How an option's text becomes the value its field's type holds (None: the text itself)."""
     if typing.get_origin(kind) is Literal:
         return choice(*typing.get_args(kind))
-    parsers: dict[Any, Callable[[str, str], Any] | None] = {
+    parsers: dict[object, Callable[[str, str], object] | None] = {
         bool: parse_bool, int: parse_int, float: parse_float, tuple[str, ...]: parse_list, str: None}
     if kind not in parsers:
         raise ToolevalUsageError(f"{owner}.{name}: no parser for a field of type {kind!r}: give "
@@ -525,6 +525,7 @@ def settings_model(options: tuple[Option, ...]) -> type[Settings]:
     """The Settings class for an options table: one typed field per option, its default the option's."""
     key = tuple(option.name for option in options)
     if key not in _MODELS:
+        # Any: pydantic's create_model takes type forms, which mypy cannot check made at run time
         fields: dict[str, Any] = {option.name.replace("-", "_"): (_value_type(option), option.default)
                                   for option in options}
         _MODELS[key] = create_model("ToolevalSettings", __base__=Settings, **fields)
@@ -532,21 +533,21 @@ def settings_model(options: tuple[Option, ...]) -> type[Settings]:
     return _MODELS[key]
 
 
-def build_settings(values: dict[str, Any], sources: dict[str, str], options: tuple[Option, ...]) -> Settings:
+def build_settings(values: dict[str, object], sources: dict[str, str], options: tuple[Option, ...]) -> Settings:
     """Validated Settings from values by attribute name (an option's default where one is missing)."""
-    return settings_model(options)(**values, sources=sources)
+    return settings_model(options).model_validate({**values, "sources": sources})
 
 
-def _value_type(option: Option) -> Any:
+def _value_type(option: Option) -> object:
     """The field type of an option's parsed value, read from how it is parsed."""
-    kinds: dict[Any, Any] = {parse_float: float, parse_positive: float, parse_non_negative: float,
+    kinds: dict[object, object] = {parse_float: float, parse_positive: float, parse_non_negative: float,
                              parse_fraction: float, parse_int: int,
                              parse_token_limit: int | None,
                              parse_bool: bool, parse_list: tuple[str, ...], parse_thresholds: dict[str, float],
                              parse_prices: dict[str, tuple[float, float]]}
     allowed = getattr(option.parse, "allowed", None)
     kind = Literal[allowed] if allowed else kinds.get(option.parse, str)
-    return kind | None if option.default is None else kind
+    return typing.Optional[kind] if option.default is None else kind  # noqa: UP045 (a value: object has no `|`)
 
 
 def _show(value: object) -> str:
@@ -565,7 +566,7 @@ def resolve(config: pytest.Config, options: tuple[Option, ...], environ: dict[st
     from .file import read_config_file
 
     environ = dict(os.environ if environ is None else environ)
-    values: dict[str, Any] = {}
+    values: dict[str, object] = {}
     sources: dict[str, str] = {}
     from_file, file_path = read_config_file(_config_folder(config), options)
     for option in options:
@@ -620,7 +621,7 @@ def _from_source(message: str, option: Option, source: str, raw: object, config:
     return where + message[len(flag):] if message.startswith(flag) else f"{where}: {message}"
 
 
-def _fill_api_key(values: dict[str, Any], sources: dict[str, str], environ: dict[str, str]) -> None:
+def _fill_api_key(values: dict[str, object], sources: dict[str, str], environ: dict[str, str]) -> None:
     if values["api_key"] is None and environ.get("OPENAI_API_KEY"):
         values["api_key"], sources["api-key"] = environ["OPENAI_API_KEY"], "env OPENAI_API_KEY"
     if values["base_url"] is None and environ.get("OPENAI_BASE_URL"):

@@ -11,6 +11,7 @@ from ..base import Figures, Hints, SuitePlugin, Upstream
 from .constants import MAX_NEW_TOKENS, STOP
 
 if TYPE_CHECKING:
+    from ...json_value import JSONObject
     from ...report.sections import ReportSection
     from ...report.summary import SuiteSummary
     from .suite import GPT4ToolsCase, GPT4ToolsSuite
@@ -51,7 +52,7 @@ class GPT4ToolsFigures(Figures):
 
         return summarize_gpt4tools(rows)
 
-    def report_sections(self, block: Any) -> list[ReportSection]:
+    def report_sections(self, block: object) -> list[ReportSection]:
         from .report import sections
 
         return sections(self.title, block)
@@ -72,7 +73,7 @@ class GPT4ToolsFigures(Figures):
 class GPT4ToolsUpstream(Upstream):
     """Upstream's prediction files as recorded outputs."""
 
-    def replay_rows(self, path: Path, document: Any) -> list[dict[str, Any]] | None:
+    def replay_rows(self, path: Path, document: object) -> list[dict[str, Any]] | None:
         """Upstream's prediction files and chunk folders (see suite.recorded_rows)."""
         from .suite import recorded_rows
 
@@ -121,7 +122,7 @@ class GPT4ToolsPlugin(SuitePlugin["GPT4ToolsCase"]):
         return GPT4ToolsSuite(load_test_set(own.gpt4tools_path), max_tokens=max_tokens(settings),
                               stop=own.gpt4tools_stop, prompt_in_output=own.gpt4tools_prompt_in_output)
 
-    def fingerprint(self, settings: Settings) -> dict[str, Any] | None:
+    def fingerprint(self, settings: Settings) -> JSONObject | None:
         """What changes a GPT4Tools score besides the model: the test-set file and the request parameters."""
         own = GPT4ToolsSettings.of(settings)
         if not own.gpt4tools_path:

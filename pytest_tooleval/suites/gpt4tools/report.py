@@ -4,7 +4,6 @@ SR_args, SR, IoU) over all items, the tool-use items and the no-tool items."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from ...report.sections import (
     Cell,
@@ -29,8 +28,8 @@ def sections(title: str, summary: object) -> list[ReportSection]:
     return [_subsets(title, summary)]
 
 
-def _subsets(title: str, block: Mapping[str, Any]) -> ReportSection:
-    subsets = block["subsets"]
+def _subsets(title: str, block: Mapping[str, object]) -> ReportSection:
+    subsets = mapping(block["subsets"])  # a mapping: sections() checked
     keys = [(key, label) for key, label in SUBSETS if key in subsets]
     keys += [(str(key), str(key)) for key in subsets if key not in dict(SUBSETS)]
     rows: list[tuple[Cell, ...]] = []

@@ -98,7 +98,7 @@ class GPT4ToolsSuite:
     async def replayed(self, case: GPT4ToolsCase, row: dict[str, Any], access: ModelAccess) -> Answer:
         """A recorded continuation, the prompt cut as --tooleval-gpt4tools-prompt-in-output says."""
         assert access.replay is not None
-        output: Any = row.get("output", row.get("result"))  # upstream's prediction files, or generic result rows
+        output = row.get("output", row.get("result"))  # upstream's prediction files, or generic result rows
         if output is None or (isinstance(output, (list, tuple)) and not output):
             raise SampleError(f"no recorded output for gpt4tools item {case.id} in {access.replay.source} "
                               "(upstream leaves unpredicted items out of N)")
@@ -142,7 +142,7 @@ def load_test_set(path_text: str) -> Dataset:
     return dataset
 
 
-def recorded_rows(path: Path, document: Any) -> list[dict[str, Any]] | None:
+def recorded_rows(path: Path, document: object) -> list[dict[str, Any]] | None:
     """Upstream prediction records as replay rows ({"id", "output"}): from a prediction file (a JSON list of
     {"id", "output"}, already parsed as `document`) or a folder of the chunk files upstream inference writes
     (<name>_<k>.json, gathered in the order of k); None when `path` is neither."""

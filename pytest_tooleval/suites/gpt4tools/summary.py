@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from ...json_value import JSONObject
 from ...outcome import UNSCORED
 from ...report.summary import SuiteSummary, Table, outcome_counts
 from .metrics import ItemMetrics, MetricMeans, aggregate
@@ -89,6 +90,6 @@ def _finite(value: float) -> float | None:
     return None if math.isnan(value) else value
 
 
-def _json(means: MetricMeans, total: int | None, errors: int, ran: int) -> dict[str, Any]:
+def _json(means: MetricMeans, total: int | None, errors: int, ran: int) -> JSONObject:
     return {"n": means.n, "total": total, "ran": ran, "errors": errors,
             **{metric: _finite(getattr(means, metric)) for metric in METRICS}}

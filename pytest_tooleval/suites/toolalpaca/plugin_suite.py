@@ -11,6 +11,7 @@ from ..base import Figures, Hints, Role, SuitePlugin, Upstream
 from .constants import NO_ORACLE, NOT_CONFIGURED, SUBSET_FILES, SUBSETS, ToolAlpacaSettings
 
 if TYPE_CHECKING:
+    from ...json_value import JSONObject
     from ...report.sections import ReportSection
     from ...report.summary import SuiteSummary
     from .data import ToolAlpacaCase
@@ -24,7 +25,7 @@ class ToolAlpacaFigures(Figures):
 
         return summarize_toolalpaca(rows)
 
-    def report_sections(self, block: Any) -> list[ReportSection]:
+    def report_sections(self, block: object) -> list[ReportSection]:
         from .report import sections
 
         return sections(self.title, block)
@@ -50,7 +51,7 @@ class ToolAlpacaFigures(Figures):
 class ToolAlpacaUpstream(Upstream):
     """Upstream's generation output as recorded episodes."""
 
-    def replay_rows(self, path: Path, document: Any) -> list[dict[str, Any]] | None:
+    def replay_rows(self, path: Path, document: object) -> list[dict[str, Any]] | None:
         """Upstream's generation output: the eval file written back with `Instances` aligned to `Instructions`
         (toolalpaca-gpt4tools §3.1), one row per instance, id `<API Name>/<index>`, the instance (an episode
         record, §2.10) under "episode"."""
@@ -115,7 +116,7 @@ class ToolAlpacaPlugin(SuitePlugin["ToolAlpacaCase"]):
         root = data.locate(settings.data_dir, settings.cache_path, settings.offline)
         return ToolAlpacaRunner(root, subsets(settings), RunSetup.from_settings(settings))
 
-    def fingerprint(self, settings: Settings) -> dict[str, Any]:
+    def fingerprint(self, settings: Settings) -> JSONObject:
         """The helper models, sampling and variants behind a ToolAlpaca score, and how they differ from upstream."""
         from .runner import RunSetup
 

@@ -4,7 +4,6 @@ percentages per subset, one decimal as upstream prints them, with the setup they
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from ...report.sections import (
     Cell,
@@ -32,9 +31,9 @@ def sections(title: str, summary: object) -> list[ReportSection]:
     return [_subsets(title, summary)]
 
 
-def _subsets(title: str, block: Mapping[str, Any]) -> ReportSection:
+def _subsets(title: str, block: Mapping[str, object]) -> ReportSection:
     rows: list[tuple[Cell, ...]] = []
-    for label, entry in block["subsets"].items():
+    for label, entry in mapping(block["subsets"]).items():  # a mapping: sections() checked
         subset = mapping(entry)
         infra, unjudged = number(subset.get("infra_errors")), number(subset.get("error_num"))
         unparsed = max(number(mapping(subset.get(key)).get("unparsed")) or 0 for key in ("process", "response"))

@@ -8,6 +8,7 @@ retrievalDataFromFile) and `judge` from `access.roles`.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -254,7 +255,7 @@ def _redacted(answer: Answer, secrets: list[str]) -> Answer:
             return [clean(item) for item in value]
         return value
 
-    def clean_entry(entry: dict[str, object]) -> dict[str, object]:
+    def clean_entry(entry: Mapping[str, object]) -> dict[str, object]:
         return {key: clean(item) for key, item in entry.items()}
 
     transcript = None if answer.transcript is None else [clean_entry(entry) for entry in answer.transcript]

@@ -30,7 +30,7 @@ def _cell(value: float | None) -> str | None:
     return None if value is None else f"{value:.1f}%"  # a string, so tables keep upstream's one decimal
 
 
-def summary_row(label: str, summary: Summary, total: int | None, errors: int = 0) -> list[Any]:
+def summary_row(label: str, summary: Summary, total: int | None, errors: int = 0) -> list[object]:
     """One table row. `errors` (infrastructure) are inside `summary` as unjudged instructions; the unjudged
     column shows upstream's own error_num (crashed episodes and answers without a tool call)."""
     return [label, f"{summary.num}/{total if total is not None else '?'}", errors, summary.error_num - errors,

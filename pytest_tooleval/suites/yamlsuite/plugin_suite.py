@@ -18,6 +18,7 @@ from ..base import Figures, Hints, SuitePlugin, Tools, Unit
 from . import discovery
 
 if TYPE_CHECKING:
+    from ...json_value import JSONObject
     from ...report.sections import FigureBlock, ReportSection
     from ...report.summary import SuiteSummary
     from .spec import SuiteFile
@@ -44,17 +45,17 @@ class YamlFigures(Figures):
 
         return combine(proportions)
 
-    def report_sections(self, block: Any) -> list[ReportSection]:
+    def report_sections(self, block: object) -> list[ReportSection]:
         from .report import sections
 
         return sections(block)
 
-    def row_details_schema(self) -> dict[str, Any] | None:
+    def row_details_schema(self) -> JSONObject | None:
         from ...report.shard_check import TEXT  # checking a shard: jsonschema is loaded
 
-        return {"type": ["object", "null"], "properties": {"failed": {"type": "array", "items": TEXT}}}
+        return {"type": ["object", "null"], "properties": {"failed": {"type": "array", "items": {**TEXT}}}}
 
-    def figure_blocks(self, block: Any) -> list[FigureBlock]:
+    def figure_blocks(self, block: object) -> list[FigureBlock]:
         from .report import figure_blocks
 
         return figure_blocks(self.title, block)
@@ -131,11 +132,11 @@ class YamlSuitePlugin(SuitePlugin["YamlCase"]):
         files = suite_files()
         return YamlSuite(files, {file.path: modes(file.mode, settings) for file in files})
 
-    def fingerprint(self, settings: Settings) -> dict[str, Any] | None:
+    def fingerprint(self, settings: Settings) -> JSONObject | None:
         """The files (by content) and the protocols they ran in."""
         from ...data.files import YAML_FILE_LIMIT, read_bytes
 
-        files: dict[str, str | None] = {}
+        files: JSONObject = {}
         for path in discovery.suite_files():
             try:
                 files[_shown(path)] = hashlib.sha256(read_bytes(path, YAML_FILE_LIMIT)).hexdigest()

@@ -5,7 +5,6 @@ as headed tables (Figures.report_sections) and as charts of figures (Figures.fig
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from ...report.sections import (
     Cell,
@@ -36,7 +35,7 @@ LANGUAGE = "custom"  # the language of your cases' rows (suite.py)
 DRAWN = ("blocks", "figures", "partial")
 
 
-def _blocks(summary: object) -> list[Mapping[str, Any]] | None:
+def _blocks(summary: object) -> list[Mapping[str, object]] | None:
     """The summary's blocks, or None for a summary of another shape."""
     if not isinstance(summary, Mapping) or not isinstance(summary.get("blocks"), list):
         return None
@@ -54,7 +53,7 @@ def sections(summary: object) -> list[ReportSection]:
     return found
 
 
-def _section(block: Mapping[str, Any]) -> ReportSection:
+def _section(block: Mapping[str, object]) -> ReportSection:
     variant = block.get("variant")
     rows: list[tuple[Cell, ...]] = []
     for entry in (mapping(entry) for entry in mapping(block.get("categories")).values()):
@@ -89,7 +88,7 @@ def figure_blocks(title: str, summary: object) -> list[FigureBlock]:
     return [_figure_block(block) for block in blocks]
 
 
-def _figure_block(block: Mapping[str, Any]) -> FigureBlock:
+def _figure_block(block: Mapping[str, object]) -> FigureBlock:
     variant = str(block.get("variant") or "")
     rows = [figure_row(str(entry.get("figure")), str(key), "category", entry, entry.get("accuracy"))
             for key, entry in ((key, mapping(entry)) for key, entry in mapping(block.get("categories")).items())]

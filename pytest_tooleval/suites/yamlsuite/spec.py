@@ -137,7 +137,7 @@ class Matcher:
     """
 
     kind: MatcherKind
-    value: Any = None  # JSONValue, or a tuple of them; Any while suite.py (being reshaped) indexes it as it is
+    value: JSONValue | tuple[JSONValue, ...] = None  # the tuple: any_of, unordered
     tolerance: float | None = None
 
 

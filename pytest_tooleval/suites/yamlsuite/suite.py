@@ -9,19 +9,22 @@ mode the tools are described in the system message and the model answers in the 
 
 from __future__ import annotations
 
+import functools
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ...errors import DataError
+from ...json_value import JSONObject, JSONValue
 from ...models.access import ModelAccess
 from ...models.base import Reply
 from ...models.meter import reply_tokens
 from ...outcome import Answer, SampleError, SampleResult
 from ...verdict import Verdict
 from ..base import CaseBase, Skipped
+from ..json_ops import iterate
 from .scoring import Call, Problem, assess, decode_text_calls, decode_tool_calls
 from .spec import CaseSpec, ExpectedCall, Matcher, SuiteFile, ToolResult, Turn
 
@@ -116,12 +119,12 @@ class YamlSuite:
 
     async def answer(self, case: YamlCase, access: ModelAccess) -> Answer | Skipped:
         assert access.chat is not None
-        messages: list[dict[str, Any]] = []
+        messages: list[JSONObject] = []
         system = _system_text(case)
         if system:
             messages.append({"role": "system", "content": system})
         tools = [tool.openai() for tool in case.file.tools] if case.mode == "fc" else None
-        turns: list[dict[str, Any]] = []
+        turns: list[JSONObject] = []
         tokens: dict[str, int] = {}
         latency = 0.0
         for number, turn in enumerate(case.spec.turns):
@@ -140,7 +143,7 @@ class YamlSuite:
         tools = {tool.name: tool for tool in case.file.tools}
         problems: list[str] = []
         failed: list[str] = []  # the checks that failed, once each, in order: the reports list them by case
-        decoded: list[Any] = []
+        decoded: list[JSONValue] = []
         for number, turn in enumerate(case.spec.turns):
             got = turns[number] if number < len(turns) and isinstance(turns[number], dict) else {}
             text = str(got.get("text") or "")
@@ -152,7 +155,7 @@ class YamlSuite:
                          for problem in found]
             failed += [(f"turn {number + 1}: " if several else "") + problem.check for problem in found]
         valid = not problems
-        details: dict[str, Any] = {"file": str(case.file.path), "line": case.spec.line, "mode": case.mode}
+        details: JSONObject = {"file": str(case.file.path), "line": case.spec.line, "mode": case.mode}
         if failed:
             details["failed"] = list(dict.fromkeys(failed))
         verdict = Verdict(valid, "" if valid else _kind(problems[0]), problems or None,
@@ -164,50 +167,65 @@ class YamlSuite:
 REPORTED_LEVELS = 50
 
 
-def _reportable(value: Any) -> Any:
+def _reportable(value: object) -> JSONValue:
     """A decoded value as the report's JSON can hold it, with no recursion: bytes and complex numbers (which the
     text protocol keeps) become their repr, tuples lists, keys text as JSON writes them, and levels past
     `REPORTED_LEVELS` (native arguments may nest some 900 deep) "...". A non-finite float (the text protocol reads
     1E310 as infinity) stays one: the report writes it as null and names its place (json_report.strict_plain)."""
-    root: list[Any] = [None]
-    pending: list[tuple[Any, Any, Any, int]] = [(value, root, 0, 0)]  # (value, container, slot, level)
+    root: list[JSONValue] = [None]
+    # (value, what stores what it becomes in its container's slot, level)
+    pending: list[tuple[object, Callable[[JSONValue], None], int]] = [(value, functools.partial(_put, root, 0), 0)]
     while pending:
-        item, container, slot, level = pending.pop()
+        item, put, level = pending.pop()
         if isinstance(item, (dict, list, tuple)) and level >= REPORTED_LEVELS:
-            container[slot] = "..."
+            put("...")
         elif isinstance(item, dict):
-            container[slot] = mapping = dict[str, Any]()
+            mapping: JSONObject = {}
+            put(mapping)
             for key, child in item.items():
                 written = key is None or _plain_number(key)  # as json.dumps writes such a key
                 text = key if isinstance(key, str) else json.dumps(key) if written else repr(key)
                 mapping[text] = None
-                pending.append((child, mapping, text, level + 1))
+                pending.append((child, functools.partial(mapping.__setitem__, text), level + 1))
         elif isinstance(item, (list, tuple)):
-            container[slot] = items = list[Any]([None] * len(item))
-            pending.extend((child, items, index, level + 1) for index, child in enumerate(item))
-        elif item is None or isinstance(item, (bool, str, float)) or _plain_number(item):
-            container[slot] = item
+            items: list[JSONValue] = [None] * len(item)
+            put(items)
+            pending.extend((child, functools.partial(_put, items, index), level + 1)
+                           for index, child in enumerate(item))
+        elif item is None or isinstance(item, (bool, str, float)):
+            put(item)
         elif isinstance(item, int):
-            container[slot] = f"<a {item.bit_length()}-bit integer>"  # past what a report writes as digits
+            # past what a report writes as digits
+            put(item if _plain_number(item) else f"<a {item.bit_length()}-bit integer>")
         else:
-            container[slot] = repr(item)  # bytes, complex
+            put(repr(item))  # bytes, complex
     return root[0]
 
 
-def _plain_number(value: Any) -> bool:
+def _put(items: list[JSONValue], index: int, value: JSONValue) -> None:
+    items[index] = value
+
+
+def _plain_number(value: object) -> bool:
     """A number JSON writes as it is: a finite float, an integer of fewer than 4,300 digits (Python's limit)."""
     if isinstance(value, float):
         return value - value == 0.0
     return isinstance(value, int) and (isinstance(value, bool) or value.bit_length() <= 10_000)
 
 
-def _calls_of(turn: dict[str, Any], mode: str) -> tuple[list[Call] | None, str | None]:
+def _calls_of(turn: JSONObject, mode: str) -> tuple[list[Call] | None, str | None]:
     """The calls of one answered turn (None: words), or a problem when native calls are malformed."""
     native = turn.get("tool_calls") or []
     if mode == "fc" and native:
-        decoded = decode_tool_calls([(str(name), str(arguments)) for name, arguments in native])
+        decoded = decode_tool_calls([(str(name), str(arguments)) for name, arguments in map(_pair, iterate(native))])
         return (None, decoded) if isinstance(decoded, str) else (decoded, None)
     return decode_text_calls(str(turn.get("text") or "")), None
+
+
+def _pair(item: JSONValue) -> tuple[JSONValue, JSONValue]:
+    """`name, arguments = item`, failing as that unpacking does."""
+    name, arguments = iterate(item)
+    return name, arguments
 
 
 def _kind(problem: str) -> str:
@@ -236,13 +254,13 @@ def _system_text(case: YamlCase) -> str:
     return "\n\n".join(parts)
 
 
-def _continuation(reply: Reply, results: Sequence[ToolResult], number: int, *, fc: bool) -> list[dict[str, Any]]:
+def _continuation(reply: Reply, results: Sequence[ToolResult], number: int, *, fc: bool) -> list[JSONObject]:
     """The messages that carry the conversation on after a turn: the model's answer, then the scripted results
     of its calls (in fc mode one `tool` message per call id, as the API requires)."""
     if fc and reply.tool_calls:
         ids = [call.id or f"call_{number}_{index}" for index, call in enumerate(reply.tool_calls)]
         # "" rather than null: llama-cpp-python answers null content with a 500 (issue 26)
-        messages: list[dict[str, Any]] = [{"role": "assistant", "content": reply.text, "tool_calls": [
+        messages: list[JSONObject] = [{"role": "assistant", "content": reply.text, "tool_calls": [
             {"id": call_id, "type": "function", "function": {"name": call.name, "arguments": call.arguments}}
             for call_id, call in zip(ids, reply.tool_calls, strict=True)]}]
         contents = [result.content for result in results]
@@ -257,7 +275,7 @@ def _continuation(reply: Reply, results: Sequence[ToolResult], number: int, *, f
     return messages
 
 
-def _shown(turns: list[dict[str, Any]]) -> Any:
+def _shown(turns: list[JSONObject]) -> object:
     """The report's `output`: the text of a one-turn answer without native calls, else every turn."""
     if len(turns) == 1 and not turns[0].get("tool_calls"):
         return turns[0].get("text", "")
@@ -266,7 +284,7 @@ def _shown(turns: list[dict[str, Any]]) -> Any:
 
 # -- the oracle: what would pass, as far as the matchers say what that is ---------------------------------------
 
-def _oracle_turn(turn: Turn, mode: str) -> dict[str, Any]:
+def _oracle_turn(turn: Turn, mode: str) -> JSONObject:
     if turn.expect.no_call:
         return {"text": " ".join(turn.expect.contains) or "I cannot do that with these functions.", "tool_calls": []}
     calls = [(call.name, _oracle_arguments(call)) for call in turn.expect.calls]
@@ -276,36 +294,34 @@ def _oracle_turn(turn: Turn, mode: str) -> dict[str, Any]:
             "tool_calls": []}
 
 
-def _oracle_arguments(call: ExpectedCall) -> dict[str, Any]:
+def _oracle_arguments(call: ExpectedCall) -> JSONObject:
     """A value each matcher accepts (a regex has none in general: its argument is left out, and fails)."""
-    arguments = {}
+    arguments: JSONObject = {}
     for name, matcher in call.arguments.items():
         value = _oracle_value(matcher)
-        if value is not _NONE:
-            arguments[name] = value
+        if value:
+            arguments[name] = value[0]
     return arguments
 
 
-_NONE = object()
-
-
-def _oracle_value(matcher: Matcher) -> Any:
-    if matcher.kind in ("exact", "tolerance"):
-        return matcher.value
+def _oracle_value(matcher: Matcher) -> tuple[JSONValue] | tuple[()]:
+    """A value the matcher accepts, or () where it names none."""
+    value = matcher.value
+    values = list(value) if isinstance(value, tuple) else [value]  # any_of, unordered: a tuple of values
+    if matcher.kind in ("exact", "tolerance", "contains"):
+        return (values[0],)
     if matcher.kind == "any_of":
-        return matcher.value[0] if matcher.value else _NONE
+        return (values[0],) if values else ()
     if matcher.kind == "unordered":
-        return list(matcher.value)
-    if matcher.kind == "contains":
-        return matcher.value
-    return _NONE  # absent, regex
+        return (values,)
+    return ()  # absent, regex
 
 
-def _keywords(arguments: dict[str, Any]) -> str:
+def _keywords(arguments: JSONObject) -> str:
     return ", ".join(f"{name}={_literal(value)}" for name, value in arguments.items())
 
 
-def _literal(value: Any) -> str:
+def _literal(value: object) -> str:
     """A JSON value written as the text protocol reads it (Python literals)."""
     if isinstance(value, bool) or value is None:
         return repr(value)
@@ -340,7 +356,7 @@ def _matcher_text(matcher: Matcher) -> str:
     if matcher.kind == "absent":
         return "<absent>"
     if matcher.kind == "any_of":
-        return "any of " + _literal(list(matcher.value))
+        return "any of " + _literal(matcher.value)  # a tuple, written as a list
     if matcher.kind == "unordered":
-        return _literal(list(matcher.value)) + " in any order"
+        return _literal(matcher.value) + " in any order"
     return f"contains {_literal(matcher.value)}"

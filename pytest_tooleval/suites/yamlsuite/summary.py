@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ...json_value import JSONObject
 from ...report.compare import Spread
 from ...report.summary import SuiteSummary, Table, outcome_counts
 from ..base import Unit
@@ -58,7 +59,7 @@ def summarize_yaml(rows: list[dict[str, Any]]) -> SuiteSummary:
     for variant in sorted({row.get("variant", "") for row in rows}):  # "" (the run's own protocol) first
         mine = [row for row in rows if row.get("variant", "") == variant]
         body = []
-        categories: dict[str, Any] = {}
+        categories: JSONObject = {}
         partial = False
         for category in sorted({row["category"] for row in mine}):
             members = [row for row in mine if row["category"] == category]
@@ -101,7 +102,7 @@ def summarize_yaml(rows: list[dict[str, Any]]) -> SuiteSummary:
                         {"figures": dict(figures), "partial": partial, "blocks": blocks})
 
 
-def _spread_fields(spread: Spread | None) -> dict[str, Any]:
+def _spread_fields(spread: Spread | None) -> JSONObject:
     """A figure's 95% interval and the smallest difference it could detect, unrounded; nothing without them."""
     return {} if spread is None else {"interval": list(spread.interval), "detectable": spread.detectable}
 

@@ -48,8 +48,11 @@ def test_dict_attributes_are_subset_checked() -> None:
     del state["FoodPlatform"]["users"]["Jack"]
     verdict = grade(answer(FOOD_GT), [state], [])
     assert not verdict.valid and verdict.error_type == "class attributes wrong"
+    assert isinstance(verdict.error, list)
     assert verdict.error[0][0].startswith("class(FoodPlatform) attributes(users) wrong, [expected:")
-    assert any("'Jack'" in line and "missing" in line for line in verdict.details["state_diff"])
+    state_diff = verdict.details["state_diff"]
+    assert isinstance(state_diff, list)
+    assert any("'Jack'" in line and "missing" in line for line in state_diff)
 
 
 def test_lists_and_scalars_are_compared_exactly() -> None:
@@ -78,7 +81,8 @@ def test_typo_class_reuses_the_previous_verdict() -> None:
     assert grade(answer(typo, BASE_OK), [{"ReminderApi": {"reminder_list": {}}}, BASE_OK], []).valid
     # After a failing class, an unmatched entry repeats that failure.
     verdict = grade(answer(BASE_OK, typo), [wrong_base, {"ReminderApi": {}}], [])
-    assert not verdict.valid and len(verdict.error) == 2 and verdict.error[0] == verdict.error[1]
+    assert not verdict.valid and isinstance(verdict.error, list)
+    assert len(verdict.error) == 2 and verdict.error[0] == verdict.error[1]
     assert verdict.details["unchecked_classes"] == ["ReminderAPI"]
 
 

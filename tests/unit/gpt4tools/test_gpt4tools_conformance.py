@@ -11,8 +11,8 @@ from pytest_tooleval.suites.gpt4tools.scoring import score_item
 METRICS = ("thought", "action", "args", "sr", "iou")
 
 
-def _same(ours: float, theirs: float) -> bool:
-    return ours == theirs or (math.isnan(ours) and math.isnan(theirs))
+def _same(ours: object, theirs: float) -> bool:
+    return ours == theirs or (isinstance(ours, float) and math.isnan(ours) and math.isnan(theirs))
 
 
 def test_every_official_case_agrees_on_every_metric(gpt4tools_dir: Path) -> None:
