@@ -2,7 +2,8 @@
 
 The rate counts the NAME tokens `Any` (`tokenize`: annotations, imports and `typing.Any` alike; not the word in a
 comment or a string) over every module of the package, per 1,000 lines. BUDGET is the rate the last change left,
-rounded up to the next 0.5: lower it as the count drops, until it reaches the issue's 10.
+rounded up to the next 0.5 (issue 42 asked for at most 10; the package went from 17.5 to 6.65): lower it as the
+count drops, never raise it.
 """
 
 from __future__ import annotations
@@ -16,8 +17,8 @@ from pathlib import Path
 import pytest_tooleval
 
 PACKAGE = Path(pytest_tooleval.__file__).parent
-#: `Any` tokens per 1,000 lines the package may use (the issue's goal: 10)
-BUDGET = 12.0
+#: `Any` tokens per 1,000 lines the package may use (issue 42's goal was 10; 247 in 37,117 lines when set)
+BUDGET = 7.0
 
 
 def any_tokens(source: str) -> int:
