@@ -486,12 +486,30 @@ class CachedBackend:
 
 
 def _with_secrets(reply: Reply, change: Callable[[str], str]) -> Reply:
-    """`reply` with `change` applied to its text, reasoning and tool calls: `sealed` before it is stored (a
-    third-party key the model copied from its prompt becomes a placeholder), `unsealed` once it is read."""
+    """`reply` with `change` applied to its text, reasoning, tool calls and message: `sealed` before it is stored
+    (a third-party key the model copied from its prompt becomes a placeholder), `unsealed` once it is read."""
     return dataclasses.replace(
         reply, text=change(reply.text), reasoning=None if reply.reasoning is None else change(reply.reasoning),
         tool_calls=tuple(ToolCall(change(call.id), change(call.name), change(call.arguments))
-                         for call in reply.tool_calls))
+                         for call in reply.tool_calls),
+        message=None if reply.message is None else _changed_message(reply.message, change))
+
+
+def _changed_message(message: JSONObject, change: Callable[[str], str]) -> JSONObject | None:
+    """The message with `change` applied to every text, keys too; None (not kept) if too deep to walk."""
+    def changed(value: JSONValue) -> JSONValue:
+        if isinstance(value, str):
+            return change(value)
+        if isinstance(value, dict):
+            return {change(key): changed(item) for key, item in value.items()}
+        if isinstance(value, list):
+            return [changed(item) for item in value]
+        return value
+
+    try:
+        return {change(key): changed(item) for key, item in message.items()}
+    except RecursionError:
+        return None
 
 
 def _integer(value: int | None) -> int | None:
