@@ -164,7 +164,7 @@ def test_a_hostile_trace_ends_in_bounded_time(samples: dict[str, MultiTurnSample
     result = [[costly] for _ in sample.ground_truth]
     start = time.monotonic()
     verdict = check(sample, result, tables)
-    assert time.monotonic() - start < 10
+    assert time.monotonic() - start < 30  # a hang guard, not a speed target
     assert verdict.error_type == "multi_turn:instance_state_mismatch"
     assert "<cycle>" in json.dumps(verdict.details)
 

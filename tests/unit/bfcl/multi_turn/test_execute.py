@@ -169,7 +169,7 @@ def test_a_huge_power_gives_upstreams_text_without_computing_it(
     math = side(samples, tables, "multi_turn_base_15")
     start = time.monotonic()
     [result] = math.execute(["power(base=3, exponent=10**9)".replace("10**9", str(10**9))])
-    assert time.monotonic() - start < 1
+    assert time.monotonic() - start < 30  # a hang guard: computing it would take minutes
     assert result == ERROR_PREFIX + (
         "Exceeds the limit (4300 digits) for integer string conversion; use sys.set_int_max_str_digits() to "
         "increase the limit"
@@ -193,7 +193,7 @@ def test_costly_calls_end_fast_as_errors(samples: dict[str, MultiTurnSample], ta
     math = side(samples, tables, "multi_turn_base_15")
     start = time.monotonic()
     [result] = math.execute([call])
-    assert time.monotonic() - start < 2
+    assert time.monotonic() - start < 30  # a hang guard: upstream runs for minutes
     assert result.startswith(ERROR_PREFIX)
 
 
