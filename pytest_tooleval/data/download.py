@@ -22,6 +22,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
+from .. import python_ast
 from ..errors import DataError, ToolevalUsageError
 
 
@@ -58,7 +59,7 @@ def lift_string_constants(source: str, names: list[str], origin: str) -> dict[st
     """Module-level `NAME = "text"` assignments, read with ast; nothing is imported or executed."""
     wanted = set(names)
     found: dict[str, str] = {}
-    for node in ast.parse(source, filename=origin).body:
+    for node in python_ast.parse(source, filename=origin).body:
         if not isinstance(node, ast.Assign) or not isinstance(node.value, ast.Constant):
             continue
         if not isinstance(node.value.value, str):
@@ -86,7 +87,8 @@ def lift_member_constants(source: str, selectors: Mapping[str, str], origin: str
     Raises:
         DataError: a selector matched no string assignment.
     """
-    classes = {node.name: node for node in ast.parse(source, filename=origin).body if isinstance(node, ast.ClassDef)}
+    body = python_ast.parse(source, filename=origin).body
+    classes = {node.name: node for node in body if isinstance(node, ast.ClassDef)}
     found: dict[str, str] = {}
     for selector, key in selectors.items():
         class_name, _, member = selector.partition(".")

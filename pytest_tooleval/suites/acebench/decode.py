@@ -16,7 +16,7 @@ import ast
 import re
 import warnings
 
-from ... import safe_eval
+from ... import python_ast, safe_eval
 
 __all__ = [
     "LIMITS",
@@ -191,7 +191,7 @@ def _parse(source: str) -> ast.expr:
         with warnings.catch_warnings():
             # Invalid escapes and the like only warn upstream; under `-W error` they would raise here.
             warnings.simplefilter("ignore")
-            tree = ast.parse(source, mode="eval")
+            tree = python_ast.parse(source, mode="eval")
     except (SyntaxError, ValueError, MemoryError, RecursionError, OverflowError) as exc:
         raise DecodeError(f"not a Python expression: {type(exc).__name__}: {exc}") from None
     if ast_depth(tree) > MAX_AST_DEPTH:

@@ -20,7 +20,7 @@ import json
 import warnings
 from typing import Literal
 
-from ... import safe_eval
+from ... import python_ast, safe_eval
 from . import java_calls, js_calls
 from .errors import DecodeError
 
@@ -82,7 +82,7 @@ def decode_python_calls(text: str) -> list[dict[str, dict[str | None, object]]]:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # invalid escapes in string literals only warn; bfcl reads them anyway
-            tree = ast.parse(source, mode="eval")
+            tree = python_ast.parse(source, mode="eval")
     except (SyntaxError, ValueError) as exc:
         raise DecodeError(f"not Python syntax: {exc}") from None
     body = tree.body

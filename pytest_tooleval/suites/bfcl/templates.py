@@ -14,6 +14,7 @@ from dataclasses import dataclass, fields
 from types import MappingProxyType
 from typing import TypeAlias, TypeVar
 
+from ... import python_ast
 from ...data.download import canonical_sha256
 from ...errors import DataError
 from ...json_value import JSONObject, JSONValue
@@ -311,7 +312,7 @@ def _float_note(source: str) -> str:
 
 def _parse(source: str, origin: str) -> ast.Module:
     try:
-        return ast.parse(source, filename=origin)
+        return python_ast.parse(source, filename=origin)
     except (SyntaxError, ValueError) as exc:
         raise DataError(f"{origin}: not readable Python ({exc})") from None
 

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import NoReturn
 
-from .... import safe_eval
+from .... import python_ast, safe_eval
 from ..decode import MAX_SOURCE_CHARS
 
 #: The agent's evaluator, here and in dispatch: literals, displays and arithmetic only, other nodes go to the
@@ -120,7 +120,7 @@ def _decode(message: str, mode: DecodeMode) -> list[DecodedCall]:
     if not text.endswith("]"):
         text = text + "]"
     # ACEBench quirk: strip brackets and single quotes from both ends, but not whitespace (acebench-agent §4).
-    tree = ast.parse(text.strip("[]'"), mode="eval")
+    tree = python_ast.parse(text.strip("[]'"), mode="eval")
     body = tree.body
     if isinstance(body, ast.Call):
         return [_call(body)]

@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from .... import safe_eval
+from .... import python_ast, safe_eval
 from .decode import LIMITS, AgentDecodeError, DecodeMode, decode_message, not_evaluated
 from .envs import Environment
 from .envs.base import Scenario
@@ -68,7 +68,7 @@ def _position(source: str, offset: int) -> tuple[int, int]:
 
 
 def _run(source: str, instance: Scenario, offset: int) -> object:
-    tree = ast.parse(source, filename="<string>", mode="eval")
+    tree = python_ast.parse(source, filename="<string>", mode="eval")
     compile(tree, "<string>", "eval")  # the compiler's own SyntaxErrors, as eval would raise them; runs nothing
     inserted = _position(source, offset)
 

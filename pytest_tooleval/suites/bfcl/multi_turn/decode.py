@@ -15,6 +15,7 @@ import operator
 from collections.abc import Callable
 from typing import Any
 
+from .... import python_ast
 from ....json_value import JSONValue
 
 #: deepest nesting of values the prompting decoder follows (the tokenizer allows 200 brackets)
@@ -97,7 +98,7 @@ def decode_prompt(raw: JSONValue) -> list[str]:
         text = text + "]"
     text = text.strip().strip("'")
     try:
-        body = ast.parse(text, mode="eval").body  # parsing only: no code object is made
+        body = python_ast.parse(text, mode="eval").body  # parsing only: no code object is made
     except Exception as exc:  # SyntaxError, and Memory/RecursionError on deep nesting: all undecodable upstream
         raise Undecodable(f"not a Python expression: {exc}") from exc
     if isinstance(body, ast.Call):

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import date
 from typing import Protocol
 
+from .... import python_ast
 from ....errors import DataError
 from ....json_value import JSONValue
 from .apis import api_methods, public_state
@@ -150,7 +151,7 @@ class Side:
                 raise Refused(f"call text longer than {MAX_CALL_CHARS} characters")
             # eval() drops leading spaces and tabs of a string before parsing; "<string>" is eval's file name,
             # so a SyntaxError reads as upstream's does
-            tree = ast.parse(text.lstrip(" \t"), filename="<string>", mode="eval")
+            tree = python_ast.parse(text.lstrip(" \t"), filename="<string>", mode="eval")
             _check_keywords(tree)
             value = self._call(tree.body)
             return result_string(value)  # str() of a huge int raises inside, as upstream's try covers it

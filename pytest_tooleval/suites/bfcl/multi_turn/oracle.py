@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import json
 
+from .... import python_ast
 from ....json_value import JSONValue
 from .apis.registry import class_of, parameter_names
 from .sample import MultiTurnSample
@@ -24,7 +25,7 @@ def keyword_calls(sample: MultiTurnSample, calls: list[str]) -> list[tuple[str, 
     """
     named = []
     for text in calls:
-        node = ast.parse(text, mode="eval").body
+        node = python_ast.parse(text, mode="eval").body
         if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name):
             raise ValueError(f"{sample.id}: ground truth {text!r} is not a call of a method by name")
         method = node.func.id

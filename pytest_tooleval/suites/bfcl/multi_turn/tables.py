@@ -20,6 +20,7 @@ from functools import cached_property
 from types import MappingProxyType
 from typing import Any, ClassVar
 
+from .... import python_ast
 from ....data.download import canonical_sha256
 from ....errors import DataError
 
@@ -130,7 +131,7 @@ def lift_tables(sources: Mapping[str, str]) -> Tables:
             raise DataError(f"bfcl wheel lacks {path}")
         if path not in trees:
             try:
-                trees[path] = ast.parse(sources[path], filename=path)
+                trees[path] = python_ast.parse(sources[path], filename=path)
             except (SyntaxError, ValueError) as exc:
                 raise DataError(f"{path}: not readable Python ({exc})") from None
         if name.startswith(BRANCHES):
