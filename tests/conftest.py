@@ -202,6 +202,19 @@ def bfcl_dir() -> Path:
     return _suite_dir("bfcl", "MANIFEST.json")
 
 
+@pytest.fixture(scope="session")
+def bfcl_wheel() -> Path:
+    """The pinned bfcl-eval wheel TOOLEVAL_BFCL_WHEEL names (its request texts and multi-turn API tables); the test
+    skips, named, without it."""
+    found = os.environ.get("TOOLEVAL_BFCL_WHEEL")
+    if not found:
+        pytest.skip(
+            "needs the upstream bfcl-eval 2026.3.23 wheel for its request texts and multi-turn API tables: set "
+            "TOOLEVAL_BFCL_WHEEL (pip download --no-deps bfcl-eval==2026.3.23)"
+        )
+    return Path(found)
+
+
 @pytest.fixture
 def fake_openai() -> Iterator[FakeOpenAI]:
     """A fake chat-completions server on 127.0.0.1 (see tests/fake_openai.py); script it through its attributes.

@@ -18,18 +18,9 @@ KEY = "sk-test-0123456789abcdef"
 
 
 @pytest.fixture
-def bfcl_wheel() -> str:
-    wheel = os.environ.get("TOOLEVAL_BFCL_WHEEL")
-    if not wheel:
-        pytest.skip(
-            "needs the upstream bfcl-eval 2026.3.23 wheel for the multi-turn API tables: set TOOLEVAL_BFCL_WHEEL "
-            "(pip download --no-deps bfcl-eval==2026.3.23)"
-        )
-    return wheel
-
-
-@pytest.fixture
-def base_args(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, bfcl_dir: Path, bfcl_wheel: str) -> list[str]:
+def base_args(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, bfcl_dir: Path, bfcl_wheel: Path
+) -> list[str]:
     for name in ("OPENAI_API_KEY", "TOOLEVAL_BFCL_CATEGORIES"):
         monkeypatch.delenv(name, raising=False)
     pytester.makepyfile(test_bfcl=THIN_TEST)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import zlib
 from collections import defaultdict
 from pathlib import Path
@@ -196,19 +195,8 @@ def digest(value: object) -> str:
     return hashlib.sha256(json.dumps(value, sort_keys=True, ensure_ascii=False).encode("utf-8")).hexdigest()
 
 
-@pytest.fixture
-def bfcl_wheel() -> str:
-    wheel = os.environ.get("TOOLEVAL_BFCL_WHEEL")
-    if not wheel:
-        pytest.skip(
-            "needs the upstream bfcl-eval 2026.3.23 wheel for its request texts: set TOOLEVAL_BFCL_WHEEL "
-            "(pip download --no-deps bfcl-eval==2026.3.23)"
-        )
-    return wheel
-
-
 def test_a_live_run_sends_the_bodies_bfcls_own_handler_builds(
-    pytester: pytest.Pytester, base_args: list[str], fake_openai: FakeOpenAI, bfcl_wheel: str
+    pytester: pytest.Pytester, base_args: list[str], fake_openai: FakeOpenAI, bfcl_wheel: Path
 ) -> None:
     """Both protocols, bfcl's sampling, every sample bfcl's handler was run on offline (the digests of its
     bodies, tests/unit/bfcl/request_digests.json): what reaches the server is what bfcl would have sent."""
@@ -333,7 +321,7 @@ def test_a_yaml_file_named_like_a_bfcl_category_keeps_its_cases(
 
 
 def test_live_answers_in_both_protocols_get_bfcls_verdicts(
-    pytester: pytest.Pytester, base_args: list[str], fake_openai: FakeOpenAI, bfcl_dir: Path, bfcl_wheel: str
+    pytester: pytest.Pytester, base_args: list[str], fake_openai: FakeOpenAI, bfcl_dir: Path, bfcl_wheel: Path
 ) -> None:
     """The fake server answers each question with a conformance output: text in prompt mode, native tool calls
     (as the API sends them) in function calling. Each test's outcome is the verdict bfcl-eval gave that output."""

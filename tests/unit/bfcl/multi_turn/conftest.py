@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
@@ -10,19 +9,13 @@ import pytest
 from pytest_tooleval.suites.bfcl.multi_turn.data import load_samples
 from pytest_tooleval.suites.bfcl.multi_turn.sample import CATEGORIES, MultiTurnSample
 from pytest_tooleval.suites.bfcl.multi_turn.tables import Tables
-from pytest_tooleval.suites.bfcl.upstream import WHEEL_ENV, load_tables
+from pytest_tooleval.suites.bfcl.upstream import load_tables
 
 
 @pytest.fixture(scope="session")
-def wheel() -> Path:
-    """The wheel TOOLEVAL_BFCL_WHEEL points at (the test skips, named, without it)."""
-    found = os.environ.get(WHEEL_ENV)
-    if not found:
-        pytest.skip(
-            f"needs the upstream bfcl-eval 2026.3.23 wheel for the request texts and API tables: set {WHEEL_ENV} "
-            "(pip download --no-deps bfcl-eval==2026.3.23)"
-        )
-    return Path(found)
+def wheel(bfcl_wheel: Path) -> Path:
+    """The pinned wheel (tests/conftest.py's `bfcl_wheel`), by the name these tests use."""
+    return bfcl_wheel
 
 
 @pytest.fixture(scope="session")

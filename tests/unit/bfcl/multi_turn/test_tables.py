@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import ast
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -21,17 +20,6 @@ from pytest_tooleval.suites.bfcl.multi_turn.tables import (
     lift_literal,
 )
 from pytest_tooleval.suites.bfcl.upstream import WHEEL_ENV, load_pin, load_tables, tables_file
-
-
-@pytest.fixture(scope="module")
-def wheel() -> Path:
-    given = os.environ.get(WHEEL_ENV)
-    if not given:
-        pytest.skip(
-            f"needs the upstream bfcl-eval 2026.3.23 wheel for the API tables: set {WHEEL_ENV} "
-            "(pip download --no-deps bfcl-eval==2026.3.23)"
-        )
-    return Path(given)
 
 
 def test_the_wheel_gives_the_pinned_tables_and_the_cache_keeps_them(wheel: Path, tmp_path: Path) -> None:
