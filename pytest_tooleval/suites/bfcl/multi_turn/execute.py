@@ -12,39 +12,19 @@ from __future__ import annotations
 import ast
 import copy
 import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from datetime import date
-from typing import Protocol
 
 from .... import python_ast
 from ....errors import DataError
-from ....json_value import JSONValue
 from .apis import api_methods, public_state
-from .apis.file_system import GorillaFileSystem
 from .apis.math_api import MathAPI
-from .apis.message import MessageAPI
-from .apis.posting import TwitterAPI
-from .apis.ticket import TicketAPI
-from .apis.trading import TradingBot
+from .apis.registry import API_CLASSES, STATELESS, Api
 from .apis.travel import TravelAPI
-from .apis.vehicle import VehicleControlAPI
 from .results import error_string, result_string
 from .sample import MultiTurnSample
 from .tables import Tables
 
-
-class Api(Protocol):
-    """What the executor needs of an API class beyond its methods (apis/__init__.py)."""
-
-    def load_scenario(self, scenario: Mapping[str, JSONValue], long_context: bool = False) -> None: ...
-
-
-#: class name -> its constructor (TravelAPI also takes `today`)
-CLASSES: dict[str, Callable[[Tables], Api]] = {
-    "GorillaFileSystem": GorillaFileSystem, "MathAPI": MathAPI, "MessageAPI": MessageAPI,
-    "TwitterAPI": TwitterAPI, "TicketAPI": TicketAPI, "TradingBot": TradingBot, "TravelAPI": TravelAPI,
-    "VehicleControlAPI": VehicleControlAPI}
-STATELESS = frozenset({"MathAPI"})  # constructed, never given its scenario (spec §2.1)
 DENIED = frozenset({"kill", "exit", "quit", "remove", "unlink", "popen", "Popen", "run"})  # spec §4.3
 
 _CALLEE = re.compile(r"\b([a-zA-Z_]\w*)\s*(?=\()")  # spec §4.2: also inside string literals
@@ -120,7 +100,7 @@ class Side:
         variables: dict[str, str] = {}
         mapping: dict[str, str] = {}
         for class_name in sample.involved_classes:
-            instance = TravelAPI(tables, today=today) if class_name == "TravelAPI" else CLASSES[class_name](tables)
+            instance = TravelAPI(tables, today=today) if class_name == "TravelAPI" else API_CLASSES[class_name](tables)
             if class_name not in STATELESS:
                 scenario = sample.initial_config.get(class_name, {})
                 if not isinstance(scenario, dict):

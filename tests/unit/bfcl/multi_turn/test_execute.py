@@ -18,6 +18,7 @@ import pytest
 from pytest_tooleval.suites.bfcl.multi_turn import execute
 from pytest_tooleval.suites.bfcl.multi_turn.apis import api_methods
 from pytest_tooleval.suites.bfcl.multi_turn.apis.file_system import Directory
+from pytest_tooleval.suites.bfcl.multi_turn.apis.registry import API_CLASSES
 from pytest_tooleval.suites.bfcl.multi_turn.execute import Side, denied, instance_variable, rewrite
 from pytest_tooleval.suites.bfcl.multi_turn.results import ERROR_PREFIX
 from pytest_tooleval.suites.bfcl.multi_turn.sample import MultiTurnSample
@@ -87,7 +88,7 @@ def test_a_method_name_in_a_string_literal_gets_the_variable_name(
 def test_no_two_classes_share_a_method_name(tables: Tables) -> None:
     # upstream's map gives a shared name to the later class, and so does Side.create; today no name is shared
     seen: dict[str, str] = {}
-    for class_name, make in execute.CLASSES.items():
+    for class_name, make in API_CLASSES.items():
         for method in api_methods(make(tables)):
             assert method not in seen, (method, seen.get(method), class_name)
             seen[method] = class_name

@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import inspect
+from collections.abc import Callable, Mapping
+from typing import Protocol
 
+from .....json_value import JSONValue
+from ..tables import Tables
 from .file_system import GorillaFileSystem
 from .math_api import MathAPI
 from .message import MessageAPI
@@ -13,8 +17,18 @@ from .trading import TradingBot
 from .travel import TravelAPI
 from .vehicle import VehicleControlAPI
 
-API_CLASSES: dict[str, type] = {cls.__name__: cls for cls in (
-    GorillaFileSystem, MathAPI, MessageAPI, TwitterAPI, TicketAPI, TradingBot, TravelAPI, VehicleControlAPI)}
+
+class Api(Protocol):
+    """What the executor needs of an API class beyond its methods (apis/__init__.py)."""
+
+    def load_scenario(self, scenario: Mapping[str, JSONValue], long_context: bool = False) -> None: ...
+
+
+#: class name -> the class, called with the sample's tables (TravelAPI also takes `today`)
+API_CLASSES: dict[str, Callable[[Tables], Api]] = {
+    "GorillaFileSystem": GorillaFileSystem, "MathAPI": MathAPI, "MessageAPI": MessageAPI,
+    "TwitterAPI": TwitterAPI, "TicketAPI": TicketAPI, "TradingBot": TradingBot, "TravelAPI": TravelAPI,
+    "VehicleControlAPI": VehicleControlAPI}
 #: the class whose scenario is never loaded (bfcl-multiturn §2.1: upstream's one stateless class)
 STATELESS = frozenset({"MathAPI"})
 
@@ -28,7 +42,7 @@ def parameter_names(class_name: str, method: str) -> list[str]:
 def class_of(method: str, involved_classes: list[str]) -> str | None:
     """The involved class that has a public method called `method` (no two classes share a method name)."""
     for class_name in involved_classes:
-        member = API_CLASSES[class_name].__dict__.get(method)
+        member = vars(API_CLASSES[class_name]).get(method)
         if not method.startswith("_") and method != "load_scenario" and inspect.isfunction(member):
             return class_name
     return None
