@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, Protocol, TypeVar
 
 from ...models.access import ModelAccess
 from ...models.meter import reply_tokens
@@ -28,11 +28,27 @@ from .templates import Templates
 PROMPT, FC = "prompt", "fc"
 
 
-@dataclass(frozen=True)
-class BfclCase(CaseBase):
-    """One BFCL sample in one protocol (the suite protocol in pytest_tooleval/suites/base.py)."""
+class _Keyed(Protocol):
+    """What a case reads of its sample: a single-turn `Sample` and a `MultiTurnSample` both have these."""
 
-    sample: Sample
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def category(self) -> str: ...
+
+    @property
+    def index(self) -> int: ...
+
+
+SampleT = TypeVar("SampleT", bound=_Keyed)
+
+
+@dataclass(frozen=True)
+class _Protocolled(CaseBase, Generic[SampleT]):
+    """One BFCL sample in one protocol: the members single- and multi-turn cases share."""
+
+    sample: SampleT
     variant: str = ""  # "" the prompt protocol, "fc" function calling
 
     suite = "bfcl"
@@ -47,10 +63,6 @@ class BfclCase(CaseBase):
         return self.sample.category
 
     @property
-    def family(self) -> str:
-        return self.sample.group
-
-    @property
     def index(self) -> int:
         return self.sample.index
 
@@ -61,6 +73,15 @@ class BfclCase(CaseBase):
     @property
     def test_id(self) -> str:
         return self.id if not self.variant else f"{self.id}-{self.variant}"
+
+
+@dataclass(frozen=True)
+class BfclCase(_Protocolled[Sample]):
+    """One single-turn BFCL sample in one protocol (the suite protocol in pytest_tooleval/suites/base.py)."""
+
+    @property
+    def family(self) -> str:
+        return self.sample.group
 
     @property
     def marks(self) -> tuple[str, ...]:
@@ -74,36 +95,11 @@ class BfclCase(CaseBase):
 
 
 @dataclass(frozen=True)
-class BfclMultiTurnCase(CaseBase):
+class BfclMultiTurnCase(_Protocolled[MultiTurnSample]):
     """One multi-turn sample in one protocol: played turn by turn, judged on state and results
     (docs/bfcl-multi-turn.md)."""
 
-    sample: MultiTurnSample
-    variant: str = ""
-
-    suite = "bfcl"
-    language = "en"
     family = "multi_turn"
-
-    @property
-    def id(self) -> str:
-        return self.sample.id
-
-    @property
-    def category(self) -> str:
-        return self.sample.category
-
-    @property
-    def index(self) -> int:
-        return self.sample.index
-
-    @property
-    def mode(self) -> Mode:
-        return "fc" if self.variant == FC else "prompt"
-
-    @property
-    def test_id(self) -> str:
-        return self.id if not self.variant else f"{self.id}-{self.variant}"
 
     @property
     def marks(self) -> tuple[str, ...]:
