@@ -34,6 +34,21 @@ def base_args(
     ]
 
 
+def live_args(fake: FakeOpenAI) -> list[str]:
+    """A live run of multi_turn_base against the local fake."""
+    return [
+        "--tooleval-bfcl-categories",
+        "multi_turn_base",
+        "--tooleval-model",
+        "fake-model",
+        "--tooleval-base-url",
+        fake.base_url,
+        "--tooleval-api-key",
+        KEY,
+        "-q",
+    ]
+
+
 def test_the_oracle_passes_a_multi_turn_category_in_both_protocols(
     pytester: pytest.Pytester, base_args: list[str]
 ) -> None:
@@ -60,19 +75,7 @@ def test_a_model_that_always_calls_stops_at_21_queries_and_is_force_terminated(
     remaining turns never asked, and bfcl's checker calls it force-terminated."""
     fake_openai.responder = lambda body: ToolCalls.of(("pwd", {}))
     result = pytester.runpytest(
-        "test_bfcl.py::test_bfcl[multi_turn_base_0-fc]",
-        "--tooleval-bfcl-categories",
-        "multi_turn_base",
-        "--tooleval-mode",
-        "fc",
-        "--tooleval-model",
-        "fake-model",
-        "--tooleval-base-url",
-        fake_openai.base_url,
-        "--tooleval-api-key",
-        KEY,
-        "-q",
-        *base_args,
+        "test_bfcl.py::test_bfcl[multi_turn_base_0-fc]", "--tooleval-mode", "fc", *live_args(fake_openai), *base_args
     )
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*multi_turn:force_terminated*"])
@@ -94,19 +97,7 @@ def test_a_model_that_answers_in_words_asks_once_per_turn(
     first turn with ground truth, as bfcl judges an empty turn."""
     fake_openai.default = "I would rather not."
     result = pytester.runpytest(
-        "test_bfcl.py::test_bfcl[multi_turn_base_0]",
-        "--tooleval-bfcl-categories",
-        "multi_turn_base",
-        "--tooleval-mode",
-        "prompt",
-        "--tooleval-model",
-        "fake-model",
-        "--tooleval-base-url",
-        fake_openai.base_url,
-        "--tooleval-api-key",
-        KEY,
-        "-q",
-        *base_args,
+        "test_bfcl.py::test_bfcl[multi_turn_base_0]", "--tooleval-mode", "prompt", *live_args(fake_openai), *base_args
     )
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*multi_turn:empty_turn_model_response*"])
