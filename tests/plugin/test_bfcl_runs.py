@@ -14,20 +14,12 @@ from xml.etree import ElementTree
 import pytest
 
 from benchmark_modules import benchmark_source
+from bfcl_results import SINGLE_TURN_VERDICTS, pick_rows, write_result_folder
 from fake_openai import FakeOpenAI, ToolCalls
 from upstream_data import recorded
 
 THIN_TEST = benchmark_source("bfcl")
 EXPECTED = json.loads((Path(__file__).parents[1] / "unit" / "bfcl" / "leaderboard_expected.json").read_text())
-NON_LIVE = {
-    "simple_python",
-    "simple_java",
-    "simple_javascript",
-    "multiple",
-    "parallel",
-    "parallel_multiple",
-    "irrelevance",
-}
 
 
 @pytest.fixture
@@ -42,33 +34,6 @@ def base_args(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, bfcl_d
         "-p",
         "no:cacheprovider",
     ]
-
-
-def picked_rows(bfcl_dir: Path, mode: str = "prompt") -> dict[str, list[dict[str, Any]]]:
-    """One conformance row per sample, by category: the one whose variant is crc32(id) modulo the sample's rows
-    (as tests/unit/bfcl/leaderboard_expected.json was made)."""
-    rows: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
-    with recorded(bfcl_dir, "conformance/official_verdicts.jsonl").open(encoding="utf-8") as handle:
-        for line in handle:
-            row = json.loads(line)
-            if row["mode"] == mode:
-                rows[(row["category"], row["id"])].append(row)
-    picked: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for (category, sample_id), found in rows.items():
-        found.sort(key=lambda row: row["variant"])
-        picked[category].append(found[zlib.crc32(sample_id.encode()) % len(found)])
-    return picked
-
-
-def write_result_folder(folder: Path, picked: dict[str, list[dict[str, Any]]]) -> Path:
-    """bfcl's own layout: <non_live|live>/BFCL_v4_<category>_result.json, JSON Lines of {"id", "result"}."""
-    for category, rows in picked.items():
-        path = folder / ("non_live" if category in NON_LIVE else "live") / f"BFCL_v4_{category}_result.json"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(
-            "".join(json.dumps({"id": row["id"], "result": row["output"]}) + "\n" for row in rows), encoding="utf-8"
-        )
-    return folder
 
 
 def test_every_sample_is_a_test_with_bfcls_own_id_and_marks(pytester: pytest.Pytester, base_args: list[str]) -> None:
@@ -91,7 +56,7 @@ def test_every_sample_is_a_test_with_bfcls_own_id_and_marks(pytester: pytest.Pyt
 def test_a_replayed_result_folder_sums_up_as_bfcls_leaderboard(
     pytester: pytest.Pytester, base_args: list[str], bfcl_dir: Path
 ) -> None:
-    picked = picked_rows(bfcl_dir)
+    picked = pick_rows(recorded(bfcl_dir, SINGLE_TURN_VERDICTS))
     folder = write_result_folder(pytester.path / "result" / "gpt-4o-2024-11-20", picked)
     result = pytester.runpytest(
         "--tooleval-model",
@@ -408,7 +373,7 @@ def test_a_live_run_without_the_request_texts_stops_before_asking(
 def test_bfcls_result_folder_of_several_models_is_refused(
     pytester: pytest.Pytester, base_args: list[str], bfcl_dir: Path
 ) -> None:
-    picked = {"live_relevance": picked_rows(bfcl_dir)["live_relevance"]}
+    picked = {"live_relevance": pick_rows(recorded(bfcl_dir, SINGLE_TURN_VERDICTS))["live_relevance"]}
     for model in ("model-a", "model-b"):
         write_result_folder(pytester.path / "result" / model, picked)
     result = pytester.runpytest(

@@ -1,0 +1,60 @@
+"""A BFCL result folder made of the recorded official verdicts: one row per sample, written in bfcl's own layout.
+
+Standard library only: tests/unit/bfcl/multi_turn/record_leaderboard.py imports it in the scratch venv that has
+bfcl-eval, so the figures it records are computed on the very rows the replay tests write.
+"""
+
+from __future__ import annotations
+
+import json
+import zlib
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+NON_LIVE = {
+    "simple_python",
+    "simple_java",
+    "simple_javascript",
+    "multiple",
+    "parallel",
+    "parallel_multiple",
+    "irrelevance",
+}
+SINGLE_TURN_VERDICTS = "conformance/official_verdicts.jsonl"
+MULTI_TURN_VERDICTS = "conformance/multi_turn_official_verdicts.jsonl"
+
+
+def pick_rows(verdicts: Path, mode: str = "prompt") -> dict[str, list[dict[str, Any]]]:
+    """One row of a conformance file per sample of `mode`, by category: the one at crc32(id) modulo the sample's
+    rows, in variant order, ties in file order (as tests/unit/bfcl/leaderboard_expected*.json were made)."""
+    rows: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+    with verdicts.open(encoding="utf-8") as handle:
+        for line in handle:
+            row = json.loads(line)
+            if row["mode"] == mode:
+                rows[(row["category"], row["id"])].append(row)
+    picked: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for (category, sample_id), found in rows.items():
+        found.sort(key=lambda row: row["variant"])
+        picked[category].append(found[zlib.crc32(sample_id.encode()) % len(found)])
+    return dict(picked)
+
+
+def write_result_folder(folder: Path, picked: dict[str, list[dict[str, Any]]]) -> Path:
+    """bfcl's own layout: <non_live|live|multi_turn>/BFCL_v4_<category>_result.json, JSON Lines of {"id",
+    "result"}. A single-turn verdict row keeps the answer under "output", a multi-turn one under "result"."""
+    for category, rows in picked.items():
+        group = "multi_turn" if category.startswith("multi_turn_") else "non_live" if category in NON_LIVE else "live"
+        path = folder / group / f"BFCL_v4_{category}_result.json"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        lines = (
+            json.dumps({"id": row["id"], "result": row["output"] if "output" in row else row["result"]}) for row in rows
+        )
+        path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    return folder
+
+
+def accuracies(picked: dict[str, list[dict[str, Any]]]) -> dict[str, float]:
+    """Each category's accuracy by the official verdicts of the picked rows."""
+    return {category: sum(bool(row["valid"]) for row in rows) / len(rows) for category, rows in picked.items()}
