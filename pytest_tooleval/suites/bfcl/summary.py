@@ -45,7 +45,7 @@ COMBINED = {
     "live.ast": "Live AST summary, weighted by size (= Live Overall Acc)",
     "hallucination.irrelevance": "Irrelevance detection (mean of irrelevance, live_irrelevance)",
     "hallucination.relevance": "Relevance detection (live_relevance)",
-    "overall.single_turn": "Overall Acc, single-turn part only (multi-turn 30% and agentic 40% not run: count 0)",
+    "overall.single_turn": "Overall Acc, single-turn part only (multi-turn 30% and agentic 40% count 0 in it)",
     "multi_turn.overall": "Multi-turn overall (mean of the multi-turn categories)",
     "overall": "Overall Acc (agentic 40% not run: counts 0)",
 }
@@ -171,10 +171,13 @@ def _block(rows: list[dict[str, Any]], prefix: str, spreads: Mapping[str, Spread
         spread = spreads.get(f"{prefix}{name}")
         groups[name] = {"value": value, "interval": None if spread is None else list(spread.interval),
                         "detectable": None if spread is None else spread.detectable}
+    # single-turn and multi-turn are two parts: a part not run at all is said by the labels, not as partial;
+    # a part that ran is partial when one of its categories is missing or not whole
+    ran = [part for part in (CATEGORIES, MULTI_TURN) if any(category in categories for category in part)]
     full = all(category in categories and categories[category]["scored"] == SIZES[category]
-               for category in CATEGORIES)
+               for part in ran for category in part)
     reasons = []
-    if missing := [category for category in CATEGORIES if category not in categories]:
+    if missing := [category for part in ran for category in part if category not in categories]:
         reasons.append(f"not run: {', '.join(missing)}")
     if part := [category for category, entry in categories.items() if entry["n"] < SIZES[category]]:
         reasons.append(f"ran only part of: {', '.join(part)}")
@@ -182,7 +185,13 @@ def _block(rows: list[dict[str, Any]], prefix: str, spreads: Mapping[str, Spread
         reasons.append(f"not every sample scored: {', '.join(unscored)}")
     return {"protocol": prefix.rstrip(".") or "prompt", "categories": categories, "groups": groups,
             "partial": not full, "partial_reasons": reasons,
-            "overall_note": "the single-turn part of bfcl's Overall Acc: multi-turn and agentic are not run"}
+            "overall_note": _overall_note(categories)}
+
+
+def _overall_note(categories: Mapping[str, object]) -> str:
+    if all(category in categories for category in MULTI_TURN):
+        return "bfcl's Overall Acc without its agentic part (40%), which is not run: counts 0"
+    return "the single-turn part of bfcl's Overall Acc: multi-turn and agentic are not run"
 
 
 def _table(block: Mapping[str, Any], protocol: str) -> Table:
