@@ -26,8 +26,8 @@ from typing import Any
 from fake_openai import ToolCalls
 
 #: one sample per category, with neither TravelAPI (its today is the real one) nor TwitterAPI (bfcl's shared
-#: `mentions` default, spec §2.7), keyword arguments only (FC needs their names), and classes unlike the loop
-#: scripts' (tests/unit/bfcl/multi_turn/loop_scripts.py)
+#: `mentions` default, bfcl-multiturn §2.7), keyword arguments only (FC needs their names), and classes unlike
+#: the loop scripts' (tests/unit/bfcl/multi_turn/loop_scripts.py)
 SAMPLES = ("multi_turn_base_72", "multi_turn_miss_func_106", "multi_turn_miss_param_81", "multi_turn_long_context_2")
 #: turns where the model asks back although the ground truth has calls: the sample fails there
 TALKS_INSTEAD = {"multi_turn_base_72": 4}
@@ -72,7 +72,9 @@ def scripts(data_dir: Path) -> list[Script]:
     """The samples' scripts, FC first, in SAMPLES order."""
     loaded = entries(data_dir)
     return [
-        script(loaded[sample_id][0], loaded[sample_id][1], protocol) for protocol in ("fc", "prompt") for sample_id in SAMPLES
+        script(loaded[sample_id][0], loaded[sample_id][1], protocol)
+        for protocol in ("fc", "prompt")
+        for sample_id in SAMPLES
     ]
 
 
@@ -130,7 +132,9 @@ class Model:
         played = self.script_of(body)
         if played is None:
             return "Not a scripted sample."
-        asked = sum(1 for message in body["messages"] if isinstance(message, dict) and message.get("role") == "assistant")
+        asked = sum(
+            1 for message in body["messages"] if isinstance(message, dict) and message.get("role") == "assistant"
+        )
         return played.replies[asked] if asked < len(played.replies) else "Out of script."
 
 
