@@ -32,7 +32,7 @@ if str(TESTS) not in sys.path:  # run as a script: the fake and the model are at
     sys.path.insert(0, str(TESTS))
 
 from fake_openai import FakeOpenAI  # noqa: E402
-from scripted_multi_turn import MODEL, Model, entries, request_digest, scripts, sha256  # noqa: E402
+from scripted_multi_turn import MODEL, Model, Script, entries, request_digest, scripts, sha256  # noqa: E402
 
 OUTPUT = Path(__file__).with_name("request_digests.json")
 
@@ -46,9 +46,12 @@ def main() -> int:
     options = parser.parse_args()
 
     played = scripts(options.data_dir)
+    with FakeOpenAI(responder=Model(played, options.data_dir), model=MODEL) as fake:
+        return record(options, played, fake)
+
+
+def record(options: argparse.Namespace, played: list[Script], fake: FakeOpenAI) -> int:
     loaded = entries(options.data_dir)
-    fake = FakeOpenAI(responder=Model(played, options.data_dir), model=MODEL)
-    fake.__enter__()
     os.environ["OPENAI_BASE_URL"] = fake.base_url
     os.environ["OPENAI_API_KEY"] = "loopback"
     sys.path.insert(0, str(options.stand_ins.resolve()))
@@ -115,7 +118,6 @@ def main() -> int:
             folder.mkdir(parents=True, exist_ok=True)
             (folder / "requests.json").write_text(json.dumps(bodies, indent=1, ensure_ascii=False), encoding="utf-8")
         print(f"{key}: {len(bodies)} requests, valid {verdict['valid']}")
-    fake.__exit__(None, None, None)
     stored = {
         "about": "sha256 of the canonical request bodies (less the transport's keys) and of the result entry "
         "(id, result) of bfcl-eval's OpenAICompletionsHandler against the scripted model of "
