@@ -1,0 +1,98 @@
+"""A live multi-turn run through the plugin sends the requests bfcl's own handler sends
+(docs/bfcl-multi-turn.md#requests-through-the-plugin): one sample of each category, both protocols, the same
+scripted model behind the same fake (tests/scripted_multi_turn.py), against the digests record_requests.py took
+of bfcl-eval's `OpenAICompletionsHandler` (tests/unit/bfcl/multi_turn/request_digests.json)."""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from benchmark_modules import benchmark_source
+from fake_openai import FakeOpenAI
+from scripted_multi_turn import MODEL, SAMPLES, Model, request_digest, scripts, sha256
+
+RECORDED = json.loads(
+    (Path(__file__).parents[1] / "unit" / "bfcl" / "multi_turn" / "request_digests.json").read_text(encoding="utf-8")
+)["scripts"]
+
+
+def test_a_live_run_sends_bfcls_requests_in_both_protocols(
+    pytester: pytest.Pytester,
+    monkeypatch: pytest.MonkeyPatch,
+    fake_openai: FakeOpenAI,
+    bfcl_dir: Path,
+    bfcl_wheel: Path,
+) -> None:
+    for name in ("OPENAI_API_KEY", "TOOLEVAL_BFCL_CATEGORIES"):
+        monkeypatch.delenv(name, raising=False)
+    played = scripts(bfcl_dir)
+    assert {f"{s.sample_id}/{s.protocol}": s.digest() for s in played} == {
+        key: row["script"] for key, row in RECORDED.items()
+    }, "the scripts changed since they were recorded: run record_requests.py"
+    model = Model(played, bfcl_dir)
+    fake_openai.responder = model
+    pytester.makepyfile(test_bfcl=benchmark_source("bfcl"))
+    result = pytester.runpytest(
+        *[f"test_bfcl.py::test_bfcl[{sample_id}{suffix}]" for sample_id in SAMPLES for suffix in ("", "-fc")],
+        "--tooleval-bfcl-categories",
+        ",".join(sample_id.rsplit("_", 1)[0] for sample_id in SAMPLES),
+        "--tooleval-mode",
+        "both",
+        "--tooleval-model",
+        MODEL,
+        "--tooleval-base-url",
+        fake_openai.base_url,
+        "--tooleval-api-key",
+        "sk-test-0123456789abcdef",
+        # bfcl's temperature and no max_tokens
+        "--tooleval-sampling",
+        "upstream",
+        "--tooleval-max-tokens",
+        "none",
+        "--tooleval-report",
+        "report.json",
+        f"--tooleval-data-dir={bfcl_dir}",
+        f"--tooleval-cache-dir={pytester.path / 'cache'}",
+        f"--tooleval-bfcl-wheel={bfcl_wheel}",
+        "--tooleval-offline",
+        "-p",
+        "no:cacheprovider",
+        "-n",
+        "2",
+        "-q",
+    )
+
+    sent: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for body in fake_openai.stats.json_bodies:
+        script = model.script_of(body)
+        assert script is not None, "a request of no scripted sample"
+        sent[f"{script.sample_id}/{script.protocol}"].append(body)  # a sample's requests are sequential
+    differ = {}
+    for key, row in RECORDED.items():
+        ours = [request_digest(body) for body in sent[key]]
+        first = next((n for n, pair in enumerate(zip(ours, row["requests"], strict=False)) if pair[0] != pair[1]), None)
+        if (len(ours), first) != (len(row["requests"]), None):
+            differ[key] = f"{len(ours)} requests, bfcl {len(row['requests'])}; first differing: {first}"
+    assert not differ, f"{differ} (record_requests.py --dump DIR writes bfcl's bodies to compare)"
+    # what the transport adds: bfcl's temperature, no max_tokens, no `store`, tool_choice "auto" beside tools
+    for key, bodies in sent.items():
+        added = {(b["model"], b["temperature"], "max_tokens" in b, "store" in b, b.get("tool_choice")) for b in bodies}
+        assert added == {(MODEL, 0.001, False, False, "auto" if key.endswith("/fc") else None)}, key
+
+    # the result entries and bfcl's verdicts on them
+    rows = json.loads((pytester.path / "report.json").read_text(encoding="utf-8"))["samples"]
+    got = {
+        f"{row['id']}/{row.get('variant') or 'prompt'}": (
+            sha256({"id": row["id"], "result": row["output"]}),
+            row["outcome"] == "passed",
+            row.get("error_type") or "",
+        )
+        for row in rows
+    }
+    assert got == {key: (row["entry"], row["valid"], row["error_type"]) for key, row in RECORDED.items()}
+    result.assert_outcomes(passed=6, failed=2)
