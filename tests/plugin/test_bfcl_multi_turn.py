@@ -114,3 +114,19 @@ def test_a_model_that_answers_in_words_asks_once_per_turn(
     assert [message["role"] for message in bodies[-1]["messages"]] == ["system"] + ["user", "assistant"] * (
         turns - 1
     ) + ["user"]
+
+
+def test_bfcls_group_names_choose_the_multi_turn_and_all_categories(
+    pytester: pytest.Pytester, base_args: list[str]
+) -> None:
+    def collected(categories: str) -> list[str]:
+        result = pytester.runpytest(
+            "--collect-only", "-q", "--tooleval-model", "oracle", "--tooleval-bfcl-categories", categories, *base_args
+        )
+        return [line for line in result.outlines if line.startswith("test_bfcl.py::")]
+
+    multi_turn = collected("multi_turn")
+    assert len(multi_turn) == 800 and "test_bfcl.py::test_bfcl[multi_turn_long_context_199]" in multi_turn
+    assert len(collected("all")) == 3641 + 800
+    refused = pytester.runpytest("--tooleval-model", "oracle", "--tooleval-bfcl-categories", "multiturn", *base_args)
+    refused.stderr.fnmatch_lines(["*unknown multiturn (did you mean 'multi_turn'?)*"])

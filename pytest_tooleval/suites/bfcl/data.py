@@ -15,6 +15,7 @@ from ...data.files import json_lines, read_text
 from ...errors import DataError
 from ...json_value import JSONObject, JSONValue
 from ...text import did_you_mean
+from .multi_turn.sample import CATEGORIES as MULTI_TURN
 
 #: category -> its leaderboard group, in the leaderboard's column order (bfcl §6)
 CATEGORIES: dict[str, str] = {
@@ -32,6 +33,32 @@ CATEGORIES: dict[str, str] = {
     "live_irrelevance": "live",
     "live_relevance": "live",
 }
+#: bfcl's own names for sets of categories (`bfcl generate --test-category`), as far as this suite runs them: its
+#: `all` also holds the agentic categories (memory, web search), which are not run here
+GROUPS: dict[str, tuple[str, ...]] = {
+    "all": (*CATEGORIES, *MULTI_TURN),
+    "single_turn": tuple(CATEGORIES),
+    "multi_turn": MULTI_TURN,
+    "non_live": tuple(name for name, group in CATEGORIES.items() if group == "non_live"),
+    "live": tuple(name for name, group in CATEGORIES.items() if group == "live"),
+    "python": tuple(name for name in CATEGORIES if name not in ("simple_java", "simple_javascript")),
+    "non_python": ("simple_java", "simple_javascript"),
+}
+
+
+def chosen_categories(names: Sequence[str]) -> tuple[str, ...]:
+    """--tooleval-bfcl-categories with bfcl's group names (GROUPS) spelt out, in the leaderboard's order, each
+    once; () stays () (the 13 single-turn categories). An unknown name is a DataError with the closest one."""
+    known = (*CATEGORIES, *MULTI_TURN)
+    unknown = [name for name in names if name not in known and name not in GROUPS]
+    if unknown:
+        hint = did_you_mean(unknown[0], (*known, *GROUPS))
+        raise DataError(f"--tooleval-bfcl-categories: unknown {', '.join(unknown)}{f' ({hint})' if hint else ''}; "
+                        f"the categories are {', '.join(known)}, and bfcl's groups {', '.join(GROUPS)}")
+    wanted = {category for name in names for category in GROUPS.get(name, (name,))}
+    return tuple(category for category in known if category in wanted)
+
+
 #: categories scored by whether the answer decodes to a call at all, not against possible answers (bfcl §5)
 RELEVANCE_CATEGORIES = frozenset({"irrelevance", "live_irrelevance", "live_relevance"})
 Language = Literal["python", "java", "javascript"]

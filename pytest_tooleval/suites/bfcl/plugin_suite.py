@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from ...settings.options import Settings, SuiteSettings, option_field
 from ..base import Figures, Hints, SuitePlugin, Tools, Upstream
-from .data import CATEGORIES
+from .data import CATEGORIES, chosen_categories
 from .multi_turn.sample import CATEGORIES as MULTI_TURN
 
 if TYPE_CHECKING:
@@ -27,8 +27,8 @@ class BfclSettings(SuiteSettings):
     """BFCL's options, typed: `BfclSettings.of(settings).bfcl_categories`."""
 
     bfcl_categories: tuple[str, ...] = option_field(
-        "BFCL: comma list of categories to collect (default: the 13 single-turn ones; the 4 multi-turn ones, "
-        "multi_turn_base, _miss_func, _miss_param and _long_context, run when named)", ())
+        "BFCL: comma list of categories to collect, or bfcl's groups (all, single_turn, multi_turn, live, non_live, "
+        "python, non_python); default: the 13 single-turn ones (the 4 multi-turn ones run when named)", ())
     bfcl_wheel: str | None = option_field(
         f"BFCL: a local copy of bfcl_eval-{VERSION}-py3-none-any.whl (pip download --no-deps bfcl-eval=={VERSION}), "
         "checked against its pinned sha256: the data and the request texts come from it instead of a download",
@@ -68,8 +68,8 @@ class BfclFigures(Figures):
         from .summary import figure_names
 
         prefixes = {"prompt": ("",), "fc": ("fc.",), "both": ("", "fc.")}[settings.mode]
-        return [name for prefix in prefixes
-                for name in figure_names(BfclSettings.of(settings).bfcl_categories or tuple(CATEGORIES), prefix)]
+        categories = chosen_categories(BfclSettings.of(settings).bfcl_categories) or tuple(CATEGORIES)
+        return [name for prefix in prefixes for name in figure_names(categories, prefix)]
 
 
 class BfclUpstream(Upstream):
@@ -158,10 +158,11 @@ class BfclPlugin(SuitePlugin["BfclCase | BfclMultiTurnCase"]):
                            wheel=given_wheel(own.bfcl_wheel))
         model = settings.model or ""
         asks = bool(model) and model != "oracle" and not model.startswith("replay:")
-        multi_turn = any(category in MULTI_TURN for category in own.bfcl_categories)
+        categories = chosen_categories(own.bfcl_categories)
+        multi_turn = any(category in MULTI_TURN for category in categories)
         # only a live model needs bfcl's request texts, and only multi-turn its API tables: read them now, so that
         # a run that cannot get them stops before any request, with one line
-        return BfclSuite(root, own.bfcl_categories, mode=settings.mode, sampling=model_sampling(settings),
+        return BfclSuite(root, categories, mode=settings.mode, sampling=model_sampling(settings),
                          templates=_templates(settings) if asks else None,
                          tables=_tables(settings) if multi_turn else None)
 
@@ -178,7 +179,7 @@ class BfclPlugin(SuitePlugin["BfclCase | BfclMultiTurnCase"]):
             root = None
         return {
             "version": VERSION,
-            "categories": list(BfclSettings.of(settings).bfcl_categories),
+            "categories": list(BfclSettings.of(settings).bfcl_categories),  # as given: what the user asked for
             "mode": settings.mode,
             "model_sampling": model_sampling(settings),
             "data_manifest_sha256": None if root is None else manifest_sha256(root),
