@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from benchmark_modules import benchmark_source
 from fake_openai import FakeOpenAI
 
 _NO_DATA = (
@@ -213,6 +214,25 @@ def bfcl_wheel() -> Path:
             "TOOLEVAL_BFCL_WHEEL (pip download --no-deps bfcl-eval==2026.3.23)"
         )
     return Path(found)
+
+
+@pytest.fixture
+def bfcl_args(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, bfcl_dir: Path, bfcl_wheel: Path
+) -> list[str]:
+    """A pytester project with the shipped BFCL test module, and the arguments of an offline run of it on the
+    upstream data and the pinned wheel (no key, no category chosen from the environment)."""
+    for name in ("OPENAI_API_KEY", "TOOLEVAL_BFCL_CATEGORIES"):
+        monkeypatch.delenv(name, raising=False)
+    pytester.makepyfile(test_bfcl=benchmark_source("bfcl"))
+    return [
+        f"--tooleval-data-dir={bfcl_dir}",
+        f"--tooleval-cache-dir={pytester.path / 'cache'}",
+        f"--tooleval-bfcl-wheel={bfcl_wheel}",
+        "--tooleval-offline",
+        "-p",
+        "no:cacheprovider",
+    ]
 
 
 @pytest.fixture

@@ -10,28 +10,9 @@ from typing import Any
 
 import pytest
 
-from benchmark_modules import benchmark_source
 from fake_openai import FakeOpenAI, ToolCalls
 
-THIN_TEST = benchmark_source("bfcl")
 KEY = "sk-test-0123456789abcdef"
-
-
-@pytest.fixture
-def base_args(
-    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, bfcl_dir: Path, bfcl_wheel: Path
-) -> list[str]:
-    for name in ("OPENAI_API_KEY", "TOOLEVAL_BFCL_CATEGORIES"):
-        monkeypatch.delenv(name, raising=False)
-    pytester.makepyfile(test_bfcl=THIN_TEST)
-    return [
-        f"--tooleval-data-dir={bfcl_dir}",
-        f"--tooleval-cache-dir={pytester.path / 'cache'}",
-        f"--tooleval-bfcl-wheel={bfcl_wheel}",
-        "--tooleval-offline",
-        "-p",
-        "no:cacheprovider",
-    ]
 
 
 def live_args(fake: FakeOpenAI) -> list[str]:
@@ -50,7 +31,7 @@ def live_args(fake: FakeOpenAI) -> list[str]:
 
 
 def test_the_oracle_passes_a_multi_turn_category_in_both_protocols(
-    pytester: pytest.Pytester, base_args: list[str]
+    pytester: pytest.Pytester, bfcl_args: list[str]
 ) -> None:
     result = pytester.runpytest(
         "--tooleval-model",
@@ -62,20 +43,20 @@ def test_the_oracle_passes_a_multi_turn_category_in_both_protocols(
         "-n",
         "2",
         "-q",
-        *base_args,
+        *bfcl_args,
     )
     result.assert_outcomes(passed=400)
     result.stdout.fnmatch_lines(["*multi_turn_long_context*200/200*1.000*", "*Multi-turn overall*1.000*"])
 
 
 def test_a_model_that_always_calls_stops_at_21_queries_and_is_force_terminated(
-    pytester: pytest.Pytester, base_args: list[str], fake_openai: FakeOpenAI
+    pytester: pytest.Pytester, bfcl_args: list[str], fake_openai: FakeOpenAI
 ) -> None:
     """Every answer is a call that executes: the first turn holds 21 queries, then the sample is force-quit, its
     remaining turns never asked, and bfcl's checker calls it force-terminated."""
     fake_openai.responder = lambda body: ToolCalls.of(("pwd", {}))
     result = pytester.runpytest(
-        "test_bfcl.py::test_bfcl[multi_turn_base_0-fc]", "--tooleval-mode", "fc", *live_args(fake_openai), *base_args
+        "test_bfcl.py::test_bfcl[multi_turn_base_0-fc]", "--tooleval-mode", "fc", *live_args(fake_openai), *bfcl_args
     )
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*multi_turn:force_terminated*"])
@@ -91,13 +72,13 @@ def test_a_model_that_always_calls_stops_at_21_queries_and_is_force_terminated(
 
 
 def test_a_model_that_answers_in_words_asks_once_per_turn(
-    pytester: pytest.Pytester, base_args: list[str], fake_openai: FakeOpenAI
+    pytester: pytest.Pytester, bfcl_args: list[str], fake_openai: FakeOpenAI
 ) -> None:
     """A text answer ends each turn at once (prompt protocol): one query per turn, and the sample fails on its
     first turn with ground truth, as bfcl judges an empty turn."""
     fake_openai.default = "I would rather not."
     result = pytester.runpytest(
-        "test_bfcl.py::test_bfcl[multi_turn_base_0]", "--tooleval-mode", "prompt", *live_args(fake_openai), *base_args
+        "test_bfcl.py::test_bfcl[multi_turn_base_0]", "--tooleval-mode", "prompt", *live_args(fake_openai), *bfcl_args
     )
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*multi_turn:empty_turn_model_response*"])
@@ -117,16 +98,16 @@ def test_a_model_that_answers_in_words_asks_once_per_turn(
 
 
 def test_bfcls_group_names_choose_the_multi_turn_and_all_categories(
-    pytester: pytest.Pytester, base_args: list[str]
+    pytester: pytest.Pytester, bfcl_args: list[str]
 ) -> None:
     def collected(categories: str) -> list[str]:
         result = pytester.runpytest(
-            "--collect-only", "-q", "--tooleval-model", "oracle", "--tooleval-bfcl-categories", categories, *base_args
+            "--collect-only", "-q", "--tooleval-model", "oracle", "--tooleval-bfcl-categories", categories, *bfcl_args
         )
         return [line for line in result.outlines if line.startswith("test_bfcl.py::")]
 
     multi_turn = collected("multi_turn")
     assert len(multi_turn) == 800 and "test_bfcl.py::test_bfcl[multi_turn_long_context_199]" in multi_turn
     assert len(collected("all")) == 3641 + 800
-    refused = pytester.runpytest("--tooleval-model", "oracle", "--tooleval-bfcl-categories", "multiturn", *base_args)
+    refused = pytester.runpytest("--tooleval-model", "oracle", "--tooleval-bfcl-categories", "multiturn", *bfcl_args)
     refused.stderr.fnmatch_lines(["*unknown multiturn (did you mean 'multi_turn'?)*"])

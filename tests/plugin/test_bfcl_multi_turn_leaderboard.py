@@ -8,24 +8,19 @@ from pathlib import Path
 
 import pytest
 
-from benchmark_modules import benchmark_source
 from bfcl_results import MULTI_TURN_VERDICTS, SINGLE_TURN_VERDICTS, pick_rows, write_result_folder
 from upstream_data import recorded
 
-THIN_TEST = benchmark_source("bfcl")
 UNIT = Path(__file__).parents[1] / "unit" / "bfcl"
 EXPECTED = json.loads((UNIT / "leaderboard_expected_multi_turn.json").read_text())
 SINGLE_TURN = json.loads((UNIT / "leaderboard_expected.json").read_text())
 
 
 def test_a_replayed_single_and_multi_turn_folder_sums_up_as_bfcls_leaderboard(
-    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, bfcl_dir: Path, bfcl_wheel: Path
+    pytester: pytest.Pytester, bfcl_args: list[str], bfcl_dir: Path
 ) -> None:
     """Prompt protocol (a result folder holds one): one official-verdict row per sample of all 17 categories,
     written as bfcl writes a model's results, replayed through the plugin with two workers."""
-    for name in ("OPENAI_API_KEY", "TOOLEVAL_BFCL_CATEGORIES"):
-        monkeypatch.delenv(name, raising=False)
-    pytester.makepyfile(test_bfcl=THIN_TEST)
     picked = {
         **pick_rows(recorded(bfcl_dir, SINGLE_TURN_VERDICTS)),
         **pick_rows(recorded(bfcl_dir, MULTI_TURN_VERDICTS)),
@@ -41,12 +36,7 @@ def test_a_replayed_single_and_multi_turn_folder_sums_up_as_bfcls_leaderboard(
         "prompt",
         "--tooleval-report",
         "report.json",
-        f"--tooleval-data-dir={bfcl_dir}",
-        f"--tooleval-cache-dir={pytester.path / 'cache'}",
-        f"--tooleval-bfcl-wheel={bfcl_wheel}",
-        "--tooleval-offline",
-        "-p",
-        "no:cacheprovider",
+        *bfcl_args,
         "-n",
         "2",
         "-q",

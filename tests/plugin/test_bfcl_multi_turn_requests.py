@@ -12,7 +12,6 @@ from typing import Any
 
 import pytest
 
-from benchmark_modules import benchmark_source
 from fake_openai import FakeOpenAI
 from scripted_multi_turn import MODEL, SAMPLES, Model, request_digest, scripts, sha256
 
@@ -22,21 +21,14 @@ RECORDED = json.loads(
 
 
 def test_a_live_run_sends_bfcls_requests_in_both_protocols(
-    pytester: pytest.Pytester,
-    monkeypatch: pytest.MonkeyPatch,
-    fake_openai: FakeOpenAI,
-    bfcl_dir: Path,
-    bfcl_wheel: Path,
+    pytester: pytest.Pytester, bfcl_args: list[str], fake_openai: FakeOpenAI, bfcl_dir: Path
 ) -> None:
-    for name in ("OPENAI_API_KEY", "TOOLEVAL_BFCL_CATEGORIES"):
-        monkeypatch.delenv(name, raising=False)
     played = scripts(bfcl_dir)
     assert {f"{s.sample_id}/{s.protocol}": s.digest() for s in played} == {
         key: row["script"] for key, row in RECORDED.items()
     }, "the scripts changed since they were recorded: run record_requests.py"
     model = Model(played, bfcl_dir)
     fake_openai.responder = model
-    pytester.makepyfile(test_bfcl=benchmark_source("bfcl"))
     result = pytester.runpytest(
         *[f"test_bfcl.py::test_bfcl[{sample_id}{suffix}]" for sample_id in SAMPLES for suffix in ("", "-fc")],
         "--tooleval-bfcl-categories",
@@ -56,12 +48,7 @@ def test_a_live_run_sends_bfcls_requests_in_both_protocols(
         "none",
         "--tooleval-report",
         "report.json",
-        f"--tooleval-data-dir={bfcl_dir}",
-        f"--tooleval-cache-dir={pytester.path / 'cache'}",
-        f"--tooleval-bfcl-wheel={bfcl_wheel}",
-        "--tooleval-offline",
-        "-p",
-        "no:cacheprovider",
+        *bfcl_args,
         "-n",
         "2",
         "-q",
