@@ -97,22 +97,10 @@ def main() -> int:
     sys.path.insert(0, str(options.stand_ins.resolve()))
     import openai
     import stand_ins  # type: ignore[import-not-found]  # noqa: F401 (answers the vendor SDKs' imports)
-    from bfcl_eval.eval_checker.multi_turn_eval import multi_turn_utils
-    from bfcl_eval.eval_checker.multi_turn_eval.func_source_code import long_context as extensions
-    from bfcl_eval.eval_checker.multi_turn_eval.func_source_code import posting_api
     from bfcl_eval.model_handler.api_inference.openai_completion import OpenAICompletionsHandler
     from bfcl_eval.utils import load_dataset_entry
 
-    weather = dict(extensions.LONG_WEATHER_EXTENSION)
-    reset_travel = record_upstream.travel_fixtures()
-
-    def reset() -> None:
-        for name in [name for name in vars(multi_turn_utils) if name.endswith("_instance")]:
-            delattr(multi_turn_utils, name)
-        posting_api.TwitterAPI.post_tweet.__defaults__ = ([], [])
-        extensions.LONG_WEATHER_EXTENSION.clear()
-        extensions.LONG_WEATHER_EXTENSION.update(weather)
-        reset_travel()
+    reset = record_upstream.fresh_process()
 
     entries: dict[str, dict[str, Any]] = {}
     records: dict[str, Any] = {}

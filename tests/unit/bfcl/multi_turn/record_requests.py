@@ -25,7 +25,13 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # mypy reads this folder as the package it is under pytest
+    from . import record_upstream
+else:  # run as a script, outside any package: the module is beside it
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import record_upstream
 
 TESTS = Path(__file__).resolve().parents[3]
 if str(TESTS) not in sys.path:  # run as a script: the fake and the model are at the top of tests/
@@ -58,20 +64,10 @@ def record(options: argparse.Namespace, played: list[Script], fake: FakeOpenAI) 
     import openai
     import stand_ins  # type: ignore[import-not-found]  # noqa: F401 (answers the vendor SDKs' imports)
     from bfcl_eval.eval_checker import eval_runner
-    from bfcl_eval.eval_checker.multi_turn_eval import multi_turn_utils
-    from bfcl_eval.eval_checker.multi_turn_eval.func_source_code import long_context as extensions
-    from bfcl_eval.eval_checker.multi_turn_eval.func_source_code import posting_api
     from bfcl_eval.model_handler.api_inference.openai_completion import OpenAICompletionsHandler
     from bfcl_eval.utils import load_dataset_entry
 
-    weather = dict(extensions.LONG_WEATHER_EXTENSION)
-
-    def reset() -> None:
-        for name in [name for name in vars(multi_turn_utils) if name.endswith("_instance")]:
-            delattr(multi_turn_utils, name)
-        posting_api.TwitterAPI.post_tweet.__defaults__ = ([], [])
-        extensions.LONG_WEATHER_EXTENSION.clear()
-        extensions.LONG_WEATHER_EXTENSION.update(weather)
+    reset = record_upstream.fresh_process()  # TravelAPI's pinned calendar too, though no sample here uses it
 
     records: dict[str, Any] = {}
     for script in played:

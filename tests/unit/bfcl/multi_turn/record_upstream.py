@@ -47,20 +47,8 @@ def main() -> int:
     options = parser.parse_args()
 
     from bfcl_eval.eval_checker.multi_turn_eval import multi_turn_utils
-    from bfcl_eval.eval_checker.multi_turn_eval.func_source_code import long_context as extensions
-    from bfcl_eval.eval_checker.multi_turn_eval.func_source_code import posting_api
 
-    weather = dict(extensions.LONG_WEATHER_EXTENSION)  # get_outside_temperature_from_google writes into it
-
-    def reset() -> None:
-        for name in [name for name in vars(multi_turn_utils) if name.endswith("_instance")]:
-            delattr(multi_turn_utils, name)
-        posting_api.TwitterAPI.post_tweet.__defaults__ = ([], [])
-        extensions.LONG_WEATHER_EXTENSION.clear()
-        extensions.LONG_WEATHER_EXTENSION.update(weather)
-        reset_travel()
-
-    reset_travel = travel_fixtures()
+    reset = fresh_process()
 
     def record(sequence: differential.Sequence, show: Any) -> list[str]:
         reset()
@@ -123,6 +111,28 @@ def main() -> int:
     stored["python"] = sys.version.split()[0]
     output.write_text(json.dumps(dict(sorted(stored.items())), indent=1) + "\n", encoding="utf-8")
     return 0
+
+
+def fresh_process() -> Any:
+    """The reset to run before each recorded sequence or run, so each starts as in a fresh process: the executor's
+    cached instances dropped, TwitterAPI's shared default lists and the weather extension restored, TravelAPI's
+    calendar pinned (travel_fixtures)."""
+    from bfcl_eval.eval_checker.multi_turn_eval import multi_turn_utils
+    from bfcl_eval.eval_checker.multi_turn_eval.func_source_code import long_context as extensions
+    from bfcl_eval.eval_checker.multi_turn_eval.func_source_code import posting_api
+
+    weather = dict(extensions.LONG_WEATHER_EXTENSION)  # get_outside_temperature_from_google writes into it
+    reset_travel = travel_fixtures()
+
+    def reset() -> None:
+        for name in [name for name in vars(multi_turn_utils) if name.endswith("_instance")]:
+            delattr(multi_turn_utils, name)
+        posting_api.TwitterAPI.post_tweet.__defaults__ = ([], [])
+        extensions.LONG_WEATHER_EXTENSION.clear()
+        extensions.LONG_WEATHER_EXTENSION.update(weather)
+        reset_travel()
+
+    return reset
 
 
 def travel_fixtures() -> Any:
