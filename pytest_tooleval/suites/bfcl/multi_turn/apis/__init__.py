@@ -30,8 +30,22 @@ LOAD = "load_scenario"
 
 def api_methods(instance: object) -> dict[str, Callable[..., object]]:
     """The methods a model may call on `instance`, by name: its public methods, `load_scenario` left out."""
-    return {name: member for name, member in inspect.getmembers(instance, inspect.ismethod)
-            if not name.startswith("_") and name != LOAD}
+    return {name: getattr(instance, name) for name in _method_names(type(instance))}
+
+
+_METHOD_NAMES: dict[type, tuple[str, ...]] = {}
+
+
+def _method_names(api_class: type) -> tuple[str, ...]:
+    """The public method names of an API class in name order, as inspect.getmembers(instance, ismethod) gives
+    them (a static method is no method there); read once per class, since its instances keep no methods of their
+    own."""
+    if api_class not in _METHOD_NAMES:
+        _METHOD_NAMES[api_class] = tuple(
+            name for name, member in inspect.getmembers(api_class)
+            if not name.startswith("_") and name != LOAD and (inspect.isfunction(member) or inspect.ismethod(member))
+            and not isinstance(inspect.getattr_static(api_class, name), staticmethod))
+    return _METHOD_NAMES[api_class]
 
 
 def public_state(instance: object) -> dict[str, object]:
