@@ -76,7 +76,7 @@ class BfclCase(CaseBase):
 @dataclass(frozen=True)
 class BfclMultiTurnCase(CaseBase):
     """One multi-turn sample in one protocol: played turn by turn, judged on state and results
-    (docs/bfcl-multi-turn.md)."""
+    (docs/bfcl-multi-turn.md); no `expected_text`: a failure shows the failing turn's ground truth instead."""
 
     sample: MultiTurnSample
     variant: str = ""
@@ -108,10 +108,6 @@ class BfclMultiTurnCase(CaseBase):
     @property
     def marks(self) -> tuple[str, ...]:
         return ("bfcl", "multi_turn", self.category)
-
-    @property
-    def expected_text(self) -> str:
-        return " | ".join(", ".join(calls) or "(no call)" for calls in self.sample.ground_truth)
 
 
 class BfclSuite:
