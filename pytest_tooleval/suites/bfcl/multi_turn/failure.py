@@ -2,6 +2,7 @@
 model's calls beside the ground truth's, and the state differences or the missing results, every piece clipped.
 
 Pure: read off the sample, the stored result and the checker's verdict after judging, so scoring is untouched.
+bfcl's own failure record keeps both whole states (bfcl-multiturn §5.5); this keeps what differs.
 """
 
 from __future__ import annotations
