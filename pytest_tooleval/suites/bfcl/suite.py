@@ -97,17 +97,13 @@ class BfclCase(_Protocolled[Sample]):
 @dataclass(frozen=True)
 class BfclMultiTurnCase(_Protocolled[MultiTurnSample]):
     """One multi-turn sample in one protocol: played turn by turn, judged on state and results
-    (docs/bfcl-multi-turn.md)."""
+    (docs/bfcl-multi-turn.md); no `expected_text`: a failure shows the failing turn's ground truth instead."""
 
     family = "multi_turn"
 
     @property
     def marks(self) -> tuple[str, ...]:
         return ("bfcl", "multi_turn", self.category)
-
-    @property
-    def expected_text(self) -> str:
-        return " | ".join(", ".join(calls) or "(no call)" for calls in self.sample.ground_truth)
 
 
 class BfclSuite:

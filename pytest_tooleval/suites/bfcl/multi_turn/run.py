@@ -20,6 +20,7 @@ from ....verdict import Verdict
 from ..templates import Templates
 from .checker import judge
 from .decode import decode_fc, decode_prompt
+from .failure import failure_view
 from .loop import ProtocolName, drive
 from .sample import MultiTurnSample
 from .tables import Tables
@@ -64,10 +65,10 @@ async def answer(sample: MultiTurnSample, protocol: ProtocolName, access: ModelA
 
 
 def score(sample: MultiTurnSample, protocol: ProtocolName, output: JSONValue, tables: Tables) -> Verdict:
-    """bfcl-eval's verdict on a stored result (pure but for the checker's time bound)."""
+    """bfcl-eval's verdict on a stored result (pure but for the checker's time bound); a failure as the failure
+    view shows it (failure.py)."""
     found = judge(sample, output, decode_fc if protocol == "fc" else decode_prompt, tables)
-    details: dict[str, object] = {"mode": protocol}
-    if found.turn is not None:
-        details["turn"] = found.turn
-    details.update(found.details)
-    return Verdict(found.valid, found.error_type or "", None if found.valid else found.message, details=details)
+    if found.valid:
+        return Verdict(True, details={"mode": protocol})
+    view = failure_view(sample, protocol, output, found)
+    return Verdict(False, found.error_type or "", view.error, calls=view.calls, details=view.details)
