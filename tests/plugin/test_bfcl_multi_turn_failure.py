@@ -6,12 +6,10 @@ from __future__ import annotations
 
 import html
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from benchmark_modules import benchmark_source
 from fake_openai import FakeOpenAI, ToolCalls
 
 KEY = "sk-test-0123456789abcdef"
@@ -30,26 +28,9 @@ def wrong_folder(body: dict[str, Any]) -> ToolCalls | str:
 
 
 def test_a_failing_sample_shows_its_turn_state_difference_and_calls(
-    pytester: pytest.Pytester,
-    monkeypatch: pytest.MonkeyPatch,
-    bfcl_dir: Path,
-    bfcl_wheel: Path,
-    fake_openai: FakeOpenAI,
+    pytester: pytest.Pytester, bfcl_args: list[str], fake_openai: FakeOpenAI
 ) -> None:
-    for name in ("OPENAI_API_KEY", "TOOLEVAL_BFCL_CATEGORIES"):
-        monkeypatch.delenv(name, raising=False)
-    pytester.makepyfile(test_bfcl=benchmark_source("bfcl"))
-    common = [
-        SAMPLE,
-        f"--tooleval-data-dir={bfcl_dir}",
-        f"--tooleval-cache-dir={pytester.path / 'cache'}",
-        f"--tooleval-bfcl-wheel={bfcl_wheel}",
-        "--tooleval-offline",
-        "--tooleval-bfcl-categories=multi_turn_base",
-        "--tooleval-mode=fc",
-        "-p",
-        "no:cacheprovider",
-    ]
+    common = [SAMPLE, *bfcl_args, "--tooleval-bfcl-categories=multi_turn_base", "--tooleval-mode=fc"]
     pytester.runpytest(*common, "--tooleval-model=oracle", "--tooleval-report=baseline.json").assert_outcomes(passed=1)
     fake_openai.responder = wrong_folder
     result = pytester.runpytest(
