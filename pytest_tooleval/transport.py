@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from .json_value import JSONObject, JSONValue
 from .outcome import SampleResult
-from .text import clip, plain_data
+from .text import TOO_DEEP, clip, plain_data
 
 if TYPE_CHECKING:
     from .suites.base import Case
@@ -117,19 +117,17 @@ def _whole(value: JSONValue) -> int:
 def result_payload(case: Case, category_size: int, result: SampleResult, scorer: str) -> JSONObject:
     verdict = result.verdict
     passed = verdict.passed(scorer)
-    output = result.output
-    if isinstance(output, str):
-        output = clip(output, OUTPUT_LIMIT)
+    output = clipped_strings(result.output)  # a model's text, hostile ones' megabytes included: cut in each field
     payload: dict[str, object] = {**case_fields(case, category_size)}
     payload.update(
         outcome="passed" if passed else "failed",
         valid=verdict.valid,
         error_type=verdict.error_type,
-        error=verdict.error,
+        error=clipped_strings(verdict.error),
         output=output,
-        calls=verdict.calls,
+        calls=clipped_strings(verdict.calls),
         process=verdict.process,
-        details=verdict.details,
+        details=clipped_strings(verdict.details),
         latency_s=round(result.latency_s, 4),
         tokens=result.tokens,
     )
@@ -152,6 +150,33 @@ def result_payload(case: Case, category_size: int, result: SampleResult, scorer:
     if result.cached_runs:
         payload["cached_runs"] = list(result.cached_runs)
     return json_safe(payload)
+
+
+def clipped_strings(value: object) -> object:
+    """`value` with every string in it, keys too, cut to OUTPUT_LIMIT: a structured output (a multi-turn result,
+    tool calls) and a verdict's error, decoded calls and details carry a model's text as it came, megabytes of it
+    from a hostile model; a value too deep to walk is TOO_DEEP."""
+    try:
+        return _clipped(value)
+    except RecursionError:
+        return TOO_DEEP
+
+
+def _clipped(value: object) -> object:
+    # loops, not comprehensions: one frame a level, so that it walks as deep as the JSON encoder does
+    if isinstance(value, str):
+        return clip(value, OUTPUT_LIMIT)
+    if isinstance(value, Mapping):
+        mapping = {}
+        for key, item in value.items():
+            mapping[_clipped(key)] = _clipped(item)
+        return mapping
+    if isinstance(value, (list, tuple)):
+        items = []
+        for item in value:
+            items.append(_clipped(item))
+        return items
+    return value
 
 
 def error_payload(case: Case, category_size: int, reason: str, outcome: str = "error") -> JSONObject:
