@@ -19,10 +19,8 @@ from typing import Any
 
 import pytest
 
-from benchmark_modules import benchmark_source
 from fake_openai import FakeOpenAI, ToolCalls
 
-THIN_TEST = benchmark_source("bfcl")
 KEY = "sk-test-0123456789abcdef"
 # in every hostile answer (a name where a string cannot go), and in the sentinel's name
 MARKER = "tooleval_hostile_9f27c1"
@@ -193,12 +191,7 @@ class HostileModel:
 
 
 @pytest.fixture
-def hostile_dir(
-    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, bfcl_dir: Path, bfcl_wheel: Path
-) -> tuple[pytest.Pytester, list[str]]:
-    for name in ("OPENAI_API_KEY", "TOOLEVAL_BFCL_CATEGORIES"):
-        monkeypatch.delenv(name, raising=False)
-    pytester.makepyfile(test_bfcl=THIN_TEST)
+def hostile_dir(pytester: pytest.Pytester, bfcl_args: list[str]) -> tuple[pytest.Pytester, list[str]]:
     pytester.makeconftest(
         AUDIT_CONFTEST.format(
             marker=MARKER,
@@ -208,15 +201,7 @@ def hostile_dir(
             folder=str(pytester.path),
         )
     )
-    args = [
-        f"--tooleval-data-dir={bfcl_dir}",
-        f"--tooleval-cache-dir={pytester.path / 'cache'}",
-        f"--tooleval-bfcl-wheel={bfcl_wheel}",
-        "--tooleval-offline",
-        "-p",
-        "no:cacheprovider",
-    ]
-    return pytester, args
+    return pytester, bfcl_args
 
 
 def audit_log(pytester: pytest.Pytester, name: str = "audit.log") -> list[str]:
