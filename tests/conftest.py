@@ -6,6 +6,7 @@ import os
 import tempfile
 from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -108,6 +109,31 @@ def _import_the_http_stack() -> None:
     openai.AsyncOpenAI(api_key="unused", base_url="http://127.0.0.1:9/v1")
 
 
+_slow_left_out: list[str] = []
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The README's test command leaves the `slow` tests out (so that it, and CI, stay within their time); `-m slow`
+    (or any -m naming slow) runs them. The end of the run names how many were left out and the command."""
+    if not config.stash.get(_OURS, False) or "slow" in (config.getoption("markexpr") or ""):
+        return
+    slow = [item for item in items if item.get_closest_marker("slow")]
+    if slow:
+        config.hook.pytest_deselected(items=slow)
+        items[:] = [item for item in items if not item.get_closest_marker("slow")]
+        _slow_left_out.extend(item.nodeid for item in slow)
+        if hasattr(config, "workeroutput"):  # an xdist worker: the controller, which collects nothing, says it
+            config.workeroutput["slow_left_out"] = len(slow)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: object) -> None:
+    """xdist's controller: each worker collected (and left out) the same slow tests; take one worker's count."""
+    left_out = getattr(node, "workeroutput", {}).get("slow_left_out", 0)
+    if left_out > len(_slow_left_out):
+        _slow_left_out[:] = ["?"] * left_out
+
+
 _skipped_for_data: list[str] = []
 _skipped_for_wheel: list[str] = []
 
@@ -133,6 +159,13 @@ def pytest_sessionfinish(session: pytest.Session) -> Generator[None, None, None]
                 f"conformance: {len(_skipped_for_data)} tests skipped: they need the upstream data: "
                 "TOOLEVAL_DATA_DIR=../shared/data as in the README's test command, or what the plugin "
                 "downloads into its cache (the README says how)",
+                yellow=True,
+            )
+        if _slow_left_out and reporter is not None and not hasattr(session.config, "workerinput"):
+            reporter.write_line(
+                f"{len(_slow_left_out)} slow test{'s' if len(_slow_left_out) != 1 else ''} left out: "
+                "`python -m pytest tests -m slow -n 2` runs them "
+                "(docs/development.md)",
                 yellow=True,
             )
         if _skipped_for_wheel and reporter is not None and not hasattr(session.config, "workerinput"):

@@ -1,4 +1,4 @@
-"""Reliability tests: shared fixtures, and `slow` tests kept out of a run unless `-m` asks for them."""
+"""Reliability tests: shared fixtures."""
 
 from __future__ import annotations
 
@@ -13,16 +13,6 @@ from _reliability import KEY, THIN_TEST
 from fake_openai import FakeOpenAI
 from mini_acebench import CATEGORIES as MINI_CATEGORIES
 from mini_acebench import RIGHT, UNVERIFIED, write_mini_acebench
-
-
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """`python -m pytest tests` leaves the soak out; `-m slow` (or any -m naming slow) runs it."""
-    if "slow" in (config.getoption("markexpr") or ""):
-        return
-    slow = [item for item in items if item.get_closest_marker("slow")]
-    if slow:
-        config.hook.pytest_deselected(items=slow)
-        items[:] = [item for item in items if not item.get_closest_marker("slow")]
 
 
 @pytest.fixture(scope="session", autouse=True)
