@@ -186,14 +186,20 @@ def _suite_dir(suite: str, marker_file: str) -> Path:
     pytest.skip(_NO_DATA.format(suite=suite))
 
 
+#: the third-party plugins of the test environment that the runs inside the tests never use: hypothesis's,
+#: pytest-asyncio's and anyio's load at every pytest start-up, 1.5 s of CPU a process (docs/development.md)
+UNRELATED_PLUGINS = ("hypothesispytest", "asyncio", "anyio")
+
+
 @pytest.fixture(autouse=True)
 def _inner_runs_configured(request: pytest.FixtureRequest) -> None:
-    """pytester runs get an ini of their own: pytest-asyncio warns on every run without one, and pytest-benchmark,
-    where a machine has it installed, at the start of every run under xdist (-n, or a run started from an xdist
-    worker, whose environment says so): a line on stderr that is not the run's (as pyproject.toml ignores it)."""
+    """pytester runs get an ini of their own: it keeps UNRELATED_PLUGINS out of them and of their xdist workers,
+    and ignores pytest-benchmark's warning (where a machine has it installed) at the start of every run under
+    xdist (-n, or a run started from an xdist worker, whose environment says so): a line on stderr that is not the
+    run's (as pyproject.toml ignores it). A test that writes its own ini goes without it."""
     if "pytester" in request.fixturenames:
         request.getfixturevalue("pytester").makeini(
-            "[pytest]\nasyncio_default_fixture_loop_scope = function\n"
+            "[pytest]\naddopts = " + " ".join(f"-p no:{name}" for name in UNRELATED_PLUGINS) + "\n"
             "filterwarnings =\n    ignore:Benchmarks are automatically disabled because xdist plugin is active\n"
         )
 

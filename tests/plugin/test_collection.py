@@ -93,3 +93,16 @@ def test_malformed_data_file_names_file_and_line(pytester: pytest.Pytester, mini
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["ERROR: *data_normal_atom_bool.json:2:41: malformed JSON (Expecting value)"])
     assert "Traceback" not in result.stdout.str() + result.stderr.str()
+
+
+def test_a_run_beside_hypothesis_and_the_asyncio_plugins_is_the_same(
+    pytester: pytest.Pytester, mini: list[str]
+) -> None:
+    """The inner runs of these tests leave the test environment's hypothesis, pytest-asyncio and anyio plugins out
+    (tests/conftest.py, for CPU); a user's run may have them: here they are loaded, in the workers too."""
+    pytester.makeini("[pytest]\nasyncio_default_fixture_loop_scope = function\n")
+    result = pytester.runpytest_subprocess("--tooleval-model", "oracle", "-n", "2", "-v", *mini)
+    result.assert_outcomes(passed=7)
+    result.stdout.fnmatch_lines(["plugins: *", "*tooleval summary*"])
+    plugins = next(line for line in result.outlines if line.startswith("plugins: "))
+    assert all(name in plugins for name in ("hypothesis", "asyncio", "anyio", "xdist", "tooleval")), plugins
