@@ -233,8 +233,12 @@ def test_a_server_that_dies_mid_run_stops_the_run_with_one_line(pytester: pytest
     ]
     assert report["run"]["not_run"], out
     answered = sum(1 for row in report["samples"] if row["outcome"] == "failed")
-    # each errored sample's three attempts, and those of the two requests in flight at the trip
-    assert report["totals"]["requests"] <= answered + 3 * len(errors) + 3 * 2 + 2, report["totals"]
+    # nothing is sent after the trip but the two requests then in flight: the answered ones, the failures the
+    # line counts, those two. (Not 3 attempts per errored row: a sample whose attempts ran out while pytest was
+    # stopping has no row, and the number of failures before the trip depends on the machine's pace.)
+    failed_before_trip = int(line.split("stopped answering: ")[1].split(" request")[0])
+    assert failed_before_trip >= 10  # breaker.LOST_AFTER
+    assert report["totals"]["requests"] <= answered + failed_before_trip + 2, (report["totals"], line)
     assert result.ret != pytest.ExitCode.OK
 
 
