@@ -153,7 +153,10 @@ def one_slot(pytester: pytest.Pytester, data_root: Path, server: FakeOpenAI) -> 
 
 
 @pytest.mark.parametrize("server", [0.6], indirect=True)
-@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["one-process", "xdist"])
+# one process under -m slow: the xdist run passes through the same path, and more of it (docs/development.md)
+@pytest.mark.parametrize(
+    "workers", [pytest.param([], marks=pytest.mark.slow), ["-n", "2"]], ids=["one-process", "xdist"]
+)
 def test_a_one_slot_server_answers_every_sample_under_the_defaults(
     pytester: pytest.Pytester, server: FakeOpenAI, one_slot: list[str], workers: list[str]
 ) -> None:

@@ -57,7 +57,10 @@ def rendered(document: dict[str, Any]) -> tuple[str, str]:
     return render_markdown(document), render_html(document)
 
 
-@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["one-process", "xdist"])
+# one process under -m slow: the xdist run passes through the same path, and more of it (docs/development.md)
+@pytest.mark.parametrize(
+    "workers", [pytest.param([], marks=pytest.mark.slow), ["-n", "2"]], ids=["one-process", "xdist"]
+)
 def test_merged_shards_equal_one_run_of_every_sample(acebench: pytest.Pytester, workers: list[str]) -> None:
     run(acebench, "--tooleval-report=baseline.json", "--tooleval-scorer=fixed")  # a baseline made differently
     single = run(acebench, "--tooleval-report=single.json", "--tooleval-baseline=baseline.json", *GATE, *workers)

@@ -145,6 +145,7 @@ def test_the_first_command_runs_without_the_test_extra(clone: tuple[Path, Path],
     assert "yaml:" not in output
 
 
+@pytest.mark.slow  # 80 s of fresh venvs: the worked workflow (below) runs its gate step in the default run
 def test_the_ci_gating_commands_pass_on_a_right_model(clone: tuple[Path, Path], tmp_path: Path) -> None:
     copy, venv = clone
     pip_install(venv, "-e", str(copy))

@@ -99,7 +99,10 @@ def read(pytester: pytest.Pytester, name: str) -> dict[str, Any]:
     return document
 
 
-@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["one-process", "xdist"])
+# one process under -m slow: the xdist run passes through the same path, and more of it (docs/development.md)
+@pytest.mark.parametrize(
+    "workers", [pytest.param([], marks=pytest.mark.slow), ["-n", "2"]], ids=["one-process", "xdist"]
+)
 def test_right_answers_pass_in_both_protocols(
     pytester: pytest.Pytester, fake_openai: FakeOpenAI, cases: list[str], workers: list[str]
 ) -> None:

@@ -69,7 +69,10 @@ def batched_samples(expected: dict[tuple[str, str], Any]) -> int:
     return sum(1 for _, sample_id in expected if sample_id.startswith(SINGLE))
 
 
-@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["one-process", "xdist"])
+# one process under -m slow: the xdist run passes through the same path, and more of it (docs/development.md)
+@pytest.mark.parametrize(
+    "workers", [pytest.param([], marks=pytest.mark.slow), ["-n", "2"]], ids=["one-process", "xdist"]
+)
 def test_a_batch_run_scores_as_asking_one_by_one(
     pytester: pytest.Pytester, fake_openai: FakeOpenAI, default_data: Path, scripted: dict[str, str], workers: list[str]
 ) -> None:
@@ -176,7 +179,8 @@ def test_a_run_killed_between_submit_and_download_resumes_its_batch(
     assert not list((pytester.path / "cache" / "batches").glob("*.json"))
 
 
-@pytest.mark.parametrize("fallback", ["ask", "error"])
+# "error" under -m slow: it waits out the same expiry as "ask" (docs/development.md)
+@pytest.mark.parametrize("fallback", ["ask", pytest.param("error", marks=pytest.mark.slow)])
 def test_an_expired_batchs_unanswered_entries_are_asked_again_or_errors(
     pytester: pytest.Pytester, fake_openai: FakeOpenAI, default_data: Path, scripted: dict[str, str], fallback: str
 ) -> None:

@@ -789,7 +789,10 @@ FAILURES = {  # the failure line of the argument, words and schema cases
 }
 
 
-@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["one-process", "xdist"])
+# one process under -m slow: the xdist run passes through the same path, and more of it (docs/development.md)
+@pytest.mark.parametrize(
+    "workers", [pytest.param([], marks=pytest.mark.slow), ["-n", "2"]], ids=["one-process", "xdist"]
+)
 @pytest.mark.parametrize("mode", ["prompt", "fc"])
 @pytest.mark.parametrize("engine", ["re2", "fallback"])
 def test_a_backtracking_case_fails_with_its_reason_and_the_run_ends(

@@ -82,6 +82,7 @@ def test_a_field_declared_without_option_field_or_of_an_unparsed_type_is_refused
         Odd.declared_options()
 
 
+@pytest.mark.slow  # a mypy run of 20 s; the typed settings are also held by mypy --strict over the package
 def test_mypy_reports_a_misspelt_setting_and_passes_the_right_names(tmp_path: Path) -> None:
     pytest.importorskip("mypy")
     head = (
