@@ -153,22 +153,24 @@ def a_signal(runs: Runs) -> list[int]:
     for signum in (signal.SIGTERM, signal.SIGINT):
         server = runs.server(responder=right_but_blocked)
         report = runs.pytester.path / f"report-{signum.name}.json"
+        output = runs.pytester.path / f"output-{signum.name}.txt"
         env = {name: value for name, value in os.environ.items() if not name.startswith("PYTEST_XDIST_")}
-        process = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "pytest",
-                *runs.args(server.base_url),
-                "--tooleval-concurrency=1",
-                f"--tooleval-report={report}",
-            ],
-            cwd=runs.pytester.path,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,
-            env={**env, "TOOLEVAL_NO_PROBE": "1"},
-        )
+        with output.open("wb") as sink:
+            process = subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "pytest",
+                    *runs.args(server.base_url),
+                    "--tooleval-concurrency=1",
+                    f"--tooleval-report={report}",
+                ],
+                cwd=runs.pytester.path,
+                stdout=sink,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+                env={**env, "TOOLEVAL_NO_PROBE": "1"},
+            )
         runs.processes.append(process)
         deadline = time.monotonic() + HANG_GUARD_S
         while server.stats.requests < 2 and process.poll() is None and time.monotonic() < deadline:
@@ -177,6 +179,8 @@ def a_signal(runs: Runs) -> list[int]:
         os.kill(process.pid, signum)
         codes.append(process.wait(HANG_GUARD_S))
         assert json.loads(report.read_text())["run"]["interrupted"] is True
+        # a run that ended otherwise than the row says shows why (a traceback, pytest's last lines)
+        assert codes[-1] == 2, (signum.name, codes[-1], output.read_text(errors="replace")[-3000:])
     return codes
 
 
