@@ -9,9 +9,11 @@ ideal_s (samples x latency / threads), efficiency (ideal / wall), first_request_
 request), after_last_answer_s (from the last answer to exit), peak_in_flight (bfcl's requests at once).
 As a script it also reports the server's own count and peak (server_requests, server_peak_in_flight).
 
-bfcl's OpenAI models all use the Responses API (POST /v1/responses), which the fake does not serve; a bridge
-here takes those requests, asks the fake's /v1/chat/completions once for each, and answers in the Responses
-format. It adds one local hop per request (answer_mean_s shows the time a request spent in it).
+bfcl's OpenAI models use the Responses API (POST /v1/responses). A model served behind an OpenAI-compatible
+endpoint (vLLM, Ollama, ...) goes through bfcl's chat-completions handler, `OpenAICompletionsHandler`, which is
+what this measures: a two-line launcher gives the model's entry that handler (its prompting mode, as for the model
+itself) and then runs bfcl's own command line, which posts to the fake's /v1/chat/completions directly.
+cpu_s is the user plus system time of bfcl's process and every thread of it.
 
 bfcl-eval is never a dependency of the project. Build its venv outside the repository (its torch-based
 memory-category dependencies, sentence-transformers and faiss-cpu, are left out; nothing here imports them):
@@ -28,17 +30,13 @@ memory-category dependencies, sentence-transformers and faiss-cpu, are left out;
 from __future__ import annotations
 
 import argparse
-import http.client
 import json
 import os
-import statistics
+import resource
 import subprocess
 import sys
 import tempfile
-import threading
 import time
-import urllib.parse
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -53,20 +51,39 @@ class BfclMissing(RuntimeError):
     pass
 
 
+# bfcl's command line with the model's entry given the chat-completions handler: argv[1] is the model, the rest
+# are `bfcl`'s arguments
+LAUNCH = """
+import sys
+from bfcl_eval.constants.model_config import MODEL_CONFIG_MAPPING
+from bfcl_eval.model_handler.api_inference.openai_completion import OpenAICompletionsHandler
+MODEL_CONFIG_MAPPING[sys.argv[1]].model_handler = OpenAICompletionsHandler
+from bfcl_eval.__main__ import cli
+sys.argv = ["bfcl", *sys.argv[2:]]
+sys.exit(cli())
+"""
+
+
 def run_bfcl_generate(
-    base_url: str, *, threads: int = 64, categories: str = CATEGORIES, venv: str = "/tmp/bfcl-gen", latency_s: float
+    server: Any,
+    *,
+    threads: int = 64,
+    categories: str = CATEGORIES,
+    venv: str = "/tmp/bfcl-gen",
+    latency_s: float,
 ) -> dict[str, Any]:
-    """Run `bfcl generate` against the chat-completions server at `base_url` (…/v1); its measures as a dict."""
-    bfcl = Path(venv) / "bin" / "bfcl"
+    """Run `bfcl generate` against `server` (tests/fake_openai.py's FakeOpenAI); its measures as a dict."""
+    python = Path(venv) / "bin" / "python"
     installed = sorted(Path(venv).glob("lib/python*/site-packages/bfcl_eval-*.dist-info"))
-    if not bfcl.exists() or not installed:
+    if not python.exists() or not installed:
         raise BfclMissing(f"no bfcl-eval in {venv}; build it: {BUILD}")
     version = installed[-1].name.removeprefix("bfcl_eval-").removesuffix(".dist-info")
-    with _Bridge(base_url) as bridge, tempfile.TemporaryDirectory(prefix="bfcl-gen-") as root:
+    before = len(server.stats.received)
+    with tempfile.TemporaryDirectory(prefix="bfcl-gen-") as root:
         env = {
             **os.environ,
             "BFCL_PROJECT_ROOT": root,
-            "OPENAI_BASE_URL": bridge.base_url,
+            "OPENAI_BASE_URL": server.base_url,
             "OPENAI_API_KEY": "sk-fake",
             "NO_PROXY": "127.0.0.1,localhost",
             "no_proxy": "127.0.0.1,localhost",
@@ -75,7 +92,10 @@ def run_bfcl_generate(
             "HF_DATASETS_OFFLINE": "1",
         }
         command = [
-            str(bfcl),
+            str(python),
+            "-c",
+            LAUNCH,
+            MODEL,
             "generate",
             "--model",
             MODEL,
@@ -85,9 +105,11 @@ def run_bfcl_generate(
             str(threads),
         ]
         with open(Path(root) / "bfcl.log", "w+") as log:
+            children = resource.getrusage(resource.RUSAGE_CHILDREN)
             started = time.monotonic()
             code = subprocess.run(command, cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT).returncode
             wall = time.monotonic() - started
+            ended = resource.getrusage(resource.RUSAGE_CHILDREN)
             log.seek(0)
             if code:
                 raise RuntimeError(f"bfcl generate exited with {code}:\n{log.read()[-3000:]}")
@@ -97,153 +119,22 @@ def run_bfcl_generate(
             for line in path.read_text().splitlines()
             if line.strip()
         )
+    arrivals = [request.at for request in server.stats.received[before:]]
     ideal = samples * latency_s / threads
     return {
         "tool": "bfcl generate",
+        "handler": "OpenAICompletionsHandler",
         "version": version,
         "threads": threads,
         "samples": samples,
-        "requests": len(bridge.arrivals),
+        "requests": len(arrivals),
         "wall_s": round(wall, 2),
+        "cpu_s": round(ended.ru_utime - children.ru_utime + ended.ru_stime - children.ru_stime, 2),
         "ideal_s": round(ideal, 2),
         "efficiency": round(ideal / wall, 3),
-        "first_request_s": round(min(bridge.arrivals) - started, 2) if bridge.arrivals else None,
-        "after_last_answer_s": round(started + wall - max(bridge.answered), 2) if bridge.answered else None,
-        "peak_in_flight": bridge.peak_in_flight,
-        "answer_mean_s": round(statistics.fmean(bridge.durations), 4) if bridge.durations else None,
-    }
-
-
-class _Bridge(ThreadingHTTPServer):
-    """POST /v1/responses answered by one POST to the upstream /v1/chat/completions; arrivals timed."""
-
-    daemon_threads = True
-    request_queue_size = 1024  # 64 connections open at once
-
-    def __init__(self, upstream: str) -> None:
-        super().__init__(("127.0.0.1", 0), _BridgeHandler)
-        url = urllib.parse.urlsplit(upstream)
-        self.upstream = (url.hostname or "127.0.0.1", url.port or 80, url.path.rstrip("/") + "/chat/completions")
-        self.base_url = f"http://127.0.0.1:{self.server_address[1]}/v1"
-        self.lock = threading.Lock()
-        self.arrivals: list[float] = []
-        self.answered: list[float] = []
-        self.durations: list[float] = []
-        self.in_flight = self.peak_in_flight = 0
-        self._thread = threading.Thread(target=self.serve_forever, args=(0.05,), daemon=True)
-
-    def __enter__(self) -> _Bridge:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.shutdown()
-        self.server_close()
-
-
-class _BridgeHandler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    disable_nagle_algorithm = True
-    server: _Bridge
-    _upstream: http.client.HTTPConnection | None = None  # one keep-alive connection per client connection
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
-
-    def do_POST(self) -> None:
-        arrived = time.monotonic()
-        bridge = self.server
-        with bridge.lock:
-            bridge.arrivals.append(arrived)
-            bridge.in_flight += 1
-            bridge.peak_in_flight = max(bridge.peak_in_flight, bridge.in_flight)
-        try:
-            request = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)))
-            status, body = (
-                self._ask(_chat_request(request))
-                if self.path.rstrip("/") == "/v1/responses"
-                else (404, {"error": {"message": f"Unknown path {self.path}", "type": "invalid_request_error"}})
-            )
-            data = json.dumps(_response(body) if status == 200 else body).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-        finally:
-            with bridge.lock:
-                bridge.in_flight -= 1
-                bridge.answered.append(time.monotonic())
-                bridge.durations.append(bridge.answered[-1] - arrived)
-
-    def _ask(self, chat: dict[str, Any]) -> tuple[int, dict[str, Any]]:
-        host, port, path = self.server.upstream
-        if self._upstream is None:
-            self._upstream = http.client.HTTPConnection(host, port, timeout=600)
-        self._upstream.request(
-            "POST", path, json.dumps(chat), {"Content-Type": "application/json", "Authorization": "Bearer sk-fake"}
-        )
-        answer = self._upstream.getresponse()
-        return answer.status, json.loads(answer.read())
-
-
-def _chat_request(request: dict[str, Any]) -> dict[str, Any]:
-    """A Responses API request (text input items only, as bfcl's prompting mode sends) as chat completions."""
-    items = request.get("input") or []
-    if isinstance(items, str):
-        items = [{"role": "user", "content": items}]
-    messages = [
-        {
-            "role": "system" if item.get("role") == "developer" else item.get("role", "user"),
-            "content": item["content"]
-            if isinstance(item.get("content"), str)
-            else "".join(part.get("text", "") for part in item.get("content") or []),
-        }
-        for item in items
-        if isinstance(item, dict)
-    ]
-    chat = {"model": request.get("model"), "messages": messages}
-    if "temperature" in request:
-        chat["temperature"] = request["temperature"]
-    return chat
-
-
-def _response(completion: dict[str, Any]) -> dict[str, Any]:
-    """A chat completion as a Responses API object (one output message)."""
-    text = completion["choices"][0]["message"].get("content") or ""
-    usage = completion.get("usage") or {}
-    tokens_in, tokens_out = usage.get("prompt_tokens", 0), usage.get("completion_tokens", 0)
-    return {
-        "id": "resp_" + completion.get("id", "fake"),
-        "object": "response",
-        "created_at": completion.get("created"),
-        "model": completion.get("model"),
-        "status": "completed",
-        "error": None,
-        "incomplete_details": None,
-        "instructions": None,
-        "metadata": {},
-        "parallel_tool_calls": True,
-        "tool_choice": "auto",
-        "tools": [],
-        "temperature": None,
-        "top_p": None,
-        "output": [
-            {
-                "type": "message",
-                "id": "msg_fake",
-                "role": "assistant",
-                "status": "completed",
-                "content": [{"type": "output_text", "text": text, "annotations": []}],
-            }
-        ],
-        "usage": {
-            "input_tokens": tokens_in,
-            "output_tokens": tokens_out,
-            "total_tokens": tokens_in + tokens_out,
-            "input_tokens_details": {"cached_tokens": 0},
-            "output_tokens_details": {"reasoning_tokens": 0},
-        },
+        "first_request_s": round(min(arrivals) - started, 2) if arrivals else None,
+        # the fake answers every request after its latency: the last answer left then
+        "after_last_answer_s": round(started + wall - max(arrivals) - latency_s, 2) if arrivals else None,
     }
 
 
@@ -260,7 +151,7 @@ def main(argv: list[str] | None = None) -> None:
     with FakeOpenAI(latency_s=args.latency, default="[turn_on_wifi()]") as server:
         try:
             result = run_bfcl_generate(
-                server.base_url,
+                server,
                 threads=args.threads,
                 categories=args.categories,
                 venv=args.venv,

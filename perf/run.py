@@ -4,10 +4,14 @@
     python perf/run.py --latency 0 -n 0 --concurrency 8           # per-sample overhead
     python perf/run.py --latency 1.0 -n 4 --concurrency 16 --fault-rate 0.5 --retry-after 1 \
         --fault-on-arrival                                                    # a 429 storm from a rate limiter
-    python perf/run.py --design-card [--hog 1] [--beside-bfcl]     # pytest -n 8 against a hosted API
+    python perf/run.py --design-card [--hog 4] [--beside-bfcl]     # ACEBench en normal+special, pytest -n 8
+    python perf/run.py --bfcl-card [--hog 4] [--beside-bfcl]       # BFCL's first four categories, pytest -n 8
 
-It needs the upstream data (TOOLEVAL_DATA_DIR or --data-dir). Each run uses a fresh response cache, so
-every sample is asked for real. Output fields:
+It needs the upstream data (TOOLEVAL_DATA_DIR or --data-dir). It runs pytest as a user does in a clone: from the
+repository, with its configuration, the endpoint probe on (--no-probe leaves it out), and the environment's
+bytecode setting (PYTHONDONTWRITEBYTECODE; `bytecode_cache` in the output says which). Only this project's test
+dependency hypothesis is left out (-p no:hypothesispytest): an evaluation's environment does not have it. Each run
+uses a fresh response cache and pytest cache, so every sample is asked for real. Output fields:
 - samples, outcomes, wall_s (the pytest subprocess), cpu_s (its user and system time, its workers' included),
   ideal_s (requests that waited the latency x latency / total
   concurrency), efficiency (ideal / wall), samples_per_s, requests, peak_in_flight (seen by the server);
@@ -156,10 +160,10 @@ def main() -> None:
         help="one more argument for pytest (repeat it), e.g. --pytest-arg=--tb=no",
     )
     parser.add_argument(
-        "--probe",
-        action="store_true",
-        help="keep the endpoint probe (one round trip before any sample); off by default, so that "
-        "the figures are about answering",
+        "--no-probe",
+        dest="probe",
+        action="store_false",
+        help="leave out the endpoint probe (one round trip before any sample), which a user's run makes",
     )
     parser.add_argument("--revision", default="56dd66c", help="--tooleval-acebench-revision")
     parser.add_argument("--keep-output", type=Path, default=None, help="write pytest's stdout to this file")
@@ -189,18 +193,35 @@ def main() -> None:
     parser.add_argument(
         "--design-card",
         action="store_true",
-        help="the design card's command against a hosted API: -n 8, the default concurrency (8), "
-        "every answer wrong, --slow-start off",
+        help="the design card's command against a hosted API: ACEBench en normal and special (973 samples), -n 8, "
+        "the default concurrency (8), every answer wrong, --slow-start off",
+    )
+    parser.add_argument(
+        "--bfcl-card",
+        action="store_true",
+        help="the same for BFCL: simple_python, multiple, parallel and parallel_multiple (1,000 samples, the ones "
+        "--beside-bfcl asks bfcl generate), prompt mode",
     )
     args = parser.parse_args()
-    if args.design_card:
+    if args.design_card or args.bfcl_card:
         args.workers, args.concurrency, args.replies, args.slow_start = 8, 8, "fixed", args.slow_start or "off"
     if not args.data_dir:
         sys.exit("needs the upstream data: --data-dir or TOOLEVAL_DATA_DIR")
     args.data_dir = str(Path(args.data_dir).resolve())  # pytest runs in a scratch folder
 
-    families = [family.strip() for family in args.categories.split(",")]
-    marker = " or ".join(families)
+    if args.bfcl_card:
+        from bfcl_side import CATEGORIES as BFCL_CATEGORIES
+
+        selection = ["-m", "bfcl", f"--tooleval-bfcl-categories={BFCL_CATEGORIES}", "--tooleval-mode=prompt"]
+    else:
+        families = [family.strip() for family in args.categories.split(",")]
+        selection = [
+            "-m",
+            " or ".join(families),
+            f"--tooleval-language={args.language}",
+            f"--tooleval-max-dialog-turns={2 * args.agent_turns}",
+            f"--tooleval-acebench-revision={args.revision}",
+        ]
     with (
         tempfile.TemporaryDirectory() as tmp,
         FakeOpenAI(
@@ -221,30 +242,24 @@ def main() -> None:
             *(["-m", "cProfile", "-o", os.environ["PERF_PROFILE"]] if os.environ.get("PERF_PROFILE") else []),
             "-m",
             "pytest",
-            "--pyargs",
-            "pytest_tooleval.benchmarks.test_acebench",
             "-q",
             "-p",
             "perf_timing",
             # hypothesis (a test dependency of this project, not of an evaluation) costs 0.2 s per process
             "-p",
-            "no:cacheprovider",
-            "-p",
             "no:hypothesispytest",
-            "-m",
-            marker,
+            "-o",
+            f"cache_dir={Path(tmp) / 'pytest-cache'}",
+            *selection,
             "--tooleval-model",
             "perf-model",
             f"--tooleval-base-url={server.base_url}",
             "--tooleval-api-key=sk-perf",
             f"--tooleval-data-dir={args.data_dir}",
             f"--tooleval-cache-dir={Path(tmp) / 'cache'}",
-            f"--tooleval-language={args.language}",
             f"--tooleval-concurrency={args.concurrency}",
             "--tooleval-user-model=perf-user",
             f"--tooleval-report={Path(tmp) / 'report.json'}",
-            f"--tooleval-max-dialog-turns={2 * args.agent_turns}",
-            f"--tooleval-acebench-revision={args.revision}",
         ]
         if args.rpm:
             command.append(f"--tooleval-rpm={args.rpm}")
@@ -259,13 +274,11 @@ def main() -> None:
         command += args.pytest_args
         pythonpath = tmp + os.pathsep + os.environ.get("PYTHONPATH", "")
         env = dict(os.environ, TOOLEVAL_PERF_OUT=str(out), PYTHONPATH=pythonpath)
-        # Python's default: compiled modules are cached (a machine that turns this off recompiles every changed
-        # module in every worker, which is not what an evaluation run costs elsewhere)
-        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        load_before = round(os.getloadavg()[0], 2)
         with busy(args.hog):
             started, started_mono = time.time(), time.monotonic()
             children = resource.getrusage(resource.RUSAGE_CHILDREN)
-            completed = subprocess.run(command, cwd=tmp, env=env, capture_output=True, text=True)
+            completed = subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True)
             wall = time.time() - started
             # the pytest process and every process it waited for (xdist's workers), user and system time
             ended = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -279,17 +292,25 @@ def main() -> None:
         timings = [json.loads(path.read_text()) for path in Path(tmp).glob("timing.*")]
         figures = summarise(args, report, timings, server, wall, started, started_mono, completed.stdout.count("\n"))
         figures["cpu_s"] = round(cpu_s, 2)
+        figures["cpu_per_1000_s"] = round(1000 * cpu_s / max(figures["samples"], 1), 2)
+        figures["bytecode_cache"] = not os.environ.get("PYTHONDONTWRITEBYTECODE")
+        figures["load_before"] = load_before
         if args.arrivals:
             args.arrivals.write_text(json.dumps([round(r.at - started_mono, 3) for r in server.stats.received]))
         # what the next run's processes each spend checking the data against its pins (the record is warm now)
-        figures["data_check_ms"] = round(data_check_ms(args.data_dir, Path(tmp) / "cache", args.revision), 2)
+        if not args.bfcl_card:
+            figures["data_check_ms"] = round(data_check_ms(args.data_dir, Path(tmp) / "cache", args.revision), 2)
         if args.beside_bfcl:
             from bfcl_side import run_bfcl_generate
 
             with busy(args.hog):
-                figures["bfcl"] = run_bfcl_generate(server.base_url, threads=64, latency_s=args.latency)
-            if figures["efficiency"] and figures["bfcl"].get("efficiency"):
-                figures["efficiency_vs_bfcl"] = round(figures["efficiency"] / figures["bfcl"]["efficiency"], 3)
+                figures["bfcl"] = run_bfcl_generate(server, threads=64, latency_s=args.latency)
+            bfcl = figures["bfcl"]
+            if figures["efficiency"] and bfcl.get("efficiency"):
+                figures["efficiency_vs_bfcl"] = round(figures["efficiency"] / bfcl["efficiency"], 3)
+            if bfcl.get("cpu_s") and bfcl.get("samples"):
+                # ours asks and scores; bfcl generate only asks
+                figures["cpu_vs_bfcl"] = round(figures["cpu_per_1000_s"] / (1000 * bfcl["cpu_s"] / bfcl["samples"]), 2)
         print(json.dumps(figures))
 
 
