@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import hashlib
 import json
@@ -99,55 +100,71 @@ NO_TOOL_CALL_HINT = ("serve the model with tool calling (vLLM: --enable-auto-too
 
 
 async def probe_endpoints(probes: Sequence[Probe]) -> dict[str, JSONObject]:
-    """Ask each distinct (model, endpoint, parameters) once; the endpoint profile of each role. Raises the
-    first failure as a usage error naming the role, the endpoint, the cause and the fix."""
+    """Ask each distinct (model, endpoint, parameters) once, all at once (a run's roles wait one round trip, not
+    one per role); the endpoint profile of each role. Raises the failure of the first role, in the order given,
+    as a usage error naming the role, the endpoint, the cause and the fix."""
+    distinct: dict[tuple[str, str, str], Probe] = {}
+    for probe in probes:
+        distinct.setdefault(_probe_key(probe), probe)
+    outcomes = await asyncio.gather(*(_probe_one(probe) for probe in distinct.values()), return_exceptions=True)
+    for outcome in outcomes:
+        if isinstance(outcome, BaseException):
+            raise outcome
+    seen = {key: outcome for key, outcome in zip(distinct, outcomes, strict=True)
+            if not isinstance(outcome, BaseException)}
+    profile: dict[str, JSONObject] = {}
+    for probe in probes:
+        found = seen[_probe_key(probe)]
+        # a cached answer made under another fingerprint is asked again (it is reply.system_fingerprint: str or None)
+        fingerprint = found["system_fingerprint"]
+        probe.backend.fingerprint = fingerprint if isinstance(fingerprint, str) else None
+        profile.setdefault(probe.role, found)
+    return profile
+
+
+def _probe_key(probe: Probe) -> tuple[str, str, str]:
+    return (probe.backend.model, probe.backend.endpoint, repr(probe.request))
+
+
+async def _probe_one(probe: Probe) -> JSONObject:
+    """One probe's round trip and checks: what the endpoint profile says of it, or a usage error."""
     from ..errors import ToolevalError, ToolevalUsageError
 
-    profile: dict[str, JSONObject] = {}
-    seen: dict[tuple[str, str, str], JSONObject] = {}
-    for probe in probes:
-        backend = probe.backend
-        key = (backend.model, backend.endpoint, repr(probe.request))
-        if key not in seen:
-            try:
-                reply = await backend.complete(probe.request)
-            except ToolevalError as exc:
-                stopped = str(exc).removeprefix(STOPPED)
-                if stopped != str(exc):  # the breaker's line: what failed and what to check, said already
-                    raise ToolevalUsageError(f"tooleval: the endpoint probe failed for the {probe.role} role: "
-                                             f"{stopped}") from None
-                if isinstance(exc, MalformedReply):  # it answers, but with no chat completion
-                    raise ToolevalUsageError(
-                        f"tooleval: the endpoint probe failed for the {probe.role} role: {exc}: check what serves "
-                        "the model (its chat template, its tool-call parser), or skip the probe "
-                        "(--tooleval-no-probe)") from None
-                option = "--tooleval-model" if probe.role == "model" else f"--tooleval-{probe.role}-model"
-                tools = ("; it offered a tool, as --tooleval-mode fc asks: serve the model with tool calling "
-                         "(vLLM: --enable-auto-tool-choice --tool-call-parser NAME) or use --tooleval-mode prompt"
-                         if probe.request.tools else "")
-                raise ToolevalUsageError(
-                    f"tooleval: the endpoint probe failed for the {probe.role} role: {exc}. Check {option}, its "
-                    f"base URL and API key (or skip the probe: --tooleval-no-probe){tools}") from None
-            if probe.request.tools and reply.prompt_tokens is not None:
-                await _check_tools_seen(probe, reply.prompt_tokens)
-            # the tools were ignored: fc answers would have no call. (An answer cut at the probe's few tokens, a
-            # reasoning model's, proves nothing.)
-            if probe.request.tools and not reply.tool_calls and reply.finish_reason != "length":
-                said = " ".join(reply.text.split())
-                said = f"{said[:60]}..." if len(said) > 60 else said
-                raise ToolevalUsageError(
-                    f"tooleval: the endpoint probe got no tool call from model {backend.model!r} at "
-                    f"{backend.endpoint}: asked to call the one function offered, it answered {said!r}; "
-                    "--tooleval-mode fc needs tool calls: "
-                    f"{NO_TOOL_CALL_HINT}")
-            seen[key] = {"model": backend.model, "endpoint": backend.endpoint, "served_by": reply.served_by,
-                         "system_fingerprint": reply.system_fingerprint, "latency_s": round(reply.latency_s, 3),
-                         "adapted": dict(backend.adaptations)}
-        # a cached answer made under another fingerprint is asked again (it is reply.system_fingerprint: str or None)
-        fingerprint = seen[key]["system_fingerprint"]
-        backend.fingerprint = fingerprint if isinstance(fingerprint, str) else None
-        profile.setdefault(probe.role, seen[key])
-    return profile
+    backend = probe.backend
+    try:
+        reply = await backend.complete(probe.request)
+    except ToolevalError as exc:
+        stopped = str(exc).removeprefix(STOPPED)
+        if stopped != str(exc):  # the breaker's line: what failed and what to check, said already
+            raise ToolevalUsageError(f"tooleval: the endpoint probe failed for the {probe.role} role: "
+                                     f"{stopped}") from None
+        if isinstance(exc, MalformedReply):  # it answers, but with no chat completion
+            raise ToolevalUsageError(
+                f"tooleval: the endpoint probe failed for the {probe.role} role: {exc}: check what serves "
+                "the model (its chat template, its tool-call parser), or skip the probe "
+                "(--tooleval-no-probe)") from None
+        option = "--tooleval-model" if probe.role == "model" else f"--tooleval-{probe.role}-model"
+        tools = ("; it offered a tool, as --tooleval-mode fc asks: serve the model with tool calling "
+                 "(vLLM: --enable-auto-tool-choice --tool-call-parser NAME) or use --tooleval-mode prompt"
+                 if probe.request.tools else "")
+        raise ToolevalUsageError(
+            f"tooleval: the endpoint probe failed for the {probe.role} role: {exc}. Check {option}, its "
+            f"base URL and API key (or skip the probe: --tooleval-no-probe){tools}") from None
+    if probe.request.tools and reply.prompt_tokens is not None:
+        await _check_tools_seen(probe, reply.prompt_tokens)
+    # the tools were ignored: fc answers would have no call. (An answer cut at the probe's few tokens, a
+    # reasoning model's, proves nothing.)
+    if probe.request.tools and not reply.tool_calls and reply.finish_reason != "length":
+        said = " ".join(reply.text.split())
+        said = f"{said[:60]}..." if len(said) > 60 else said
+        raise ToolevalUsageError(
+            f"tooleval: the endpoint probe got no tool call from model {backend.model!r} at "
+            f"{backend.endpoint}: asked to call the one function offered, it answered {said!r}; "
+            "--tooleval-mode fc needs tool calls: "
+            f"{NO_TOOL_CALL_HINT}")
+    return {"model": backend.model, "endpoint": backend.endpoint, "served_by": reply.served_by,
+            "system_fingerprint": reply.system_fingerprint, "latency_s": round(reply.latency_s, 3),
+            "adapted": dict(backend.adaptations)}
 
 
 async def _check_tools_seen(probe: Probe, with_tools: int) -> None:
