@@ -34,12 +34,13 @@ class XdistHooks:
     def pytest_sessionstart(self, session: pytest.Session) -> None:
         self._pytest_session = session  # before xdist's own (trylast), which starts the workers
 
-    @pytest.hookimpl
+    @pytest.hookimpl(tryfirst=True)  # before xdist's own, which shows the workers it is about to start
     def pytest_xdist_setupnodes(self, config: pytest.Config, specs: Sequence[Any]) -> None:
         """Before the workers start: the hub collects the run's tests as they will, and starts asking."""
         if not self.hub:
             return
-        self.session.prepare_hub(len(specs))
+        self.session.prepare_hub(len(specs))  # the requests in flight are those of every worker -n asked for
+        self._start_fewer_workers(config, specs)
         self._dsession = dsession = self.config.pluginmanager.get_plugin("dsession")
         if dsession is not None:  # a dead endpoint stops the workers as pytest's -x does, with one line
             self.session.stop_when_dead(lambda reason: setattr(dsession, "shouldstop", reason))
@@ -60,6 +61,24 @@ class XdistHooks:
             if hub.backlog:
                 self._workers_to_space = len(specs) - 1
                 self._spacing_s = WORKER_START_CPU_S / _cores()
+
+    def _start_fewer_workers(self, config: pytest.Config, specs: Sequence[Any]) -> None:
+        """With the hub asking for every sample, a worker only scores answers: more workers than cores cost each
+        their start-up and collection (about WORKER_START_CPU_S) and win nothing (docs/concurrency.md#workers).
+        Only local workers made by -n are left out (not --tx ssh or socket specs, nor --dist each, where every
+        worker runs every test)."""
+        requested = len(specs)
+        kept = workers_to_start(requested, self.session.settings.workers, _cores())
+        tx = config.getoption("tx")
+        if (kept == requested or not isinstance(specs, list) or config.getoption("dist") == "each"
+                or tx != ["popen"] * requested):
+            return
+        del specs[kept:]  # xdist's own list: the nodes it sets up next
+        config.option.tx = ["popen"] * kept  # what its scheduler counts the workers by
+        self.session.say(f"tooleval: {kept} of -n {requested} workers started: the controller asks for every "
+                         f"sample ({requested * self.session.settings.concurrency} requests at once), the workers "
+                         f"only score, and this machine has {counted(_cores(), 'core')} (--tooleval-workers all "
+                         "starts them all)")
 
     @pytest.hookimpl
     def pytest_xdist_newgateway(self, gateway: Any) -> None:
@@ -155,6 +174,11 @@ class XdistHooks:
         self.session.run.cases(name)
         raise ToolevalUsageError(f"tooleval: worker {node.gateway.id} could not load the {name} data, though this "
                                  "process can; run with -p no:xdist to see why")
+
+
+def workers_to_start(requested: int, setting: str, cores: int) -> int:
+    """How many of the -n workers a hub run starts: `auto`, at most one per core; `all`, every one."""
+    return requested if setting == "all" else max(1, min(requested, cores))
 
 
 def _cores() -> int:

@@ -218,6 +218,9 @@ CORE_OPTIONS: tuple[Option, ...] = (
     Option("concurrency", "samples answered at once ahead of their tests, and requests in flight per model, "
            "per process (with xdist: per worker, asked by the controller) (0: ask only when a sample's test runs)",
            8, parse_int),
+    Option("workers", "xdist workers that start when the controller asks for every sample (a live model under -n, "
+           "whose workers only score the answers): auto (at most one per CPU core; the requests in flight stay -n "
+           "times the concurrency) or all (as many as -n says)", "auto", choice("auto", "all")),
     Option("slow-start", "auto: the in-flight limit starts at two and grows while latency stays flat for a server "
            "you may run yourself (plain http, or a local or private host), at the concurrency for a hosted API "
            "(https to a public host name); on, off: always, never", "auto", choice("auto", "on", "off")),
@@ -339,6 +342,7 @@ class Settings(BaseModel):
     score_timeout: float
     max_retries: int
     concurrency: int
+    workers: Literal["auto", "all"]
     slow_start: Literal["auto", "on", "off"]
     rpm: int | None
     tpm: int | None

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import random
+import sys
 from pathlib import Path
 
 import pytest
@@ -14,6 +16,7 @@ from fake_openai import FakeOpenAI, Fault
 from pytest_tooleval.models.limits import URGENT, AdaptiveLimit
 
 THIN_TEST = benchmark_source("acebench")
+HANG_GUARD_S = 120  # a run that hangs is ended here, and fails the test
 
 KILLER = """
 import os, signal
@@ -113,6 +116,50 @@ def test_a_killed_worker_loses_no_sample(
     rerun = pytester.runpytest_subprocess(*acebench_args, *selection, "-n", "2", "--tooleval-cache=reuse")
     rerun.assert_outcomes(failed=200)
     assert fake_openai.stats.requests == asked  # the rerun is answered from the cache
+
+
+WORKER_SPY = """
+import os, pathlib
+
+def pytest_sessionstart(session):
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    if worker:
+        pathlib.Path("worker-" + worker).touch()
+"""
+
+# pytest on one CPU core (the workers xdist starts inherit it), its arguments after the program's
+ONE_CORE = "import os, sys, pytest; os.sched_setaffinity(0, {min(os.sched_getaffinity(0))}); sys.exit(pytest.main())"
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="needs os.sched_setaffinity (Linux)")
+@pytest.mark.parametrize(("setting", "started"), [("auto", 1), ("all", 3)])
+def test_a_hub_run_starts_a_worker_per_core_and_keeps_its_requests_in_flight(
+    pytester: pytest.Pytester, fake_openai: FakeOpenAI, acebench_args: list[str], setting: str, started: int
+) -> None:
+    """With the controller asking for every sample, -n 3 on one core starts one worker (the others would only
+    start up and collect); the requests in flight stay those of three workers. `all` starts all three."""
+    pytester.makeconftest(WORKER_SPY)
+    fake_openai.latency_s = 0.3
+    args = [
+        *acebench_args,
+        "-k",
+        "normal_atom_bool",
+        "-n",
+        "3",
+        "--tooleval-concurrency=4",
+        f"--tooleval-workers={setting}",
+    ]
+    result = pytester.run(sys.executable, "-c", ONE_CORE, *args, timeout=HANG_GUARD_S)
+    result.assert_outcomes(failed=50)
+    assert sorted(path.name for path in pytester.path.glob("worker-gw*")) == [f"worker-gw{n}" for n in range(started)]
+    assert fake_openai.stats.requests == 50
+    assert max(fake_openai.stats.by_prompt.values()) == 1
+    assert fake_openai.stats.peak_in_flight > 4  # more than one worker's concurrency: the hub asks for all three
+    said = "*tooleval: 1 of -n 3 workers started: the controller asks for every sample (12 requests at once)*"
+    if setting == "auto":
+        result.stdout.fnmatch_lines([said])
+    else:
+        result.stdout.no_fnmatch_line(said)
 
 
 def test_rpm_holds_across_workers(pytester: pytest.Pytester, fake_openai: FakeOpenAI, acebench_args: list[str]) -> None:
