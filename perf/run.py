@@ -24,6 +24,8 @@ uses a fresh response cache and pytest cache, so every sample is asked for real.
   idle_share (largest share of the run a worker spent without a test while samples remained);
 - memory: max_rss_mb (largest worker's peak), collected_rss_mb (its peak when its collection ended),
   controller_rss_mb (xdist: the controller, which asks the model for its workers);
+- process_cpu_s, collected_cpu_s: each process's own CPU time, in all and by the end of its collection (the
+  controller's collection is its own xdist collection, after the one it made ahead for the hub);
 - data_check_ms (what a later process spends checking the data against its revision's pins, once the run has
   remembered the digests), output_lines (what pytest printed);
 - with --beside-bfcl: bfcl (bfcl_side.py's figures) and efficiency_vs_bfcl.
@@ -76,9 +78,14 @@ def _peak_rss_mb():
         pass
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
+def _cpu_s():
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
 def pytest_collection_finish(session):
     _events.append(("collected", time.time()))
     _rss["collected"] = _peak_rss_mb()
+    _rss["collected_cpu_s"] = _cpu_s()
 
 def pytest_runtest_logstart(nodeid, location):
     _events.append(("start", time.time()))
@@ -98,7 +105,8 @@ def pytest_unconfigure(config):
     rss = _peak_rss_mb()
     with open(path, "w") as handle:
         json.dump({"worker": worker, "events": _events, "max_rss_mb": rss,
-                   "collected_rss_mb": _rss.get("collected"), "written_at": time.time()}, handle)
+                   "collected_rss_mb": _rss.get("collected"), "written_at": time.time(),
+                   "cpu_s": _cpu_s(), "collected_cpu_s": _rss.get("collected_cpu_s")}, handle)
 """
 
 
@@ -433,6 +441,9 @@ def summarise(
         else None,
         "busy_s": busy,
         "idle_share": round(idle, 3),
+        # each process's own CPU (user + system): in all, and by the end of its collection
+        "process_cpu_s": {t["worker"]: round(t.get("cpu_s") or 0, 2) for t in timings},
+        "collected_cpu_s": {t["worker"]: round(t.get("collected_cpu_s") or 0, 2) for t in timings},
     }
 
 
