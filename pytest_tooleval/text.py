@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -77,17 +77,30 @@ TOO_DEEP = "<not kept: nested too deeply to store>"
 def plain_data(value: Any) -> Any:  # Any: the value goes back into a field of its own type, its shape kept
     """JSON-like `value` (dicts, lists, tuples, strings, numbers) with every string, keys too, `plain_text`; a
     value nested too deeply to walk becomes TOO_DEEP (it could not be stored or sent either)."""
+    return strings_mapped(value, plain_text)
+
+
+def strings_mapped(value: object, change: Callable[[str], str], *, tuples: bool = True) -> object:
+    """`value` with `change` applied to every string in it, keys too, through mappings (made dicts), lists and
+    tuples (kept tuples, or made lists when `tuples` is False); a value nested too deeply to walk is TOO_DEEP."""
     try:
-        return _plain(value)
+        return _mapped(value, change, tuples)
     except RecursionError:
         return TOO_DEEP
 
 
-def _plain(value: object) -> object:
+def _mapped(value: object, change: Callable[[str], str], tuples: bool) -> object:
+    # loops, not comprehensions: one frame a level, so that it walks as deep as the JSON encoder does
     if isinstance(value, str):
-        return plain_text(value)
-    if isinstance(value, dict):
-        return {_plain(key): _plain(item) for key, item in value.items()}
+        return change(value)
+    if isinstance(value, Mapping):
+        mapping = {}
+        for key, item in value.items():
+            mapping[_mapped(key, change, tuples)] = _mapped(item, change, tuples)
+        return mapping
     if isinstance(value, (list, tuple)):
-        return type(value)(_plain(item) for item in value)
+        items = []
+        for item in value:
+            items.append(_mapped(item, change, tuples))
+        return tuple(items) if tuples and isinstance(value, tuple) else items
     return value

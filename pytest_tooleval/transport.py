@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from .json_value import JSONObject, JSONValue
 from .outcome import SampleResult
-from .text import TOO_DEEP, clip, plain_data
+from .text import clip, plain_data, strings_mapped
 
 if TYPE_CHECKING:
     from .suites.base import Case
@@ -153,30 +153,14 @@ def result_payload(case: Case, category_size: int, result: SampleResult, scorer:
 
 
 def clipped_strings(value: object) -> object:
-    """`value` with every string in it, keys too, cut to OUTPUT_LIMIT: a structured output (a multi-turn result,
-    tool calls) and a verdict's error, decoded calls and details carry a model's text as it came, megabytes of it
-    from a hostile model; a value too deep to walk is TOO_DEEP."""
-    try:
-        return _clipped(value)
-    except RecursionError:
-        return TOO_DEEP
+    """`value` with every string in it, keys too, cut to OUTPUT_LIMIT (tuples made lists, as JSON has them): a
+    structured output (a multi-turn result, tool calls) and a verdict's error, decoded calls and details carry a
+    model's text as it came, megabytes of it from a hostile model; a value too deep to walk is TOO_DEEP."""
+    return strings_mapped(value, _clip_output, tuples=False)
 
 
-def _clipped(value: object) -> object:
-    # loops, not comprehensions: one frame a level, so that it walks as deep as the JSON encoder does
-    if isinstance(value, str):
-        return clip(value, OUTPUT_LIMIT)
-    if isinstance(value, Mapping):
-        mapping = {}
-        for key, item in value.items():
-            mapping[_clipped(key)] = _clipped(item)
-        return mapping
-    if isinstance(value, (list, tuple)):
-        items = []
-        for item in value:
-            items.append(_clipped(item))
-        return items
-    return value
+def _clip_output(text: str) -> str:
+    return clip(text, OUTPUT_LIMIT)
 
 
 def error_payload(case: Case, category_size: int, reason: str, outcome: str = "error") -> JSONObject:
