@@ -105,6 +105,54 @@ def test_under_xdist_every_role_of_the_collected_suites_is_probed(
     assert {role: entry["model"] for role, entry in profile.items()} == {"model": "agent-m", "user": "user-m"}
 
 
+def _two_roles(pytester: pytest.Pytester, fake_openai: FakeOpenAI, data_root: Path) -> list[str]:
+    pytester.makepyfile(test_acebench=benchmark_source("acebench"))
+    return [
+        f"--tooleval-data-dir={data_root}",
+        f"--tooleval-cache-dir={pytester.path / 'cache'}",
+        "-p",
+        "no:cacheprovider",
+        "--tooleval-model=agent-m",
+        "--tooleval-user-model=user-m",
+        f"--tooleval-base-url={fake_openai.base_url}",
+        "--tooleval-api-key=sk-probe-12345678",
+        "-k",
+        "en-agent_multi_turn_0",
+        "--tooleval-report=report.json",
+    ]
+
+
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["one-process", "xdist"])
+def test_the_roles_probes_go_out_at_once(
+    pytester: pytest.Pytester,
+    fake_openai: FakeOpenAI,
+    data_root: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    workers: list[str],
+) -> None:
+    """Two roles wait one probe round trip, not two: both probes arrive before the first is answered."""
+    monkeypatch.delenv("TOOLEVAL_NO_PROBE", raising=False)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    fake_openai.default = "finish conversation"
+    fake_openai.latency_s = 1.0
+    result = pytester.runpytest_subprocess(*_two_roles(pytester, fake_openai, data_root), *workers)
+    result.assert_outcomes(failed=1)
+    probes = [r for r in fake_openai.stats.received if "Reply with the single word: ok" in json.dumps(r.body)]
+    assert sorted(str((r.body or {}).get("model")) for r in probes) == ["agent-m", "user-m"]
+    assert abs(probes[0].at - probes[1].at) < 0.5, [r.at for r in probes]  # one after the other: 1 s apart
+
+
+def test_when_every_role_fails_the_model_roles_failure_is_named(
+    pytester: pytest.Pytester, fake_openai: FakeOpenAI, data_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("TOOLEVAL_NO_PROBE", raising=False)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    fake_openai.default = Fault.http(404, message="No such model.")  # type: ignore[assignment]
+    line = refused_line(pytester.runpytest_subprocess(*_two_roles(pytester, fake_openai, data_root)))
+    assert line.startswith("ERROR: tooleval: the endpoint probe failed for the model role: model 'agent-m' at ")
+    assert fake_openai.stats.requests == 2  # the two probes, no sample
+
+
 def test_a_probe_answered_with_no_usable_completion_stops_the_run_naming_it(
     pytester: pytest.Pytester, fake_openai: FakeOpenAI, probed: list[str]
 ) -> None:
