@@ -1,0 +1,71 @@
+"""The memory backends (kv, rec_sum) against bfcl-eval's own classes on 600 seeded call sequences
+(docs/bfcl.md#memory; memory_cases.py builds them, record_memory.py recorded upstream)."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_tooleval.suites.bfcl.memory import bm25
+from pytest_tooleval.suites.bfcl.memory.kv import MemoryKV
+from pytest_tooleval.suites.bfcl.memory.rec_sum import MemoryRecSum
+
+from . import memory_cases
+
+RECORDED = json.loads(Path(__file__).with_name("memory_digests.json").read_text(encoding="utf-8"))["sequences"]
+
+
+def our_lines(backend: str, calls: list[tuple[str, list[Any]]]) -> list[str]:
+    return memory_cases.run(MemoryKV() if backend == "kv" else MemoryRecSum(), backend, calls)
+
+
+@pytest.mark.parametrize("backend", ["kv", "rec_sum"])
+def test_every_call_and_state_is_upstreams(bfcl_dir: Path, backend: str) -> None:
+    sequences = memory_cases.sequences(bfcl_dir, backend)
+    assert [key for key, _ in sequences] == [key for key in RECORDED if key.startswith(f"{backend}/")]
+    outcomes: Counter[str] = Counter()
+    for key, calls in sequences:
+        lines = our_lines(backend, calls)
+        digests = [memory_cases.digest(line) for line in lines]
+        recorded = RECORDED[key]
+        first = next(
+            (n for n, (ours, theirs) in enumerate(zip(digests, recorded, strict=True)) if ours != theirs), None
+        )
+        assert first is None, (
+            f"{key}: call {first} {calls[first][0]}{tuple(calls[first][1])!r} differs; ours: {lines[first][:600]} "
+            f"(record_memory.py --show {key} prints upstream's)"
+        )
+        for line in lines:
+            shown = json.loads(line)[0]
+            entries = shown["result"]["dict"] if isinstance(shown.get("result"), dict) else []
+            outcomes[shown.get("raised") or (entries[0][0] if entries else "other")] += 1
+    # the sequences reach the error results, the successes, and the exceptions upstream raises
+    assert outcomes["error"] > 100 and outcomes["status"] > 100, outcomes
+    if backend == "kv":
+        assert outcomes["ranked_results"] > 50 and outcomes["ZeroDivisionError"] > 0 and outcomes["TypeError"] > 0, (
+            outcomes
+        )
+
+
+def test_bm25_ties_keep_insertion_order_and_unknown_words_score_nothing() -> None:
+    corpus = [["a", "b"], ["c"], ["a", "b"]]
+    scores = bm25.scores(corpus, ["a", "z"])
+    assert scores == bm25.scores(corpus, ["a"])  # a word no key holds adds nothing
+    assert scores[0] == scores[2] > scores[1] > 0.0  # BM25+'s delta: a key without the word still scores
+    memory = MemoryKV()
+    for key in ("alpha_beta", "gamma", "alpha_beta_two"):
+        memory.archival_memory_add(key, "v")
+    ranked = memory.archival_memory_key_search("alpha")["ranked_results"]
+    assert [key for _, key in ranked] == ["alpha_beta", "alpha_beta_two", "gamma"]
+
+
+def test_a_replacement_may_grow_the_buffer_past_the_limit_as_upstream_lets_it() -> None:
+    memory = MemoryRecSum()
+    memory.memory_update("x" * 9_000)
+    assert memory.memory_replace("x", "yy") == {"status": "Memory updated."}
+    assert len(memory.memory) == 18_000
+    assert "error" in memory.memory_append("z")
