@@ -131,7 +131,7 @@ def lift_templates(sources: Mapping[str, str]) -> Templates:
         java_notes=_frozen(java),
         javascript_notes=_frozen(javascript),
         float_note=_float_note(sources[TOOLS_FILE]),
-        openapi_types=_frozen(_string_dict(_module_values(sources[TYPES_FILE], TYPES_FILE), "GORILLA_TO_OPENAPI",
+        openapi_types=_frozen(_string_dict(module_values(sources[TYPES_FILE], TYPES_FILE), "GORILLA_TO_OPENAPI",
                                            TYPES_FILE)),
         held_out_fc=held_out_fc,
         held_out_prompting=held_out_prompting,
@@ -148,7 +148,7 @@ def _system_prompt(source: str) -> tuple[str, str, str]:
 
     The default configuration string names the return format, tag use, doc format, layout and style; the
     pieces it selects are filled in as bfcl fills them, with a mark for the docs, and split on the mark."""
-    values = _module_values(source, PROMPTS_FILE)
+    values = module_values(source, PROMPTS_FILE)
     config_text = values.get("DEFAULT_SYSTEM_PROMPT_FORMAT")
     if not isinstance(config_text, str):
         raise DataError(f"{PROMPTS_FILE}: DEFAULT_SYSTEM_PROMPT_FORMAT not found")
@@ -192,7 +192,7 @@ def _held_out_messages(source: str) -> tuple[str, Note]:
     """The user messages of a multi-turn turn that reveals held-out docs (bfcl-multiturn §3.2, §3.4): FC mode's
     text, and prompt mode's format string split around its one `{functions}` field (its escapes undone, as
     `format` does)."""
-    values = _module_values(source, PROMPTS_FILE)
+    values = module_values(source, PROMPTS_FILE)
     fc, prompting = values.get(_HELD_OUT_FC), values.get(_HELD_OUT_PROMPTING)
     if not isinstance(fc, str) or not isinstance(prompting, str):
         raise DataError(f"{PROMPTS_FILE}: the held-out-function user messages are not there")
@@ -321,7 +321,7 @@ def _functions(source: str, origin: str) -> dict[str, ast.FunctionDef]:
     return {node.name: node for node in _parse(source, origin).body if isinstance(node, ast.FunctionDef)}
 
 
-def _module_values(source: str, origin: str) -> dict[str, _Literal]:
+def module_values(source: str, origin: str) -> dict[str, _Literal]:
     """Module-level assignments whose value is a string, or a dict of them (nested), in file order.
 
     A name in a dict stands for a string assigned earlier in the module; anything else is skipped."""

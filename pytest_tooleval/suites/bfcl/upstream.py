@@ -30,6 +30,8 @@ from ...data.files import FileRefused, read_bytes
 from ...data.hashes import sha256_of
 from ...errors import DataError, ToolevalUsageError
 from ...json_value import JSONValue
+from .memory.prompts import SOURCE_FILES as MEMORY_SOURCE_FILES
+from .memory.prompts import MemoryPrompts, lift_memory_prompts
 from .multi_turn.tables import Tables, lift_tables, source_files
 from .templates import SOURCE_FILES, Templates, lift_templates
 
@@ -55,6 +57,7 @@ class WheelPin:
             unused_datasets/ are not, bfcl §1.1).
         templates_sha256: canonical sha256 of the lifted request texts ("" skips that check).
         tables_sha256: canonical sha256 of the lifted multi-turn tables ("" skips that check).
+        memory_prompts_sha256: canonical sha256 of the lifted memory texts ("" skips that check).
     """
 
     upstream: str
@@ -66,6 +69,7 @@ class WheelPin:
     files: Mapping[str, str]
     templates_sha256: str
     tables_sha256: str = ""
+    memory_prompts_sha256: str = ""
 
     def manifest_text(self) -> str:
         """MANIFEST.json as the data folder holds it, byte for byte (bfcl §1.2)."""
@@ -79,7 +83,8 @@ class WheelPin:
 def load_pin() -> WheelPin:
     raw: dict[str, Any] = json.loads(PIN_FILE.read_text(encoding="utf-8"))
     return WheelPin(raw["upstream"], raw["version"], raw["wheel"], raw["url"], raw["wheel_sha256"],
-                    raw["wheel_path_prefix"], dict(raw["files"]), raw["templates_sha256"], raw.get("tables_sha256", ""))
+                    raw["wheel_path_prefix"], dict(raw["files"]), raw["templates_sha256"], raw.get("tables_sha256", ""),
+                    raw.get("memory_prompts_sha256", ""))
 
 
 def given_wheel(option: str | None) -> Path | None:
@@ -101,6 +106,11 @@ def templates_file(pin: WheelPin, cache_dir: Path) -> Path:
 def tables_file(pin: WheelPin, cache_dir: Path) -> Path:
     """Where the lifted multi-turn tables live in the download cache: beside the templates file."""
     return cache_dir / f"bfcl-tables-{pin.version}.json"
+
+
+def memory_prompts_file(pin: WheelPin, cache_dir: Path) -> Path:
+    """Where the lifted memory texts live in the download cache: beside the templates file."""
+    return cache_dir / f"bfcl-memory-prompts-{pin.version}.json"
 
 
 # ------------------------------------------------------------------------------------------ the data
@@ -200,7 +210,8 @@ class _Artifact(Generic[_L]):
     restore: Callable[[Mapping[str, JSONValue]], _L]
 
     def pinned_sha256(self, pin: WheelPin) -> str:
-        return pin.templates_sha256 if self.key == "templates" else pin.tables_sha256
+        return {"templates": pin.templates_sha256, "tables": pin.tables_sha256,
+                "memory_prompts": pin.memory_prompts_sha256}[self.key]
 
     def lifted(self, archive: bytes, pin: WheelPin) -> _L:
         """The artifact of a verified wheel, checked against the pinned hash."""
@@ -276,6 +287,8 @@ _TEMPLATES = _Artifact("request texts", "asking a model", "templates", templates
                        lift_templates, Templates.from_content)
 _TABLES = _Artifact("multi-turn API tables", "the multi-turn categories", "tables", tables_file,
                     lambda: list(source_files()), lift_tables, Tables.from_content)
+_MEMORY_PROMPTS = _Artifact("memory texts", "the memory categories", "memory_prompts", memory_prompts_file,
+                            lambda: list(MEMORY_SOURCE_FILES), lift_memory_prompts, MemoryPrompts.from_content)
 
 
 def load_templates(cache_dir: Path, offline: bool, *, wheel: Path | None = None, pin: WheelPin | None = None,
@@ -298,6 +311,17 @@ def load_tables(cache_dir: Path, offline: bool, *, wheel: Path | None = None, pi
         ToolevalUsageError: offline, and neither a wheel nor the cache's tables file.
     """
     return _TABLES.load(cache_dir, offline, wheel, pin, timeout)
+
+
+def load_memory_prompts(cache_dir: Path, offline: bool, *, wheel: Path | None = None, pin: WheelPin | None = None,
+                        timeout: float = 120.0) -> MemoryPrompts:
+    """The memory category's texts of the pinned wheel (memory/prompts.py).
+
+    Raises:
+        DataError: the wheel is not the pinned one, or its texts are not the pinned texts.
+        ToolevalUsageError: offline, and neither a wheel nor the cache's memory texts file.
+    """
+    return _MEMORY_PROMPTS.load(cache_dir, offline, wheel, pin, timeout)
 
 
 # ------------------------------------------------------------------------------------------ the wheel

@@ -177,3 +177,40 @@ def run(api: Any, backend: str, calls: list[tuple[str, list[Any]]]) -> list[str]
 
 def digest(line: str) -> str:
     return hashlib.sha256(line.encode("utf-8")).hexdigest()[:16]
+
+
+# -- the memory system prompt ------------------------------------------------------------------------------
+
+SCENARIOS = ("customer", "finance", "healthcare", "notetaker", "student")
+# what a model may have written into memory: braces and quotes a template engine or JSON dump must keep as text
+PROMPT_WRITES: dict[str, list[tuple[str, list[Any]]]] = {
+    "kv": [
+        ("core_memory_add", ["user_name", 'Ada {scenario_setting} "Lovelace"']),
+        ("core_memory_add", ["age", "36"]),
+        ("core_memory_add", ["unicode_note", "caf\u00e9 \u2014 {0} {} %s"]),
+    ],
+    "rec_sum": [("memory_append", ['Name: Ada. Likes {memory_content} and "quotes"; caf\u00e9 \u2014 {}'])],
+}
+
+
+def prompt_cases() -> list[tuple[str, str, str, bool, bool]]:
+    """(key, backend, scenario, memory written, first message a system one) for every combination."""
+    return [
+        (
+            f"{backend}/{scenario}/{'written' if written else 'empty'}/{'system' if system else 'user'}",
+            backend,
+            scenario,
+            written,
+            system,
+        )
+        for backend in ("kv", "rec_sum")
+        for scenario in SCENARIOS
+        for written in (False, True)
+        for system in (False, True)
+    ]
+
+
+def first_turn(answer_format: str, system: bool) -> list[dict[str, Any]]:
+    """A question's first turn: a user message, after the agentic answer-format system message when `system`."""
+    user = {"role": "user", "content": "What is my name?"}
+    return [{"role": "system", "content": answer_format}, user] if system else [user]

@@ -1,5 +1,6 @@
-"""The memory backends (kv, rec_sum) against bfcl-eval's own classes on 600 seeded call sequences
-(docs/bfcl.md#memory; memory_cases.py builds them, record_memory.py recorded upstream)."""
+"""The memory backends (kv, rec_sum) against bfcl-eval's own classes on 600 seeded call sequences, and the
+memory system prompt against bfcl's own on 40 first turns (docs/bfcl.md#memory; memory_cases.py builds both,
+record_memory.py and record_memory_prompts.py recorded upstream)."""
 
 from __future__ import annotations
 
@@ -12,9 +13,12 @@ import pytest
 
 from pytest_tooleval.suites.bfcl.memory import bm25
 from pytest_tooleval.suites.bfcl.memory.kv import MemoryKV
+from pytest_tooleval.suites.bfcl.memory.prompts import MemoryPrompts, with_system_prompt
 from pytest_tooleval.suites.bfcl.memory.rec_sum import MemoryRecSum
+from pytest_tooleval.suites.bfcl.upstream import load_memory_prompts, load_pin
 
 from . import memory_cases
+from .record_memory_prompts import messages_digest
 
 RECORDED = json.loads(Path(__file__).with_name("memory_digests.json").read_text(encoding="utf-8"))["sequences"]
 
@@ -69,3 +73,33 @@ def test_a_replacement_may_grow_the_buffer_past_the_limit_as_upstream_lets_it() 
     assert memory.memory_replace("x", "yy") == {"status": "Memory updated."}
     assert len(memory.memory) == 18_000
     assert "error" in memory.memory_append("z")
+
+
+# -- the memory system prompt ------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def memory_prompts(bfcl_wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> MemoryPrompts:
+    return load_memory_prompts(tmp_path_factory.mktemp("cache"), True, wheel=bfcl_wheel)
+
+
+def test_the_lifted_texts_are_the_pinned_ones_and_come_back_from_the_cache(
+    bfcl_wheel: Path, tmp_path: Path, memory_prompts: MemoryPrompts
+) -> None:
+    assert memory_prompts.sha256() == load_pin().memory_prompts_sha256
+    assert sorted(memory_prompts.scenarios) == list(memory_cases.SCENARIOS)
+    load_memory_prompts(tmp_path, True, wheel=bfcl_wheel)  # writes the cache file
+    assert load_memory_prompts(tmp_path, True) == memory_prompts  # offline, from it alone
+
+
+def test_every_first_turn_is_the_one_bfcl_sends(memory_prompts: MemoryPrompts) -> None:
+    recorded = json.loads(Path(__file__).with_name("memory_prompt_digests.json").read_text(encoding="utf-8"))
+    assert [key for key, *_ in memory_cases.prompt_cases()] == list(recorded["digests"])
+    for key, backend, scenario, written, system in memory_cases.prompt_cases():
+        api: MemoryKV | MemoryRecSum = MemoryKV() if backend == "kv" else MemoryRecSum()
+        if written:
+            memory_cases.run(api, backend, memory_cases.PROMPT_WRITES[backend])
+        dump = api.core_memory_as_context() if isinstance(api, MemoryKV) else api.memory_as_context()
+        prompt = memory_prompts.system_prompt(backend, scenario, dump)
+        turn = with_system_prompt(memory_cases.first_turn(memory_prompts.answer_format, system), prompt)
+        assert messages_digest(turn) == recorded["digests"][key], key
