@@ -76,9 +76,9 @@ class XdistHooks:
         del specs[kept:]  # xdist's own list: the nodes it sets up next
         config.option.tx = ["popen"] * kept  # what its scheduler counts the workers by
         self.session.say(f"tooleval: {kept} of -n {requested} workers started: the controller asks for every "
-                         f"sample ({requested * self.session.settings.concurrency} requests at once), the workers "
-                         f"only score, and this machine has {counted(_cores(), 'core')} (--tooleval-workers all "
-                         "starts them all)")
+                         f"sample (up to {requested * self.session.settings.concurrency} requests in flight), the "
+                         f"workers only score, and this machine has {counted(_cores(), 'core')} "
+                         "(--tooleval-workers all starts them all)")
 
     @pytest.hookimpl
     def pytest_xdist_newgateway(self, gateway: Any) -> None:
