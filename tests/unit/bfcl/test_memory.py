@@ -11,13 +11,16 @@ from typing import Any
 
 import pytest
 
+from pytest_tooleval.json_value import JSONObject
 from pytest_tooleval.suites.bfcl.memory import bm25
+from pytest_tooleval.suites.bfcl.memory.data import CATEGORIES, CLASSES, SCENARIOS, load_entries
 from pytest_tooleval.suites.bfcl.memory.kv import MemoryKV
 from pytest_tooleval.suites.bfcl.memory.prompts import MemoryPrompts, with_system_prompt
 from pytest_tooleval.suites.bfcl.memory.rec_sum import MemoryRecSum
 from pytest_tooleval.suites.bfcl.upstream import load_memory_prompts, load_pin
 
 from . import memory_cases
+from .record_memory_entries import entry_digest
 from .record_memory_prompts import messages_digest
 
 RECORDED = json.loads(Path(__file__).with_name("memory_digests.json").read_text(encoding="utf-8"))["sequences"]
@@ -103,3 +106,32 @@ def test_every_first_turn_is_the_one_bfcl_sends(memory_prompts: MemoryPrompts) -
         prompt = memory_prompts.system_prompt(backend, scenario, dump)
         turn = with_system_prompt(memory_cases.first_turn(memory_prompts.answer_format, system), prompt)
         assert messages_digest(turn) == recorded["digests"][key], key
+
+
+# -- the categories' entries --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("category", CATEGORIES)
+def test_every_entry_is_the_one_bfcls_loader_makes(
+    bfcl_dir: Path, memory_prompts: MemoryPrompts, category: str
+) -> None:
+    """Ids, order, dependencies, scenario, the question as bfcl sends it (a question's answer-format message
+    first) and the function docs, against bfcl's own `load_dataset_entry` (record_memory_entries.py)."""
+    recorded = json.loads(Path(__file__).with_name("memory_entries.json").read_text(encoding="utf-8"))[category]
+    entries = load_entries(bfcl_dir, category)
+    assert [entry.id for entry in entries] == list(recorded)
+    answer_format: JSONObject = {"role": "system", "content": memory_prompts.answer_format}
+    for entry in entries:
+        question = [list(turn) for turn in entry.turns]
+        if not entry.prerequisite:
+            question[0].insert(0, answer_format)
+        digest = entry_digest(
+            list(entry.depends_on), [CLASSES[entry.backend]], entry.scenario, question, entry.functions
+        )
+        assert digest == recorded[entry.id], entry.id
+    prerequisites = [entry for entry in entries if entry.prerequisite]
+    assert len(prerequisites) == 37 and len(entries) - 37 == 155
+    assert [entry.id for entry in prerequisites if entry.first_of_scenario] == [
+        next(e.id for e in prerequisites if e.scenario == scenario) for scenario in reversed(SCENARIOS)
+    ]
+    assert all(entry.accepted for entry in entries if not entry.prerequisite)

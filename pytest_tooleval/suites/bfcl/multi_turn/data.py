@@ -58,7 +58,7 @@ def load_samples(root: Path, category: str) -> list[MultiTurnSample]:
         sample_id = entry["id"]
         if not isinstance(sample_id, str) or not sample_id.startswith(f"{category}_"):
             raise DataError(f"{where}: id {sample_id!r} is not of {category} (expected {category}_<n>)")
-        turns = _turns(entry.get("question"), where)
+        turns = read_turns(entry.get("question"), where)
         classes = entry.get("involved_classes")
         if not isinstance(classes, list) or not all(isinstance(name, str) and name in DOC_FILES for name in classes):
             raise DataError(f"{where}: involved_classes must list the API classes, of {', '.join(DOC_FILES)}")
@@ -68,7 +68,7 @@ def load_samples(root: Path, category: str) -> list[MultiTurnSample]:
             raise DataError(f"{where}: initial_config must be an object (class -> its scenario)")
         for name in class_names:
             if name not in docs:
-                docs[name] = _docs(doc_file(root, name))
+                docs[name] = read_docs(doc_file(root, name))
         functions: list[JSONObject] = [json.loads(doc) for name in class_names for doc in docs[name]]
         held_out = _hold_out(entry.get("missed_function", {}), functions, where)
         truth = _ground_truth(answer.get("ground_truth"), f"{answers_path}:{answer_number}")
@@ -80,7 +80,7 @@ def load_samples(root: Path, category: str) -> list[MultiTurnSample]:
     return samples
 
 
-def _turns(question: JSONValue, where: str) -> list[list[JSONObject]]:
+def read_turns(question: JSONValue, where: str) -> list[list[JSONObject]]:
     if not isinstance(question, list) or not all(isinstance(turn, list) and all(isinstance(message, dict)
                                                                                 for message in turn)
                                                  for turn in question):
@@ -88,7 +88,7 @@ def _turns(question: JSONValue, where: str) -> list[list[JSONObject]]:
     return [[message for message in turn if isinstance(message, dict)] for turn in question if isinstance(turn, list)]
 
 
-def _docs(path: Path) -> list[str]:
+def read_docs(path: Path) -> list[str]:
     """A class's function docs, one a line, in the file's order, each checked and kept as its JSON text."""
     docs = []
     for number, doc in json_lines(read_text(path), path):
