@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from pytest_tooleval.json_value import JSONObject
-from pytest_tooleval.suites.bfcl.memory import bm25
+from pytest_tooleval.suites.bfcl.memory import bm25, kv, rec_sum
 from pytest_tooleval.suites.bfcl.memory.data import CATEGORIES, CLASSES, SCENARIOS, load_entries
 from pytest_tooleval.suites.bfcl.memory.kv import MemoryKV
 from pytest_tooleval.suites.bfcl.memory.prompts import MemoryPrompts, with_system_prompt
@@ -102,7 +102,7 @@ def test_every_first_turn_is_the_one_bfcl_sends(memory_prompts: MemoryPrompts) -
         api: MemoryKV | MemoryRecSum = MemoryKV() if backend == "kv" else MemoryRecSum()
         if written:
             memory_cases.run(api, backend, memory_cases.PROMPT_WRITES[backend])
-        dump = api.core_memory_as_context() if isinstance(api, MemoryKV) else api.memory_as_context()
+        dump = kv.context(api) if isinstance(api, MemoryKV) else rec_sum.context(api)
         prompt = memory_prompts.system_prompt(backend, scenario, dump)
         turn = with_system_prompt(memory_cases.first_turn(memory_prompts.answer_format, system), prompt)
         assert messages_digest(turn) == recorded["digests"][key], key
@@ -135,3 +135,15 @@ def test_every_entry_is_the_one_bfcls_loader_makes(
         next(e.id for e in prerequisites if e.scenario == scenario) for scenario in reversed(SCENARIOS)
     ]
     assert all(entry.accepted for entry in entries if not entry.prerequisite)
+
+
+@pytest.mark.parametrize(("backend", "api"), [("kv", MemoryKV), ("rec_sum", MemoryRecSum)])
+def test_the_public_methods_are_the_documented_api_and_nothing_else(bfcl_dir: Path, backend: str, api: type) -> None:
+    """The executor offers a class's public methods to the model: they must be the functions bfcl documents."""
+    documented = {
+        entry.functions[i]["name"]
+        for entry in load_entries(bfcl_dir, f"memory_{backend}")[:1]
+        for i in range(len(entry.functions))
+    }
+    public = {name for name, member in vars(api).items() if callable(member) and not name.startswith("_")}
+    assert public == documented

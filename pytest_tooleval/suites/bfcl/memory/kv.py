@@ -25,26 +25,12 @@ Ranked = dict[str, list[tuple[float, str]]]  # {"ranked_results": [(score, key),
 
 
 class MemoryKV:
-    """The two memories as dicts in insertion order (what upstream snapshots and compares)."""
+    """The two memories as dicts in insertion order (what upstream snapshots). Every public method is one the
+    model may call (the executor offers them all); the helpers of a run are the module's functions below."""
 
     def __init__(self) -> None:
         self.core_memory: dict[str, str] = {}
         self.archival_memory: dict[str, str] = {}
-
-    def load_snapshot(self, snapshot: Mapping[str, JSONValue] | None) -> None:
-        """The memories of a previous entry's snapshot, or empty ones (the first entry of a scenario)."""
-        if snapshot:
-            self.core_memory = _copy(snapshot["core_memory"])
-            self.archival_memory = _copy(snapshot["archival_memory"])
-
-    def snapshot(self) -> dict[str, dict[str, str]]:
-        return {"core_memory": dict(self.core_memory), "archival_memory": dict(self.archival_memory)}
-
-    def core_memory_as_context(self) -> str:
-        """The core memory as the system prompt shows it."""
-        if not self.core_memory:
-            return "There is no content in the core memory at this point."
-        return json.dumps(self.core_memory, indent=4)
 
     # -- core memory ----------------------------------------------------------------------------------------
 
@@ -98,6 +84,25 @@ class MemoryKV:
 
     def archival_memory_key_search(self, query: str, k: int = 5) -> Ranked:
         return _search(query, list(self.archival_memory), k)
+
+
+def load_snapshot(api: MemoryKV, snapshot: Mapping[str, JSONValue] | None) -> None:
+    """The memories of a previous entry's snapshot, or empty ones (the first entry of a scenario)."""
+    if snapshot:
+        api.core_memory = _copy(snapshot["core_memory"])
+        api.archival_memory = _copy(snapshot["archival_memory"])
+
+
+def snapshot(api: MemoryKV) -> dict[str, dict[str, str]]:
+    """What bfcl's flush writes after a prerequisite conversation."""
+    return {"core_memory": dict(api.core_memory), "archival_memory": dict(api.archival_memory)}
+
+
+def context(api: MemoryKV) -> str:
+    """The core memory as the system prompt shows it."""
+    if not api.core_memory:
+        return "There is no content in the core memory at this point."
+    return json.dumps(api.core_memory, indent=4)
 
 
 def _add(memory: dict[str, str], key: str, value: str, size: int, length: int, full: str, added: str) -> Outcome:

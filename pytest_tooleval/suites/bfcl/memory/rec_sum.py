@@ -22,23 +22,11 @@ def _too_long(after: str) -> Outcome:
 
 
 class MemoryRecSum:
+    """One text buffer. Every public method is one the model may call (the executor offers them all); the
+    helpers of a run are the module's functions below."""
+
     def __init__(self) -> None:
         self.memory = ""
-
-    def load_snapshot(self, snapshot: Mapping[str, JSONValue] | None) -> None:
-        """The buffer of a previous entry's snapshot, or an empty one (the first entry of a scenario)."""
-        if snapshot:
-            memory = snapshot["memory"]
-            if not isinstance(memory, str):  # upstream asserts it
-                raise TypeError(f"Memory data should be a string, but got {type(memory)} instead.")
-            self.memory = memory
-
-    def snapshot(self) -> dict[str, str]:
-        return {"memory": self.memory}
-
-    def memory_as_context(self) -> str:
-        """The buffer as the system prompt shows it."""
-        return self.memory if self.memory else "There is no content in the memory at this point."
 
     def memory_append(self, text: object) -> Outcome:
         added = str(text)
@@ -71,3 +59,22 @@ class MemoryRecSum:
         if not self.memory:
             return {"error": "Memory is empty."}
         return {"memory_content": self.memory}
+
+
+def load_snapshot(api: MemoryRecSum, snapshot: Mapping[str, JSONValue] | None) -> None:
+    """The buffer of a previous entry's snapshot, or an empty one (the first entry of a scenario)."""
+    if snapshot:
+        memory = snapshot["memory"]
+        if not isinstance(memory, str):  # upstream asserts it
+            raise TypeError(f"Memory data should be a string, but got {type(memory)} instead.")
+        api.memory = memory
+
+
+def snapshot(api: MemoryRecSum) -> dict[str, str]:
+    """What bfcl's flush writes after a prerequisite conversation."""
+    return {"memory": api.memory}
+
+
+def context(api: MemoryRecSum) -> str:
+    """The buffer as the system prompt shows it."""
+    return api.memory if api.memory else "There is no content in the memory at this point."
