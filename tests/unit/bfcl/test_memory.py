@@ -140,10 +140,6 @@ def test_every_entry_is_the_one_bfcls_loader_makes(
 @pytest.mark.parametrize(("backend", "api"), [("kv", MemoryKV), ("rec_sum", MemoryRecSum)])
 def test_the_public_methods_are_the_documented_api_and_nothing_else(bfcl_dir: Path, backend: str, api: type) -> None:
     """The executor offers a class's public methods to the model: they must be the functions bfcl documents."""
-    documented = {
-        entry.functions[i]["name"]
-        for entry in load_entries(bfcl_dir, f"memory_{backend}")[:1]
-        for i in range(len(entry.functions))
-    }
+    documented = {doc["name"] for doc in load_entries(bfcl_dir, f"memory_{backend}")[0].functions}
     public = {name for name, member in vars(api).items() if callable(member) and not name.startswith("_")}
     assert public == documented
