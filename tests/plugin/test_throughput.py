@@ -119,12 +119,12 @@ def test_a_killed_worker_loses_no_sample(
 
 
 WORKER_SPY = """
-import os, pathlib
+import pathlib
 
 def pytest_sessionstart(session):
-    worker = os.environ.get("PYTEST_XDIST_WORKER")
-    if worker:
-        pathlib.Path("worker-" + worker).touch()
+    workerinput = getattr(session.config, "workerinput", None)  # only an xdist worker has it
+    if workerinput is not None:
+        pathlib.Path("worker-" + workerinput["workerid"]).touch()
 """
 
 # pytest on one CPU core (the workers xdist starts inherit it), its arguments after the program's
@@ -134,10 +134,17 @@ ONE_CORE = "import os, sys, pytest; os.sched_setaffinity(0, {min(os.sched_getaff
 @pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="needs os.sched_setaffinity (Linux)")
 @pytest.mark.parametrize(("setting", "started"), [("auto", 1), ("all", 3)])
 def test_a_hub_run_starts_a_worker_per_core_and_keeps_its_requests_in_flight(
-    pytester: pytest.Pytester, fake_openai: FakeOpenAI, acebench_args: list[str], setting: str, started: int
+    pytester: pytest.Pytester,
+    fake_openai: FakeOpenAI,
+    acebench_args: list[str],
+    monkeypatch: pytest.MonkeyPatch,
+    setting: str,
+    started: int,
 ) -> None:
     """With the controller asking for every sample, -n 3 on one core starts one worker (the others would only
     start up and collect); the requests in flight stay those of three workers. `all` starts all three."""
+    for name in ("PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT", "PYTEST_XDIST_TESTRUNUID"):
+        monkeypatch.delenv(name, raising=False)  # this test's own xdist worker's, which the inner run would inherit
     pytester.makeconftest(WORKER_SPY)
     fake_openai.latency_s = 0.3
     args = [
