@@ -76,36 +76,8 @@ def test_no_probe_skips_it(pytester: pytest.Pytester, fake_openai: FakeOpenAI, p
     assert json.loads((pytester.path / "report.json").read_text())["fingerprint"]["endpoint_profile"] is None
 
 
-def test_under_xdist_every_role_of_the_collected_suites_is_probed(
-    pytester: pytest.Pytester, fake_openai: FakeOpenAI, data_root: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The hub probes after it loaded the suites of the collected tests: the user model of agent_multi_turn is
-    in the access (probing first once left it out, and every multi_turn sample errored for want of a user)."""
-    monkeypatch.delenv("TOOLEVAL_NO_PROBE", raising=False)
-    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    fake_openai.default = "finish conversation"
-    pytester.makepyfile(test_acebench=benchmark_source("acebench"))
-    result = pytester.runpytest_subprocess(
-        f"--tooleval-data-dir={data_root}",
-        f"--tooleval-cache-dir={pytester.path / 'cache'}",
-        "-p",
-        "no:cacheprovider",
-        "--tooleval-model=agent-m",
-        "--tooleval-user-model=user-m",
-        f"--tooleval-base-url={fake_openai.base_url}",
-        "--tooleval-api-key=sk-probe-12345678",
-        "-n",
-        "2",
-        "-k",
-        "en-agent_multi_turn_0",
-        "--tooleval-report=report.json",
-    )
-    result.assert_outcomes(failed=1)  # scored (the scripted agent does nothing), not an error
-    profile = json.loads((pytester.path / "report.json").read_text())["fingerprint"]["endpoint_profile"]
-    assert {role: entry["model"] for role, entry in profile.items()} == {"model": "agent-m", "user": "user-m"}
-
-
 def _two_roles(pytester: pytest.Pytester, fake_openai: FakeOpenAI, data_root: Path) -> list[str]:
+    """A live run of one agent_multi_turn sample with the model and the user as two roles."""
     pytester.makepyfile(test_acebench=benchmark_source("acebench"))
     return [
         f"--tooleval-data-dir={data_root}",
@@ -120,6 +92,20 @@ def _two_roles(pytester: pytest.Pytester, fake_openai: FakeOpenAI, data_root: Pa
         "en-agent_multi_turn_0",
         "--tooleval-report=report.json",
     ]
+
+
+def test_under_xdist_every_role_of_the_collected_suites_is_probed(
+    pytester: pytest.Pytester, fake_openai: FakeOpenAI, data_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The hub probes after it loaded the suites of the collected tests: the user model of agent_multi_turn is
+    in the access (probing first once left it out, and every multi_turn sample errored for want of a user)."""
+    monkeypatch.delenv("TOOLEVAL_NO_PROBE", raising=False)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    fake_openai.default = "finish conversation"
+    result = pytester.runpytest_subprocess(*_two_roles(pytester, fake_openai, data_root), "-n", "2")
+    result.assert_outcomes(failed=1)  # scored (the scripted agent does nothing), not an error
+    profile = json.loads((pytester.path / "report.json").read_text())["fingerprint"]["endpoint_profile"]
+    assert {role: entry["model"] for role, entry in profile.items()} == {"model": "agent-m", "user": "user-m"}
 
 
 @pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["one-process", "xdist"])
