@@ -107,11 +107,11 @@ async def probe_endpoints(probes: Sequence[Probe]) -> dict[str, JSONObject]:
     for probe in probes:
         distinct.setdefault(_probe_key(probe), probe)
     outcomes = await asyncio.gather(*(_probe_one(probe) for probe in distinct.values()), return_exceptions=True)
-    for outcome in outcomes:
-        if isinstance(outcome, BaseException):
+    seen: dict[tuple[str, str, str], JSONObject] = {}
+    for key, outcome in zip(distinct, outcomes, strict=True):
+        if isinstance(outcome, BaseException):  # the first failing role, in the order given
             raise outcome
-    seen = {key: outcome for key, outcome in zip(distinct, outcomes, strict=True)
-            if not isinstance(outcome, BaseException)}
+        seen[key] = outcome
     profile: dict[str, JSONObject] = {}
     for probe in probes:
         found = seen[_probe_key(probe)]

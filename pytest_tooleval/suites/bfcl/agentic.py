@@ -73,9 +73,7 @@ def _steps(turn: JSONValue) -> Iterable[JSONValue]:
     a boolean or null, which Python cannot iterate, crash bfcl's evaluation: here they are a turn of no step."""
     if isinstance(turn, list):
         return turn
-    if isinstance(turn, str):
-        return list(turn)
-    if isinstance(turn, dict):
+    if isinstance(turn, (str, dict)):
         return list(turn)
     return ()
 

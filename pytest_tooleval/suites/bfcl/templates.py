@@ -86,15 +86,15 @@ class Templates:
         """Back from `content()` (a templates file); DataError when a field is missing or of the wrong shape."""
         try:
             return cls(
-                system_before=_text(content["system_before"]),
-                system_after=_text(content["system_after"]),
-                doc_format=_text(content["doc_format"]),
-                language_hints=_frozen({key: _text(value) for key, value in _items(content["language_hints"])}),
+                system_before=content_text(content["system_before"]),
+                system_after=content_text(content["system_after"]),
+                doc_format=content_text(content["doc_format"]),
+                language_hints=_frozen({key: content_text(value) for key, value in _items(content["language_hints"])}),
                 java_notes=_frozen({key: _note(value) for key, value in _items(content["java_notes"])}),
                 javascript_notes=_frozen({key: _note(value) for key, value in _items(content["javascript_notes"])}),
-                float_note=_text(content["float_note"]),
-                openapi_types=_frozen({key: _text(value) for key, value in _items(content["openapi_types"])}),
-                held_out_fc=_text(content["held_out_fc"]),
+                float_note=content_text(content["float_note"]),
+                openapi_types=_frozen({key: content_text(value) for key, value in _items(content["openapi_types"])}),
+                held_out_fc=content_text(content["held_out_fc"]),
                 held_out_prompting=_note(content["held_out_prompting"]),
             )
         except (KeyError, TypeError, AttributeError, ValueError) as exc:
@@ -377,7 +377,8 @@ def _items(value: JSONValue) -> ItemsView[str, JSONValue]:
     return as_getter(value).items()  # an AttributeError for anything but an object, as `.items()` raises
 
 
-def _text(value: object) -> str:
+def content_text(value: object) -> str:
+    """A cache file's text field, or a TypeError (from_content turns it into a DataError)."""
     if not isinstance(value, str):
         raise TypeError(f"expected a string, got {type(value).__name__}")
     return value

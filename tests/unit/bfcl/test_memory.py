@@ -59,9 +59,9 @@ def test_every_call_and_state_is_upstreams(bfcl_dir: Path, backend: str) -> None
 
 
 def test_bm25_ties_keep_insertion_order_and_unknown_words_score_nothing() -> None:
-    corpus = [["a", "b"], ["c"], ["a", "b"]]
-    scores = bm25.scores(corpus, ["a", "z"])
-    assert scores == bm25.scores(corpus, ["a"])  # a word no key holds adds nothing
+    index = bm25.Index([["a", "b"], ["c"], ["a", "b"]])
+    scores = index.scores(["a", "z"])
+    assert scores == index.scores(["a"])  # a word no key holds adds nothing
     assert scores[0] == scores[2] > scores[1] > 0.0  # BM25+'s delta: a key without the word still scores
     memory = MemoryKV()
     for key in ("alpha_beta", "gamma", "alpha_beta_two"):

@@ -45,7 +45,3 @@ class Index:
                 result[index] += weight * (DELTA + part)
         return result
 
-
-def scores(corpus: Sequence[Sequence[str]], query: Sequence[str]) -> list[float]:
-    """The BM25+ score of each tokenised document for the tokenised query."""
-    return Index(corpus).scores(query)

@@ -14,7 +14,7 @@ from types import MappingProxyType
 from ....data.download import canonical_sha256
 from ....errors import DataError
 from ....json_value import JSONObject, JSONValue
-from ..templates import PROMPTS_FILE, module_values
+from ..templates import PROMPTS_FILE, content_text, module_values
 
 SOURCE_FILES = (PROMPTS_FILE,)
 _NAMES = {  # our field -> bfcl's name in default_prompts.py
@@ -60,8 +60,9 @@ class MemoryPrompts:
             scenarios = content["scenarios"]
             if not isinstance(scenarios, dict):
                 raise TypeError("scenarios is not an object")
-            return cls(_text(content["answer_format"]), _text(content["core_archival"]), _text(content["unified"]),
-                       MappingProxyType({key: _text(value) for key, value in scenarios.items()}))
+            return cls(answer_format=content_text(content["answer_format"]),
+                       core_archival=content_text(content["core_archival"]), unified=content_text(content["unified"]),
+                       scenarios=MappingProxyType({key: content_text(value) for key, value in scenarios.items()}))
         except (KeyError, TypeError) as exc:
             raise DataError(f"bfcl memory prompts: malformed content ({type(exc).__name__}: {exc})") from None
 
@@ -78,7 +79,7 @@ def with_system_prompt(first_turn: list[Message], prompt: str) -> list[Message]:
     that is already first (joined by a blank line), else as a system message of its own, as bfcl puts it."""
     messages = [dict(message) for message in first_turn]
     if messages and messages[0].get("role") == "system":
-        messages[0]["content"] = f"{prompt}\n\n{_text(messages[0].get('content'))}"
+        messages[0]["content"] = f"{prompt}\n\n{content_text(messages[0].get('content'))}"
         return messages
     return [{"role": "system", "content": prompt}, *messages]
 
@@ -104,8 +105,3 @@ def lift_memory_prompts(sources: Mapping[str, str]) -> MemoryPrompts:
     return MemoryPrompts(texts["answer_format"], texts["core_archival"], texts["unified"],
                          MappingProxyType({key: value for key, value in scenarios.items() if isinstance(value, str)}))
 
-
-def _text(value: object) -> str:
-    if not isinstance(value, str):
-        raise TypeError(f"expected a string, got {type(value).__name__}")
-    return value
