@@ -14,9 +14,9 @@ import pytest
 from pytest_tooleval.json_value import JSONObject
 from pytest_tooleval.suites.bfcl.memory import bm25, kv, rec_sum
 from pytest_tooleval.suites.bfcl.memory.data import CATEGORIES, CLASSES, SCENARIOS, load_entries
-from pytest_tooleval.suites.bfcl.memory.kv import MemoryKV
+from pytest_tooleval.suites.bfcl.memory.kv import MemoryAPI_kv
 from pytest_tooleval.suites.bfcl.memory.prompts import MemoryPrompts, with_system_prompt
-from pytest_tooleval.suites.bfcl.memory.rec_sum import MemoryRecSum
+from pytest_tooleval.suites.bfcl.memory.rec_sum import MemoryAPI_rec_sum
 from pytest_tooleval.suites.bfcl.upstream import load_memory_prompts, load_pin
 
 from . import memory_cases
@@ -27,7 +27,7 @@ RECORDED = json.loads(Path(__file__).with_name("memory_digests.json").read_text(
 
 
 def our_lines(backend: str, calls: list[tuple[str, list[Any]]]) -> list[str]:
-    return memory_cases.run(MemoryKV() if backend == "kv" else MemoryRecSum(), backend, calls)
+    return memory_cases.run(MemoryAPI_kv() if backend == "kv" else MemoryAPI_rec_sum(), backend, calls)
 
 
 @pytest.mark.parametrize("backend", ["kv", "rec_sum"])
@@ -63,7 +63,7 @@ def test_bm25_ties_keep_insertion_order_and_unknown_words_score_nothing() -> Non
     scores = index.scores(["a", "z"])
     assert scores == index.scores(["a"])  # a word no key holds adds nothing
     assert scores[0] == scores[2] > scores[1] > 0.0  # BM25+'s delta: a key without the word still scores
-    memory = MemoryKV()
+    memory = MemoryAPI_kv()
     for key in ("alpha_beta", "gamma", "alpha_beta_two"):
         memory.archival_memory_add(key, "v")
     ranked = memory.archival_memory_key_search("alpha")["ranked_results"]
@@ -71,7 +71,7 @@ def test_bm25_ties_keep_insertion_order_and_unknown_words_score_nothing() -> Non
 
 
 def test_a_replacement_may_grow_the_buffer_past_the_limit_as_upstream_lets_it() -> None:
-    memory = MemoryRecSum()
+    memory = MemoryAPI_rec_sum()
     memory.memory_update("x" * 9_000)
     assert memory.memory_replace("x", "yy") == {"status": "Memory updated."}
     assert len(memory.memory) == 18_000
@@ -99,10 +99,10 @@ def test_every_first_turn_is_the_one_bfcl_sends(memory_prompts: MemoryPrompts) -
     recorded = json.loads(Path(__file__).with_name("memory_prompt_digests.json").read_text(encoding="utf-8"))
     assert [key for key, *_ in memory_cases.prompt_cases()] == list(recorded["digests"])
     for key, backend, scenario, written, system in memory_cases.prompt_cases():
-        api: MemoryKV | MemoryRecSum = MemoryKV() if backend == "kv" else MemoryRecSum()
+        api: MemoryAPI_kv | MemoryAPI_rec_sum = MemoryAPI_kv() if backend == "kv" else MemoryAPI_rec_sum()
         if written:
             memory_cases.run(api, backend, memory_cases.PROMPT_WRITES[backend])
-        dump = kv.context(api) if isinstance(api, MemoryKV) else rec_sum.context(api)
+        dump = kv.context(api) if isinstance(api, MemoryAPI_kv) else rec_sum.context(api)
         prompt = memory_prompts.system_prompt(backend, scenario, dump)
         turn = with_system_prompt(memory_cases.first_turn(memory_prompts.answer_format, system), prompt)
         assert messages_digest(turn) == recorded["digests"][key], key
@@ -137,7 +137,7 @@ def test_every_entry_is_the_one_bfcls_loader_makes(
     assert all(entry.accepted for entry in entries if not entry.prerequisite)
 
 
-@pytest.mark.parametrize(("backend", "api"), [("kv", MemoryKV), ("rec_sum", MemoryRecSum)])
+@pytest.mark.parametrize(("backend", "api"), [("kv", MemoryAPI_kv), ("rec_sum", MemoryAPI_rec_sum)])
 def test_the_public_methods_are_the_documented_api_and_nothing_else(bfcl_dir: Path, backend: str, api: type) -> None:
     """The executor offers a class's public methods to the model: they must be the functions bfcl documents."""
     documented = {doc["name"] for doc in load_entries(bfcl_dir, f"memory_{backend}")[0].functions}

@@ -24,9 +24,10 @@ Outcome = dict[str, object]
 Ranked = dict[str, list[tuple[float, str]]]  # {"ranked_results": [(score, key), ...]}
 
 
-class MemoryKV:
+class MemoryAPI_kv:
     """The two memories as dicts in insertion order (what upstream snapshots). Every public method is one the
-    model may call (the executor offers them all); the helpers of a run are the module's functions below."""
+    model may call (the executor offers them all); the helpers of a run are the module's functions below.
+    The class has upstream's name: a call that does not bind names it in its error text."""
 
     def __init__(self) -> None:
         self.core_memory: dict[str, str] = {}
@@ -86,19 +87,19 @@ class MemoryKV:
         return _search(query, list(self.archival_memory), k)
 
 
-def load_snapshot(api: MemoryKV, snapshot: Mapping[str, JSONValue] | None) -> None:
+def load_snapshot(api: MemoryAPI_kv, snapshot: Mapping[str, JSONValue] | None) -> None:
     """The memories of a previous entry's snapshot, or empty ones (the first entry of a scenario)."""
     if snapshot:
         api.core_memory = _copy(snapshot["core_memory"])
         api.archival_memory = _copy(snapshot["archival_memory"])
 
 
-def snapshot(api: MemoryKV) -> dict[str, dict[str, str]]:
+def snapshot(api: MemoryAPI_kv) -> dict[str, dict[str, str]]:
     """What bfcl's flush writes after a prerequisite conversation."""
     return {"core_memory": dict(api.core_memory), "archival_memory": dict(api.archival_memory)}
 
 
-def context(api: MemoryKV) -> str:
+def context(api: MemoryAPI_kv) -> str:
     """The core memory as the system prompt shows it."""
     if not api.core_memory:
         return "There is no content in the core memory at this point."

@@ -21,9 +21,10 @@ def _too_long(after: str) -> Outcome:
                      "characters."}
 
 
-class MemoryRecSum:
+class MemoryAPI_rec_sum:
     """One text buffer. Every public method is one the model may call (the executor offers them all); the
-    helpers of a run are the module's functions below."""
+    helpers of a run are the module's functions below.
+    The class has upstream's name: a call that does not bind names it in its error text."""
 
     def __init__(self) -> None:
         self.memory = ""
@@ -61,7 +62,7 @@ class MemoryRecSum:
         return {"memory_content": self.memory}
 
 
-def load_snapshot(api: MemoryRecSum, snapshot: Mapping[str, JSONValue] | None) -> None:
+def load_snapshot(api: MemoryAPI_rec_sum, snapshot: Mapping[str, JSONValue] | None) -> None:
     """The buffer of a previous entry's snapshot, or an empty one (the first entry of a scenario)."""
     if snapshot:
         memory = snapshot["memory"]
@@ -70,11 +71,11 @@ def load_snapshot(api: MemoryRecSum, snapshot: Mapping[str, JSONValue] | None) -
         api.memory = memory
 
 
-def snapshot(api: MemoryRecSum) -> dict[str, str]:
+def snapshot(api: MemoryAPI_rec_sum) -> dict[str, str]:
     """What bfcl's flush writes after a prerequisite conversation."""
     return {"memory": api.memory}
 
 
-def context(api: MemoryRecSum) -> str:
+def context(api: MemoryAPI_rec_sum) -> str:
     """The buffer as the system prompt shows it."""
     return api.memory if api.memory else "There is no content in the memory at this point."
