@@ -14,6 +14,7 @@ the function docs): the request adds it where it needs it, as for the multi-turn
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -47,6 +48,7 @@ class MemoryEntry:
         turns: the user turns as the data has them, each a list of messages.
         functions: the backend's function docs, in their file's order, without the Python hint.
         accepted: a question's accepted answers (empty for a prerequisite).
+        index: its position in the category, in bfcl's order.
     """
 
     category: str
@@ -57,6 +59,7 @@ class MemoryEntry:
     turns: list[list[JSONObject]] = field(repr=False)
     functions: list[JSONObject] = field(repr=False)
     accepted: tuple[str, ...] = ()
+    index: int = 0
 
     @property
     def backend(self) -> str:
@@ -113,7 +116,7 @@ def load_entries(root: Path, category: str) -> list[MemoryEntry]:
                                tuple(prior.id for prior in prerequisites[scenario]),
                                read_turns(entry.get("question"), where), _functions(functions_text),
                                tuple(text for text in accepted if isinstance(text, str))))
-    return out
+    return [dataclasses.replace(entry, index=index) for index, entry in enumerate(out)]
 
 
 def _renamed(entry_id: str, category: str) -> str:

@@ -19,7 +19,7 @@ from .... import python_ast
 from ....errors import DataError
 from .apis import api_methods, public_state
 from .apis.math_api import MathAPI
-from .apis.registry import API_CLASSES, STATELESS, Api
+from .apis.registry import API_CLASSES, STATELESS
 from .apis.travel import TravelAPI
 from .results import error_string, result_string
 from .sample import MultiTurnSample
@@ -79,7 +79,7 @@ def denied(text: str) -> str | None:
 class Side:
     """One sample's instances on one side, kept across turns; `execute` runs call strings on them."""
 
-    def __init__(self, instances: dict[str, Api], variables: dict[str, str], mapping: dict[str, str]) -> None:
+    def __init__(self, instances: dict[str, object], variables: dict[str, str], mapping: dict[str, str]) -> None:
         self.instances = instances  # class name -> instance, in the sample's order
         self._by_variable = {variables[class_name]: instance for class_name, instance in instances.items()}
         self._methods = {variable: api_methods(instance) for variable, instance in self._by_variable.items()}
@@ -96,9 +96,7 @@ class Side:
                 through the rewrite, which pastes it into string literals (spec §4.2).
             today: TravelAPI's date (None: the real one, as upstream).
         """
-        instances: dict[str, Api] = {}
-        variables: dict[str, str] = {}
-        mapping: dict[str, str] = {}
+        instances: dict[str, object] = {}
         for class_name in sample.involved_classes:
             instance = TravelAPI(tables, today=today) if class_name == "TravelAPI" else API_CLASSES[class_name](tables)
             if class_name not in STATELESS:
@@ -107,6 +105,15 @@ class Side:
                     raise DataError(f"{sample.id}: initial_config[{class_name!r}] is not an object")
                 instance.load_scenario(copy.deepcopy(scenario), long_context=sample.long_context)
             instances[class_name] = instance
+        return cls.of(instances, name)
+
+    @classmethod
+    def of(cls, instances: dict[str, object], name: str) -> Side:
+        """A side over instances made and loaded by the caller (class name -> instance, in the sample's order),
+        their variables named after `name` as in `create`."""
+        variables: dict[str, str] = {}
+        mapping: dict[str, str] = {}
+        for class_name, instance in instances.items():
             variables[class_name] = variable = instance_variable(name, class_name)
             # a method name two classes share goes to the later class, as upstream's map is built
             for method in api_methods(instance):

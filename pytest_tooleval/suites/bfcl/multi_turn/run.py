@@ -21,7 +21,7 @@ from ..templates import Templates
 from .checker import judge
 from .decode import decode_fc, decode_prompt
 from .failure import failure_view
-from .loop import ProtocolName, drive
+from .loop import Ask, ProtocolName, drive
 from .sample import MultiTurnSample
 from .tables import Tables
 
@@ -41,12 +41,9 @@ def assistant_message(reply: Reply) -> JSONObject:
     return message
 
 
-async def answer(sample: MultiTurnSample, protocol: ProtocolName, access: ModelAccess, *, templates: Templates,
-                 tables: Tables, sampling: Mapping[str, object], today: date | None = None) -> Answer:
-    """Play the sample with the model under test; the answer's output is the result entry's `result`."""
-    assert access.chat is not None
-    meter = Meter(access.chat)
-    reasoning: list[str] = []
+def metered_ask(meter: Meter, sampling: Mapping[str, object], reasoning: list[str]) -> Ask:
+    """The loop's `ask` over a metered chat function: each request body sent with the run's sampling keys, the
+    reply's reasoning kept in `reasoning`."""
 
     async def ask(body: JSONObject) -> JSONObject:
         sent = body.get("messages")
@@ -57,8 +54,17 @@ async def answer(sample: MultiTurnSample, protocol: ProtocolName, access: ModelA
             reasoning.append(reply.reasoning)
         return assistant_message(reply)
 
-    record = await drive(sample, ask, protocol=protocol, templates=templates, tables=tables, model=access.model,
-                         today=today)
+    return ask
+
+
+async def answer(sample: MultiTurnSample, protocol: ProtocolName, access: ModelAccess, *, templates: Templates,
+                 tables: Tables, sampling: Mapping[str, object], today: date | None = None) -> Answer:
+    """Play the sample with the model under test; the answer's output is the result entry's `result`."""
+    assert access.chat is not None
+    meter = Meter(access.chat)
+    reasoning: list[str] = []
+    record = await drive(sample, metered_ask(meter, sampling, reasoning), protocol=protocol, templates=templates,
+                         tables=tables, model=access.model, today=today)
     output: list[JSONValue] = [list(steps) for steps in record.result]
     return Answer(output, meter.latency_s, dict(meter.tokens), reasoning="\n\n".join(reasoning) or None,
                   state={"queries": record.queries, "force_quit": record.force_quit})
