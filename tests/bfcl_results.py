@@ -7,6 +7,8 @@ bfcl-eval, so the figures it records are computed on the very rows the replay te
 from __future__ import annotations
 
 import json
+import random
+import tempfile
 import zlib
 from collections import defaultdict
 from pathlib import Path
@@ -41,11 +43,45 @@ def pick_rows(verdicts: Path, mode: str = "prompt") -> dict[str, list[dict[str, 
     return dict(picked)
 
 
+#: the memory categories the package runs, and what each synthetic answer looks like (memory_rows)
+MEMORY = ("memory_kv", "memory_rec_sum")
+MEMORY_SHAPES = ("answer", "read then answer", "wrong", "only a call", "no turn", "shouted", "inside a word")
+
+
+def memory_rows(data_dir: Path) -> dict[str, list[dict[str, Any]]]:
+    """One prompt-mode result per question of each memory category, as bfcl's result file holds it (`id`,
+    `result`), its shape chosen by a seed of the id (MEMORY_SHAPES): some hold an accepted answer, some not."""
+    text = (data_dir / "possible_answer" / "BFCL_v4_memory.json").read_text(encoding="utf-8")
+    answers = [json.loads(line) for line in text.splitlines() if line.strip()]
+    out: dict[str, list[dict[str, Any]]] = {}
+    for category in MEMORY:
+        rows = []
+        for answer in answers:
+            entry_id = answer["id"].replace("memory", category)
+            accepted = answer["ground_truth"]
+            shape = random.Random(entry_id).choice(MEMORY_SHAPES)
+            result: Any = {
+                "answer": [[accepted[0]]],
+                "read then answer": [["[core_memory_list_keys()]", f"It is {accepted[-1]}."]],
+                "wrong": [["I do not know."]],
+                "only a call": [["[memory_retrieve()]"]],
+                "no turn": [],
+                "shouted": [[accepted[0].upper() + "!"]],
+                "inside a word": [[f"un{accepted[0]}ed"]],
+            }[shape]
+            rows.append({"id": entry_id, "result": result})
+        out[category] = rows
+    return out
+
+
 def write_result_folder(folder: Path, picked: dict[str, list[dict[str, Any]]]) -> Path:
-    """bfcl's own layout: <non_live|live|multi_turn>/BFCL_v4_<category>_result.json, JSON Lines of {"id",
-    "result"}. A single-turn verdict row keeps the answer under "output", a multi-turn one under "result"."""
+    """bfcl's own layout: <non_live|live|multi_turn>/BFCL_v4_<category>_result.json and
+    agentic/memory/<backend>/BFCL_v4_memory_<backend>_result.json, JSON Lines of {"id", "result"}. A single-turn
+    verdict row keeps the answer under "output", a multi-turn or memory one under "result"."""
     for category, rows in picked.items():
         group = "multi_turn" if category.startswith("multi_turn_") else "non_live" if category in NON_LIVE else "live"
+        if category.startswith("memory_"):
+            group = f"agentic/memory/{category.removeprefix('memory_')}"
         path = folder / group / f"BFCL_v4_{category}_result.json"
         path.parent.mkdir(parents=True, exist_ok=True)
         lines = (
@@ -58,3 +94,18 @@ def write_result_folder(folder: Path, picked: dict[str, list[dict[str, Any]]]) -
 def accuracies(picked: dict[str, list[dict[str, Any]]]) -> dict[str, float]:
     """Each category's accuracy by the official verdicts of the picked rows."""
     return {category: sum(bool(row["valid"]) for row in rows) / len(rows) for category, rows in picked.items()}
+
+
+def leaderboard_rows(helper: Any, table: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """bfcl's leaderboard arithmetic on a score table (`helper`: its eval_runner_helper module, in the scratch venv):
+    per CSV file the one row it would write, by column, captured before it is formatted."""
+    captured: dict[str, dict[str, Any]] = {}
+
+    def capture(data: list[list[Any]], file_path: Path, header: list[str], **_: Any) -> None:
+        (row,) = data
+        captured[Path(file_path).name] = dict(zip(header, row, strict=True))
+
+    helper.write_score_csv_file = capture
+    with tempfile.TemporaryDirectory() as folder:
+        helper.generate_leaderboard_csv(table, Path(folder))
+    return captured

@@ -121,7 +121,7 @@ class Model:
 
     def __init__(self, played: list[Script], data_dir: Path) -> None:
         loaded = entries(data_dir)
-        self.by_key = {(_first_user(loaded[s.sample_id][0]["question"][0]), s.protocol): s for s in played}
+        self.by_key = {(first_user(loaded[s.sample_id][0]["question"][0]), s.protocol): s for s in played}
 
     def script_of(self, body: dict[str, Any]) -> Script | None:
         messages = [message for message in body.get("messages") or [] if isinstance(message, dict)]
@@ -130,13 +130,46 @@ class Model:
 
     def __call__(self, body: dict[str, Any]) -> Answer:
         played = self.script_of(body)
-        if played is None:
-            return "Not a scripted sample."
-        asked = sum(
-            1 for message in body["messages"] if isinstance(message, dict) and message.get("role") == "assistant"
-        )
-        return played.replies[asked] if asked < len(played.replies) else "Out of script."
+        return "Not a scripted sample." if played is None else next_reply(played.replies, body)
 
 
-def _first_user(messages: list[dict[str, Any]]) -> Any:
+def next_reply(replies: tuple[Answer, ...], body: dict[str, Any]) -> Answer:
+    """The reply a script gives next: how far it has got is the number of assistant messages the history holds."""
+    asked = sum(1 for message in body["messages"] if isinstance(message, dict) and message.get("role") == "assistant")
+    return replies[asked] if asked < len(replies) else "Out of script."
+
+
+def first_user(messages: list[dict[str, Any]]) -> Any:
     return next(message["content"] for message in messages if message["role"] == "user")
+
+
+def differing_requests(sent: dict[str, list[dict[str, Any]]], recorded: dict[str, dict[str, Any]]) -> dict[str, str]:
+    """Per recorded key whose request bodies ours do not match: how many each side sent and the first that differs."""
+    differ = {}
+    for key, row in recorded.items():
+        ours = [request_digest(body) for body in sent.get(key, [])]
+        first = next((n for n, pair in enumerate(zip(ours, row["requests"], strict=False)) if pair[0] != pair[1]), None)
+        if (len(ours), first) != (len(row["requests"]), None):
+            differ[key] = f"{len(ours)} requests, bfcl {len(row['requests'])}; first differing: {first}"
+    return differ
+
+
+def transport_added(sent: dict[str, list[dict[str, Any]]]) -> dict[str, set[tuple[Any, ...]]]:
+    """Per key, what the transport put beside messages and tools: model, temperature, whether max_tokens and
+    store were sent, tool_choice."""
+    return {
+        key: {(b["model"], b["temperature"], "max_tokens" in b, "store" in b, b.get("tool_choice")) for b in bodies}
+        for key, bodies in sent.items()
+    }
+
+
+def result_entries(rows: list[dict[str, Any]]) -> dict[str, tuple[str, bool, str]]:
+    """Per `<id>/<protocol>` of a report's rows: the digest of the result entry, passed, error type."""
+    return {
+        f"{row['id']}/{row.get('variant') or 'prompt'}": (
+            sha256({"id": row["id"], "result": row["output"]}),
+            row["outcome"] == "passed",
+            row.get("error_type") or "",
+        )
+        for row in rows
+    }

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from fake_openai import FakeOpenAI
-from scripted_multi_turn import MODEL, SAMPLES, Model, request_digest, scripts, sha256
+from scripted_multi_turn import MODEL, SAMPLES, Model, differing_requests, result_entries, scripts, transport_added
 
 RECORDED = json.loads(
     (Path(__file__).parents[1] / "unit" / "bfcl" / "multi_turn" / "request_digests.json").read_text(encoding="utf-8")
@@ -59,27 +59,14 @@ def test_a_live_run_sends_bfcls_requests_in_both_protocols(
         script = model.script_of(body)
         assert script is not None, "a request of no scripted sample"
         sent[f"{script.sample_id}/{script.protocol}"].append(body)  # a sample's requests are sequential
-    differ = {}
-    for key, row in RECORDED.items():
-        ours = [request_digest(body) for body in sent[key]]
-        first = next((n for n, pair in enumerate(zip(ours, row["requests"], strict=False)) if pair[0] != pair[1]), None)
-        if (len(ours), first) != (len(row["requests"]), None):
-            differ[key] = f"{len(ours)} requests, bfcl {len(row['requests'])}; first differing: {first}"
+    differ = differing_requests(sent, RECORDED)
     assert not differ, f"{differ} (record_requests.py --dump DIR writes bfcl's bodies to compare)"
     # what the transport adds: bfcl's temperature, no max_tokens, no `store`, tool_choice "auto" beside tools
-    for key, bodies in sent.items():
-        added = {(b["model"], b["temperature"], "max_tokens" in b, "store" in b, b.get("tool_choice")) for b in bodies}
+    for key, added in transport_added(sent).items():
         assert added == {(MODEL, 0.001, False, False, "auto" if key.endswith("/fc") else None)}, key
 
     # the result entries and bfcl's verdicts on them
     rows = json.loads((pytester.path / "report.json").read_text(encoding="utf-8"))["samples"]
-    got = {
-        f"{row['id']}/{row.get('variant') or 'prompt'}": (
-            sha256({"id": row["id"], "result": row["output"]}),
-            row["outcome"] == "passed",
-            row.get("error_type") or "",
-        )
-        for row in rows
-    }
+    got = result_entries(rows)
     assert got == {key: (row["entry"], row["valid"], row["error_type"]) for key, row in RECORDED.items()}
     result.assert_outcomes(passed=6, failed=2)

@@ -10,15 +10,16 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from ...settings.options import Settings, SuiteSettings, option_field
 from ..base import Figures, Hints, SuitePlugin, Tools, Upstream
-from .data import CATEGORIES, chosen_categories
+from .data import CATEGORIES, MEMORY, chosen_categories
 from .multi_turn.sample import CATEGORIES as MULTI_TURN
 
 if TYPE_CHECKING:
     from ...models.replay import Recorded
     from ...report.sections import FigureBlock, ReportSection
     from ...report.suite_summary import SuiteSummary, Unit
+    from .memory.prompts import MemoryPrompts
     from .multi_turn.tables import Tables
-    from .suite import BfclCase, BfclMultiTurnCase, BfclSuite
+    from .suite import AnyBfclCase, BfclSuite
     from .templates import Templates
 
 VERSION = "2026.3.23"  # the bfcl-eval release whose data and checker the suite reproduces
@@ -28,7 +29,8 @@ class BfclSettings(SuiteSettings):
 
     bfcl_categories: tuple[str, ...] = option_field(
         "BFCL: comma list of categories to collect, or bfcl's groups (all, single_turn, multi_turn, live, non_live, "
-        "python, non_python); default: the 13 single-turn ones (the 4 multi-turn ones run when named)", ())
+        "python, non_python, memory, agentic); default: the 13 single-turn ones (the multi-turn and memory ones run "
+        "when named)", ())
     bfcl_wheel: str | None = option_field(
         f"BFCL: a local copy of bfcl_eval-{VERSION}-py3-none-any.whl (pip download --no-deps bfcl-eval=={VERSION}), "
         "checked against its pinned sha256: the data and the request texts come from it instead of a download",
@@ -76,14 +78,15 @@ class BfclUpstream(Upstream):
     """bfcl's own result layout as recorded outputs."""
 
     def replay_rows(self, path: Path, document: Any) -> list[dict[str, Any]] | None:
-        """bfcl's own result layout: `DIR/<non_live|live|multi_turn>/BFCL_v4_<category>_result.json` (JSON Lines of
-        `{"id", "result"}`), or one such file."""
-        files = sorted(path.rglob("BFCL_v4_*_result.json")) if path.is_dir() else []
+        """bfcl's own result layout: `DIR/<non_live|live|multi_turn>/BFCL_v4_<category>_result.json` and
+        `DIR/agentic/memory/<backend>/BFCL_v4_memory_<backend>_result.json` (JSON Lines of `{"id", "result"}`; a
+        memory folder's prerequisite conversations and snapshots are not read), or one such file."""
+        files = sorted(file for file in path.rglob("BFCL_v4_*_result.json")
+                       if not file.name.endswith("_prereq_result.json")) if path.is_dir() else []
         if not files and path.name.startswith("BFCL_v4_") and path.name.endswith("_result.json"):
             files = [path]
-        # a model's folder holds <non_live|live>/BFCL_v4_*: bfcl's result/ folder holds one such folder per model
-        models = sorted({file.parent.parent for file in files
-                         if file.parent.name in ("non_live", "live", "multi_turn")})
+        # a model's folder holds <non_live|live|...>/BFCL_v4_*: bfcl's result/ folder holds one such folder per model
+        models = sorted({folder for folder in map(_model_folder, files) if folder is not None})
         if len(models) > 1:
             from ...errors import DataError
 
@@ -95,23 +98,23 @@ class BfclUpstream(Upstream):
         return unique_rows(recorded, f"--tooleval-model replay:{path}") or None
 
 
-class BfclHints(Hints["BfclCase | BfclMultiTurnCase"]):
+class BfclHints(Hints["AnyBfclCase"]):
     """A single-turn sample is one request, a multi-turn sample a conversation; shards by prompt length; tools
     under fc and both."""
 
-    def batched_role(self, case: BfclCase | BfclMultiTurnCase) -> str | None:
-        """--tooleval-batch: a single-turn sample is one request of the model; a multi-turn one asks each step
-        after the last one's results, so it is asked live."""
-        from .suite import BfclMultiTurnCase
+    def batched_role(self, case: AnyBfclCase) -> str | None:
+        """--tooleval-batch: a single-turn sample is one request of the model; a multi-turn one (and a memory
+        question) asks each step after the last one's results, so it is asked live."""
+        from .suite import BfclCase
 
-        return None if isinstance(case, BfclMultiTurnCase) else "model"
+        return "model" if isinstance(case, BfclCase) else None
 
-    def weight(self, case: BfclCase | BfclMultiTurnCase) -> float:
+    def weight(self, case: AnyBfclCase) -> float:
         """For --tooleval-shard: the prompt's length (the question and the function docs), which its tokens
         follow; a multi-turn sample's once per turn, as each turn asks at least once."""
-        from .suite import BfclMultiTurnCase
+        from .suite import BfclCase
 
-        if isinstance(case, BfclMultiTurnCase):
+        if not isinstance(case, BfclCase):  # multi-turn, memory
             docs = len(json.dumps(case.sample.functions, ensure_ascii=False))
             return float(len(case.sample.turns) * (docs + len(json.dumps(case.sample.turns, ensure_ascii=False))))
         entry = case.sample.entry
@@ -124,7 +127,7 @@ class BfclHints(Hints["BfclCase | BfclMultiTurnCase"]):
         return Tools.NONE if settings.mode == "prompt" else Tools.WITHOUT_SYSTEM
 
 
-class BfclPlugin(SuitePlugin["BfclCase | BfclMultiTurnCase"]):
+class BfclPlugin(SuitePlugin["AnyBfclCase"]):
     name = "bfcl"
     markers: ClassVar[dict[str, str]] = {
         "bfcl": "a BFCL v4 single-turn sample",
@@ -133,13 +136,18 @@ class BfclPlugin(SuitePlugin["BfclCase | BfclMultiTurnCase"]):
         **{category: f"a BFCL {category} sample" for category in CATEGORIES},
         "multi_turn": "a BFCL multi-turn sample (played turn by turn against simulated APIs)",
         **{category: f"a BFCL {category} sample" for category in MULTI_TURN},
+        "agentic": "a BFCL agentic sample (memory), judged on the model's last answer",
+        "memory": "a BFCL memory question (asked after its scenario's prerequisite conversations)",
+        **{category: f"a BFCL {category} question" for category in MEMORY},
     }
     options_model = BfclSettings
     roles = ()
     mark_profiles = (tuple(frozenset({"bfcl", group, category}) for category, group in CATEGORIES.items())
-                     + tuple(frozenset({"bfcl", "multi_turn", category}) for category in MULTI_TURN))
-    # bfcl's own ids, each its category's name and a number: simple_python_0, live_simple_0-0-0, multi_turn_base_0
-    id_prefixes = tuple(f"{category}_" for category in (*CATEGORIES, *MULTI_TURN))
+                     + tuple(frozenset({"bfcl", "multi_turn", category}) for category in MULTI_TURN)
+                     + tuple(frozenset({"bfcl", "agentic", "memory", category}) for category in MEMORY))
+    # bfcl's own ids, each its category's name and a number: simple_python_0, live_simple_0-0-0, multi_turn_base_0,
+    # memory_kv_3-customer-3
+    id_prefixes = tuple(f"{category}_" for category in (*CATEGORIES, *MULTI_TURN, *MEMORY))
     figures = BfclFigures("bfcl", "BFCL v4 (single-turn)")
     upstream = BfclUpstream()
     hints = BfclHints()
@@ -160,11 +168,13 @@ class BfclPlugin(SuitePlugin["BfclCase | BfclMultiTurnCase"]):
         asks = bool(model) and model != "oracle" and not model.startswith("replay:")
         categories = chosen_categories(own.bfcl_categories)
         multi_turn = any(category in MULTI_TURN for category in categories)
-        # only a live model needs bfcl's request texts, and only multi-turn its API tables: read them now, so that
-        # a run that cannot get them stops before any request, with one line
+        memory = any(category in MEMORY for category in categories)
+        # only a live model needs bfcl's request texts (and memory's), and only multi-turn its API tables: read them
+        # now, so that a run that cannot get them stops before any request, with one line
         return BfclSuite(root, categories, mode=settings.mode, sampling=model_sampling(settings),
                          templates=_templates(settings) if asks else None,
-                         tables=_tables(settings) if multi_turn else None)
+                         tables=_tables(settings) if multi_turn else None,
+                         memory_prompts=_memory_prompts(settings) if asks and memory else None)
 
     def fingerprint(self, settings: Settings) -> dict[str, Any] | None:
         """What changes a BFCL score besides the model: the release, the data in use (located, never downloaded),
@@ -204,11 +214,27 @@ def _templates(settings: Settings) -> Templates:
     return load_templates(settings.cache_path, settings.offline, wheel=wheel)
 
 
+def _memory_prompts(settings: Settings) -> MemoryPrompts:
+    from .upstream import given_wheel, load_memory_prompts
+
+    wheel = given_wheel(BfclSettings.of(settings).bfcl_wheel)
+    return load_memory_prompts(settings.cache_path, settings.offline, wheel=wheel)
+
+
 def _tables(settings: Settings) -> Tables:
     from .upstream import given_wheel, load_tables
 
     wheel = given_wheel(BfclSettings.of(settings).bfcl_wheel)
     return load_tables(settings.cache_path, settings.offline, wheel=wheel)
+
+
+def _model_folder(file: Path) -> Path | None:
+    """The model's folder a result file of bfcl's layout lies in, if it lies in one."""
+    if file.parent.name in ("non_live", "live", "multi_turn", "agentic"):
+        return file.parent.parent
+    if file.parent.parent.name == "memory" and file.parent.parent.parent.name == "agentic":
+        return file.parent.parent.parent.parent
+    return None
 
 
 def _result_rows(file: Path) -> list[Recorded]:

@@ -19,6 +19,9 @@ from ...verdict import Verdict
 from ..base import CaseBase
 from .checker import Mode
 from .data import RELEVANCE_CATEGORIES, Sample, load_samples
+from .memory.data import CATEGORIES as MEMORY
+from .memory.data import MemoryEntry
+from .memory.prompts import MemoryPrompts
 from .multi_turn.sample import CATEGORIES as MULTI_TURN
 from .multi_turn.sample import MultiTurnSample
 from .multi_turn.tables import Tables
@@ -106,12 +109,32 @@ class BfclMultiTurnCase(_Protocolled[MultiTurnSample]):
         return ("bfcl", "multi_turn", self.category)
 
 
+@dataclass(frozen=True)
+class BfclMemoryCase(_Protocolled[MemoryEntry]):
+    """One memory question in one protocol: asked after its scenario's prerequisite conversations, judged by the
+    agentic checker (docs/bfcl.md#the-memory-run). The prerequisite conversations are no cases: no answer of
+    theirs is checked."""
+
+    family = "agentic"
+
+    @property
+    def marks(self) -> tuple[str, ...]:
+        return ("bfcl", "agentic", "memory", self.category)
+
+    @property
+    def expected_text(self) -> str:
+        return " or ".join(repr(answer) for answer in self.sample.accepted)
+
+
+AnyBfclCase = BfclCase | BfclMultiTurnCase | BfclMemoryCase
+
+
 class BfclSuite:
     name = "bfcl"
 
     def __init__(self, root: Path, categories: Sequence[str] = (), *, mode: str = PROMPT,
                  sampling: dict[str, Any] | None = None, templates: Templates | None = None,
-                 tables: Tables | None = None) -> None:
+                 tables: Tables | None = None, memory_prompts: MemoryPrompts | None = None) -> None:
         """
         Args:
             root: the data folder (`bfcl/`).
@@ -121,36 +144,53 @@ class BfclSuite:
             sampling: keyword arguments of every request (bfcl's own under --tooleval-sampling upstream).
             templates: bfcl's request texts, lifted from the wheel (needed only when a live model answers).
             tables: the multi-turn APIs' tables, lifted from the wheel (needed when a multi-turn category runs).
+            memory_prompts: the memory category's texts, lifted from the wheel (needed when a live model answers a
+                memory category).
         """
+        from .memory.data import load_entries as load_memory
+        from .memory.run import Prerequisites
         from .multi_turn.data import load_samples as load_multi_turn
 
         self.root = root
-        single = [category for category in categories if category not in MULTI_TURN]
+        single = [category for category in categories if category not in MULTI_TURN and category not in MEMORY]
         self.samples = load_samples(root, single) if single or not categories else []
         self.multi_turn = [sample for category in MULTI_TURN if category in categories
                            for sample in load_multi_turn(root, category)]
+        memory = [entry for category in MEMORY if category in categories for entry in load_memory(root, category)]
+        self.memory = [entry for entry in memory if not entry.prerequisite]
+        self.prerequisites = Prerequisites(memory)
         self.mode = mode
         self.sampling = sampling or {}
         self._templates = templates
         self._tables = tables
+        self._memory_prompts = memory_prompts
 
-    def cases(self) -> list[BfclCase | BfclMultiTurnCase]:
+    def cases(self) -> list[AnyBfclCase]:
         variants = {"prompt": ("",), "fc": (FC,), "both": ("", FC)}[self.mode]
-        cases: list[BfclCase | BfclMultiTurnCase] = [
-            BfclCase(sample, variant) for variant in variants for sample in self.samples]
-        return cases + [BfclMultiTurnCase(sample, variant) for variant in variants for sample in self.multi_turn]
+        cases: list[AnyBfclCase] = [BfclCase(sample, variant) for variant in variants for sample in self.samples]
+        cases += [BfclMultiTurnCase(sample, variant) for variant in variants for sample in self.multi_turn]
+        return cases + [BfclMemoryCase(entry, variant) for variant in variants for entry in self.memory]
 
     def tables(self) -> Tables:
         if self._tables is None:  # load() reads them whenever a multi-turn category is chosen
             raise SampleError("bfcl: the multi-turn API tables were not loaded")
         return self._tables
 
+    def memory_prompts(self) -> MemoryPrompts:
+        if self._memory_prompts is None:  # load() reads them for every live model running a memory category
+            raise SampleError("bfcl: the memory texts were not loaded (the suite was loaded for scoring only)")
+        return self._memory_prompts
+
     def templates(self) -> Templates:
         if self._templates is None:  # load() reads them for every live model
             raise SampleError("bfcl: the request texts were not loaded (the suite was loaded for scoring only)")
         return self._templates
 
-    async def oracle(self, case: BfclCase | BfclMultiTurnCase) -> Answer:
+    async def oracle(self, case: AnyBfclCase) -> Answer:
+        if isinstance(case, BfclMemoryCase):
+            from .memory.run import oracle_result as memory_oracle
+
+            return Answer(memory_oracle(case.sample))
         if isinstance(case, BfclMultiTurnCase):
             from .multi_turn.oracle import oracle_result
 
@@ -161,15 +201,22 @@ class BfclSuite:
                               "(docs/bfcl.md, the oracle's ceiling)")
         return Answer(output)
 
-    async def replayed(self, case: BfclCase | BfclMultiTurnCase, row: dict[str, Any], access: ModelAccess) -> Answer:
+    async def replayed(self, case: AnyBfclCase, row: dict[str, Any], access: ModelAccess) -> Answer:
         if "result" not in row and "output" not in row:
             assert access.replay is not None
             raise SampleError(f"no recorded result for bfcl {case.id} in {access.replay.source}")
         return Answer(row.get("result", row.get("output")))
 
-    async def answer(self, case: BfclCase | BfclMultiTurnCase, access: ModelAccess) -> Answer:
+    async def answer(self, case: AnyBfclCase, access: ModelAccess) -> Answer:
         """What the model answers, as bfcl records it (runs on the engine's loop)."""
         from .requests import fc_request, prompt_request
+
+        if isinstance(case, BfclMemoryCase):
+            from .memory import run as memory_run
+
+            return await memory_run.answer(case.sample, case.mode, access, templates=self.templates(),
+                                           prompts=self.memory_prompts(), prerequisites=self.prerequisites,
+                                           sampling=self.sampling)
 
         if isinstance(case, BfclMultiTurnCase):
             from .multi_turn import run
@@ -186,9 +233,15 @@ class BfclSuite:
         reply = await access.chat(request.messages, **self.sampling)
         return Answer(reply.text, reply.latency_s, reply_tokens(reply), reasoning=reply.reasoning)
 
-    def score(self, case: BfclCase | BfclMultiTurnCase, answer: Answer) -> SampleResult:
+    def score(self, case: AnyBfclCase, answer: Answer) -> SampleResult:
         """bfcl-eval's verdict on the answer (pure)."""
         from .checker import check_answer, error_message
+
+        if isinstance(case, BfclMemoryCase):
+            from .memory import run as memory_run
+
+            return SampleResult(memory_run.score(case.sample, case.mode, answer.output), answer.output,
+                                answer.latency_s, answer.tokens)
 
         if isinstance(case, BfclMultiTurnCase):
             from .multi_turn import run

@@ -14,8 +14,12 @@ Figures, relative to the suite, with `fc.` before each in the function-calling p
   run; so it is at most 0.30;
 - `multi_turn.overall`: the unweighted mean of the multi-turn categories that ran (bfcl's "Multi Turn Overall
   Acc" over all four);
-- `overall`: bfcl's Overall Acc with multi-turn in it (30%) and agentic (40%), which this suite does not run,
-  counting 0: at most 0.60; given only when all four parts ran.
+- `memory.overall`: the unweighted mean of the memory categories that ran;
+- `agentic.overall`: bfcl's "Agentic Overall Acc", the mean of its web-search summary and its memory summary, each
+  the mean of all its categories with those not run counting 0, as bfcl counts them (web search and memory_vector
+  do not run here yet, so it is at most 1/3); given when a memory category ran;
+- `overall`: bfcl's Overall Acc with multi-turn (30%) and agentic (40%) in it, the agentic part as above, or 0 when
+  no agentic category ran; given only when the three single-turn parts and multi-turn ran.
 """
 
 from __future__ import annotations
@@ -25,16 +29,19 @@ from typing import Any
 
 from ...report.compare import Spread
 from ...report.suite_summary import SuiteSummary, Table, Unit, outcome_counts
-from .data import CATEGORIES
+from .data import CATEGORIES, MEMORY
 from .data import SIZES as SINGLE_TURN_SIZES
 from .multi_turn.sample import CATEGORIES as MULTI_TURN
 
-SIZES = {**SINGLE_TURN_SIZES, **dict.fromkeys(MULTI_TURN, 200)}
+SIZES = {**SINGLE_TURN_SIZES, **dict.fromkeys(MULTI_TURN, 200), **dict.fromkeys(MEMORY, 155)}
 
 SIMPLE = ("simple_python", "simple_java", "simple_javascript")
 NON_LIVE_AST = ("multiple", "parallel", "parallel_multiple")  # beside the simple mean
 LIVE_AST = ("live_simple", "live_multiple", "live_parallel", "live_parallel_multiple")
 IRRELEVANCE = ("irrelevance", "live_irrelevance")
+#: bfcl's two agentic summaries, each over all of its categories, run here or not
+WEB_SEARCH_SUMMARY = ("web_search_base", "web_search_no_snippet")
+MEMORY_SUMMARY = ("memory_kv", "memory_vector", "memory_rec_sum")
 #: bfcl's Overall Acc weights (non-live, live, irrelevance, multi-turn, agentic), normalised over their sum
 OVERALL_WEIGHTS = {"non_live.ast": 10, "live.ast": 10, "hallucination.irrelevance": 10, "multi_turn": 30,
                    "agentic": 40}
@@ -47,9 +54,13 @@ COMBINED = {
     "hallucination.relevance": "Relevance detection (live_relevance)",
     "overall.single_turn": "Overall Acc, single-turn part only (multi-turn 30% and agentic 40% count 0 in it)",
     "multi_turn.overall": "Multi-turn overall (mean of the multi-turn categories)",
-    "overall": "Overall Acc (agentic 40% not run: counts 0)",
+    "memory.overall": "Memory (mean of the memory categories that ran)",
+    "agentic.overall": "Agentic Overall Acc (bfcl's: web search and memory categories not run count 0)",
+    "overall": "Overall Acc (bfcl's weights; the parts not run count 0: see the note)",
 }
 PROTOCOLS = {"": "prompt", "fc": "function calling"}
+#: the first part of the names of the combined single-turn figures
+SINGLE_TURN_GROUPS = frozenset({"non_live", "live", "hallucination", "overall"})
 
 
 def figure_names(categories: Sequence[str], prefix: str = "") -> list[str]:
@@ -96,12 +107,19 @@ def combine(proportions: Mapping[str, float]) -> dict[str, float]:
         parts = ("non_live.ast", "live.ast", "hallucination.irrelevance")
         if multi_turn := [accuracy[name] for name in MULTI_TURN if name in accuracy]:
             found["multi_turn.overall"] = sum(multi_turn) / len(multi_turn)  # unweighted (bfcl-multiturn §5.6)
+        if memory := [accuracy[name] for name in MEMORY if name in accuracy]:
+            found["memory.overall"] = sum(memory) / len(memory)
+            # bfcl's summaries count a category not run as 0 (docs/bfcl.md#the-figures-and-the-leaderboard)
+            summaries = [sum(accuracy.get(name, 0.0) for name in group) / len(group)
+                         for group in (WEB_SEARCH_SUMMARY, MEMORY_SUMMARY)]
+            found["agentic.overall"] = sum(summaries) / len(summaries)
         total = sum(OVERALL_WEIGHTS.values())
         if all(part in found for part in parts):  # bfcl §6.3: the missing groups weigh in as 0
             found["overall.single_turn"] = sum(OVERALL_WEIGHTS[part] * found[part] for part in parts) / total
             if "multi_turn.overall" in found:
                 found["overall"] = (found["overall.single_turn"]
-                                    + OVERALL_WEIGHTS["multi_turn"] * found["multi_turn.overall"] / total)
+                                    + OVERALL_WEIGHTS["multi_turn"] * found["multi_turn.overall"] / total
+                                    + OVERALL_WEIGHTS["agentic"] * found.get("agentic.overall", 0.0) / total)
         figures.update({f"{prefix}{name}": value for name, value in found.items()})
     return figures
 
@@ -137,7 +155,9 @@ def _protocol_table(figures: Mapping[str, float]) -> Table | None:
             for name in figures if not name.startswith("fc.") and f"fc.{name}" in figures]
     if not body:
         return None
-    part = "" if any(name.startswith("multi_turn") for name in figures) else " single-turn"
+    heads = {name.removeprefix("fc.").split(".")[0] for name in figures}
+    single = all(head in CATEGORIES or head in SINGLE_TURN_GROUPS for head in heads)
+    part = " single-turn" if single else ""
     return Table(f"BFCL v4{part}: prompt vs function calling", ["figure", "prompt", "fc", "fc - prompt"], body)
 
 
@@ -148,7 +168,7 @@ def _prefix(row: Mapping[str, Any]) -> str:
 
 def _block(rows: list[dict[str, Any]], prefix: str, spreads: Mapping[str, Spread]) -> dict[str, Any]:
     categories: dict[str, dict[str, Any]] = {}
-    for category in (*CATEGORIES, *MULTI_TURN):
+    for category in (*CATEGORIES, *MULTI_TURN, *MEMORY):
         mine = [row for row in rows if row["category"] == category]
         if not mine:
             continue
@@ -173,7 +193,7 @@ def _block(rows: list[dict[str, Any]], prefix: str, spreads: Mapping[str, Spread
                         "detectable": None if spread is None else spread.detectable}
     # single-turn and multi-turn are two parts: a part not run at all is said by the labels, not as partial;
     # a part that ran is partial when one of its categories is missing or not whole
-    ran = [part for part in (CATEGORIES, MULTI_TURN) if any(category in categories for category in part)]
+    ran = [part for part in (CATEGORIES, MULTI_TURN, MEMORY) if any(category in categories for category in part)]
     full = all(category in categories and categories[category]["scored"] == SIZES[category]
                for part in ran for category in part)
     reasons = []
@@ -189,9 +209,12 @@ def _block(rows: list[dict[str, Any]], prefix: str, spreads: Mapping[str, Spread
 
 
 def _overall_note(categories: Mapping[str, object]) -> str:
-    if all(category in categories for category in MULTI_TURN):
+    not_run = [category for category in (*WEB_SEARCH_SUMMARY, *MEMORY_SUMMARY) if category not in categories]
+    if not all(category in categories for category in MULTI_TURN):
+        return "the single-turn part of bfcl's Overall Acc: multi-turn and agentic are not run"
+    if len(not_run) == len(WEB_SEARCH_SUMMARY) + len(MEMORY_SUMMARY):
         return "bfcl's Overall Acc without its agentic part (40%), which is not run: counts 0"
-    return "the single-turn part of bfcl's Overall Acc: multi-turn and agentic are not run"
+    return f"bfcl's Overall Acc; of its agentic part (40%), {', '.join(not_run)} are not run: each counts 0"
 
 
 def _table(block: Mapping[str, Any], protocol: str) -> Table:
@@ -205,8 +228,10 @@ def _table(block: Mapping[str, Any], protocol: str) -> Table:
         if name in groups:
             entry = groups[name]
             body.append([label, "", "", entry["value"], _bar(entry["interval"]), entry["detectable"]])
-    multi_turn = any(category in MULTI_TURN for category in block["categories"])
-    title = f"BFCL v4 {'single- and multi-turn' if multi_turn else 'single-turn'} ({protocol})"
+    parts = [name for name, part in (("single-turn", CATEGORIES), ("multi-turn", MULTI_TURN), ("memory", MEMORY))
+             if any(category in part for category in block["categories"])]
+    named = " and ".join([", ".join(parts[:-1]), parts[-1]] if len(parts) > 1 else parts) or "single-turn"
+    title = f"BFCL v4 {named} ({protocol})"
     if block["partial"]:
         title += ": partial run (" + "; ".join(block["partial_reasons"]) + ")"
     return Table(title, headers, body)

@@ -5,13 +5,14 @@ from __future__ import annotations
 import pytest
 
 from pytest_tooleval.errors import DataError
-from pytest_tooleval.suites.bfcl.data import CATEGORIES, GROUPS, chosen_categories
+from pytest_tooleval.suites.bfcl.data import CATEGORIES, GROUPS, MEMORY, chosen_categories
 from pytest_tooleval.suites.bfcl.multi_turn.sample import CATEGORIES as MULTI_TURN
 
 
 def test_groups_spell_out_as_bfcls_own_test_collections() -> None:
     assert chosen_categories(["multi_turn"]) == MULTI_TURN
-    assert chosen_categories(["all"]) == (*CATEGORIES, *MULTI_TURN)
+    assert chosen_categories(["all"]) == chosen_categories(["all_scoring"]) == (*CATEGORIES, *MULTI_TURN, *MEMORY)
+    assert chosen_categories(["memory"]) == chosen_categories(["agentic"]) == ("memory_kv", "memory_rec_sum")
     assert chosen_categories(["single_turn"]) == tuple(CATEGORIES)
     assert chosen_categories(["non_python"]) == ("simple_java", "simple_javascript")
     assert len(GROUPS["python"]) == 11 and "simple_java" not in GROUPS["python"]
@@ -30,3 +31,8 @@ def test_an_unknown_name_is_refused_with_the_closest_one() -> None:
         chosen_categories(["multi_turn_bas"])
     with pytest.raises(DataError, match=r"unknown multiturn \(did you mean 'multi_turn'\?\)"):
         chosen_categories(["multiturn"])
+
+
+def test_memory_vector_is_refused_as_not_run_yet() -> None:
+    with pytest.raises(DataError, match=r"memory_vector does not run yet.*memory_kv, memory_rec_sum"):
+        chosen_categories(["memory_vector"])

@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -68,15 +67,7 @@ def main() -> int:
     for category, rows in picked.items():  # what bfcl's score files hand the leaderboard
         eval_runner_helper.record_result(table, MODEL, category, categories[category], len(rows))
 
-    captured: dict[str, dict[str, Any]] = {}
-
-    def capture(data: list[list[Any]], file_path: Path, header: list[str], **_: Any) -> None:
-        (row,) = data
-        captured[Path(file_path).name] = dict(zip(header, row, strict=True))
-
-    eval_runner_helper.write_score_csv_file = capture
-    with tempfile.TemporaryDirectory() as folder:
-        eval_runner_helper.generate_leaderboard_csv(table, Path(folder))
+    captured = bfcl_results.leaderboard_rows(eval_runner_helper, table)
 
     multi_turn = captured["data_multi_turn.csv"]
     assert all(multi_turn[column] == categories[name] for name, column in MULTI_TURN_COLUMNS.items())

@@ -1,0 +1,103 @@
+"""Record bfcl-eval's own verdicts on the synthetic memory results of tests/bfcl_results.py, and what its leaderboard
+arithmetic gives for a replayed result folder of single-turn, multi-turn and memory: numbers only
+(docs/bfcl.md#the-memory-run).
+
+Run in a scratch venv that has bfcl-eval 2026.3.23 and what its modules import (perf/bfcl_side.py's docstring builds
+one), never in CI and never with the project's package:
+
+    /tmp/bfcl-gen/bin/python tests/unit/bfcl/record_leaderboard_memory.py --data-dir ../shared/data/bfcl
+
+The single- and multi-turn rows are those of record_leaderboard.py; the memory rows are bfcl_results.memory_rows,
+each judged by bfcl's `_evaluate_single_agentic_entry` with a prompting `OpenAICompletionsHandler` (its decoder
+parses the steps; nothing is executed). Each category's accuracy and entry count goes to
+`eval_runner_helper.generate_leaderboard_csv` as bfcl's score files would hand it (web search and memory_vector
+absent), and the rows it passes to its CSV writer are captured before formatting. It writes
+tests/unit/bfcl/leaderboard_expected_memory.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # tests/: bfcl_results (standard library only)
+import bfcl_results
+
+OUTPUT = Path(__file__).with_name("leaderboard_expected_memory.json")
+MODEL = "gpt-4o-2024-11-20"
+#: our figure name -> (bfcl's CSV file, its column)
+FIGURES = {
+    "non_live.ast": ("data_non_live.csv", "AST Summary"),
+    "live.ast": ("data_live.csv", "AST Summary"),
+    "hallucination.irrelevance": ("data_overall.csv", "Irrelevance Detection"),
+    "multi_turn.overall": ("data_multi_turn.csv", "Multi Turn Overall Acc"),
+    "agentic.overall": ("data_agentic.csv", "Agentic Overall Acc"),
+    "overall": ("data_overall.csv", "Overall Acc"),
+}
+MEMORY_COLUMNS = {"memory_kv": "Memory KV", "memory_rec_sum": "Memory Recursive Summarization"}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--data-dir", type=Path, required=True)
+    parser.add_argument("--output", type=Path, default=OUTPUT)
+    options = parser.parse_args()
+    os.environ.setdefault("OPENAI_API_KEY", "sk-unused")  # the handler makes a client it never uses here
+
+    from bfcl_eval.eval_checker import eval_runner_helper
+    from bfcl_eval.eval_checker.eval_runner import _evaluate_single_agentic_entry
+    from bfcl_eval.model_handler.api_inference.openai_completion import OpenAICompletionsHandler
+
+    handler = OpenAICompletionsHandler(MODEL, 0.001, MODEL, False)
+    answers = {
+        json.loads(line)["id"]: json.loads(line)["ground_truth"]
+        for line in (options.data_dir / "possible_answer" / "BFCL_v4_memory.json").read_text().splitlines()
+        if line.strip()
+    }
+    picked = {
+        **bfcl_results.pick_rows(options.data_dir / bfcl_results.SINGLE_TURN_VERDICTS),
+        **bfcl_results.pick_rows(options.data_dir / bfcl_results.MULTI_TURN_VERDICTS),
+    }
+    categories = bfcl_results.accuracies(picked)
+    counts = {category: len(rows) for category, rows in picked.items()}
+    verdicts: dict[str, bool] = {}
+    for category, rows in bfcl_results.memory_rows(options.data_dir).items():
+        for row in rows:
+            accepted = answers[row["id"].replace(category, "memory", 1)]
+            outcome = _evaluate_single_agentic_entry(
+                handler, row["id"], copy.deepcopy(row["result"]), list(accepted), {"question": []}, MODEL, category
+            )
+            verdicts[row["id"]] = bool(outcome["valid"])
+        categories[category] = sum(verdicts[row["id"]] for row in rows) / len(rows)
+        counts[category] = len(rows)
+    table: dict[str, Any] = {}
+    for category, accuracy in categories.items():  # what bfcl's score files hand the leaderboard
+        eval_runner_helper.record_result(table, MODEL, category, accuracy, counts[category])
+
+    captured = bfcl_results.leaderboard_rows(eval_runner_helper, table)
+
+    agentic = captured["data_agentic.csv"]
+    assert all(agentic[column] == categories[name] for name, column in MEMORY_COLUMNS.items())
+    expected = {
+        "how": "The single- and multi-turn rows of leaderboard_expected_multi_turn.json and the memory rows of "
+        "tests/bfcl_results.py memory_rows; `verdicts` are bfcl-eval 2026.3.23's _evaluate_single_agentic_entry "
+        "on each memory row, `categories` the accuracies, `figures` what its eval_runner_helper."
+        "generate_leaderboard_csv computed from them (web search and memory_vector not run), captured before "
+        "formatting (tests/unit/bfcl/record_leaderboard_memory.py, in the scratch venv).",
+        "categories": categories,
+        "verdicts": verdicts,
+        "figures": {name: captured[file][column] for name, (file, column) in FIGURES.items()},
+        "memory_summary_shown": agentic["Memory Summary"],
+    }
+    options.output.write_text(json.dumps(expected, indent=1) + "\n", encoding="utf-8")
+    print(json.dumps(expected["figures"], indent=1), expected["memory_summary_shown"])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
