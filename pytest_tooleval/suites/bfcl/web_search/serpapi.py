@@ -69,7 +69,7 @@ class SerpApi:
         if not found:
             raise ToolevalUsageError(f"the serpapi web search backend needs a SerpAPI key: set {KEY_ENV}, or replay "
                                      "a recorded run with a cassette")
-        self._key = found
+        self._key = _Secret(found)
         self._endpoint = endpoint
         self._search_timeout = search_timeout
         self._page_timeout = page_timeout
@@ -97,8 +97,10 @@ class SerpApi:
 
     def search(self, keywords: object, max_results: object, region: object, show_snippet: object) -> object:
         """bfcl's `search_engine_query`: a list of results, or {"error": ...}; a malformed result raises."""
-        params: dict[str, Any] = {"engine": "duckduckgo", "q": keywords, "kl": region, "api_key": self._key,
-                                  "output": "json"}
+        # the parameters and their order are those bfcl's client sends (its name as `source` included): the same
+        # request URL, and so the same error text when it fails
+        params: dict[str, Any] = {"engine": "duckduckgo", "q": keywords, "kl": region, "api_key": self._key.value,
+                                  "output": "json", "source": "python"}
         backoff = 2.0
         waits = 0
         while True:
@@ -152,9 +154,22 @@ class SerpApi:
 
     def _redacted(self, text: str) -> str:
         """`text` without the key, also as a URL carries it (percent-encoded)."""
-        for form in {self._key, quote(self._key, safe=""), quote_plus(self._key)}:
+        key = self._key.value
+        for form in {key, quote(key, safe=""), quote_plus(key)}:
             text = text.replace(form, REDACTED)
         return text
+
+
+class _Secret:
+    """The key, kept where no repr of the backend (a traceback's locals, a debugger) prints it."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: str) -> None:
+        self.value = value
+
+    def __repr__(self) -> str:
+        return REDACTED
 
 
 def _libraries() -> tuple[Any, Any, Any]:
