@@ -18,6 +18,7 @@ import pytest
 from pytest_tooleval.errors import DataError, ToolevalUsageError
 from pytest_tooleval.json_value import JSONObject
 from pytest_tooleval.suites.bfcl.multi_turn.apis import api_methods, public_state
+from pytest_tooleval.suites.bfcl.multi_turn.execute import Side, instance_variable
 from pytest_tooleval.suites.bfcl.multi_turn.results import error_string, result_string
 from pytest_tooleval.suites.bfcl.upstream import load_memory_prompts
 from pytest_tooleval.suites.bfcl.web_search.api import Call, WebSearchAPI, canonical
@@ -316,3 +317,28 @@ def test_questions_and_answers_out_of_step_are_a_data_error(bfcl_dir: Path, bfcl
         load_entries(bfcl_dir, "web_search_base", swapped)
     with pytest.raises(DataError, match="did you mean"):
         load_entries(bfcl_dir, "web_search_snippet", files)
+
+
+def test_the_multi_turn_executor_runs_model_calls_on_it(tmp_path: Path) -> None:
+    """Through the executor, as a model's call strings reach it: its result and error strings, and a call that does
+    not bind reads as upstream's (the class and method names are upstream's)."""
+    path = tmp_path / "c.jsonl"
+    search = {"keywords": "k", "max_results": 2, "region": "wt-wt"}
+    path.write_text(_line("s", "search_engine_query", search, {"show_snippet": False}, 0, returned=[{"title": "t"}]))
+    api = made(Cassette(path), False, "s")
+    variable = instance_variable("m_eval_s", "WebSearchAPI")
+    side = Side({"WebSearchAPI": api}, {"WebSearchAPI": variable}, dict.fromkeys(api_methods(api), variable))
+    assert side.execute(
+        [
+            "search_engine_query(keywords='k', max_results=2)",
+            "fetch_url_content(url='ftp://x')",
+            "search_engine_query(query='k')",
+            "fetch_url_content(url='http://x/', mode='raw')",
+        ]
+    ) == [
+        "[{'title': 't'}]",
+        "Error during execution: Invalid URL: ftp://x",
+        "Error during execution: WebSearchAPI.search_engine_query() got an unexpected keyword argument 'query'",
+        "{\"error\": \"No recorded result for fetch_url_content(url='http://x/', mode='raw') in the cassette: the "
+        'recorded run made no such call, so none can be replayed."}',
+    ]

@@ -242,7 +242,8 @@ def digest(text: str) -> str:
 
 
 def upstream_render(value: object) -> str:
-    """How bfcl's executor turns a returned value into its result string (spec §4.5), for the recorder."""
+    """How bfcl's executor turns a returned value into its result string (docs/bfcl-multi-turn.md#result-strings),
+    for the recorder."""
     if type(value) is str:
         return value
     if type(value) is dict:
