@@ -8,7 +8,9 @@ import hashlib
 import inspect
 import json
 import random
+import socket
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote, quote_plus
@@ -41,6 +43,33 @@ RECORDED = json.loads(Path(__file__).with_name("web_search_digests.json").read_t
 
 def no_wait(seconds: float) -> None:
     pass
+
+
+LOOPBACK = ("127.0.0.1", "::1", "localhost")
+
+
+@pytest.fixture(autouse=True)
+def _loopback_only(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Every connection and name look-up of a test here is to 127.0.0.1: anything else is refused and fails it."""
+    reached: list[object] = []
+    connect, getaddrinfo = socket.socket.connect, socket.getaddrinfo
+
+    def guarded_connect(self: socket.socket, address: Any) -> None:
+        if not (isinstance(address, tuple) and address[0] in LOOPBACK):
+            reached.append(address)
+            raise OSError(f"the web search tests reach 127.0.0.1 only, not {address!r}")
+        connect(self, address)
+
+    def guarded_getaddrinfo(host: Any, *args: Any, **kwargs: Any) -> Any:
+        if host not in LOOPBACK:
+            reached.append(host)
+            raise OSError(f"the web search tests reach 127.0.0.1 only, not {host!r}")
+        return getaddrinfo(host, *args, **kwargs)
+
+    monkeypatch.setattr(socket.socket, "connect", guarded_connect)
+    monkeypatch.setattr(socket, "getaddrinfo", guarded_getaddrinfo)
+    yield
+    assert not reached, f"a test tried to reach {reached}"
 
 
 @pytest.fixture(scope="module")
