@@ -43,23 +43,28 @@ def pick_rows(verdicts: Path, mode: str = "prompt") -> dict[str, list[dict[str, 
     return dict(picked)
 
 
-#: the memory categories the package runs, and what each synthetic answer looks like (memory_rows)
-MEMORY = ("memory_kv", "memory_rec_sum")
-MEMORY_SHAPES = ("answer", "read then answer", "wrong", "only a call", "no turn", "shouted", "inside a word")
+#: the agentic categories the package runs, by the name their ids are made from, and what each synthetic answer
+#: looks like (agentic_rows)
+AGENTIC = {
+    "memory_kv": "memory",
+    "memory_rec_sum": "memory",
+    "web_search_base": "web_search",
+    "web_search_no_snippet": "web_search",
+}
+SHAPES = ("answer", "read then answer", "wrong", "only a call", "no turn", "shouted", "inside a word")
 
 
-def memory_rows(data_dir: Path) -> dict[str, list[dict[str, Any]]]:
-    """One prompt-mode result per question of each memory category, as bfcl's result file holds it (`id`,
-    `result`), its shape chosen by a seed of the id (MEMORY_SHAPES): some hold an accepted answer, some not."""
-    text = (data_dir / "possible_answer" / "BFCL_v4_memory.json").read_text(encoding="utf-8")
-    answers = [json.loads(line) for line in text.splitlines() if line.strip()]
+def agentic_rows(answers: dict[str, list[dict[str, Any]]]) -> dict[str, list[dict[str, Any]]]:
+    """One prompt-mode result per question of each agentic category, as bfcl's result file holds it (`id`,
+    `result`), its shape chosen by a seed of the id (SHAPES): some hold an accepted answer, some not. `answers`:
+    per file name (`memory`, `web_search`) its possible answers, in order."""
     out: dict[str, list[dict[str, Any]]] = {}
-    for category in MEMORY:
+    for category, name in AGENTIC.items():
         rows = []
-        for answer in answers:
-            entry_id = answer["id"].replace("memory", category)
+        for answer in answers[name]:
+            entry_id = answer["id"].replace(name, category)
             accepted = answer["ground_truth"]
-            shape = random.Random(entry_id).choice(MEMORY_SHAPES)
+            shape = random.Random(entry_id).choice(SHAPES)
             result: Any = {
                 "answer": [[accepted[0]]],
                 "read then answer": [["[core_memory_list_keys()]", f"It is {accepted[-1]}."]],
@@ -74,14 +79,21 @@ def memory_rows(data_dir: Path) -> dict[str, list[dict[str, Any]]]:
     return out
 
 
+def possible_answers(text: str) -> list[dict[str, Any]]:
+    """The rows of a possible-answer file's text."""
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
 def write_result_folder(folder: Path, picked: dict[str, list[dict[str, Any]]]) -> Path:
     """bfcl's own layout: <non_live|live|multi_turn>/BFCL_v4_<category>_result.json and
-    agentic/memory/<backend>/BFCL_v4_memory_<backend>_result.json, JSON Lines of {"id", "result"}. A single-turn
-    verdict row keeps the answer under "output", a multi-turn or memory one under "result"."""
+    agentic/[memory/<backend>/]BFCL_v4_<category>_result.json, JSON Lines of {"id", "result"}. A single-turn
+    verdict row keeps the answer under "output", a multi-turn or agentic one under "result"."""
     for category, rows in picked.items():
         group = "multi_turn" if category.startswith("multi_turn_") else "non_live" if category in NON_LIVE else "live"
         if category.startswith("memory_"):
             group = f"agentic/memory/{category.removeprefix('memory_')}"
+        elif category.startswith("web_search_"):
+            group = "agentic"
         path = folder / group / f"BFCL_v4_{category}_result.json"
         path.parent.mkdir(parents=True, exist_ok=True)
         lines = (

@@ -12,8 +12,10 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
+from ...errors import SampleError
 from ...json_value import JSONValue
-from .multi_turn.decode import Undecodable
+from ...verdict import Verdict
+from .multi_turn.decode import Undecodable, decode_fc, decode_prompt
 
 # the characters bfcl's standardisation takes out (it keeps whitespace, whatever its docstring says: A5)
 _DROPPED = re.compile(r"[,./\-_*^()]")
@@ -66,6 +68,25 @@ def check_agentic(result: JSONValue, accepted: Sequence[str], decode: Callable[[
         return AgenticVerdict(True, answer=last)
     return AgenticVerdict(False, ANSWER_NOT_FOUND, "None of the expected answers were found in the model response.",
                           answer=last)
+
+
+def agentic_verdict(output: JSONValue, accepted: Sequence[str], protocol: str, **details: JSONValue) -> Verdict:
+    """bfcl's verdict on a stored agentic result in `protocol` ("fc" or "prompt") as a report keeps it: on a
+    failure, the message it searched (as text) beside `details`."""
+    found = check_agentic(output, accepted, decode_fc if protocol == "fc" else decode_prompt)
+    kept: dict[str, JSONValue] = {"mode": protocol, **details}
+    if found.valid:
+        return Verdict(True, details=kept)
+    shown = found.answer if found.answer is None or isinstance(found.answer, str) else str(found.answer)
+    return Verdict(False, found.error_type, found.error, details={**kept, "answer": shown})
+
+
+def oracle_result(entry_id: str, accepted: Sequence[str]) -> list[JSONValue]:
+    """The result a model answering with the first accepted answer leaves: one turn of one text step (a text is no
+    call in either protocol)."""
+    if not accepted:
+        raise SampleError(f"bfcl {entry_id}: no accepted answer to render")
+    return [[accepted[0]]]
 
 
 def _steps(turn: JSONValue) -> Iterable[JSONValue]:

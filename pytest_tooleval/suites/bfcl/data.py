@@ -36,11 +36,13 @@ CATEGORIES: dict[str, str] = {
 }
 #: the memory categories that run (docs/bfcl.md#memory: memory_vector not yet)
 MEMORY = tuple(f"memory_{backend}" for backend in MEMORY_BACKENDS)
+#: the web search categories (docs/bfcl.md#web-search)
+WEB_SEARCH = ("web_search_base", "web_search_no_snippet")
 #: bfcl's own names for sets of categories (`bfcl generate --test-category`), as far as this suite runs them: its
-#: `all` also holds memory_vector, web search and format sensitivity, which are not run here
+#: `all` also holds memory_vector and format sensitivity, which are not run here
 GROUPS: dict[str, tuple[str, ...]] = {
-    "all": (*CATEGORIES, *MULTI_TURN, *MEMORY),
-    "all_scoring": (*CATEGORIES, *MULTI_TURN, *MEMORY),
+    "all": (*CATEGORIES, *MULTI_TURN, *MEMORY, *WEB_SEARCH),
+    "all_scoring": (*CATEGORIES, *MULTI_TURN, *MEMORY, *WEB_SEARCH),
     "single_turn": tuple(CATEGORIES),
     "multi_turn": MULTI_TURN,
     "non_live": tuple(name for name, group in CATEGORIES.items() if group == "non_live"),
@@ -48,14 +50,15 @@ GROUPS: dict[str, tuple[str, ...]] = {
     "python": tuple(name for name in CATEGORIES if name not in ("simple_java", "simple_javascript")),
     "non_python": ("simple_java", "simple_javascript"),
     "memory": MEMORY,
-    "agentic": MEMORY,
+    "web_search": WEB_SEARCH,
+    "agentic": (*MEMORY, *WEB_SEARCH),
 }
 
 
 def chosen_categories(names: Sequence[str]) -> tuple[str, ...]:
     """--tooleval-bfcl-categories with bfcl's group names (GROUPS) spelt out, in the leaderboard's order, each
     once; () stays () (the 13 single-turn categories). An unknown name is a DataError with the closest one."""
-    known = (*CATEGORIES, *MULTI_TURN, *MEMORY)
+    known = (*CATEGORIES, *MULTI_TURN, *MEMORY, *WEB_SEARCH)
     unknown = [name for name in names if name not in known and name not in GROUPS]
     if "memory_vector" in unknown:
         raise DataError("--tooleval-bfcl-categories: memory_vector does not run yet (its embedding backend is not "

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from ...settings.options import Settings, SuiteSettings, option_field
 from ..base import Figures, Hints, SuitePlugin, Tools, Upstream
-from .data import CATEGORIES, MEMORY, chosen_categories
+from .data import CATEGORIES, MEMORY, WEB_SEARCH, chosen_categories
 from .multi_turn.sample import CATEGORIES as MULTI_TURN
 
 if TYPE_CHECKING:
@@ -21,6 +21,8 @@ if TYPE_CHECKING:
     from .multi_turn.tables import Tables
     from .suite import AnyBfclCase, BfclSuite
     from .templates import Templates
+    from .web_search.api import Backend
+    from .web_search.data import WebSearchFiles
 
 VERSION = "2026.3.23"  # the bfcl-eval release whose data and checker the suite reproduces
 
@@ -29,8 +31,11 @@ class BfclSettings(SuiteSettings):
 
     bfcl_categories: tuple[str, ...] = option_field(
         "BFCL: comma list of categories to collect, or bfcl's groups (all, single_turn, multi_turn, live, non_live, "
-        "python, non_python, memory, agentic); default: the 13 single-turn ones (the multi-turn and memory ones run "
-        "when named)", ())
+        "python, non_python, memory, web_search, agentic); default: the 13 single-turn ones (the multi-turn and "
+        "agentic ones run when named)", ())
+    bfcl_search: str | None = option_field(
+        "BFCL web search: the search backend of a live model: serpapi (SERPAPI_API_KEY), record:PATH (serpapi, and "
+        "each result kept in the cassette PATH) or cassette:PATH (a recorded run, offline)", None)
     bfcl_wheel: str | None = option_field(
         f"BFCL: a local copy of bfcl_eval-{VERSION}-py3-none-any.whl (pip download --no-deps bfcl-eval=={VERSION}), "
         "checked against its pinned sha256: the data and the request texts come from it instead of a download",
@@ -136,18 +141,21 @@ class BfclPlugin(SuitePlugin["AnyBfclCase"]):
         **{category: f"a BFCL {category} sample" for category in CATEGORIES},
         "multi_turn": "a BFCL multi-turn sample (played turn by turn against simulated APIs)",
         **{category: f"a BFCL {category} sample" for category in MULTI_TURN},
-        "agentic": "a BFCL agentic sample (memory), judged on the model's last answer",
+        "agentic": "a BFCL agentic sample (memory, web search), judged on the model's last answer",
         "memory": "a BFCL memory question (asked after its scenario's prerequisite conversations)",
         **{category: f"a BFCL {category} question" for category in MEMORY},
+        "web_search": "a BFCL web search question (searched through the backend --tooleval-bfcl-search names)",
+        **{category: f"a BFCL {category} question" for category in WEB_SEARCH},
     }
     options_model = BfclSettings
     roles = ()
     mark_profiles = (tuple(frozenset({"bfcl", group, category}) for category, group in CATEGORIES.items())
                      + tuple(frozenset({"bfcl", "multi_turn", category}) for category in MULTI_TURN)
-                     + tuple(frozenset({"bfcl", "agentic", "memory", category}) for category in MEMORY))
+                     + tuple(frozenset({"bfcl", "agentic", "memory", category}) for category in MEMORY)
+                     + tuple(frozenset({"bfcl", "agentic", "web_search", category}) for category in WEB_SEARCH))
     # bfcl's own ids, each its category's name and a number: simple_python_0, live_simple_0-0-0, multi_turn_base_0,
-    # memory_kv_3-customer-3
-    id_prefixes = tuple(f"{category}_" for category in (*CATEGORIES, *MULTI_TURN, *MEMORY))
+    # memory_kv_3-customer-3, web_search_base_7
+    id_prefixes = tuple(f"{category}_" for category in (*CATEGORIES, *MULTI_TURN, *MEMORY, *WEB_SEARCH))
     figures = BfclFigures("bfcl", "BFCL v4 (single-turn)")
     upstream = BfclUpstream()
     hints = BfclHints()
@@ -168,13 +176,16 @@ class BfclPlugin(SuitePlugin["AnyBfclCase"]):
         asks = bool(model) and model != "oracle" and not model.startswith("replay:")
         categories = chosen_categories(own.bfcl_categories)
         multi_turn = any(category in MULTI_TURN for category in categories)
-        memory = any(category in MEMORY for category in categories)
-        # only a live model needs bfcl's request texts (and memory's), and only multi-turn its API tables: read them
-        # now, so that a run that cannot get them stops before any request, with one line
+        agentic = any(category in MEMORY or category in WEB_SEARCH for category in categories)
+        searched = any(category in WEB_SEARCH for category in categories)
+        # only a live model needs bfcl's request texts (and agentic's) and a search backend, and only multi-turn its
+        # API tables: read them now, so that a run that cannot get them stops before any request, with one line
         return BfclSuite(root, categories, mode=settings.mode, sampling=model_sampling(settings),
                          templates=_templates(settings) if asks else None,
                          tables=_tables(settings) if multi_turn else None,
-                         memory_prompts=_memory_prompts(settings) if asks and memory else None)
+                         memory_prompts=_memory_prompts(settings) if asks and agentic else None,
+                         web_search_files=_web_search_files(settings) if searched else None,
+                         search=_search(settings) if asks and searched else None)
 
     def fingerprint(self, settings: Settings) -> dict[str, Any] | None:
         """What changes a BFCL score besides the model: the release, the data in use (located, never downloaded),
@@ -192,6 +203,8 @@ class BfclPlugin(SuitePlugin["AnyBfclCase"]):
             "categories": list(BfclSettings.of(settings).bfcl_categories),  # as given: what the user asked for
             "mode": settings.mode,
             "model_sampling": model_sampling(settings),
+            # which backend answered web search's searches (a cassette by its sha256): a figure says where it is from
+            "search": _search_label(BfclSettings.of(settings).bfcl_search),
             "data_manifest_sha256": None if root is None else manifest_sha256(root),
         }
 
@@ -219,6 +232,35 @@ def _memory_prompts(settings: Settings) -> MemoryPrompts:
 
     wheel = given_wheel(BfclSettings.of(settings).bfcl_wheel)
     return load_memory_prompts(settings.cache_path, settings.offline, wheel=wheel)
+
+
+def _web_search_files(settings: Settings) -> WebSearchFiles:
+    from .upstream import given_wheel, load_web_search
+
+    wheel = given_wheel(BfclSettings.of(settings).bfcl_wheel)
+    return load_web_search(settings.cache_path, settings.offline, wheel=wheel)
+
+
+def _search(settings: Settings) -> Backend:
+    import os
+
+    from .web_search.run import search_backend
+
+    return search_backend(BfclSettings.of(settings).bfcl_search, os.environ)
+
+
+def _search_label(choice: str | None) -> str | None:
+    """The backend's label as a fingerprint holds it: `serpapi`, or `cassette:<sha256>` of a readable cassette."""
+    if not choice:
+        return None
+    if not choice.startswith("cassette:"):
+        return "serpapi" if choice == "serpapi" or choice.startswith("record:") else choice
+    from .web_search.cassette import cassette_label
+
+    try:
+        return cassette_label(Path(choice.removeprefix("cassette:")).expanduser())
+    except OSError:
+        return choice
 
 
 def _tables(settings: Settings) -> Tables:

@@ -18,7 +18,7 @@ from ...outcome import Answer, SampleError, SampleResult
 from ...verdict import Verdict
 from ..base import CaseBase
 from .checker import Mode
-from .data import RELEVANCE_CATEGORIES, Sample, load_samples
+from .data import RELEVANCE_CATEGORIES, WEB_SEARCH, Sample, load_samples
 from .memory.data import CATEGORIES as MEMORY
 from .memory.data import MemoryEntry
 from .memory.prompts import MemoryPrompts
@@ -27,6 +27,8 @@ from .multi_turn.sample import MultiTurnSample
 from .multi_turn.tables import Tables
 from .oracle import oracle_output
 from .templates import Templates
+from .web_search.api import Backend
+from .web_search.data import WebSearchEntry, WebSearchFiles
 
 PROMPT, FC = "prompt", "fc"
 
@@ -109,24 +111,49 @@ class BfclMultiTurnCase(_Protocolled[MultiTurnSample]):
         return ("bfcl", "multi_turn", self.category)
 
 
+class _Answered(_Keyed, Protocol):
+    """What an agentic case reads of its entry besides its keys: the accepted answers."""
+
+    @property
+    def accepted(self) -> tuple[str, ...]: ...
+
+
+AgenticT = TypeVar("AgenticT", bound=_Answered)
+
+
 @dataclass(frozen=True)
-class BfclMemoryCase(_Protocolled[MemoryEntry]):
-    """One memory question in one protocol: asked after its scenario's prerequisite conversations, judged by the
-    agentic checker (docs/bfcl.md#the-memory-run). The prerequisite conversations are no cases: no answer of
-    theirs is checked."""
+class _AgenticCase(_Protocolled[AgenticT]):
+    """An agentic question in one protocol, judged by the agentic checker on the model's last answer; `kind` is
+    its family's marker."""
 
     family = "agentic"
+    kind = ""
 
     @property
     def marks(self) -> tuple[str, ...]:
-        return ("bfcl", "agentic", "memory", self.category)
+        return ("bfcl", "agentic", self.kind, self.category)
 
     @property
     def expected_text(self) -> str:
         return " or ".join(repr(answer) for answer in self.sample.accepted)
 
 
-AnyBfclCase = BfclCase | BfclMultiTurnCase | BfclMemoryCase
+@dataclass(frozen=True)
+class BfclMemoryCase(_AgenticCase[MemoryEntry]):
+    """A memory question: asked after its scenario's prerequisite conversations (docs/bfcl.md#the-memory-run). The
+    prerequisite conversations are no cases: no answer of theirs is checked."""
+
+    kind = "memory"
+
+
+@dataclass(frozen=True)
+class BfclWebSearchCase(_AgenticCase[WebSearchEntry]):
+    """A web search question: searched through the backend the run chose (docs/bfcl.md#the-web-search-run)."""
+
+    kind = "web_search"
+
+
+AnyBfclCase = BfclCase | BfclMultiTurnCase | BfclMemoryCase | BfclWebSearchCase
 
 
 class BfclSuite:
@@ -134,7 +161,8 @@ class BfclSuite:
 
     def __init__(self, root: Path, categories: Sequence[str] = (), *, mode: str = PROMPT,
                  sampling: dict[str, Any] | None = None, templates: Templates | None = None,
-                 tables: Tables | None = None, memory_prompts: MemoryPrompts | None = None) -> None:
+                 tables: Tables | None = None, memory_prompts: MemoryPrompts | None = None,
+                 web_search_files: WebSearchFiles | None = None, search: Backend | None = None) -> None:
         """
         Args:
             root: the data folder (`bfcl/`).
@@ -145,20 +173,30 @@ class BfclSuite:
             templates: bfcl's request texts, lifted from the wheel (needed only when a live model answers).
             tables: the multi-turn APIs' tables, lifted from the wheel (needed when a multi-turn category runs).
             memory_prompts: the memory category's texts, lifted from the wheel (needed when a live model answers a
-                memory category).
+                memory or web search category: its answer-format message).
+            web_search_files: web search's questions and answers, from the wheel (needed when it is chosen).
+            search: the backend of web search's searches and pages (needed when a live model answers it).
         """
         from .memory.data import load_entries as load_memory
         from .memory.run import Prerequisites
         from .multi_turn.data import load_samples as load_multi_turn
+        from .web_search.data import load_entries as load_web_search
 
         self.root = root
-        single = [category for category in categories if category not in MULTI_TURN and category not in MEMORY]
+        single = [category for category in categories
+                  if category not in MULTI_TURN and category not in MEMORY and category not in WEB_SEARCH]
         self.samples = load_samples(root, single) if single or not categories else []
         self.multi_turn = [sample for category in MULTI_TURN if category in categories
                            for sample in load_multi_turn(root, category)]
         memory = [entry for category in MEMORY if category in categories for entry in load_memory(root, category)]
         self.memory = [entry for entry in memory if not entry.prerequisite]
         self.prerequisites = Prerequisites(memory)
+        searched = [category for category in WEB_SEARCH if category in categories]
+        if searched and web_search_files is None:
+            raise SampleError("bfcl: the web search questions were not loaded")
+        self.web_search = [entry for category in searched if web_search_files is not None
+                           for entry in load_web_search(root, category, web_search_files)]
+        self._search = search
         self.mode = mode
         self.sampling = sampling or {}
         self._templates = templates
@@ -169,7 +207,8 @@ class BfclSuite:
         variants = {"prompt": ("",), "fc": (FC,), "both": ("", FC)}[self.mode]
         cases: list[AnyBfclCase] = [BfclCase(sample, variant) for variant in variants for sample in self.samples]
         cases += [BfclMultiTurnCase(sample, variant) for variant in variants for sample in self.multi_turn]
-        return cases + [BfclMemoryCase(entry, variant) for variant in variants for entry in self.memory]
+        cases += [BfclMemoryCase(entry, variant) for variant in variants for entry in self.memory]
+        return cases + [BfclWebSearchCase(entry, variant) for variant in variants for entry in self.web_search]
 
     def tables(self) -> Tables:
         if self._tables is None:  # load() reads them whenever a multi-turn category is chosen
@@ -181,16 +220,21 @@ class BfclSuite:
             raise SampleError("bfcl: the memory texts were not loaded (the suite was loaded for scoring only)")
         return self._memory_prompts
 
+    def search(self) -> Backend:
+        if self._search is None:  # load() makes it for every live model running a web search category
+            raise SampleError("bfcl: no web search backend (the suite was loaded for scoring only)")
+        return self._search
+
     def templates(self) -> Templates:
         if self._templates is None:  # load() reads them for every live model
             raise SampleError("bfcl: the request texts were not loaded (the suite was loaded for scoring only)")
         return self._templates
 
     async def oracle(self, case: AnyBfclCase) -> Answer:
-        if isinstance(case, BfclMemoryCase):
-            from .memory.run import oracle_result as memory_oracle
+        if isinstance(case, (BfclMemoryCase, BfclWebSearchCase)):
+            from .agentic import oracle_result as agentic_oracle
 
-            return Answer(memory_oracle(case.sample))
+            return Answer(agentic_oracle(case.sample.id, case.sample.accepted))
         if isinstance(case, BfclMultiTurnCase):
             from .multi_turn.oracle import oracle_result
 
@@ -217,6 +261,12 @@ class BfclSuite:
             return await memory_run.answer(case.sample, case.mode, access, templates=self.templates(),
                                            prompts=self.memory_prompts(), prerequisites=self.prerequisites,
                                            sampling=self.sampling)
+        if isinstance(case, BfclWebSearchCase):
+            from .web_search import run as web_search_run
+
+            return await web_search_run.answer(case.sample, case.mode, access, templates=self.templates(),
+                                               answer_format=self.memory_prompts().answer_format,
+                                               backend=self.search(), scope=case.test_id, sampling=self.sampling)
 
         if isinstance(case, BfclMultiTurnCase):
             from .multi_turn import run
@@ -242,6 +292,14 @@ class BfclSuite:
 
             return SampleResult(memory_run.score(case.sample, case.mode, answer.output), answer.output,
                                 answer.latency_s, answer.tokens)
+        if isinstance(case, BfclWebSearchCase):
+            from .web_search import run as web_search_run
+
+            state = answer.state if isinstance(answer.state, dict) else {}
+            label = state.get("search")
+            searched = label if isinstance(label, str) else None
+            verdict = web_search_run.score(case.sample, case.mode, answer.output, searched)
+            return SampleResult(verdict, answer.output, answer.latency_s, answer.tokens)
 
         if isinstance(case, BfclMultiTurnCase):
             from .multi_turn import run

@@ -14,10 +14,10 @@ Figures, relative to the suite, with `fc.` before each in the function-calling p
   run; so it is at most 0.30;
 - `multi_turn.overall`: the unweighted mean of the multi-turn categories that ran (bfcl's "Multi Turn Overall
   Acc" over all four);
-- `memory.overall`: the unweighted mean of the memory categories that ran;
+- `memory.overall`, `web_search.overall`: the unweighted mean of the memory (web search) categories that ran;
 - `agentic.overall`: bfcl's "Agentic Overall Acc", the mean of its web-search summary and its memory summary, each
-  the mean of all its categories with those not run counting 0, as bfcl counts them (web search and memory_vector
-  do not run here yet, so it is at most 1/3); given when a memory category ran;
+  the mean of all its categories with those not run counting 0, as bfcl counts them (memory_vector does not run
+  here yet); given when an agentic category ran;
 - `overall`: bfcl's Overall Acc with multi-turn (30%) and agentic (40%) in it, the agentic part as above, or 0 when
   no agentic category ran; given only when the three single-turn parts and multi-turn ran.
 """
@@ -29,11 +29,12 @@ from typing import Any
 
 from ...report.compare import Spread
 from ...report.suite_summary import SuiteSummary, Table, Unit, outcome_counts
-from .data import CATEGORIES, MEMORY
+from .data import CATEGORIES, MEMORY, WEB_SEARCH
 from .data import SIZES as SINGLE_TURN_SIZES
 from .multi_turn.sample import CATEGORIES as MULTI_TURN
 
-SIZES = {**SINGLE_TURN_SIZES, **dict.fromkeys(MULTI_TURN, 200), **dict.fromkeys(MEMORY, 155)}
+SIZES = {**SINGLE_TURN_SIZES, **dict.fromkeys(MULTI_TURN, 200), **dict.fromkeys(MEMORY, 155),
+         **dict.fromkeys(WEB_SEARCH, 100)}
 
 SIMPLE = ("simple_python", "simple_java", "simple_javascript")
 NON_LIVE_AST = ("multiple", "parallel", "parallel_multiple")  # beside the simple mean
@@ -55,6 +56,7 @@ COMBINED = {
     "overall.single_turn": "Overall Acc, single-turn part only (multi-turn 30% and agentic 40% count 0 in it)",
     "multi_turn.overall": "Multi-turn overall (mean of the multi-turn categories)",
     "memory.overall": "Memory (mean of the memory categories that ran)",
+    "web_search.overall": "Web search (mean of the web search categories that ran)",
     "agentic.overall": "Agentic Overall Acc (bfcl's: web search and memory categories not run count 0)",
     "overall": "Overall Acc (bfcl's weights; the parts not run count 0: see the note)",
 }
@@ -109,6 +111,9 @@ def combine(proportions: Mapping[str, float]) -> dict[str, float]:
             found["multi_turn.overall"] = sum(multi_turn) / len(multi_turn)  # unweighted (bfcl-multiturn §5.6)
         if memory := [accuracy[name] for name in MEMORY if name in accuracy]:
             found["memory.overall"] = sum(memory) / len(memory)
+        if web_search := [accuracy[name] for name in WEB_SEARCH if name in accuracy]:
+            found["web_search.overall"] = sum(web_search) / len(web_search)
+        if memory or web_search:
             # bfcl's summaries count a category not run as 0 (docs/bfcl.md#the-figures-and-the-leaderboard)
             summaries = [sum(accuracy.get(name, 0.0) for name in group) / len(group)
                          for group in (WEB_SEARCH_SUMMARY, MEMORY_SUMMARY)]
@@ -168,7 +173,7 @@ def _prefix(row: Mapping[str, Any]) -> str:
 
 def _block(rows: list[dict[str, Any]], prefix: str, spreads: Mapping[str, Spread]) -> dict[str, Any]:
     categories: dict[str, dict[str, Any]] = {}
-    for category in (*CATEGORIES, *MULTI_TURN, *MEMORY):
+    for category in (*CATEGORIES, *MULTI_TURN, *MEMORY, *WEB_SEARCH):
         mine = [row for row in rows if row["category"] == category]
         if not mine:
             continue
@@ -193,7 +198,8 @@ def _block(rows: list[dict[str, Any]], prefix: str, spreads: Mapping[str, Spread
                         "detectable": None if spread is None else spread.detectable}
     # single-turn and multi-turn are two parts: a part not run at all is said by the labels, not as partial;
     # a part that ran is partial when one of its categories is missing or not whole
-    ran = [part for part in (CATEGORIES, MULTI_TURN, MEMORY) if any(category in categories for category in part)]
+    ran = [part for part in (CATEGORIES, MULTI_TURN, MEMORY, WEB_SEARCH)
+           if any(category in categories for category in part)]
     full = all(category in categories and categories[category]["scored"] == SIZES[category]
                for part in ran for category in part)
     reasons = []
@@ -203,9 +209,12 @@ def _block(rows: list[dict[str, Any]], prefix: str, spreads: Mapping[str, Spread
         reasons.append(f"ran only part of: {', '.join(part)}")
     if unscored := [category for category, entry in categories.items() if entry["scored"] < entry["n"]]:
         reasons.append(f"not every sample scored: {', '.join(unscored)}")
+    # which backend answered web search's searches: a figure says where it is from (None: oracle, replayed results)
+    labels = {(row.get("details") or {}).get("search") for row in rows if row["category"] in WEB_SEARCH}
+    searched = sorted(str(label) for label in labels if label)
     return {"protocol": prefix.rstrip(".") or "prompt", "categories": categories, "groups": groups,
             "partial": not full, "partial_reasons": reasons,
-            "overall_note": _overall_note(categories)}
+            "overall_note": _overall_note(categories), "search": searched}
 
 
 def _overall_note(categories: Mapping[str, object]) -> str:
@@ -214,7 +223,8 @@ def _overall_note(categories: Mapping[str, object]) -> str:
         return "the single-turn part of bfcl's Overall Acc: multi-turn and agentic are not run"
     if len(not_run) == len(WEB_SEARCH_SUMMARY) + len(MEMORY_SUMMARY):
         return "bfcl's Overall Acc without its agentic part (40%), which is not run: counts 0"
-    return f"bfcl's Overall Acc; of its agentic part (40%), {', '.join(not_run)} are not run: each counts 0"
+    verb = "is not run: it counts" if len(not_run) == 1 else "are not run: each counts"
+    return f"bfcl's Overall Acc; of its agentic part (40%), {', '.join(not_run)} {verb} 0"
 
 
 def _table(block: Mapping[str, Any], protocol: str) -> Table:
@@ -228,10 +238,13 @@ def _table(block: Mapping[str, Any], protocol: str) -> Table:
         if name in groups:
             entry = groups[name]
             body.append([label, "", "", entry["value"], _bar(entry["interval"]), entry["detectable"]])
-    parts = [name for name, part in (("single-turn", CATEGORIES), ("multi-turn", MULTI_TURN), ("memory", MEMORY))
+    parts = [name for name, part in (("single-turn", CATEGORIES), ("multi-turn", MULTI_TURN), ("memory", MEMORY),
+                                     ("web search", WEB_SEARCH))
              if any(category in part for category in block["categories"])]
     named = " and ".join([", ".join(parts[:-1]), parts[-1]] if len(parts) > 1 else parts) or "single-turn"
     title = f"BFCL v4 {named} ({protocol})"
+    if block.get("search"):
+        title += f" [web search: {', '.join(block['search'])}]"
     if block["partial"]:
         title += ": partial run (" + "; ".join(block["partial_reasons"]) + ")"
     return Table(title, headers, body)

@@ -34,6 +34,8 @@ from .memory.prompts import SOURCE_FILES as MEMORY_SOURCE_FILES
 from .memory.prompts import MemoryPrompts, lift_memory_prompts
 from .multi_turn.tables import Tables, lift_tables, source_files
 from .templates import SOURCE_FILES, Templates, lift_templates
+from .web_search.data import WebSearchFiles, lift_web_search
+from .web_search.data import source_files as web_search_files
 
 PIN_FILE = Path(__file__).with_name("pin.json")
 WHEEL_ENV = "TOOLEVAL_BFCL_WHEEL"  # a local copy of the pinned wheel (--tooleval-bfcl-wheel)
@@ -58,6 +60,7 @@ class WheelPin:
         templates_sha256: canonical sha256 of the lifted request texts ("" skips that check).
         tables_sha256: canonical sha256 of the lifted multi-turn tables ("" skips that check).
         memory_prompts_sha256: canonical sha256 of the lifted memory texts ("" skips that check).
+        web_search_sha256: canonical sha256 of the web search questions and answers ("" skips that check).
     """
 
     upstream: str
@@ -70,6 +73,7 @@ class WheelPin:
     templates_sha256: str
     tables_sha256: str = ""
     memory_prompts_sha256: str = ""
+    web_search_sha256: str = ""
 
     def manifest_text(self) -> str:
         """MANIFEST.json as the data folder holds it, byte for byte (bfcl §1.2)."""
@@ -84,7 +88,7 @@ def load_pin() -> WheelPin:
     raw: dict[str, Any] = json.loads(PIN_FILE.read_text(encoding="utf-8"))
     return WheelPin(raw["upstream"], raw["version"], raw["wheel"], raw["url"], raw["wheel_sha256"],
                     raw["wheel_path_prefix"], dict(raw["files"]), raw["templates_sha256"], raw.get("tables_sha256", ""),
-                    raw.get("memory_prompts_sha256", ""))
+                    raw.get("memory_prompts_sha256", ""), raw.get("web_search_sha256", ""))
 
 
 def given_wheel(option: str | None) -> Path | None:
@@ -111,6 +115,11 @@ def tables_file(pin: WheelPin, cache_dir: Path) -> Path:
 def memory_prompts_file(pin: WheelPin, cache_dir: Path) -> Path:
     """Where the lifted memory texts live in the download cache: beside the templates file."""
     return cache_dir / f"bfcl-memory-prompts-{pin.version}.json"
+
+
+def web_search_file(pin: WheelPin, cache_dir: Path) -> Path:
+    """Where the web search questions and answers live in the download cache: beside the templates file."""
+    return cache_dir / f"bfcl-web-search-{pin.version}.json"
 
 
 # ------------------------------------------------------------------------------------------ the data
@@ -211,7 +220,7 @@ class _Artifact(Generic[_L]):
 
     def pinned_sha256(self, pin: WheelPin) -> str:
         return {"templates": pin.templates_sha256, "tables": pin.tables_sha256,
-                "memory_prompts": pin.memory_prompts_sha256}[self.key]
+                "memory_prompts": pin.memory_prompts_sha256, "web_search": pin.web_search_sha256}[self.key]
 
     def lifted(self, archive: bytes, pin: WheelPin) -> _L:
         """The artifact of a verified wheel, checked against the pinned hash."""
@@ -289,6 +298,9 @@ _TABLES = _Artifact("multi-turn API tables", "the multi-turn categories", "table
                     lambda: list(source_files()), lift_tables, Tables.from_content)
 _MEMORY_PROMPTS = _Artifact("memory texts", "the memory categories", "memory_prompts", memory_prompts_file,
                             lambda: list(MEMORY_SOURCE_FILES), lift_memory_prompts, MemoryPrompts.from_content)
+_WEB_SEARCH = _Artifact("web search questions and answers", "the web search categories", "web_search",
+                        web_search_file, lambda: web_search_files(load_pin().prefix), lift_web_search,
+                        WebSearchFiles.from_content)
 
 
 def load_templates(cache_dir: Path, offline: bool, *, wheel: Path | None = None, pin: WheelPin | None = None,
@@ -311,6 +323,18 @@ def load_tables(cache_dir: Path, offline: bool, *, wheel: Path | None = None, pi
         ToolevalUsageError: offline, and neither a wheel nor the cache's tables file.
     """
     return _TABLES.load(cache_dir, offline, wheel, pin, timeout)
+
+
+def load_web_search(cache_dir: Path, offline: bool, *, wheel: Path | None = None, pin: WheelPin | None = None,
+                    timeout: float = 120.0) -> WebSearchFiles:
+    """The web search questions and answers of the pinned wheel, which its data folder leaves out
+    (web_search/data.py).
+
+    Raises:
+        DataError: the wheel is not the pinned one, or its files are not the pinned files.
+        ToolevalUsageError: offline, and neither a wheel nor the cache's web search file.
+    """
+    return _WEB_SEARCH.load(cache_dir, offline, wheel, pin, timeout)
 
 
 def load_memory_prompts(cache_dir: Path, offline: bool, *, wheel: Path | None = None, pin: WheelPin | None = None,
@@ -376,12 +400,15 @@ def _members(archive: bytes, pin: WheelPin, wanted: list[str]) -> dict[str, byte
 
 
 def _install(archive: bytes, pin: WheelPin, cache_dir: Path) -> None:
-    """What a verified wheel gives, into the cache: the data folder (if missing), the templates and tables files.
+    """What a verified wheel gives, into the cache: the data folder (if missing), and the files of what is lifted
+    from it (request texts, tables, memory texts, web search questions).
 
     The data files are written into a fresh hidden folder beside the target and that folder renamed into
     place whole, so a concurrent worker or an interrupted run never leaves a half-written data folder."""
     templates = _TEMPLATES.lifted(archive, pin)
     tables = _TABLES.lifted(archive, pin)
+    memory_prompts = _MEMORY_PROMPTS.lifted(archive, pin)
+    web_search = _WEB_SEARCH.lifted(archive, pin)
     target = data_folder(pin, cache_dir)
     contents = None if (target / "MANIFEST.json").exists() else _data_files(archive, pin)  # verified before writing
     try:
@@ -390,6 +417,8 @@ def _install(archive: bytes, pin: WheelPin, cache_dir: Path) -> None:
             _place(contents, pin, target)
         _TEMPLATES.write(templates, pin, cache_dir)
         _TABLES.write(tables, pin, cache_dir)
+        _MEMORY_PROMPTS.write(memory_prompts, pin, cache_dir)
+        _WEB_SEARCH.write(web_search, pin, cache_dir)
     except OSError as exc:
         raise DataError(
             f"{LABEL} data must be downloaded into {cache_dir}, which cannot be written "

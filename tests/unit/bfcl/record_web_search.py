@@ -28,11 +28,12 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # mypy reads this folder as the package it is under pytest
     from . import web_search_cases as cases
-    from .web_search_server import SearchServer
-else:  # run as a script, outside any package: the modules are beside it
+else:  # run as a script, outside any package: the cases are beside it, the fake service at the top of tests/
     sys.path.insert(0, str(Path(__file__).resolve().parent))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
     import web_search_cases as cases
-    from web_search_server import SearchServer
+
+from web_search_server import SearchServer
 
 OUTPUT = Path(__file__).with_name("web_search_digests.json")
 REFUSED = "http://127.0.0.1:1"  # nothing listens on port 1

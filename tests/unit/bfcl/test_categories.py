@@ -5,14 +5,16 @@ from __future__ import annotations
 import pytest
 
 from pytest_tooleval.errors import DataError
-from pytest_tooleval.suites.bfcl.data import CATEGORIES, GROUPS, MEMORY, chosen_categories
+from pytest_tooleval.suites.bfcl.data import CATEGORIES, GROUPS, MEMORY, WEB_SEARCH, chosen_categories
 from pytest_tooleval.suites.bfcl.multi_turn.sample import CATEGORIES as MULTI_TURN
 
 
 def test_groups_spell_out_as_bfcls_own_test_collections() -> None:
     assert chosen_categories(["multi_turn"]) == MULTI_TURN
-    assert chosen_categories(["all"]) == chosen_categories(["all_scoring"]) == (*CATEGORIES, *MULTI_TURN, *MEMORY)
-    assert chosen_categories(["memory"]) == chosen_categories(["agentic"]) == ("memory_kv", "memory_rec_sum")
+    everything = (*CATEGORIES, *MULTI_TURN, *MEMORY, *WEB_SEARCH)
+    assert chosen_categories(["all"]) == chosen_categories(["all_scoring"]) == everything
+    assert chosen_categories(["memory"]) == ("memory_kv", "memory_rec_sum")
+    assert chosen_categories(["agentic"]) == ("memory_kv", "memory_rec_sum", "web_search_base", "web_search_no_snippet")
     assert chosen_categories(["single_turn"]) == tuple(CATEGORIES)
     assert chosen_categories(["non_python"]) == ("simple_java", "simple_javascript")
     assert len(GROUPS["python"]) == 11 and "simple_java" not in GROUPS["python"]

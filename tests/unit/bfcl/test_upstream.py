@@ -32,9 +32,11 @@ from pytest_tooleval.suites.bfcl.upstream import (
     data_folder,
     ensure_data,
     given_wheel,
+    load_memory_prompts,
     load_pin,
     load_tables,
     load_templates,
+    load_web_search,
     tables_file,
     templates_file,
 )
@@ -55,6 +57,10 @@ DEFAULT_SYSTEM_PROMPT_FORMAT = "ret_fmt=python&tool_call_tag=False&func_doc_fmt=
 DEFAULT_USER_PROMPT_FOR_ADDITIONAL_FUNCTION_FC = ("More tools.")
 DEFAULT_USER_PROMPT_FOR_ADDITIONAL_FUNCTION_PROMPTING = "{functions}\\n" + (
     DEFAULT_USER_PROMPT_FOR_ADDITIONAL_FUNCTION_FC)
+ADDITIONAL_SYSTEM_PROMPT_FOR_AGENTIC_RESPONSE_FORMAT = "Answer briefly."
+MEMORY_BACKEND_INSTRUCTION_CORE_ARCHIVAL = "{scenario_setting} Core: {memory_content}"
+MEMORY_BACKEND_INSTRUCTION_UNIFIED = "{scenario_setting} Buffer: {memory_content}"
+MEMORY_AGENT_SETTINGS = {"student": "A tutor."}
 """,
     TYPES_FILE: 'GORILLA_TO_OPENAPI = {"float": "number", "string": "string"}\n',
     HINTS_FILE: """def _get_language_specific_hint(category):
@@ -112,7 +118,11 @@ DATA = {
     "multi_turn_func_doc/web_search.json": b"[]\n",
     "README.md": b"# data\n",
 }
-NOT_KEPT = {"BFCL_v4_web_search.json": b"{}\n", "unused_datasets/question/x.json": b"{}\n"}
+NOT_KEPT = {
+    "BFCL_v4_web_search.json": b'{"id": "web_search_0"}\n',
+    "possible_answer/BFCL_v4_web_search.json": b'{"id": "web_search_0", "ground_truth": ["x"]}\n',
+    "unused_datasets/question/x.json": b"{}\n",
+}
 PREFIX = "bfcl_eval/data/"
 
 
@@ -189,6 +199,10 @@ def test_a_good_wheel_gives_the_pinned_folder_and_the_texts_beside_it(
     tables = load_tables(cache, True, pin=pin)  # the same download kept the multi-turn tables beside the texts
     assert server.hits == 1 and tables_file(pin, cache).parent == cache
     assert tables.value(SELECTORS[0]) == {0: (0,)}
+    # and the memory texts and web search's files, which the data folder leaves out
+    assert load_memory_prompts(cache, True, pin=pin).answer_format == "Answer briefly."
+    assert load_web_search(cache, True, pin=pin).answers == '{"id": "web_search_0", "ground_truth": ["x"]}\n'
+    assert server.hits == 1
 
 
 def test_a_wheel_with_another_hash_is_refused(server: FileServer, tmp_path: Path) -> None:

@@ -22,7 +22,7 @@ from pytest_tooleval.json_value import JSONObject
 from pytest_tooleval.suites.bfcl.multi_turn.apis import api_methods, public_state
 from pytest_tooleval.suites.bfcl.multi_turn.execute import Side, instance_variable
 from pytest_tooleval.suites.bfcl.multi_turn.results import error_string, result_string
-from pytest_tooleval.suites.bfcl.upstream import load_memory_prompts
+from pytest_tooleval.suites.bfcl.upstream import load_memory_prompts, load_web_search
 from pytest_tooleval.suites.bfcl.web_search.api import Call, WebSearchAPI, canonical
 from pytest_tooleval.suites.bfcl.web_search.cassette import (
     Cassette,
@@ -31,12 +31,12 @@ from pytest_tooleval.suites.bfcl.web_search.cassette import (
     cassette_label,
     miss_result,
 )
-from pytest_tooleval.suites.bfcl.web_search.data import CATEGORIES, load_entries, read_wheel_files
+from pytest_tooleval.suites.bfcl.web_search.data import CATEGORIES, load_entries
 from pytest_tooleval.suites.bfcl.web_search.serpapi import REDACTED, SearchUnavailable, SerpApi
+from web_search_server import SearchServer
 
 from . import web_search_cases as cases
 from .record_web_search import entry_digest
-from .web_search_server import SearchServer
 
 RECORDED = json.loads(Path(__file__).with_name("web_search_digests.json").read_text(encoding="utf-8"))
 
@@ -171,7 +171,7 @@ def test_the_public_methods_are_the_documented_api_with_upstreams_signatures(
 ) -> None:
     """The executor offers the public methods to the model: they must be the functions bfcl documents, with the
     documented parameters (names, and which are required); the one public attribute is upstream's setting."""
-    entry = load_entries(bfcl_dir, "web_search_base", read_wheel_files(bfcl_wheel))[0]
+    entry = load_entries(bfcl_dir, "web_search_base", load_web_search(tmp_path, True, wheel=bfcl_wheel))[0]
     (tmp_path / "empty.jsonl").write_text("")
     api = made(Cassette(tmp_path / "empty.jsonl"), False)
     methods = api_methods(api)
@@ -319,7 +319,7 @@ def test_keys_tell_apart_what_python_tells_apart() -> None:
 
 
 def test_the_entries_are_bfcls(bfcl_dir: Path, bfcl_wheel: Path, tmp_path: Path) -> None:
-    files = read_wheel_files(bfcl_wheel)
+    files = load_web_search(tmp_path, True, wheel=bfcl_wheel)
     answer_format: JSONObject = {
         "role": "system",
         "content": load_memory_prompts(tmp_path, True, wheel=bfcl_wheel).answer_format,
@@ -338,8 +338,8 @@ def test_the_entries_are_bfcls(bfcl_dir: Path, bfcl_wheel: Path, tmp_path: Path)
             assert digest == recorded[entry.id], entry.id
 
 
-def test_questions_and_answers_out_of_step_are_a_data_error(bfcl_dir: Path, bfcl_wheel: Path) -> None:
-    files = read_wheel_files(bfcl_wheel)
+def test_questions_and_answers_out_of_step_are_a_data_error(bfcl_dir: Path, bfcl_wheel: Path, tmp_path: Path) -> None:
+    files = load_web_search(tmp_path, True, wheel=bfcl_wheel)
     lines = files.answers.splitlines()
     swapped = type(files)(files.questions, "\n".join([lines[1], lines[0], *lines[2:]]), "q", "a")
     with pytest.raises(DataError, match="a:1: the possible answer of 'web_search_1'"):
@@ -371,3 +371,11 @@ def test_the_multi_turn_executor_runs_model_calls_on_it(tmp_path: Path) -> None:
         "{\"error\": \"No recorded result for fetch_url_content(url='http://x/', mode='raw') in the cassette: the "
         'recorded run made no such call, so none can be replayed."}',
     ]
+
+
+def test_the_files_are_kept_in_the_cache_for_offline_runs(bfcl_wheel: Path, tmp_path: Path) -> None:
+    """Read once from the wheel, the pinned files are in the cache: an offline run without the wheel has them."""
+    first = load_web_search(tmp_path, True, wheel=bfcl_wheel)
+    assert load_web_search(tmp_path, True) == first and len(first.questions.splitlines()) == 100
+    with pytest.raises(ToolevalUsageError, match=r"web search categories needs.*--tooleval-bfcl-wheel"):
+        load_web_search(tmp_path / "empty", True)

@@ -13,12 +13,9 @@ import json
 import random
 import re
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING or __package__:
-    from .web_search_server import Page
-else:  # imported by record_web_search.py, run as a script: the module is beside it
-    from web_search_server import Page
+from web_search_server import Page  # tests/ is on the path: under pytest (rootdir conftest), and in the recorder
 
 SEED = 20260323
 SEQUENCES = 60

@@ -24,8 +24,7 @@ from ....models.access import ModelAccess
 from ....models.meter import Meter
 from ....outcome import Answer
 from ....verdict import Verdict
-from ..agentic import check_agentic
-from ..multi_turn.decode import decode_fc, decode_prompt
+from ..agentic import agentic_verdict
 from ..multi_turn.execute import Side
 from ..multi_turn.loop import Ask, LoopRecord, ProtocolName, generation_name, run_turns
 from ..multi_turn.run import metered_ask
@@ -170,16 +169,4 @@ async def answer(entry: MemoryEntry, protocol: ProtocolName, access: ModelAccess
 
 def score(entry: MemoryEntry, protocol: ProtocolName, output: JSONValue) -> Verdict:
     """bfcl's agentic verdict on a stored result (pure)."""
-    found = check_agentic(output, entry.accepted, decode_fc if protocol == "fc" else decode_prompt)
-    if found.valid:
-        return Verdict(True, details={"mode": protocol})
-    shown = found.answer if found.answer is None or isinstance(found.answer, str) else str(found.answer)
-    return Verdict(False, found.error_type, found.error, details={"mode": protocol, "answer": shown})
-
-
-def oracle_result(entry: MemoryEntry) -> list[JSONValue]:
-    """The result a model answering with the first accepted answer leaves: one turn of one text step (a text is
-    no call in either protocol)."""
-    if not entry.accepted:
-        raise SampleError(f"bfcl {entry.id}: no accepted answer to render")
-    return [[entry.accepted[0]]]
+    return agentic_verdict(output, entry.accepted, protocol)

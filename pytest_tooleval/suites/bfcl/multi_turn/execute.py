@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator, Sequence
 from datetime import date
 
 from .... import python_ast
-from ....errors import DataError
+from ....errors import DataError, ToolevalError
 from .apis import api_methods, public_state
 from .apis.math_api import MathAPI
 from .apis.registry import API_CLASSES, STATELESS
@@ -142,6 +142,8 @@ class Side:
             _check_keywords(tree)
             value = self._call(tree.body)
             return result_string(value)  # str() of a huge int raises inside, as upstream's try covers it
+        except ToolevalError:  # the environment's own failure (a search service gone): no result, the sample's error
+            raise
         except Exception as exc:  # a refusal, the method's own failure, the parser's, a RecursionError
             return error_string(exc)
 

@@ -9,6 +9,7 @@ caller adds (as for single-turn, requests.py).
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import json
 import re
@@ -86,8 +87,10 @@ async def drive(sample: MultiTurnSample, ask: Ask, *, protocol: ProtocolName, te
 
 
 async def run_turns(sample: MultiTurnSample, ask: Ask, *, protocol: ProtocolName, templates: Templates,
-                    execute: Callable[[Sequence[str]], list[str]], keep_requests: bool = False) -> LoopRecord:
-    """`drive` with the execution given: `execute(calls)` runs decoded call strings and returns their results."""
+                    execute: Callable[[Sequence[str]], list[str]], keep_requests: bool = False,
+                    blocking: bool = False) -> LoopRecord:
+    """`drive` with the execution given: `execute(calls)` runs decoded call strings and returns their results;
+    `blocking`: it waits on the network (web search), so it runs in a thread and the loop goes on meanwhile."""
     fc = protocol == "fc"
     decode = decode_fc if fc else decode_prompt
     functions = hinted_functions(templates, sample.category, list[JSONValue](sample.functions))
@@ -129,7 +132,7 @@ async def run_turns(sample: MultiTurnSample, ask: Ask, *, protocol: ProtocolName
                 break
             if not calls:
                 break
-            results = execute(calls)
+            results = await asyncio.to_thread(execute, calls) if blocking else execute(calls)
             if fc:
                 messages += [{"role": "tool", "content": text, "tool_call_id": call_id}
                              for text, call_id in zip(results, ids, strict=False)]

