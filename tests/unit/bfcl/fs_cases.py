@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 SEED = 20261208
 VARIANTS = 4_160  # 160 per configuration
@@ -66,7 +67,9 @@ def entries(data_dir: Path) -> list[FsEntry]:
     listed = json.loads((data_dir / "BFCL_v4_format_sensitivity.json").read_text(encoding="utf-8"))
     found: list[FsEntry] = []
     for category, ids in listed.items():
-        answers = {row["id"]: row["ground_truth"] for row in _rows(data_dir / "possible_answer" / f"BFCL_v4_{category}.json")}
+        answers = {
+            row["id"]: row["ground_truth"] for row in _rows(data_dir / "possible_answer" / f"BFCL_v4_{category}.json")
+        }
         for row in _rows(data_dir / f"BFCL_v4_{category}.json"):
             if row["id"] in ids:
                 for config in CONFIGS:
@@ -133,7 +136,9 @@ Typer = Callable[[Any, bool], tuple[str, str]]
 
 def render(calls: list[Call], return_format: str, typed: Typer = xml_typed) -> str:
     if return_format == "python":
-        return "[" + ", ".join(f"{name}({', '.join(f'{k}={v!r}' for k, v in args.items())})" for name, args in calls) + "]"
+        return (
+            "[" + ", ".join(f"{name}({', '.join(f'{k}={v!r}' for k, v in args.items())})" for name, args in calls) + "]"
+        )
     if return_format == "json":
         return json.dumps([{"function": name, "parameters": args} for name, args in calls], ensure_ascii=False)
     verbose = return_format == "verbose_xml"
@@ -143,9 +148,13 @@ def render(calls: list[Call], return_format: str, typed: Typer = xml_typed) -> s
         for key, value in args.items():
             kind, text = typed(value, not verbose)
             if verbose:
-                params.append(f'<param name="{key.translate(_ATTRIBUTE)}" value="{text.translate(_ATTRIBUTE)}" type="{kind}"/>')
+                params.append(
+                    f'<param name="{key.translate(_ATTRIBUTE)}" value="{text.translate(_ATTRIBUTE)}" type="{kind}"/>'
+                )
             else:
-                params.append(f'<param name="{key.translate(_ATTRIBUTE)}" type="{kind}">{text.translate(_TEXT)}</param>')
+                params.append(
+                    f'<param name="{key.translate(_ATTRIBUTE)}" type="{kind}">{text.translate(_TEXT)}</param>'
+                )
         inner = f"<params>{''.join(params)}</params>" if verbose else "".join(params)
         functions.append(f'<function name="{name.translate(_ATTRIBUTE)}">{inner}</function>')
     return f"<functions>{''.join(functions)}</functions>"
@@ -209,9 +218,26 @@ def _odd_typer(rng: random.Random) -> Typer:
         kind, text = xml_typed(value, concise)
         roll = rng.random()
         if roll < 0.25:
-            return rng.choice(["integer", "float", "boolean", "null", "array", "dict", "tuple", "object", "str", "int", "list", ""]), text
+            return rng.choice(
+                ["integer", "float", "boolean", "null", "array", "dict", "tuple", "object", "str", "int", "list", ""]
+            ), text
         if roll < 0.35:
-            return kind, rng.choice([text + " ", " " + text, text.upper(), "1_000", "0x1F", "1e3", "nan", "(1, 2)", "{'a': [1, 2]}", "[1, 2", "1+2j", "__import__('os')"])
+            return kind, rng.choice(
+                [
+                    text + " ",
+                    " " + text,
+                    text.upper(),
+                    "1_000",
+                    "0x1F",
+                    "1e3",
+                    "nan",
+                    "(1, 2)",
+                    "{'a': [1, 2]}",
+                    "[1, 2",
+                    "1+2j",
+                    "__import__('os')",
+                ]
+            )
         return kind, text
 
     return typed
@@ -222,8 +248,21 @@ def _format_variant(entry: FsEntry, calls: list[Call], rng: random.Random) -> An
     body = render(calls, fmt)
     move = rng.choice(
         [
-            "other_format", "other_format", "tag_flip", "tag_broken", "prose", "fence", "fence", "odd_types",
-            "odd_types", "shape", "shape", "shape", "whitespace", "quotes", "two_answers",
+            "other_format",
+            "other_format",
+            "tag_flip",
+            "tag_broken",
+            "prose",
+            "fence",
+            "fence",
+            "odd_types",
+            "odd_types",
+            "shape",
+            "shape",
+            "shape",
+            "whitespace",
+            "quotes",
+            "two_answers",
         ]
     )
     if move == "other_format":
@@ -246,14 +285,27 @@ def _format_variant(entry: FsEntry, calls: list[Call], rng: random.Random) -> An
             ]
         )
     if move == "prose":
-        return rng.choice(["Sure! ", "I will call the function.\n", "Thought: easy.\n\n"]) + tagged(body, tag) + rng.choice(["", " Done.", "\nLet me know if you need more."])
+        return (
+            rng.choice(["Sure! ", "I will call the function.\n", "Thought: easy.\n\n"])
+            + tagged(body, tag)
+            + rng.choice(["", " Done.", "\nLet me know if you need more."])
+        )
     if move == "fence":
         lang = rng.choice(["json", "python", "xml", ""])
         return tagged(f"```{lang}\n{body}\n```", tag) if rng.random() < 0.5 else f"```{lang}\n{tagged(body, tag)}\n```"
     if move == "odd_types":
-        return tagged(render(calls, rng.choice(["verbose_xml", "concise_xml"]) if fmt in ("python", "json") else fmt, _odd_typer(rng)), tag)
+        return tagged(
+            render(
+                calls, rng.choice(["verbose_xml", "concise_xml"]) if fmt in ("python", "json") else fmt, _odd_typer(rng)
+            ),
+            tag,
+        )
     if move == "whitespace":
-        return rng.choice(["\n\n", "  ", "\t", "`", "```\n"]) + tagged(body, tag) + rng.choice(["\n", "  ", "\t\n", "`", "\r\n"])
+        return (
+            rng.choice(["\n\n", "  ", "\t", "`", "```\n"])
+            + tagged(body, tag)
+            + rng.choice(["\n", "  ", "\t\n", "`", "\r\n"])
+        )
     if move == "quotes":
         return tagged(f"'{body}'", tag) if rng.random() < 0.5 else f'"{tagged(body, tag)}"'
     if move == "two_answers":
@@ -294,7 +346,8 @@ def _odd_shape(fmt: str, calls: list[Call], rng: random.Random) -> str:
                 "[{}]",
                 "[{}, {}]",
                 f'[{{"function": "{name}", "parameters": {{}}}}]',
-                f'[ {{"function": "{name}",\n "parameters": {json_args} }}\n,\n{{"function": "{name}", "parameters": {json_args}}} ]',
+                f'[ {{"function": "{name}",\n "parameters": {json_args} }}\n,\n'
+                f'{{"function": "{name}", "parameters": {json_args}}} ]',
             ]
         )
     if fmt == "python":
@@ -326,45 +379,48 @@ def _odd_shape(fmt: str, calls: list[Call], rng: random.Random) -> str:
                 f"[{name}({first}=...)]",
                 f"[{name}({first}=None)]",
                 f"[a.b.c.{name}()]",
-                f"[(lambda: 1)()]",
+                "[(lambda: 1)()]",
                 "[]",
                 "[[]]",
                 "name",
             ]
         )
     verbose = fmt == "verbose_xml"
+    head, tail = f'<functions><function name="{name}">', "</function></functions>"
     param = (
-        f'<param name="{first}" value="1" type="integer"/>' if verbose else f'<param name="{first}" type="integer">1</param>'
+        f'<param name="{first}" value="1" type="integer"/>'
+        if verbose
+        else f'<param name="{first}" type="integer">1</param>'
     )
     return rng.choice(
         [
             f"<functions><function>{param}</function></functions>",
             f'<functions><function name="{name}">{param}{param}</function></functions>',
-            f'<functions><function name="{name}"><params>{param}</params><param name="z" value="2" type="integer"/></function></functions>',
+            head + f'<params>{param}</params><param name="z" value="2" type="integer"/>' + tail,
             f'<functions><function name="{name}"><param value="1" type="integer"/></function></functions>',
-            f'<functions><function name="{name}"><param name="{first}" type="integer"/></function></functions>',
-            f'<functions><function name="{name}"><param name="{first}" type="string">a<b>c</b>d</param></function></functions>',
-            f'<functions><function name="{name}"><param name="{first}" type="string"><![CDATA[<x> & y]]></param></function></functions>',
-            f'<functions><function name="{name}"><param name="{first}" type="string">&#x41;&amp;&lt;</param></function></functions>',
-            f'<functions><function name="{name}"><param name="{first}" type="string">&nbsp;</param></function></functions>',
-            f'<functions><function name="{name}"><!-- c --><param name="{first}" value="v" type="string"/></function></functions>',
-            f"<functions><function name='{name}'><param name='{first}' value='1' type='float'>2.5</param></function></functions>",
+            head + f'<param name="{first}" type="integer"/>' + tail,
+            head + f'<param name="{first}" type="string">a<b>c</b>d</param>' + tail,
+            head + f'<param name="{first}" type="string"><![CDATA[<x> & y]]></param>' + tail,
+            head + f'<param name="{first}" type="string">&#x41;&amp;&lt;</param>' + tail,
+            head + f'<param name="{first}" type="string">&nbsp;</param>' + tail,
+            head + f'<!-- c --><param name="{first}" value="v" type="string"/>' + tail,
+            f"<functions><function name='{name}'><param name='{first}' value='1' type='float'>2.5</param>" + tail,
             f'<functions><function name="{name}"></function><function name="{name}"></function></functions>',
             f'<functions><functions><function name="{name}"></function></functions></functions>',
             f'<functions><function name="{name}">{param}</functions>',
             f'<functions><call name="{name}">{param}</call></functions>',
             f'<functions xmlns="urn:x"><function name="{name}">{param}</function></functions>',
             f'<?xml version="1.0"?><functions><function name="{name}">{param}</function></functions>',
-            f'<functions><function name="{name}" name2="x">{param}</function></functions> trailing <functions></functions>',
+            f'<functions><function name="{name}" name2="x">{param}' + tail + " trailing <functions></functions>",
             "<functions></functions>",
             "<functions/>",
             "<functions>",
             "</functions><functions>",
             f'<FUNCTIONS><function name="{name}">{param}</function></FUNCTIONS>',
-            f'<functions><function name="{name}"><param name="{first}" value="[1, 2]" type="array">[3]</param></function></functions>',
-            f'<functions><function name="{name}"><param name="{first}" type="dict">{{"a": [1, {{"b": None}}]}}</param></function></functions>',
-            f'<functions><function name="{name}"><param name="{first}" value="True" type="boolean"/></function></functions>',
-            f'<functions><function name="{name}"><param name="{first}" type="boolean"> TRUE </param></function></functions>',
+            head + f'<param name="{first}" value="[1, 2]" type="array">[3]</param>' + tail,
+            head + f'<param name="{first}" type="dict">{{"a": [1, {{"b": None}}]}}</param>' + tail,
+            head + f'<param name="{first}" value="True" type="boolean"/>' + tail,
+            head + f'<param name="{first}" type="boolean"> TRUE </param>' + tail,
         ]
     )
 
@@ -384,17 +440,24 @@ def hostile_texts() -> list[Any]:
         "{" * 100_000,
         '[{"function": "f", "parameters": ' + "[" * 50_000 + "]" * 50_000 + "}]",
         "<functions>" + "<a>" * 50_000 + "</a>" * 50_000 + "</functions>",
-        '<functions><function name="f"><param name="x" type="array">' + "[" * 20_000 + "]" * 20_000 + "</param></function></functions>",
-        '<functions><function name="f"><param name="x" type="integer">' + "9" * 5_000 + "</param></function></functions>",
+        '<functions><function name="f"><param name="x" type="array">'
+        + "[" * 20_000
+        + "]" * 20_000
+        + "</param></function></functions>",
+        '<functions><function name="f"><param name="x" type="integer">'
+        + "9" * 5_000
+        + "</param></function></functions>",
         '[{"function": "f", "parameters": {"x": ' + "9" * 5_000 + "}}]",
-        '<functions><function name="f"><param name="x" type="dict">__import__("os").system("true")</param></function></functions>',
+        '<functions><function name="f"><param name="x" type="dict">__import__("os").system("true")</param>'
+        "</function></functions>",
         "<TOOLCALL>" * 2_000 + "</TOOLCALL>",
         "[{}" + ", {}" * 12 + " x]",
         "[{" + "}, {" * 12 + "x",
         "<functions>" * 3_000 + "</functions>" * 3_000,
         "\ud800[f(a=1)]",
         '<functions><function name="\ud800"></function></functions>',
-        "<!DOCTYPE functions [<!ENTITY a \"aaaa\"><!ENTITY b \"&a;&a;&a;&a;\">]><functions><function name=\"&b;\"></function></functions>",
+        '<!DOCTYPE functions [<!ENTITY a "aaaa"><!ENTITY b "&a;&a;&a;&a;">]>'
+        '<functions><function name="&b;"></function></functions>',
         "[f(a='" + "x" * 200_000 + "')]",
         "[" + ", ".join(f"f{n}(a={n})" for n in range(3_000)) + "]",
         "\u202e[f(a=1)]\u2066",
@@ -435,3 +498,30 @@ def outputs_digest(rows: list[tuple[str, int, Any]]) -> str:
 
     canonical = json.dumps([[key, index, answer] for key, index, answer in rows], ensure_ascii=True)
     return hashlib.sha256(canonical.encode("ascii")).hexdigest()[:16]
+
+
+# -- score sets, for the figures ---------------------------------------------------------------------------------
+
+FIGURE_SEED = 20261209
+
+
+def score_sets() -> list[tuple[str, list[tuple[str, bool]]]]:
+    """(name, [(configuration, correct) per entry in bfcl's order]) of runs: whole, partial, one or two
+    configurations, all right, all wrong, and accuracies whose spreads round at the second decimal."""
+    rng = random.Random(FIGURE_SEED)
+    whole = [config for _ in range(200) for config in CONFIGS]
+    sets: list[tuple[str, list[tuple[str, bool]]]] = [
+        ("all_right", [(config, True) for config in whole]),
+        ("all_wrong", [(config, False) for config in whole]),
+        ("one_config", [(CONFIGS[3], rng.random() < 0.6) for _ in range(200)]),
+        ("two_configs", [(CONFIGS[n % 2], n % 3 == 0) for n in range(400)]),
+        ("one_wrong", [(config, n != 77) for n, config in enumerate(whole)]),
+    ]
+    for number in range(12):
+        rates = {config: rng.choice([rng.random(), rng.randrange(0, 201) / 200, 0.5, 1.0, 0.0]) for config in CONFIGS}
+        chosen = whole
+        if number % 3 == 1:  # a partial run: some configurations lose entries, some are missing
+            kept = set(rng.sample(CONFIGS, rng.randrange(2, 26)))
+            chosen = [config for config in whole if config in kept and rng.random() < 0.7]
+        sets.append((f"random_{number}", [(config, rng.random() < rates[config]) for config in chosen]))
+    return sets

@@ -15,6 +15,7 @@ answer bfcl pairs with each question's entries, and per entry a digest of the me
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import hashlib
 import json
@@ -51,13 +52,11 @@ def main() -> int:
         sent.append(kwargs)
         raise _Sent
 
-    handler.generate_with_backoff = record  # type: ignore[method-assign]
+    handler.generate_with_backoff = record
     messages, samplings = [], set()
     for entry in entries:
-        try:
+        with contextlib.suppress(_Sent):
             handler.inference(copy.deepcopy(entry), False, False)
-        except _Sent:
-            pass
         body = sent.pop()
         assert body.pop("model") == "gpt-4o-2024-11-20"
         messages.append(digest(body.pop("messages")))

@@ -158,7 +158,7 @@ def _xml_calls(text: str, *, verbose: bool) -> list[dict[object, object]]:
     """bfcl's XML calls: each `<function name>` child of `<functions>` with its `<param>`s; a verbose parameter
     holds its value in a `value` attribute (its `<param>`s may sit in a `<params>`), a concise one in its text
     before any child, stripped."""
-    root = ElementTree.fromstring(text)  # noqa: S314 (no document type can precede <functions>: no entities)
+    root = ElementTree.fromstring(text)  # no document type can precede <functions>: no entity is defined
     calls: list[dict[object, object]] = []
     for function in root.findall("function"):
         name = function.attrib["name"]

@@ -89,7 +89,7 @@ def lift_format_prompts(sources: Mapping[str, str]) -> FormatPrompts:
     if PROMPTS_FILE not in sources:
         raise DataError(f"bfcl wheel lacks {PROMPTS_FILE}")
     values = module_values(sources[PROMPTS_FILE], PROMPTS_FILE)
-    found: dict[str, JSONValue] = {}
+    found: dict[str, object] = {}
     for field, name in _NAMES.items():
         value = values.get(name)
         if not isinstance(value, dict):
@@ -118,7 +118,7 @@ def _checked(call_formats: dict[str, str], type_notes: dict[str, str], styles: d
                          MappingProxyType(layouts))
 
 
-def _pairs(value: JSONValue) -> list[tuple[str, JSONValue]]:
+def _pairs(value: object) -> list[tuple[str, object]]:
     if not isinstance(value, dict):
         raise TypeError(f"expected an object, got {type(value).__name__}")
     return list(value.items())
