@@ -470,6 +470,44 @@ def hostile_texts() -> list[Any]:
     ]
 
 
+SPELLINGS: dict[str, list[Callable[[Any], str]]] = {  # other ways to write a value that bfcl's types may read
+    "boolean": [lambda v: str(v).upper(), lambda v: f" {v} ", lambda v: str(v), lambda v: "yes" if v else "no"],
+    "integer": [lambda v: f" {v} ", lambda v: f"+{v}", lambda v: f"{v}.0", lambda v: "_".join(str(v))],
+    "float": [lambda v: f" {v} ", lambda v: f"{v:e}", lambda v: str(int(v)) if v == int(v) else f"{v}0"],
+}
+
+
+def _spelling_typer(rng: random.Random) -> Typer:
+    chosen = {kind: rng.choice(ways) for kind, ways in SPELLINGS.items()}
+
+    def typed(value: Any, concise: bool) -> tuple[str, str]:
+        kind, text = xml_typed(value, concise)
+        return kind, chosen[kind](value) if kind in chosen else text
+
+    return typed
+
+
+def _spellings(found: list[FsEntry], rng: random.Random) -> list[tuple[str, int, Any]]:
+    """XML answers whose booleans and numbers are written in other spellings, on entries that have such values."""
+    typed = [
+        entry
+        for entry in found
+        if entry.return_format.endswith("xml")
+        and any(isinstance(v, (bool, int, float)) for _, args in gold_calls(entry) for v in args.values())
+    ]
+    out = []
+    for number in range(480):
+        entry = rng.choice(typed)
+        out.append(
+            (
+                f"spelling/{number}",
+                entry.index,
+                tagged(render(gold_calls(entry), entry.return_format, _spelling_typer(rng)), entry.tag),
+            )
+        )
+    return out
+
+
 def cases(data_dir: Path) -> list[tuple[str, int, Any]]:
     rng = random.Random(SEED)
     found = entries(data_dir)
@@ -490,7 +528,7 @@ def cases(data_dir: Path) -> list[tuple[str, int, Any]]:
         for number, text in enumerate(texts):
             entry = rng.choice(by_config[config])
             out.append((f"hostile/{CONFIGS.index(config)}/{number}", entry.index, text))
-    return out
+    return out + _spellings(found, rng)
 
 
 def outputs_digest(rows: list[tuple[str, int, Any]]) -> str:

@@ -1,5 +1,5 @@
 """The format-sensitivity category against bfcl-eval's own code (docs/bfcl.md#format-sensitivity): the 5,200
-entries and their request bodies (fs_record_requests.py), the verdicts on 10,166 synthetic answers
+entries and their request bodies (fs_record_requests.py), the verdicts on 10,646 synthetic answers
 (fs_cases.py, fs_record_verdicts.py), the oracle, and the figures and leaderboard file (fs_record_figures.py)."""
 
 from __future__ import annotations
