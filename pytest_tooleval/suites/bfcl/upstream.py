@@ -30,6 +30,8 @@ from ...data.files import FileRefused, read_bytes
 from ...data.hashes import sha256_of
 from ...errors import DataError, ToolevalUsageError
 from ...json_value import JSONValue
+from .format_sensitivity.prompts import SOURCE_FILES as FORMAT_SOURCE_FILES
+from .format_sensitivity.prompts import FormatPrompts, lift_format_prompts
 from .memory.prompts import SOURCE_FILES as MEMORY_SOURCE_FILES
 from .memory.prompts import MemoryPrompts, lift_memory_prompts
 from .multi_turn.tables import Tables, lift_tables, source_files
@@ -61,6 +63,7 @@ class WheelPin:
         tables_sha256: canonical sha256 of the lifted multi-turn tables ("" skips that check).
         memory_prompts_sha256: canonical sha256 of the lifted memory texts ("" skips that check).
         web_search_sha256: canonical sha256 of the web search questions and answers ("" skips that check).
+        format_prompts_sha256: canonical sha256 of the lifted format-sensitivity texts ("" skips that check).
     """
 
     upstream: str
@@ -74,6 +77,7 @@ class WheelPin:
     tables_sha256: str = ""
     memory_prompts_sha256: str = ""
     web_search_sha256: str = ""
+    format_prompts_sha256: str = ""
 
     def manifest_text(self) -> str:
         """MANIFEST.json as the data folder holds it, byte for byte (bfcl §1.2)."""
@@ -88,7 +92,8 @@ def load_pin() -> WheelPin:
     raw: dict[str, Any] = json.loads(PIN_FILE.read_text(encoding="utf-8"))
     return WheelPin(raw["upstream"], raw["version"], raw["wheel"], raw["url"], raw["wheel_sha256"],
                     raw["wheel_path_prefix"], dict(raw["files"]), raw["templates_sha256"], raw.get("tables_sha256", ""),
-                    raw.get("memory_prompts_sha256", ""), raw.get("web_search_sha256", ""))
+                    raw.get("memory_prompts_sha256", ""), raw.get("web_search_sha256", ""),
+                    raw.get("format_prompts_sha256", ""))
 
 
 def given_wheel(option: str | None) -> Path | None:
@@ -120,6 +125,11 @@ def memory_prompts_file(pin: WheelPin, cache_dir: Path) -> Path:
 def web_search_file(pin: WheelPin, cache_dir: Path) -> Path:
     """Where the web search questions and answers live in the download cache: beside the templates file."""
     return cache_dir / f"bfcl-web-search-{pin.version}.json"
+
+
+def format_prompts_file(pin: WheelPin, cache_dir: Path) -> Path:
+    """Where the lifted format-sensitivity texts live in the download cache: beside the templates file."""
+    return cache_dir / f"bfcl-format-prompts-{pin.version}.json"
 
 
 # ------------------------------------------------------------------------------------------ the data
@@ -220,7 +230,8 @@ class _Artifact(Generic[_L]):
 
     def pinned_sha256(self, pin: WheelPin) -> str:
         return {"templates": pin.templates_sha256, "tables": pin.tables_sha256,
-                "memory_prompts": pin.memory_prompts_sha256, "web_search": pin.web_search_sha256}[self.key]
+                "memory_prompts": pin.memory_prompts_sha256, "web_search": pin.web_search_sha256,
+                "format_prompts": pin.format_prompts_sha256}[self.key]
 
     def lifted(self, archive: bytes, pin: WheelPin) -> _L:
         """The artifact of a verified wheel, checked against the pinned hash."""
@@ -301,6 +312,9 @@ _MEMORY_PROMPTS = _Artifact("memory texts", "the memory categories", "memory_pro
 _WEB_SEARCH = _Artifact("web search questions and answers", "the web search categories", "web_search",
                         web_search_file, lambda: web_search_files(load_pin().prefix), lift_web_search,
                         WebSearchFiles.from_content)
+_FORMAT_PROMPTS = _Artifact("format-sensitivity texts", "the format-sensitivity category", "format_prompts",
+                            format_prompts_file, lambda: list(FORMAT_SOURCE_FILES), lift_format_prompts,
+                            FormatPrompts.from_content)
 
 
 def load_templates(cache_dir: Path, offline: bool, *, wheel: Path | None = None, pin: WheelPin | None = None,
@@ -346,6 +360,17 @@ def load_memory_prompts(cache_dir: Path, offline: bool, *, wheel: Path | None = 
         ToolevalUsageError: offline, and neither a wheel nor the cache's memory texts file.
     """
     return _MEMORY_PROMPTS.load(cache_dir, offline, wheel, pin, timeout)
+
+
+def load_format_prompts(cache_dir: Path, offline: bool, *, wheel: Path | None = None, pin: WheelPin | None = None,
+                        timeout: float = 120.0) -> FormatPrompts:
+    """The format-sensitivity category's texts of the pinned wheel (format_sensitivity/prompts.py).
+
+    Raises:
+        DataError: the wheel is not the pinned one, or its texts are not the pinned texts.
+        ToolevalUsageError: offline, and neither a wheel nor the cache's format-sensitivity texts file.
+    """
+    return _FORMAT_PROMPTS.load(cache_dir, offline, wheel, pin, timeout)
 
 
 # ------------------------------------------------------------------------------------------ the wheel
