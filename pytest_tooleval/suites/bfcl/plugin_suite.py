@@ -10,13 +10,14 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from ...settings.options import Settings, SuiteSettings, option_field
 from ..base import Figures, Hints, SuitePlugin, Tools, Upstream
-from .data import CATEGORIES, MEMORY, WEB_SEARCH, chosen_categories
+from .data import CATEGORIES, FORMAT_SENSITIVITY, MEMORY, WEB_SEARCH, chosen_categories
 from .multi_turn.sample import CATEGORIES as MULTI_TURN
 
 if TYPE_CHECKING:
     from ...models.replay import Recorded
     from ...report.sections import FigureBlock, ReportSection
     from ...report.suite_summary import SuiteSummary, Unit
+    from .format_sensitivity.prompts import FormatPrompts
     from .memory.prompts import MemoryPrompts
     from .multi_turn.tables import Tables
     from .suite import AnyBfclCase, BfclSuite
@@ -31,8 +32,8 @@ class BfclSettings(SuiteSettings):
 
     bfcl_categories: tuple[str, ...] = option_field(
         "BFCL: comma list of categories to collect, or bfcl's groups (all, single_turn, multi_turn, live, non_live, "
-        "python, non_python, memory, web_search, agentic); default: the 13 single-turn ones (the multi-turn and "
-        "agentic ones run when named)", ())
+        "python, non_python, memory, web_search, agentic); default: the 13 single-turn ones (multi-turn, agentic and "
+        "format_sensitivity run when named)", ())
     bfcl_search: str | None = option_field(
         "BFCL web search: the search backend of a live model: serpapi (SERPAPI_API_KEY), record:PATH (serpapi, and "
         "each result kept in the cassette PATH) or cassette:PATH (a recorded run, offline)", None)
@@ -108,23 +109,23 @@ class BfclHints(Hints["AnyBfclCase"]):
     under fc and both."""
 
     def batched_role(self, case: AnyBfclCase) -> str | None:
-        """--tooleval-batch: a single-turn sample is one request of the model; a multi-turn one (and a memory
-        question) asks each step after the last one's results, so it is asked live."""
-        from .suite import BfclCase
+        """--tooleval-batch: a single-turn sample (and a format-sensitivity entry) is one request of the model; a
+        multi-turn one (and an agentic question) asks each step after the last one's results, so it is asked live."""
+        from .suite import BfclCase, BfclFormatCase
 
-        return "model" if isinstance(case, BfclCase) else None
+        return "model" if isinstance(case, (BfclCase, BfclFormatCase)) else None
 
     def weight(self, case: AnyBfclCase) -> float:
         """For --tooleval-shard: the prompt's length (the question and the function docs), which its tokens
         follow; a multi-turn sample's once per turn, as each turn asks at least once."""
-        from .suite import BfclCase
+        from .suite import BfclCase, BfclFormatCase
 
-        if not isinstance(case, BfclCase):  # multi-turn, memory
-            docs = len(json.dumps(case.sample.functions, ensure_ascii=False))
-            return float(len(case.sample.turns) * (docs + len(json.dumps(case.sample.turns, ensure_ascii=False))))
-        entry = case.sample.entry
-        return float(len(json.dumps(entry.get("question"), ensure_ascii=False))
-                     + len(json.dumps(entry.get("function"), ensure_ascii=False)))
+        if isinstance(case, (BfclCase, BfclFormatCase)):
+            entry = case.sample.entry if isinstance(case, BfclCase) else case.sample.sample.entry
+            return float(len(json.dumps(entry.get("question"), ensure_ascii=False))
+                         + len(json.dumps(entry.get("function"), ensure_ascii=False)))
+        docs = len(json.dumps(case.sample.functions, ensure_ascii=False))  # multi-turn, agentic
+        return float(len(case.sample.turns) * (docs + len(json.dumps(case.sample.turns, ensure_ascii=False))))
 
     def tools(self, settings: Settings) -> Tools:
         """--tooleval-mode fc or both: the model is offered the functions as `tools`, BFCL's questions with no
@@ -146,16 +147,19 @@ class BfclPlugin(SuitePlugin["AnyBfclCase"]):
         **{category: f"a BFCL {category} question" for category in MEMORY},
         "web_search": "a BFCL web search question (searched through the backend --tooleval-bfcl-search names)",
         **{category: f"a BFCL {category} question" for category in WEB_SEARCH},
+        FORMAT_SENSITIVITY: "a BFCL format-sensitivity entry (a single-turn question under one of 26 system prompts)",
     }
     options_model = BfclSettings
     roles = ()
     mark_profiles = (tuple(frozenset({"bfcl", group, category}) for category, group in CATEGORIES.items())
                      + tuple(frozenset({"bfcl", "multi_turn", category}) for category in MULTI_TURN)
                      + tuple(frozenset({"bfcl", "agentic", "memory", category}) for category in MEMORY)
-                     + tuple(frozenset({"bfcl", "agentic", "web_search", category}) for category in WEB_SEARCH))
+                     + tuple(frozenset({"bfcl", "agentic", "web_search", category}) for category in WEB_SEARCH)
+                     + (frozenset({"bfcl", FORMAT_SENSITIVITY}),))
     # bfcl's own ids, each its category's name and a number: simple_python_0, live_simple_0-0-0, multi_turn_base_0,
-    # memory_kv_3-customer-3, web_search_base_7
-    id_prefixes = tuple(f"{category}_" for category in (*CATEGORIES, *MULTI_TURN, *MEMORY, *WEB_SEARCH))
+    # memory_kv_3-customer-3, web_search_base_7, format_sensitivity_0:<configuration>:simple_python_1
+    id_prefixes = tuple(f"{category}_" for category in (*CATEGORIES, *MULTI_TURN, *MEMORY, *WEB_SEARCH,
+                                                         FORMAT_SENSITIVITY))
     figures = BfclFigures("bfcl", "BFCL v4 (single-turn)")
     upstream = BfclUpstream()
     hints = BfclHints()
@@ -185,7 +189,9 @@ class BfclPlugin(SuitePlugin["AnyBfclCase"]):
                          tables=_tables(settings) if multi_turn else None,
                          memory_prompts=_memory_prompts(settings) if asks and agentic else None,
                          web_search_files=_web_search_files(settings) if searched else None,
-                         search=_search(settings) if asks and searched else None)
+                         search=_search(settings) if asks and searched else None,
+                         format_prompts=_format_prompts(settings) if asks and FORMAT_SENSITIVITY in categories
+                         else None)
 
     def fingerprint(self, settings: Settings) -> dict[str, Any] | None:
         """What changes a BFCL score besides the model: the release, the data in use (located, never downloaded),
@@ -234,6 +240,13 @@ def _memory_prompts(settings: Settings) -> MemoryPrompts:
     return load_memory_prompts(settings.cache_path, settings.offline, wheel=wheel)
 
 
+def _format_prompts(settings: Settings) -> FormatPrompts:
+    from .upstream import given_wheel, load_format_prompts
+
+    wheel = given_wheel(BfclSettings.of(settings).bfcl_wheel)
+    return load_format_prompts(settings.cache_path, settings.offline, wheel=wheel)
+
+
 def _web_search_files(settings: Settings) -> WebSearchFiles:
     from .upstream import given_wheel, load_web_search
 
@@ -272,7 +285,7 @@ def _tables(settings: Settings) -> Tables:
 
 def _model_folder(file: Path) -> Path | None:
     """The model's folder a result file of bfcl's layout lies in, if it lies in one."""
-    if file.parent.name in ("non_live", "live", "multi_turn", "agentic"):
+    if file.parent.name in ("non_live", "live", "multi_turn", "agentic", FORMAT_SENSITIVITY):
         return file.parent.parent
     if file.parent.parent.name == "memory" and file.parent.parent.parent.name == "agentic":
         return file.parent.parent.parent.parent

@@ -18,7 +18,9 @@ from ...outcome import Answer, SampleError, SampleResult
 from ...verdict import Verdict
 from ..base import CaseBase
 from .checker import Mode
-from .data import RELEVANCE_CATEGORIES, WEB_SEARCH, Sample, load_samples
+from .data import FORMAT_SENSITIVITY, RELEVANCE_CATEGORIES, WEB_SEARCH, Sample, load_samples
+from .format_sensitivity.entries import Entry as FormatEntry
+from .format_sensitivity.prompts import FormatPrompts
 from .memory.data import CATEGORIES as MEMORY
 from .memory.data import MemoryEntry
 from .memory.prompts import MemoryPrompts
@@ -153,7 +155,25 @@ class BfclWebSearchCase(_AgenticCase[WebSearchEntry]):
     kind = "web_search"
 
 
-AnyBfclCase = BfclCase | BfclMultiTurnCase | BfclMemoryCase | BfclWebSearchCase
+@dataclass(frozen=True)
+class BfclFormatCase(_Protocolled[FormatEntry]):
+    """One format-sensitivity entry: a single-turn question asked with one of bfcl's 26 system prompts, in the
+    prompt protocol only, as bfcl asks it (docs/bfcl.md#format-sensitivity)."""
+
+    family = FORMAT_SENSITIVITY
+
+    @property
+    def marks(self) -> tuple[str, ...]:
+        return ("bfcl", FORMAT_SENSITIVITY)
+
+    @property
+    def expected_text(self) -> str:
+        from .format_sensitivity.oracle import oracle_output
+
+        return oracle_output(self.sample) or ""
+
+
+AnyBfclCase = BfclCase | BfclMultiTurnCase | BfclMemoryCase | BfclWebSearchCase | BfclFormatCase
 
 
 class BfclSuite:
@@ -162,7 +182,8 @@ class BfclSuite:
     def __init__(self, root: Path, categories: Sequence[str] = (), *, mode: str = PROMPT,
                  sampling: dict[str, Any] | None = None, templates: Templates | None = None,
                  tables: Tables | None = None, memory_prompts: MemoryPrompts | None = None,
-                 web_search_files: WebSearchFiles | None = None, search: Backend | None = None) -> None:
+                 web_search_files: WebSearchFiles | None = None, search: Backend | None = None,
+                 format_prompts: FormatPrompts | None = None) -> None:
         """
         Args:
             root: the data folder (`bfcl/`).
@@ -176,15 +197,17 @@ class BfclSuite:
                 memory or web search category: its answer-format message).
             web_search_files: web search's questions and answers, from the wheel (needed when it is chosen).
             search: the backend of web search's searches and pages (needed when a live model answers it).
+            format_prompts: format sensitivity's texts, lifted from the wheel (needed when a live model answers it).
         """
+        from .format_sensitivity.entries import load_entries as load_format_entries
         from .memory.data import load_entries as load_memory
         from .memory.run import Prerequisites
         from .multi_turn.data import load_samples as load_multi_turn
         from .web_search.data import load_entries as load_web_search
 
         self.root = root
-        single = [category for category in categories
-                  if category not in MULTI_TURN and category not in MEMORY and category not in WEB_SEARCH]
+        single = [category for category in categories if category not in MULTI_TURN and category not in MEMORY
+                  and category not in WEB_SEARCH and category != FORMAT_SENSITIVITY]
         self.samples = load_samples(root, single) if single or not categories else []
         self.multi_turn = [sample for category in MULTI_TURN if category in categories
                            for sample in load_multi_turn(root, category)]
@@ -197,6 +220,9 @@ class BfclSuite:
         self.web_search = [entry for category in searched if web_search_files is not None
                            for entry in load_web_search(root, category, web_search_files)]
         self._search = search
+        # bfcl asks it of prompting models only (function-calling ones skip it)
+        self.format_entries = load_format_entries(root) if FORMAT_SENSITIVITY in categories else []
+        self._format_prompts = format_prompts
         self.mode = mode
         self.sampling = sampling or {}
         self._templates = templates
@@ -208,7 +234,8 @@ class BfclSuite:
         cases: list[AnyBfclCase] = [BfclCase(sample, variant) for variant in variants for sample in self.samples]
         cases += [BfclMultiTurnCase(sample, variant) for variant in variants for sample in self.multi_turn]
         cases += [BfclMemoryCase(entry, variant) for variant in variants for entry in self.memory]
-        return cases + [BfclWebSearchCase(entry, variant) for variant in variants for entry in self.web_search]
+        cases += [BfclWebSearchCase(entry, variant) for variant in variants for entry in self.web_search]
+        return cases + [BfclFormatCase(entry) for entry in self.format_entries if "" in variants]
 
     def tables(self) -> Tables:
         if self._tables is None:  # load() reads them whenever a multi-turn category is chosen
@@ -219,6 +246,12 @@ class BfclSuite:
         if self._memory_prompts is None:  # load() reads them for every live model running a memory category
             raise SampleError("bfcl: the memory texts were not loaded (the suite was loaded for scoring only)")
         return self._memory_prompts
+
+    def format_prompts(self) -> FormatPrompts:
+        if self._format_prompts is None:  # load() reads them for every live model running format sensitivity
+            raise SampleError("bfcl: the format-sensitivity texts were not loaded (the suite was loaded for scoring "
+                              "only)")
+        return self._format_prompts
 
     def search(self) -> Backend:
         if self._search is None:  # load() makes it for every live model running a web search category
@@ -239,6 +272,14 @@ class BfclSuite:
             from .multi_turn.oracle import oracle_result
 
             return Answer(oracle_result(case.sample, case.mode))
+        if isinstance(case, BfclFormatCase):
+            from .format_sensitivity.oracle import oracle_output as format_oracle
+
+            rendered = format_oracle(case.sample)
+            if rendered is None:
+                raise SampleError(f"bfcl {case.id}: the oracle cannot render these possible answers "
+                                  "(docs/bfcl.md, the oracle's ceiling)")
+            return Answer(rendered)
         output = oracle_output(case.sample, case.mode)
         if output is None:
             raise SampleError(f"bfcl {case.id}: the oracle cannot render these possible answers "
@@ -261,6 +302,13 @@ class BfclSuite:
             return await memory_run.answer(case.sample, case.mode, access, templates=self.templates(),
                                            prompts=self.memory_prompts(), prerequisites=self.prerequisites,
                                            sampling=self.sampling)
+        if isinstance(case, BfclFormatCase):
+            from .format_sensitivity.request import entry_request
+
+            assert access.chat is not None
+            request = entry_request(self.templates(), self.format_prompts(), case.sample)
+            reply = await access.chat(request.messages, **self.sampling)
+            return Answer(reply.text, reply.latency_s, reply_tokens(reply), reasoning=reply.reasoning)
         if isinstance(case, BfclWebSearchCase):
             from .web_search import run as web_search_run
 
@@ -307,7 +355,15 @@ class BfclSuite:
             verdict = run.score(case.sample, case.mode, answer.output, self.tables())
             return SampleResult(verdict, answer.output, answer.latency_s, answer.tokens)
 
-        found = check_answer(case.category, case.mode, answer.output, case.sample.functions, case.sample.ground_truth)
+        if isinstance(case, BfclFormatCase):
+            from .format_sensitivity.check import check_output
+
+            found = check_output(case.sample, answer.output)
+            details = {"mode": case.mode, "config": case.sample.config.name}
+        else:
+            found = check_answer(case.category, case.mode, answer.output, case.sample.functions,
+                                 case.sample.ground_truth)
+            details = {"mode": case.mode}
         verdict = Verdict(found.valid, found.error_type, None if found.valid else error_message(found),
-                          calls=found.decoded, details={"mode": case.mode})
+                          calls=found.decoded, details=details)
         return SampleResult(verdict, answer.output, answer.latency_s, answer.tokens)

@@ -19,7 +19,11 @@ Figures, relative to the suite, with `fc.` before each in the function-calling p
   the mean of all its categories with those not run counting 0, as bfcl counts them (memory_vector does not run
   here yet); given when an agentic category ran;
 - `overall`: bfcl's Overall Acc with multi-turn (30%) and agentic (40%) in it, the agentic part as above, or 0 when
-  no agentic category ran; given only when the three single-turn parts and multi-turn ran.
+  no agentic category ran; given only when the three single-turn parts and multi-turn ran;
+- `format_sensitivity.accuracy` as any category's; its max delta (the largest difference between two
+  configurations' accuracies) and sample standard deviation, in percent rounded to two places as bfcl reports them
+  (not in Overall Acc), are in the report's data (`format_sensitivity`, with each configuration's accuracy) and
+  its own table, not among the figures a gate reads: they are percentages, and smaller is better.
 """
 
 from __future__ import annotations
@@ -29,12 +33,12 @@ from typing import Any
 
 from ...report.compare import Spread
 from ...report.suite_summary import SuiteSummary, Table, Unit, outcome_counts
-from .data import CATEGORIES, MEMORY, WEB_SEARCH
+from .data import CATEGORIES, FORMAT_SENSITIVITY, MEMORY, WEB_SEARCH
 from .data import SIZES as SINGLE_TURN_SIZES
 from .multi_turn.sample import CATEGORIES as MULTI_TURN
 
 SIZES = {**SINGLE_TURN_SIZES, **dict.fromkeys(MULTI_TURN, 200), **dict.fromkeys(MEMORY, 155),
-         **dict.fromkeys(WEB_SEARCH, 100)}
+         **dict.fromkeys(WEB_SEARCH, 100), FORMAT_SENSITIVITY: 5_200}
 
 SIMPLE = ("simple_python", "simple_java", "simple_javascript")
 NON_LIVE_AST = ("multiple", "parallel", "parallel_multiple")  # beside the simple mean
@@ -147,6 +151,8 @@ def summarize_bfcl(rows: list[dict[str, Any]]) -> SuiteSummary:
                         for category, entry in block["categories"].items() if entry["accuracy"] is not None})
         figures.update({f"{prefix}{name}": entry["value"] for name, entry in block["groups"].items()})
         tables.append(_table(block, PROTOCOLS.get(variant, variant)))
+        if sensitivity := block.get("format_sensitivity"):  # percentages, not proportions: in the data, not figures
+            tables.append(_sensitivity_table(sensitivity, PROTOCOLS.get(variant, variant)))
         data[PROTOCOLS.get(variant, variant).replace(" ", "_")] = block
     if delta := _protocol_table(figures):
         tables.append(delta)
@@ -173,7 +179,7 @@ def _prefix(row: Mapping[str, Any]) -> str:
 
 def _block(rows: list[dict[str, Any]], prefix: str, spreads: Mapping[str, Spread]) -> dict[str, Any]:
     categories: dict[str, dict[str, Any]] = {}
-    for category in (*CATEGORIES, *MULTI_TURN, *MEMORY, *WEB_SEARCH):
+    for category in (*CATEGORIES, *MULTI_TURN, *MEMORY, *WEB_SEARCH, FORMAT_SENSITIVITY):
         mine = [row for row in rows if row["category"] == category]
         if not mine:
             continue
@@ -198,7 +204,7 @@ def _block(rows: list[dict[str, Any]], prefix: str, spreads: Mapping[str, Spread
                         "detectable": None if spread is None else spread.detectable}
     # single-turn and multi-turn are two parts: a part not run at all is said by the labels, not as partial;
     # a part that ran is partial when one of its categories is missing or not whole
-    ran = [part for part in (CATEGORIES, MULTI_TURN, MEMORY, WEB_SEARCH)
+    ran = [part for part in (CATEGORIES, MULTI_TURN, MEMORY, WEB_SEARCH, (FORMAT_SENSITIVITY,))
            if any(category in categories for category in part)]
     full = all(category in categories and categories[category]["scored"] == SIZES[category]
                for part in ran for category in part)
@@ -212,9 +218,27 @@ def _block(rows: list[dict[str, Any]], prefix: str, spreads: Mapping[str, Spread
     # which backend answered web search's searches: a figure says where it is from (None: oracle, replayed results)
     labels = {(row.get("details") or {}).get("search") for row in rows if row["category"] in WEB_SEARCH}
     searched = sorted(str(label) for label in labels if label)
-    return {"protocol": prefix.rstrip(".") or "prompt", "categories": categories, "groups": groups,
-            "partial": not full, "partial_reasons": reasons,
-            "overall_note": _overall_note(categories), "search": searched}
+    block = {"protocol": prefix.rstrip(".") or "prompt", "categories": categories, "groups": groups,
+             "partial": not full, "partial_reasons": reasons,
+             "overall_note": _overall_note(categories), "search": searched}
+    if sensitivity := _sensitivity(rows):
+        block[FORMAT_SENSITIVITY] = sensitivity
+    return block
+
+
+def _sensitivity(rows: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """Format sensitivity's figures as bfcl computes them from its scored entries (format_sensitivity/figures.py):
+    each configuration's accuracy, max delta and standard deviation; None when no entry was scored."""
+    from .format_sensitivity.figures import sensitivity
+
+    scored = [(str((row.get("details") or {}).get("config")), row["outcome"] == "passed") for row in rows
+              if row["category"] == FORMAT_SENSITIVITY and row["outcome"] in ("passed", "failed")]
+    if not scored:
+        return None
+    found = sensitivity(scored)
+    return {"accuracy": found.accuracy, "max_delta": found.max_delta, "std": found.std, "variance": found.variance,
+            "configs": {name: {"correct": score.correct, "total": score.total, "accuracy": score.accuracy}
+                        for name, score in found.configs.items()}}
 
 
 def _overall_note(categories: Mapping[str, object]) -> str:
@@ -239,7 +263,7 @@ def _table(block: Mapping[str, Any], protocol: str) -> Table:
             entry = groups[name]
             body.append([label, "", "", entry["value"], _bar(entry["interval"]), entry["detectable"]])
     parts = [name for name, part in (("single-turn", CATEGORIES), ("multi-turn", MULTI_TURN), ("memory", MEMORY),
-                                     ("web search", WEB_SEARCH))
+                                     ("web search", WEB_SEARCH), ("format sensitivity", (FORMAT_SENSITIVITY,)))
              if any(category in part for category in block["categories"])]
     named = " and ".join([", ".join(parts[:-1]), parts[-1]] if len(parts) > 1 else parts) or "single-turn"
     title = f"BFCL v4 {named} ({protocol})"
@@ -248,6 +272,16 @@ def _table(block: Mapping[str, Any], protocol: str) -> Table:
     if block["partial"]:
         title += ": partial run (" + "; ".join(block["partial_reasons"]) + ")"
     return Table(title, headers, body)
+
+
+def _sensitivity_table(sensitivity: Mapping[str, Any], protocol: str) -> Table:
+    """Each configuration's accuracy, then bfcl's two figures of their spread (in percent, as bfcl prints them)."""
+    body: list[list[Any]] = [[name, f"{entry['correct']}/{entry['total']}", entry["accuracy"]]
+                             for name, entry in sensitivity["configs"].items()]
+    body += [["Max delta (percentage points)", "", sensitivity["max_delta"]],
+             ["Standard deviation (percentage points, sample)", "", sensitivity["std"]]]
+    return Table(f"BFCL v4 format sensitivity ({protocol}): not in Overall Acc", ["configuration", "correct",
+                                                                                  "accuracy"], body)
 
 
 def _bar(interval: Sequence[float] | None) -> str | None:

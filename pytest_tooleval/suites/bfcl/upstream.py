@@ -426,7 +426,7 @@ def _members(archive: bytes, pin: WheelPin, wanted: list[str]) -> dict[str, byte
 
 def _install(archive: bytes, pin: WheelPin, cache_dir: Path) -> None:
     """What a verified wheel gives, into the cache: the data folder (if missing), and the files of what is lifted
-    from it (request texts, tables, memory texts, web search questions).
+    from it (request texts, tables, memory and format-sensitivity texts, web search questions).
 
     The data files are written into a fresh hidden folder beside the target and that folder renamed into
     place whole, so a concurrent worker or an interrupted run never leaves a half-written data folder."""
@@ -434,6 +434,7 @@ def _install(archive: bytes, pin: WheelPin, cache_dir: Path) -> None:
     tables = _TABLES.lifted(archive, pin)
     memory_prompts = _MEMORY_PROMPTS.lifted(archive, pin)
     web_search = _WEB_SEARCH.lifted(archive, pin)
+    format_prompts = _FORMAT_PROMPTS.lifted(archive, pin)
     target = data_folder(pin, cache_dir)
     contents = None if (target / "MANIFEST.json").exists() else _data_files(archive, pin)  # verified before writing
     try:
@@ -444,6 +445,7 @@ def _install(archive: bytes, pin: WheelPin, cache_dir: Path) -> None:
         _TABLES.write(tables, pin, cache_dir)
         _MEMORY_PROMPTS.write(memory_prompts, pin, cache_dir)
         _WEB_SEARCH.write(web_search, pin, cache_dir)
+        _FORMAT_PROMPTS.write(format_prompts, pin, cache_dir)
     except OSError as exc:
         raise DataError(
             f"{LABEL} data must be downloaded into {cache_dir}, which cannot be written "

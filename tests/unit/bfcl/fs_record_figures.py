@@ -1,5 +1,5 @@
-"""Record bfcl-eval's own format-sensitivity figures on the score sets of fs_cases.py, and the leaderboard file it
-prints from them (docs/bfcl.md#format-sensitivity).
+"""Record bfcl-eval's own format-sensitivity figures on the score sets of tests/format_sensitivity_cases.py, and the
+leaderboard file it prints from them (docs/bfcl.md#format-sensitivity).
 
 Run in a scratch venv that has bfcl-eval 2026.3.23 with what its handlers import (perf/bfcl_side.py's docstring
 builds one), never in CI and never with the project's package:
@@ -18,13 +18,10 @@ import json
 import sys
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:  # mypy reads this folder as the package it is under pytest
-    from . import fs_cases
-else:  # run as a script, outside any package: the module is beside it
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    import fs_cases
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # tests/: the cases (standard library only)
+import format_sensitivity_cases as fs_cases
 
 OUTPUT = Path(__file__).with_name("fs_figures.json")
 

@@ -1,4 +1,4 @@
-"""Record bfcl-eval's own verdicts on the synthetic format-sensitivity answers of fs_cases.py
+"""Record bfcl-eval's own verdicts on the synthetic format-sensitivity answers of format_sensitivity_cases.py
 (docs/bfcl.md#format-sensitivity).
 
 Run in a scratch venv that has bfcl-eval 2026.3.23 with what its handlers import (perf/bfcl_side.py's docstring
@@ -21,13 +21,10 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:  # mypy reads this folder as the package it is under pytest
-    from . import fs_cases
-else:  # run as a script, outside any package: the module is beside it
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    import fs_cases
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # tests/: the cases (standard library only)
+import format_sensitivity_cases as fs_cases
 
 OUTPUT = Path(__file__).with_name("fs_verdicts.json")
 
@@ -79,7 +76,7 @@ def main() -> int:
         verdicts.append(labels.index(label))
     document: dict[str, Any] = {
         "about": "bfcl-eval's own verdicts (format_sensitivity_runner's per-entry evaluation, "
-        "OpenAICompletionsHandler in prompting mode) on fs_cases.py's synthetic answers, recorded by "
+        "OpenAICompletionsHandler in prompting mode) on format_sensitivity_cases.py's synthetic answers, recorded by "
         "fs_record_verdicts.py in a scratch venv; verdicts index the labels, in fs_cases.cases() order.",
         "bfcl_eval": "2026.3.23",
         "python": sys.version.split()[0],

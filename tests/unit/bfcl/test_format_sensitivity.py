@@ -1,6 +1,7 @@
 """The format-sensitivity category against bfcl-eval's own code (docs/bfcl.md#format-sensitivity): the 5,200
 entries and their request bodies (fs_record_requests.py), the verdicts on 10,646 synthetic answers
-(fs_cases.py, fs_record_verdicts.py), the oracle, and the figures and leaderboard file (fs_record_figures.py)."""
+(tests/format_sensitivity_cases.py, fs_record_verdicts.py), the oracle, and the figures and leaderboard file
+(fs_record_figures.py)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from typing import Any
 
 import pytest
 
+import format_sensitivity_cases as fs_cases
 from pytest_tooleval.errors import DataError
 from pytest_tooleval.suites.bfcl.ast_rules import UNSUPPORTED
 from pytest_tooleval.suites.bfcl.decode import MAX_ANSWER_CHARS
@@ -34,8 +36,6 @@ from pytest_tooleval.suites.bfcl.format_sensitivity.prompts import FormatPrompts
 from pytest_tooleval.suites.bfcl.format_sensitivity.request import entry_request
 from pytest_tooleval.suites.bfcl.templates import Templates
 from pytest_tooleval.suites.bfcl.upstream import load_format_prompts, load_pin, load_templates
-
-from . import fs_cases
 
 HERE = Path(__file__).parent
 REQUESTS = json.loads((HERE / "fs_request_digests.json").read_text(encoding="utf-8"))
@@ -234,7 +234,7 @@ def cases(bfcl_dir: Path) -> list[tuple[str, int, Any]]:
 def test_every_verdict_is_upstreams(bfcl_dir: Path, entries: list[Entry], cases: list[tuple[str, int, Any]]) -> None:
     assert [entry.id for entry in fs_cases.entries(bfcl_dir)] == [entry.id for entry in entries]
     assert len(cases) == VERDICTS["cases"] and fs_cases.outputs_digest(cases) == VERDICTS["answers_digest"], (
-        "fs_cases.py changed: record again (fs_record_verdicts.py)"
+        "format_sensitivity_cases.py changed: record again (fs_record_verdicts.py)"
     )
     seen: Counter[tuple[str, str]] = Counter()
     for (key, index, answer), code in zip(cases, VERDICTS["verdicts"], strict=True):

@@ -32,6 +32,7 @@ from pytest_tooleval.suites.bfcl.upstream import (
     data_folder,
     ensure_data,
     given_wheel,
+    load_format_prompts,
     load_memory_prompts,
     load_pin,
     load_tables,
@@ -45,14 +46,17 @@ from pytest_tooleval.suites.bfcl.upstream import (
 SOURCES = {
     PROMPTS_FILE: """import os
 os.system("touch SHOULD_NOT_EXIST")
-OUTPUT_FORMAT_MAPPING = {"python": "[f(a=1)]", "json": "{}"}
-PARAM_TYPE_MAPPING = {"python": "", "json": ""}
+OUTPUT_FORMAT_MAPPING = {"python": "[f(a=1)]", "json": "{}", "verbose_xml": "<f/>", "concise_xml": "<f>"}
+PARAM_TYPE_MAPPING = {"python": "", "json": "", "verbose_xml": "Types.", "concise_xml": "Types."}
 PROMPT_STYLE_TEMPLATES = {"classic": {
     "persona": "P.", "task": "T.", "tool_call_no_tag": "Use {output_format}.{param_types}",
     "tool_call_with_tag": "<{output_format}>", "multiturn_behavior": "M.",
+    "available_tools": "Docs ({format}):\\n{functions}\\n"}, "experimental": {
+    "persona": "Q.", "task": "T.", "tool_call_no_tag": "Use {output_format}.{param_types}",
+    "tool_call_with_tag": "<{output_format}>", "multiturn_behavior": "M.",
     "available_tools": "Docs ({format}):\\n{functions}\\n"}}
 _LAYOUT = "{persona} {task}|{tool_call_format}|{multiturn_behavior}|{available_tools}"
-PROMPT_TEMPLATE_MAPPING = {"plaintext": _LAYOUT}
+PROMPT_TEMPLATE_MAPPING = {"plaintext": _LAYOUT, "markdown": "# " + _LAYOUT}
 DEFAULT_SYSTEM_PROMPT_FORMAT = "ret_fmt=python&tool_call_tag=False&func_doc_fmt=json&prompt_fmt=plaintext&style=classic"
 DEFAULT_USER_PROMPT_FOR_ADDITIONAL_FUNCTION_FC = ("More tools.")
 DEFAULT_USER_PROMPT_FOR_ADDITIONAL_FUNCTION_PROMPTING = "{functions}\\n" + (
@@ -202,6 +206,7 @@ def test_a_good_wheel_gives_the_pinned_folder_and_the_texts_beside_it(
     # and the memory texts and web search's files, which the data folder leaves out
     assert load_memory_prompts(cache, True, pin=pin).answer_format == "Answer briefly."
     assert load_web_search(cache, True, pin=pin).answers == '{"id": "web_search_0", "ground_truth": ["x"]}\n'
+    assert load_format_prompts(cache, True, pin=pin).call_formats["concise_xml"] == "<f>"
     assert server.hits == 1
 
 

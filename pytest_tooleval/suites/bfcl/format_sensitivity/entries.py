@@ -36,6 +36,10 @@ class Entry:
     sample: Sample
 
     @property
+    def category(self) -> str:
+        return CATEGORY
+
+    @property
     def id(self) -> str:
         """bfcl's id: ``format_sensitivity_<index>:<configuration>:<question id>``."""
         return f"{CATEGORY}_{self.index}:{self.config.name}:{self.sample.id}"
