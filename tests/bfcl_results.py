@@ -79,6 +79,22 @@ def agentic_rows(answers: dict[str, list[dict[str, Any]]]) -> dict[str, list[dic
     return out
 
 
+def format_rows(data_dir: Path, verdicts: dict[str, Any]) -> list[tuple[str, Any, str]]:
+    """One synthetic answer per format-sensitivity entry, (id, answer, bfcl's recorded label): one of
+    format_sensitivity_cases.py's answers to the entry, picked by crc32 of its id; `verdicts` is fs_verdicts.json."""
+    import format_sensitivity_cases as fs_cases
+
+    labels, codes = verdicts["labels"], verdicts["verdicts"]
+    by_entry: dict[int, list[tuple[Any, str]]] = {}
+    for (_key, index, answer), code in zip(fs_cases.cases(data_dir), codes, strict=True):
+        by_entry.setdefault(index, []).append((answer, labels[ord(code) - ord("A")]))
+    rows = []
+    for entry in fs_cases.entries(data_dir):
+        answer, label = by_entry[entry.index][zlib.crc32(entry.id.encode()) % len(by_entry[entry.index])]
+        rows.append((entry.id, answer, label))
+    return rows
+
+
 def possible_answers(text: str) -> list[dict[str, Any]]:
     """The rows of a possible-answer file's text."""
     return [json.loads(line) for line in text.splitlines() if line.strip()]
@@ -90,7 +106,9 @@ def write_result_folder(folder: Path, picked: dict[str, list[dict[str, Any]]]) -
     verdict row keeps the answer under "output", a multi-turn or agentic one under "result"."""
     for category, rows in picked.items():
         group = "multi_turn" if category.startswith("multi_turn_") else "non_live" if category in NON_LIVE else "live"
-        if category.startswith("memory_"):
+        if category == "format_sensitivity":
+            group = "format_sensitivity"
+        elif category.startswith("memory_"):
             group = f"agentic/memory/{category.removeprefix('memory_')}"
         elif category.startswith("web_search_"):
             group = "agentic"

@@ -6,13 +6,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import zlib
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-import format_sensitivity_cases as fs_cases
+from bfcl_results import format_rows
 from fake_openai import FakeOpenAI
 from pytest_tooleval.suites.bfcl.format_sensitivity.entries import load_entries
 from pytest_tooleval.suites.bfcl.format_sensitivity.figures import sensitivity
@@ -62,14 +60,8 @@ def test_a_replayed_folder_gets_bfcls_verdicts_and_figures(
 ) -> None:
     """One synthetic answer per entry (one of format_sensitivity_cases.py's answers to it, picked by the entry's
     id), written as bfcl writes a model's result file, replayed with two workers."""
-    labels, codes = VERDICTS["labels"], VERDICTS["verdicts"]
-    by_entry: dict[int, list[tuple[Any, str]]] = {}
-    for (_key, index, answer), code in zip(fs_cases.cases(bfcl_dir), codes, strict=True):
-        by_entry.setdefault(index, []).append((answer, labels[ord(code) - ord("A")]))
+    picked = {entry_id: (answer, label) for entry_id, answer, label in format_rows(bfcl_dir, VERDICTS)}
     entries = load_entries(bfcl_dir)
-    picked = {
-        entry.id: by_entry[entry.index][zlib.crc32(entry.id.encode()) % len(by_entry[entry.index])] for entry in entries
-    }
     folder = pytester.path / "result" / "gpt-4o-2024-11-20" / "format_sensitivity"
     folder.mkdir(parents=True)
     lines = (json.dumps({"id": entry_id, "result": answer}) for entry_id, (answer, _) in picked.items())

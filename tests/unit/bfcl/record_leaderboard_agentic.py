@@ -1,6 +1,6 @@
 """Record bfcl-eval's own verdicts on the synthetic memory and web search results of tests/bfcl_results.py, and what
-its leaderboard arithmetic gives for a replayed result folder of single-turn, multi-turn, memory and web search:
-numbers only (docs/bfcl.md#the-memory-run).
+its leaderboard arithmetic gives for a replayed result folder of every category it runs here (single-turn,
+multi-turn, memory, web search, format sensitivity): numbers only (docs/bfcl.md#the-figures-and-the-leaderboard).
 
 Run in a scratch venv that has bfcl-eval 2026.3.23 and what its modules import (perf/bfcl_side.py's docstring builds
 one), never in CI and never with the project's package:
@@ -10,10 +10,12 @@ one), never in CI and never with the project's package:
 The single- and multi-turn rows are those of record_leaderboard.py; the agentic rows are bfcl_results.agentic_rows
 (web search's possible answers read from the installed bfcl-eval, whose data folder keeps them), each judged by
 bfcl's `_evaluate_single_agentic_entry` with a prompting `OpenAICompletionsHandler` (its decoder parses the steps;
-nothing is executed). Each category's accuracy and entry count goes to
-`eval_runner_helper.generate_leaderboard_csv` as bfcl's score files would hand it (memory_vector absent), and the
-rows it passes to its CSV writer are captured before formatting. It writes
-tests/unit/bfcl/leaderboard_expected_agentic.json.
+nothing is executed). The format-sensitivity rows are bfcl_results.format_rows (verdicts recorded by
+fs_record_verdicts.py), aggregated by bfcl's `format_sensitivity_runner` (its per-entry evaluation replaced by the
+recorded verdict, as fs_record_figures.py does). Each category's accuracy and entry count, and the
+format-sensitivity header, go to `eval_runner_helper.generate_leaderboard_csv` as bfcl's score files would hand
+them (memory_vector absent), and the rows it passes to its CSV writer are captured before formatting, every
+column. It writes tests/unit/bfcl/leaderboard_expected_agentic.json.
 """
 
 from __future__ import annotations
@@ -57,7 +59,7 @@ def main() -> int:
     os.environ.setdefault("OPENAI_API_KEY", "sk-unused")  # the handler makes a client it never uses here
 
     import bfcl_eval
-    from bfcl_eval.eval_checker import eval_runner_helper
+    from bfcl_eval.eval_checker import eval_runner, eval_runner_helper
     from bfcl_eval.eval_checker.eval_runner import _evaluate_single_agentic_entry
     from bfcl_eval.model_handler.api_inference.openai_completion import OpenAICompletionsHandler
 
@@ -87,6 +89,7 @@ def main() -> int:
     table: dict[str, Any] = {}
     for category, accuracy in categories.items():  # what bfcl's score files hand the leaderboard
         eval_runner_helper.record_result(table, MODEL, category, accuracy, counts[category])
+    table[MODEL]["format_sensitivity"] = format_header(eval_runner, options.data_dir)
 
     captured = bfcl_results.leaderboard_rows(eval_runner_helper, table)
 
@@ -102,10 +105,39 @@ def main() -> int:
         "verdicts": verdicts,
         "figures": {name: captured[file][column] for name, (file, column) in FIGURES.items()},
         "memory_summary_shown": agentic["Memory Summary"],
+        "format_sensitivity": table[MODEL]["format_sensitivity"],
+        "csv_rows": captured,
     }
     options.output.write_text(json.dumps(expected, indent=1) + "\n", encoding="utf-8")
     print(json.dumps(expected["figures"], indent=1), expected["memory_summary_shown"])
     return 0
+
+
+def format_header(eval_runner: Any, data_dir: Path) -> dict[str, Any]:
+    """The score-file header bfcl's format_sensitivity_runner writes for the picked format-sensitivity rows."""
+    verdicts_file = Path(__file__).with_name("fs_verdicts.json")
+    rows = bfcl_results.format_rows(data_dir, json.loads(verdicts_file.read_text(encoding="utf-8")))
+    valid = {entry_id: label == "valid" for entry_id, _, label in rows}
+    kept: list[dict[str, Any]] = []
+    eval_runner._evaluate_single_ast_entry = lambda handler, index, *args, **kwargs: {"valid": valid[index]}
+
+    def save(result: Any, correct: int, model_result: Any, *args: Any, extra_header_fields: Any = None) -> Any:
+        kept.append(
+            {
+                "accuracy": correct / len(model_result),
+                "correct_count": correct,
+                "total_count": len(model_result),
+                **extra_header_fields,
+            }
+        )
+        return kept[-1]["accuracy"], len(model_result)
+
+    eval_runner.save_eval_results = save
+    results = [{"id": entry_id, "result": ""} for entry_id, _, _ in rows]
+    eval_runner.format_sensitivity_runner(
+        None, results, [{}] * len(rows), [{"ground_truth": []}] * len(rows), "m", "format_sensitivity", Path(".")
+    )
+    return kept[-1]
 
 
 if __name__ == "__main__":
