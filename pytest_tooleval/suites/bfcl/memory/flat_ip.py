@@ -17,14 +17,14 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import numpy as np
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
-    Matrix = NDArray[np.float32]
+    Matrix: TypeAlias = NDArray[np.float32]  # Any where numpy is not installed
 else:
     Matrix = Any
 
