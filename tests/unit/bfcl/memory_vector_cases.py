@@ -54,6 +54,8 @@ ODD_TEXTS: list[Any] = [
     ["a note"],
     ["one", "two"],
     [["first", "second"]],
+    [7],
+    [None],
     {"k": "v"},
     {"text": "a note"},
     "",
@@ -138,7 +140,9 @@ def _call(rng: random.Random, vocabulary: list[str], written: list[str], full: b
     if method.endswith("_add"):
         return method, [_text(rng, vocabulary, written, limit)]
     if method.endswith("_update"):
-        return method, [_vec_id(rng, written), _text(rng, vocabulary, written, limit)]
+        odd = rng.random() < 0.15  # after the vector's removal: a text the encoder refuses leaves it unfound
+        text = rng.choice(ODD_TEXTS) if odd else _text(rng, vocabulary, written, limit)
+        return method, [_vec_id(rng, written), text]
     if method.endswith("_remove"):
         return method, [_vec_id(rng, written)]
     if method.endswith("_retrieve"):

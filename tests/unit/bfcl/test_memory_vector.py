@@ -126,6 +126,19 @@ def test_every_search_is_faiss_own_on_each_build(build: str) -> None:
     assert ties > 500  # repeated vectors: the order of ties is faiss's
 
 
+def test_a_fused_multiply_add_rounds_once_where_rounding_twice_would_differ() -> None:
+    """a * b = 0.5 - 2**-47 exactly; + c lands, in float64, halfway between two float32: rounding that to even
+    is wrong, the exact sum is below (or, negated, above) the halfway point."""
+    np = pytest.importorskip("numpy", reason=f"the vector memory's index needs numpy: {vector.INSTALL}")
+    from pytest_tooleval.suites.bfcl.memory.flat_ip import fma
+
+    a = np.array([0.5 * (1 + 2**-23), -0.5 * (1 + 2**-23), 0.5], dtype=np.float32)
+    b = np.array([1 - 2**-23, 1 - 2**-23, 0.5], dtype=np.float32)
+    c = np.array([2**23 + 1, -(2**23 + 1), 1], dtype=np.float32)
+    assert (a.astype(np.float64) * b + c).astype(np.float32).tolist() == [2**23 + 2, -(2**23 + 2), 1.25]
+    assert fma(a, b, c).tolist() == [2**23 + 1, -(2**23 + 1), 1.25]
+
+
 def test_a_folder_without_the_model_says_why_in_one_line(tmp_path: Path) -> None:
     reason = vector.unavailable(tmp_path)
     assert reason is not None and "\n" not in reason, reason

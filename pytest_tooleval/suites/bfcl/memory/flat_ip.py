@@ -98,7 +98,7 @@ class FlatIP:
         for start in range(0, width, lanes):
             block = self.vectors[:, start:start + lanes]
             if self.fused:
-                acc = _fma(block, query[start:start + lanes], acc)
+                acc = fma(block, query[start:start + lanes], acc)
             else:
                 acc = acc + block * query[start:start + lanes]
         while acc.shape[1] > 1:
@@ -107,7 +107,7 @@ class FlatIP:
         return [float(score) for score in acc[:, 0]]
 
 
-def _fma(a: Matrix, b: Matrix, c: Matrix) -> Matrix:
+def fma(a: Matrix, b: Matrix, c: Matrix) -> Matrix:
     """a * b + c rounded once to float32. The product of two float32 is exact in float64, and the float64 sum's
     own error is known exactly (TwoSum): it decides the one case where rounding twice differs, a float64 sum that
     lies exactly halfway between two float32."""
