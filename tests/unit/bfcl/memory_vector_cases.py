@@ -61,6 +61,7 @@ ODD_TEXTS: list[Any] = [
     "",
     " ",
 ]
+REFUSED: list[Any] = [[7], [None], {"k": "v"}]  # short enough, but no text the encoder takes
 ODD_IDS: list[Any] = [-1, 99, "0", 1.0, True, None, [0], 2.5]
 TOP_KS: list[Any] = [1, 2, 3, 5, 10, 50, 0, -1, 2.0, "3", True, None]
 OMITTED = object()
@@ -140,8 +141,8 @@ def _call(rng: random.Random, vocabulary: list[str], written: list[str], full: b
     if method.endswith("_add"):
         return method, [_text(rng, vocabulary, written, limit)]
     if method.endswith("_update"):
-        odd = rng.random() < 0.15  # after the vector's removal: a text the encoder refuses leaves it unfound
-        text = rng.choice(ODD_TEXTS) if odd else _text(rng, vocabulary, written, limit)
+        # the encoder refuses some texts after the vector's removal: the entry is left unfound
+        text = rng.choice(REFUSED) if rng.random() < 0.2 else _text(rng, vocabulary, written, limit)
         return method, [_vec_id(rng, written), text]
     if method.endswith("_remove"):
         return method, [_vec_id(rng, written)]

@@ -81,6 +81,7 @@ def test_every_step_and_state_is_upstreams(bfcl_dir: Path, embed: vector.Embedde
             result = shown.get("result")
             entries = result["dict"] if isinstance(result, dict) and "dict" in result else []
             outcomes[shown.get("raised") or (entries[0][0] if entries else method)] += 1
+            outcomes[f"{method.split('_memory_')[-1]} {shown.get('raised')}"] += 1
             if entries and entries[0][0] == "error":
                 outcomes[entries[0][1]] += 1
             if method.endswith("_retrieve") and entries and entries[0][0] == "result" and entries[0][1]:
@@ -95,6 +96,7 @@ def test_every_step_and_state_is_upstreams(bfcl_dir: Path, embed: vector.Embedde
     for limit in ("300 characters", "2000 characters", "7 entries", "50 entries"):
         assert any(limit in text for text in outcomes), (limit, outcomes)
     assert outcomes["ID 99 not present in store."] > 0, outcomes
+    assert outcomes["update ValueError"] > 3 and outcomes["add AssertionError"] > 0, outcomes  # failed halfway
     assert {"AssertionError", "TypeError", "ValueError"} <= set(outcomes), outcomes
 
 
