@@ -21,12 +21,10 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 
 import numpy as np
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # annotations only (they are not evaluated)
     from numpy.typing import NDArray
 
-    Matrix: TypeAlias = NDArray[np.float32]  # Any where numpy is not installed
-else:
-    Matrix = Any
+    Matrix: TypeAlias = NDArray[np.float32]  # unknown to mypy where numpy is not installed
 
 #: lanes and whether a product and its sum are fused, per faiss build
 BUILDS: dict[str, tuple[int, bool]] = {"generic": (4, False), "avx2": (8, False), "avx512": (16, True)}
