@@ -47,6 +47,7 @@ def pick_rows(verdicts: Path, mode: str = "prompt") -> dict[str, list[dict[str, 
 #: looks like (agentic_rows)
 AGENTIC = {
     "memory_kv": "memory",
+    "memory_vector": "memory",
     "memory_rec_sum": "memory",
     "web_search_base": "web_search",
     "web_search_no_snippet": "web_search",

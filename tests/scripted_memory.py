@@ -6,11 +6,12 @@ puts it behind the fake and runs the plugin against it; the recorder (tests/unit
 puts it behind the same fake and runs bfcl-eval's own `OpenAICompletionsHandler` on the same entries, in a scratch
 venv. Both sides get byte-identical assistant messages and digest request bodies the same way.
 
-One scenario (healthcare: 5 prerequisite conversations) and a few of its questions, for the kv and rec_sum
-backends. In a prerequisite conversation the model writes to memory in every turn (kv: a core entry, past the
-core's 7 an error, every third turn an archival entry, a key that breaks the key format; rec_sum: an append, and
-a replace), then says it noted it. Asked a question, it reads memory (kv: a key search and the whole core;
-rec_sum: the buffer), then answers: the first accepted answer for every other question, else a wrong one.
+One scenario (healthcare: 5 prerequisite conversations) and a few of its questions, for the three backends. In a
+prerequisite conversation the model writes to memory in every turn (kv: a core entry, past the core's 7 an error,
+every third turn an archival entry, a key that breaks the key format; vector: the same texts, and a removal;
+rec_sum: an append, and a replace), then says it noted it. Asked a question, it reads memory (kv: key searches
+and the whole core; vector: similarity searches of both memories; rec_sum: the buffer), then answers: the first
+accepted answer for every other question, else a wrong one.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ MODEL = "fake-model"
 SCENARIO = "healthcare"
 #: the questions asked (bfcl's question ids without the category), in file order
 QUESTIONS = ("memory_30-healthcare-0", "memory_31-healthcare-1", "memory_39-healthcare-9", "memory_54-healthcare-24")
-BACKENDS = ("kv", "rec_sum")
+BACKENDS = ("kv", "vector", "rec_sum")
 NOTED = "Noted."
 WRONG = "I do not remember that."
 
@@ -114,20 +115,31 @@ def script(entry: Entry, protocol: str) -> Script:
     else:
         number = int(entry.entry_id.rsplit("-", 1)[1])
         question = str(entry.turns[0][-1]["content"])
-        reads: list[tuple[str, dict[str, Any]]] = (
-            [
+        calls: dict[str, list[tuple[str, dict[str, Any]]]] = {
+            "kv": [
                 ("archival_memory_key_search", {"query": question, "k": 3}),
                 ("archival_memory_key_search", {"query": "fact c1 t3"}),
                 ("core_memory_retrieve_all", {}),
-            ]
-            if entry.backend == "kv"
-            else [("memory_retrieve", {})]
-        )
+            ],
+            "vector": [
+                ("archival_memory_retrieve", {"query": question, "top_k": 3}),
+                ("core_memory_retrieve", {"query": question}),
+            ],
+            "rec_sum": [("memory_retrieve", {})],
+        }
+        reads = calls[entry.backend]
         replies += [_step(reads, protocol), entry.accepted[0] if number % 2 == 0 else WRONG]
     return Script(entry.entry_id, entry.backend, protocol, tuple(replies))
 
 
 def _writes(backend: str, conversation: int, turn: int, words: list[str]) -> list[tuple[str, dict[str, Any]]]:
+    if backend == "vector":
+        writes: list[tuple[str, dict[str, Any]]] = [("core_memory_add", {"text": " ".join(words[:8])})]
+        if turn % 3 == 0:
+            writes.append(("archival_memory_add", {"text": " ".join(words[:30])}))
+        if turn == 4:
+            writes.append(("core_memory_remove", {"vec_id": 1}))
+        return writes
     if backend == "rec_sum":
         if turn == 2:  # a replacement of what the first append wrote
             return [("memory_replace", {"old_text": " ".join(words[:1]), "new_text": "(replaced)"})]
@@ -152,8 +164,9 @@ def _step(calls: list[tuple[str, dict[str, Any]]], protocol: str) -> Answer:
 
 
 def backend_of(body: dict[str, Any]) -> str:
-    """The backend a request is of: rec_sum's docs name `memory_append` (as tools, or in the system prompt)."""
-    return "rec_sum" if "memory_append" in json.dumps(body.get("tools") or body.get("messages")) else "kv"
+    """The backend a request is of, by the function its docs alone name (as tools, or in the system prompt)."""
+    docs = json.dumps(body.get("tools") or body.get("messages"))
+    return "rec_sum" if "memory_append" in docs else "vector" if "core_memory_update" in docs else "kv"
 
 
 class Model:

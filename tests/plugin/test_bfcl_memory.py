@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from fake_openai import FakeOpenAI, Fault
+from pytest_tooleval.suites.bfcl.memory.backends import unavailable
 from scripted_memory import MODEL, Model, entries, scripts
 from scripted_multi_turn import differing_requests, result_entries, transport_added
 
@@ -50,7 +51,9 @@ def test_a_live_memory_run_sends_bfcls_requests_and_carries_memory(
     fake_openai.responder = model
     fake_openai.usage = {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}  # one per request
     questions = [entry.entry_id for entry in entries(bfcl_dir) if not entry.prerequisite]
-    result = pytester.runpytest(
+    # a process of its own: memory_vector's torch and numpy load once per process, and an in-process run's
+    # module snapshot would drop them for the tests after it
+    result = pytester.runpytest_subprocess(
         *[f"test_bfcl.py::test_bfcl[{entry_id}{suffix}]" for entry_id in questions for suffix in ("", "-fc")],
         "--tooleval-bfcl-categories",
         "memory",
@@ -61,23 +64,31 @@ def test_a_live_memory_run_sends_bfcls_requests_and_carries_memory(
         "-n",
         "2",
         "-q",
+        "-rs",
     )
     sent: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for body in fake_openai.stats.json_bodies:
         script = model.script_of(body)
         assert script is not None, "a request of no scripted entry"
         sent[script.key].append(body)  # an entry's requests are sequential
-    differ = differing_requests(sent, RECORDED)
+    # memory_vector runs where its model is installed (.ci/run installs it), else its questions skip in one line
+    vector = unavailable("vector") is None
+    expected = {key: row for key, row in RECORDED.items() if vector or not key.startswith("memory_vector")}
+    differ = differing_requests(sent, expected)
     assert not differ, f"{differ} (record_memory_requests.py --dump DIR writes bfcl's bodies to compare)"
     for key, added in transport_added(sent).items():
         assert added == {(MODEL, 0.001, False, False, "auto" if key.endswith("/fc") else None)}, key
 
     rows = json.loads((pytester.path / "report.json").read_text(encoding="utf-8"))["samples"]
     got = result_entries(rows)
-    assert got == {
-        key: (row["entry"], row["valid"], row["error_type"]) for key, row in RECORDED.items() if "prereq" not in key
+    assert {key: entry for key, entry in got.items() if key in expected} == {
+        key: (row["entry"], row["valid"], row["error_type"]) for key, row in expected.items() if "prereq" not in key
     }
-    result.assert_outcomes(passed=8, failed=8)
+    if vector:
+        result.assert_outcomes(passed=12, failed=12)
+    else:
+        result.assert_outcomes(passed=8, failed=8, skipped=8)
+        result.stdout.fnmatch_lines(["*memory_vector: the vector memory needs*pytest-tooleval[[]vector[]]*"])
     # the question that started its scenario's conversations carries their cost: every request counted once
     assert sum(row["tokens"]["prompt"] for row in rows) == sum(len(bodies) for bodies in sent.values())
 
@@ -93,7 +104,7 @@ def test_the_oracle_passes_every_memory_question(pytester: pytest.Pytester, bfcl
         *bfcl_args,
         "-q",
     )
-    result.assert_outcomes(passed=2 * 2 * 155)
+    result.assert_outcomes(passed=3 * 2 * 155)
     result.stdout.fnmatch_lines(["*BFCL v4 memory (prompt)*", "*memory_kv*155/155*1.000*"])
 
 

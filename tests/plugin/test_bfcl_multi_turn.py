@@ -108,7 +108,7 @@ def test_bfcls_group_names_choose_the_multi_turn_and_all_categories(
 
     multi_turn = collected("multi_turn")
     assert len(multi_turn) == 800 and "test_bfcl.py::test_bfcl[multi_turn_long_context_199]" in multi_turn
-    # and memory_kv, memory_rec_sum, web search and format sensitivity
-    assert len(collected("all")) == 3641 + 800 + 2 * 155 + 2 * 100 + 5200
+    # and the three memory categories, web search and format sensitivity
+    assert len(collected("all")) == 3641 + 800 + 3 * 155 + 2 * 100 + 5200
     refused = pytester.runpytest("--tooleval-model", "oracle", "--tooleval-bfcl-categories", "multiturn", *bfcl_args)
     refused.stderr.fnmatch_lines(["*unknown multiturn (did you mean 'multi_turn'?)*"])

@@ -48,7 +48,9 @@ COLUMNS = {
     ("data_overall.csv", "Web Search Acc"): "web_search.overall",
     ("data_overall.csv", "Web Search Base"): "category:web_search_base",
     ("data_overall.csv", "Web Search No Snippet"): "category:web_search_no_snippet",
+    ("data_overall.csv", "Memory Acc"): "memory.overall",
     ("data_overall.csv", "Memory KV"): "category:memory_kv",
+    ("data_overall.csv", "Memory Vector"): "category:memory_vector",
     ("data_overall.csv", "Memory Recursive Summarization"): "category:memory_rec_sum",
     ("data_overall.csv", "Relevance Detection"): "hallucination.relevance",
     ("data_overall.csv", "Irrelevance Detection"): "hallucination.irrelevance",
@@ -81,22 +83,16 @@ COLUMNS = {
     ("data_agentic.csv", "Web Search Summary"): "web_search.overall",
     ("data_agentic.csv", "Web Search Base"): "category:web_search_base",
     ("data_agentic.csv", "Web Search No Snippet"): "category:web_search_no_snippet",
+    ("data_agentic.csv", "Memory Summary"): "memory.overall",
     ("data_agentic.csv", "Memory KV"): "category:memory_kv",
+    ("data_agentic.csv", "Memory Vector"): "category:memory_vector",
     ("data_agentic.csv", "Memory Recursive Summarization"): "category:memory_rec_sum",
     ("data_format_sensitivity.csv", "Format Sensitivity Max Delta"): "format:max_delta",
     ("data_format_sensitivity.csv", "Format Sensitivity Standard Deviation"): "format:std",
 }
 #: the columns bfcl leaves N/A for this folder: the generation's cost and latency (a result folder's rows carry
-#: them only when bfcl generated it), and the memory summaries, which need memory_vector (not run here)
-NOT_AVAILABLE = {
-    "Total Cost ($)",
-    "Latency Mean (s)",
-    "Latency Standard Deviation (s)",
-    "Latency 95th Percentile (s)",
-    "Memory Acc",
-    "Memory Summary",
-    "Memory Vector",
-}
+#: them only when bfcl generated it)
+NOT_AVAILABLE = {"Total Cost ($)", "Latency Mean (s)", "Latency Standard Deviation (s)", "Latency 95th Percentile (s)"}
 TEXT_COLUMNS = {"Rank", "Model", "Model Link", "Organization", "License"}
 
 
@@ -104,8 +100,8 @@ def test_a_replayed_whole_folder_gives_every_column_of_bfcls_leaderboard(
     pytester: pytest.Pytester, bfcl_args: list[str], bfcl_dir: Path, bfcl_wheel: Path, tmp_path: Path
 ) -> None:
     """Prompt protocol (a result folder holds one): one official-verdict row per sample of the 17 single- and
-    multi-turn categories, a synthetic result per question of memory_kv, memory_rec_sum and both web search
-    categories, and per format-sensitivity entry, written as bfcl writes a model's results, replayed through the
+    multi-turn categories, a synthetic result per question of the three memory and both web search categories,
+    and per format-sensitivity entry, written as bfcl writes a model's results, replayed through the
     plugin with two workers."""
     picked = {
         **pick_rows(recorded(bfcl_dir, SINGLE_TURN_VERDICTS)),
@@ -146,7 +142,7 @@ def test_a_replayed_whole_folder_gives_every_column_of_bfcls_leaderboard(
     valid.update({category: sum(verdicts[row["id"]] for row in rows) for category, rows in memory.items()})
     valid["format_sensitivity"] = sum(label == "valid" for _, _, label in formats)
     total = sum(len(rows) for rows in picked.values()) + len(verdicts) + len(formats)
-    assert total == 3641 + 800 + 310 + 200 + 5200
+    assert total == 3641 + 800 + 465 + 200 + 5200
     result.assert_outcomes(passed=sum(valid.values()), failed=total - sum(valid.values()))
     report = json.loads((pytester.path / "report.json").read_text())
     # each agentic and format-sensitivity verdict is bfcl's own
@@ -172,11 +168,12 @@ def test_a_replayed_whole_folder_gives_every_column_of_bfcls_leaderboard(
     assert EXPECTED["figures"]["live.overall"] == EXPECTED["figures"]["live.ast"]
     expected = {name: value for name, value in EXPECTED["figures"].items() if name.split(".")[1:] != ["overall"]}
     expected["multi_turn.overall"] = EXPECTED["figures"]["multi_turn.overall"]
-    # with the agentic part: bfcl's Web Search Summary, Agentic Overall Acc (memory_vector counts 0), Overall Acc
+    # with the agentic part: bfcl's Web Search Summary, Memory Summary, Agentic Overall Acc, Overall Acc
     expected["web_search.overall"] = AGENTIC["figures"]["web_search.summary"]
     expected["agentic.overall"] = AGENTIC["figures"]["agentic.overall"]
     expected["overall"] = AGENTIC["figures"]["overall"]
-    expected["memory.overall"] = (AGENTIC["categories"]["memory_kv"] + AGENTIC["categories"]["memory_rec_sum"]) / 2
+    memory_accuracies = [AGENTIC["categories"][name] for name in ("memory_kv", "memory_vector", "memory_rec_sum")]
+    expected["memory.overall"] = sum(memory_accuracies) / 3
     # and the single-turn part alone, as bfcl computes it without multi-turn (test_bfcl_runs.py holds it too)
     expected["overall.single_turn"] = SINGLE_TURN["figures"]["overall.single_turn"]
     groups = {name: entry["value"] for name, entry in summary["groups"].items()}
@@ -193,9 +190,7 @@ def test_a_replayed_whole_folder_gives_every_column_of_bfcls_leaderboard(
             f"*Overall Acc (bfcl's weights; the parts not run count 0: see the note)*{figures['overall']:.3f}*",
         ]
     )
-    assert summary["overall_note"] == (
-        "bfcl's Overall Acc; of its agentic part (40%), memory_vector is not run: it counts 0"
-    )
+    assert summary["overall_note"] == "bfcl's Overall Acc: every part of it ran"
     # every column of every file bfcl's leaderboard writes for this folder: ours, or N/A there and why
     sensitivity = summary["format_sensitivity"]
     ours = {**groups, **{f"category:{name}": value for name, value in accuracies.items()}}

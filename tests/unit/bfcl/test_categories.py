@@ -14,8 +14,9 @@ def test_groups_spell_out_as_bfcls_own_test_collections() -> None:
     scoring = (*CATEGORIES, *MULTI_TURN, *MEMORY, *WEB_SEARCH)
     assert chosen_categories(["all_scoring"]) == scoring
     assert chosen_categories(["all"]) == (*scoring, "format_sensitivity")  # reported beside Overall Acc
-    assert chosen_categories(["memory"]) == ("memory_kv", "memory_rec_sum")
-    assert chosen_categories(["agentic"]) == ("memory_kv", "memory_rec_sum", "web_search_base", "web_search_no_snippet")
+    memory = ("memory_kv", "memory_vector", "memory_rec_sum")
+    assert chosen_categories(["memory"]) == memory
+    assert chosen_categories(["agentic"]) == (*memory, "web_search_base", "web_search_no_snippet")
     assert chosen_categories(["single_turn"]) == tuple(CATEGORIES)
     assert chosen_categories(["non_python"]) == ("simple_java", "simple_javascript")
     assert len(GROUPS["python"]) == 11 and "simple_java" not in GROUPS["python"]
@@ -34,8 +35,3 @@ def test_an_unknown_name_is_refused_with_the_closest_one() -> None:
         chosen_categories(["multi_turn_bas"])
     with pytest.raises(DataError, match=r"unknown multiturn \(did you mean 'multi_turn'\?\)"):
         chosen_categories(["multiturn"])
-
-
-def test_memory_vector_is_refused_as_not_run_yet() -> None:
-    with pytest.raises(DataError, match=r"memory_vector does not run yet.*memory_kv, memory_rec_sum"):
-        chosen_categories(["memory_vector"])
