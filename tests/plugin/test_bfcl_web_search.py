@@ -120,3 +120,14 @@ def test_a_live_run_without_a_search_backend_stops_before_any_request(
     assert result.ret == 4
     result.stderr.fnmatch_lines(["*web search categories need a search backend: --tooleval-bfcl-search serpapi*"])
     assert fake_openai.stats.requests == 0
+
+
+def test_the_oracle_passes_every_web_search_question_without_a_backend(
+    pytester: pytest.Pytester, bfcl_args: list[str]
+) -> None:
+    result = pytester.runpytest(
+        "--tooleval-model", "oracle", "--tooleval-bfcl-categories", "web_search", "--tooleval-mode", "both",
+        *bfcl_args, "-q",
+    )  # fmt: skip
+    result.assert_outcomes(passed=2 * 2 * 100)
+    result.stdout.fnmatch_lines(["*BFCL v4 web search (prompt)*", "*web_search_no_snippet*100/100*1.000*"])
