@@ -21,10 +21,10 @@ from pathlib import Path
 
 from ....data.files import json_lines, read_text
 from ....errors import DataError
-from ....json_value import JSONObject, JSONValue
+from ....json_value import JSONObject
 from ....text import did_you_mean
 from ..data import answer_file, id_rows, question_file
-from ..multi_turn.data import read_docs, read_turns
+from ..multi_turn.data import entry_object, entry_text, read_docs, read_turns
 
 BACKENDS = ("kv", "vector", "rec_sum")
 CATEGORIES = tuple(f"memory_{backend}" for backend in BACKENDS)
@@ -89,9 +89,9 @@ def load_entries(root: Path, category: str) -> list[MemoryEntry]:
         entries = []
         for number, entry in json_lines(read_text(path), path):
             where = f"{path}:{number}"
-            entry_id = _renamed(_field(entry, "id", where), category)
+            entry_id = _renamed(entry_text(entry, "id", where), category)
             entries.append(MemoryEntry(category, entry_id, scenario, True, tuple(ids),
-                                       read_turns(_object(entry, where).get("question"), where),
+                                       read_turns(entry_object(entry, where).get("question"), where),
                                        _functions(functions_text)))
             ids.append(entry_id)
         prerequisites[scenario] = entries
@@ -106,13 +106,13 @@ def load_entries(root: Path, category: str) -> list[MemoryEntry]:
         if answer["id"] != entry["id"]:
             raise DataError(f"{answers_path}:{answer_number}: the possible answer of {answer['id']!r} where "
                             f"{where} has {entry['id']!r}: bfcl pairs them line by line, keep both files in one order")
-        scenario = _field(entry, "scenario", where)
+        scenario = entry_text(entry, "scenario", where)
         if scenario not in prerequisites:
             raise DataError(f"{where}: scenario {scenario!r} is none of {', '.join(SCENARIOS)}")
         accepted = answer.get("ground_truth")
         if not isinstance(accepted, list) or not all(isinstance(text, str) for text in accepted):
             raise DataError(f"{answers_path}:{answer_number}: ground_truth must be a list of accepted answers")
-        out.append(MemoryEntry(category, _renamed(_field(entry, "id", where), category), scenario, False,
+        out.append(MemoryEntry(category, _renamed(entry_text(entry, "id", where), category), scenario, False,
                                tuple(prior.id for prior in prerequisites[scenario]),
                                read_turns(entry.get("question"), where), _functions(functions_text),
                                tuple(text for text in accepted if isinstance(text, str))))
@@ -122,18 +122,6 @@ def load_entries(root: Path, category: str) -> list[MemoryEntry]:
 def _renamed(entry_id: str, category: str) -> str:
     return entry_id.replace("memory", category)  # bfcl's str.replace: every occurrence
 
-
-def _field(entry: JSONValue, name: str, where: str) -> str:
-    value = _object(entry, where).get(name)
-    if not isinstance(value, str):
-        raise DataError(f"{where}: {name} must be text")
-    return value
-
-
-def _object(entry: JSONValue, where: str) -> JSONObject:
-    if not isinstance(entry, dict):
-        raise DataError(f"{where}: not an entry (an object)")
-    return entry
 
 
 def _functions(texts: list[str]) -> list[JSONObject]:

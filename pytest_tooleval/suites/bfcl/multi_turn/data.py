@@ -88,6 +88,21 @@ def read_turns(question: JSONValue, where: str) -> list[list[JSONObject]]:
     return [[message for message in turn if isinstance(message, dict)] for turn in question if isinstance(turn, list)]
 
 
+def entry_object(entry: JSONValue, where: str) -> JSONObject:
+    """A data line that must be an entry (an object); a DataError naming `where` otherwise."""
+    if not isinstance(entry, dict):
+        raise DataError(f"{where}: not an entry (an object)")
+    return entry
+
+
+def entry_text(entry: JSONValue, name: str, where: str) -> str:
+    """An entry's text field `name`; a DataError naming `where` when it is missing or not text."""
+    value = entry_object(entry, where).get(name)
+    if not isinstance(value, str):
+        raise DataError(f"{where}: {name} must be text")
+    return value
+
+
 def read_docs(path: Path) -> list[str]:
     """A class's function docs, one a line, in the file's order, each checked and kept as its JSON text."""
     docs = []

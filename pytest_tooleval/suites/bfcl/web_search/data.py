@@ -26,7 +26,7 @@ from ....errors import DataError
 from ....json_value import JSONObject, JSONValue
 from ....text import did_you_mean
 from ..data import WEB_SEARCH
-from ..multi_turn.data import read_docs, read_turns
+from ..multi_turn.data import entry_object, entry_text, read_docs, read_turns
 from .api import CLASS_NAME
 
 CATEGORIES = WEB_SEARCH
@@ -126,31 +126,19 @@ def load_entries(root: Path, category: str, files: WebSearchFiles) -> list[WebSe
     out = []
     for (number, entry), (answer_number, answer) in zip(questions, answers, strict=True):
         where, answer_where = f"{files.questions_name}:{number}", f"{files.answers_name}:{answer_number}"
-        entry_id, answer_id = _text(entry, "id", where), _text(answer, "id", answer_where)
+        entry_id, answer_id = entry_text(entry, "id", where), entry_text(answer, "id", answer_where)
         if answer_id != entry_id:
             raise DataError(f"{answer_where}: the possible answer of {answer_id!r} where {where} has {entry_id!r}: "
                             "bfcl pairs them line by line, keep both files in one order")
-        classes = _object(entry, where).get("involved_classes")
+        classes = entry_object(entry, where).get("involved_classes")
         if classes != [CLASS_NAME]:
             raise DataError(f"{where}: involved_classes must be [{CLASS_NAME!r}], not {classes!r}")
-        accepted = _object(answer, answer_where).get("ground_truth")
+        accepted = entry_object(answer, answer_where).get("ground_truth")
         if not isinstance(accepted, list) or not all(isinstance(text, str) for text in accepted):
             raise DataError(f"{answer_where}: ground_truth must be a list of accepted answers")
         out.append(WebSearchEntry(category, entry_id.replace("web_search", category),  # bfcl's str.replace
-                                  read_turns(_object(entry, where).get("question"), where),
+                                  read_turns(entry_object(entry, where).get("question"), where),
                                   [json.loads(text) for text in functions_text],  # each entry's own copies
                                   tuple(text for text in accepted if isinstance(text, str))))
     return [dataclasses.replace(entry, index=index) for index, entry in enumerate(out)]
 
-
-def _text(entry: JSONValue, name: str, where: str) -> str:
-    value = _object(entry, where).get(name)
-    if not isinstance(value, str):
-        raise DataError(f"{where}: {name} must be text")
-    return value
-
-
-def _object(entry: JSONValue, where: str) -> JSONObject:
-    if not isinstance(entry, dict):
-        raise DataError(f"{where}: not an entry (an object)")
-    return entry
