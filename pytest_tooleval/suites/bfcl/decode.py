@@ -43,23 +43,32 @@ MAX_ANSWER_CHARS = 1_000_000
 ARITHMETIC_LIMITS = safe_eval.Limits(int_bits=100_000, size=1_000_000, depth=200, work=10_000_000)
 
 
+def bracketed(text: object) -> str:
+    """A prompting answer as bfcl's decoders first make it (§3.1): trimmed of backticks, newlines and spaces (not
+    tabs or carriage returns), then wrapped in `[` `]` where it does not begin or end with one.
+
+    Raises:
+        DecodeError: the answer is no text (bfcl calls str methods on it), or longer than MAX_ANSWER_CHARS.
+    """
+    if not isinstance(text, str):
+        raise DecodeError(f"the answer is a {type(text).__name__}, not text")
+    if len(text) > MAX_ANSWER_CHARS:
+        raise DecodeError(f"the answer is longer than {MAX_ANSWER_CHARS} characters")
+    text = text.strip("`\n ")
+    if not text.startswith("["):
+        text = "[" + text
+    if not text.endswith("]"):
+        text = text + "]"
+    return text
+
+
 def decode_prompting(text: object, language: Language) -> object:
     """Decode a prompting model's text answer as bfcl's ``default_decode_ast_prompting`` does (§3.1).
 
     Raises:
         DecodeError: bfcl's decoder raises on this answer (a decode failure in its verdict).
     """
-    if not isinstance(text, str):
-        # bfcl calls str methods on the answer: anything else fails there
-        raise DecodeError(f"the answer is a {type(text).__name__}, not text")
-    if len(text) > MAX_ANSWER_CHARS:
-        raise DecodeError(f"the answer is longer than {MAX_ANSWER_CHARS} characters")
-    # only backticks, newlines and spaces are trimmed, not tabs or carriage returns (§3.1)
-    text = text.strip("`\n ")
-    if not text.startswith("["):
-        text = "[" + text
-    if not text.endswith("]"):
-        text = text + "]"
+    text = bracketed(text)
     try:
         if language == "java":
             # the Java and JavaScript decoders get the text between the first and the last character (§3.2)

@@ -17,7 +17,7 @@ import warnings
 import xml.etree.ElementTree as ElementTree
 
 from .... import python_ast
-from ..decode import MAX_ANSWER_CHARS, decode_python_calls
+from ..decode import bracketed, decode_python_calls
 from ..errors import DecodeError
 from .configs import Config
 
@@ -33,16 +33,8 @@ def decode_output(text: object, config: Config) -> object:
     Raises:
         DecodeError: bfcl's decoder raises on this answer (a decode failure in its verdict).
     """
-    if not isinstance(text, str):
-        raise DecodeError(f"the answer is a {type(text).__name__}, not text")  # bfcl calls str methods on it
-    if len(text) > MAX_ANSWER_CHARS:
-        raise DecodeError(f"the answer is longer than {MAX_ANSWER_CHARS} characters")
-    text = text.strip("`\n ")
     # bfcl brackets every answer, whatever its format: a JSON or XML one too (bfcl §3.1)
-    if not text.startswith("["):
-        text = "[" + text
-    if not text.endswith("]"):
-        text = text + "]"
+    text = bracketed(text)
     try:
         if config.tool_call_tag:
             text = _between(text, TAG_OPEN, TAG_CLOSE, whole=False).strip()
