@@ -9,6 +9,7 @@ a = passed in both, b = passed in the baseline only (pass -> fail), c = passed i
 
 from __future__ import annotations
 
+import bisect
 import math
 import random
 import statistics
@@ -26,6 +27,7 @@ __all__ = [
     "mover_interval",
     "paired_bootstrap",
     "paired_difference_interval",
+    "proportion_bootstrap_many",
     "sign_flip_test",
     "wilson_interval",
 ]
@@ -400,6 +402,60 @@ def paired_bootstrap_many(
         if found:
             results[name] = _result(estimate, found, confidence)
     return results
+
+
+def proportion_bootstrap_many(
+    counts: Mapping[str, tuple[int, int]],
+    statistic: Callable[[dict[str, float]], Mapping[str, float]],
+    *,
+    seed: int = 20261201,
+    replicates: int = 2000,
+    confidence: float = 0.95,
+) -> dict[str, BootstrapResult]:
+    """`paired_bootstrap_many` for strata of pass/fail units whose statistic reads only each stratum's share of
+    passes: `counts` maps a stratum to (passed, units), and `statistic` takes the shares by name. Drawing n units
+    with replacement from a stratum that passed k of n gives a binomial(n, k/n) count of passes, so each
+    replicate draws that count directly, by inverting its distribution function, instead of unit by unit: the
+    same bootstrap distribution, one random number per stratum instead of n
+    (docs/release-gate.md#a-runs-own-error-bars). The replicates are not those `paired_bootstrap_many` draws from
+    the same seed."""
+    _check_level(confidence, "confidence")
+    if replicates < 1:
+        raise ValueError(f"replicates must be positive, got {replicates}")
+    strata = {name: counts[name] for name in sorted(counts) if counts[name][1] > 0}
+    estimates = dict(statistic({name: passed / units for name, (passed, units) in strata.items()}))
+    tables = {name: _binomial_cdf(units, passed) for name, (passed, units) in strata.items()}
+    rng = random.Random(seed)
+    values: dict[str, list[float]] = {name: [] for name in estimates}
+    for _ in range(replicates):
+        drawn = {}
+        for name, (passed, units) in strata.items():
+            table = tables[name]
+            # a stratum that passed all or none draws the same count every time (and no random number)
+            count = passed if table is None else min(bisect.bisect_right(table, rng.random()), units)
+            drawn[name] = count / units
+        for name, value in statistic(drawn).items():
+            if name in values:
+                values[name].append(value)
+    results = {}
+    for name, estimate in estimates.items():
+        found = sorted(values[name])
+        if found:
+            results[name] = _result(estimate, found, confidence)
+    return results
+
+
+def _binomial_cdf(n: int, k: int) -> list[float] | None:
+    """The distribution function of binomial(n, k/n) at 0..n (None when k is 0 or n: the count is k), from
+    log-probabilities, so that a large n does not overflow."""
+    if k in (0, n):
+        return None
+    log_p, log_q, log_n = math.log(k / n), math.log1p(-k / n), math.lgamma(n + 1)
+    table, total = [], 0.0
+    for j in range(n + 1):
+        total += math.exp(log_n - math.lgamma(j + 1) - math.lgamma(n - j + 1) + j * log_p + (n - j) * log_q)
+        table.append(total)
+    return [value / total for value in table]
 
 
 def bootstrap_interval(

@@ -8,6 +8,7 @@ import subprocess
 import sys
 from collections.abc import Mapping
 from statistics import NormalDist
+from typing import Any
 
 import pytest
 
@@ -22,6 +23,7 @@ from pytest_tooleval.report.stats import (
     paired_bootstrap,
     paired_bootstrap_many,
     paired_difference_interval,
+    proportion_bootstrap_many,
     wilson_interval,
 )
 
@@ -414,3 +416,116 @@ def test_error_bars_do_not_depend_on_the_order_rows_arrived_in() -> None:
     forwards = run_spreads(units, combine, replicates=300)
     assert run_spreads(list(reversed(units)), combine, replicates=300) == forwards
     assert forwards["en.mean"].interval[0] < forwards["en.mean"].value < forwards["en.mean"].interval[1]
+
+
+# --- the binomial shortcut of a run's own bootstrap ----------------------------------------------------------------
+
+
+def test_a_resampled_count_of_passes_is_drawn_from_its_binomial() -> None:
+    """7 passes of 10: over 20,000 replicates, each count's share matches binomial(10, 0.7) to within 4 standard
+    errors, and no count outside 0..10 is drawn."""
+    replicates = 20_000
+    result = proportion_bootstrap_many(
+        {"a": (7, 10)}, lambda shares: {"count": shares["a"] * 10}, seed=3, replicates=replicates
+    )
+    assert result["count"].replicates == replicates
+    counts: dict[int, int] = {}
+    seen: list[float] = []
+
+    def record(shares: Mapping[str, float]) -> dict[str, float]:
+        seen.append(shares["a"])
+        return {"share": shares["a"]}
+
+    proportion_bootstrap_many({"a": (7, 10)}, record, seed=3, replicates=replicates)
+    for share in seen[1:]:  # the first is the estimate
+        counts[round(share * 10)] = counts.get(round(share * 10), 0) + 1
+    assert set(counts) <= set(range(11))
+    for count in range(11):
+        expected = math.comb(10, count) * 0.7**count * 0.3 ** (10 - count)
+        error = math.sqrt(expected * (1 - expected) / replicates)
+        assert abs(counts.get(count, 0) / replicates - expected) <= 4 * error + 1e-9, count
+
+
+def test_the_binomial_shortcut_gives_the_unit_by_unit_bootstrap_interval() -> None:
+    """The same bootstrap distribution as resampling the units: a weighted combination of three categories gets
+    the same percentile interval from both, to within their Monte Carlo noise at 4,000 replicates."""
+    sizes = {"a": (31, 40), "b": (9, 25), "c": (180, 200)}
+    weights = {"a": 0.5, "b": 0.3, "c": 0.2}
+    units = {name: [True] * passed + [False] * (n - passed) for name, (passed, n) in sizes.items()}
+
+    def combine(shares: Mapping[str, float]) -> dict[str, float]:
+        return {"overall": sum(weights[name] * share for name, share in shares.items())}
+
+    shortcut = proportion_bootstrap_many(sizes, combine, seed=5, replicates=4000)["overall"]
+    by_units = paired_bootstrap_many(
+        units,
+        lambda drawn: combine({name: sum(got) / len(got) for name, got in drawn.items()}),
+        seed=5,
+        replicates=4000,
+    )["overall"]
+    assert shortcut.estimate == by_units.estimate == pytest.approx(0.5 * 31 / 40 + 0.3 * 9 / 25 + 0.2 * 0.9)
+    assert shortcut.standard_error is not None and by_units.standard_error is not None
+    assert shortcut.standard_error == pytest.approx(by_units.standard_error, rel=0.08)
+    for mine, theirs in zip(shortcut.interval, by_units.interval, strict=True):
+        assert mine == pytest.approx(theirs, abs=0.01)
+
+
+def test_a_category_that_passed_everything_or_nothing_is_the_same_in_every_replicate() -> None:
+    result = proportion_bootstrap_many(
+        {"all": (12, 12), "none": (0, 5), "empty": (0, 0)},
+        lambda shares: {"sum": shares["all"] + shares["none"], "names": float(len(shares))},
+        seed=1,
+        replicates=50,
+    )
+    assert result["sum"].interval == (1.0, 1.0)
+    assert result["names"].interval == (2.0, 2.0)  # a category without units is left out
+
+
+def test_a_large_category_does_not_overflow() -> None:
+    result = proportion_bootstrap_many(
+        {"big": (6_000, 20_000)}, lambda shares: {"share": shares["big"]}, seed=2, replicates=400
+    )
+    low, high = result["share"].interval
+    assert low < 0.3 < high and high - low == pytest.approx(2 * 1.96 * math.sqrt(0.3 * 0.7 / 20_000), rel=0.2)
+
+
+def _units_of(counts: Mapping[str, tuple[int, int]]) -> list[Any]:
+    from pytest_tooleval.report.suite_summary import Unit
+
+    return [Unit(name, f"{name}/{n}", n < passed) for name, (passed, size) in counts.items() for n in range(size)]
+
+
+def test_a_linear_combination_is_bootstrapped_as_its_weighted_sum() -> None:
+    """Groups and OVERALL are weighted sums of the category accuracies: run_spreads evaluates them as such in
+    each replicate, and gets what calling the suite's combination gives, to 1e-12."""
+    from pytest_tooleval.report.compare import run_spreads
+
+    counts = {"en.a": (30, 40), "en.b": (12, 25), "en.c": (50, 60)}
+    calls = []
+
+    def combine(shares: Mapping[str, float]) -> dict[str, float]:
+        calls.append(1)
+        group = (shares["en.a"] + shares["en.b"]) / 2
+        return {"en.group": group, "en.overall": 0.1 + 0.6 * group + 0.3 * shares["en.c"]}
+
+    spreads = run_spreads(_units_of(counts), combine, replicates=500)
+    assert len(calls) < 50  # not once per replicate: the weights and the checks
+    direct = proportion_bootstrap_many(counts, combine, replicates=500)
+    for name in ("en.group", "en.overall"):
+        assert spreads[name].interval == pytest.approx(direct[name].interval, abs=1e-12)
+
+
+def test_a_combination_that_is_not_linear_is_called_in_every_replicate() -> None:
+    from pytest_tooleval.report.compare import run_spreads
+
+    counts = {"en.a": (30, 40), "en.b": (12, 25)}
+    calls = []
+
+    def combine(shares: Mapping[str, float]) -> dict[str, float]:
+        calls.append(1)
+        return {"en.best": max(shares.values())}
+
+    spreads = run_spreads(_units_of(counts), combine, replicates=300)
+    direct = proportion_bootstrap_many(counts, combine, replicates=300)
+    assert spreads["en.best"].interval == direct["en.best"].interval
+    assert len(calls) > 2 * 300  # both bootstraps called it in every replicate
