@@ -393,15 +393,22 @@ def paired_bootstrap_many(
     values: dict[str, list[float]] = {name: [] for name in estimates}
     for _ in range(replicates):
         drawn = {name: rng.choices(units, k=len(units)) for name, units in strata.items()}
-        for name, value in statistic(drawn).items():
-            if name in values:
-                values[name].append(value)
-    results = {}
-    for name, estimate in estimates.items():
-        found = sorted(values[name])
-        if found:
-            results[name] = _result(estimate, found, confidence)
-    return results
+        _keep(values, statistic(drawn))
+    return _results(estimates, values, confidence)
+
+
+def _keep(values: dict[str, list[float]], replicate: Mapping[str, float]) -> None:
+    """A replicate's values of the names the original data gives (a name it lacks skips it for that name)."""
+    for name, value in replicate.items():
+        if name in values:
+            values[name].append(value)
+
+
+def _results(estimates: Mapping[str, float], values: Mapping[str, list[float]],
+             confidence: float) -> dict[str, BootstrapResult]:
+    """One result per estimate with at least one valid replicate."""
+    return {name: _result(estimate, sorted(values[name]), confidence)
+            for name, estimate in estimates.items() if values[name]}
 
 
 def proportion_bootstrap_many(
@@ -434,15 +441,8 @@ def proportion_bootstrap_many(
             # a stratum that passed all or none draws the same count every time (and no random number)
             count = passed if table is None else min(bisect.bisect_right(table, rng.random()), units)
             drawn[name] = count / units
-        for name, value in statistic(drawn).items():
-            if name in values:
-                values[name].append(value)
-    results = {}
-    for name, estimate in estimates.items():
-        found = sorted(values[name])
-        if found:
-            results[name] = _result(estimate, found, confidence)
-    return results
+        _keep(values, statistic(drawn))
+    return _results(estimates, values, confidence)
 
 
 def _binomial_cdf(n: int, k: int) -> list[float] | None:
