@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -79,6 +80,20 @@ PROMPTS = {
         "USER_PROMPT_EN": "History:\n{question}",
     },
 }
+
+
+def answer_in_calls(body: dict[str, Any]) -> Any:
+    """The right answer, as a function-calling model gives it (tool_calls; words for the special categories)."""
+    from fake_openai import ToolCalls, last_user_message
+    from pytest_tooleval.models.factory import PROBE_TOOL_PROMPT
+
+    last = last_user_message(body)
+    if body.get("tools") and last == PROBE_TOOL_PROMPT:  # the endpoint probe asks for a call of its one tool
+        return ToolCalls.of(("echo", {"word": "ok"}))
+    for needle, answer in RIGHT_CALLS.items():
+        if needle in last:
+            return answer if isinstance(answer, str) else ToolCalls.of(*answer)
+    return "no idea"
 
 
 def write_mini_acebench(root: Path) -> Path:

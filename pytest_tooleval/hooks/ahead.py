@@ -1,6 +1,7 @@
 """The xdist controller collects the run's tests itself, before its workers start, so that the hub can ask
 from the start instead of waiting for the first worker to import, load and collect (docs/architecture.md,
-"One sample, with xdist").
+"One sample, with xdist"). Before that, the process that asks reads which suites the tests it will collect are
+marked with, to send the endpoint probe while it collects (docs/concurrency.md#the-probe-during-collection).
 
 It is pytest's own collection, with every plugin and conftest, `-k`, `-m`, shards and the subsample, as each
 worker will run it; only the hooks that show or count what was collected are held back, so that nothing is
@@ -11,15 +12,20 @@ dropped afterwards: the controller keeps only their test ids.
 from __future__ import annotations
 
 import warnings
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
+
+SUITE_MARK = "tooleval"  # @pytest.mark.tooleval("<suite>") on a test function, its class or its module
 
 # hooks that report a collection rather than make it: held back while the controller collects
 REPORTING_HOOKS = frozenset({
     "pytest_collectstart", "pytest_collectreport", "pytest_itemcollected", "pytest_deselected",
     "pytest_collection_finish", "pytest_report_collectionfinish", "pytest_warning_recorded",
 })
+# and while it only looks at the modules: nothing is selected, deselected or finished then
+LOOKING_HOOKS = REPORTING_HOOKS | {"pytest_collection_modifyitems"}
 
 
 def _nothing(*args: object, **kwargs: object) -> list[object]:
@@ -27,17 +33,77 @@ def _nothing(*args: object, **kwargs: object) -> list[object]:
 
 
 class _Quiet:
-    """A hook relay that calls every hook except the reporting ones."""
+    """A hook relay that calls every hook except the held-back ones."""
 
-    def __init__(self, relay: object) -> None:
+    def __init__(self, relay: object, held: frozenset[str]) -> None:
         self._relay = relay
+        self._held = held
 
     def __getattr__(self, name: str) -> object:
-        return _nothing if name in REPORTING_HOOKS else getattr(self._relay, name)
+        return _nothing if name in self._held else getattr(self._relay, name)
 
 
-def _quiet(relay: object) -> Any:  # stands in for pytest's hook relay, whose type it is not
-    return _Quiet(relay)
+def _quiet(relay: object, held: frozenset[str] = REPORTING_HOOKS) -> Any:  # stands in for pytest's hook relay
+    return _Quiet(relay, held)
+
+
+def marked_suites(session: pytest.Session) -> list[str] | None:
+    """The suites named by the tooleval marks of the test modules this session will collect, in collection order,
+    read from the modules' functions and classes without generating their tests (a suite's data is not loaded);
+    None when this process could not tell. A guess: the collection itself decides (run/session.py
+    `probe_early` checks it)."""
+    config = session.config
+    relay = config.hook
+    proxy_for = session.gethookproxy
+    config.hook = _quiet(relay, LOOKING_HOOKS)
+    session.gethookproxy = lambda fspath: _quiet(proxy_for(fspath), LOOKING_HOOKS)  # type: ignore[method-assign]
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tops = session.perform_collect(genitems=False)
+            names: list[str] = []
+            for module in _modules(tops):
+                for name in _suite_marks(module.obj):
+                    if name not in names:
+                        names.append(name)
+        return names
+    except Exception:  # a usage error too: the collection proper says it
+        return None
+    finally:
+        config.hook = relay
+        del session.gethookproxy
+        session.items = []
+        session.testscollected = 0
+
+
+def _modules(nodes: Any) -> Iterator[pytest.Module]:
+    """The Python test modules under these collectors: folders and packages are opened, modules are not."""
+    for node in nodes:
+        if isinstance(node, pytest.Module):
+            yield node
+        elif isinstance(node, pytest.Collector) and not isinstance(node, pytest.Class):
+            yield from _modules(node.collect())
+
+
+def _suite_marks(module: Any) -> Iterator[str]:
+    """The suite names of the tooleval marks on a module, its test functions and classes and their methods."""
+    def named(obj: object) -> Iterator[str]:
+        marks = getattr(obj, "pytestmark", [])
+        for mark in marks if isinstance(marks, list) else [marks]:
+            mark = getattr(mark, "mark", mark)  # a MarkDecorator (a module's `pytestmark = pytest.mark...`)
+            args = getattr(mark, "args", None)
+            if getattr(mark, "name", None) == SUITE_MARK and isinstance(args, tuple) and args:
+                yield str(args[0])
+
+    yield from named(module)
+    for value in vars(module).values():
+        if isinstance(value, type):
+            yield from named(value)
+            for member in vars(value).values():
+                if callable(member):
+                    yield from named(member)
+        elif callable(value):
+            yield from named(value)
 
 
 def collect_test_ids(session: pytest.Session) -> list[str] | None:

@@ -173,6 +173,17 @@ class Controller:
     # -- collection: a suite's data error is raised here, before anything is asked ---------------------------
 
     @pytest.hookimpl(tryfirst=True)
+    def pytest_collection(self, session: pytest.Session) -> None:
+        """A single process: the endpoint probe leaves now and comes back while the tests are collected (xdist's
+        controller sends it once it knows its workers: distributed.py)."""
+        config = session.config
+        alone = config.pluginmanager.get_plugin("dsession") is None
+        if self.session.active and not config.option.collectonly and alone:
+            from .ahead import marked_suites
+
+            self.session.probe_early(lambda: marked_suites(session))
+
+    @pytest.hookimpl(tryfirst=True)
     def pytest_collection_modifyitems(self) -> None:
         """A worker's data problem is raised by its controller (distributed.py); this process's, here: one line,
         exit status 4."""

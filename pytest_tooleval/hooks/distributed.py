@@ -44,11 +44,13 @@ class XdistHooks:
         self._dsession = dsession = self.config.pluginmanager.get_plugin("dsession")
         if dsession is not None:  # a dead endpoint stops the workers as pytest's -x does, with one line
             self.session.stop_when_dead(lambda reason: setattr(dsession, "shouldstop", reason))
-        if self._pytest_session is None:
+        pytest_session = self._pytest_session
+        if pytest_session is None:
             return
-        from .ahead import collect_test_ids
+        from .ahead import collect_test_ids, marked_suites
 
-        ids = collect_test_ids(self._pytest_session)  # a data error ends the run here, before any worker
+        self.session.probe_early(lambda: marked_suites(pytest_session))  # its round trip while the tests are collected
+        ids = collect_test_ids(pytest_session)  # a data error ends the run here, before any worker
         if ids is not None:
             self._ahead = set(_test_ids(ids))
             # the run's list from here on: a dead endpoint can stop the run before any worker reports its own

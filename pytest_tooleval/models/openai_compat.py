@@ -426,6 +426,12 @@ class OpenAIBackend:
         """The running loop's client (the files and batches endpoints are asked through it)."""
         return self._state().client
 
+    async def warm(self) -> None:
+        """Make the running loop's client, and load the chat and model-list resources it loads on first use, so
+        that a first request sent next leaves at once (the probe, while the main thread collects)."""
+        client = self.client()
+        _ = client.chat.completions, client.models
+
     def redact(self, text: str) -> str:
         """`text` without the key or the URL's credentials (an error message of the files endpoints, say)."""
         return redact_all(text, self._secrets)

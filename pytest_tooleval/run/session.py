@@ -8,12 +8,14 @@ answers (answers/hub_client.py). Only those two open the run's sqlite board.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import dataclasses
 import sys
 import threading
 import uuid
 from collections.abc import Callable, Mapping
+from concurrent.futures import Future
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -22,7 +24,7 @@ import pytest
 from ..errors import NOT_ASKED, MalformedReply, NotAsked
 from ..models.access import ModelAccess, access_kind
 from ..models.cache import CacheRun
-from ..models.engine import Engine
+from ..models.engine import Engine, Probe
 from ..models.meter import SAMPLE_REPLIES, SERVED_FROM_CACHE, SampleReplies
 from ..models.storage import STORAGE_ERRORS, StorageLog
 from ..outcome import Answer, SampleResult, Skipped, malformed_result, over_time_result
@@ -71,8 +73,16 @@ class ToolevalSession:
         self._board_path: Path | None = None  # decided on first use (answers/board.py, run_folder)
         self.memory = FrozenHeap()  # the collected run, kept out of the garbage collector's walks
         self._probe_failed = False
+        # the early probe (probe_early): the suites the access was built for before collection, the probe's and the
+        # model lists' round trip in flight, whom a dead endpoint is told of once it has ended, and the backends of
+        # a wrong guess (their requests still count)
+        self._shaped_by: tuple[str, ...] | None = None
+        self._early: Future[tuple[dict[str, JSONObject], dict[str, JSONObject] | None]] | None = None
+        self._early_notify: Callable[[str], None] | None = None
+        self._retired: list[OpenAIBackend] = []
         self.storage = StorageLog()  # what this process's cache and board failed to keep (storage.py)
-        self.tally = RequestTally(self.backends)  # requests, retries, refused parameters, the workers' too
+        # requests, retries, refused parameters, the workers' too
+        self.tally = RequestTally(self.backends, lambda: self._retired)
         self.budget = CostBudget(self.settings.max_cost, self.settings.prices, self.run.role_models)
         self.endpoint_profile: dict[str, JSONObject] | None = None  # what the probe found, by role
         # the parametrize ids this run collected (the controller's view; with xdist, suite placeholders too):
@@ -102,10 +112,11 @@ class ToolevalSession:
                 from ..models.factory import build_access
 
                 settings = self.settings.replace(concurrency=self._slots)
+                names = self._shaped_by  # the early probe's guess, until the collection has loaded the suites
                 self._access = build_access(settings, settings.cache_path, self.engine, lambda: self.board_path,
-                                            self.run.helper_roles(), self.run.replay_readers(),
-                                            probe_tools=self.run.asks_with_tools(),
-                                            probe_system=not self.run.tools_without_system(), say=self.say,
+                                            self.run.helper_roles(names), self.run.replay_readers(),
+                                            probe_tools=self.run.asks_with_tools(names),
+                                            probe_system=not self.run.tools_without_system(names), say=self.say,
                                             cache_run=self.cache_run, served=self.served)
             return self._access
 
@@ -143,7 +154,9 @@ class ToolevalSession:
     def know_served(self) -> None:
         """Ask each live endpoint what it serves under its model's name (models/served.py), once per process that
         asks and was not told: the response cache's keys hold it."""
-        if self.served is not None or not self.asks_through_cache:
+        if self._early is not None:  # the early probe asks after its probe: its outcome is taken first
+            self.probe()
+        if not self.know_served_needed:
             return
         from ..models.served import identify_served
 
@@ -188,10 +201,96 @@ class ToolevalSession:
         source.start()
         self._source = source
 
+    def probe_early(self, marked: Callable[[], list[str] | None]) -> None:
+        """Before collection, in the process that asks (alone, or xdist's controller once its workers are counted):
+        build the access for the suites the collection will most likely load (Run.likely_suites), and send their
+        probe, then ask their endpoints what they serve, so that the round trip runs while the tests are collected
+        (docs/concurrency.md#the-probe-during-collection). `marked` reads the suites marked on the test modules
+        to be collected (hooks/ahead.py), or None. Nothing else is asked before `probe` has its outcome."""
+        if not self._probes or self._access is not None or self.settings.batch:
+            return
+        found = marked()
+        likely = () if found is None else self.run.likely_suites(found)
+        if not likely:
+            return
+        self._shaped_by = likely
+        try:
+            _ = self.access
+        except Exception:  # a setting the access cannot be built from: said after collection, as without this
+            self._drop_early_access()
+            return
+        backends = self.backends() or []
+        # here, not on the loop's thread while this one collects: the probe's requests then leave at once
+        self.engine.run(_warm(backends))
+        breaker = self.engine.breaker
+        # a dead endpoint met by the probe is said once, as the probe's error (see `probe`); the run's stop is
+        # told of it once the probe has ended
+        self._early_notify, breaker.on_trip = breaker.on_trip, None
+        self._early = self.engine.submit(self._probe_and_list(self.engine.probes, self.know_served_needed))
+
+    @property
+    def _probes(self) -> bool:
+        """Whether this process probes its endpoints: live models, --tooleval-no-probe not given, not yet done."""
+        return self.endpoint_profile is None and not self.settings.no_probe and access_kind(self.settings) == "chat"
+
+    @property
+    def know_served_needed(self) -> bool:
+        return self.served is None and self.asks_through_cache
+
+    async def _probe_and_list(self, probes: list[Probe], list_served: bool
+                              ) -> tuple[dict[str, JSONObject], dict[str, JSONObject] | None]:
+        """The probe, then (when it passed) the endpoints' model lists: a dead endpoint is not asked for them."""
+        from ..models.factory import probe_endpoints
+        from ..models.served import identify_served
+
+        profile = await probe_endpoints(probes)
+        served = await identify_served(list({id(probe.backend): probe.backend for probe in probes}.values())) \
+            if list_served else None
+        return profile, served
+
+    def _drop_early_access(self) -> None:
+        """The early guess's access, set aside: its backends are not this run's (their requests still count), and
+        what they met (a dead helper endpoint the run does not use) stops nothing."""
+        from ..models.breaker import Breaker
+
+        engine = self.engine
+        self._retired.extend(self.backends() or [])
+        engine.probes.clear()
+        notify = engine.breaker.on_trip
+        engine.breaker = Breaker()
+        engine.breaker.on_trip = notify
+        self._access = None
+        self._shaped_by = None
+
+    def _take_early_probe(self) -> bool:
+        """The early probe's outcome, when the suites collection loaded shape the same access (the guess was
+        right); False when there was none, or the guess was wrong (the access is then built again)."""
+        early, self._early = self._early, None
+        if early is None:
+            return False
+        breaker = self.engine.breaker
+        notify, self._early_notify = self._early_notify, None
+        if self.run.access_shape(self._shaped_by) != self.run.access_shape():
+            early.cancel()
+            breaker.on_trip = notify
+            self._drop_early_access()
+            return False
+        self._shaped_by = None  # the same access as the loaded suites would build
+        try:
+            self.endpoint_profile, served = early.result()
+        except BaseException:
+            self._probe_failed = True
+            raise
+        finally:
+            breaker.on_trip = notify
+        if served is not None and self.served is None:
+            self.served = served
+        return True
+
     def probe(self) -> None:
         """Before any sample: one small request per model role (models/factory.py); a failure stops the run
         with one line (exit status 4). Once per process, live models only, unless --tooleval-no-probe."""
-        if self.endpoint_profile is not None or self.settings.no_probe or access_kind(self.settings) != "chat":
+        if self._take_early_probe() or not self._probes:
             return
         from ..models.factory import probe_endpoints
 
@@ -295,8 +394,12 @@ class ToolevalSession:
         return self.storage.as_dicts()
 
     def stop_when_dead(self, stop: Callable[[str], None]) -> None:
-        """Have a dead endpoint stop the run (models/breaker.py): `stop` gets the one-line reason."""
-        self.engine.breaker.on_trip = stop
+        """Have a dead endpoint stop the run (models/breaker.py): `stop` gets the one-line reason (once the early
+        probe, if one is in flight, has ended: its failure is said as the probe's)."""
+        if self._early is not None:
+            self._early_notify = stop
+        else:
+            self.engine.breaker.on_trip = stop
 
     @property
     def stopped_because(self) -> str | None:
@@ -361,6 +464,9 @@ class ToolevalSession:
                     Path(f"{path}{suffix}").unlink()
 
     def close(self) -> None:
+        if self._early is not None:  # a run that ended before its probe's outcome was needed (a data error)
+            self._early.cancel()
+            self._early = None
         if self.hub is not None:
             self.hub.close(self.engine)
         if self._source is not None:
@@ -369,3 +475,7 @@ class ToolevalSession:
             self._board.close()
         if self._engine is not None:
             self._engine.close()
+
+
+async def _warm(backends: list[OpenAIBackend]) -> None:
+    await asyncio.gather(*(backend.warm() for backend in backends))

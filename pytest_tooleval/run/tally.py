@@ -13,8 +13,10 @@ if TYPE_CHECKING:
 class RequestTally:
     """Reads the backends of this process's engine (`backends`: None while it has no engine) and adds the workers'."""
 
-    def __init__(self, backends: Callable[[], list[OpenAIBackend] | None]) -> None:
+    def __init__(self, backends: Callable[[], list[OpenAIBackend] | None],
+                 retired: Callable[[], list[OpenAIBackend]] = list) -> None:
         self.backends = backends
+        self.retired = retired  # backends set aside (an early probe's wrong guess): their requests count, no more
         self._merged_adaptations: dict[str, dict[str, str]] = {}  # the workers' (hooks/distributed.py)
         self._merged_requests: dict[str, int] = {}  # the workers' requests and retries
 
@@ -33,6 +35,7 @@ class RequestTally:
         counts = dict(self._merged_requests)
         backends = self.backends()
         if backends is not None:
+            backends = [*backends, *self.retired()]
             counts["requests"] = counts.get("requests", 0) + sum(backend.sent for backend in backends)
             counts["retries"] = counts.get("retries", 0) + sum(backend.retried for backend in backends)
             counts["timeouts"] = counts.get("timeouts", 0) + sum(backend.timed_out for backend in backends)

@@ -331,6 +331,12 @@ class Hints(Generic[CaseT]):
         """Whether the model is offered native `tools` under these settings. Tools.NONE by default."""
         return Tools.NONE
 
+    def collected_without_mark(self) -> bool:
+        """Whether the run collects tests of this suite that carry no tooleval mark (your own *.tooleval.yaml files,
+        each a test module of its own), as far as is known before collecting: the early endpoint probe's guess of
+        the suites in the run reads the marks of the test modules, and this. False by default."""
+        return False
+
     def selection_hint(self, settings: Settings, markexpr: str) -> str | None:
         """A line said when `-m markexpr` could not select some of the suite's samples (e.g. `-m zh` on an
         en-only run), or None (the default)."""

@@ -13,7 +13,7 @@ import pytest
 
 from benchmark_modules import benchmark_source
 from fake_openai import TOOLS_REFUSED, FakeOpenAI, ToolCalls, last_user_message
-from mini_acebench import RIGHT, RIGHT_CALLS, SAMPLES, SCHEMA, live_mini_run
+from mini_acebench import RIGHT, RIGHT_CALLS, SAMPLES, SCHEMA, answer_in_calls, live_mini_run
 from pytest_tooleval.models.factory import PROBE_TOOL_PROMPT
 from pytest_tooleval.suites.acebench.revisions import DEFAULT, revision
 from refused_runs import refused_line
@@ -21,17 +21,6 @@ from upstream_data import recorded
 
 FC_TITLE = "function calling (--tooleval-mode fc: not the leaderboard protocol)"
 NO_TOOL_CALL = "tooleval: no tool call in"
-
-
-def answer_in_calls(body: dict[str, Any]) -> Any:
-    """The right answer, as a function-calling model gives it (tool_calls; words for the special categories)."""
-    last = last_user_message(body)
-    if body.get("tools") and last == PROBE_TOOL_PROMPT:  # the endpoint probe asks for a call of its one tool
-        return ToolCalls.of(("echo", {"word": "ok"}))
-    for needle, answer in RIGHT_CALLS.items():
-        if needle in last:
-            return answer if isinstance(answer, str) else ToolCalls.of(*answer)
-    return "no idea"
 
 
 @pytest.fixture

@@ -83,6 +83,9 @@ class YamlHints(Hints["YamlCase"]):
     def priority(self, case: YamlCase) -> int:
         return 0 if len(case.spec.turns) > 1 else 1  # conversations first: they take a request per turn
 
+    def collected_without_mark(self) -> bool:
+        return bool(suite_files())  # found from pytest's arguments at start-up (discovery.py)
+
     def weight(self, case: YamlCase) -> float:
         """For --tooleval-shard: the length of the case's messages, which its prompt tokens follow."""
         return float(sum(len(message.get("content") or "") for turn in case.spec.turns for message in turn.messages))
