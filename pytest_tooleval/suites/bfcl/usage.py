@@ -21,7 +21,6 @@ from ...models.access import ChatFn
 from ...models.base import Reply
 from ...outcome import Answer, SampleResult
 from .cost import KEYS, counted
-from .plugin_suite import VERSION
 from .prices import PriceTable
 
 STATE = "bfcl_usage"  # its key in an Answer's state
@@ -85,6 +84,8 @@ def priced(model: object, prices: PriceTable | str | None) -> JSONObject:
         return {"unpriced": prices or "bfcl's price table was not read"}
     pricing = prices.pricing(model)
     if pricing is None:
-        return {"unpriced": f"bfcl-eval {VERSION} does not know the model {model!r} (its leaderboard stops with "
-                            "KeyError there)"}
+        from .upstream import load_pin
+
+        return {"unpriced": f"bfcl-eval {load_pin().version} does not know the model {model!r} (its leaderboard "
+                            "stops with KeyError there)"}
     return {"pricing": pricing.content()}
