@@ -101,10 +101,11 @@ def possible_answers(text: str) -> list[dict[str, Any]]:
     return [json.loads(line) for line in text.splitlines() if line.strip()]
 
 
-def write_result_folder(folder: Path, picked: dict[str, list[dict[str, Any]]]) -> Path:
+def write_result_folder(folder: Path, picked: dict[str, list[dict[str, Any]]], usage: bool = False) -> Path:
     """bfcl's own layout: <non_live|live|multi_turn>/BFCL_v4_<category>_result.json and
     agentic/[memory/<backend>/]BFCL_v4_<category>_result.json, JSON Lines of {"id", "result"}. A single-turn
-    verdict row keeps the answer under "output", a multi-turn or agentic one under "result"."""
+    verdict row keeps the answer under "output", a multi-turn or agentic one under "result". With `usage`, each row
+    also carries the latency and token counts bfcl's generation records (`usage_fields`)."""
     for category, rows in picked.items():
         group = "multi_turn" if category.startswith("multi_turn_") else "non_live" if category in NON_LIVE else "live"
         if category == "format_sensitivity":
@@ -116,10 +117,81 @@ def write_result_folder(folder: Path, picked: dict[str, list[dict[str, Any]]]) -
         path = folder / group / f"BFCL_v4_{category}_result.json"
         path.parent.mkdir(parents=True, exist_ok=True)
         lines = (
-            json.dumps({"id": row["id"], "result": row["output"] if "output" in row else row["result"]}) for row in rows
+            json.dumps(
+                {
+                    "id": row["id"],
+                    "result": row["output"] if "output" in row else row["result"],
+                    **(usage_fields(category, row["id"]) if usage else {}),
+                }
+            )
+            for row in rows
         )
         path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
     return folder
+
+
+#: what a row's latency and token counts look like (usage_fields), by weight
+USAGE_SHAPES = {"measured": 14, "some zeros": 3, "inference error": 1, "odd values": 2}
+#: per request, as bfcl's handlers record them: seconds, and the endpoint's prompt and completion token counts
+_KEYS = ("latency", "input_token_count", "output_token_count")
+
+
+def usage_fields(category: str, entry_id: str) -> dict[str, Any]:
+    """The latency and token counts bfcl's generation writes into a result row, seeded by the id: one value per key
+    for a single-turn row (and a format-sensitivity entry), a list per turn of one value per request for a
+    multi-turn or agentic one; some zero, some rows with none (an inference error keeps only its traceback), and
+    some values bfcl's leaderboard skips or counts oddly (text, null, a flat list, a list inside a turn, booleans)."""
+    seed = random.Random(f"usage:{entry_id}")
+    shape = seed.choices(list(USAGE_SHAPES), weights=list(USAGE_SHAPES.values()))[0]
+    if shape == "inference error":
+        return {"traceback": "Traceback (most recent call last): ..."}
+    turns = category.startswith(("multi_turn_", "memory_", "web_search_"))
+
+    def request() -> list[Any]:
+        return [round(seed.uniform(0.2, 9.0), seed.choice((2, 3, 17))), seed.randint(80, 6000), seed.randint(3, 700)]
+
+    if not turns:
+        values = request()
+        if shape == "some zeros":
+            values[seed.randrange(3)] = seed.choice((0, 0.0, False))
+        elif shape == "odd values":
+            values[seed.randrange(3)] = seed.choice(("1.5", None, [1.0, 2.0], True, {"total": 3}))
+        return dict(zip(_KEYS, values, strict=True))
+    grid = [[request() for _ in range(seed.randint(1, 3))] for _ in range(seed.randint(1, 4))]
+    fields: dict[str, Any] = {key: [[step[index] for step in turn] for turn in grid] for index, key in enumerate(_KEYS)}
+    if shape == "some zeros":
+        key = seed.choice(_KEYS)
+        fields[key][seed.randrange(len(grid))][0] = seed.choice((0, 0.0, False))
+    elif shape == "odd values":
+        key = seed.choice(_KEYS)
+        odd = seed.choice(("flat", "nested", "text", "true", "null turn"))
+        if odd == "flat":  # not a list of lists: bfcl's leaderboard skips it whole
+            fields[key] = [value for turn in fields[key] for value in turn]
+        elif odd == "nested":
+            fields[key][0].append([1.0, 2.0])
+        elif odd == "text":
+            fields[key][-1][-1] = "2.5"
+        elif odd == "true":
+            fields[key][0][0] = True
+        else:
+            fields[key][0] = None  # a turn that is no list: the whole value is skipped
+    return fields
+
+
+def write_prerequisites(folder: Path) -> Path:
+    """bfcl writes the memory prerequisite conversations' results beside the questions': its leaderboard reads
+    neither their verdicts nor their counts, so these are made to stand out were they counted."""
+    path = folder / "agentic" / "memory" / "kv" / "BFCL_v4_memory_kv_prereq_result.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    row = {
+        "id": "memory_kv_prereq_0-student-0",
+        "result": "not a list of turns",
+        "latency": [[500.0, 700.0]],
+        "input_token_count": [[10**6, 10**6]],
+        "output_token_count": [[10**6]],
+    }
+    path.write_text(json.dumps(row) + "\n", encoding="utf-8")
+    return path
 
 
 def accuracies(picked: dict[str, list[dict[str, Any]]]) -> dict[str, float]:

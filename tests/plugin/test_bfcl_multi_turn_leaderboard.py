@@ -1,6 +1,7 @@
 """A replayed BFCL result folder of every category the suite runs (single-turn, multi-turn, memory, web search,
 format sensitivity) sums up as bfcl's leaderboard sums it (docs/bfcl.md#the-figures-and-the-leaderboard): every
-verdict, and every column of every leaderboard file bfcl writes, to 1e-9."""
+verdict, and every column of every leaderboard file bfcl writes, to 1e-9, its cost and latency columns from the
+latency and token counts the rows carry (docs/bfcl.md#cost-and-latency)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from bfcl_results import (
     format_rows,
     pick_rows,
     possible_answers,
+    write_prerequisites,
     write_result_folder,
 )
 from pytest_tooleval.suites.bfcl.upstream import load_web_search
@@ -89,10 +91,14 @@ COLUMNS = {
     ("data_agentic.csv", "Memory Recursive Summarization"): "category:memory_rec_sum",
     ("data_format_sensitivity.csv", "Format Sensitivity Max Delta"): "format:max_delta",
     ("data_format_sensitivity.csv", "Format Sensitivity Standard Deviation"): "format:std",
+    ("data_overall.csv", "Total Cost ($)"): "cost:cost",
+    ("data_overall.csv", "Latency Mean (s)"): "cost:latency_mean",
+    ("data_overall.csv", "Latency Standard Deviation (s)"): "cost:latency_std",
+    ("data_overall.csv", "Latency 95th Percentile (s)"): "cost:latency_p95",
 }
-#: the columns bfcl leaves N/A for this folder: the generation's cost and latency (a result folder's rows carry
-#: them only when bfcl generated it)
-NOT_AVAILABLE = {"Total Cost ($)", "Latency Mean (s)", "Latency Standard Deviation (s)", "Latency 95th Percentile (s)"}
+#: the columns bfcl leaves N/A for this folder: none (its rows carry latency and token counts, as bfcl's generation
+#: writes them)
+NOT_AVAILABLE: set[str] = set()
 TEXT_COLUMNS = {"Rank", "Model", "Model Link", "Organization", "License"}
 
 
@@ -118,10 +124,15 @@ def test_a_replayed_whole_folder_gives_every_column_of_bfcls_leaderboard(
     folder = write_result_folder(
         pytester.path / "result" / "gpt-4o-2024-11-20",
         {**picked, **memory, "format_sensitivity": format_results},
+        usage=True,
     )
-    # bfcl writes the prerequisite conversations' results beside the questions': a replay does not read them
-    prerequisites = folder / "agentic" / "memory" / "kv" / "BFCL_v4_memory_kv_prereq_result.json"
-    prerequisites.write_text('{"id": "memory_kv_prereq_0-student-0", "result": "not a list of turns"}\n')
+    # bfcl writes the prerequisite conversations' results beside the questions': a replay reads neither their
+    # verdicts nor their latency and token counts, as bfcl's leaderboard does not
+    write_prerequisites(folder)
+    counted_files = sorted(
+        str(path.relative_to(folder)) for path in folder.rglob("BFCL_v4_*_result.json") if "prereq" not in path.name
+    )
+    assert counted_files == AGENTIC["cost_latency_files"]
     result = pytester.runpytest(
         "--tooleval-model",
         f"replay:{folder}",
@@ -196,6 +207,22 @@ def test_a_replayed_whole_folder_gives_every_column_of_bfcls_leaderboard(
     ours = {**groups, **{f"category:{name}": value for name, value in accuracies.items()}}
     ours.update({"format:max_delta": sensitivity["max_delta"], "format:std": sensitivity["std"]})
     ours.update({f"format:{name}": entry["accuracy"] for name, entry in sensitivity["configs"].items()})
+    usage = summary["cost_latency"]
+    ours.update({f"cost:{name}": usage[name] for name in ("cost", "latency_mean", "latency_std", "latency_p95")})
+    # as bfcl's CSV prints them, from the replayed rows, priced as bfcl prices the folder's model
+    assert usage["cells"] == AGENTIC["cost_latency_cells"] and usage["note"] is None
+    assert (usage["basis"], usage["model"], usage["rows"]) == (
+        "replay",
+        "gpt-4o-2024-11-20",
+        total - unused_rows(folder),
+    )
+    assert usage["pricing"]["input_price"] == 2.5 and usage["pricing"]["output_price"] == 10
+    result.stdout.fnmatch_lines(
+        [
+            "*BFCL v4 cost and latency (prompt), from the replayed result rows, model gpt-4o-2024-11-20*",
+            f"*Latency Mean (s)*{AGENTIC['cost_latency_cells']['Latency Mean (s)']} s *latencies*",
+        ]
+    )
     compared, missing = 0, set()
     for file, row in AGENTIC["csv_rows"].items():
         for column, value in row.items():
@@ -208,3 +235,16 @@ def test_a_replayed_whole_folder_gives_every_column_of_bfcls_leaderboard(
             assert ours[key] == pytest.approx(value, abs=1e-9), (file, column)
             compared += 1
     assert missing == NOT_AVAILABLE and compared == len(COLUMNS) + 26
+
+
+def unused_rows(folder: Path) -> int:
+    """The result rows that carry no latency or token count at all (an inference error's): none of their values
+    counts, and the replay gives their samples no cost detail."""
+    keys = ("latency", "input_token_count", "output_token_count")
+    rows = [
+        json.loads(line)
+        for path in folder.rglob("BFCL_v4_*_result.json")
+        if "prereq" not in path.name
+        for line in path.read_text(encoding="utf-8").splitlines()
+    ]
+    return sum(not any(key in row for key in keys) for row in rows)

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from .format_sensitivity.prompts import FormatPrompts
     from .memory.prompts import MemoryPrompts
     from .multi_turn.tables import Tables
+    from .prices import PriceTable
     from .suite import AnyBfclCase, BfclSuite
     from .templates import Templates
     from .web_search.api import Backend
@@ -191,7 +192,8 @@ class BfclPlugin(SuitePlugin["AnyBfclCase"]):
                          web_search_files=_web_search_files(settings) if searched else None,
                          search=_search(settings) if asks and searched else None,
                          format_prompts=_format_prompts(settings) if asks and FORMAT_SENSITIVITY in categories
-                         else None)
+                         else None,
+                         prices=_prices(settings) if model and model != "oracle" else None)
 
     def fingerprint(self, settings: Settings) -> dict[str, Any] | None:
         """What changes a BFCL score besides the model: the release, the data in use (located, never downloaded),
@@ -238,6 +240,19 @@ def _memory_prompts(settings: Settings) -> MemoryPrompts:
 
     wheel = given_wheel(BfclSettings.of(settings).bfcl_wheel)
     return load_memory_prompts(settings.cache_path, settings.offline, wheel=wheel)
+
+
+def _prices(settings: Settings) -> PriceTable | str:
+    """bfcl's price table for the cost column (docs/bfcl.md#cost-and-latency), or why it cannot be had: it is no
+    reason to stop a run, only to show the column N/A."""
+    from ...errors import DataError, ToolevalUsageError
+    from .upstream import given_wheel, load_prices
+
+    wheel = given_wheel(BfclSettings.of(settings).bfcl_wheel)
+    try:
+        return load_prices(settings.cache_path, settings.offline, wheel=wheel)
+    except (DataError, ToolevalUsageError) as exc:
+        return f"bfcl's price table could not be read ({exc})"
 
 
 def _format_prompts(settings: Settings) -> FormatPrompts:
@@ -300,9 +315,22 @@ def _result_rows(file: Path) -> list[Recorded]:
     from .data import id_rows
 
     try:
-        return [Recorded({"id": str(row["id"]), "result": row.get("result")}, file, "line", number)
+        return [Recorded({"id": str(row["id"]), "result": row.get("result"), **_usage(row, file)}, file, "line", number)
                 for number, row in id_rows(file)]
     except DataError as exc:
         raise DataError(f"--tooleval-model replay:{exc}") from None
+
+
+def _usage(row: Mapping[str, Any], file: Path) -> dict[str, Any]:
+    """What bfcl's cost and latency columns read of a result row (docs/bfcl.md#cost-and-latency), with the model
+    whose folder holds it, its name unescaped as bfcl's runner does ("_" back to "/"); {} when it has none."""
+    from .cost import KEYS
+    from .usage import MODEL
+
+    kept = {key: row[key] for key in KEYS if key in row}
+    folder = _model_folder(file)
+    if kept and folder is not None:
+        kept[MODEL] = folder.name.replace("_", "/")
+    return kept
 
 SUITE = BfclPlugin()

@@ -28,6 +28,7 @@ from .multi_turn.sample import CATEGORIES as MULTI_TURN
 from .multi_turn.sample import MultiTurnSample
 from .multi_turn.tables import Tables
 from .oracle import oracle_output
+from .prices import PriceTable
 from .templates import Templates
 from .web_search.api import Backend
 from .web_search.data import WebSearchEntry, WebSearchFiles
@@ -183,7 +184,7 @@ class BfclSuite:
                  sampling: dict[str, Any] | None = None, templates: Templates | None = None,
                  tables: Tables | None = None, memory_prompts: MemoryPrompts | None = None,
                  web_search_files: WebSearchFiles | None = None, search: Backend | None = None,
-                 format_prompts: FormatPrompts | None = None) -> None:
+                 format_prompts: FormatPrompts | None = None, prices: PriceTable | str | None = None) -> None:
         """
         Args:
             root: the data folder (`bfcl/`).
@@ -198,6 +199,7 @@ class BfclSuite:
             web_search_files: web search's questions and answers, from the wheel (needed when it is chosen).
             search: the backend of web search's searches and pages (needed when a live model answers it).
             format_prompts: format sensitivity's texts, lifted from the wheel (needed when a live model answers it).
+            prices: bfcl's model prices, lifted from the wheel, or why they could not be read (usage.py).
         """
         from .format_sensitivity.entries import load_entries as load_format_entries
         from .memory.data import load_entries as load_memory
@@ -228,6 +230,7 @@ class BfclSuite:
         self._templates = templates
         self._tables = tables
         self._memory_prompts = memory_prompts
+        self._prices = prices
 
     def cases(self) -> list[AnyBfclCase]:
         variants = {"prompt": ("",), "fc": (FC,), "both": ("", FC)}[self.mode]
@@ -290,10 +293,24 @@ class BfclSuite:
         if "result" not in row and "output" not in row:
             assert access.replay is not None
             raise SampleError(f"no recorded result for bfcl {case.id} in {access.replay.source}")
-        return Answer(row.get("result", row.get("output")))
+        from .usage import replayed_state
+
+        return Answer(row.get("result", row.get("output")), state=replayed_state(row))
 
     async def answer(self, case: AnyBfclCase, access: ModelAccess) -> Answer | Skipped:
-        """What the model answers, as bfcl records it (runs on the engine's loop)."""
+        """What the model answers, as bfcl records it (runs on the engine's loop), with each request's latency and
+        token counts (usage.py)."""
+        from dataclasses import replace
+
+        from .usage import Requests
+
+        if access.chat is None:
+            return await self._answer(case, access)
+        requests = Requests(access.chat)
+        answer = await self._answer(case, replace(access, chat=requests))
+        return answer if isinstance(answer, Skipped) else requests.measured(answer, access.model)
+
+    async def _answer(self, case: AnyBfclCase, access: ModelAccess) -> Answer | Skipped:
         from .requests import fc_request, prompt_request
 
         if isinstance(case, BfclMemoryCase):
@@ -335,7 +352,12 @@ class BfclSuite:
         return Answer(reply.text, reply.latency_s, reply_tokens(reply), reasoning=reply.reasoning)
 
     def score(self, case: AnyBfclCase, answer: Answer) -> SampleResult:
-        """bfcl-eval's verdict on the answer (pure)."""
+        """bfcl-eval's verdict on the answer (pure), with what bfcl's cost and latency columns count of it."""
+        from .usage import with_usage
+
+        return with_usage(self._score(case, answer), answer, self._prices)
+
+    def _score(self, case: AnyBfclCase, answer: Answer) -> SampleResult:
         from .checker import check_answer, error_message
 
         if isinstance(case, BfclMemoryCase):

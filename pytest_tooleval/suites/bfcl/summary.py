@@ -23,19 +23,27 @@ Figures, relative to the suite, with `fc.` before each in the function-calling p
 - `format_sensitivity.accuracy` as any category's; its max delta (the largest difference between two
   configurations' accuracies) and sample standard deviation, in percent rounded to two places as bfcl reports them
   (not in Overall Acc), are in the report's data (`format_sensitivity`, with each configuration's accuracy) and
-  its own table, not among the figures a gate reads: they are percentages, and smaller is better.
+  its own table, not among the figures a gate reads: they are percentages, and smaller is better;
+- bfcl's cost and latency columns (Total Cost ($), Latency Mean, Standard Deviation and 95th Percentile (s)) from
+  the latency and token counts the rows carry (usage.py: a replayed result row's, or each request's as a live run
+  measured them), in the report's data (`cost_latency`) and their own table, not among the gate's figures:
+  dollars and seconds, not proportions (docs/bfcl.md#cost-and-latency).
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...report.compare import Spread
 from ...report.suite_summary import SuiteSummary, Table, Unit, outcome_counts
 from .data import CATEGORIES, FORMAT_SENSITIVITY, MEMORY, WEB_SEARCH
 from .data import SIZES as SINGLE_TURN_SIZES
 from .multi_turn.sample import CATEGORIES as MULTI_TURN
+
+if TYPE_CHECKING:
+    from .cost import Figures
 
 SIZES = {**SINGLE_TURN_SIZES, **dict.fromkeys(MULTI_TURN, 200), **dict.fromkeys(MEMORY, 155),
          **dict.fromkeys(WEB_SEARCH, 100), FORMAT_SENSITIVITY: 5_200}
@@ -153,6 +161,8 @@ def summarize_bfcl(rows: list[dict[str, Any]]) -> SuiteSummary:
         tables.append(_table(block, PROTOCOLS.get(variant, variant)))
         if sensitivity := block.get("format_sensitivity"):  # percentages, not proportions: in the data, not figures
             tables.append(_sensitivity_table(sensitivity, PROTOCOLS.get(variant, variant)))
+        if usage := block.get("cost_latency"):  # dollars and seconds: in the data, not figures
+            tables.append(_cost_table(usage, PROTOCOLS.get(variant, variant)))
         data[PROTOCOLS.get(variant, variant).replace(" ", "_")] = block
     if delta := _protocol_table(figures):
         tables.append(delta)
@@ -223,6 +233,8 @@ def _block(rows: list[dict[str, Any]], prefix: str, spreads: Mapping[str, Spread
              "overall_note": _overall_note(categories), "search": searched}
     if sensitivity := _sensitivity(rows):
         block[FORMAT_SENSITIVITY] = sensitivity
+    if usage := cost_latency(rows):
+        block["cost_latency"] = usage
     return block
 
 
@@ -239,6 +251,85 @@ def _sensitivity(rows: list[dict[str, Any]]) -> dict[str, Any] | None:
     return {"accuracy": found.accuracy, "max_delta": found.max_delta, "std": found.std, "variance": found.variance,
             "configs": {name: {"correct": score.correct, "total": score.total, "accuracy": score.accuracy}
                         for name, score in found.configs.items()}}
+
+
+def cost_latency(rows: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """bfcl's four cost and latency columns over the rows that carry a `usage` detail (usage.py), as its
+    leaderboard computes them (cost.py), in the rows' order; None when no row carries one (the oracle's, a replay of
+    results bfcl did not generate). Why a column is N/A is in `note`."""
+    from .cost import COLUMNS, KEYS, Figures, counted, figures
+    from .prices import Pricing
+
+    usages = [(row, usage) for row in rows if isinstance(usage := (row.get("details") or {}).get("usage"), dict)]
+    if not usages:
+        return None
+    # each value again as bfcl counts it: a merged shard's rows are read back from JSON
+    values = {key: [value for _, usage in usages for value in counted([usage.get(key)])] for key in KEYS}
+    models = {usage.get("model") if isinstance(usage.get("model"), str) else None for _, usage in usages}
+    bases = {str(usage.get("basis")) for _, usage in usages}
+    pricings = {json.dumps(usage.get("pricing"), sort_keys=True) for _, usage in usages}
+    unpriced = sorted({str(usage["unpriced"]) for _, usage in usages if usage.get("unpriced")})
+    pricing = Pricing.from_content(usages[0][1].get("pricing"))
+    found, note = Figures(), None
+    if len(models) > 1 or len(bases) > 1 or len(pricings) > 1:
+        named = ", ".join(sorted(str(model) for model in models))
+        note = (f"the rows were counted under different models or sources ({named}; {', '.join(sorted(bases))}), "
+                "and bfcl counts one model at a time")
+    elif unpriced or pricing is None:
+        note = unpriced[0] if unpriced else "the rows carry no prices that can be read"
+    else:
+        found = figures(pricing, values["input_token_count"], values["output_token_count"], values["latency"])
+        note = found.reason or _empty_note(found)
+    if note and found.values() == (None,) * len(COLUMNS) and not note.startswith("every column"):
+        note = f"every column is N/A: {note}"
+    cost, mean, std, p95 = found.values()
+    return {"basis": next(iter(bases)) if len(bases) == 1 else None,
+            "model": next(iter(models)) if len(models) == 1 else None,
+            "pricing": None if pricing is None else pricing.content(), "rows": len(usages),
+            "cached_rows": sum(1 for row, _ in usages if row.get("source") == "cache"),
+            "counted": {key: len(found_values) for key, found_values in values.items()},
+            "cost": cost, "latency_mean": mean, "latency_std": std, "latency_p95": p95,
+            "cells": dict(zip(COLUMNS, found.cells(), strict=True)), "note": note}
+
+
+def _empty_note(result: Figures) -> str | None:
+    """Why a column bfcl computes is N/A: nothing of it was counted."""
+    if result.cost is None and result.mean is None:
+        return "every column is N/A: no row carries a latency or token count other than 0"
+    if result.cost is None:
+        return "the cost is N/A: no row carries both an input and an output token count other than 0"
+    if result.mean is None:
+        return "the latency columns are N/A: no row carries a latency other than 0"
+    return None
+
+
+def _cost_table(usage: Mapping[str, Any], protocol: str) -> Table:
+    """bfcl's four columns as its CSV prints them, with their units (which also keep the terminal's table from
+    reprinting them with three places), what each was computed from, and why any is N/A."""
+    basis = {"replay": "from the replayed result rows",
+             "measured": "measured by this run (each request's latency and tokens, as our client saw them)"}
+    title = f"BFCL v4 cost and latency ({protocol}), {basis.get(str(usage.get('basis')), 'from the rows')}"
+    if usage.get("model"):
+        title += f", model {usage['model']}"
+    if usage.get("cached_rows"):
+        title += f"; {usage['cached_rows']} samples from the response cache keep the latency measured when asked"
+    if usage.get("note"):
+        title += f": {usage['note']}"
+    counted, pricing = usage.get("counted") or {}, usage.get("pricing") or {}
+    latencies = f"{counted.get('latency', 0)} latencies"
+    if pricing.get("input_price") is not None and pricing.get("output_price") is not None:
+        cost = (f"{counted.get('input_token_count', 0)} input and {counted.get('output_token_count', 0)} output "
+                f"token counts at ${pricing['input_price']} and ${pricing['output_price']} per million")
+    elif pricing:
+        cost = (f"{latencies} at ${pricing.get('gpu_price_per_hour')} per GPU hour shared by "
+                f"{pricing.get('concurrent_requests')} requests (a model bfcl hosts)")
+    else:
+        cost = ""
+    body: list[list[Any]] = []
+    for number, (column, cell) in enumerate(usage["cells"].items()):
+        shown = cell if cell == "N/A" else f"${cell}" if number == 0 else f"{cell} s"
+        body.append([column, shown, cost if number == 0 else latencies])
+    return Table(title, ["column", "value", "counted"], body)
 
 
 def _overall_note(categories: Mapping[str, object]) -> str:

@@ -35,6 +35,8 @@ from .format_sensitivity.prompts import FormatPrompts, lift_format_prompts
 from .memory.prompts import SOURCE_FILES as MEMORY_SOURCE_FILES
 from .memory.prompts import MemoryPrompts, lift_memory_prompts
 from .multi_turn.tables import Tables, lift_tables, source_files
+from .prices import SOURCE_FILES as PRICE_SOURCE_FILES
+from .prices import PriceTable, lift_prices
 from .templates import SOURCE_FILES, Templates, lift_templates
 from .web_search.data import WebSearchFiles, lift_web_search
 from .web_search.data import source_files as web_search_files
@@ -64,6 +66,7 @@ class WheelPin:
         memory_prompts_sha256: canonical sha256 of the lifted memory texts ("" skips that check).
         web_search_sha256: canonical sha256 of the web search questions and answers ("" skips that check).
         format_prompts_sha256: canonical sha256 of the lifted format-sensitivity texts ("" skips that check).
+        prices_sha256: canonical sha256 of the lifted price table ("" skips that check).
     """
 
     upstream: str
@@ -78,6 +81,7 @@ class WheelPin:
     memory_prompts_sha256: str = ""
     web_search_sha256: str = ""
     format_prompts_sha256: str = ""
+    prices_sha256: str = ""
 
     def manifest_text(self) -> str:
         """MANIFEST.json as the data folder holds it, byte for byte (bfcl §1.2)."""
@@ -93,7 +97,7 @@ def load_pin() -> WheelPin:
     return WheelPin(raw["upstream"], raw["version"], raw["wheel"], raw["url"], raw["wheel_sha256"],
                     raw["wheel_path_prefix"], dict(raw["files"]), raw["templates_sha256"], raw.get("tables_sha256", ""),
                     raw.get("memory_prompts_sha256", ""), raw.get("web_search_sha256", ""),
-                    raw.get("format_prompts_sha256", ""))
+                    raw.get("format_prompts_sha256", ""), raw.get("prices_sha256", ""))
 
 
 def given_wheel(option: str | None) -> Path | None:
@@ -130,6 +134,11 @@ def web_search_file(pin: WheelPin, cache_dir: Path) -> Path:
 def format_prompts_file(pin: WheelPin, cache_dir: Path) -> Path:
     """Where the lifted format-sensitivity texts live in the download cache: beside the templates file."""
     return cache_dir / f"bfcl-format-prompts-{pin.version}.json"
+
+
+def prices_file(pin: WheelPin, cache_dir: Path) -> Path:
+    """Where the lifted price table lives in the download cache: beside the templates file."""
+    return cache_dir / f"bfcl-prices-{pin.version}.json"
 
 
 # ------------------------------------------------------------------------------------------ the data
@@ -231,7 +240,7 @@ class _Artifact(Generic[_L]):
     def pinned_sha256(self, pin: WheelPin) -> str:
         return {"templates": pin.templates_sha256, "tables": pin.tables_sha256,
                 "memory_prompts": pin.memory_prompts_sha256, "web_search": pin.web_search_sha256,
-                "format_prompts": pin.format_prompts_sha256}[self.key]
+                "format_prompts": pin.format_prompts_sha256, "prices": pin.prices_sha256}[self.key]
 
     def lifted(self, archive: bytes, pin: WheelPin) -> _L:
         """The artifact of a verified wheel, checked against the pinned hash."""
@@ -315,6 +324,8 @@ _WEB_SEARCH = _Artifact("web search questions and answers", "the web search cate
 _FORMAT_PROMPTS = _Artifact("format-sensitivity texts", "the format-sensitivity category", "format_prompts",
                             format_prompts_file, lambda: list(FORMAT_SOURCE_FILES), lift_format_prompts,
                             FormatPrompts.from_content)
+_PRICES = _Artifact("model prices", "the cost column", "prices", prices_file, lambda: list(PRICE_SOURCE_FILES),
+                    lift_prices, PriceTable.from_content)
 
 
 def load_templates(cache_dir: Path, offline: bool, *, wheel: Path | None = None, pin: WheelPin | None = None,
@@ -373,6 +384,17 @@ def load_format_prompts(cache_dir: Path, offline: bool, *, wheel: Path | None = 
     return _FORMAT_PROMPTS.load(cache_dir, offline, wheel, pin, timeout)
 
 
+def load_prices(cache_dir: Path, offline: bool, *, wheel: Path | None = None, pin: WheelPin | None = None,
+                timeout: float = 120.0) -> PriceTable:
+    """bfcl's model prices and local-model constants of the pinned wheel (prices.py).
+
+    Raises:
+        DataError: the wheel is not the pinned one, or its prices are not the pinned prices.
+        ToolevalUsageError: offline, and neither a wheel nor the cache's prices file.
+    """
+    return _PRICES.load(cache_dir, offline, wheel, pin, timeout)
+
+
 # ------------------------------------------------------------------------------------------ the wheel
 
 
@@ -426,7 +448,7 @@ def _members(archive: bytes, pin: WheelPin, wanted: list[str]) -> dict[str, byte
 
 def _install(archive: bytes, pin: WheelPin, cache_dir: Path) -> None:
     """What a verified wheel gives, into the cache: the data folder (if missing), and the files of what is lifted
-    from it (request texts, tables, memory and format-sensitivity texts, web search questions).
+    from it (request texts, tables, memory and format-sensitivity texts, web search questions, prices).
 
     The data files are written into a fresh hidden folder beside the target and that folder renamed into
     place whole, so a concurrent worker or an interrupted run never leaves a half-written data folder."""
@@ -435,6 +457,7 @@ def _install(archive: bytes, pin: WheelPin, cache_dir: Path) -> None:
     memory_prompts = _MEMORY_PROMPTS.lifted(archive, pin)
     web_search = _WEB_SEARCH.lifted(archive, pin)
     format_prompts = _FORMAT_PROMPTS.lifted(archive, pin)
+    prices = _PRICES.lifted(archive, pin)
     target = data_folder(pin, cache_dir)
     contents = None if (target / "MANIFEST.json").exists() else _data_files(archive, pin)  # verified before writing
     try:
@@ -446,6 +469,7 @@ def _install(archive: bytes, pin: WheelPin, cache_dir: Path) -> None:
         _MEMORY_PROMPTS.write(memory_prompts, pin, cache_dir)
         _WEB_SEARCH.write(web_search, pin, cache_dir)
         _FORMAT_PROMPTS.write(format_prompts, pin, cache_dir)
+        _PRICES.write(prices, pin, cache_dir)
     except OSError as exc:
         raise DataError(
             f"{LABEL} data must be downloaded into {cache_dir}, which cannot be written "

@@ -19,6 +19,7 @@ import pytest
 from file_server import FileServer
 from pytest_tooleval.errors import DataError, ToolevalUsageError
 from pytest_tooleval.suites.bfcl.multi_turn.tables import SELECTORS, SOURCE_DIR, lift_tables
+from pytest_tooleval.suites.bfcl.prices import CONSTANTS_FILE, MODELS_FILE, lift_prices
 from pytest_tooleval.suites.bfcl.templates import (
     HINTS_FILE,
     PROMPTS_FILE,
@@ -35,6 +36,7 @@ from pytest_tooleval.suites.bfcl.upstream import (
     load_format_prompts,
     load_memory_prompts,
     load_pin,
+    load_prices,
     load_tables,
     load_templates,
     load_web_search,
@@ -95,6 +97,21 @@ def _func_doc_language_specific_pre_processing(function, category):
         value["description"] += " (a float)"
     return properties
 """,
+    MODELS_FILE: """import os
+os.system("touch SHOULD_NOT_EXIST")
+from dataclasses import dataclass
+from typing import Optional
+@dataclass
+class ModelConfig:
+    model_name: str
+    input_price: Optional[float] = None
+    output_price: Optional[float] = None
+api_map = {"paid": ModelConfig(model_name="p", input_price=1.5, output_price=6), "dup": ModelConfig(model_name="d")}
+local_map = {"hosted": ModelConfig(model_name="h", input_price=None), "dup": ModelConfig(model_name="d", input_price=-1,
+    output_price=2.0)}
+MODEL_CONFIG_MAPPING = {**api_map, **local_map}
+""",
+    CONSTANTS_FILE: "H100_X8_PRICE_PER_HOUR = 12.5\nLOCAL_SERVER_MAX_CONCURRENT_REQUEST = 50\n",
 }
 
 
@@ -207,6 +224,8 @@ def test_a_good_wheel_gives_the_pinned_folder_and_the_texts_beside_it(
     assert load_memory_prompts(cache, True, pin=pin).answer_format == "Answer briefly."
     assert load_web_search(cache, True, pin=pin).answers == '{"id": "web_search_0", "ground_truth": ["x"]}\n'
     assert load_format_prompts(cache, True, pin=pin).call_formats["concise_xml"] == "<f>"
+    prices = load_prices(cache, True, pin=pin)  # and bfcl's prices
+    assert dict(prices.prices) == {"paid": (1.5, 6), "dup": (-1, 2.0), "hosted": (None, None)}
     assert server.hits == 1
 
 
@@ -377,6 +396,7 @@ def test_the_pinned_wheel_gives_the_shared_folder_byte_for_byte(bfcl_dir: Path, 
     assert made == shared
     assert all((folder / path).read_bytes() == (bfcl_dir / path).read_bytes() for path in made)
     assert load_templates(tmp_path / "cache", True).sha256() == load_pin().templates_sha256
+    assert load_prices(tmp_path / "cache", True).sha256() == load_pin().prices_sha256
 
 
 def test_sources_not_in_bfcls_shape_are_refused_by_name() -> None:
@@ -389,6 +409,38 @@ def test_sources_not_in_bfcls_shape_are_refused_by_name() -> None:
     with pytest.raises(DataError, match="not json"):
         xml_docs = SOURCES[PROMPTS_FILE].replace("func_doc_fmt=json", "func_doc_fmt=xml")
         lift_templates({**SOURCES, PROMPTS_FILE: xml_docs})
+
+
+def test_prices_are_read_as_the_merged_maps_hold_them_and_odd_ones_refused() -> None:
+    """Each model's prices as `MODEL_CONFIG_MAPPING` ends up holding them: a later map's entry wins, a price left out
+    is the class default; only literals are read (the module's own code never runs)."""
+    table = lift_prices(SOURCES)
+    assert dict(table.prices) == {"paid": (1.5, 6), "dup": (-1, 2.0), "hosted": (None, None)}
+    assert (table.gpu_price_per_hour, table.concurrent_requests) == (12.5, 50)
+    pricing = table.pricing("hosted")
+    assert pricing is not None and pricing.content() == {
+        "model": "hosted",
+        "input_price": None,
+        "output_price": None,
+        "gpu_price_per_hour": 12.5,
+        "concurrent_requests": 50,
+    }
+    assert table.pricing("unknown") is None
+    models = SOURCES[MODELS_FILE]
+    for old, new, message in (
+        ("input_price=1.5", "input_price=os.getenv('P')", "not a literal"),
+        ("input_price=1.5", "input_price='1.5'", "not a number"),
+        ('ModelConfig(model_name="p"', 'dict(model_name="p"', "not a ModelConfig"),
+        ("{**api_map, **local_map}", "{**api_map, **other_map}", "not a merge"),
+        ("MODEL_CONFIG_MAPPING =", "MAPPING =", "MODEL_CONFIG_MAPPING"),
+        ("input_price: Optional[float] = None", "input_price: Optional[float]", "defaults"),
+    ):
+        with pytest.raises(DataError, match=message):
+            lift_prices({**SOURCES, MODELS_FILE: models.replace(old, new)})
+    with pytest.raises(DataError, match="LOCAL_SERVER_MAX_CONCURRENT_REQUEST not found"):
+        lift_prices({**SOURCES, CONSTANTS_FILE: "H100_X8_PRICE_PER_HOUR = 12.5\n"})
+    with pytest.raises(DataError, match="lacks"):
+        lift_prices({MODELS_FILE: models})
 
 
 def test_the_held_out_messages_are_lifted_as_format_fills_them() -> None:
