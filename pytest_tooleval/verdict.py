@@ -7,6 +7,9 @@ from dataclasses import dataclass, field
 
 #: the details key of a bug-fixed scorer's verdict (--tooleval-scorer fixed); reports before it kept it at the top
 FIXED_VALID = "fixed_valid"
+# a detail whose key starts with this is kept for the report and its summary, never shown in a failure's text
+# (a suite's bookkeeping of a sample, such as BFCL's cost and latency counts)
+QUIET_DETAIL = "_"
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ from ..suites import plugin, selected_by_marks
 from ..suites.base import Case
 from ..text import clip, counted
 from ..transport import PROPERTY, as_property, error_payload, result_payload
-from ..verdict import FIXED_VALID, Verdict
+from ..verdict import FIXED_VALID, QUIET_DETAIL, Verdict
 
 NO_MODEL = "no model to evaluate: pass --tooleval-model NAME (or 'oracle', or 'replay:PATH')"
 NO_DATA = "no model and no local data: pass --tooleval-model NAME (data is downloaded on first use)"
@@ -238,7 +238,7 @@ def describe_failure(case: Case, result: SampleResult, scorer: str) -> str:
     if verdict.calls is not None:
         lines.append(f"  decoded:  {_trim(_show(verdict.calls))}")
     for key, value in verdict.details.items():
-        if key == FIXED_VALID:  # said in the note below
+        if key == FIXED_VALID or key.startswith(QUIET_DETAIL):  # said in the note below; the report's alone
             continue
         lines.append(f"  {key}: {_trim(_show(value))}")
     lines.append(f"  output:   {_trim(_show(result.output))}")

@@ -62,9 +62,12 @@ def test_a_live_run_counts_every_request_at_bfcls_prices(
         "2",  # answered ahead by the hub, the counts travel with the answers to the workers
     )
     result.assert_outcomes(failed=3)
+    # the counts are the report's: a failure's text says what the model answered, not what it cost
+    result.stdout.fnmatch_lines(["*bfcl simple_python_0: *"])
+    assert not any(line.lstrip().startswith(("usage:", "_usage:")) for line in result.stdout.lines)
     requests = len(fake_openai.stats.json_bodies)
     samples = report(pytester)["samples"]
-    per_sample = {row["id"]: row["details"]["usage"] for row in samples}
+    per_sample = {row["id"]: row["details"]["_usage"] for row in samples}
     assert {name: len(usage["latency"]) for name, usage in per_sample.items()} == {
         "simple_python_0": 1,
         "simple_python_1": 1,
@@ -133,7 +136,7 @@ def test_a_memory_question_counts_its_own_requests_not_its_prerequisites(
     prerequisites = sum(count for entry_id, count in sent.items() if "prereq" in entry_id)
     rows = {row["id"]: row for row in report(pytester)["samples"]}
     assert set(rows) == set(questions) and prerequisites > 0
-    assert {question: len(rows[question]["details"]["usage"]["latency"]) for question in questions} == {
+    assert {question: len(rows[question]["details"]["_usage"]["latency"]) for question in questions} == {
         question: sent[question] for question in questions
     }
     # the run's own tokens of the questions hold every request, the prerequisites' included

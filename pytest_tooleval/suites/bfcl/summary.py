@@ -259,8 +259,9 @@ def cost_latency(rows: list[dict[str, Any]]) -> dict[str, Any] | None:
     results bfcl did not generate). Why a column is N/A is in `note`."""
     from .cost import COLUMNS, KEYS, Figures, counted, figures
     from .prices import Pricing
+    from .usage import DETAIL
 
-    usages = [(row, usage) for row in rows if isinstance(usage := (row.get("details") or {}).get("usage"), dict)]
+    usages = [(row, usage) for row in rows if isinstance(usage := (row.get("details") or {}).get(DETAIL), dict)]
     if not usages:
         return None
     # each value again as bfcl counts it: a merged shard's rows are read back from JSON

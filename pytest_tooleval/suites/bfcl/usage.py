@@ -20,11 +20,12 @@ from ...json_value import JSONObject
 from ...models.access import ChatFn
 from ...models.base import Reply
 from ...outcome import Answer, SampleResult
+from ...verdict import QUIET_DETAIL
 from .cost import KEYS, counted
 from .prices import PriceTable
 
 STATE = "bfcl_usage"  # its key in an Answer's state
-DETAIL = "usage"  # its key in a verdict's details
+DETAIL = f"{QUIET_DETAIL}usage"  # its key in a verdict's details: in the report, not in a failure's text
 #: the key under which the replay reader puts the model whose folder holds a result row
 MODEL = "bfcl_model"
 REPLAY, MEASURED = "replay", "measured"

@@ -118,7 +118,7 @@ def test_the_percentile_and_its_rounding_are_numpys() -> None:
 def usage_row(usage: dict[str, Any] | None, outcome: str = "passed", **extra: Any) -> dict[str, Any]:
     details: dict[str, Any] = {"mode": "prompt"}
     if usage is not None:
-        details["usage"] = usage
+        details["_usage"] = usage
     return {"id": "simple_python_0", "category": "simple_python", "outcome": outcome, "details": details, **extra}
 
 
@@ -135,7 +135,7 @@ def test_a_replayed_row_carries_what_bfcl_counts(table: PriceTable) -> None:
         }
     }
     result = with_usage(SampleResult(Verdict(True, details={"mode": "prompt"})), Answer("", state=state), table)
-    usage: Any = result.verdict.details["usage"]
+    usage: Any = result.verdict.details["_usage"]
     assert result.verdict.details["mode"] == "prompt" and usage["pricing"]["input_price"] == 2.5
     assert with_usage(SampleResult(Verdict(True)), Answer(""), table).verdict.details == {}  # the oracle's
     unknown = str(priced("gpt-4o", table)["unpriced"])

@@ -61,12 +61,18 @@ def first_turns(entry: MemoryEntry, prompts: MemoryPrompts, context: str) -> lis
 async def play(entry: MemoryEntry, ask: Ask, *, protocol: ProtocolName, templates: Templates,
                prompts: MemoryPrompts, memory: Snapshot | None, model: str, keep_requests: bool = False) -> Played:
     """Play one entry from `memory` (the scenario's latest snapshot; ignored for a scenario's first conversation)."""
-    opened = open_memory(entry.backend, None if entry.first_of_scenario else memory)
+    prior = None if entry.first_of_scenario else memory
+    # the vector memory's embedding model loads on first use and encodes every text it stores or searches for:
+    # seconds of CPU that, on the engine's loop, would hold up every other sample's requests and the renewal of
+    # the hub's claims (a busy machine then had workers take samples over and play their scenarios again)
+    blocking = entry.backend == "vector"
+    opened = (await asyncio.to_thread(open_memory, entry.backend, prior) if blocking
+              else open_memory(entry.backend, prior))
     sample = MultiTurnSample(entry.category, entry.index, entry.id, first_turns(entry, prompts, opened.context()),
                              [opened.class_name], {}, entry.functions, {}, [])
     side = Side.of({opened.class_name: opened.api}, generation_name(model, entry.id))
     record = await run_turns(sample, ask, protocol=protocol, templates=templates, execute=side.execute,
-                             keep_requests=keep_requests)
+                             keep_requests=keep_requests, blocking=blocking)
     if not entry.prerequisite:
         return Played(record)
     # through JSON, as bfcl's snapshot file is written and read back

@@ -14,6 +14,7 @@ import hashlib
 import importlib.util
 import json
 import os
+import threading
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -86,9 +87,17 @@ def _sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-@functools.lru_cache(maxsize=4)
+_LOADING = threading.Lock()  # memories open in threads (memory/run.py): one of them loads the model
+
+
 def embedder(path: Path | None = None) -> Embedder:
     """The model of `path` (a sentence-transformers folder) or of the installed package, loaded once a process."""
+    with _LOADING:
+        return _embedder(path)
+
+
+@functools.lru_cache(maxsize=4)
+def _embedder(path: Path | None) -> Embedder:
     return Embedder(model_folder(path))
 
 
