@@ -44,7 +44,7 @@ def parametrize_cases(metafunc: pytest.Metafunc, session: ToolevalSession, marke
         _placeholder(metafunc, suite_name, "not-selected", reason)
         return
     try:
-        cases = session.run.cases(suite_name)
+        cases = session.run.collected_cases(suite_name)
     except ToolevalUsageError as exc:
         if not session.active:  # installed but unused: a skipped placeholder instead of failing or downloading
             # a folder that was given and refused (another revision, say) is named; else there is simply none

@@ -29,6 +29,7 @@ class Run:
         if settings.repeats < 1:
             raise ToolevalUsageError(f"--tooleval-repeats: {settings.repeats} must be at least 1 (1: each sample once)")
         self._suites: dict[str, Suite[Any]] = {}
+        self._collected: list[str] = []  # the suites a collection parametrized tests of (collected_cases)
         self._cases: dict[str, list[Case]] = {}  # by suite, in the order the suite lists them
         self._case_index: dict[str, dict[str, Case]] = {}  # by suite, then test id
         # (suite, language, category, variant) -> samples; see category_size
@@ -71,6 +72,20 @@ class Run:
             self._cases[name] = cases
             self._case_index[name] = {case.test_id: case for case in cases}
         return self._cases[name]
+
+    def collected_cases(self, name: str) -> list[Case]:
+        """`cases(name)`, for a collection that parametrizes the suite's tests: the suite is then one this run
+        collected, whose helper roles and tools shape the model access (a suite whose data was only loaded ahead,
+        for the early probe's guess, does not)."""
+        cases = self.cases(name)
+        if name not in self._collected:
+            self._collected.append(name)
+        return cases
+
+    def collected_suites(self) -> tuple[str, ...]:
+        """The suites a collection parametrized tests of, in order; the loaded ones when none was (a process that
+        did not collect them itself)."""
+        return tuple(self._collected) or tuple(self._suites)
 
     def in_shard(self, case: Case) -> bool:
         """Whether `case` is in this run's --tooleval-shard (every case is, without one)."""
@@ -142,9 +157,9 @@ class Run:
                      if (name in marked or suite.hints.collected_without_mark())
                      and selected_by_marks(name, self.markexpr) and self.unavailable(name) is None)
 
-    def access_shape(self, names: Collection[str] | None = None) -> tuple[object, ...]:
-        """What the model access is built from, for the suites loaded (or `names`): the helper roles that have a
-        model, and the probe's tools and system message."""
+    def access_shape(self, names: Collection[str]) -> tuple[object, ...]:
+        """What the model access is built from, for the suites `names`: the helper roles that have a model, and
+        the probe's tools and system message."""
         roles = sorted((role for role in self.helper_roles(names) if role_option(role, self.settings, "model", str)),
                        key=lambda role: (role.name, role.option))
         return tuple(roles), self.asks_with_tools(names), self.tools_without_system(names)

@@ -112,7 +112,8 @@ class ToolevalSession:
                 from ..models.factory import build_access
 
                 settings = self.settings.replace(concurrency=self._slots)
-                names = self._shaped_by  # the early probe's guess, until the collection has loaded the suites
+                # the early probe's guess until the collection has parametrized the suites' tests, then theirs
+                names = self._shaped_by if self._shaped_by is not None else self.run.collected_suites()
                 self._access = build_access(settings, settings.cache_path, self.engine, lambda: self.board_path,
                                             self.run.helper_roles(names), self.run.replay_readers(),
                                             probe_tools=self.run.asks_with_tools(names),
@@ -203,8 +204,9 @@ class ToolevalSession:
 
     def probe_early(self, marked: Callable[[], list[str] | None]) -> None:
         """Before collection, in the process that asks (alone, or xdist's controller once its workers are counted):
-        build the access for the suites the collection will most likely load (Run.likely_suites), and send their
-        probe, then ask their endpoints what they serve, so that the round trip runs while the tests are collected
+        load the data of the suites the collection will most likely load (Run.likely_suites), build their access,
+        and send their probe, then ask their endpoints what they serve, so that the round trip runs while the tests
+        are collected
         (docs/concurrency.md#the-probe-during-collection). `marked` reads the suites marked on the test modules
         to be collected (hooks/ahead.py), or None. Nothing else is asked before `probe` has its outcome."""
         if not self._probes or self._access is not None or self.settings.batch:
@@ -212,6 +214,11 @@ class ToolevalSession:
         found = marked()
         likely = () if found is None else self.run.likely_suites(found)
         if not likely:
+            return
+        try:  # their data first (collection reuses it): a data problem stops the run with nothing asked, not even this
+            for name in likely:
+                self.run.cases(name)
+        except Exception:  # said by the collection, in one line, as without this
             return
         self._shaped_by = likely
         try:
@@ -270,12 +277,14 @@ class ToolevalSession:
             return False
         breaker = self.engine.breaker
         notify, self._early_notify = self._early_notify, None
-        if self.run.access_shape(self._shaped_by) != self.run.access_shape():
+        collected = self.run.collected_suites()
+        assert self._shaped_by is not None  # set with the early probe
+        if self.run.access_shape(self._shaped_by) != self.run.access_shape(collected):
             early.cancel()
             breaker.on_trip = notify
             self._drop_early_access()
             return False
-        self._shaped_by = None  # the same access as the loaded suites would build
+        self._shaped_by = None  # the same access as the collected suites would build
         try:
             self.endpoint_profile, served = early.result()
         except BaseException:

@@ -116,11 +116,17 @@ def test_a_run_on_the_data_root_names_its_revision_in_the_header_and_the_fingerp
 # -- a folder that is not the revision's is refused before anything is asked ---------------------------------
 
 
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["one-process", "xdist"])
 def test_the_e6db74b_folder_under_the_default_revision_is_one_line_naming_it_and_the_option(
-    project: pytest.Pytester, acebench_dir: Path, fake_openai: FakeOpenAI, monkeypatch: pytest.MonkeyPatch
+    project: pytest.Pytester,
+    acebench_dir: Path,
+    fake_openai: FakeOpenAI,
+    monkeypatch: pytest.MonkeyPatch,
+    workers: list[str],
 ) -> None:
     monkeypatch.delenv("TOOLEVAL_NO_PROBE", raising=False)  # not even the endpoint probe may be sent
     result = project.runpytest_subprocess(
+        *workers,
         "--tooleval-model=m",
         f"--tooleval-base-url={fake_openai.base_url}",
         "--tooleval-api-key=sk-revisions-1",

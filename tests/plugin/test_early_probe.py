@@ -30,14 +30,26 @@ def pytest_generate_tests(metafunc):
     Path("probed-during-collection").write_text(str(probed.exists()).lower())
 """
 
-# a function pytest does not collect (not named test_*), marked with another suite: the guess has BFCL in the run,
-# whose requests with tools have no system message; the collection loads ACEBench alone
-NOT_A_TEST = """
-import pytest
-
-@pytest.mark.tooleval("bfcl")
-def helper_marked_bfcl(tooleval_case):
-    tooleval_case.check()
+# a file of your own cases that pytest is told to leave out (--ignore), found from its arguments all the same: the
+# guess has the YAML suite in the run, whose requests with tools have no system message; the collection has ACEBench
+# alone, whose requests have one
+IGNORED_CASES = """\
+category: desk
+tools:
+  - name: get_weather
+    description: The weather forecast for a city.
+    parameters:
+      type: object
+      properties:
+        city: {type: string}
+      required: [city]
+cases:
+  - name: weather
+    user: What is the weather in Paris?
+    expect:
+      calls:
+        - name: get_weather
+          arguments: {city: Paris}
 """
 
 
@@ -81,9 +93,10 @@ def test_the_probe_is_answered_while_the_tests_are_collected(
 def test_a_wrong_guess_is_probed_again_after_collection_and_what_it_met_stops_nothing(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, workers: list[str]
 ) -> None:
-    """fc mode against a server that renders tools only into a system message: the guess's probe (BFCL's shape,
-    no system message) finds the tools never reach the model, which would stop the run; collection loads ACEBench
-    alone, whose requests have one, so the probe is asked again in that shape, passes, and the run goes on."""
+    """fc mode against a server that renders tools only into a system message: the guess's probe (the YAML file's
+    shape, no system message) finds the tools never reach the model, which would stop the run; the collection has
+    ACEBench alone, whose requests have one, so the probe is asked again in that shape, passes, and the run goes
+    on."""
     marker = pytester.path / "probed"
 
     def respond(body: dict[str, Any]) -> Any:
@@ -95,10 +108,11 @@ def test_a_wrong_guess_is_probed_again_after_collection_and_what_it_met_stops_no
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("PROBED_MARKER", str(marker))
     pytester.makeconftest(WAIT_FOR_THE_PROBE)  # (else the guess's requests may be cancelled before they leave)
-    pytester.makepyfile(test_other=NOT_A_TEST)
+    (pytester.path / "ignored").mkdir()
+    (pytester.path / "ignored" / "desk.tooleval.yaml").write_text(IGNORED_CASES, encoding="utf-8")
     with FakeOpenAI(responder=respond, tools_need_system=True) as server:
         args = live_mini_run(pytester, server.base_url, "fake-model", "sk-early-0123456789")
-        result = pytester.runpytest_subprocess(*args, *workers, "--tooleval-mode=fc", timeout=300)
+        result = pytester.runpytest_subprocess(*args, *workers, "--tooleval-mode=fc", "--ignore=ignored", timeout=300)
     result.assert_outcomes(passed=SAMPLES)
     assert (pytester.path / "probed-during-collection").read_text() == "true"
     assert "the endpoint probe" not in result.stdout.str() and "stopped the run" not in result.stdout.str()

@@ -68,7 +68,7 @@ class SuiteFileModule(pytest.Module):
 
         session: ToolevalSession = metafunc.config.stash[SESSION_KEY]
         try:
-            cases = session.run.cases("yaml")
+            cases = session.run.collected_cases("yaml")
         except ToolevalUsageError as exc:  # a file that is not valid: one line, exit status 4 (collect.py)
             if session.run.collection_error is None:
                 session.run.collection_error = exc
