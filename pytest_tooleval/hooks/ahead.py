@@ -11,6 +11,7 @@ dropped afterwards: the controller keeps only their test ids.
 
 from __future__ import annotations
 
+import contextlib
 import warnings
 from collections.abc import Iterator
 from typing import Any
@@ -43,8 +44,29 @@ class _Quiet:
         return _nothing if name in self._held else getattr(self._relay, name)
 
 
-def _quiet(relay: object, held: frozenset[str] = REPORTING_HOOKS) -> Any:  # stands in for pytest's hook relay
+def _quiet(relay: object, held: frozenset[str]) -> Any:  # stands in for pytest's hook relay, whose type it is not
     return _Quiet(relay, held)
+
+
+@contextlib.contextmanager
+def _aside(session: pytest.Session, held: frozenset[str]) -> Iterator[None]:
+    """A collection made beside the run's own: the same hooks minus `held`, its warnings not shown (the run's
+    collection shows them), and pytest's counts and lists empty again afterwards."""
+    config = session.config
+    relay = config.hook
+    proxy_for = session.gethookproxy
+    config.hook = _quiet(relay, held)
+    session.gethookproxy = lambda fspath: _quiet(proxy_for(fspath), held)  # type: ignore[method-assign]
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            yield
+    finally:
+        config.hook = relay
+        del session.gethookproxy  # the class's method again
+        # what the run's collection decides, not this one: pytest's counts and lists start empty
+        session.items = []
+        session.testscollected = 0
 
 
 def marked_suites(session: pytest.Session) -> list[str] | None:
@@ -52,28 +74,16 @@ def marked_suites(session: pytest.Session) -> list[str] | None:
     read from the modules' functions and classes without generating their tests (a suite's data is not loaded);
     None when this process could not tell. A guess: the collection itself decides (run/session.py
     `probe_early` checks it)."""
-    config = session.config
-    relay = config.hook
-    proxy_for = session.gethookproxy
-    config.hook = _quiet(relay, LOOKING_HOOKS)
-    session.gethookproxy = lambda fspath: _quiet(proxy_for(fspath), LOOKING_HOOKS)  # type: ignore[method-assign]
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            tops = session.perform_collect(genitems=False)
+        with _aside(session, LOOKING_HOOKS):
             names: list[str] = []
-            for module in _modules(tops):
+            for module in _modules(session.perform_collect(genitems=False)):
                 for name in _suite_marks(module.obj):
                     if name not in names:
                         names.append(name)
         return names
     except Exception:  # a usage error too: the collection proper says it
         return None
-    finally:
-        config.hook = relay
-        del session.gethookproxy
-        session.items = []
-        session.testscollected = 0
 
 
 def _modules(nodes: Any) -> Iterator[pytest.Module]:
@@ -112,23 +122,11 @@ def collect_test_ids(session: pytest.Session) -> list[str] | None:
 
     A `pytest.UsageError` (a suite's data that cannot be loaded, a test path that is not there) is raised, as
     one pytest process raises it: before any worker starts."""
-    config = session.config
-    relay = config.hook
-    proxy_for = session.gethookproxy
-    config.hook = _quiet(relay)  # the same hooks, minus the reporting ones
-    session.gethookproxy = lambda fspath: _quiet(proxy_for(fspath))  # type: ignore[method-assign]
     try:
-        with warnings.catch_warnings():  # the workers' collection shows its warnings; this one must not
-            warnings.simplefilter("ignore")
+        with _aside(session, REPORTING_HOOKS):  # the workers' collection reports itself; this one must not
             items = session.perform_collect()
         return [item.nodeid for item in items]
     except pytest.UsageError:
         raise
     except Exception:
         return None
-    finally:
-        config.hook = relay
-        del session.gethookproxy  # the class's method again
-        # what the workers' collection decides, not this one: pytest's counts and lists start empty
-        session.items = []
-        session.testscollected = 0

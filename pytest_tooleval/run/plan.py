@@ -133,39 +133,39 @@ class Run:
         return [plugin(name).upstream.replay_rows for name in self._suites]
 
     def asks_with_tools(self, names: Collection[str] | None = None) -> bool:
-        """Whether a suite loaded in this run (or of `names`) offers the model native `tools` (the probe then
+        """Whether a suite this run collected (or of `names`) offers the model native `tools` (the probe then
         offers one too)."""
         return any(plugin(name).hints.tools(self.settings) is not Tools.NONE for name in self._named(names))
 
     def tools_without_system(self, names: Collection[str] | None = None) -> bool:
-        """Whether a suite loaded in this run (or of `names`) offers `tools` in a request without a system message
+        """Whether a suite this run collected (or of `names`) offers `tools` in a request without a system message
         (the probe's request with tools then has none either)."""
         return any(plugin(name).hints.tools(self.settings) is Tools.WITHOUT_SYSTEM for name in self._named(names))
 
     def helper_roles(self, names: Collection[str] | None = None) -> tuple[Role, ...]:
-        """The helper models of the suites loaded in this run (or of `names`): no client for a role no collected
+        """The helper models of the suites this run collected (or of `names`): no client for a role no collected
         test uses."""
         return tuple(role for name in self._named(names) for role in plugin(name).roles)
 
     def likely_suites(self, marked: Collection[str]) -> tuple[str, ...]:
         """The suites a collection will most likely load, before it has: those `marked` on the test modules it will
         collect (hooks/ahead.py `marked_suites`), or collected without a mark, that `-m` can select and that can
-        run as configured. The early probe's guess (session.py `probe_early`), checked against what was loaded."""
+        run as configured. The early probe's guess (session.py `probe_early`), checked against what was collected."""
         from ..suites import selected_by_marks
 
         return tuple(name for name, suite in registered().items()
                      if (name in marked or suite.hints.collected_without_mark())
                      and selected_by_marks(name, self.markexpr) and self.unavailable(name) is None)
 
-    def access_shape(self, names: Collection[str]) -> tuple[object, ...]:
-        """What the model access is built from, for the suites `names`: the helper roles that have a model, and
-        the probe's tools and system message."""
+    def access_shape(self, names: Collection[str] | None = None) -> tuple[object, ...]:
+        """What the model access is built from, for the suites this run collected (or `names`): the helper roles
+        that have a model, and the probe's tools and system message."""
         roles = sorted((role for role in self.helper_roles(names) if role_option(role, self.settings, "model", str)),
                        key=lambda role: (role.name, role.option))
         return tuple(roles), self.asks_with_tools(names), self.tools_without_system(names)
 
     def _named(self, names: Collection[str] | None) -> Collection[str]:
-        return self._suites if names is None else names
+        return self.collected_suites() if names is None else names
 
     def role_models(self) -> dict[str, str | None]:
         """Token-key prefix -> the model of that role ("" is the model under test), for pricing."""

@@ -112,8 +112,7 @@ class ToolevalSession:
                 from ..models.factory import build_access
 
                 settings = self.settings.replace(concurrency=self._slots)
-                # the early probe's guess until the collection has parametrized the suites' tests, then theirs
-                names = self._shaped_by if self._shaped_by is not None else self.run.collected_suites()
+                names = self._shaped_by  # the early probe's guess until then; else the suites collected
                 self._access = build_access(settings, settings.cache_path, self.engine, lambda: self.board_path,
                                             self.run.helper_roles(names), self.run.replay_readers(),
                                             probe_tools=self.run.asks_with_tools(names),
@@ -206,9 +205,9 @@ class ToolevalSession:
         """Before collection, in the process that asks (alone, or xdist's controller once its workers are counted):
         load the data of the suites the collection will most likely load (Run.likely_suites), build their access,
         and send their probe, then ask their endpoints what they serve, so that the round trip runs while the tests
-        are collected
-        (docs/concurrency.md#the-probe-during-collection). `marked` reads the suites marked on the test modules
-        to be collected (hooks/ahead.py), or None. Nothing else is asked before `probe` has its outcome."""
+        are collected (docs/concurrency.md#the-probe-during-collection). `marked` reads the suites marked on the
+        test modules to be collected (hooks/ahead.py), or None. Nothing else is asked before `probe` has its
+        outcome."""
         if not self._probes or self._access is not None or self.settings.batch:
             return
         found = marked()
@@ -233,7 +232,8 @@ class ToolevalSession:
         # a dead endpoint met by the probe is said once, as the probe's error (see `probe`); the run's stop is
         # told of it once the probe has ended
         self._early_notify, breaker.on_trip = breaker.on_trip, None
-        self._early = self.engine.submit(self._probe_and_list(self.engine.probes, self.know_served_needed))
+        self._early = self.engine.submit(self._probe_and_list(self.engine.probes,
+                                                              backends if self.know_served_needed else None))
 
     @property
     def _probes(self) -> bool:
@@ -244,16 +244,15 @@ class ToolevalSession:
     def know_served_needed(self) -> bool:
         return self.served is None and self.asks_through_cache
 
-    async def _probe_and_list(self, probes: list[Probe], list_served: bool
+    async def _probe_and_list(self, probes: list[Probe], listed: list[OpenAIBackend] | None
                               ) -> tuple[dict[str, JSONObject], dict[str, JSONObject] | None]:
-        """The probe, then (when it passed) the endpoints' model lists: a dead endpoint is not asked for them."""
+        """The probe, then (when it passed) the model lists of the `listed` backends' endpoints, if any: a dead
+        endpoint is not asked for them."""
         from ..models.factory import probe_endpoints
         from ..models.served import identify_served
 
         profile = await probe_endpoints(probes)
-        served = await identify_served(list({id(probe.backend): probe.backend for probe in probes}.values())) \
-            if list_served else None
-        return profile, served
+        return profile, None if listed is None else await identify_served(listed)
 
     def _drop_early_access(self) -> None:
         """The early guess's access, set aside: its backends are not this run's (their requests still count), and
@@ -270,16 +269,14 @@ class ToolevalSession:
         self._shaped_by = None
 
     def _take_early_probe(self) -> bool:
-        """The early probe's outcome, when the suites collection loaded shape the same access (the guess was
-        right); False when there was none, or the guess was wrong (the access is then built again)."""
+        """The early probe's outcome, when the suites the collection parametrized shape the same access (the guess
+        was right); False when there was none, or the guess was wrong (the access is then built again)."""
         early, self._early = self._early, None
         if early is None:
             return False
         breaker = self.engine.breaker
         notify, self._early_notify = self._early_notify, None
-        collected = self.run.collected_suites()
-        assert self._shaped_by is not None  # set with the early probe
-        if self.run.access_shape(self._shaped_by) != self.run.access_shape(collected):
+        if self.run.access_shape(self._shaped_by) != self.run.access_shape():
             early.cancel()
             breaker.on_trip = notify
             self._drop_early_access()
