@@ -13,6 +13,7 @@ import pytest
 from fake_openai import FakeOpenAI, last_user_message
 from mini_acebench import RIGHT, SAMPLES, answer_in_calls, live_mini_run
 from pytest_tooleval.models.factory import PROBE_PROMPT, PROBE_TOOL_PROMPT
+from yaml_cases import TOOL_FILE
 
 # the asking process's collection (alone, or the xdist controller's own) waits, at most a minute, until the probe
 # has reached the endpoint, and writes down whether it had: a probe sent after collection never has
@@ -33,24 +34,7 @@ def pytest_generate_tests(metafunc):
 # a file of your own cases that pytest is told to leave out (--ignore), found from its arguments all the same: the
 # guess has the YAML suite in the run, whose requests with tools have no system message; the collection has ACEBench
 # alone, whose requests have one
-IGNORED_CASES = """\
-category: desk
-tools:
-  - name: get_weather
-    description: The weather forecast for a city.
-    parameters:
-      type: object
-      properties:
-        city: {type: string}
-      required: [city]
-cases:
-  - name: weather
-    user: What is the weather in Paris?
-    expect:
-      calls:
-        - name: get_weather
-          arguments: {city: Paris}
-"""
+IGNORED_CASES = TOOL_FILE.format(system="")
 
 
 def is_probe(body: dict[str, Any]) -> bool:

@@ -14,6 +14,7 @@ from benchmark_modules import benchmark_source
 from fake_openai import FakeOpenAI, Fault, ToolCalls
 from mini_acebench import CATEGORIES, RIGHT, SAMPLES, UNVERIFIED, write_mini_acebench
 from refused_runs import refused_line
+from yaml_cases import TOOL_FILE
 
 
 @pytest.fixture
@@ -160,29 +161,6 @@ def test_a_probe_answered_with_no_usable_completion_stops_the_run_naming_it(
 
 
 # -- tools that never reach the model (issue 41) -------------------------------------------------------------
-
-TOOL_FILE = """\
-category: desk
-{system}tools:
-  - name: get_weather
-    description: The weather forecast for a city.
-    parameters:
-      type: object
-      properties:
-        city: {{type: string, description: "The city, e.g. Paris"}}
-      required: [city]
-cases:
-  - name: weather
-    user: What is the weather in Paris?
-    expect:
-      calls:
-        - name: get_weather
-          arguments: {{city: Paris}}
-  - name: chat
-    user: Thank you, that is all.
-    expect:
-      no_call: true
-"""
 
 
 def a_call_or_words(body: dict[str, Any]) -> str | ToolCalls:
